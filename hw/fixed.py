@@ -1,0 +1,125 @@
+"""Two's-complement fixed-point arithmetic, in numpy and in Amaranth, bit for bit alike.
+
+Amaranth 0.5 has no fixed-point library, so the few operations the datapaths need live here,
+each written twice: once over numpy ``int64`` arrays (for the bit-exact models) and once over
+Amaranth values (for the RTL). Tests check the two against each other and against Python's
+unbounded integers.
+"""
+
+import enum
+
+import numpy as np
+from amaranth.hdl import Mux, Value, signed
+
+__all__ = [
+    "Rounding", "FixedFormat",
+    "wrap", "round_shift", "saturate",
+    "hdl_round_shift", "hdl_saturate",
+]
+
+
+class Rounding(enum.Enum):
+    """How a value loses its low bits.
+
+    ``TRUNCATE`` rounds towards minus infinity (an arithmetic shift right); ``HALF_EVEN``
+    rounds to nearest, ties to even (no bias, as in IEEE 754).
+    """
+    TRUNCATE = "truncate"
+    HALF_EVEN = "half_even"
+
+
+class FixedFormat:
+    """A signed fixed-point format: ``width`` bits of which ``frac_bits`` are fraction bits.
+
+    The integer ``n`` stands for the real ``n * 2**-frac_bits``; the range is
+    ``[-2**(width-1), 2**(width-1) - 1]`` in integers.
+    """
+    def __init__(self, width, frac_bits):
+        if not isinstance(width, int) or width < 1:
+            raise TypeError(f"Width must be a positive integer, not {width!r}")
+        if not isinstance(frac_bits, int) or not 0 <= frac_bits <= width:
+            raise ValueError(f"Fraction bits must be an integer in [0, {width}], not {frac_bits!r}")
+        self.width = width
+        self.frac_bits = frac_bits
+
+    @property
+    def shape(self):
+        return signed(self.width)
+
+    @property
+    def min_int(self):
+        return -(1 << (self.width - 1))
+
+    @property
+    def max_int(self):
+        return (1 << (self.width - 1)) - 1
+
+    @property
+    def lsb(self):
+        """The real value of one least significant bit."""
+        return 2.0 ** -self.frac_bits
+
+    def from_float(self, value):
+        """Round reals to the nearest integer code; raise ``OverflowError`` when out of range."""
+        codes = np.rint(np.asarray(value, dtype=np.float64) * (1 << self.frac_bits))
+        if np.any(codes < self.min_int) or np.any(codes > self.max_int):
+            raise OverflowError(f"Value out of range of {self!r}")
+        return codes.astype(np.int64)
+
+    def to_float(self, codes):
+        return np.asarray(codes, dtype=np.float64) * self.lsb
+
+    def __eq__(self, other):
+        return (isinstance(other, FixedFormat) and
+                (self.width, self.frac_bits) == (other.width, other.frac_bits))
+
+    def __hash__(self):
+        return hash((self.width, self.frac_bits))
+
+    def __repr__(self):
+        return f"FixedFormat(width={self.width}, frac_bits={self.frac_bits})"
+
+
+def wrap(values, width):
+    """Reduce integers modulo ``2**width`` into the signed range, as an assignment to a
+    ``signed(width)`` signal does."""
+    half = np.int64(1) << (width - 1)
+    return ((np.asarray(values, dtype=np.int64) + half) & ((half << 1) - 1)) - half
+
+
+def round_shift(values, shift, rounding):
+    """Divide integers by ``2**shift`` with the given :class:`Rounding`."""
+    values = np.asarray(values, dtype=np.int64)
+    if shift == 0:
+        return values
+    if rounding is Rounding.TRUNCATE:
+        return values >> shift
+    # Round half to even: add just under one half, plus one when the kept LSB is odd.
+    return (values + ((1 << (shift - 1)) - 1) + ((values >> shift) & 1)) >> shift
+
+
+def saturate(values, width):
+    """Clamp integers to ``signed(width)``; return ``(clamped, overflowed)``."""
+    low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    values = np.asarray(values, dtype=np.int64)
+    return np.clip(values, low, high), (values < low) | (values > high)
+
+
+def hdl_round_shift(value, shift, rounding):
+    """Amaranth twin of :func:`round_shift`: the result is one bit wider than needed so the
+    rounding increment cannot overflow."""
+    value = Value.cast(value)
+    if shift == 0:
+        return value
+    if rounding is Rounding.TRUNCATE:
+        return value >> shift
+    return (value + ((1 << (shift - 1)) - 1) + value[shift]) >> shift
+
+
+def hdl_saturate(value, width):
+    """Amaranth twin of :func:`saturate`: returns ``(clamped, overflowed)`` expressions."""
+    low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
+    value = Value.cast(value)
+    too_low, too_high = value < low, value > high
+    clamped = Mux(too_low, low, Mux(too_high, high, value))
+    return clamped[:width].as_signed(), too_low | too_high

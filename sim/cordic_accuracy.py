@@ -1,0 +1,117 @@
+"""Accuracy of the bit-exact CORDIC model against the float64 reference.
+
+:func:`sample_inputs` draws input codes from a stated domain per mode (inside the convergence
+domain, outputs inside the port range); :func:`measure_error` runs the model and the reference
+and reports the error of each meaningful output in output LSBs.
+
+Domains, with ``R = 2**(width-1-frac_bits)`` the port range and ``L`` the convergence limit
+(:attr:`cordic.config.CordicConfig.convergence_limit`):
+
+=====================  ============================================================  ========
+mode                   inputs                                                        outputs
+=====================  ============================================================  ========
+circular rotation      ``|x|, |y| <= 0.7 R``, any angle ``z``                        x, y
+circular vectoring     ``R/8 <= |(x, y)| <= 0.99 R``, any angle ``z``                 x, z
+linear rotation        ``|x|, |y| <= R/4``, ``|z| <= 0.99 min(L, R)``                y
+linear vectoring       ``R/8 <= |x| <= R/2``, ``|y/x| <= 0.99 min(L, R/2)``,           z
+                       ``|z| <= R/4``
+hyperbolic rotation    ``|x|, |y| <= 0.99 R / (2 e^L)``, ``|z| <= 0.99 L``            x, y
+hyperbolic vectoring   ``R/8 <= |x| <= R/2``, ``|y/x| <= 0.99 tanh L``, ``|z| <= R/4``  x, z
+=====================  ============================================================  ========
+
+With ``Normalization.NONE``, ``R`` is first divided by the gain ``K`` when ``K > 1``.
+"""
+
+import math
+
+import numpy as np
+
+from cordic.config import Direction, Normalization, System
+from sim.cordic_model import cordic_model
+from sim.cordic_reference import code_to_angle, cordic_ideal
+
+__all__ = ["sample_inputs", "measure_error", "MEANINGFUL_OUTPUTS"]
+
+
+MEANINGFUL_OUTPUTS = {
+    (System.CIRCULAR, Direction.ROTATION): ("x", "y"),
+    (System.CIRCULAR, Direction.VECTORING): ("x", "z"),
+    (System.LINEAR, Direction.ROTATION): ("y",),
+    (System.LINEAR, Direction.VECTORING): ("z",),
+    (System.HYPERBOLIC, Direction.ROTATION): ("x", "y"),
+    (System.HYPERBOLIC, Direction.VECTORING): ("x", "z"),
+}
+
+
+def sample_inputs(config, count, rng):
+    """Random input codes ``(x, y, z)`` from the documented domain of ``config``'s mode."""
+    fmt = config.io_format
+    r = 2.0 ** (config.width - 1 - config.frac_bits)
+    limit = config.convergence_limit
+
+    def uniform(bound, size=count):
+        return rng.uniform(-bound, bound, size)
+
+    def to_codes(values):
+        return np.clip(np.rint(values / fmt.lsb), fmt.min_int, fmt.max_int).astype(np.int64)
+
+    def divisor():
+        return rng.choice([-1.0, 1.0], count) * rng.uniform(r / 8, r / 2, count)
+
+    key = (config.system, config.direction)
+    if config.normalization is Normalization.NONE:
+        r /= max(1.0, config.gain)  # the outputs keep the gain K
+    if config.system is System.CIRCULAR:
+        z = rng.integers(fmt.min_int, fmt.max_int + 1, count)
+        if config.direction is Direction.ROTATION:
+            return to_codes(uniform(0.7 * r)), to_codes(uniform(0.7 * r)), z
+        # The angle of a short vector is only as good as its length in LSBs: keep |v| >= R/8.
+        length, angle = rng.uniform(r / 8, 0.99 * r, count), rng.uniform(-np.pi, np.pi, count)
+        return to_codes(length * np.cos(angle)), to_codes(length * np.sin(angle)), z
+    if key == (System.LINEAR, Direction.ROTATION):
+        return to_codes(uniform(r / 4)), to_codes(uniform(r / 4)), \
+            to_codes(uniform(0.99 * min(limit, r)))
+    if key == (System.HYPERBOLIC, Direction.ROTATION):
+        bound = 0.99 * r / (2 * math.exp(limit))
+        return to_codes(uniform(bound)), to_codes(uniform(bound)), to_codes(uniform(0.99 * limit))
+    ratio = 0.99 * (min(limit, r / 2) if config.system is System.LINEAR else math.tanh(limit))
+    x = to_codes(divisor())
+    # Clip after quantization: rounding must not carry |y/x| past the limit.
+    y_max = np.floor(np.abs(x) * ratio).astype(np.int64)
+    y = np.clip(to_codes(x * fmt.lsb * uniform(ratio)), -y_max, y_max)
+    return x, y, to_codes(uniform(r / 4))
+
+
+def _to_real(config, name, codes):
+    if name == "z" and config.system is System.CIRCULAR:
+        return code_to_angle(codes, config.width)
+    return config.io_format.to_float(codes)
+
+
+def measure_error(config, count=100_000, seed=0):
+    """Error of the model against float64 over ``count`` sampled inputs.
+
+    Returns ``{output: {"max": lsb, "rms": lsb}, "domain_errors": n, "overflows": n}``, errors
+    in output LSBs (binary-angle LSBs for circular ``z``). For ``Normalization.NONE`` the
+    reference is scaled by the gain ``K``, which such outputs keep by design.
+    """
+    rng = np.random.default_rng(seed)
+    x, y, z = sample_inputs(config, count, rng)
+    out = cordic_model(config, x, y, z)
+    ideal = dict(zip("xyz", cordic_ideal(config.system, config.direction,
+                                         *(_to_real(config, n, v) for n, v in zip("xyz", (x, y, z))))))
+    result = {"domain_errors": int(out.domain_error.sum()), "overflows": int(out.overflow.sum())}
+    for name in MEANINGFUL_OUTPUTS[(config.system, config.direction)]:
+        got = _to_real(config, name, getattr(out, name))
+        want = ideal[name]
+        if name == "z" and config.system is System.CIRCULAR:
+            lsb = 2 * math.pi / 2 ** config.width
+            diff = np.remainder(got - want + math.pi, 2 * math.pi) - math.pi
+        else:
+            lsb = config.io_format.lsb
+            if config.normalization is Normalization.NONE and name in "xy":
+                want = want * config.gain
+            diff = got - want
+        err = np.abs(diff) / lsb
+        result[name] = {"max": float(err.max()), "rms": float(np.sqrt(np.mean(err ** 2)))}
+    return result

@@ -100,7 +100,8 @@ def _parse_enum(enum_type, value, name):
     for member in enum_type:
         if value == member.value or (isinstance(value, str) and value.lower() == member.name.lower()):
             return member
-    allowed = ", ".join(repr(member.value) for member in enum_type)
+    allowed = ", ".join(repr(member.value if isinstance(member.value, str) else member.name.lower())
+                        for member in enum_type)
     raise ValueError(f"{name} must be one of {allowed}, not {value!r}")
 
 
@@ -186,8 +187,8 @@ class CordicConfig:
             self.width + self.guard_bits
         if max(self.shifts) > limit:
             raise ValueError(
-                f"iterations: shift {max(self.shifts)} exceeds the {limit} internal fraction "
-                f"bits of width={width} with guard_bits={self.guard_bits}; use at most "
+                f"iterations: shift {max(self.shifts)} exceeds the {limit} internal bits "
+                f"of width={width} with guard_bits={self.guard_bits}; use at most "
                 f"{sum(1 for s in self.shifts if s <= limit)} iterations or more guard bits")
         self._check_convergence()
         self.gammas = self._normalization_gammas()

@@ -11,7 +11,7 @@ Domains, with ``R = 2**(width-1-frac_bits)`` the port range and ``L`` the conver
 mode                   inputs                                                        outputs
 =====================  ============================================================  ========
 circular rotation      ``|x|, |y| <= 0.7 R``, any angle ``z``                        x, y
-circular vectoring     ``R/8 <= |(x, y)| <= 0.99 R``, any angle ``z``                 x, z
+circular vectoring     ``R/8 <= |(x, y)| <= 0.95 R``, any angle ``z``                 x, z
 linear rotation        ``|x|, |y| <= R/4``, ``|z| <= 0.99 min(L, R)``                y
 linear vectoring       ``R/8 <= |x| <= R/2``, ``|y/x| <= 0.99 min(L, R/2)``,           z
                        ``|z| <= R/4``
@@ -30,7 +30,15 @@ from cordic.config import Direction, Normalization, System
 from sim.cordic_model import cordic_model
 from sim.cordic_reference import code_to_angle, cordic_ideal
 
-__all__ = ["sample_inputs", "measure_error", "MEANINGFUL_OUTPUTS"]
+__all__ = ["sample_inputs", "corner_inputs", "measure_error", "MEANINGFUL_OUTPUTS",
+           "ERROR_BOUND_LSB"]
+
+
+# Stated bound on the max error, in output LSBs, of every meaningful output, for default
+# iterations, guard bits and half-even rounding, any normalization, widths 8 to 40, over the
+# domains above. Measured maxima over 100,000 vectors (README): 1.17 circular (width 8),
+# 0.81 hyperbolic, 0.75 linear.
+ERROR_BOUND_LSB = {System.CIRCULAR: 1.25, System.LINEAR: 1.0, System.HYPERBOLIC: 1.0}
 
 
 MEANINGFUL_OUTPUTS = {
@@ -66,7 +74,7 @@ def sample_inputs(config, count, rng):
         if config.direction is Direction.ROTATION:
             return to_codes(uniform(0.7 * r)), to_codes(uniform(0.7 * r)), z
         # The angle of a short vector is only as good as its length in LSBs: keep |v| >= R/8.
-        length, angle = rng.uniform(r / 8, 0.99 * r, count), rng.uniform(-np.pi, np.pi, count)
+        length, angle = rng.uniform(r / 8, 0.95 * r, count), rng.uniform(-np.pi, np.pi, count)
         return to_codes(length * np.cos(angle)), to_codes(length * np.sin(angle)), z
     if key == (System.LINEAR, Direction.ROTATION):
         return to_codes(uniform(r / 4)), to_codes(uniform(r / 4)), \
@@ -80,6 +88,17 @@ def sample_inputs(config, count, rng):
     y_max = np.floor(np.abs(x) * ratio).astype(np.int64)
     y = np.clip(to_codes(x * fmt.lsb * uniform(ratio)), -y_max, y_max)
     return x, y, to_codes(uniform(r / 4))
+
+
+def corner_inputs(config):
+    """Every combination of extreme and small codes: ``x``, ``y`` in {min, -1, 0, 1, max} and
+    ``z`` in those plus the quarter turns and their neighbours (225 vectors)."""
+    fmt = config.io_format
+    edges = [fmt.min_int, -1, 0, 1, fmt.max_int]
+    quarter = 1 << (config.width - 2)
+    z_values = edges + [quarter - 1, quarter, -quarter, -quarter - 1]
+    grid = np.array([(x, y, z) for x in edges for y in edges for z in z_values], dtype=np.int64)
+    return grid[:, 0], grid[:, 1], grid[:, 2]
 
 
 def _to_real(config, name, codes):

@@ -1,0 +1,97 @@
+"""The bit-exact model against float64: stated error bounds, domain flags, no internal
+overflow on corner inputs."""
+
+import numpy as np
+import pytest
+
+from cordic.config import CordicConfig, Direction, Normalization, System
+from sim.cordic_accuracy import (ERROR_BOUND_LSB, MEANINGFUL_OUTPUTS, corner_inputs,
+                                 measure_error)
+from sim.cordic_model import cordic_model
+from sim.cordic_reference import angle_to_code
+
+MODES = [(s, d) for s in System for d in Direction]
+
+
+@pytest.mark.parametrize("system, direction", MODES)
+@pytest.mark.parametrize("normalization", list(Normalization))
+@pytest.mark.parametrize("width", [8, 16, 24, 32])
+def test_error_within_stated_bound(system, direction, normalization, width):
+    if system is System.LINEAR and normalization is not Normalization.INTERLEAVED:
+        pytest.skip("the linear system has gain 1: normalization does nothing")
+    config = CordicConfig(system, direction, width=width, normalization=normalization)
+    result = measure_error(config, count=100_000, seed=width)
+    assert result["domain_errors"] == 0
+    assert result["overflows"] == 0
+    for name in MEANINGFUL_OUTPUTS[(system, direction)]:
+        assert result[name]["max"] <= ERROR_BOUND_LSB[system], (name, result[name])
+        assert result[name]["rms"] <= 0.35, (name, result[name])
+
+
+def test_circular_goal_two_lsb_at_24_bits():
+    for direction in Direction:
+        result = measure_error(CordicConfig("circular", direction, width=24), count=100_000)
+        assert max(result[n]["max"] for n in MEANINGFUL_OUTPUTS[(System.CIRCULAR, direction)]) <= 2
+
+
+@pytest.mark.parametrize("system, direction", MODES)
+@pytest.mark.parametrize("normalization", ["interleaved", "after", "multiply", "none"])
+def test_corner_inputs_never_overflow_inside(system, direction, normalization):
+    # The model asserts that internal x/y stay inside xy_width; corners are the worst case.
+    config = CordicConfig(system, direction, width=12, normalization=normalization)
+    out = cordic_model(config, *corner_inputs(config))
+    assert out.x.min() >= -2048 and out.x.max() <= 2047
+
+
+@pytest.mark.parametrize("system", [System.LINEAR, System.HYPERBOLIC])
+def test_out_of_domain_inputs_are_flagged(system):
+    rng = np.random.default_rng(5)
+    fmt = CordicConfig(system, "rotation").io_format
+    rot = CordicConfig(system, "rotation")
+    z = fmt.from_float(rng.uniform(1.2, 1.5, 500) * rot.convergence_limit * rng.choice([-1, 1], 500))
+    assert cordic_model(rot, 100, 0, z).domain_error.all()
+    vec = CordicConfig(system, "vectoring")
+    x = fmt.from_float(rng.uniform(0.2, 0.5, 500))
+    limit = 1.98 if system is System.LINEAR else 1.0  # |y/x| past the domain
+    y = fmt.from_float(fmt.to_float(x) * rng.uniform(1.05, 1.2, 500) * limit)
+    assert cordic_model(vec, x, y, 0).domain_error.all()
+    assert cordic_model(vec, 0, 100, 0).domain_error.all()  # division by zero
+
+
+def test_circular_never_flags_domain():
+    config = CordicConfig("circular", "vectoring", width=12)
+    assert not cordic_model(config, *corner_inputs(config)).domain_error.any()
+
+
+def test_overflow_is_flagged_not_wrapped():
+    config = CordicConfig("circular", "vectoring", width=12)
+    fmt = config.io_format
+    out = cordic_model(config, fmt.max_int, fmt.max_int, 0)  # length sqrt(2) * full scale
+    assert out.overflow.all() and out.x.tolist() == [fmt.max_int]
+
+
+def test_rejects_codes_outside_the_port_width():
+    config = CordicConfig("circular", "rotation", width=8)
+    with pytest.raises(ValueError, match=r"x codes must fit signed\(8\)"):
+        cordic_model(config, 128, 0, 0)
+    with pytest.raises(TypeError, match="z must hold integer codes"):
+        cordic_model(config, 1, 0, 0.5)
+
+
+def test_functions_by_textbook_value():
+    # sin/cos of 30 degrees, atan2 and magnitude, division, multiply-accumulate, sqrt via
+    # x = a + 1/4, y = a - 1/4 in hyperbolic vectoring.
+    fmt = CordicConfig("circular", "rotation", width=24).io_format
+    one = 1 << fmt.frac_bits
+    thirty_degrees = angle_to_code(np.pi / 6, 24)
+    out = cordic_model(CordicConfig("circular", "rotation", width=24), one, 0, thirty_degrees)
+    assert fmt.to_float(out.x)[0] == pytest.approx(np.sqrt(3) / 2, abs=2 * fmt.lsb)
+    assert fmt.to_float(out.y)[0] == pytest.approx(0.5, abs=2 * fmt.lsb)
+    out = cordic_model(CordicConfig("linear", "vectoring", width=24), 3 * one, one, 0)
+    assert fmt.to_float(out.z)[0] == pytest.approx(1 / 3, abs=fmt.lsb)
+    out = cordic_model(CordicConfig("linear", "rotation", width=24), 3 * one, one, one // 2)
+    assert fmt.to_float(out.y)[0] == 2.5
+    a = 2
+    out = cordic_model(CordicConfig("hyperbolic", "vectoring", width=24),
+                       a * one + one // 4, a * one - one // 4, 0)
+    assert fmt.to_float(out.x)[0] == pytest.approx(np.sqrt(a), abs=2 * fmt.lsb)

@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+from amaranth.hdl import Module, Signal, signed
+from amaranth.sim import Simulator
+
+from hw.fixed import (FixedFormat, Rounding, hdl_round_shift, hdl_saturate, round_shift,
+                      saturate, wrap)
+
+
+def python_round_half_even(value, shift):
+    quotient, remainder = divmod(value, 1 << shift)
+    half = 1 << (shift - 1)
+    if remainder > half or (remainder == half and quotient & 1):
+        quotient += 1
+    return quotient
+
+
+def test_round_shift_matches_python_integers():
+    values = np.arange(-300, 300)
+    for shift in (1, 2, 3, 5):
+        want = [python_round_half_even(int(v), shift) for v in values]
+        assert round_shift(values, shift, Rounding.HALF_EVEN).tolist() == want
+        assert round_shift(values, shift, Rounding.TRUNCATE).tolist() == \
+            [int(v) >> shift for v in values]
+    assert round_shift(values, 0, Rounding.HALF_EVEN).tolist() == values.tolist()
+
+
+def test_wrap_and_saturate():
+    assert wrap([127, 128, -129, 255, 256], 8).tolist() == [127, -128, 127, -1, 0]
+    clamped, over = saturate([-200, -128, 127, 300], 8)
+    assert clamped.tolist() == [-128, -128, 127, 127]
+    assert over.tolist() == [True, False, False, True]
+
+
+def test_format_conversions_and_checks():
+    fmt = FixedFormat(8, 4)
+    assert fmt.from_float([1.0, -8.0, 0.03]).tolist() == [16, -128, 0]
+    assert fmt.to_float([16]).tolist() == [1.0]
+    with pytest.raises(OverflowError, match="out of range"):
+        fmt.from_float([8.0])
+    with pytest.raises(ValueError, match=r"Fraction bits must be an integer in \[0, 8\]"):
+        FixedFormat(8, 9)
+
+
+@pytest.mark.parametrize("rounding", list(Rounding))
+def test_hdl_twins_equal_numpy(rounding):
+    value = Signal(signed(10))
+    shift, width = 3, 6
+    rounded = hdl_round_shift(value, shift, rounding)
+    clamped, over = hdl_saturate(rounded, width)
+    inputs = np.arange(-512, 512)
+    want_rounded = round_shift(inputs, shift, rounding)
+    want_clamped, want_over = saturate(want_rounded, width)
+    seen = []
+
+    async def bench(ctx):
+        for v in inputs:
+            ctx.set(value, int(v))
+            seen.append((ctx.get(rounded), ctx.get(clamped), ctx.get(over)))
+
+    sim = Simulator(Module())
+    sim.add_testbench(bench)
+    sim.run()
+    got = np.array(seen)
+    assert got[:, 0].tolist() == want_rounded.tolist()
+    assert got[:, 1].tolist() == want_clamped.tolist()
+    assert got[:, 2].tolist() == want_over.astype(int).tolist()

@@ -14,7 +14,7 @@ from amaranth.hdl import Mux, Value, signed
 __all__ = [
     "Rounding", "FixedFormat",
     "wrap", "round_shift", "saturate",
-    "hdl_round_shift", "hdl_saturate",
+    "hdl_round_shift", "hdl_saturate", "angle_to_code", "code_to_angle",
 ]
 
 
@@ -123,3 +123,17 @@ def hdl_saturate(value, width):
     too_low, too_high = value < low, value > high
     clamped = Mux(too_low, low, Mux(too_high, high, value))
     return clamped[:width].as_signed(), too_low | too_high
+
+
+def angle_to_code(radians, width):
+    """Radians to binary-angle codes (one turn = ``2**width``), wrapped into
+    ``signed(width)``."""
+    turns = np.asarray(radians, dtype=np.float64) / (2 * np.pi)
+    codes = np.rint(turns * 2.0 ** width).astype(np.int64)
+    half = np.int64(1) << (width - 1)
+    return ((codes + half) & ((half << 1) - 1)) - half
+
+
+def code_to_angle(codes, width):
+    """Binary-angle codes to radians in [-pi, pi)."""
+    return np.asarray(codes, dtype=np.float64) * (2 * np.pi / 2.0 ** width)

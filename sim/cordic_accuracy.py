@@ -28,7 +28,8 @@ import numpy as np
 
 from cordic.config import Direction, Normalization, System
 from sim.cordic_model import cordic_model
-from sim.cordic_reference import code_to_angle, cordic_ideal
+from hw.fixed import code_to_angle
+from sim.cordic_reference import cordic_ideal
 
 __all__ = ["sample_inputs", "corner_inputs", "measure_error", "MEANINGFUL_OUTPUTS",
            "ERROR_BOUND_LSB"]

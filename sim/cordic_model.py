@@ -9,10 +9,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from cordic.config import Direction, System
-from hw.fixed import round_shift, saturate, wrap
+from cordic.config import Direction, Normalization, System
+from cordic.functions import FUNCTIONS
+from hw.fixed import angle_to_code, code_to_angle, round_shift, saturate, wrap
 
-__all__ = ["CordicOutputs", "cordic_model", "prerotate"]
+__all__ = ["CordicOutputs", "cordic_model", "prerotate", "evaluate_function"]
 
 
 class CordicOutputs(NamedTuple):
@@ -121,3 +122,34 @@ def cordic_model(config, x, y, z):
     else:
         z, z_over = saturate(z, w)
     return CordicOutputs(x, y, z, domain_error, x_over | y_over | z_over)
+
+
+def evaluate_function(name, *arguments, **config):
+    """A named function of :data:`cordic.functions.FUNCTIONS`, computed bit-exactly.
+
+    ``arguments`` are reals (radians for angles); ``config`` are
+    :class:`~cordic.config.CordicConfig` keywords (``width``, ``frac_bits``, ...). Returns
+    ``(results, outputs)``: the tuple of real results and the raw :class:`CordicOutputs`
+    (check ``domain_error`` and ``overflow``). Arguments that do not fit the port format raise
+    ``OverflowError``. With ``normalization="none"`` the ``x``/``y`` results are divided by
+    the gain ``K`` in floating point.
+    """
+    try:
+        function = FUNCTIONS[name]
+    except KeyError:
+        raise ValueError(f"Unknown CORDIC function {name!r}; known: "
+                         f"{', '.join(sorted(FUNCTIONS))}") from None
+    if len(arguments) != len(function.arguments):
+        raise TypeError(f"{name} takes {len(function.arguments)} arguments "
+                        f"({', '.join(function.arguments)}), not {len(arguments)}")
+    cfg = function.config(**config)
+    fmt = cfg.io_format
+    x, y, z = function.to_ports(*(np.asarray(a, dtype=np.float64) for a in arguments))
+    circular = cfg.system is System.CIRCULAR
+    z_codes = angle_to_code(z, cfg.width) if circular else fmt.from_float(z)
+    out = cordic_model(cfg, fmt.from_float(x), fmt.from_float(y), z_codes)
+    scale = cfg.gain if cfg.normalization is Normalization.NONE else 1.0
+    results = function.from_ports(fmt.to_float(out.x) / scale, fmt.to_float(out.y) / scale,
+                                  code_to_angle(out.z, cfg.width) if circular
+                                  else fmt.to_float(out.z))
+    return results, out

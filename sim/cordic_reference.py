@@ -7,8 +7,8 @@ Two independent formulations of what a processor computes:
   angles and an exact gain correction.
 
 Tests check that the two agree; the bit-exact model is measured against the first.
-Angles are radians here; the hardware's binary angles convert with :func:`angle_to_code` and
-:func:`code_to_angle`.
+Angles are radians here; the hardware's binary angles convert with
+:func:`hw.fixed.angle_to_code` and :func:`hw.fixed.code_to_angle`.
 """
 
 import math
@@ -17,21 +17,7 @@ import numpy as np
 
 from cordic.config import Direction, System
 
-__all__ = ["cordic_ideal", "cordic_float_iteration", "angle_to_code", "code_to_angle"]
-
-
-def angle_to_code(radians, width):
-    """Radians to binary-angle codes (one turn = ``2**width``), wrapped into
-    ``signed(width)``."""
-    turns = np.asarray(radians, dtype=np.float64) / (2 * np.pi)
-    codes = np.rint(turns * 2.0 ** width).astype(np.int64)
-    half = np.int64(1) << (width - 1)
-    return ((codes + half) & ((half << 1) - 1)) - half
-
-
-def code_to_angle(codes, width):
-    """Binary-angle codes to radians in [-pi, pi)."""
-    return np.asarray(codes, dtype=np.float64) * (2 * np.pi / 2.0 ** width)
+__all__ = ["cordic_ideal", "cordic_float_iteration"]
 
 
 def cordic_ideal(system, direction, x, y, z):

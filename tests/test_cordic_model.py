@@ -8,7 +8,6 @@ from cordic.config import CordicConfig, Direction, Normalization, System
 from sim.cordic_accuracy import (ERROR_BOUND_LSB, MEANINGFUL_OUTPUTS, corner_inputs,
                                  measure_error)
 from sim.cordic_model import cordic_model
-from sim.cordic_reference import angle_to_code
 
 MODES = [(s, d) for s in System for d in Direction]
 
@@ -79,21 +78,3 @@ def test_rejects_codes_outside_the_port_width():
     with pytest.raises(TypeError, match="z must hold integer codes"):
         cordic_model(config, 1, 0, 0.5)
 
-
-def test_functions_by_textbook_value():
-    # sin/cos of 30 degrees, atan2 and magnitude, division, multiply-accumulate, sqrt via
-    # x = a + 1/4, y = a - 1/4 in hyperbolic vectoring.
-    fmt = CordicConfig("circular", "rotation", width=24).io_format
-    one = 1 << fmt.frac_bits
-    thirty_degrees = angle_to_code(np.pi / 6, 24)
-    out = cordic_model(CordicConfig("circular", "rotation", width=24), one, 0, thirty_degrees)
-    assert fmt.to_float(out.x)[0] == pytest.approx(np.sqrt(3) / 2, abs=2 * fmt.lsb)
-    assert fmt.to_float(out.y)[0] == pytest.approx(0.5, abs=2 * fmt.lsb)
-    out = cordic_model(CordicConfig("linear", "vectoring", width=24), 3 * one, one, 0)
-    assert fmt.to_float(out.z)[0] == pytest.approx(1 / 3, abs=fmt.lsb)
-    out = cordic_model(CordicConfig("linear", "rotation", width=24), 3 * one, one, one // 2)
-    assert fmt.to_float(out.y)[0] == 2.5
-    a = 2
-    out = cordic_model(CordicConfig("hyperbolic", "vectoring", width=24),
-                       a * one + one // 4, a * one - one // 4, 0)
-    assert fmt.to_float(out.x)[0] == pytest.approx(np.sqrt(a), abs=2 * fmt.lsb)

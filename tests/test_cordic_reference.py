@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 
 from cordic.config import Direction, System
-from sim.cordic_reference import (angle_to_code, code_to_angle, cordic_float_iteration,
-                                  cordic_ideal)
+from sim.cordic_reference import cordic_float_iteration, cordic_ideal
 
 MODES = [(s, d) for s in System for d in Direction]
 
@@ -42,8 +41,3 @@ def test_textbook_values():
     assert cordic_ideal(System.LINEAR, Direction.ROTATION, 3.0, 1.0, 0.5)[1] == 2.5
     assert cordic_ideal(System.LINEAR, Direction.VECTORING, 4.0, 1.0, 0.25)[2] == 0.5
 
-
-def test_binary_angles_wrap():
-    assert angle_to_code([0, np.pi / 2, np.pi, -np.pi, 3 * np.pi / 2], 8).tolist() == \
-        [0, 64, -128, -128, -64]
-    assert code_to_angle([64], 8).tolist() == [np.pi / 2]

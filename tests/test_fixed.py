@@ -3,8 +3,8 @@ import pytest
 from amaranth.hdl import Module, Signal, signed
 from amaranth.sim import Simulator
 
-from hw.fixed import (FixedFormat, Rounding, hdl_round_shift, hdl_saturate, round_shift,
-                      saturate, wrap)
+from hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, hdl_round_shift,
+                      hdl_saturate, round_shift, saturate, wrap)
 
 
 def python_round_half_even(value, shift):
@@ -65,3 +65,9 @@ def test_hdl_twins_equal_numpy(rounding):
     assert got[:, 0].tolist() == want_rounded.tolist()
     assert got[:, 1].tolist() == want_clamped.tolist()
     assert got[:, 2].tolist() == want_over.astype(int).tolist()
+
+
+def test_binary_angles_wrap():
+    assert angle_to_code([0, np.pi / 2, np.pi, -np.pi, 3 * np.pi / 2], 8).tolist() == \
+        [0, 64, -128, -128, -64]
+    assert code_to_angle([64], 8).tolist() == [np.pi / 2]

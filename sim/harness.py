@@ -6,6 +6,7 @@ benchmarks measure latency and throughput instead of assuming them.
 """
 
 import itertools
+import time
 from dataclasses import dataclass, field
 
 from amaranth.sim import Simulator
@@ -16,11 +17,13 @@ __all__ = ["StreamRun", "run_stream"]
 @dataclass
 class StreamRun:
     """What :func:`run_stream` saw: output payloads (dicts of ints) in arrival order, the cycle
-    of each input and output transfer, and the number of cycles simulated."""
+    of each input and output transfer, the number of cycles simulated and the wall-clock
+    seconds they took (elaboration excluded)."""
     outputs: list = field(default_factory=list)
     input_cycles: list = field(default_factory=list)
     output_cycles: list = field(default_factory=list)
     cycles: int = 0
+    wall_seconds: float = 0.0
 
 
 def _always(cycle):
@@ -55,12 +58,13 @@ def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_c
     async def bench(ctx):
         pending = 0
         offering = False
+        started = time.perf_counter()
         for cycle in itertools.count():
             if cycle >= max_cycles:
                 raise TimeoutError(f"{len(run.outputs)} of {len(payloads)} results after "
                                    f"{max_cycles} cycles")
             if len(run.outputs) == len(payloads):
-                run.cycles = cycle
+                run.cycles, run.wall_seconds = cycle, time.perf_counter() - started
                 return
             if not offering and pending < len(payloads) and source_valid(cycle):
                 offering = True

@@ -1,18 +1,14 @@
 """Fully pipelined CORDIC processor: one register stage per program step."""
 
-from fractions import Fraction
-
 from amaranth.hdl import Module, Signal, signed
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
 
-from cordic.config import CordicConfig
-from cordic.datapath import finish, input_layout, micro_step, output_layout, prerotate
+from cordic.component import CordicComponent
+from cordic.datapath import finish, micro_step, prerotate
 
 __all__ = ["PipelinedCordic"]
 
 
-class PipelinedCordic(wiring.Component):
+class PipelinedCordic(CordicComponent):
     """CORDIC processor with one pipeline stage per iteration: one result per clock.
 
     Stage 0 registers the pre-rotated input, stages 1 .. S run the S steps of
@@ -24,36 +20,8 @@ class PipelinedCordic(wiring.Component):
     low the whole pipeline holds (``i.ready`` falls in the same cycle), so no sample is lost,
     duplicated or reordered. Only valid bits are reset.
 
-    Parameters
-    ----------
-    config : :class:`~cordic.config.CordicConfig`
-        Mode and number formats.
-    tag_width : int
-        Width of the user tag carried from ``i`` to ``o`` unchanged.
-
-    Members
-    -------
-    i : ``In(stream.Signature(input_layout))``
-        ``x``, ``y``, ``z`` and ``tag``.
-    o : ``Out(stream.Signature(output_layout))``
-        ``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and ``tag``.
+    Parameters and members: see :class:`~cordic.component.CordicComponent`.
     """
-    def __init__(self, config, *, tag_width=0):
-        if not isinstance(config, CordicConfig):
-            raise TypeError(f"config must be a CordicConfig, not {config!r}")
-        if not isinstance(tag_width, int) or tag_width < 0:
-            raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
-        self._config = config
-        self._tag_width = tag_width
-        super().__init__({
-            "i": In(stream.Signature(input_layout(config, tag_width))),
-            "o": Out(stream.Signature(output_layout(config, tag_width))),
-        })
-
-    @property
-    def config(self):
-        return self._config
-
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: ``len(steps) + 2``."""
@@ -63,11 +31,6 @@ class PipelinedCordic(wiring.Component):
     def interval(self):
         """Cycles between results under continuous input: 1."""
         return 1
-
-    @property
-    def throughput(self):
-        """Results per cycle: 1."""
-        return Fraction(1, self.interval)
 
     def elaborate(self, platform):
         m = Module()
@@ -81,7 +44,7 @@ class PipelinedCordic(wiring.Component):
             xr = Signal(signed(config.xy_width), name=f"{name}_x", reset_less=True)
             yr = Signal(signed(config.xy_width), name=f"{name}_y", reset_less=True)
             zr = Signal(signed(config.z_width), name=f"{name}_z", reset_less=True)
-            tr = Signal(self._tag_width, name=f"{name}_tag", reset_less=True)
+            tr = Signal(self.tag_width, name=f"{name}_tag", reset_less=True)
             vr = Signal(name=f"{name}_valid")
             with m.If(advance):
                 m.d.sync += [xr.eq(values[0]), yr.eq(values[1]), zr.eq(values[2]),

@@ -1,18 +1,14 @@
 """Word-serial CORDIC processor: one shift-and-add unit iterated over the program."""
 
-from fractions import Fraction
-
 from amaranth.hdl import Array, Module, Signal, signed
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
 
-from cordic.config import CordicConfig
-from cordic.datapath import finish, input_layout, micro_step, output_layout, prerotate
+from cordic.component import CordicComponent
+from cordic.datapath import finish, micro_step, prerotate
 
 __all__ = ["WordSerialCordic"]
 
 
-class WordSerialCordic(wiring.Component):
+class WordSerialCordic(CordicComponent):
     """CORDIC processor with one shift-and-add unit used once per step, as in the CORDIC chip
     of Haviland & Tuszynski that Lee & Chang assume: one result per ``S`` clocks.
 
@@ -28,24 +24,8 @@ class WordSerialCordic(wiring.Component):
     unit then stalls on its last step: nothing is lost, duplicated or reordered. Only the
     control state resets.
 
-    Parameters and members are those of :class:`~cordic.pipelined.PipelinedCordic`.
+    Parameters and members: see :class:`~cordic.component.CordicComponent`.
     """
-    def __init__(self, config, *, tag_width=0):
-        if not isinstance(config, CordicConfig):
-            raise TypeError(f"config must be a CordicConfig, not {config!r}")
-        if not isinstance(tag_width, int) or tag_width < 0:
-            raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
-        self._config = config
-        self._tag_width = tag_width
-        super().__init__({
-            "i": In(stream.Signature(input_layout(config, tag_width))),
-            "o": Out(stream.Signature(output_layout(config, tag_width))),
-        })
-
-    @property
-    def config(self):
-        return self._config
-
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: ``len(steps) + 1``."""
@@ -56,11 +36,6 @@ class WordSerialCordic(wiring.Component):
         """Cycles between results under continuous input: ``len(steps)``."""
         return len(self._config.steps)
 
-    @property
-    def throughput(self):
-        """Results per cycle: ``1 / len(steps)``."""
-        return Fraction(1, self.interval)
-
     def elaborate(self, platform):
         m = Module()
         config = self._config
@@ -70,7 +45,7 @@ class WordSerialCordic(wiring.Component):
         x = Signal(signed(config.xy_width), reset_less=True)
         y = Signal(signed(config.xy_width), reset_less=True)
         z = Signal(signed(config.z_width), reset_less=True)
-        tag = Signal(self._tag_width, reset_less=True)
+        tag = Signal(self.tag_width, reset_less=True)
         index = Signal(range(count))
         busy = Signal()
         out = Signal(self.o.payload.shape(), reset_less=True)

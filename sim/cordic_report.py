@@ -9,7 +9,7 @@ from sim.cordic_accuracy import ERROR_BOUND_LSB, MEANINGFUL_OUTPUTS, measure_err
 from sim.cordic_bench import bench_cordic, format_bench
 from sim.progress import Progress
 
-__all__ = ["accuracy_table", "write_cordic_report"]
+__all__ = ["accuracy_table", "format_accuracy_summary", "format_accuracy", "write_cordic_report"]
 
 
 def _configs():
@@ -44,6 +44,20 @@ def accuracy_table(widths=(16, 24, 32), count=100_000, stream=None):
     return rows
 
 
+def format_accuracy_summary(rows):
+    """One line per mode: the worst max and RMS error over widths and normalizations."""
+    head = ["mode", "outputs", "widths", "max error (LSB)", "RMS error (LSB)",
+            "stated bound (LSB)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for mode in dict.fromkeys(r["mode"] for r in rows):
+        mine = [r for r in rows if r["mode"] == mode]
+        outputs = ", ".join(dict.fromkeys(r["output"] for r in mine))
+        widths = ", ".join(str(w) for w in dict.fromkeys(r["width"] for r in mine))
+        lines.append(f"| {mode} | {outputs} | {widths} | {max(r['max_lsb'] for r in mine):.3f} | "
+                     f"{max(r['rms_lsb'] for r in mine):.3f} | {mine[0]['bound_lsb']} |")
+    return "\n".join(lines)
+
+
 def format_accuracy(rows):
     head = ["mode", "normalization", "width", "output", "steps", "max error (LSB)",
             "RMS error (LSB)", "stated bound (LSB)", "scale error"]
@@ -71,6 +85,8 @@ def write_cordic_report(out_dir, *, quick=False, verilator=True, stream=None):
         "vectors per row, in output LSBs (binary-angle LSBs for circular angles), default "
         "iterations and guard bits, round half to even. Input domains: `sim/cordic_accuracy.py`. "
         f"Worst circular error: {worst:.3f} LSB.",
+        format_accuracy_summary(accuracy),
+        "Every mode, normalization and width:",
         format_accuracy(accuracy),
         "## Latency, throughput and simulation speed",
         "Circular rotation, default parameters. Latency and interval are measured in the "

@@ -13,7 +13,9 @@ from sim.verilator import run_stream_verilator
 
 @pytest.mark.parametrize("architecture, system, direction, normalization", [
     (PipelinedCordic, "circular", "rotation", "interleaved"),
+    (PipelinedCordic, "hyperbolic", "rotation", "multiply"),
     (WordSerialCordic, "hyperbolic", "vectoring", "after"),
+    (WordSerialCordic, "linear", "vectoring", "interleaved"),
 ])
 def test_verilog_equals_model(tmp_path, architecture, system, direction, normalization):
     config = CordicConfig(system, direction, width=16, normalization=normalization)

@@ -142,8 +142,9 @@ class CordicConfig:
         The shift sequence ``s(i)``; overrides ``iterations``. Default ``0, 1, 2, ...``
         (circular, linear) or :func:`hyperbolic_shifts`.
     guard_bits : int
-        Extra internal fraction bits. Default ``ceil(log2(steps)) + 1``, which bounds the
-        accumulated truncation error by half an output LSB.
+        Extra internal fraction bits. Default ``max(1, ceil(log2(steps))) + 1`` (with
+        ``"after"`` normalization, counting ``2n - 1`` steps, an upper bound), so the truncation
+        errors of all steps together stay near half an output LSB.
     normalization : :class:`Normalization` or str
         Default ``"interleaved"``. Ignored (no steps) in the linear system, whose gain is 1.
     rounding : :class:`hw.fixed.Rounding` or str

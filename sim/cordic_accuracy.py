@@ -31,8 +31,8 @@ from sim.cordic_model import cordic_model
 from hw.fixed import code_to_angle
 from sim.cordic_reference import cordic_ideal
 
-__all__ = ["sample_inputs", "corner_inputs", "measure_error", "MEANINGFUL_OUTPUTS",
-           "ERROR_BOUND_LSB"]
+__all__ = ["sample_inputs", "corner_inputs", "mixed_inputs", "measure_error",
+           "MEANINGFUL_OUTPUTS", "ERROR_BOUND_LSB"]
 
 
 # Stated bound on the max error, in output LSBs, of every meaningful output, for default
@@ -103,6 +103,16 @@ def corner_inputs(config):
     z_values = edges + [quarter - 1, quarter, -quarter, -quarter - 1]
     grid = np.array([(x, y, z) for x in edges for y in edges for z in z_values], dtype=np.int64)
     return grid[:, 0], grid[:, 1], grid[:, 2]
+
+
+def mixed_inputs(config, count, seed):
+    """The exactness workload: ``count`` in-domain samples, ``count`` raw codes drawn from the
+    whole port range (out of domain too), then :func:`corner_inputs`."""
+    rng = np.random.default_rng(seed)
+    fmt = config.io_format
+    sampled = sample_inputs(config, count, rng)
+    raw = [rng.integers(fmt.min_int, fmt.max_int + 1, count) for _ in range(3)]
+    return tuple(np.concatenate(parts) for parts in zip(sampled, raw, corner_inputs(config)))
 
 
 def _to_real(config, name, codes):

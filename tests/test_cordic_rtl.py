@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 from cordic.config import CordicConfig, Direction, Normalization, System
 from cordic.pipelined import PipelinedCordic
 from cordic.word_serial import WordSerialCordic
-from sim.cordic_accuracy import corner_inputs, sample_inputs
+from sim.cordic_accuracy import mixed_inputs
 from sim.cordic_model import cordic_model
 from sim.harness import run_stream
 
@@ -17,15 +17,6 @@ MODES = [(s, d) for s in System for d in Direction]
 CONFIGS = [(s, d, n) for s, d in MODES for n in Normalization
            if s is not System.LINEAR or n is Normalization.INTERLEAVED]
 TAG_WIDTH = 10
-
-
-def vectors(config, count, seed):
-    """Random in-domain vectors, random raw codes (out of domain too), then all corners."""
-    rng = np.random.default_rng(seed)
-    fmt = config.io_format
-    sampled = sample_inputs(config, count, rng)
-    raw = [rng.integers(fmt.min_int, fmt.max_int + 1, count) for _ in range(3)]
-    return [np.concatenate(parts) for parts in zip(sampled, raw, corner_inputs(config))]
 
 
 def check_against_model(dut, x, y, z, **stalls):
@@ -44,7 +35,7 @@ def check_against_model(dut, x, y, z, **stalls):
 @pytest.mark.parametrize("system, direction, normalization", CONFIGS)
 def test_rtl_equals_model(architecture, system, direction, normalization):
     config = CordicConfig(system, direction, width=12, normalization=normalization)
-    check_against_model(architecture(config, tag_width=TAG_WIDTH), *vectors(config, 40, 1))
+    check_against_model(architecture(config, tag_width=TAG_WIDTH), *mixed_inputs(config, 40, 1))
 
 
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
@@ -60,7 +51,7 @@ def test_rtl_equals_model(architecture, system, direction, normalization):
 def test_rtl_equals_model_other_parameters(architecture, kwargs):
     kwargs = dict(kwargs)
     config = CordicConfig(kwargs.pop("system"), kwargs.pop("direction"), **kwargs)
-    check_against_model(architecture(config, tag_width=TAG_WIDTH), *vectors(config, 30, 2))
+    check_against_model(architecture(config, tag_width=TAG_WIDTH), *mixed_inputs(config, 30, 2))
 
 
 @pytest.mark.parametrize("architecture", ARCHITECTURES)
@@ -68,7 +59,7 @@ def test_rtl_equals_model_other_parameters(architecture, kwargs):
 def test_latency_and_throughput_are_as_stated(architecture, normalization):
     config = CordicConfig("circular", "rotation", width=12, normalization=normalization)
     dut = architecture(config, tag_width=TAG_WIDTH)
-    run = check_against_model(dut, *vectors(config, 20, 3))
+    run = check_against_model(dut, *mixed_inputs(config, 20, 3))
     latencies = np.array(run.output_cycles) - np.array(run.input_cycles)
     assert set(latencies.tolist()) == {dut.latency}
     assert set(np.diff(run.output_cycles).tolist()) == {dut.interval}

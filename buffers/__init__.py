@@ -1,5 +1,6 @@
-"""Delay lines and the buffer-assignment optimizer that balances pipelined task graphs.
+"""Delay lines and the buffer-assignment optimizer that balances pipelined task graphs
+(Lee & Chang, section 2.2): :func:`~buffers.assignment.assign_buffers`."""
 
-Empty until the PUMA inverse-kinematics issue lands (tapped delay lines, the integer linear
-program of Lee & Chang section 2.2).
-"""
+from buffers.assignment import BufferAssignment, Edge, assign_buffers, critical_path
+
+__all__ = ["BufferAssignment", "Edge", "assign_buffers", "critical_path"]

@@ -70,12 +70,15 @@ class Step:
 
     ``shift`` is ``s(i)`` (``None`` for a pure normalization step), ``angle`` is ``d(s)`` in
     internal ``z`` units, and the step multiplies ``x`` and ``y`` by
-    ``(1 + gamma * 2**-norm_shift)`` after rotating (``gamma == 0``: no factor).
+    ``(1 + gamma * 2**-norm_shift)`` after rotating (``gamma == 0``: no factor). An
+    ``expanded`` step (hyperbolic range expansion) rotates by ``(1 - 2**-shift)`` instead of
+    ``2**-shift``: ``x' = x + sigma (y - (y >> shift))``.
     """
     shift: "int | None"
     angle: int
     norm_shift: int
     gamma: int
+    expanded: bool = False
 
 
 def hyperbolic_shifts(count):
@@ -116,7 +119,8 @@ def _check_int(value, name, low, high):
 # Largest data width: internal x/y values (width + guard + growth bits) must fit numpy's int64
 # in the bit-exact model, with room for the rounding increment.
 MAX_WIDTH = 40
-MAX_GUARD_BITS = 12
+MAX_GUARD_BITS = 16
+MAX_INTERNAL_WIDTH = 60
 
 
 class CordicConfig:
@@ -149,9 +153,17 @@ class CordicConfig:
         Default ``"interleaved"``. Ignored (no steps) in the linear system, whose gain is 1.
     rounding : :class:`hw.fixed.Rounding` or str
         Output rounding, ``"half_even"`` (default) or ``"truncate"``.
+    expansion : int
+        Hyperbolic only: ``M`` extra iterations before the others with factors
+        ``(1 - 2^-k)``, ``k = M+1 .. 2`` (Hu, Harber & Bass, IEEE Trans. Computers 40(1),
+        1991), which widen the domain from ``|z| < 1.118`` to 2.09, 3.44, 5.16, 6.92 for
+        ``M`` = 1 .. 4 (vectoring: ``|y/x| <`` 0.806, 0.970, 0.998, 0.99994, 0.999998). Their
+        gain is made up by a left shift (:attr:`norm_exponent`) and the usual normalization,
+        and the default guard bits grow by the bits that gain costs. Default 0.
     """
     def __init__(self, system, direction, *, width=16, frac_bits=None, iterations=None,
-                 shifts=None, guard_bits=None, normalization="interleaved", rounding="half_even"):
+                 shifts=None, guard_bits=None, normalization="interleaved", rounding="half_even",
+                 expansion=0):
         if isinstance(system, int) and not isinstance(system, bool):
             try:
                 system = System(system)
@@ -178,10 +190,15 @@ class CordicConfig:
             _check_int(iterations, "iterations", 1, 2 * MAX_WIDTH)
             shifts = self._default_shifts(iterations)
         self.shifts = self._check_shifts(shifts)
+        _check_int(expansion, "expansion", 0, 4)
+        if expansion and self.system is not System.HYPERBOLIC:
+            raise ValueError("expansion applies to the hyperbolic system only")
+        self.expansion_shifts = tuple(range(expansion + 1, 1, -1))
 
         if guard_bits is None:
-            guard_bits = max(1, math.ceil(math.log2(self._step_count()))) + 1
-        self.guard_bits = _check_int(guard_bits, "guard_bits", 0, MAX_GUARD_BITS)
+            guard_bits = max(1, math.ceil(math.log2(self._step_count()))) + 1 + \
+                self._gain_bits()
+        self.guard_bits = _check_int(guard_bits, "guard_bits", self.norm_exponent, MAX_GUARD_BITS)
 
         # The smallest micro-rotation must still move an internal bit.
         limit = self.internal_frac_bits if self.system is not System.CIRCULAR else \
@@ -194,6 +211,10 @@ class CordicConfig:
         self._check_convergence()
         self.gammas = self._normalization_gammas()
         self.steps = self._build_steps()
+        if self.xy_width > MAX_INTERNAL_WIDTH:
+            raise ValueError(f"width: {width} data bits with {self.guard_bits} guard and "
+                             f"{self.growth_bits} growth bits need {self.xy_width} internal bits; "
+                             f"the bit-exact model holds at most {MAX_INTERNAL_WIDTH}")
 
     # -- parameter defaults and checks ---------------------------------------------------
 
@@ -229,11 +250,12 @@ class CordicConfig:
         # r = max_i (d_i - sum_{j>i} d_j) (Walther's condition; r = d_last for exact halving).
         # Truncated hyperbolic sequences leave r slightly above d_last; more than twice it
         # means a repeat is missing.
-        d = [self.micro_angle(s) for s in self.shifts]
+        d = [self.micro_angle(k, expanded=True) for k in self.expansion_shifts] + \
+            [self.micro_angle(s) for s in self.shifts]
         tails = [sum(d[i + 1:]) for i in range(len(d))]
         self.residual_angle = max(di - tail for di, tail in zip(d, tails))
         if self.residual_angle > 2 * d[-1]:
-            i = max(range(len(d)), key=lambda i: d[i] - tails[i])
+            i = max(range(len(d)), key=lambda i: d[i] - tails[i]) - len(self.expansion_shifts)
             raise ValueError(
                 f"shifts do not converge: step {i} (shift {self.shifts[i]}) is larger than all "
                 f"later steps together; the hyperbolic system must repeat shifts 4, 13, 40, ...")
@@ -242,7 +264,7 @@ class CordicConfig:
         extra = 0
         if self.normalization is Normalization.AFTER and self.system is not System.LINEAR:
             extra = len(self.shifts) - 1  # an upper bound before gammas are known
-        return len(self.shifts) + extra
+        return len(self.shifts) + len(self.expansion_shifts) + extra
 
     # -- derived quantities --------------------------------------------------------------
 
@@ -263,9 +285,10 @@ class CordicConfig:
     def internal_frac_bits(self):
         return self.frac_bits + self.guard_bits
 
-    def micro_angle(self, shift):
-        """``d(s)`` of Eq. (4), in radians (circular) or real units."""
-        t = 2.0 ** -shift
+    def micro_angle(self, shift, expanded=False):
+        """``d(s)`` of Eq. (4), in radians (circular) or real units; an expanded step's
+        ``atanh(1 - 2^-shift)``."""
+        t = 1 - 2.0 ** -shift if expanded else 2.0 ** -shift
         return {System.CIRCULAR: math.atan, System.LINEAR: float,
                 System.HYPERBOLIC: math.atanh}[self.system](t)
 
@@ -273,13 +296,30 @@ class CordicConfig:
     def gain(self):
         """``K``: the factor by which the micro-rotations scale ``x`` and ``y``
         (1.6468 circular, 1 linear, 0.8282 hyperbolic; the paper's ``1/k_m``)."""
-        return math.prod(math.sqrt(1 + self.m * 2.0 ** (-2 * s)) for s in self.shifts)
+        expanded = math.prod(math.sqrt(1 - (1 - 2.0 ** -k) ** 2) for k in self.expansion_shifts)
+        return expanded * math.prod(math.sqrt(1 + self.m * 2.0 ** (-2 * s)) for s in self.shifts)
+
+    @property
+    def norm_exponent(self):
+        """Left shift ``e`` applied to ``x``/``y`` before rounding: the power of two in
+        ``1 / K`` when range expansion makes ``K < 1/2`` (0 otherwise, and without
+        normalization)."""
+        if self.normalization is Normalization.NONE:
+            return 0
+        return self._gain_bits()
+
+    def _gain_bits(self):
+        # Integer bits of 1/K lost to range expansion (0 otherwise: K > 1/2 without it).
+        if not self.expansion_shifts:
+            return 0
+        return max(0, math.floor(-math.log2(self.gain)))
 
     @property
     def convergence_limit(self):
         """Largest ``|z|`` (rotation) or ``|angle(y/x)|`` (vectoring) that converges: the sum
         of all micro-angles (radians in the circular system, before pre-rotation)."""
-        return sum(self.micro_angle(s) for s in self.shifts)
+        return sum(self.micro_angle(k, expanded=True) for k in self.expansion_shifts) + \
+            sum(self.micro_angle(s) for s in self.shifts)
 
     @property
     def z_lsb(self):
@@ -288,9 +328,9 @@ class CordicConfig:
             return 2 * math.pi / 2 ** (self.width + self.guard_bits)
         return 2.0 ** -self.internal_frac_bits
 
-    def angle_code(self, shift):
+    def angle_code(self, shift, expanded=False):
         """``d(s)`` rounded to internal ``z`` units."""
-        return round(self.micro_angle(shift) / self.z_lsb)
+        return round(self.micro_angle(shift, expanded) / self.z_lsb)
 
     def _normalization_gammas(self):
         """Greedy signed-digit choice of ``gamma_j``, ``j = 1 .. n-1``, so that
@@ -298,7 +338,7 @@ class CordicConfig:
         if self.normalization in (Normalization.NONE, Normalization.MULTIPLY) or \
                 self.system is System.LINEAR:
             return {}
-        target, gammas = -math.log(self.gain), {}
+        target, gammas = -math.log(self.gain) - self.norm_exponent * math.log(2), {}
         for j in range(1, len(self.shifts)):
             best = min((-1, 0, 1), key=lambda g: abs(target - math.log1p(g * 2.0 ** -j)))
             if best:
@@ -313,13 +353,14 @@ class CordicConfig:
         if self.normalization is not Normalization.MULTIPLY or self.system is System.LINEAR:
             return None
         c = self.width + self.guard_bits + 1
-        return round(2 ** c / self.gain), c
+        return round(2 ** c / (self.gain * 2 ** self.norm_exponent)), c
 
     @property
     def output_gain(self):
         """The scale left on the ``x``/``y`` outputs: 1 up to :attr:`scale_error`, or ``K`` for
         ``Normalization.NONE``."""
-        gain = self.gain * math.prod(1 + g * 2.0 ** -j for j, g in self.gammas.items())
+        gain = self.gain * 2 ** self.norm_exponent * \
+            math.prod(1 + g * 2.0 ** -j for j, g in self.gammas.items())
         if self.multiplier is not None:
             constant, shift = self.multiplier
             gain *= constant / 2 ** shift
@@ -331,7 +372,8 @@ class CordicConfig:
         return self.output_gain - 1.0
 
     def _build_steps(self):
-        steps = []
+        steps = [Step(shift=k, angle=self.angle_code(k, expanded=True), norm_shift=0, gamma=0,
+                      expanded=True) for k in self.expansion_shifts]
         interleave = self.normalization is Normalization.INTERLEAVED
         for i, s in enumerate(self.shifts):
             gamma = self.gammas.get(i, 0) if interleave else 0
@@ -348,7 +390,9 @@ class CordicConfig:
         Bounds, as multiples of the largest input magnitude, valid for every sign sequence:
         circular, ``sqrt(2)`` times the largest partial gain (each micro-rotation scales the
         vector length exactly); linear, ``1 + sum 2^-s``; hyperbolic, each step multiplies
-        ``|x| + |y|`` by at most ``1 + 2^-s``. Normalization factors multiply in.
+        ``|x| + |y|`` by at most ``1 + 2^-s`` (``2 - 2^-k`` for expanded steps). Normalization
+        factors multiply in. (The scaling by ``2**norm_exponent`` happens in the output
+        rounding, which drops ``guard_bits - norm_exponent`` bits; saturation checks it.)
         """
         bound = peak = math.sqrt(2) if self.system is System.CIRCULAR else 2.0
         if self.system is System.LINEAR:
@@ -357,12 +401,20 @@ class CordicConfig:
             if step.shift is not None and self.system is not System.LINEAR:
                 if self.system is System.CIRCULAR:
                     bound *= math.sqrt(1 + 2.0 ** (-2 * step.shift))
+                elif step.expanded:
+                    bound *= 2 - 2.0 ** -step.shift
                 else:
                     bound *= 1 + 2.0 ** -step.shift
             bound *= 1 + step.gamma * 2.0 ** -step.norm_shift
             peak = max(peak, bound)
         # Truncation errors add at most a few internal LSBs: keep a hair of headroom.
         return max(1, math.ceil(math.log2(peak * (1 + 2.0 ** -self.width))))
+
+    @property
+    def output_shift(self):
+        """Bits dropped from internal ``x``/``y`` by the output rounding:
+        ``guard_bits - norm_exponent``."""
+        return self.guard_bits - self.norm_exponent
 
     @property
     def xy_width(self):
@@ -401,4 +453,5 @@ class CordicConfig:
         return (f"CordicConfig({self.system.name.lower()!r}, {self.direction.value!r}, "
                 f"width={self.width}, frac_bits={self.frac_bits}, "
                 f"iterations={self.iterations}, guard_bits={self.guard_bits}, "
-                f"normalization={self.normalization.value!r}, rounding={self.rounding.value!r})")
+                f"normalization={self.normalization.value!r}, rounding={self.rounding.value!r}, "
+                f"expansion={len(self.expansion_shifts)})")

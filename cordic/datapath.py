@@ -56,9 +56,10 @@ def _select(enable, new, old):
 
 
 def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamma=0,
-               norm_subtract=False):
-    """One program step: a micro-rotation by ``shift``/``angle`` (when ``rotate``), then the
-    normalization factor ``(1 + gamma 2**-norm_shift)``.
+               norm_subtract=False, expanded=False):
+    """One program step: a micro-rotation by ``shift``/``angle`` (when ``rotate``; by the
+    factor ``1 - 2**-shift`` when ``expanded``), then the normalization factor
+    ``(1 + gamma 2**-norm_shift)``.
 
     Parameters are Python constants (pipelined stages: logic is generated only for what the
     step does) or Amaranth values (the word-serial unit: ``gamma`` is then an enable and
@@ -67,6 +68,10 @@ def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamm
     if rotate is not False:
         up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
         xs, ys = x >> shift, y >> shift
+        if expanded is True:
+            xs, ys = x - xs, y - ys
+        elif expanded is not False:
+            xs, ys = Mux(expanded, x - xs, xs), Mux(expanded, y - ys, ys)
         if config.system is System.CIRCULAR:
             x1 = Mux(up, x - ys, x + ys)
         elif config.system is System.HYPERBOLIC:
@@ -102,8 +107,8 @@ def finish(config, x, y, z):
         constant, shift = config.multiplier
         x, y = (x * constant) >> shift, (y * constant) >> shift
     g, w, rounding = config.guard_bits, config.width, config.rounding
-    x, x_over = hdl_saturate(hdl_round_shift(x, g, rounding), w)
-    y, y_over = hdl_saturate(hdl_round_shift(y, g, rounding), w)
+    x, x_over = hdl_saturate(hdl_round_shift(x, config.output_shift, rounding), w)
+    y, y_over = hdl_saturate(hdl_round_shift(y, config.output_shift, rounding), w)
     z = hdl_round_shift(z, g, rounding)
     if config.system is System.CIRCULAR:
         z, z_over = z[:w].as_signed(), 0

@@ -59,7 +59,7 @@ class PipelinedCordic(CordicComponent):
                 f"step{index}",
                 micro_step(config, *values, shift=step.shift, angle=step.angle,
                            rotate=step.shift is not None, norm_shift=step.norm_shift,
-                           gamma=step.gamma),
+                           gamma=step.gamma, expanded=step.expanded),
                 tag, valid)
 
         out_valid = Signal()

@@ -59,7 +59,7 @@ class WordSerialCordic(CordicComponent):
             shift=table(lambda s: s.shift or 0), angle=table(lambda s: s.angle),
             rotate=table(lambda s: s.shift is not None),
             norm_shift=table(lambda s: s.norm_shift), gamma=table(lambda s: s.gamma != 0),
-            norm_subtract=table(lambda s: s.gamma < 0))
+            norm_subtract=table(lambda s: s.gamma < 0), expanded=table(lambda s: s.expanded))
 
         out_free = ~out_valid | self.o.ready
         on_last = busy & (index == count - 1)

@@ -69,6 +69,8 @@ def _run_steps(config, x, y, z):
                 up = y < 0
             sigma = np.where(up, 1, -1)
             ys, xs = y >> step.shift, x >> step.shift
+            if step.expanded:  # factor (1 - 2^-k) instead of 2^-k
+                ys, xs = y - ys, x - xs
             x, y = x - m * sigma * ys, y + sigma * xs
             z = z - sigma * step.angle
             if config.system is System.CIRCULAR:
@@ -114,8 +116,8 @@ def cordic_model(config, x, y, z):
         x = (x.astype(object) * constant >> shift).astype(np.int64)
         y = (y.astype(object) * constant >> shift).astype(np.int64)
     g, rounding = config.guard_bits, config.rounding
-    x, x_over = saturate(round_shift(x, g, rounding), w)
-    y, y_over = saturate(round_shift(y, g, rounding), w)
+    x, x_over = saturate(round_shift(x, config.output_shift, rounding), w)
+    y, y_over = saturate(round_shift(y, config.output_shift, rounding), w)
     z = round_shift(z, g, rounding)
     if config.system is System.CIRCULAR:
         z, z_over = wrap(z, w), np.zeros(z.shape, dtype=bool)

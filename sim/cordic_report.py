@@ -5,7 +5,7 @@ import json
 import pathlib
 
 from cordic.config import CordicConfig, Direction, Normalization, System
-from sim.cordic_accuracy import ERROR_BOUND_LSB, MEANINGFUL_OUTPUTS, measure_error
+from sim.cordic_accuracy import MEANINGFUL_OUTPUTS, error_bound_lsb, measure_error
 from sim.cordic_bench import bench_cordic, format_bench
 from sim.progress import Progress
 
@@ -37,7 +37,7 @@ def accuracy_table(widths=(16, 24, 32), count=100_000, stream=None):
                     "iterations": config.iterations, "guard_bits": config.guard_bits,
                     "steps": len(config.steps), "scale_error": config.scale_error,
                     "max_lsb": result[name]["max"], "rms_lsb": result[name]["rms"],
-                    "bound_lsb": ERROR_BOUND_LSB[system], "vectors": count,
+                    "bound_lsb": error_bound_lsb(config, name), "vectors": count,
                     "domain_errors": result["domain_errors"], "overflows": result["overflows"],
                 })
         progress.step(f"accuracy at width {width}")

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from cordic.config import CordicConfig, Direction, Normalization, System
-from sim.cordic_accuracy import (ERROR_BOUND_LSB, MEANINGFUL_OUTPUTS, corner_inputs,
+from sim.cordic_accuracy import (MEANINGFUL_OUTPUTS, corner_inputs, error_bound_lsb,
                                  measure_error)
 from sim.cordic_model import cordic_model
 
@@ -25,8 +25,35 @@ def test_error_within_stated_bound(system, direction, normalization, width):
     assert result["domain_errors"] == 0
     assert result["overflows"] == 0
     for name in MEANINGFUL_OUTPUTS[(system, direction)]:
-        assert result[name]["max"] <= ERROR_BOUND_LSB[system], (name, result[name])
+        assert result[name]["max"] <= error_bound_lsb(config, name), (name, result[name])
         assert result[name]["rms"] <= 0.35, (name, result[name])
+
+
+@pytest.mark.parametrize("direction", list(Direction))
+@pytest.mark.parametrize("normalization", list(Normalization))
+@pytest.mark.parametrize("expansion", [1, 2, 4])
+@pytest.mark.parametrize("width", [8, 16, 32])
+def test_expanded_hyperbolic_within_stated_bound(direction, normalization, expansion, width):
+    config = CordicConfig("hyperbolic", direction, width=width, normalization=normalization,
+                          expansion=expansion)
+    result = measure_error(config, count=50_000, seed=width + expansion)
+    assert result["domain_errors"] == 0 and result["overflows"] == 0
+    for name in MEANINGFUL_OUTPUTS[(System.HYPERBOLIC, direction)]:
+        assert result[name]["max"] <= error_bound_lsb(config, name), (name, result[name])
+
+
+def test_expansion_widens_the_domain():
+    limits = [CordicConfig("hyperbolic", "vectoring", width=24, expansion=m).convergence_limit
+              for m in range(5)]
+    assert np.round(np.tanh(limits), 5).tolist() == [0.80693, 0.96993, 0.99797, 0.99993, 1.0]
+    # An input the plain processor must flag, the expanded one computes.
+    fmt = CordicConfig("hyperbolic", "vectoring", width=24).io_format
+    x, y = fmt.from_float(1.0), fmt.from_float(0.95)
+    assert cordic_model(CordicConfig("hyperbolic", "vectoring", width=24), x, y, 0).domain_error.all()
+    out = cordic_model(CordicConfig("hyperbolic", "vectoring", width=24, expansion=1), x, y, 0)
+    assert not out.domain_error.any()
+    assert fmt.to_float(out.x)[0] == pytest.approx(np.sqrt(1 - 0.95 ** 2), abs=2 * fmt.lsb)
+    assert fmt.to_float(out.z)[0] == pytest.approx(np.arctanh(0.95), abs=4 * fmt.lsb)
 
 
 def test_circular_goal_two_lsb_at_24_bits():

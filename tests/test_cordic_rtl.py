@@ -47,6 +47,10 @@ def test_rtl_equals_model(architecture, system, direction, normalization):
     dict(system="hyperbolic", direction="vectoring", width=16, guard_bits=0, iterations=14,
          normalization="after", rounding="truncate"),
     dict(system="circular", direction="rotation", width=16, shifts=[0, 1, 2, 3, 3, 4, 5, 6]),
+    dict(system="hyperbolic", direction="vectoring", width=16, expansion=2),
+    dict(system="hyperbolic", direction="rotation", width=12, expansion=4, normalization="after"),
+    dict(system="hyperbolic", direction="vectoring", width=12, expansion=3,
+         normalization="multiply"),
 ])
 def test_rtl_equals_model_other_parameters(architecture, kwargs):
     kwargs = dict(kwargs)

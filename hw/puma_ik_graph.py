@@ -1,0 +1,116 @@
+"""The PUMA inverse kinematics as a task graph of CORDIC computational modules.
+
+:func:`best_graph` decomposes the closed form of :mod:`sim.kinematics` (any arm of the PUMA
+family) into 18 CCMs with a critical path of 10 (21 and 13 when the tool length ``d6`` is not
+zero: three linear rotations find the wrist centre first). Every CCM is one operation of
+Lee & Chang's Figure 1; constants come from the robot at elaboration:
+
+=======  ==========================  ===============================================
+CCM      operation                   computes
+=======  ==========================  ===============================================
+wx/wy/wz linear rotation             wrist centre ``p - d6 a`` (only when ``d6 != 0``)
+r        circular vectoring          ``r = |(wx, wy)|``, ``phi = atan2(wy, wx)``
+u        hyperbolic vectoring        ``|u| = sqrt(r^2 - D^2)``, ``D = d2 + d3``
+q1       circular vectoring          ``theta1 = phi + atan2(s1 D, arm |u|)``
+rho      circular vectoring          ``rho = |(u, v)|``, ``psi = atan2(v, u)``, ``v = s1 wz'``
+d        linear rotation             ``d = rho^2 + c1``, ``c1 = -(a2^2 + a3^2 + d4^2)``
+sig      hyperbolic vectoring        ``sqrt(e - d^2)``, ``sqrt(e) = 2 a2 hypot(a3, d4)``
+q3       circular vectoring          ``theta3 = atan2(elbow sig, d) - beta``
+q2       circular vectoring          ``theta2 = psi - atan2(elbow sig, d + 2 a2^2)``
+t23      circular vectoring          ``theta2 + theta3``
+a1, a3   circular rotations          ``a`` into frame 1, then frame 3: ``R03^T a``
+q4, q5   circular vectoring          ``theta4``, ``|sin theta5|``; ``theta5``
+n1..o3   circular rotations          third row of ``R36`` from ``n`` and ``o``
+q6       circular vectoring          ``theta6``
+=======  ==========================  ===============================================
+
+The two hyperbolic vectorings use range expansion 2 (:class:`cordic.config.CordicConfig`), so
+the graph covers every pose with ``r > 1.002 D`` and ``|cos gamma| < 0.998`` (elbow bent by
+more than 3.6 degrees from straight or folded); outside, the CCMs raise their domain flags and
+the pose is reported invalid. The wrist singularity (``sin theta5 = 0``) leaves ``theta4`` and
+``theta6`` undetermined, as in any closed form.
+"""
+
+import math
+
+from cordic.config import Direction, System
+from hw.task_graph import Ccm, Operand, TaskGraph, const
+from sim.kinematics import check_puma_family
+
+__all__ = ["POSE_INPUTS", "best_graph"]
+
+POSE_INPUTS = ("nx", "ny", "nz", "ox", "oy", "oz", "ax", "ay", "az", "px", "py", "pz")
+HYPERBOLIC_EXPANSION = 2
+
+CIRC, LIN, HYP = System.CIRCULAR, System.LINEAR, System.HYPERBOLIC
+ROT, VEC = Direction.ROTATION, Direction.VECTORING
+
+
+def _op(source, port="x", sign=1, branch=None, constant=0.0):
+    return Operand(source, port, sign, branch, float(constant))
+
+
+def best_graph(robot):
+    """The decomposition described above, for ``robot`` (PUMA family)."""
+    s1, s3, s4, s5 = check_puma_family(robot)
+    j = robot.joints
+    d1, d6 = j[0].d, j[5].d
+    offset = [joint.offset for joint in j]
+    shoulder = j[1].d + j[2].d
+    a2, a3, d4 = j[1].a, j[2].a, j[3].d
+    length = math.hypot(a3, d4)
+    beta = math.atan2(-s3 * d4, a3)
+    c1 = -(a2 * a2 + length * length)
+    sqrt_e = 2 * a2 * length
+
+    ccms = []
+
+    def ccm(name, system, direction, x, y, z, label, expansion=0):
+        ccms.append(Ccm(name, system, direction, x, y, z, expansion, label))
+
+    if d6:
+        ccm("wx", LIN, ROT, _op("ax"), _op("px"), const(-d6), "wx = px - d6 ax")
+        ccm("wy", LIN, ROT, _op("ay"), _op("py"), const(-d6), "wy = py - d6 ay")
+        ccm("wz", LIN, ROT, _op("az"), _op("pz", constant=-d1), const(-d6),
+            "wz' = pz - d1 - d6 az")
+        wx, wy, wz = _op("wx", "y"), _op("wy", "y"), _op("wz", "y", sign=s1)
+    else:
+        wx, wy, wz = _op("px"), _op("py"), _op("pz", sign=s1, constant=-s1 * d1)
+    ccm("r", CIRC, VEC, wx, wy, const(0), "r = |(wx, wy)|, phi = atan2(wy, wx)")
+    ccm("u", HYP, VEC, _op("r", "x"), const(shoulder), const(0), "|u| = sqrt(r^2 - D^2)",
+        HYPERBOLIC_EXPANSION)
+    u = _op("u", "x", branch="arm")
+    ccm("q1", CIRC, VEC, u, const(s1 * shoulder), _op("r", "z", constant=-offset[0]),
+        "q1 = phi + atan2(s1 D, u) - offset1")
+    ccm("rho", CIRC, VEC, u, wz, const(0), "rho = |(u, v)|, psi = atan2(v, u)")
+    ccm("d", LIN, ROT, _op("rho", "x"), const(c1), _op("rho", "x"), "d = rho^2 + c1")
+    ccm("sig", HYP, VEC, const(sqrt_e), _op("d", "y"), const(0), "sqrt(e - d^2)",
+        HYPERBOLIC_EXPANSION)
+    sig = _op("sig", "x", branch="elbow")
+    ccm("q3", CIRC, VEC, _op("d", "y"), sig, const(-beta - offset[2]),
+        "q3 = atan2(elbow sig, d) - beta - offset3")
+    ccm("q2", CIRC, VEC, _op("d", "y", constant=2 * a2 * a2), _op("sig", "x", -1, "elbow"),
+        _op("rho", "z", constant=-offset[1]), "q2 = psi - atan2(elbow sig, d + 2 a2^2) - offset2")
+    ccm("t23", CIRC, VEC, _op("d", "y"), sig, _op("q2", "z", constant=offset[1] - beta),
+        "theta23 = theta2 + atan2(elbow sig, d) - beta")
+    theta1 = _op("q1", "z", sign=-1, constant=-offset[0])   # -theta1
+    theta23 = _op("t23", "z", sign=-1)                      # -theta23
+    ccm("a1", CIRC, ROT, _op("ax"), _op("ay"), theta1, "(f11a, f12a) = Rz(-theta1) (ax, ay)")
+    ccm("a3", CIRC, ROT, _op("a1", "x"), _op("az", sign=s1), theta23,
+        "(g1, g2) = Rz(-theta23) (f11a, s1 az)")
+    # R36 column 3 = (g1, -s1 s3 f12a, -s3 g2) = (s5 S5 C4, s5 S5 S4, -s4 s5 C5).
+    ccm("q4", CIRC, VEC, _op("a3", "x", s5, "wrist"), _op("a1", "y", -s1 * s3 * s5, "wrist"),
+        const(-offset[3]), "q4 = atan2(s5 w R36[1,2], s5 w R36[0,2]); x = |sin theta5|")
+    ccm("q5", CIRC, VEC, _op("a3", "y", s3 * s4 * s5), _op("q4", "x", branch="wrist"),
+        const(-offset[4]), "q5 = atan2(w |S5|, -s4 s5 R36[2,2])")
+    for c in "no":
+        ccm(f"{c}1", CIRC, ROT, _op(f"{c}x"), _op(f"{c}y"), theta1,
+            f"f11{c} = (Rz(-theta1) ({c}x, {c}y))_x")
+        ccm(f"{c}3", CIRC, ROT, _op(f"{c}1", "x"), _op(f"{c}z", sign=s1), theta23,
+            f"h2{c} = (Rz(-theta23) (f11{c}, s1 {c}z))_y; R36[2,{'01'['no'.index(c)]}] = -s3 h2{c}")
+    # R36 row 3 = (s4 S5 C6, -s4 S5 S6, .): theta6 = atan2(-s4 w R36[2,1], s4 w R36[2,0]).
+    ccm("q6", CIRC, VEC, _op("n3", "y", -s3 * s4, "wrist"), _op("o3", "y", s3 * s4, "wrist"),
+        const(-offset[5]), "q6 = atan2(-s4 w R36[2,1], s4 w R36[2,0])")
+    outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
+    return TaskGraph("best", POSE_INPUTS, ccms, outputs,
+                     description=f"best decomposition for {robot.name}")

@@ -1,0 +1,93 @@
+"""The PUMA IK task graph: structure goals, float evaluation equal to the closed-form IK on all
+eight branches, domain flags, and the bit-exact model."""
+
+
+import numpy as np
+import pytest
+
+from hw.puma_ik_graph import POSE_INPUTS, best_graph
+from hw.task_graph import Ccm, Operand, TaskGraph
+from cordic.config import Direction, System
+from robots import load_robot
+from sim.kinematics import BRANCHES, forward_kinematics, puma_ik
+from sim.task_graph_eval import evaluate_float, evaluate_model
+
+
+def pose_inputs(pose):
+    return {n: pose[..., "xyz".index(n[1]), "noap".index(n[0])] for n in POSE_INPUTS}
+
+
+def random_poses(robot, count, seed):
+    rng = np.random.default_rng(seed)
+    limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
+    q = rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+    return q, forward_kinematics(robot, q)
+
+
+def test_structure_meets_the_goals():
+    graph = best_graph(load_robot())
+    assert len(graph) == 18 and graph.depth() == 10  # goals: <= 19 CCMs, critical path <= 13
+    fgl = best_graph(load_robot("puma560_fgl"))      # d6 != 0: three CCMs for the wrist centre
+    assert len(fgl) == 21 and fgl.depth() == 11
+    assert len(graph.edges()) == sum(op.source is not None
+                                     for c in graph.ccms for _, op in c.operands())
+
+
+@pytest.mark.parametrize("name", ["puma560", "puma560_fgl"])
+def test_float_graph_equals_closed_form_ik(name):
+    robot = load_robot(name)
+    graph = best_graph(robot)
+    q, pose = random_poses(robot, 5000, seed=1)
+    for branch in BRANCHES:
+        want, reachable = puma_ik(robot, pose, *branch)
+        out, valid, _ = evaluate_float(graph, pose_inputs(pose), dict(zip(("arm", "elbow", "wrist"), branch)))
+        got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+        assert np.all(reachable[valid])         # the graph never claims an unreachable pose
+        assert valid.mean() > 0.9                # and covers all but the near-straight elbows
+        keep = valid & (np.abs(np.sin(want[:, 4])) > 1e-6)
+        assert np.abs(np.angle(np.exp(1j * (got - want))))[keep].max() < 1e-9
+
+
+def test_unreachable_poses_are_invalid_in_both_evaluations():
+    graph = best_graph(load_robot())
+    pose = np.tile(np.eye(4), (2, 1, 1))
+    pose[0, :3, 3] = [3.0, 0.0, 0.5]      # out of reach
+    pose[1, :3, 3] = [0.0, 0.1, 0.7]      # inside the shoulder-offset cylinder
+    for evaluate in (evaluate_float, evaluate_model):
+        out, valid, _ = evaluate(graph, pose_inputs(pose))
+        assert not valid.any() and not any(np.isnan(v).any() for v in out.values())
+
+
+def test_model_tracks_float_at_24_bits():
+    robot = load_robot()
+    graph = best_graph(robot)
+    q, pose = random_poses(robot, 4000, seed=2)
+    want, _ = puma_ik(robot, pose, 1, 1, 1)
+    out, valid, _ = evaluate_model(graph, pose_inputs(pose), width=24)
+    fvalid = evaluate_float(graph, pose_inputs(pose))[1]
+    assert valid.mean() > 0.9 and np.all(fvalid[valid])
+    got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+    keep = valid & (np.abs(np.sin(want[:, 4])) >= 0.05)
+    error = np.abs(np.angle(np.exp(1j * (got - want))))[keep]
+    # Measured (seed 2): q1-q3 within 6e-5 rad; q4 and q6, divided by |sin q5|, within 4e-4.
+    assert error[:, :3].max() < 1e-4
+    assert error[:, 3:].max() < 1e-3
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: TaskGraph("g", ["a"], [Ccm("n", System.LINEAR, Direction.ROTATION, Operand("b"),
+                                        Operand("a"), Operand("a"))], {}),
+     "n.x0: 'b' is not an input or an earlier node"),
+    (lambda: TaskGraph("g", ["a"], [
+        Ccm("n", System.CIRCULAR, Direction.VECTORING, Operand("a"), Operand("a"), Operand()),
+        Ccm("m", System.LINEAR, Direction.ROTATION, Operand("n", "z"), Operand("a"), Operand("a"))],
+        {}), "m.x0: a real is needed, n.z is not one"),
+    (lambda: TaskGraph("g", ["a"], [Ccm("n", System.CIRCULAR, Direction.ROTATION, Operand("a"),
+                                        Operand("a"), Operand("a"))], {}),
+     "n.z0: an angle is needed, a.x is not one"),
+    (lambda: TaskGraph("g", ["a"], [Ccm("n", System.LINEAR, Direction.ROTATION, Operand("a", sign=2),
+                                        Operand("a"), Operand("a"))], {}), "sign must be"),
+])
+def test_graph_checks(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()

@@ -6,6 +6,7 @@ Examples::
     robohw bench cordic --widths 16 --no-verilator
     robohw report                        # measure everything, write report/
     robohw report --quick --out /tmp/r
+    robohw ik-graph --graph best --timing pipelined --json graph.json
 """
 
 import argparse
@@ -42,6 +43,21 @@ def _parser():
                        help="skip the Verilator runs (each build takes ~10 s)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
 
+    ik_graph = commands.add_parser(
+        "ik-graph", help="PUMA IK task graph with its optimal buffer assignment",
+        epilog="example: robohw ik-graph --graph best --timing pipelined --json graph.json")
+    ik_graph.add_argument("--graph", choices=["best"], default="best",
+                          help="decomposition (default best)")
+    ik_graph.add_argument("--robot", default="puma560", metavar="FILE",
+                          help="robot TOML file or shipped name (default puma560)")
+    ik_graph.add_argument("--timing", choices=["stage", "pipelined"], default="stage",
+                          help="node latency: one stage, or pipelined CCM cycles (default stage)")
+    ik_graph.add_argument("--width", type=int, default=24, help="data width for --timing "
+                          "pipelined (default 24)")
+    ik_graph.add_argument("--align-outputs", action="store_true",
+                          help="all six joint angles out on the same cycle")
+    ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")
+
     report = commands.add_parser(
         "report", help="measure every design and write the report",
         epilog="example: robohw report --quick --out /tmp/report")
@@ -62,6 +78,23 @@ def main(argv=None):
             if args.json:
                 with open(args.json, "w") as file:
                     json.dump(rows, file, indent=1)
+        elif args.command == "ik-graph":
+            from robots import RobotFileError, load_robot
+            from sim.ik_graph import graph_solution
+            try:
+                robot = load_robot(args.robot)
+                solution = graph_solution(robot, args.graph, args.timing, args.width,
+                                          args.align_outputs)
+            except (RobotFileError, ValueError) as error:
+                print(f"robohw ik-graph: {error}", file=sys.stderr)
+                return 2
+            for key in ("robot", "graph", "timing", "ccms", "critical_path_ccms", "depth",
+                        "total_buffer_stages", "shared_buffer_stages", "delay_lines",
+                        "tapped_delay_lines", "operand_adders"):
+                print(f"{key:22} {solution[key]}")
+            if args.json:
+                with open(args.json, "w") as file:
+                    json.dump(solution, file, indent=1)
         elif args.command == "report":
             from sim.cordic_report import write_cordic_report
             print(write_cordic_report(args.out, quick=args.quick,

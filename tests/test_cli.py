@@ -37,3 +37,33 @@ def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
         main(argv)
     assert exit_info.value.code == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def test_ik_graph_writes_the_balanced_graph(tmp_path, capsys):
+    out = tmp_path / "graph.json"
+    assert main(["ik-graph", "--graph", "best", "--json", str(out)]) == 0
+    assert "ccms                   18" in capsys.readouterr().out
+    graph = json.loads(out.read_text())
+    assert {"nodes", "edges", "inputs", "outputs", "total_buffer_stages", "shared_buffer_stages",
+            "tapped_delay_lines", "depth"} <= set(graph)
+    assert graph["depth"] == 10 and graph["shared_buffer_stages"] <= graph["total_buffer_stages"]
+    start = {n["name"]: n["start"] for n in graph["nodes"]} | dict.fromkeys(graph["inputs"], 0)
+    latency = {n["name"]: n["latency"] for n in graph["nodes"]} | dict.fromkeys(graph["inputs"], 0)
+    for e in graph["edges"]:  # balanced: every operand waits exactly its buffers
+        if e["dst"] in start:
+            assert start[e["dst"]] == start[e["src"]] + latency[e["src"]] + e["buffers"]
+
+
+def test_ik_graph_pipelined_timing_uses_cordic_latency(capsys):
+    assert main(["ik-graph", "--timing", "pipelined", "--width", "16", "--align-outputs"]) == 0
+    text = capsys.readouterr().out
+    depth = int(re.search(r"depth\s+(\d+)", text).group(1))
+    assert depth > 10 * 18  # ten CCMs deep, each 19 to 22 cycles at 16 bits
+
+
+def test_ik_graph_bad_robot_is_one_line_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\n[[joint]]\ntype = "revolute"\n')
+    assert main(["ik-graph", "--robot", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "joint 1: a: missing" in err

@@ -1,0 +1,70 @@
+"""``robohw ik-graph``: a PUMA IK task graph balanced by the optimal buffer assignment, as JSON.
+
+Node latency is one stage (word-serial CCMs, the paper's accounting) or the pipelined CCM's
+latency in clock cycles at a data width. The JSON holds the graph (CCMs with their operation and
+latency, operand edges with their buffer stages), the totals without and with tapped-delay-line
+sharing, and the depth.
+"""
+
+from buffers import Edge, assign_buffers
+from cordic.config import CordicConfig
+from cordic.pipelined import PipelinedCordic
+from hw.puma_ik_graph import best_graph
+
+__all__ = ["GRAPHS", "TIMINGS", "ccm_latency", "graph_solution"]
+
+GRAPHS = {"best": best_graph}
+TIMINGS = ("stage", "pipelined")
+
+
+def ccm_latency(timing, width):
+    """``ccm -> latency``: 1 per stage, or :class:`PipelinedCordic` cycles at ``width``."""
+    if timing == "stage":
+        return lambda ccm: 1
+    if timing != "pipelined":
+        raise ValueError(f"timing must be one of {', '.join(TIMINGS)}, not {timing!r}")
+    return lambda ccm: PipelinedCordic(CordicConfig(ccm.system, ccm.direction, width=width,
+                                                    expansion=ccm.expansion)).latency
+
+
+def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=False):
+    """The balanced graph as a JSON-ready dict (see the module docstring)."""
+    if graph not in GRAPHS:
+        raise ValueError(f"graph must be one of {', '.join(GRAPHS)}, not {graph!r}")
+    task_graph = GRAPHS[graph](robot)
+    latencies = task_graph.latencies(ccm_latency(timing, width))
+    edges = task_graph.edges(width=width)
+    # Each joint angle leaves through an output port of its own (latency 0), so aligning the
+    # ports delays the angles, not the CCMs that also feed later ones.
+    outputs = []
+    for name, (source, port) in task_graph.outputs.items():
+        outputs.append(f"out:{name}")
+        latencies[f"out:{name}"] = 0
+        edges.append(Edge(source, f"out:{name}", port=port, width=width))
+    plain = assign_buffers(latencies, edges, inputs=task_graph.inputs, outputs=outputs,
+                           align_outputs=align_outputs)
+    shared = assign_buffers(latencies, edges, inputs=task_graph.inputs, outputs=outputs,
+                            align_outputs=align_outputs, share=True)
+    op = {("CIRCULAR", "ROTATION"): "circular rotation", ("CIRCULAR", "VECTORING"): "circular vectoring",
+          ("LINEAR", "ROTATION"): "linear rotation", ("LINEAR", "VECTORING"): "linear vectoring",
+          ("HYPERBOLIC", "ROTATION"): "hyperbolic rotation",
+          ("HYPERBOLIC", "VECTORING"): "hyperbolic vectoring"}
+    return {
+        "robot": robot.name, "graph": graph, "timing": timing,
+        "width": width if timing == "pipelined" else None,
+        "nodes": [{"name": c.name, "op": op[(c.system.name, c.direction.name)],
+                   "latency": latencies[c.name], "start": plain.start[c.name],
+                   "expansion": c.expansion, "computes": c.label} for c in task_graph.ccms],
+        "edges": [{"src": e.src, "port": e.port, "dst": e.dst, "buffers": b}
+                  for e, b in zip(edges, plain.edge_buffers)],
+        "inputs": list(task_graph.inputs),
+        "outputs": {name: f"{src}.{port}" for name, (src, port) in task_graph.outputs.items()},
+        "ccms": len(task_graph), "critical_path_ccms": task_graph.depth(),
+        "operand_adders": task_graph.adders(),
+        "total_buffer_stages": plain.buffer_stages,
+        "shared_buffer_stages": shared.buffer_stages,
+        "tapped_delay_lines": shared.tapped_delay_lines,
+        "delay_lines": shared.delay_lines,
+        "buffer_bits": plain.buffer_bits, "shared_buffer_bits": shared.buffer_bits,
+        "depth": plain.depth,
+    }

@@ -2,10 +2,11 @@
 
 from amaranth.hdl import Module, Signal, signed
 
+from buffers.delay_line import tapped_delay_line
 from cordic.component import CordicComponent
 from cordic.datapath import finish, micro_step, prerotate
 
-__all__ = ["PipelinedCordic"]
+__all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency"]
 
 
 class PipelinedCordic(CordicComponent):
@@ -25,7 +26,7 @@ class PipelinedCordic(CordicComponent):
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: ``len(steps) + 2``."""
-        return len(self._config.steps) + 2
+        return pipelined_latency(self._config)
 
     @property
     def interval(self):
@@ -34,39 +35,59 @@ class PipelinedCordic(CordicComponent):
 
     def elaborate(self, platform):
         m = Module()
-        config = self._config
-
         # All stages move together; they hold while the output waits.
         advance = ~self.o.valid | self.o.ready
         m.d.comb += self.i.ready.eq(advance)
-
-        def stage(name, values, tag, valid):
-            xr = Signal(signed(config.xy_width), name=f"{name}_x", reset_less=True)
-            yr = Signal(signed(config.xy_width), name=f"{name}_y", reset_less=True)
-            zr = Signal(signed(config.z_width), name=f"{name}_z", reset_less=True)
-            tr = Signal(self.tag_width, name=f"{name}_tag", reset_less=True)
-            vr = Signal(name=f"{name}_valid")
-            with m.If(advance):
-                m.d.sync += [xr.eq(values[0]), yr.eq(values[1]), zr.eq(values[2]),
-                             tr.eq(tag), vr.eq(valid)]
-            return (xr, yr, zr), tr, vr
-
-        values, tag, valid = stage(
-            "pre", prerotate(config, self.i.payload.x, self.i.payload.y, self.i.payload.z),
-            self.i.payload.tag, self.i.valid)
-        for index, step in enumerate(config.steps):
-            values, tag, valid = stage(
-                f"step{index}",
-                micro_step(config, *values, shift=step.shift, angle=step.angle,
-                           rotate=step.shift is not None, norm_shift=step.norm_shift,
-                           gamma=step.gamma, expanded=step.expanded),
-                tag, valid)
-
-        out_valid = Signal()
-        out = Signal(self.o.payload.shape(), reset_less=True)
-        with m.If(advance):
-            fields = finish(config, *values)
-            m.d.sync += [getattr(out, name).eq(value) for name, value in fields.items()]
-            m.d.sync += [out.tag.eq(tag), out_valid.eq(valid)]
-        m.d.comb += [self.o.payload.eq(out), self.o.valid.eq(out_valid)]
+        fields = pipelined_datapath(m, self._config, self.i.payload.x, self.i.payload.y,
+                                    self.i.payload.z, advance)
+        late = self.latency
+        valid = tapped_delay_line(m, self.i.valid, [late], advance, "valid",
+                                  reset_less=False)[late]
+        tag = tapped_delay_line(m, self.i.payload.tag, [late], advance, "tag")[late]
+        m.d.comb += [getattr(self.o.payload, name).eq(value) for name, value in fields.items()]
+        m.d.comb += [self.o.payload.tag.eq(tag), self.o.valid.eq(valid)]
         return m
+
+
+def pipelined_latency(config):
+    """Register stages of :func:`pipelined_datapath`: pre-rotation, one per step, output."""
+    return len(config.steps) + 2
+
+
+def pipelined_datapath(m, config, x, y, z, enable, name="cordic", sideband=None):
+    """The datapath of :class:`PipelinedCordic` inside module ``m``: operands ``x``, ``y``,
+    ``z`` (port codes) enter the first register when ``enable`` is high; returns the dict of
+    output fields (``x``, ``y``, ``z``, ``domain_error``, ``overflow``), registered,
+    :func:`pipelined_latency` enabled cycles later. Registers are reset-less. A ``sideband``
+    value, if given, travels through the same registers and comes out as ``"sideband"``."""
+    def stage(label, values):
+        shapes = [signed(config.xy_width), signed(config.xy_width), signed(config.z_width)]
+        if sideband is not None:
+            shapes.append(sideband.shape())
+        registers = tuple(Signal(shape, name=f"{name}_{label}_{field}", reset_less=True)
+                          for shape, field in zip(shapes, ("x", "y", "z", "sideband")))
+        with m.If(enable):
+            m.d.sync += [r.eq(v) for r, v in zip(registers, values)]
+        return registers
+
+    def carry(values, previous):
+        return (*values, previous[3]) if sideband is not None else values
+
+    extra = () if sideband is None else (sideband,)
+    values = stage("pre", (*prerotate(config, x, y, z), *extra))
+    for index, step in enumerate(config.steps):
+        values = stage(f"step{index}", carry(micro_step(
+            config, *values[:3], shift=step.shift, angle=step.angle,
+            rotate=step.shift is not None, norm_shift=step.norm_shift, gamma=step.gamma,
+            expanded=step.expanded), values))
+    results = dict(finish(config, *values[:3]))
+    if sideband is not None:
+        results["sideband"] = values[3]
+    outputs = {}
+    for field, value in results.items():
+        shape = signed(config.width) if field in "xyz" else \
+            (sideband.shape() if field == "sideband" else 1)
+        outputs[field] = Signal(shape, name=f"{name}_out_{field}", reset_less=True)
+        with m.If(enable):
+            m.d.sync += outputs[field].eq(value)
+    return outputs

@@ -113,17 +113,31 @@ class TaskGraph:
     def __len__(self):
         return len(self.ccms)
 
+    @property
+    def branches(self):
+        """The branch indicators some operand uses, in :data:`BRANCH_INDICATORS` order."""
+        used = {op.branch for c in self.ccms for _, op in c.operands() if op.branch}
+        return tuple(b for b in BRANCH_INDICATORS if b in used)
+
     def edges(self, width=1):
-        """One :class:`buffers.Edge` per operand fed by an input or a CCM."""
-        return [Edge(op.source, ccm.name, port=op.port if op.source in self._by_name else "value",
-                     width=width)
-                for ccm in self.ccms for _, op in ccm.operands() if op.source is not None]
+        """One :class:`buffers.Edge` per operand fed by an input or a CCM (``width`` bits), and
+        one per operand that takes a branch indicator's sign (1 bit)."""
+        edges = []
+        for ccm in self.ccms:
+            for _, op in ccm.operands():
+                if op.source is not None:
+                    port = op.port if op.source in self._by_name else "value"
+                    edges.append(Edge(op.source, ccm.name, port=port, width=width))
+                if op.branch:
+                    edges.append(Edge(op.branch, ccm.name, port="value", width=1))
+        return edges
 
     def latencies(self, ccm_latency=1):
-        """``{node: latency}``: inputs 0, CCMs ``ccm_latency`` (a number, or a function of the
-        :class:`Ccm`)."""
+        """``{node: latency}``: inputs and branch indicators 0, CCMs ``ccm_latency`` (a number,
+        or a function of the :class:`Ccm`)."""
         latency = ccm_latency if callable(ccm_latency) else (lambda ccm: ccm_latency)
-        return {**dict.fromkeys(self.inputs, 0), **{c.name: int(latency(c)) for c in self.ccms}}
+        return {**dict.fromkeys(self.inputs + self.branches, 0),
+                **{c.name: int(latency(c)) for c in self.ccms}}
 
     def depth(self):
         """Length of the longest chain of CCMs."""

@@ -8,7 +8,7 @@ sharing, and the depth.
 
 from buffers import Edge, assign_buffers
 from cordic.config import CordicConfig
-from cordic.pipelined import PipelinedCordic
+from cordic.pipelined import pipelined_latency
 from hw.puma_ik_graph import best_graph
 
 __all__ = ["GRAPHS", "TIMINGS", "ccm_latency", "graph_solution"]
@@ -23,8 +23,8 @@ def ccm_latency(timing, width):
         return lambda ccm: 1
     if timing != "pipelined":
         raise ValueError(f"timing must be one of {', '.join(TIMINGS)}, not {timing!r}")
-    return lambda ccm: PipelinedCordic(CordicConfig(ccm.system, ccm.direction, width=width,
-                                                    expansion=ccm.expansion)).latency
+    return lambda ccm: pipelined_latency(CordicConfig(ccm.system, ccm.direction, width=width,
+                                                      expansion=ccm.expansion))
 
 
 def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=False):
@@ -41,9 +41,10 @@ def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=
         outputs.append(f"out:{name}")
         latencies[f"out:{name}"] = 0
         edges.append(Edge(source, f"out:{name}", port=port, width=width))
-    plain = assign_buffers(latencies, edges, inputs=task_graph.inputs, outputs=outputs,
+    inputs = task_graph.inputs + task_graph.branches
+    plain = assign_buffers(latencies, edges, inputs=inputs, outputs=outputs,
                            align_outputs=align_outputs)
-    shared = assign_buffers(latencies, edges, inputs=task_graph.inputs, outputs=outputs,
+    shared = assign_buffers(latencies, edges, inputs=inputs, outputs=outputs,
                             align_outputs=align_outputs, share=True)
     op = {("CIRCULAR", "ROTATION"): "circular rotation", ("CIRCULAR", "VECTORING"): "circular vectoring",
           ("LINEAR", "ROTATION"): "linear rotation", ("LINEAR", "VECTORING"): "linear vectoring",
@@ -57,7 +58,7 @@ def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=
                    "expansion": c.expansion, "computes": c.label} for c in task_graph.ccms],
         "edges": [{"src": e.src, "port": e.port, "dst": e.dst, "buffers": b}
                   for e, b in zip(edges, plain.edge_buffers)],
-        "inputs": list(task_graph.inputs),
+        "inputs": list(inputs),
         "outputs": {name: f"{src}.{port}" for name, (src, port) in task_graph.outputs.items()},
         "ccms": len(task_graph), "critical_path_ccms": task_graph.depth(),
         "operand_adders": task_graph.adders(),

@@ -29,8 +29,10 @@ def test_structure_meets_the_goals():
     assert len(graph) == 18 and graph.depth() == 10  # goals: <= 19 CCMs, critical path <= 13
     fgl = best_graph(load_robot("puma560_fgl"))      # d6 != 0: three CCMs for the wrist centre
     assert len(fgl) == 21 and fgl.depth() == 11
-    assert len(graph.edges()) == sum(op.source is not None
-                                     for c in graph.ccms for _, op in c.operands())
+    operands = [op for c in graph.ccms for _, op in c.operands()]
+    assert len(graph.edges()) == sum(op.source is not None for op in operands) + \
+        sum(op.branch is not None for op in operands)
+    assert graph.branches == ("arm", "elbow", "wrist")
 
 
 @pytest.mark.parametrize("name", ["puma560", "puma560_fgl"])

@@ -7,6 +7,7 @@ Examples::
     robohw report                        # measure everything, write report/
     robohw report --quick --out /tmp/r
     robohw ik-graph --graph best --timing pipelined --json graph.json
+    robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
 """
 
 import argparse
@@ -58,6 +59,23 @@ def _parser():
                           help="all six joint angles out on the same cycle")
     ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")
 
+    ik = commands.add_parser(
+        "ik", help="inverse kinematics of hand poses from a CSV file",
+        epilog="example: robohw ik --poses poses.csv --out joints.csv --backend model")
+    ik.add_argument("--poses", required=True, metavar="IN.csv",
+                    help="header nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz (metres)")
+    ik.add_argument("--out", required=True, metavar="OUT.csv",
+                    help="written with the header q1,...,q6,valid (radians)")
+    ik.add_argument("--robot", default="puma560", metavar="FILE.toml",
+                    help="robot file or shipped name (default puma560)")
+    ik.add_argument("--backend", choices=["float", "model", "rtl"], default="float",
+                    help="closed form, bit-exact model or Amaranth RTL (default float)")
+    ik.add_argument("--width", type=int, default=24,
+                    help="data width of the model and rtl backends (default 24)")
+    ik.add_argument("--arm", choices=["right", "left"], default="right")
+    ik.add_argument("--elbow", choices=["up", "down"], default="up")
+    ik.add_argument("--wrist", choices=["noflip", "flip"], default="noflip")
+
     report = commands.add_parser(
         "report", help="measure every design and write the report",
         epilog="example: robohw report --quick --out /tmp/report")
@@ -95,6 +113,8 @@ def main(argv=None):
             if args.json:
                 with open(args.json, "w") as file:
                     json.dump(solution, file, indent=1)
+        elif args.command == "ik":
+            return _ik(args)
         elif args.command == "report":
             from sim.cordic_report import write_cordic_report
             print(write_cordic_report(args.out, quick=args.quick,
@@ -103,6 +123,31 @@ def main(argv=None):
     except OSError as error:
         print(f"robohw: {error}", file=sys.stderr)
         return 1
+    return 0
+
+
+def _ik(args):
+    from robots import RobotFileError, load_robot
+    from sim.ik_io import PoseFileError, read_poses, solve_ik, write_joints
+    try:
+        robot = load_robot(args.robot)
+        poses = read_poses(args.poses)
+        q, valid = solve_ik(robot, poses, args.backend, arm=1 if args.arm == "right" else -1,
+                            elbow=1 if args.elbow == "up" else -1,
+                            wrist=1 if args.wrist == "noflip" else -1, width=args.width,
+                            progress=sys.stderr)
+    except (RobotFileError, PoseFileError) as error:
+        print(f"robohw ik: {error}", file=sys.stderr)
+        return 2
+    except OverflowError:
+        print(f"robohw ik: {args.poses}: a value is outside the {args.width}-bit data format "
+              f"of the {args.backend} backend", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"robohw ik: {error}", file=sys.stderr)
+        return 2
+    write_joints(args.out, q, valid)
+    print(f"{len(q)} poses, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
     return 0
 
 

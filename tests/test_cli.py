@@ -67,3 +67,62 @@ def test_ik_graph_bad_robot_is_one_line_exit_2(tmp_path, capsys):
     assert main(["ik-graph", "--robot", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "joint 1: a: missing" in err
+
+
+def write_poses(path, count=4, seed=0):
+    import numpy as np
+    from hw.puma_ik_graph import POSE_INPUTS
+    from robots import load_robot
+    from sim.kinematics import forward_kinematics
+    robot = load_robot()
+    rng = np.random.default_rng(seed)
+    limits = np.array([j.limits for j in robot.joints])
+    q = rng.uniform(limits[:, 0], limits[:, 1], (count, 6))
+    pose = forward_kinematics(robot, q)
+    rows = [",".join(POSE_INPUTS)]
+    rows += [",".join(str(float(p["xyz".index(n[1]), "noap".index(n[0])])) for n in POSE_INPUTS)
+             for p in pose]
+    path.write_text("\n".join(rows) + "\n")
+    return q
+
+
+def read_joints(path):
+    import numpy as np
+    lines = path.read_text().splitlines()
+    assert lines[0] == "q1,q2,q3,q4,q5,q6,valid"
+    return np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+
+
+def test_ik_backends_agree(tmp_path):
+    import numpy as np
+    q = write_poses(tmp_path / "poses.csv")
+    results = {}
+    for backend in ("float", "model", "rtl"):
+        out = tmp_path / f"{backend}.csv"
+        assert main(["ik", "--poses", str(tmp_path / "poses.csv"), "--out", str(out),
+                     "--backend", backend, "--width", "14", "--elbow", "down"]) == 0
+        results[backend] = read_joints(out)
+    assert np.array_equal(results["model"], results["rtl"])  # bit for bit, as radians
+    assert results["float"][:, 6].all()
+    assert np.abs(results["model"][:, :6] - results["float"][:, :6]).max() < 0.05
+    assert np.all(np.abs(results["float"][:, :6]) <= np.pi)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda rows: [rows[0].replace("ay", "aq")] + rows[1:], "line 1, column ay: missing"),
+    (lambda rows: rows[:2] + [rows[2].replace(rows[2].split(",")[3], "abc", 1)] + rows[3:],
+     "line 3, column ox: not a number: 'abc'"),
+    (lambda rows: rows[:2] + [",".join(["nan"] + rows[2].split(",")[1:])], "line 3, column nx: not finite"),
+    (lambda rows: rows[:2] + [",".join(["2.0"] + rows[2].split(",")[1:])],
+     "line 3, columns nx..az: n, o, a are not a right-handed orthonormal frame"),
+    (lambda rows: rows[:2] + [rows[2] + ",1"], "line 3: 13 fields, the header has 12"),
+])
+def test_ik_bad_files_exit_2_one_line_no_output(tmp_path, capsys, edit, message):
+    poses = tmp_path / "poses.csv"
+    write_poses(poses)
+    poses.write_text("\n".join(edit(poses.read_text().splitlines())) + "\n")
+    out = tmp_path / "out.csv"
+    assert main(["ik", "--poses", str(poses), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and str(poses) in err and re.search(message, err)
+    assert not out.exists() and not list(tmp_path.glob(".out.csv*"))

@@ -95,7 +95,8 @@ def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamm
 
 def finish(config, x, y, z):
     """Output fields from internal ``(x, y, z)``: a dict with ``x``, ``y``, ``z``,
-    ``domain_error`` and ``overflow`` expressions (see :func:`sim.cordic_model.cordic_model`)."""
+    ``domain_error`` and ``overflow`` expressions (see :func:`sim.cordic_model.cordic_model`),
+    and the per-port ``x_overflow``, ``y_overflow``, ``z_overflow`` (not in the payload)."""
     x, y, z = Value.cast(x), Value.cast(y), Value.cast(z)
     if not config.checks_domain:
         domain_error = 0
@@ -115,4 +116,5 @@ def finish(config, x, y, z):
     else:
         z, z_over = hdl_saturate(z, w)
     return {"x": x, "y": y, "z": z, "domain_error": domain_error,
-            "overflow": x_over | y_over | z_over}
+            "overflow": x_over | y_over | z_over,
+            "x_overflow": x_over, "y_overflow": y_over, "z_overflow": z_over}

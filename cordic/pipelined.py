@@ -44,7 +44,8 @@ class PipelinedCordic(CordicComponent):
         valid = tapped_delay_line(m, self.i.valid, [late], advance, "valid",
                                   reset_less=False)[late]
         tag = tapped_delay_line(m, self.i.payload.tag, [late], advance, "tag")[late]
-        m.d.comb += [getattr(self.o.payload, name).eq(value) for name, value in fields.items()]
+        m.d.comb += [getattr(self.o.payload, name).eq(fields[name])
+                     for name in ("x", "y", "z", "domain_error", "overflow")]
         m.d.comb += [self.o.payload.tag.eq(tag), self.o.valid.eq(valid)]
         return m
 

@@ -75,7 +75,8 @@ class WordSerialCordic(CordicComponent):
             m.d.sync += [x.eq(x1), y.eq(y1), z.eq(z1), index.eq(index + 1)]
         with m.If(on_last & out_free):
             fields = finish(config, x1, y1, z1)
-            m.d.sync += [getattr(out, name).eq(value) for name, value in fields.items()]
+            m.d.sync += [getattr(out, name).eq(fields[name])
+                         for name in ("x", "y", "z", "domain_error", "overflow")]
             m.d.sync += [out.tag.eq(tag), out_valid.eq(1), busy.eq(0), index.eq(0)]
         with m.If(self.i.valid & self.i.ready):
             m.d.sync += [

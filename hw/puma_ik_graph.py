@@ -24,10 +24,11 @@ n1..o3   circular rotations          third row of ``R36`` from ``n`` and ``o``
 q6       circular vectoring          ``theta6``
 =======  ==========================  ===============================================
 
-The two hyperbolic vectorings use range expansion 2 (:class:`cordic.config.CordicConfig`), so
-the graph covers every pose with ``r > 1.002 D`` and ``|cos gamma| < 0.998`` (elbow bent by
-more than 3.6 degrees from straight or folded); outside, the CCMs raise their domain flags and
-the pose is reported invalid. The wrist singularity (``sin theta5 = 0``) leaves ``theta4`` and
+The two hyperbolic vectorings use range expansion 4 (:class:`cordic.config.CordicConfig`), so
+the graph covers every pose with ``|u| > 0.002 D`` (the wrist centre more than 0.3 mm off the
+shoulder-singular cylinder of the PUMA 560) and ``|cos gamma| < 0.999998`` (elbow bent by more
+than 0.11 degrees from straight or folded); outside, the CCMs raise their domain flags and the
+pose is reported invalid. The wrist singularity (``sin theta5 = 0``) leaves ``theta4`` and
 ``theta6`` undetermined, as in any closed form.
 """
 
@@ -40,7 +41,7 @@ from sim.kinematics import check_puma_family
 __all__ = ["POSE_INPUTS", "best_graph"]
 
 POSE_INPUTS = ("nx", "ny", "nz", "ox", "oy", "oz", "ax", "ay", "az", "px", "py", "pz")
-HYPERBOLIC_EXPANSION = 2
+HYPERBOLIC_EXPANSION = 4  # domains |y/x| < 0.999998: see the module docstring
 
 CIRC, LIN, HYP = System.CIRCULAR, System.LINEAR, System.HYPERBOLIC
 ROT, VEC = Direction.ROTATION, Direction.VECTORING

@@ -147,6 +147,12 @@ class TaskGraph:
                                        if op.source is not None), default=0)
         return max(level[c.name] for c in self.ccms)
 
+    def used_ports(self, name):
+        """The output ports of CCM ``name`` that an operand or a graph output reads."""
+        used = {op.port for c in self.ccms for _, op in c.operands() if op.source == name}
+        used |= {port for source, port in self.outputs.values() if source == name}
+        return "".join(p for p in "xyz" if p in used)
+
     def adders(self):
         """Operands that add a constant to a source: one adder each."""
         return sum(1 for c in self.ccms for _, op in c.operands()

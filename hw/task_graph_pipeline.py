@@ -52,7 +52,7 @@ class TaskGraphPipeline(wiring.Component):
         One field per graph input (``signed(width)``), one bit per branch indicator, ``tag``.
     o : ``Out(stream.Signature(...))``
         One field per graph output (``signed(width)``), ``unreachable`` (some CCM's operands
-        left its domain or overflowed), ``tag``.
+        left its domain, or an operand or a port the graph reads overflowed), ``tag``.
 
     Latency is :attr:`latency` cycles (the balanced depth); throughput one result per clock.
     """
@@ -178,7 +178,9 @@ class TaskGraphPipeline(wiring.Component):
                                         sideband=operand_slot)
             ccm_slot = fields.get("sideband")
             ready = start[ccm.name] + latency[ccm.name]
-            error = fields["domain_error"] | fields["overflow"]
+            # Only the ports the graph reads count: an unused z may saturate harmlessly.
+            error = Cat(fields["domain_error"],
+                        *(fields[f"{p}_overflow"] for p in graph.used_ports(ccm.name))).any()
             if overflows:
                 late = tapped_delay_line(m, Cat(*overflows).any(), [latency[ccm.name]], advance,
                                          f"{ccm.name}_operand_overflow")[latency[ccm.name]]

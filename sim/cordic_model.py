@@ -18,12 +18,16 @@ __all__ = ["CordicOutputs", "cordic_model", "prerotate", "evaluate_function"]
 
 class CordicOutputs(NamedTuple):
     """Output codes of a CORDIC processor: ``x``, ``y``, ``z`` in the port formats, and the
-    ``domain_error`` and ``overflow`` flags (boolean arrays)."""
+    ``domain_error`` and ``overflow`` flags (boolean arrays); ``overflow`` is any of the
+    per-port ``x_overflow``, ``y_overflow``, ``z_overflow``."""
     x: np.ndarray
     y: np.ndarray
     z: np.ndarray
     domain_error: np.ndarray
     overflow: np.ndarray
+    x_overflow: np.ndarray
+    y_overflow: np.ndarray
+    z_overflow: np.ndarray
 
 
 def _check_codes(values, width, name):
@@ -123,7 +127,7 @@ def cordic_model(config, x, y, z):
         z, z_over = wrap(z, w), np.zeros(z.shape, dtype=bool)
     else:
         z, z_over = saturate(z, w)
-    return CordicOutputs(x, y, z, domain_error, x_over | y_over | z_over)
+    return CordicOutputs(x, y, z, domain_error, x_over | y_over | z_over, x_over, y_over, z_over)
 
 
 def evaluate_function(name, *arguments, **config):

@@ -107,9 +107,10 @@ def main(argv=None):
                 print(f"robohw ik-graph: {error}", file=sys.stderr)
                 return 2
             for key in ("robot", "graph", "timing", "ccms", "critical_path_ccms", "depth",
-                        "total_buffer_stages", "shared_buffer_stages", "delay_lines",
-                        "tapped_delay_lines", "operand_adders"):
-                print(f"{key:22} {solution[key]}")
+                        "total_buffer_stages", "shared_buffer_stages", "data_buffer_stages",
+                        "shared_data_buffer_stages", "delay_lines", "tapped_delay_lines",
+                        "operand_adders"):
+                print(f"{key:26} {solution[key]}")
             if args.json:
                 with open(args.json, "w") as file:
                     json.dump(solution, file, indent=1)
@@ -117,9 +118,11 @@ def main(argv=None):
             return _ik(args)
         elif args.command == "report":
             from sim.cordic_report import write_cordic_report
+            from sim.ik_report import write_ik_report
             print(write_cordic_report(args.out, quick=args.quick,
                                       verilator=not args.no_verilator))
-            print(f"written: {args.out}/cordic.md, {args.out}/cordic.json", file=sys.stderr)
+            print(write_ik_report(args.out, quick=args.quick))
+            print(f"written: {args.out}/cordic.md, cordic.json, ik.md, ik.json", file=sys.stderr)
     except OSError as error:
         print(f"robohw: {error}", file=sys.stderr)
         return 1

@@ -66,6 +66,11 @@ def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=
         "shared_buffer_stages": shared.buffer_stages,
         "tapped_delay_lines": shared.tapped_delay_lines,
         "delay_lines": shared.delay_lines,
+        # Without the 1-bit lines of the branch indicators: comparable with the paper's count.
+        "data_buffer_stages": sum(b for e, b in zip(edges, plain.edge_buffers)
+                                  if e.src not in task_graph.branches),
+        "shared_data_buffer_stages": sum(length for (src, _), length in shared.line_lengths.items()
+                                         if src not in task_graph.branches),
         "buffer_bits": plain.buffer_bits, "shared_buffer_bits": shared.buffer_bits,
         "depth": plain.depth,
     }

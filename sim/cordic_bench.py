@@ -65,7 +65,7 @@ def bench_cordic(widths=(16, 24, 32), *, amaranth_results=200, verilator_results
                     started = time.perf_counter()
                     outputs, stats = run_stream_verilator(
                         architecture(config, tag_width=8), payloads, name="cordic",
-                        build_dir=build_dir)
+                        build_dir=build_dir, optimize=True)
                     row["verilator_build_s"] = time.perf_counter() - started - stats["wall_seconds"]
                 _check(config, payloads, outputs)
                 row["verilator_cycles_per_s"] = stats["cycles"] / stats["wall_seconds"]

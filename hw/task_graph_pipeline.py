@@ -110,14 +110,15 @@ class TaskGraphPipeline(wiring.Component):
         m.d.comb += self.i.ready.eq(advance)
 
         # Taps every producer output needs, from the start times of its consumers.
+        reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
+                 if op.source is not None]
+        reads += [(c.name, op.branch, "value") for c in graph.ccms for _, op in c.operands()
+                  if op.branch]
+        reads += [(f"out:{n}", source, port) for n, (source, port) in graph.outputs.items()]
         taps = defaultdict(set)
-        consumers = [(c.name, op) for c in graph.ccms for _, op in c.operands()]
-        consumers += [(f"out:{n}", _Source(s, p)) for n, (s, p) in graph.outputs.items()]
-        for dst, op in consumers:
-            for src, port in ((op.source, op.port), (getattr(op, "branch", None), "value")):
-                if src is not None:
-                    key = (src, port if src in self._configs else "value")
-                    taps[key].add(start[dst] - start[src] - latency[src])
+        for dst, src, port in reads:
+            key = (src, port if src in self._configs else "value")
+            taps[key].add(start[dst] - start[src] - latency[src])
         lines, shadows = {}, {}
         check = self._check_alignment
         if check:
@@ -201,9 +202,3 @@ class TaskGraphPipeline(wiring.Component):
         m.d.comb += [self.o.payload.unreachable.eq(Cat(*errors).any()), self.o.payload.tag.eq(tag),
                      self.o.valid.eq(valid)]
         return m
-
-
-class _Source:
-    """An output port seen as an operand, for tap bookkeeping."""
-    def __init__(self, source, port):
-        self.source, self.port, self.branch = source, port, None

@@ -46,14 +46,10 @@ def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=
                            align_outputs=align_outputs)
     shared = assign_buffers(latencies, edges, inputs=inputs, outputs=outputs,
                             align_outputs=align_outputs, share=True)
-    op = {("CIRCULAR", "ROTATION"): "circular rotation", ("CIRCULAR", "VECTORING"): "circular vectoring",
-          ("LINEAR", "ROTATION"): "linear rotation", ("LINEAR", "VECTORING"): "linear vectoring",
-          ("HYPERBOLIC", "ROTATION"): "hyperbolic rotation",
-          ("HYPERBOLIC", "VECTORING"): "hyperbolic vectoring"}
     return {
         "robot": robot.name, "graph": graph, "timing": timing,
         "width": width if timing == "pipelined" else None,
-        "nodes": [{"name": c.name, "op": op[(c.system.name, c.direction.name)],
+        "nodes": [{"name": c.name, "op": f"{c.system.name.lower()} {c.direction.value}",
                    "latency": latencies[c.name], "start": plain.start[c.name],
                    "expansion": c.expansion, "computes": c.label} for c in task_graph.ccms],
         "edges": [{"src": e.src, "port": e.port, "dst": e.dst, "buffers": b}

@@ -5,7 +5,7 @@ from amaranth.hdl import Array, Module, Signal, signed
 from cordic.component import CordicComponent
 from cordic.datapath import finish, micro_step, prerotate
 
-__all__ = ["WordSerialCordic"]
+__all__ = ["WordSerialCordic", "serial_step", "word_serial_datapath", "word_serial_period"]
 
 
 class WordSerialCordic(CordicComponent):
@@ -51,15 +51,7 @@ class WordSerialCordic(CordicComponent):
         out = Signal(self.o.payload.shape(), reset_less=True)
         out_valid = Signal()
 
-        def table(field):
-            return Array(int(field(step)) for step in steps)[index]
-
-        x1, y1, z1 = micro_step(
-            config, x, y, z,
-            shift=table(lambda s: s.shift or 0), angle=table(lambda s: s.angle),
-            rotate=table(lambda s: s.shift is not None),
-            norm_shift=table(lambda s: s.norm_shift), gamma=table(lambda s: s.gamma != 0),
-            norm_subtract=table(lambda s: s.gamma < 0), expanded=table(lambda s: s.expanded))
+        x1, y1, z1 = serial_step(config, x, y, z, index)
 
         out_free = ~out_valid | self.o.ready
         on_last = busy & (index == count - 1)
@@ -86,3 +78,58 @@ class WordSerialCordic(CordicComponent):
                 tag.eq(self.i.payload.tag), busy.eq(1), index.eq(0),
             ]
         return m
+
+
+def serial_step(config, x, y, z, index):
+    """The shift-and-add unit: step ``index`` (a signal) of the program applied to ``x``, ``y``,
+    ``z``, its parameters read from a table indexed by ``index``."""
+    def table(field):
+        return Array(int(field(step)) for step in config.steps)[index]
+
+    return micro_step(
+        config, x, y, z,
+        shift=table(lambda s: s.shift or 0), angle=table(lambda s: s.angle),
+        rotate=table(lambda s: s.shift is not None),
+        norm_shift=table(lambda s: s.norm_shift), gamma=table(lambda s: s.gamma != 0),
+        norm_subtract=table(lambda s: s.gamma < 0), expanded=table(lambda s: s.expanded))
+
+
+def word_serial_period(config):
+    """Cycles :func:`word_serial_datapath` needs between starts: load, then one per step."""
+    return len(config.steps) + 1
+
+
+def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None):
+    """A word-serial CORDIC inside module ``m``, started by its owner: when ``start`` is high the
+    operands (port codes) are loaded; ``len(config.steps)`` cycles later the output fields
+    (``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and per-port overflows) are registered
+    and held until the next result. Start it at most every :func:`word_serial_period` cycles.
+    A ``sideband`` value, if given, is taken at the start and comes out with the result."""
+    count = len(config.steps)
+    xr = Signal(signed(config.xy_width), name=f"{name}_x", reset_less=True)
+    yr = Signal(signed(config.xy_width), name=f"{name}_y", reset_less=True)
+    zr = Signal(signed(config.z_width), name=f"{name}_z", reset_less=True)
+    index = Signal(range(count), name=f"{name}_index")
+    busy = Signal(name=f"{name}_busy")
+    x1, y1, z1 = serial_step(config, xr, yr, zr, index)
+    results = dict(finish(config, x1, y1, z1))
+    held = None
+    if sideband is not None:
+        held = Signal(sideband.shape(), name=f"{name}_sideband_in", reset_less=True)
+        results["sideband"] = held
+    outputs = {}
+    for field, value in results.items():
+        shape = signed(config.width) if field in "xyz" else \
+            (sideband.shape() if field == "sideband" else 1)
+        outputs[field] = Signal(shape, name=f"{name}_out_{field}", reset_less=True)
+    with m.If(busy):
+        m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1), index.eq(index + 1)]
+        with m.If(index == count - 1):
+            m.d.sync += [outputs[f].eq(v) for f, v in results.items()]
+            m.d.sync += [busy.eq(0), index.eq(0)]
+    with m.If(start):
+        m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), prerotate(config, x, y, z))]
+        m.d.sync += [busy.eq(1), index.eq(0)]
+        if held is not None:
+            m.d.sync += held.eq(sideband)
+    return outputs

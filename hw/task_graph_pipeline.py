@@ -1,10 +1,14 @@
-"""A task graph of CCMs as one balanced hardware pipeline: one result per clock.
+"""A task graph of CCMs as one balanced hardware pipeline, in two timing modes.
 
-Every CCM is a pipelined CORDIC datapath (:func:`cordic.pipelined.pipelined_datapath`); every
-producer output drives one tapped delay line whose taps come from the optimal buffer assignment
-(:func:`buffers.assign_buffers`, shared lines, outputs aligned), so each CCM receives all its
-operands on the same cycle. The whole pipeline moves on one enable and holds while the output
-waits: nothing is lost under backpressure.
+``timing="pipelined"``: every CCM is a pipelined CORDIC datapath
+(:func:`cordic.pipelined.pipelined_datapath`); one result per clock. ``timing="word_serial"``:
+every CCM is a word-serial CORDIC (:func:`cordic.word_serial.word_serial_datapath`) and the
+pipeline advances one *stage* every ``P`` clocks, ``P`` the longest CCM's steps plus one (Lee &
+Chang's accounting: one result per stage). Either way every producer output drives one tapped
+delay line whose taps come from the optimal buffer assignment (:func:`buffers.assign_buffers`,
+shared lines, outputs aligned), so each CCM receives all its operands at once. The whole
+pipeline moves on one enable and holds while the output waits: nothing is lost under
+backpressure.
 
 Formats: inputs and real operands are ``signed(width)`` with ``frac_bits`` fraction bits;
 angles are binary angles (one turn = ``2**width``). Branch indicator bits select the sign of
@@ -24,6 +28,7 @@ from buffers import Edge, assign_buffers
 from buffers.delay_line import tapped_delay_line
 from cordic.config import CordicConfig, System
 from cordic.pipelined import pipelined_datapath, pipelined_latency
+from cordic.word_serial import word_serial_datapath, word_serial_period
 from hw.fixed import angle_to_code, hdl_saturate
 
 __all__ = ["TaskGraphPipeline"]
@@ -41,6 +46,8 @@ class TaskGraphPipeline(wiring.Component):
         Fraction bits of the real values; default ``width - 3``.
     tag_width : int
         User tag carried from ``i`` to ``o``.
+    timing : ``"pipelined"`` or ``"word_serial"``
+        CCM architecture (see above).
     check_alignment : bool
         Simulation aid: every value also carries the number of the input slot it came from,
         and ``Assert`` statements check that each CCM's operands (and the outputs) come from
@@ -54,9 +61,14 @@ class TaskGraphPipeline(wiring.Component):
         One field per graph output (``signed(width)``), ``unreachable`` (some CCM's operands
         left its domain, or an operand or a port the graph reads overflowed), ``tag``.
 
-    Latency is :attr:`latency` cycles (the balanced depth); throughput one result per clock.
+    Latency is :attr:`latency` cycles (the balanced depth times :attr:`interval`); throughput one
+    result per :attr:`interval` cycles (1 pipelined, ``P`` word-serial).
     """
-    def __init__(self, graph, *, width=24, frac_bits=None, tag_width=0, check_alignment=False):
+    def __init__(self, graph, *, width=24, frac_bits=None, tag_width=0, timing="pipelined",
+                 check_alignment=False):
+        if timing not in ("pipelined", "word_serial"):
+            raise ValueError(f"timing must be 'pipelined' or 'word_serial', not {timing!r}")
+        self._timing = timing
         frac_bits = width - 3 if frac_bits is None else frac_bits
         self._graph = graph
         self._configs = {c.name: CordicConfig(c.system, c.direction, width=width,
@@ -64,7 +76,12 @@ class TaskGraphPipeline(wiring.Component):
                          for c in graph.ccms}
         self._width, self._frac_bits, self._tag_width = width, frac_bits, tag_width
         self._check_alignment = check_alignment
-        latencies = graph.latencies(lambda c: pipelined_latency(self._configs[c.name]))
+        if timing == "pipelined":
+            latencies = graph.latencies(lambda c: pipelined_latency(self._configs[c.name]))
+            self._period = 1
+        else:
+            latencies = graph.latencies(1)
+            self._period = max(word_serial_period(cfg) for cfg in self._configs.values())
         edges = graph.edges(width=width)
         outputs = []
         for name, (source, port) in graph.outputs.items():
@@ -90,23 +107,43 @@ class TaskGraphPipeline(wiring.Component):
         return self._schedule
 
     @property
-    def latency(self):
-        """Cycles from an input transfer to its result being valid: the balanced depth."""
+    def depth(self):
+        """The balanced depth in stages (one stage = one clock when pipelined)."""
         return self._schedule.start[f"out:{next(iter(self._graph.outputs))}"]
 
     @property
+    def latency(self):
+        """Cycles from an input transfer to its result being valid: depth times interval."""
+        return self.depth * self._period
+
+    @property
     def interval(self):
-        return 1
+        """Cycles between results under continuous input: 1, or the stage period ``P``."""
+        return self._period
 
     @property
     def throughput(self):
-        return Fraction(1)
+        return Fraction(1, self._period)
 
     def elaborate(self, platform):
         m = Module()
         graph, width, start = self._graph, self._width, self._schedule.start
         latency = self._latencies
-        advance = ~self.o.valid | self.o.ready
+        depth = self.depth
+        valid_out = Signal()
+        if self._period == 1:
+            advance = ~valid_out | self.o.ready
+            m.d.comb += self.o.valid.eq(valid_out)
+        else:
+            # One stage every P cycles; the boundary waits while a result is not taken.
+            phase = Signal(range(self._period))
+            last = phase == self._period - 1
+            advance = last & (~valid_out | self.o.ready)
+            with m.If(advance):
+                m.d.sync += phase.eq(0)
+            with m.Elif(~last):
+                m.d.sync += phase.eq(phase + 1)
+            m.d.comb += self.o.valid.eq(valid_out & last)
         m.d.comb += self.i.ready.eq(advance)
 
         # Taps every producer output needs, from the start times of its consumers.
@@ -139,7 +176,8 @@ class TaskGraphPipeline(wiring.Component):
 
         def assert_aligned(dst, sources):
             slots = [tap(src, port, dst, shadows) for src, port in sources]
-            m.d.comb += Assert(Cat(*(a == slots[0] for a in slots)).all(),
+            # Checked when the consumer takes its operands: at every advance.
+            m.d.comb += Assert(~advance | Cat(*(a == slots[0] for a in slots)).all(),
                                f"operands of {dst} come from different input slots")
             return slots[0]
 
@@ -147,7 +185,6 @@ class TaskGraphPipeline(wiring.Component):
             produce((name, "value"), getattr(self.i.payload, name), slot if check else None)
 
         errors = []
-        depth = self.latency
         for ccm in graph.ccms:
             cfg = self._configs[ccm.name]
             operands, overflows = [], []
@@ -175,8 +212,8 @@ class TaskGraphPipeline(wiring.Component):
                 operand_slot = assert_aligned(ccm.name, sources)
             # The slot number rides through the CCM's own registers: the check trusts the
             # hardware, not the schedule's idea of its latency.
-            fields = pipelined_datapath(m, cfg, *operands, advance, name=ccm.name,
-                                        sideband=operand_slot)
+            datapath = pipelined_datapath if self._period == 1 else word_serial_datapath
+            fields = datapath(m, cfg, *operands, advance, name=ccm.name, sideband=operand_slot)
             ccm_slot = fields.get("sideband")
             ready = start[ccm.name] + latency[ccm.name]
             # Only the ports the graph reads count: an unused z may saturate harmlessly.
@@ -191,14 +228,13 @@ class TaskGraphPipeline(wiring.Component):
             for port in "xyz":
                 produce((ccm.name, port), fields[port], ccm_slot)
 
-        valid = tapped_delay_line(m, self.i.valid, [depth], advance, "valid",
-                                  reset_less=False)[depth]
+        m.d.comb += valid_out.eq(tapped_delay_line(m, self.i.valid, [depth], advance, "valid",
+                                                   reset_less=False)[depth])
         tag = tapped_delay_line(m, self.i.payload.tag, [depth], advance, "tag")[depth]
         for name, (source, port) in graph.outputs.items():
             m.d.comb += getattr(self.o.payload, name).eq(tap(source, port, f"out:{name}"))
         if check:
             first = next(iter(graph.outputs))
             assert_aligned(f"out:{first}", list(graph.outputs.values()))
-        m.d.comb += [self.o.payload.unreachable.eq(Cat(*errors).any()), self.o.payload.tag.eq(tag),
-                     self.o.valid.eq(valid)]
+        m.d.comb += [self.o.payload.unreachable.eq(Cat(*errors).any()), self.o.payload.tag.eq(tag)]
         return m

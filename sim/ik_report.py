@@ -23,10 +23,10 @@ PAPER = {"ccms": 25, "depth_stages": 18, "buffer_stages": 141, "tapped_delay_lin
          "stage_us": 40}
 
 
-def measure_pipeline(robot, width, count=32, seed=0):
+def measure_pipeline(robot, width, count=32, seed=0, timing="pipelined"):
     """Latency and interval of the IK pipeline, measured by simulating ``count`` poses."""
     graph = best_graph(robot)
-    dut = TaskGraphPipeline(graph, width=width)
+    dut = TaskGraphPipeline(graph, width=width, timing=timing)
     rng = np.random.default_rng(seed)
     limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
     pose = forward_kinematics(robot, rng.uniform(limits[:, 0], limits[:, 1], (count, 6)))
@@ -45,12 +45,15 @@ def write_ik_report(out_dir, *, quick=False, stream=None):
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     robot = load_robot()
-    progress = Progress(3, stream)
+    progress = Progress(4, stream)
     stage = graph_solution(robot, timing="stage", align_outputs=True)
     pipelined = graph_solution(robot, timing="pipelined", width=24, align_outputs=True)
     progress.step("IK graphs balanced")
-    measured = measure_pipeline(robot, 16 if quick else 24, count=16 if quick else 32)
-    progress.step("IK pipeline simulated")
+    width = 16 if quick else 24
+    measured = measure_pipeline(robot, width, count=16 if quick else 32)
+    progress.step("IK pipeline simulated (pipelined CCMs)")
+    measured_serial = measure_pipeline(robot, width, count=4, timing="word_serial")
+    progress.step("IK pipeline simulated (word-serial CCMs)")
     accuracy = ik_accuracy(robot, widths=(16, 24, 32) if quick else (16, 20, 24, 28, 32),
                            count=20_000 if quick else 100_000)
     progress.step("IK accuracy measured")
@@ -82,9 +85,12 @@ def write_ik_report(out_dir, *, quick=False, stream=None):
         "buffer stages count the data lines (the 1-bit branch-indicator lines come on top). "
         "The paper's figures are quoted from its section 2.2.",
         graphs,
-        f"Amaranth simulation of the pipeline at {16 if quick else 24} bits: latency "
+        f"Amaranth simulation of the hardware at {width} bits. Pipelined CCMs: latency "
         f"{measured['latency']} cycles (stated {measured['stated_latency']}), one result every "
         f"{measured['interval']} cycle(s), {measured['amaranth_cycles_per_s']:,.0f} simulated "
+        f"cycles/s. Word-serial CCMs: latency {measured_serial['latency']} cycles (stated "
+        f"{measured_serial['stated_latency']}), one result every {measured_serial['interval']} "
+        f"cycles (one stage), {measured_serial['amaranth_cycles_per_s']:,.0f} simulated "
         "cycles/s.",
         "Accuracy of the bit-exact model against the float64 closed form, poses from random "
         f"joint vectors in the joint limits, kept when |sin q5| >= {WRIST_FILTER}, "
@@ -95,5 +101,6 @@ def write_ik_report(out_dir, *, quick=False, stream=None):
     (out_dir / "ik.md").write_text(text)
     (out_dir / "ik.json").write_text(json.dumps(
         {"paper": PAPER, "stage": stage, "pipelined": pipelined, "measured": measured,
+         "measured_word_serial": measured_serial,
          "accuracy": accuracy}, indent=1))
     return text

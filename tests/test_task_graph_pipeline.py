@@ -87,3 +87,22 @@ def test_exported_verilog_equals_model_under_verilator(tmp_path):
         assert [o[name] for o in outputs] == codes[source]["xyz".index(port)].tolist(), name
     assert stats["output_cycles"][0] - stats["input_cycles"][0] == \
         TaskGraphPipeline(graph, width=width).latency
+
+
+def test_word_serial_timing_one_result_per_stage():
+    robot = load_robot()
+    graph = best_graph(robot)
+    dut = TaskGraphPipeline(graph, width=10, tag_width=8, timing="word_serial",
+                            check_alignment=True)
+    sink = [1, 1, 1, 0, 1]
+    run = check(dut, graph, robot, 10, count=8, seed=7, sink_ready=lambda c: sink[c % len(sink)])
+    # One stage = the longest CCM's steps plus the load cycle; the depth is in stages.
+    assert dut.latency == dut.depth * dut.interval == 10 * dut.interval
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency
+    gaps = set(np.diff(run.output_cycles).tolist())
+    assert min(gaps) == dut.interval  # never faster than one result per stage
+
+
+def test_rejects_unknown_timing():
+    with pytest.raises(ValueError, match="timing must be 'pipelined' or 'word_serial', not 'fast'"):
+        TaskGraphPipeline(best_graph(load_robot()), timing="fast")

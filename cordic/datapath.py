@@ -7,13 +7,14 @@ convergence domain), :func:`micro_step` (one step, with constant or run-time par
 They mirror :mod:`sim.cordic_model` operation for operation.
 """
 
-from amaranth.hdl import Mux, Value, signed, unsigned
+from amaranth.hdl import Mux, Signal, Value, signed, unsigned
 from amaranth.lib import data
 
 from cordic.config import Direction, System
 from hw.fixed import hdl_round_shift, hdl_saturate
 
-__all__ = ["input_layout", "output_layout", "prerotate", "micro_step", "finish"]
+__all__ = ["input_layout", "output_layout", "prerotate", "micro_step", "finish",
+           "output_registers"]
 
 
 def input_layout(config, tag_width):
@@ -118,3 +119,16 @@ def finish(config, x, y, z):
     return {"x": x, "y": y, "z": z, "domain_error": domain_error,
             "overflow": x_over | y_over | z_over,
             "x_overflow": x_over, "y_overflow": y_over, "z_overflow": z_over}
+
+
+def output_registers(config, fields, name, sideband=None):
+    """Reset-less registers for the fields of :func:`finish` (and a ``"sideband"``), named
+    ``{name}_out_{field}``: ``signed(width)`` for ``x``, ``y``, ``z``, one bit for flags."""
+    registers = {}
+    for field in fields:
+        if field == "sideband":
+            shape = sideband.shape()
+        else:
+            shape = signed(config.width) if field in "xyz" else 1
+        registers[field] = Signal(shape, name=f"{name}_out_{field}", reset_less=True)
+    return registers

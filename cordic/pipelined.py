@@ -4,7 +4,7 @@ from amaranth.hdl import Module, Signal, signed
 
 from buffers.delay_line import tapped_delay_line
 from cordic.component import CordicComponent
-from cordic.datapath import finish, micro_step, prerotate
+from cordic.datapath import finish, micro_step, output_registers, prerotate
 
 __all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency"]
 
@@ -84,11 +84,7 @@ def pipelined_datapath(m, config, x, y, z, enable, name="cordic", sideband=None)
     results = dict(finish(config, *values[:3]))
     if sideband is not None:
         results["sideband"] = values[3]
-    outputs = {}
-    for field, value in results.items():
-        shape = signed(config.width) if field in "xyz" else \
-            (sideband.shape() if field == "sideband" else 1)
-        outputs[field] = Signal(shape, name=f"{name}_out_{field}", reset_less=True)
-        with m.If(enable):
-            m.d.sync += outputs[field].eq(value)
+    outputs = output_registers(config, results, name, sideband)
+    with m.If(enable):
+        m.d.sync += [outputs[field].eq(value) for field, value in results.items()]
     return outputs

@@ -3,7 +3,7 @@
 from amaranth.hdl import Array, Module, Signal, signed
 
 from cordic.component import CordicComponent
-from cordic.datapath import finish, micro_step, prerotate
+from cordic.datapath import finish, micro_step, output_registers, prerotate
 
 __all__ = ["WordSerialCordic", "serial_step", "word_serial_datapath", "word_serial_period"]
 
@@ -117,11 +117,7 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     if sideband is not None:
         held = Signal(sideband.shape(), name=f"{name}_sideband_in", reset_less=True)
         results["sideband"] = held
-    outputs = {}
-    for field, value in results.items():
-        shape = signed(config.width) if field in "xyz" else \
-            (sideband.shape() if field == "sideband" else 1)
-        outputs[field] = Signal(shape, name=f"{name}_out_{field}", reset_less=True)
+    outputs = output_registers(config, results, name, sideband)
     with m.If(busy):
         m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1), index.eq(index + 1)]
         with m.If(index == count - 1):

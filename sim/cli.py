@@ -21,7 +21,8 @@ def _widths(text):
     try:
         widths = tuple(int(w) for w in text.split(","))
     except ValueError:
-        raise argparse.ArgumentTypeError(f"widths must be integers separated by commas, not {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"widths must be integers separated by commas, not {text!r}") from None
     if any(not 4 <= w <= 40 for w in widths):
         raise argparse.ArgumentTypeError(f"widths must be in [4, 40], not {text!r}")
     return widths

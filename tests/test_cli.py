@@ -95,7 +95,7 @@ def read_joints(path):
 
 def test_ik_backends_agree(tmp_path):
     import numpy as np
-    q = write_poses(tmp_path / "poses.csv")
+    write_poses(tmp_path / "poses.csv")
     results = {}
     for backend in ("float", "model", "rtl"):
         out = tmp_path / f"{backend}.csv"

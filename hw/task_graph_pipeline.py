@@ -188,8 +188,8 @@ class TaskGraphPipeline(wiring.Component):
         for ccm in graph.ccms:
             cfg = self._configs[ccm.name]
             operands, overflows = [], []
-            for slot, op in ccm.operands():
-                is_angle = ccm.system is System.CIRCULAR and slot == "z"
+            for operand_name, op in ccm.operands():
+                is_angle = ccm.system is System.CIRCULAR and operand_name == "z"
                 constant = int(angle_to_code(op.constant, width)) if is_angle else \
                     round(op.constant / 2.0 ** -self._frac_bits)
                 if op.source is None:

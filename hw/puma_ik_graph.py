@@ -38,7 +38,7 @@ from cordic.config import Direction, System
 from hw.task_graph import Ccm, Operand, TaskGraph, const
 from sim.kinematics import check_puma_family
 
-__all__ = ["POSE_INPUTS", "best_graph"]
+__all__ = ["POSE_INPUTS", "best_graph", "paper_graph"]
 
 POSE_INPUTS = ("nx", "ny", "nz", "ox", "oy", "oz", "ax", "ay", "az", "px", "py", "pz")
 HYPERBOLIC_EXPANSION = 4  # domains |y/x| < 0.999998: see the module docstring
@@ -115,3 +115,86 @@ def best_graph(robot):
     outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
     return TaskGraph("best", POSE_INPUTS, ccms, outputs,
                      description=f"best decomposition for {robot.name}")
+
+
+def paper_graph(robot):
+    """A reconstruction of Lee & Chang's decomposition of their Appendix A, for comparison.
+
+    It follows the appendix's equations where :func:`best_graph` takes shortcuts: ``p``, ``o``
+    and ``a`` are all rotated by ``-theta1`` (A-3, A-4); ``d`` is summed from two squares
+    (A-5); ``theta23`` comes from the numerator and denominator of (A-7), built from a rotation
+    by ``theta3`` and four multiply-accumulates with the constants ``a3/a2`` and ``d4/a2``, and
+    ``theta2 = theta23 - theta3`` (A-8) from a second vectoring; ``theta4`` and ``theta5`` from
+    the rotated approach vector (A-9, A-10); ``theta6`` by carrying ``o`` into frame 5 (A-11).
+    The paper's Figure 2 is not in our copy: this graph has 24 CCMs (27 with a tool length),
+    against the paper's 25.
+    """
+    s1, s3, s4, s5 = check_puma_family(robot)
+    j = robot.joints
+    d1, d6 = j[0].d, j[5].d
+    offset = [joint.offset for joint in j]
+    shoulder = j[1].d + j[2].d
+    a2, a3, d4 = j[1].a, j[2].a, j[3].d
+    length = math.hypot(a3, d4)
+    beta = math.atan2(-s3 * d4, a3)
+    c1 = -(a2 * a2 + length * length)
+    ccms = []
+
+    def ccm(name, system, direction, x, y, z, label, expansion=0):
+        ccms.append(Ccm(name, system, direction, x, y, z, expansion, label))
+
+    if d6:
+        ccm("wx", LIN, ROT, _op("ax"), _op("px"), const(-d6), "wx = px - d6 ax")
+        ccm("wy", LIN, ROT, _op("ay"), _op("py"), const(-d6), "wy = py - d6 ay")
+        ccm("wz", LIN, ROT, _op("az"), _op("pz", constant=-d1), const(-d6),
+            "wz' = pz - d1 - d6 az")
+        wx, wy, wz = _op("wx", "y"), _op("wy", "y"), _op("wz", "y", sign=s1)
+    else:
+        wx, wy, wz = _op("px"), _op("py"), _op("pz", sign=s1, constant=-s1 * d1)
+    # (A-1), (A-2): theta1 in three subtasks.
+    ccm("r", CIRC, VEC, wx, wy, const(0), "r, phi (A-1)")
+    ccm("u", HYP, VEC, _op("r", "x"), const(shoulder), const(0), "sqrt(r^2 - d2^2)",
+        HYPERBOLIC_EXPANSION)
+    ccm("q1", CIRC, VEC, _op("u", "x", branch="arm"), const(s1 * shoulder),
+        _op("r", "z", constant=-offset[0]), "theta1 (A-2)")
+    theta1 = _op("q1", "z", sign=-1, constant=-offset[0])
+    # (A-3), (A-4): f11 and f12 of p, o and a.
+    ccm("p1", CIRC, ROT, wx, wy, theta1, "f11p, f12p (A-3)")
+    ccm("o1", CIRC, ROT, _op("ox"), _op("oy"), theta1, "f11o, f12o (A-3)")
+    ccm("a1", CIRC, ROT, _op("ax"), _op("ay"), theta1, "f11a, f12a (A-4)")
+    # (A-5), (A-6): d, sqrt(e - d^2), theta3.
+    ccm("d1", LIN, ROT, _op("p1", "x"), const(c1), _op("p1", "x"), "f11p^2 + c1")
+    ccm("d", LIN, ROT, wz, _op("d1", "y"), wz, "d = f11p^2 + pz^2 + c1 (A-5)")
+    ccm("sig", HYP, VEC, const(2 * a2 * length), _op("d", "y"), const(0), "sqrt(e - d^2)",
+        HYPERBOLIC_EXPANSION)
+    ccm("q3", CIRC, VEC, _op("d", "y"), _op("sig", "x", branch="elbow"),
+        const(-beta - offset[2]), "theta3 (A-6)")
+    # (A-7): theta23 = atan2(num, den), (C3 u - S3 v, S3 u + C3 v) by one rotation.
+    ccm("rot3", CIRC, ROT, _op("p1", "x"), wz, _op("q3", "z", constant=offset[2]),
+        "(C3 f11p - S3 pz, S3 f11p + C3 pz)")
+    ccm("den1", LIN, ROT, _op("p1", "x"), _op("rot3", "x"), const(a3 / a2), "+ (a3/a2) f11p")
+    ccm("den", LIN, ROT, wz, _op("den1", "y"), const(-s3 * d4 / a2), "- s3 (d4/a2) pz")
+    ccm("num1", LIN, ROT, wz, _op("rot3", "y"), const(a3 / a2), "+ (a3/a2) pz")
+    ccm("num", LIN, ROT, _op("p1", "x"), _op("num1", "y"), const(s3 * d4 / a2),
+        "+ s3 (d4/a2) f11p")
+    ccm("t23", CIRC, VEC, _op("den", "y"), _op("num", "y"), const(0), "theta23 (A-7)")
+    ccm("q2", CIRC, VEC, _op("den", "y"), _op("num", "y"),
+        _op("q3", "z", sign=-1, constant=-offset[2] - offset[1]), "theta2 = theta23 - theta3 (A-8)")
+    theta23 = _op("t23", "z", sign=-1)
+    # (A-9), (A-10): theta4, theta5 from a in frame 3.
+    ccm("a3", CIRC, ROT, _op("a1", "x"), _op("az", sign=s1), theta23, "a in frame 3")
+    ccm("q4", CIRC, VEC, _op("a3", "x", s5, "wrist"), _op("a1", "y", -s1 * s3 * s5, "wrist"),
+        const(-offset[3]), "theta4 (A-9)")
+    ccm("q5", CIRC, VEC, _op("a3", "y", s3 * s4 * s5), _op("q4", "x", branch="wrist"),
+        const(-offset[4]), "theta5 (A-10)")
+    # (A-11): o into frame 3, then by -theta4 and -theta5 into frame 5: o5 = (-S6, C6, 0).
+    ccm("o3", CIRC, ROT, _op("o1", "x"), _op("oz", sign=s1), theta23, "o in frame 3 (x, -s3 z)")
+    ccm("o4", CIRC, ROT, _op("o3", "x"), _op("o1", "y", -s1 * s3),
+        _op("q4", "z", sign=-1, constant=-offset[3]), "Rz(-theta4)")
+    ccm("o5", CIRC, ROT, _op("o4", "x"), _op("o3", "y", -s3 * s4),
+        _op("q5", "z", sign=-1, constant=-offset[4]), "Rz(-theta5)")
+    ccm("q6", CIRC, VEC, _op("o4", "y", -s4 * s5), _op("o5", "x", sign=-1), const(-offset[5]),
+        "theta6 (A-11)")
+    outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
+    return TaskGraph("paper", POSE_INPUTS, ccms, outputs,
+                     description=f"reconstruction of Lee & Chang's Appendix A for {robot.name}")

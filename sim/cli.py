@@ -48,8 +48,9 @@ def _parser():
     ik_graph = commands.add_parser(
         "ik-graph", help="PUMA IK task graph with its optimal buffer assignment",
         epilog="example: robohw ik-graph --graph best --timing pipelined --json graph.json")
-    ik_graph.add_argument("--graph", choices=["best"], default="best",
-                          help="decomposition (default best)")
+    ik_graph.add_argument("--graph", choices=["paper", "best"], default="best",
+                          help="the reconstruction of the paper's or the best decomposition "
+                               "(default best)")
     ik_graph.add_argument("--robot", default="puma560", metavar="FILE",
                           help="robot TOML file or shipped name (default puma560)")
     ik_graph.add_argument("--timing", choices=["stage", "pipelined"], default="stage",

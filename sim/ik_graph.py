@@ -9,11 +9,11 @@ sharing, and the depth.
 from buffers import Edge, assign_buffers
 from cordic.config import CordicConfig
 from cordic.pipelined import pipelined_latency
-from hw.puma_ik_graph import best_graph
+from hw.puma_ik_graph import best_graph, paper_graph
 
 __all__ = ["GRAPHS", "TIMINGS", "ccm_latency", "graph_solution"]
 
-GRAPHS = {"best": best_graph}
+GRAPHS = {"paper": paper_graph, "best": best_graph}
 TIMINGS = ("stage", "pipelined")
 
 

@@ -5,7 +5,7 @@ eight branches, domain flags, and the bit-exact model."""
 import numpy as np
 import pytest
 
-from hw.puma_ik_graph import POSE_INPUTS, best_graph
+from hw.puma_ik_graph import POSE_INPUTS, best_graph, paper_graph
 from hw.task_graph import Ccm, Operand, TaskGraph
 from cordic.config import Direction, System
 from robots import load_robot
@@ -36,10 +36,17 @@ def test_structure_meets_the_goals():
     assert graph.branches == ("arm", "elbow", "wrist")
 
 
+def test_paper_reconstruction_is_near_the_papers_figures():
+    graph = paper_graph(load_robot())
+    assert len(graph) == 24 and graph.depth() == 17   # the paper: 25 CCMs, 18 stages
+    assert len(paper_graph(load_robot("puma560_fgl"))) == 27  # + the wrist centre
+
+
+@pytest.mark.parametrize("make", [best_graph, paper_graph])
 @pytest.mark.parametrize("name", ["puma560", "puma560_fgl"])
-def test_float_graph_equals_closed_form_ik(name):
+def test_float_graph_equals_closed_form_ik(make, name):
     robot = load_robot(name)
-    graph = best_graph(robot)
+    graph = make(robot)
     q, pose = random_poses(robot, 5000, seed=1)
     for branch in BRANCHES:
         want, reachable = puma_ik(robot, pose, *branch)

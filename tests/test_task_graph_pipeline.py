@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hw.fixed import FixedFormat
-from hw.puma_ik_graph import POSE_INPUTS, best_graph
+from hw.puma_ik_graph import POSE_INPUTS, best_graph, paper_graph
 from hw.task_graph_pipeline import TaskGraphPipeline
 from robots import load_robot
 from sim.harness import run_stream
@@ -50,6 +50,14 @@ def test_pipeline_equals_model_one_result_per_clock(name, width):
     assert set(np.subtract(run.output_cycles, run.input_cycles).tolist()) == {dut.latency}
     assert set(np.diff(run.output_cycles).tolist()) == {1}
     assert dut.latency == dut.schedule.depth
+
+
+def test_paper_graph_pipeline_equals_model():
+    robot = load_robot()
+    graph = paper_graph(robot)
+    dut = TaskGraphPipeline(graph, width=12, tag_width=8, check_alignment=True)
+    run = check(dut, graph, robot, 12, count=16, seed=9)
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency
 
 
 def test_stalls_lose_nothing_and_keep_operands_aligned():

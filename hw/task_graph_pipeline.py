@@ -31,7 +31,7 @@ from cordic.pipelined import pipelined_datapath, pipelined_latency
 from cordic.word_serial import word_serial_datapath, word_serial_period
 from hw.fixed import angle_to_code, hdl_saturate
 
-__all__ = ["TaskGraphPipeline"]
+__all__ = ["TaskGraphPipeline", "plan_pipeline"]
 
 
 class TaskGraphPipeline(wiring.Component):
@@ -66,31 +66,13 @@ class TaskGraphPipeline(wiring.Component):
     """
     def __init__(self, graph, *, width=24, frac_bits=None, tag_width=0, timing="pipelined",
                  check_alignment=False):
-        if timing not in ("pipelined", "word_serial"):
-            raise ValueError(f"timing must be 'pipelined' or 'word_serial', not {timing!r}")
-        self._timing = timing
         frac_bits = width - 3 if frac_bits is None else frac_bits
         self._graph = graph
-        self._configs = {c.name: CordicConfig(c.system, c.direction, width=width,
-                                              frac_bits=frac_bits, expansion=c.expansion)
-                         for c in graph.ccms}
+        self._timing = timing
         self._width, self._frac_bits, self._tag_width = width, frac_bits, tag_width
         self._check_alignment = check_alignment
-        if timing == "pipelined":
-            latencies = graph.latencies(lambda c: pipelined_latency(self._configs[c.name]))
-            self._period = 1
-        else:
-            latencies = graph.latencies(1)
-            self._period = max(word_serial_period(cfg) for cfg in self._configs.values())
-        edges = graph.edges(width=width)
-        outputs = []
-        for name, (source, port) in graph.outputs.items():
-            latencies[f"out:{name}"] = 0
-            edges.append(Edge(source, f"out:{name}", port=port, width=width))
-            outputs.append(f"out:{name}")
-        self._latencies = latencies
-        self._schedule = assign_buffers(latencies, edges, inputs=graph.inputs + graph.branches,
-                                        outputs=outputs, align_outputs=True, share=True)
+        plan = plan_pipeline(graph, width=width, frac_bits=frac_bits, timing=timing)
+        self._configs, self._latencies, self._schedule, self._period = plan
         layout_in = {n: signed(width) for n in graph.inputs}
         layout_in.update({b: 1 for b in graph.branches})
         layout_in["tag"] = unsigned(tag_width)
@@ -238,3 +220,30 @@ class TaskGraphPipeline(wiring.Component):
             assert_aligned(f"out:{first}", list(graph.outputs.values()))
         m.d.comb += [self.o.payload.unreachable.eq(Cat(*errors).any()), self.o.payload.tag.eq(tag)]
         return m
+
+
+def plan_pipeline(graph, *, width=24, frac_bits=None, timing="pipelined"):
+    """What :class:`TaskGraphPipeline` is built from, without building it: the CCM
+    configurations, node latencies (stages), the optimal shared schedule with aligned outputs,
+    and the stage period in cycles (1 when pipelined). Its latency in cycles is
+    ``schedule.depth * period``."""
+    if timing not in ("pipelined", "word_serial"):
+        raise ValueError(f"timing must be 'pipelined' or 'word_serial', not {timing!r}")
+    frac_bits = width - 3 if frac_bits is None else frac_bits
+    configs = {c.name: CordicConfig(c.system, c.direction, width=width, frac_bits=frac_bits,
+                                    expansion=c.expansion) for c in graph.ccms}
+    if timing == "pipelined":
+        latencies = graph.latencies(lambda c: pipelined_latency(configs[c.name]))
+        period = 1
+    else:
+        latencies = graph.latencies(1)
+        period = max(word_serial_period(cfg) for cfg in configs.values())
+    edges = graph.edges(width=width)
+    outputs = []
+    for name, (source, port) in graph.outputs.items():
+        latencies[f"out:{name}"] = 0
+        edges.append(Edge(source, f"out:{name}", port=port, width=width))
+        outputs.append(f"out:{name}")
+    schedule = assign_buffers(latencies, edges, inputs=graph.inputs + graph.branches,
+                              outputs=outputs, align_outputs=True, share=True)
+    return configs, latencies, schedule, period

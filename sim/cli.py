@@ -38,11 +38,14 @@ def _parser():
     bench = commands.add_parser(
         "bench", help="benchmark a design family",
         epilog="example: robohw bench cordic --widths 16 --no-verilator")
-    bench.add_argument("design", choices=["cordic"], help="what to benchmark")
+    bench.add_argument("design", choices=["cordic", "buffers"],
+                       help="CORDIC processors, or the buffer assignment on random graphs")
     bench.add_argument("--widths", type=_widths, default=(16, 24, 32),
                        help="data widths, comma-separated (default 16,24,32)")
     bench.add_argument("--no-verilator", action="store_true",
                        help="skip the Verilator runs (each build takes ~10 s)")
+    bench.add_argument("--nodes", type=int, nargs="+", default=[1_000, 10_000],
+                       help="graph sizes for 'bench buffers' (default 1000 10000)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
 
     ik_graph = commands.add_parser(
@@ -91,7 +94,14 @@ def _parser():
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
-        if args.command == "bench":
+        if args.command == "bench" and args.design == "buffers":
+            from sim.buffer_bench import bench_buffers, format_buffer_bench
+            rows = bench_buffers(args.nodes)
+            print(format_buffer_bench(rows))
+            if args.json:
+                with open(args.json, "w") as file:
+                    json.dump(rows, file, indent=1)
+        elif args.command == "bench":
             from sim.cordic_bench import bench_cordic, format_bench
             rows = bench_cordic(args.widths, verilator=not args.no_verilator)
             print(format_bench(rows))

@@ -42,7 +42,7 @@ def well_conditioned(robot, q):
         (np.abs(elbow_sine) >= ELBOW_FILTER) & (np.abs(u) >= SHOULDER_FILTER)
 
 
-def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0):
+def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0, make_graph=best_graph):
     """One dict per width: max and 99.9th percentile joint error (rad), FK position (mm) and
     orientation (rad) residuals, and how many poses passed the filter and were valid."""
     rng = np.random.default_rng(seed)
@@ -56,7 +56,7 @@ def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0):
     keep = well_conditioned(robot, q)
     inputs = {n: pose[:, "xyz".index(n[1]), "noap".index(n[0])] for n in POSE_INPUTS}
     branches = dict(zip(("arm", "elbow", "wrist"), branch.T))
-    graph = best_graph(robot)
+    graph = make_graph(robot)
     rows = []
     for width in widths:
         out, valid, _ = evaluate_model(graph, inputs, branches, width=width)

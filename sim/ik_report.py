@@ -8,11 +8,12 @@ import numpy as np
 
 from hw.fixed import FixedFormat
 from hw.puma_ik_graph import POSE_INPUTS, best_graph
-from hw.task_graph_pipeline import TaskGraphPipeline
+from hw.task_graph_pipeline import TaskGraphPipeline, plan_pipeline
 from robots import load_robot
+from sim.buffer_bench import bench_buffers, format_buffer_bench
 from sim.harness import run_stream
 from sim.ik_accuracy import ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, ik_accuracy
-from sim.ik_graph import graph_solution
+from sim.ik_graph import GRAPHS, graph_solution
 from sim.kinematics import forward_kinematics
 from sim.progress import Progress
 
@@ -45,68 +46,82 @@ def write_ik_report(out_dir, *, quick=False, stream=None):
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     robot = load_robot()
-    progress = Progress(4, stream)
-    stage = graph_solution(robot, timing="stage", align_outputs=True)
-    paper_stage = graph_solution(robot, graph="paper", timing="stage", align_outputs=True)
-    pipelined = graph_solution(robot, timing="pipelined", width=24, align_outputs=True)
+    progress = Progress(5, stream)
+    graphs = []
+    for graph_name in ("paper", "best"):
+        for timing in ("word_serial", "pipelined"):
+            solution = graph_solution(robot, graph_name,
+                                      "stage" if timing == "word_serial" else "pipelined",
+                                      width=24, align_outputs=True)
+            *_, schedule, period = plan_pipeline(GRAPHS[graph_name](robot), width=24,
+                                                 timing=timing)
+            graphs.append({**solution, "timing": timing,
+                           "latency_cycles": schedule.depth * period, "interval_cycles": period})
     progress.step("IK graphs balanced")
     width = 16 if quick else 24
     measured = measure_pipeline(robot, width, count=16 if quick else 32)
     progress.step("IK pipeline simulated (pipelined CCMs)")
     measured_serial = measure_pipeline(robot, width, count=4, timing="word_serial")
     progress.step("IK pipeline simulated (word-serial CCMs)")
-    accuracy = ik_accuracy(robot, widths=(16, 24, 32) if quick else (16, 20, 24, 28, 32),
-                           count=20_000 if quick else 100_000)
+    widths = (16, 24, 32) if quick else (16, 20, 24, 28, 32)
+    count = 20_000 if quick else 100_000
+    accuracy = ik_accuracy(robot, widths=widths, count=count)
+    paper_accuracy = ik_accuracy(robot, widths=widths, count=count, make_graph=GRAPHS["paper"])
     progress.step("IK accuracy measured")
+    buffer_bench = bench_buffers((1_000, 10_000))
+    progress.step("buffer assignment benchmarked")
 
-    graphs = "\n".join([
-        "| | CCMs | critical path (CCMs) | depth | buffer stages | shared | tapped delay lines | result every |",
-        "|---|---|---|---|---|---|---|---|",
-        f"| Lee & Chang (paper) | {PAPER['ccms']} | — | {PAPER['depth_stages']} stages | "
-        f"— | {PAPER['buffer_stages']} | {PAPER['tapped_delay_lines']} | 1 stage "
-        f"({PAPER['stage_us']} µs) |",
-        f"| reconstruction of the paper's graph, word-serial accounting | {paper_stage['ccms']} | "
-        f"{paper_stage['critical_path_ccms']} | {paper_stage['depth']} stages | "
-        f"{paper_stage['data_buffer_stages']} | {paper_stage['shared_data_buffer_stages']} | "
-        f"{paper_stage['tapped_delay_lines']} | 1 stage |",
-        f"| best graph, word-serial accounting | {stage['ccms']} | {stage['critical_path_ccms']} | "
-        f"{stage['depth']} stages | {stage['data_buffer_stages']} | "
-        f"{stage['shared_data_buffer_stages']} | {stage['tapped_delay_lines']} | 1 stage |",
-        f"| best graph, pipelined CCMs, 24 bits | {pipelined['ccms']} | "
-        f"{pipelined['critical_path_ccms']} | {pipelined['depth']} cycles | "
-        f"{pipelined['data_buffer_stages']} | {pipelined['shared_data_buffer_stages']} | "
-        f"{pipelined['tapped_delay_lines']} | 1 cycle |",
-    ])
-    head = ["width", "poses kept / drawn", "joint max (rad)", "joint 99.9% (rad)",
+    table = ["| graph | CCMs | critical path | CCM timing | depth | buffer stages | shared | "
+             "tapped delay lines | shared buffer bits | latency (cycles) | one result every |",
+             "|" + "---|" * 11,
+             f"| Lee & Chang (paper) | {PAPER['ccms']} | — | word-serial | "
+             f"{PAPER['depth_stages']} stages | — | {PAPER['buffer_stages']} | "
+             f"{PAPER['tapped_delay_lines']} | — | — | 1 stage ({PAPER['stage_us']} µs) |"]
+    for r in graphs:
+        unit = "stages" if r["timing"] == "word_serial" else "cycles"
+        name = "reconstruction of the paper's" if r["graph"] == "paper" else "best"
+        table.append(
+            f"| {name} | {r['ccms']} | {r['critical_path_ccms']} | "
+            f"{r['timing'].replace('_', '-')} | {r['depth']} {unit} | {r['data_buffer_stages']} | "
+            f"{r['shared_data_buffer_stages']} | {r['tapped_delay_lines']} | "
+            f"{r['shared_buffer_bits']:,} | {r['latency_cycles']} | {r['interval_cycles']} "
+            f"cycle{'s' if r['interval_cycles'] > 1 else ''} |")
+    head = ["graph", "width", "poses kept / drawn", "joint max (rad)", "joint 99.9% (rad)",
             "q1-q3 max (rad)", "position max (mm)", "orientation max (rad)"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for r in accuracy:
-        rows.append(f"| {r['width']} | {r['valid']:,} / {r['poses']:,} | {r['joint_max_rad']:.2e} | "
-                    f"{r['joint_p999_rad']:.2e} | {r['joint_max_rad_q1_q3']:.2e} | "
-                    f"{r['position_max_mm']:.2e} | {r['orientation_max_rad']:.2e} |")
+    for name, table_rows in (("best", accuracy), ("paper's", paper_accuracy)):
+        for r in table_rows:
+            rows.append(f"| {name} | {r['width']} | {r['valid']:,} / {r['poses']:,} | "
+                        f"{r['joint_max_rad']:.2e} | {r['joint_p999_rad']:.2e} | "
+                        f"{r['joint_max_rad_q1_q3']:.2e} | {r['position_max_mm']:.2e} | "
+                        f"{r['orientation_max_rad']:.2e} |")
     text = "\n\n".join([
         "# PUMA inverse kinematics",
-        f"Robot: {robot.name}. All six joint angles leave on the same cycle (aligned outputs); "
-        "buffer stages count the data lines (the 1-bit branch-indicator lines come on top). "
-        "The paper's figures are quoted from its section 2.2.",
-        graphs,
-        f"Amaranth simulation of the hardware at {width} bits. Pipelined CCMs: latency "
-        f"{measured['latency']} cycles (stated {measured['stated_latency']}), one result every "
-        f"{measured['interval']} cycle(s), {measured['amaranth_cycles_per_s']:,.0f} simulated "
-        f"cycles/s. Word-serial CCMs: latency {measured_serial['latency']} cycles (stated "
-        f"{measured_serial['stated_latency']}), one result every {measured_serial['interval']} "
-        f"cycles (one stage), {measured_serial['amaranth_cycles_per_s']:,.0f} simulated "
-        "cycles/s.",
-        "Accuracy of the bit-exact model against the float64 closed form, poses from random "
-        f"joint vectors in the joint limits, kept when |sin q5| >= {WRIST_FILTER}, "
-        f"|sin(elbow angle)| >= {ELBOW_FILTER} and the wrist centre is >= {SHOULDER_FILTER} m "
-        "from the shoulder-singular line; the model flagged none of them:",
+        f"Robot: {robot.name}. 24-bit data; all six joint angles leave on the same cycle "
+        "(aligned outputs); buffer stages count the data lines (the 1-bit branch-indicator "
+        "lines come on top); a word-serial stage lasts as long as the slowest CCM's steps plus "
+        "one cycle. The paper's figures are quoted from its section 2.2.",
+        "\n".join(table),
+        f"Amaranth simulation of the best graph's hardware at {width} bits. Pipelined CCMs: "
+        f"latency {measured['latency']} cycles (stated {measured['stated_latency']}), one result "
+        f"every {measured['interval']} cycle(s), {measured['amaranth_cycles_per_s']:,.0f} "
+        f"simulated cycles/s. Word-serial CCMs: latency {measured_serial['latency']} cycles "
+        f"(stated {measured_serial['stated_latency']}), one result every "
+        f"{measured_serial['interval']} cycles (one stage), "
+        f"{measured_serial['amaranth_cycles_per_s']:,.0f} simulated cycles/s.",
+        "Accuracy of the bit-exact models against the float64 closed form, "
+        "poses from random joint vectors in the joint limits, kept when "
+        f"|sin q5| >= {WRIST_FILTER}, |sin(elbow angle)| >= {ELBOW_FILTER} and the wrist "
+        f"centre is >= {SHOULDER_FILTER} m from the shoulder-singular line; the model flagged "
+        "none of them:",
         "\n".join(rows),
+        "Optimal buffer assignment on random task graphs (two operands per node, latencies 1 "
+        "to 20), HiGHS plus the exact dual certificate:",
+        format_buffer_bench(buffer_bench),
     ]) + "\n"
     (out_dir / "ik.md").write_text(text)
     (out_dir / "ik.json").write_text(json.dumps(
-        {"paper": PAPER, "paper_graph_stage": paper_stage, "stage": stage,
-         "pipelined": pipelined, "measured": measured,
-         "measured_word_serial": measured_serial,
-         "accuracy": accuracy}, indent=1))
+        {"paper": PAPER, "graphs": graphs, "measured": measured,
+         "measured_word_serial": measured_serial, "accuracy": accuracy,
+         "paper_graph_accuracy": paper_accuracy, "buffer_bench": buffer_bench}, indent=1))
     return text

@@ -126,3 +126,9 @@ def test_ik_bad_files_exit_2_one_line_no_output(tmp_path, capsys, edit, message)
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and str(poses) in err and re.search(message, err)
     assert not out.exists() and not list(tmp_path.glob(".out.csv*"))
+
+
+def test_bench_buffers(capsys):
+    assert main(["bench", "buffers", "--nodes", "300"]) == 0
+    out = capsys.readouterr().out
+    assert "| 300 | 600 | no |" in out and "| 300 | 600 | yes |" in out

@@ -51,38 +51,51 @@ def _op(source, port="x", sign=1, branch=None, constant=0.0):
     return Operand(source, port, sign, branch, float(constant))
 
 
+class _Builder:
+    """The robot's constants and the CCM list both decompositions grow, with the front they
+    share: the wrist centre (when ``d6 != 0``) and ``theta1`` in three CCMs (A-1, A-2)."""
+    def __init__(self, robot):
+        self.s1, self.s3, self.s4, self.s5 = check_puma_family(robot)
+        j = robot.joints
+        self.offset = [joint.offset for joint in j]
+        self.a2, self.a3, self.d4 = j[1].a, j[2].a, j[3].d
+        self.length = math.hypot(self.a3, self.d4)
+        self.beta = math.atan2(-self.s3 * self.d4, self.a3)
+        self.c1 = -(self.a2 * self.a2 + self.length * self.length)
+        self.ccms = []
+        d1, d6, s1 = j[0].d, j[5].d, self.s1
+        shoulder = j[1].d + j[2].d
+        if d6:
+            self.ccm("wx", LIN, ROT, _op("ax"), _op("px"), const(-d6), "wx = px - d6 ax")
+            self.ccm("wy", LIN, ROT, _op("ay"), _op("py"), const(-d6), "wy = py - d6 ay")
+            self.ccm("wz", LIN, ROT, _op("az"), _op("pz", constant=-d1), const(-d6),
+                     "wz' = pz - d1 - d6 az")
+            self.wx, self.wy = _op("wx", "y"), _op("wy", "y")
+            self.wz = _op("wz", "y", sign=s1)                        # v = s1 wz'
+        else:
+            self.wx, self.wy = _op("px"), _op("py")
+            self.wz = _op("pz", sign=s1, constant=-s1 * d1)
+        self.ccm("r", CIRC, VEC, self.wx, self.wy, const(0),
+                 "r = |(wx, wy)|, phi = atan2(wy, wx) (A-1)")
+        self.ccm("u", HYP, VEC, _op("r", "x"), const(shoulder), const(0),
+                 "|u| = sqrt(r^2 - D^2)", HYPERBOLIC_EXPANSION)
+        self.u = _op("u", "x", branch="arm")
+        self.ccm("q1", CIRC, VEC, self.u, const(s1 * shoulder),
+                 _op("r", "z", constant=-self.offset[0]),
+                 "q1 = phi + atan2(s1 D, u) - offset1 (A-2)")
+        self.theta1 = _op("q1", "z", sign=-1, constant=-self.offset[0])   # -theta1
+
+    def ccm(self, name, system, direction, x, y, z, label, expansion=0):
+        self.ccms.append(Ccm(name, system, direction, x, y, z, expansion, label))
+
+
 def best_graph(robot):
     """The decomposition described above, for ``robot`` (PUMA family)."""
-    s1, s3, s4, s5 = check_puma_family(robot)
-    j = robot.joints
-    d1, d6 = j[0].d, j[5].d
-    offset = [joint.offset for joint in j]
-    shoulder = j[1].d + j[2].d
-    a2, a3, d4 = j[1].a, j[2].a, j[3].d
-    length = math.hypot(a3, d4)
-    beta = math.atan2(-s3 * d4, a3)
-    c1 = -(a2 * a2 + length * length)
-    sqrt_e = 2 * a2 * length
-
-    ccms = []
-
-    def ccm(name, system, direction, x, y, z, label, expansion=0):
-        ccms.append(Ccm(name, system, direction, x, y, z, expansion, label))
-
-    if d6:
-        ccm("wx", LIN, ROT, _op("ax"), _op("px"), const(-d6), "wx = px - d6 ax")
-        ccm("wy", LIN, ROT, _op("ay"), _op("py"), const(-d6), "wy = py - d6 ay")
-        ccm("wz", LIN, ROT, _op("az"), _op("pz", constant=-d1), const(-d6),
-            "wz' = pz - d1 - d6 az")
-        wx, wy, wz = _op("wx", "y"), _op("wy", "y"), _op("wz", "y", sign=s1)
-    else:
-        wx, wy, wz = _op("px"), _op("py"), _op("pz", sign=s1, constant=-s1 * d1)
-    ccm("r", CIRC, VEC, wx, wy, const(0), "r = |(wx, wy)|, phi = atan2(wy, wx)")
-    ccm("u", HYP, VEC, _op("r", "x"), const(shoulder), const(0), "|u| = sqrt(r^2 - D^2)",
-        HYPERBOLIC_EXPANSION)
-    u = _op("u", "x", branch="arm")
-    ccm("q1", CIRC, VEC, u, const(s1 * shoulder), _op("r", "z", constant=-offset[0]),
-        "q1 = phi + atan2(s1 D, u) - offset1")
+    g = _Builder(robot)
+    ccm, u, wz = g.ccm, g.u, g.wz
+    s1, s3, s4, s5, offset = g.s1, g.s3, g.s4, g.s5, g.offset
+    a2, beta, c1 = g.a2, g.beta, g.c1
+    sqrt_e = 2 * a2 * g.length
     ccm("rho", CIRC, VEC, u, wz, const(0), "rho = |(u, v)|, psi = atan2(v, u)")
     ccm("d", LIN, ROT, _op("rho", "x"), const(c1), _op("rho", "x"), "d = rho^2 + c1")
     ccm("sig", HYP, VEC, const(sqrt_e), _op("d", "y"), const(0), "sqrt(e - d^2)",
@@ -94,7 +107,7 @@ def best_graph(robot):
         _op("rho", "z", constant=-offset[1]), "q2 = psi - atan2(elbow sig, d + 2 a2^2) - offset2")
     ccm("t23", CIRC, VEC, _op("d", "y"), sig, _op("q2", "z", constant=offset[1] - beta),
         "theta23 = theta2 + atan2(elbow sig, d) - beta")
-    theta1 = _op("q1", "z", sign=-1, constant=-offset[0])   # -theta1
+    theta1 = g.theta1
     theta23 = _op("t23", "z", sign=-1)                      # -theta23
     ccm("a1", CIRC, ROT, _op("ax"), _op("ay"), theta1, "(f11a, f12a) = Rz(-theta1) (ax, ay)")
     ccm("a3", CIRC, ROT, _op("a1", "x"), _op("az", sign=s1), theta23,
@@ -113,7 +126,7 @@ def best_graph(robot):
     ccm("q6", CIRC, VEC, _op("n3", "y", -s3 * s4, "wrist"), _op("o3", "y", s3 * s4, "wrist"),
         const(-offset[5]), "q6 = atan2(-s4 w R36[2,1], s4 w R36[2,0])")
     outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
-    return TaskGraph("best", POSE_INPUTS, ccms, outputs,
+    return TaskGraph("best", POSE_INPUTS, g.ccms, outputs,
                      description=f"best decomposition for {robot.name}")
 
 
@@ -129,35 +142,10 @@ def paper_graph(robot):
     The paper's Figure 2 is not in our copy: this graph has 24 CCMs (27 with a tool length),
     against the paper's 25.
     """
-    s1, s3, s4, s5 = check_puma_family(robot)
-    j = robot.joints
-    d1, d6 = j[0].d, j[5].d
-    offset = [joint.offset for joint in j]
-    shoulder = j[1].d + j[2].d
-    a2, a3, d4 = j[1].a, j[2].a, j[3].d
-    length = math.hypot(a3, d4)
-    beta = math.atan2(-s3 * d4, a3)
-    c1 = -(a2 * a2 + length * length)
-    ccms = []
-
-    def ccm(name, system, direction, x, y, z, label, expansion=0):
-        ccms.append(Ccm(name, system, direction, x, y, z, expansion, label))
-
-    if d6:
-        ccm("wx", LIN, ROT, _op("ax"), _op("px"), const(-d6), "wx = px - d6 ax")
-        ccm("wy", LIN, ROT, _op("ay"), _op("py"), const(-d6), "wy = py - d6 ay")
-        ccm("wz", LIN, ROT, _op("az"), _op("pz", constant=-d1), const(-d6),
-            "wz' = pz - d1 - d6 az")
-        wx, wy, wz = _op("wx", "y"), _op("wy", "y"), _op("wz", "y", sign=s1)
-    else:
-        wx, wy, wz = _op("px"), _op("py"), _op("pz", sign=s1, constant=-s1 * d1)
-    # (A-1), (A-2): theta1 in three subtasks.
-    ccm("r", CIRC, VEC, wx, wy, const(0), "r, phi (A-1)")
-    ccm("u", HYP, VEC, _op("r", "x"), const(shoulder), const(0), "sqrt(r^2 - d2^2)",
-        HYPERBOLIC_EXPANSION)
-    ccm("q1", CIRC, VEC, _op("u", "x", branch="arm"), const(s1 * shoulder),
-        _op("r", "z", constant=-offset[0]), "theta1 (A-2)")
-    theta1 = _op("q1", "z", sign=-1, constant=-offset[0])
+    g = _Builder(robot)
+    ccm, wx, wy, wz, theta1 = g.ccm, g.wx, g.wy, g.wz, g.theta1
+    s1, s3, s4, s5, offset = g.s1, g.s3, g.s4, g.s5, g.offset
+    a2, a3, d4, length, beta, c1 = g.a2, g.a3, g.d4, g.length, g.beta, g.c1
     # (A-3), (A-4): f11 and f12 of p, o and a.
     ccm("p1", CIRC, ROT, wx, wy, theta1, "f11p, f12p (A-3)")
     ccm("o1", CIRC, ROT, _op("ox"), _op("oy"), theta1, "f11o, f12o (A-3)")
@@ -196,5 +184,5 @@ def paper_graph(robot):
     ccm("q6", CIRC, VEC, _op("o4", "y", -s4 * s5), _op("o5", "x", sign=-1), const(-offset[5]),
         "theta6 (A-11)")
     outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
-    return TaskGraph("paper", POSE_INPUTS, ccms, outputs,
+    return TaskGraph("paper", POSE_INPUTS, g.ccms, outputs,
                      description=f"reconstruction of Lee & Chang's Appendix A for {robot.name}")

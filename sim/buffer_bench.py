@@ -12,7 +12,8 @@ __all__ = ["random_task_graph", "bench_buffers", "format_buffer_bench"]
 
 def random_task_graph(nodes, seed=0, inputs=20, fan_in=2, max_latency=20):
     """A random DAG: ``inputs`` sources, then ``nodes`` nodes with ``fan_in`` operands each
-    from earlier nodes (two output ports per node) and latencies 1 .. ``max_latency``."""
+    (fewer while fewer nodes exist) from earlier nodes (two output ports per node) and
+    latencies 1 .. ``max_latency``. Returns ``(latencies, edges, inputs)``."""
     rng = np.random.default_rng(seed)
     latencies = {f"i{k}": 0 for k in range(inputs)}
     names = list(latencies)
@@ -20,7 +21,7 @@ def random_task_graph(nodes, seed=0, inputs=20, fan_in=2, max_latency=20):
     for k in range(nodes):
         name = f"n{k}"
         latencies[name] = int(rng.integers(1, max_latency + 1))
-        for src in rng.choice(len(names), size=fan_in, replace=False):
+        for src in rng.choice(len(names), size=min(fan_in, len(names)), replace=False):
             edges.append(Edge(names[src], name, port=str(rng.integers(0, 2))))
         names.append(name)
     return latencies, edges, [f"i{k}" for k in range(inputs)]

@@ -8,19 +8,12 @@ import pytest
 
 from buffers import Edge, assign_buffers, critical_path
 from buffers.assignment import _network_simplex_dual
+from sim.buffer_bench import random_task_graph
 
 
-def random_dag(rng, nodes, inputs=2, fan_in=2, max_latency=3, ports=2):
-    latencies = {f"i{k}": 0 for k in range(inputs)}
-    names = list(latencies)
-    edges = []
-    for k in range(nodes):
-        name = f"n{k}"
-        latencies[name] = int(rng.integers(1, max_latency + 1))
-        for src in rng.choice(names, size=min(fan_in, len(names)), replace=False):
-            edges.append(Edge(str(src), name, port=str(rng.integers(0, ports)), width=1))
-        names.append(name)
-    return latencies, edges, [f"i{k}" for k in range(inputs)]
+def random_dag(rng, nodes, fan_in=2, max_latency=3):
+    return random_task_graph(nodes, seed=int(rng.integers(2 ** 31)), inputs=2, fan_in=fan_in,
+                             max_latency=max_latency)
 
 
 def brute_force(latencies, edges, inputs, share, depth):

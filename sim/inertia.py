@@ -56,7 +56,7 @@ class LinkFrame:
 
 
 def _rx(alpha):
-    c, s = math.cos(alpha), math.sin(alpha)
+    c, s = _snap(math.cos(alpha)), _snap(math.sin(alpha))
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 

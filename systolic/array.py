@@ -1,0 +1,340 @@
+"""What both inertia-matrix arrays share: the CORDIC front end, the traced algorithm, the number
+formats, the stream interface, the bit-exact model and the resource count.
+
+An array is built from its algorithm (:func:`sim.inertia.table1` or :func:`sim.inertia.table2`)
+traced over the robot's constants (:mod:`systolic.dataflow`, constants folded), and from the
+windows in which its processing elements run (the subclass's :meth:`InertiaArray._window`).
+"""
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+from amaranth.hdl import Const, Module, Signal, signed, unsigned
+from amaranth.lib import data, stream, wiring
+from amaranth.lib.wiring import In, Out
+
+from buffers.delay_line import tapped_delay_line
+from cordic.config import CordicConfig
+from cordic.pipelined import pipelined_datapath, pipelined_latency
+from hw.fixed import angle_to_code, wrap
+from robots import Robot, load_robot
+from sim.cordic_model import cordic_model
+from sim.dataflow_model import MAX_WIDTH, evaluate_fixed, evaluate_float
+from sim.inertia import link_frames
+from systolic.dataflow import OPS, Tracer, assign_formats
+from systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_taps,
+                               schedule)
+
+__all__ = ["InertiaArray", "MIN_WIDTH"]
+
+MIN_WIDTH = 12
+# cos and sin leave the CORDIC within one part in 2**(width - 4) of [-1, 1] (its error bound,
+# sim.cordic_accuracy, is 1.25 LSB); the margin keeps the interval honest.
+_TRIG_MARGIN = 1.0 / 64
+
+
+def _frac_for(magnitude, width):
+    magnitude = magnitude * (1 + 2.0 ** -10) + 2.0 ** -30
+    return width - 1 - math.frexp(magnitude)[1]
+
+
+class InertiaArray(wiring.Component):
+    """Base of :class:`~systolic.linear.LinearInertiaArray` and
+    :class:`~systolic.logdepth.LogDepthInertiaArray`; see those for the architectures.
+
+    Parameters
+    ----------
+    robot : :class:`robots.Robot` or str
+        A robot with inertial data, or a robot file or shipped name (default ``"puma560"``).
+    width : int
+        Bits of every datapath value, 12 to 31 (default 24). Each value has its own fraction
+        bits, as many as its proven range leaves (:attr:`output_fracs` for the outputs).
+    tag_width : int
+        User tag carried from ``i`` to ``o``.
+    check_ranges : bool
+        Simulation aid: ``Assert`` that no register overflows (the formats promise it).
+
+    Members
+    -------
+    i : ``In(stream.Signature(...))``
+        ``q1`` .. ``qN``, ``signed(width)``: binary angles for revolute joints (one turn =
+        ``2**width``), fixed point with :attr:`input_fracs` fraction bits for prismatic ones
+        (metres); ``tag``.
+    o : ``Out(stream.Signature(...))``
+        ``h{j}_{i}`` for ``j <= i`` (the upper triangle of H, row by row), ``signed(width)``
+        with :attr:`output_fracs` fraction bits; ``tag``.
+
+    Latency is :attr:`latency` cycles, a formula in N given by each array; throughput one
+    configuration per clock. The whole array holds while ``o.valid`` is high and ``o.ready``
+    low: nothing is lost, duplicated or reordered. Only valid bits are reset.
+    """
+    algorithm = None     # table1 or table2, set by the subclass
+
+    def __init__(self, robot="puma560", *, width=24, tag_width=0, check_ranges=False):
+        if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
+            raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], "
+                             f"not {width!r}")
+        if not isinstance(tag_width, int) or tag_width < 0:
+            raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
+        if not isinstance(robot, Robot):
+            robot = load_robot(robot)
+        self._robot, self._width, self._tag_width = robot, width, tag_width
+        self._check_ranges = check_ranges
+        self._frames = frames = link_frames(robot)
+        self._n = n = len(frames)
+        self._cordic = CordicConfig("circular", "rotation", width=width)
+        self._trace(frames)
+        self._lengths = self._window_lengths(cell_depths(self._tracer, self._live))
+        self._plan = schedule(self._tracer, self._live, self._window, self._input_ready)
+        depth = self.latency
+        for (j, i), node in self._outputs.items():
+            if not isinstance(node, float):
+                source = node.args[0] if node.op == "neg" else node
+                if self._plan.windows.get(source.cell, (0, 0))[1] > depth:
+                    raise AssertionError(f"h{j}_{i} is late for the stated latency {depth}")
+        layout_in = {f"q{k}": signed(width) for k in range(1, n + 1)}
+        layout_in["tag"] = unsigned(tag_width)
+        layout_out = {f"h{j}_{i}": signed(width) for (j, i) in self._outputs}
+        layout_out["tag"] = unsigned(tag_width)
+        super().__init__({
+            "i": In(stream.Signature(data.StructLayout(layout_in))),
+            "o": Out(stream.Signature(data.StructLayout(layout_out))),
+        })
+
+    # --- construction ------------------------------------------------------------------------
+    def _trace(self, frames):
+        width, tracer = self._width, Tracer(fold=True)
+        self._tracer = tracer
+        joints, fracs, ready = [None], {}, {}
+        trig = 1 + _TRIG_MARGIN
+        with tracer.cell(*INPUT_CELL):
+            for k, frame in enumerate(frames[1:], start=2):
+                if frame.revolute:
+                    joints.append((tracer.input(f"cos{k}", -trig, trig),
+                                   tracer.input(f"sin{k}", -trig, trig)))
+                    fracs[f"cos{k}"] = fracs[f"sin{k}"] = self._cordic.frac_bits
+                    ready[f"cos{k}"] = ready[f"sin{k}"] = pipelined_latency(self._cordic)
+                else:
+                    low, high = (limit + frame.offset for limit in frame.limits)
+                    joints.append(tracer.input(f"d{k}", low, high))
+                    fracs[f"d{k}"] = self._prismatic_frac(frame)
+                    ready[f"d{k}"] = 0
+        h = type(self).algorithm(frames, joints, tracer)
+        self._outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
+                         for key, value in sorted(h.items())}
+        self._live = tracer.live(self._outputs.values())
+        self._formats = assign_formats(tracer, self._live, width, fracs)
+        self._input_fracs, self._input_ready = fracs, ready
+
+    def _prismatic_frac(self, frame):
+        magnitude = max(max(abs(v), abs(v + frame.offset)) for v in frame.limits)
+        return _frac_for(magnitude, self._width)
+
+    def _window_lengths(self, depths):
+        """``{kind: cycles}`` of each kind of cell, from the traced depths."""
+        lengths = Counter()
+        for cell, depth in depths.items():
+            lengths[cell[0]] = max(lengths[cell[0]], depth)
+        lengths["in"] = pipelined_latency(self._cordic)
+        return dict(lengths)
+
+    def _window(self, cell):
+        raise NotImplementedError
+
+    def _processor(self, cell):
+        """The processing element a cell belongs to (for counting)."""
+        return cell
+
+    # --- properties --------------------------------------------------------------------------
+    @property
+    def robot(self):
+        return self._robot
+
+    @property
+    def dof(self):
+        return self._n
+
+    @property
+    def width(self):
+        return self._width
+
+    @property
+    def window_lengths(self):
+        """Cycles each kind of processing element takes (``"in"``: the CORDIC front end)."""
+        return dict(self._lengths)
+
+    @property
+    def interval(self):
+        """Cycles between results under continuous input: 1."""
+        return 1
+
+    @property
+    def throughput(self):
+        return Fraction(1, 1)
+
+    @property
+    def input_fracs(self):
+        """Fraction bits of the prismatic joints' ``q`` fields (``{k: bits}``)."""
+        return {int(name[1:]): bits for name, bits in self._input_fracs.items()
+                if name.startswith("d")}
+
+    @property
+    def output_fracs(self):
+        """Fraction bits of each output field ``h{j}_{i}`` (``{(j, i): bits}``)."""
+        out = {}
+        for key, node in self._outputs.items():
+            if isinstance(node, float):
+                out[key] = min(_frac_for(abs(node), self._width), self._width - 1) \
+                    if node else self._width - 1
+            else:
+                out[key] = self._formats[node.index].frac
+        return out
+
+    def resources(self):
+        """Processing elements, CORDICs, multipliers (constant and variable), adders and
+        register bits (datapath registers, delay lines, CORDIC stages, valid and tag)."""
+        nodes = [self._tracer.nodes[k] for k in self._live]
+        ops = Counter(node.op for node in nodes)
+        processors = {self._processor(node.cell) for node in nodes if node.op != "input"}
+        reads = [(node.index if node.op != "neg" else node.args[0].index, self.latency)
+                 for node in self._outputs.values() if not isinstance(node, float)]
+        taps = delay_taps(self._tracer, self._live, self._plan, reads)
+        w = self._width
+        registered = sum(1 for node in nodes if OPS[node.op][1])
+        delay_stages = sum(max(t) for t in taps.values() if t)
+        cordics = sum(1 for name in self._input_fracs if name.startswith("cos"))
+        cfg = self._cordic
+        cordic_bits = cordics * ((len(cfg.steps) + 1) * (2 * cfg.xy_width + cfg.z_width)
+                                 + 3 * w + 5)
+        return {
+            "processing_elements": len(processors),
+            "cordics": cordics,
+            "multipliers": ops["mul"],
+            "constant_multipliers": ops["cmul"],
+            "adders": ops["add"] + ops["sub"] + ops["addc"],
+            "register_bits": (registered + delay_stages) * w + cordic_bits
+                             + self.latency * (1 + self._tag_width),
+        }
+
+    # --- the bit-exact model -----------------------------------------------------------------
+    def encode(self, q):
+        """Payload codes ``{"q1": ..}`` for joint values ``q`` (``(B, N)``, rad or m)."""
+        q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+        if q.shape[1] != self._n:
+            raise ValueError(f"q must have {self._n} columns, not {q.shape[1]}")
+        codes = {}
+        for k, frame in enumerate(self._frames, start=1):
+            if frame.revolute:
+                codes[f"q{k}"] = angle_to_code(q[:, k - 1], self._width)
+            else:
+                frac = self._input_fracs.get(f"d{k}", self._width - 1)
+                value = np.rint(q[:, k - 1] * 2.0 ** frac).astype(np.int64)
+                if k > 1 and (np.any(q[:, k - 1] < frame.limits[0]) or
+                              np.any(q[:, k - 1] > frame.limits[1])):
+                    raise OverflowError(f"q{k} outside the joint limits {frame.limits}")
+                codes[f"q{k}"] = wrap(value, self._width)
+        return codes
+
+    def _offset_code(self, k):
+        frame = self._frames[k - 1]
+        if frame.revolute:
+            return int(angle_to_code(frame.offset, self._width))
+        return round(frame.offset * 2.0 ** self._input_fracs[f"d{k}"])
+
+    def _input_codes(self, codes):
+        inputs = {}
+        one = 1 << self._cordic.frac_bits
+        for name in self._input_fracs:
+            k = int(name[3:] if name[0] in "cs" else name[1:])
+            q = np.asarray(codes[f"q{k}"], dtype=np.int64)
+            if name.startswith("cos"):
+                z = wrap(q + self._offset_code(k), self._width)
+                out = cordic_model(self._cordic, np.full(z.shape, one), np.zeros_like(z), z)
+                inputs[f"cos{k}"], inputs[f"sin{k}"] = out.x, out.y
+            elif name.startswith("d"):
+                inputs[name] = q + self._offset_code(k)
+        return inputs
+
+    def model(self, codes):
+        """Output codes ``{(j, i): int64 array}`` for payload codes (see :meth:`encode`), bit
+        for bit what the hardware produces."""
+        batch = len(np.atleast_1d(next(iter(codes.values()))))
+        values = evaluate_fixed(self._tracer, self._live, self._formats,
+                                self._input_codes(codes), self._width)
+        fracs = self.output_fracs
+        out = {}
+        for key, node in self._outputs.items():
+            if isinstance(node, float):
+                out[key] = np.full(batch, round(node * 2.0 ** fracs[key]), dtype=np.int64)
+            else:
+                out[key] = np.broadcast_to(values[node.index], (batch,)).copy()
+        return out
+
+    def decode(self, out):
+        """H of shape ``(B, N, N)`` from output codes by ``(j, i)`` (or payload dicts)."""
+        fracs = self.output_fracs
+        batch = len(np.atleast_1d(next(iter(out.values()))))
+        h = np.zeros((batch, self._n, self._n))
+        for (j, i), frac in fracs.items():
+            value = np.asarray(out[j, i], dtype=np.float64) * 2.0 ** -frac
+            h[:, j - 1, i - 1] = h[:, i - 1, j - 1] = value
+        return h
+
+    def traced_float(self, q):
+        """The traced graph evaluated in float64 (cos and sin exact): H ``(B, N, N)``; equal
+        to the references up to float rounding, which checks the tracing and the folding."""
+        q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+        inputs = {}
+        for k, frame in enumerate(self._frames[1:], start=2):
+            value = q[:, k - 1] + frame.offset
+            inputs.update({f"cos{k}": np.cos(value), f"sin{k}": np.sin(value), f"d{k}": value})
+        values = evaluate_float(self._tracer, self._live, inputs)
+        out = {key: (np.full(len(q), node) if isinstance(node, float) else values[node.index])
+               for key, node in self._outputs.items()}
+        h = np.zeros((len(q), self._n, self._n))
+        for (j, i), value in out.items():
+            h[:, j - 1, i - 1] = h[:, i - 1, j - 1] = value
+        return h
+
+    # --- hardware ----------------------------------------------------------------------------
+    def elaborate(self, platform):
+        m = Module()
+        width, depth = self._width, self.latency
+        valid_out = Signal()
+        advance = ~valid_out | self.o.ready
+        m.d.comb += [self.i.ready.eq(advance), self.o.valid.eq(valid_out)]
+        sources = {}
+        by_name = {self._tracer.nodes[k].name: k for k in self._live
+                   if self._tracer.nodes[k].op == "input"}
+        one = Const(1 << self._cordic.frac_bits, signed(width))
+        for k in range(2, self._n + 1):
+            field = getattr(self.i.payload, f"q{k}")
+            shifted = Signal(signed(width), name=f"joint{k}_input")
+            m.d.comb += shifted.eq(field + self._offset_code(k))  # wraps, as angles do
+            if f"cos{k}" in by_name or f"sin{k}" in by_name:
+                fields = pipelined_datapath(m, self._cordic, one, Const(0, signed(width)),
+                                            shifted, advance, name=f"joint{k}_cordic")
+                for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
+                    if name in by_name:
+                        sources[by_name[name]] = fields[port]
+            elif f"d{k}" in by_name:
+                sources[by_name[f"d{k}"]] = shifted
+        reads = {key: (node.index, depth) for key, node in self._outputs.items()
+                 if not isinstance(node, float)}
+        values = build_dataflow(m, self._tracer, self._live, self._formats, self._plan, sources,
+                                advance, width, list(reads.values()),
+                                check_valid=self.i.valid if self._check_ranges else None)
+        fracs = self.output_fracs
+        for key, node in self._outputs.items():
+            field = getattr(self.o.payload, f"h{key[0]}_{key[1]}")
+            if isinstance(node, float):
+                m.d.comb += field.eq(round(node * 2.0 ** fracs[key]))
+            else:
+                m.d.comb += field.eq(values[reads[key]])
+        m.d.comb += valid_out.eq(tapped_delay_line(m, self.i.valid, [depth], advance, "valid",
+                                                   reset_less=False)[depth])
+        tag = tapped_delay_line(m, self.i.payload.tag, [depth], advance, "tag")[depth]
+        m.d.comb += self.o.payload.tag.eq(tag)
+        return m

@@ -1,0 +1,236 @@
+"""Dataflow graphs traced from arithmetic code, with proven value ranges.
+
+Run an algorithm written over plain scalars (``+``, ``-``, ``*``) with :class:`Tracer` nodes in
+place of numbers and every operation becomes a :class:`Node` of a :class:`Tracer`'s graph. The
+tracer is also the algorithm's ``arith`` object (see :mod:`sim.inertia`):
+
+- ``const(value)``: with ``fold=True`` (building hardware) constants stay Python floats, so
+  products and sums of constants happen at elaboration, ``0 * x`` disappears, ``1 * x`` and
+  ``-1 * x`` are wiring and other constant factors become constant multipliers. With
+  ``fold=False`` (counting operations of the general algorithm) constants become nodes, so
+  every multiplication by a link constant counts.
+- ``cell(*name)``: operations traced inside belong to that processing element.
+- ``bound(values, limit)``: a proven bound on the magnitude of each value (a norm bound from
+  the physics), intersected with the interval the operations imply. Interval arithmetic alone
+  would double the range at every link of a chain.
+
+Node ranges are intervals of the *exact* values; :func:`assign_formats` sizes fixed-point
+formats from them with a margin for the rounding errors.
+"""
+
+import math
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+__all__ = ["Node", "Tracer", "OPS", "assign_formats", "Format"]
+
+# op: (arguments that are nodes, pipeline registers, counts as)
+OPS = {
+    "input": (0, 0, None),
+    "const": (0, 0, None),       # fold=False only
+    "recip": (1, 1, "div"),       # fold=False only: 1 / constant
+    "add": (2, 1, "add"),
+    "sub": (2, 1, "add"),
+    "addc": (1, 1, "add"),        # node + constant
+    "mul": (2, 1, "mul"),
+    "cmul": (1, 1, "mul"),        # node * constant
+    "neg": (1, 0, None),          # wiring into the consumer
+}
+
+
+def _number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+class Node:
+    """One value of a traced graph: ``op`` over ``args`` (nodes), ``constant`` (for ``addc``,
+    ``cmul``, ``const``), ``low``/``high`` (its exact range), ``cell`` (processing element)."""
+    __slots__ = ("tracer", "index", "op", "args", "constant", "low", "high", "cell", "name")
+
+    def __init__(self, tracer, op, args, constant, low, high, name=None):
+        self.tracer, self.op, self.args, self.constant = tracer, op, args, constant
+        self.low, self.high = float(low), float(high)
+        self.cell, self.name = tracer.current_cell, name
+        self.index = len(tracer.nodes)
+        tracer.nodes.append(self)
+
+    @property
+    def magnitude(self):
+        return max(abs(self.low), abs(self.high))
+
+    def __repr__(self):
+        return f"Node({self.index}, {self.op}, cell={self.cell})"
+
+    def __add__(self, other):
+        return self.tracer.add(self, other)
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        if _number(other):
+            return self.tracer.add(self, -other)
+        return self.tracer.add(self, other, subtract=True)
+
+    def __rsub__(self, other):
+        return self.tracer.add(self.tracer.neg(self), other)
+
+    def __mul__(self, other):
+        return self.tracer.mul(self, other)
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return self.tracer.neg(self)
+
+
+class Tracer:
+    """A graph under construction, and the ``arith`` of the algorithms that build it."""
+    def __init__(self, *, fold=True):
+        self.fold = fold
+        self.nodes = []
+        self.current_cell = None
+
+    # --- the arith interface -------------------------------------------------------------
+    def const(self, value):
+        if self.fold:
+            return float(value)
+        return Node(self, "const", (), float(value), value, value)
+
+    def reciprocal(self, value):
+        if isinstance(value, Node):
+            return Node(self, "recip", (value,), None, 1 / value.high, 1 / value.low)
+        if self.fold:
+            return 1.0 / value
+        constant = self.const(value)
+        return Node(self, "recip", (constant,), None, 1 / value, 1 / value)
+
+    @contextmanager
+    def cell(self, *name):
+        outer, self.current_cell = self.current_cell, name
+        try:
+            yield
+        finally:
+            self.current_cell = outer
+
+    def bound(self, values, limit):
+        # The margin covers float rounding in the bound itself; formats add their own.
+        limit = limit * (1 + 1e-9) + 1e-12
+        for value in values:
+            if isinstance(value, Node):
+                value.low, value.high = max(value.low, -limit), min(value.high, limit)
+                if value.low > value.high:
+                    raise AssertionError(f"{value}: empty range under bound {limit}")
+        return values
+
+    # --- building --------------------------------------------------------------------------
+    def input(self, name, low, high):
+        return Node(self, "input", (), None, low, high, name=name)
+
+    def neg(self, node):
+        if node.op == "neg":
+            return node.args[0]
+        return Node(self, "neg", (node,), None, -node.high, -node.low)
+
+    def add(self, a, b, subtract=False):
+        if _number(a):
+            a, b = b, a
+        if _number(b):
+            if b == 0:
+                return a
+            return Node(self, "addc", (a,), float(b), a.low + b, a.high + b)
+        if b.op == "neg":  # a - (-b) and a + (-b): no negation left
+            return self.add(a, b.args[0], subtract=not subtract)
+        if subtract:
+            return Node(self, "sub", (a, b), None, a.low - b.high, a.high - b.low)
+        if a.op == "neg":
+            return self.add(b, a.args[0], subtract=True)
+        return Node(self, "add", (a, b), None, a.low + b.low, a.high + b.high)
+
+    def mul(self, a, b):
+        if _number(b):
+            if b in (0, 1, -1):  # structure (and folded constants): wiring
+                return 0 if b == 0 else (a if b == 1 else self.neg(a))
+            if a.op == "cmul":  # (x a) b = x (a b): one constant multiplier
+                return self.mul(a.args[0], a.constant * b)
+            if a.op == "neg":
+                return self.mul(a.args[0], -b)
+            corners = (a.low * b, a.high * b)
+            return Node(self, "cmul", (a,), float(b), min(corners), max(corners))
+        if a is b:  # a square is never negative
+            top = max(a.low * a.low, a.high * a.high)
+            low = 0.0 if a.low <= 0 <= a.high else min(a.low * a.low, a.high * a.high)
+            return Node(self, "mul", (a, b), None, low, top)
+        corners = (a.low * b.low, a.low * b.high, a.high * b.low, a.high * b.high)
+        return Node(self, "mul", (a, b), None, min(corners), max(corners))
+
+    # --- reading -----------------------------------------------------------------------------
+    def live(self, outputs):
+        """Indices of the nodes the ``outputs`` (nodes or numbers) depend on, in order."""
+        seen = set()
+        stack = [o for o in outputs if isinstance(o, Node)]
+        while stack:
+            node = stack.pop()
+            if node.index not in seen:
+                seen.add(node.index)
+                stack.extend(node.args)
+        return sorted(seen)
+
+    def counts(self, indices=None):
+        """Operations by kind (``mul``, ``add``, ``div``) among ``indices`` (default: all)."""
+        nodes = self.nodes if indices is None else [self.nodes[k] for k in indices]
+        out = {"mul": 0, "add": 0, "div": 0}
+        for node in nodes:
+            kind = OPS[node.op][2]
+            if kind:
+                out[kind] += 1
+        return out
+
+
+@dataclass(frozen=True)
+class Format:
+    """A node's fixed-point format: ``width`` bits, ``frac`` fraction bits; for a ``cmul`` also
+    the constant's integer code and its fraction bits."""
+    frac: int
+    const_code: int = 0
+    const_frac: int = 0
+
+
+def _frac_for(magnitude, width):
+    """Fraction bits that hold ``magnitude`` (plus a rounding margin) in ``signed(width)``."""
+    magnitude = magnitude * (1 + 2.0 ** -10) + 2.0 ** -30
+    return width - 1 - max(math.frexp(magnitude)[1], -64)
+
+
+def assign_formats(tracer, indices, width, input_fracs):
+    """Per-node :class:`Format` (by index) for the live nodes, every value ``signed(width)``.
+
+    Fraction bits come from the node's range, capped by what its operands carry (a sum has no
+    more fraction bits than its finer operand, a product no more than both together), so no
+    bit is made up. Constants of ``cmul`` are ``signed(width)`` codes with as many fraction
+    bits as their magnitude allows. ``input_fracs`` gives the inputs' fraction bits by name.
+    """
+    formats = {}
+    for k in indices:
+        node = tracer.nodes[k]
+        fits = _frac_for(node.magnitude, width)
+        frac = [formats[a.index].frac for a in node.args]
+        if node.op == "input":
+            formats[k] = Format(input_fracs[node.name])
+            if _frac_for(node.magnitude, width) < formats[k].frac:
+                raise ValueError(f"input {node.name}: range {node.magnitude} does not fit "
+                                 f"its format")
+        elif node.op == "neg":
+            formats[k] = Format(frac[0])
+        elif node.op in ("add", "sub"):
+            formats[k] = Format(min(fits, max(frac)))
+        elif node.op == "addc":
+            formats[k] = Format(min(fits, max(frac[0], _frac_for(abs(node.constant), width))))
+        elif node.op == "mul":
+            formats[k] = Format(min(fits, frac[0] + frac[1]))
+        elif node.op == "cmul":
+            const_frac = _frac_for(abs(node.constant), width)
+            code = round(node.constant * 2.0 ** const_frac)
+            formats[k] = Format(min(fits, frac[0] + const_frac), code, const_frac)
+        else:
+            raise ValueError(f"{node}: no hardware for op {node.op!r}")
+    return formats

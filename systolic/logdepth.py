@@ -1,0 +1,55 @@
+"""The O(log2 N) recursive-doubling array for the inertia matrix (Amin-Javaheri & Orin,
+Table 2 and Figure 3)."""
+
+from sim.inertia import log2_levels, table2
+from systolic.array import InertiaArray
+
+__all__ = ["LogDepthInertiaArray"]
+
+
+class LogDepthInertiaArray(InertiaArray):
+    """H(q) by recursive doubling: ``ceil(log2 N)`` levels of processing elements, one
+    configuration per clock.
+
+    One processing element per box of the paper's Figure 3:
+
+    - level 0, ``T``: the transform across each link from the CORDIC's cos and sin
+      (``L_T`` cycles);
+    - Stage A, level ``l`` (``A``): the composite body of links ``a .. k`` from two halves, and
+      the transform across it, for every suffix of every block of ``2**l`` links (``L_A``);
+    - diagonal (``D``): ``f_ii``, ``n_ii``, ``H_ii`` (``L_D``);
+    - Stage B, level ``l`` (``B``): column ``x``'s force and moment moved ``2**(l-1)`` joints at
+      once through Stage A's transforms, only where ``x`` lies in the upper half (Figure 3's
+      dashed boxes are not built) (``L_B``).
+
+    Latency: ``L_in + L_T + ceil(log2 N) * (L_A + L_B) + L_D`` cycles (:attr:`window_lengths`);
+    one configuration per clock.
+    """
+    algorithm = staticmethod(table2)
+
+    def _window(self, cell):
+        lengths, levels = self._lengths, log2_levels(self._n)
+        head = lengths["in"] + lengths.get("T", 0)
+        kind = cell[0]
+        if kind == "in":
+            return 0, lengths["in"]
+        if kind == "T":
+            return lengths["in"], head
+        if kind == "A":
+            first = head + (cell[1] - 1) * lengths["A"]
+            return first, first + lengths["A"]
+        diagonal = head + levels * lengths.get("A", 0)
+        if kind == "D":
+            return diagonal, diagonal + lengths["D"]
+        if kind == "B":
+            first = diagonal + lengths["D"] + (cell[1] - 1) * lengths["B"]
+            return first, first + lengths["B"]
+        raise ValueError(f"no window for cell {cell}")
+
+    @property
+    def latency(self):
+        """Cycles from an input transfer to its result being valid:
+        ``L_in + L_T + ceil(log2 N) * (L_A + L_B) + L_D``."""
+        lengths, levels = self._lengths, log2_levels(self._n)
+        return (lengths["in"] + lengths.get("T", 0) + lengths.get("D", 0) +
+                levels * (lengths.get("A", 0) + lengths.get("B", 0)))

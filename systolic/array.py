@@ -71,6 +71,7 @@ class InertiaArray(wiring.Component):
     low: nothing is lost, duplicated or reordered. Only valid bits are reset.
     """
     algorithm = None     # table1 or table2, set by the subclass
+    kinds = ()           # the kinds of cell, each with its window length
 
     def __init__(self, robot="puma560", *, width=24, tag_width=0, check_ranges=False):
         if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
@@ -134,7 +135,7 @@ class InertiaArray(wiring.Component):
 
     def _window_lengths(self, depths):
         """``{kind: cycles}`` of each kind of cell, from the traced depths."""
-        lengths = Counter()
+        lengths = Counter({kind: 0 for kind in self.kinds})
         for cell, depth in depths.items():
             lengths[cell[0]] = max(lengths[cell[0]], depth)
         lengths["in"] = pipelined_latency(self._cordic)

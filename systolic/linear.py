@@ -26,11 +26,12 @@ class LinearInertiaArray(InertiaArray):
     Latency: ``L_in + L_T + max(N * L_A, L_A + (N - 1) * L_B)`` cycles, ``L_in`` the pipelined
     CORDIC's (:attr:`window_lengths` holds them all); one configuration per clock.
     """
+    kinds = ("T", "A", "B")
     algorithm = staticmethod(table1)
 
     def _window(self, cell):
         n, lengths = self._n, self._lengths
-        head = lengths["in"] + lengths.get("T", 0)
+        head = lengths["in"] + lengths["T"]
         kind = cell[0]
         if kind == "in":
             return 0, lengths["in"]
@@ -53,5 +54,5 @@ class LinearInertiaArray(InertiaArray):
         """Cycles from an input transfer to its result being valid:
         ``L_in + L_T + max(N * L_A, L_A + (N - 1) * L_B)``."""
         n, lengths = self._n, self._lengths
-        return (lengths["in"] + lengths.get("T", 0) +
-                max(n * lengths["A"], lengths["A"] + (n - 1) * lengths.get("B", 0)))
+        return (lengths["in"] + lengths["T"] +
+                max(n * lengths["A"], lengths["A"] + (n - 1) * lengths["B"]))

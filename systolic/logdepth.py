@@ -25,11 +25,12 @@ class LogDepthInertiaArray(InertiaArray):
     Latency: ``L_in + L_T + ceil(log2 N) * (L_A + L_B) + L_D`` cycles (:attr:`window_lengths`);
     one configuration per clock.
     """
+    kinds = ("T", "A", "D", "B")
     algorithm = staticmethod(table2)
 
     def _window(self, cell):
         lengths, levels = self._lengths, log2_levels(self._n)
-        head = lengths["in"] + lengths.get("T", 0)
+        head = lengths["in"] + lengths["T"]
         kind = cell[0]
         if kind == "in":
             return 0, lengths["in"]
@@ -38,7 +39,7 @@ class LogDepthInertiaArray(InertiaArray):
         if kind == "A":
             first = head + (cell[1] - 1) * lengths["A"]
             return first, first + lengths["A"]
-        diagonal = head + levels * lengths.get("A", 0)
+        diagonal = head + levels * lengths["A"]
         if kind == "D":
             return diagonal, diagonal + lengths["D"]
         if kind == "B":
@@ -51,5 +52,5 @@ class LogDepthInertiaArray(InertiaArray):
         """Cycles from an input transfer to its result being valid:
         ``L_in + L_T + ceil(log2 N) * (L_A + L_B) + L_D``."""
         lengths, levels = self._lengths, log2_levels(self._n)
-        return (lengths["in"] + lengths.get("T", 0) + lengths.get("D", 0) +
-                levels * (lengths.get("A", 0) + lengths.get("B", 0)))
+        return (lengths["in"] + lengths["T"] + lengths["D"] +
+                levels * (lengths["A"] + lengths["B"]))

@@ -1,0 +1,148 @@
+"""Inertia-matrix arrays: traced graph against the references, the bit-exact model against
+float, the RTL against the model bit for bit, latency and throughput as stated."""
+
+import math
+
+import numpy as np
+import pytest
+
+from robots import Joint, Robot, load_robot
+from sim.harness import run_stream
+from sim.inertia import jacobian_inertia, log2_levels, random_robot
+from systolic import ARRAYS, LinearInertiaArray, LogDepthInertiaArray
+from systolic.pipeline import schedule
+
+# The issue's goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
+ACCURACY_GOAL = 1e-4
+
+
+def configurations(robot, rng, count, corners=True):
+    """Uniform in the joint limits, plus configurations at the limits themselves."""
+    limits = np.array([j.limits for j in robot.joints])
+    q = rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+    if corners:
+        pick = rng.integers(0, 2, (count // 4, robot.dof))
+        q[:count // 4] = np.where(pick, limits[:, 1], limits[:, 0])
+    return q
+
+
+def payloads(dut, q, tag_bits=8):
+    codes = dut.encode(q)
+    return codes, [{**{name: int(v[b]) for name, v in codes.items()}, "tag": b % (1 << tag_bits)}
+                   for b in range(len(q))]
+
+
+def check_rtl(dut, q, **stalls):
+    codes, inputs = payloads(dut, q)
+    expected = dut.model(codes)
+    run = run_stream(dut, inputs, **stalls)
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
+    for (j, i), values in expected.items():
+        assert [o[f"h{j}_{i}"] for o in run.outputs] == values.tolist(), f"h{j}_{i}"
+    return run
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_constructor_checks(array):
+    with pytest.raises(ValueError, match=r"width must be an integer in \[12, 31\], not 32"):
+        array(width=32)
+    with pytest.raises(ValueError, match="tag_width must be a non-negative integer"):
+        array(tag_width=-1)
+    with pytest.raises(ValueError, match="needs mass, com and inertia for every joint"):
+        array("puma560_fgl")
+    joint = Joint("prismatic", 0.1, 0.0, 0.0, 0.0, mass=1.0, com=(0, 0, 0),
+                  inertia=(0.1, 0.1, 0.1, 0, 0, 0))
+    with pytest.raises(ValueError, match="joint 2: limits: a prismatic joint needs limits"):
+        array(Robot("r", (joint, joint)))
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+@pytest.mark.parametrize("n", range(1, 9))
+def test_traced_graph_equals_reference(array, n):
+    rng = np.random.default_rng(n)
+    robot = random_robot(rng, n, prismatic=0.3)
+    q = configurations(robot, rng, 300)
+    reference = jacobian_inertia(robot, q)
+    assert np.abs(array(robot).traced_float(q) - reference).max() <= \
+        1e-12 * np.abs(reference).max()
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_puma_accuracy_at_the_default_width(array):
+    robot = load_robot()
+    dut = array(robot)
+    assert dut.width == 24
+    q = configurations(robot, np.random.default_rng(3), 50_000)
+    reference = jacobian_inertia(robot, q)
+    error = np.abs(dut.decode(dut.model(dut.encode(q))) - reference).max()
+    assert error <= ACCURACY_GOAL * np.abs(reference).max()
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+@pytest.mark.parametrize("width", [12, 16, 20, 31])
+def test_formats_never_overflow(array, width):
+    # evaluate_fixed raises OverflowError naming the node if any register leaves its format.
+    rng = np.random.default_rng(width)
+    for n in (3, 7, 12):
+        robot = random_robot(rng, n, prismatic=0.3)
+        dut = array(robot, width=width)
+        q = configurations(robot, rng, 20_000)
+        dut.model(dut.encode(q))
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_puma_rtl_equals_model_under_stalls(array):
+    robot = load_robot()
+    dut = array(robot, tag_width=8, check_ranges=True)
+    q = configurations(robot, np.random.default_rng(4), 24)
+    source, sink = [1, 1, 0, 1, 1, 1, 0], [1, 0, 1, 1, 0]
+    check_rtl(dut, q, source_valid=lambda c: source[c % len(source)],
+              sink_ready=lambda c: sink[c % len(sink)])
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_puma_latency_and_throughput(array):
+    robot = load_robot()
+    dut = array(robot, tag_width=8)
+    run = check_rtl(dut, configurations(robot, np.random.default_rng(5), 16))
+    lengths, n = dut.window_lengths, robot.dof
+    if array is LinearInertiaArray:
+        formula = lengths["in"] + lengths["T"] + max(n * lengths["A"],
+                                                     lengths["A"] + (n - 1) * lengths["B"])
+    else:
+        formula = lengths["in"] + lengths["T"] + lengths["D"] + \
+            log2_levels(n) * (lengths["A"] + lengths["B"])
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == formula
+    # One configuration per clock: consecutive inputs, consecutive results.
+    assert np.all(np.diff(run.input_cycles) == 1) and np.all(np.diff(run.output_cycles) == 1)
+    assert dut.interval == 1
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+@pytest.mark.parametrize("n", range(1, 9))
+def test_random_robot_rtl_equals_model(array, n):
+    rng = np.random.default_rng(20 + n)
+    robot = random_robot(rng, n, prismatic=0.3)
+    dut = array(robot, width=18, tag_width=8)
+    run = check_rtl(dut, configurations(robot, rng, 6))
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency
+
+
+def test_logdepth_is_shallower_for_long_arms():
+    rng = np.random.default_rng(9)
+    robot = random_robot(rng, 12, prismatic=0.0)
+    linear, logdepth = LinearInertiaArray(robot), LogDepthInertiaArray(robot)
+    assert logdepth.latency < linear.latency
+    assert logdepth.resources()["processing_elements"] > \
+        linear.resources()["processing_elements"]
+
+
+def test_a_short_window_is_caught():
+    dut = LinearInertiaArray()
+
+    def window(cell):  # every processing element one cycle shorter than it needs
+        first, end = dut._window(cell)
+        return first, end - 1 if cell[0] == "A" else end
+
+    with pytest.raises(AssertionError, match="after its window"):
+        schedule(dut._tracer, dut._live, window, dut._input_ready)

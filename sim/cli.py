@@ -8,6 +8,7 @@ Examples::
     robohw report --quick --out /tmp/r
     robohw ik-graph --graph best --timing pipelined --json graph.json
     robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
+    robohw inertia --q q.csv --out h.csv --backend model --array logdepth
 """
 
 import argparse
@@ -81,6 +82,24 @@ def _parser():
     ik.add_argument("--elbow", choices=["up", "down"], default="up")
     ik.add_argument("--wrist", choices=["noflip", "flip"], default="noflip")
 
+    inertia = commands.add_parser(
+        "inertia", help="manipulator inertia matrices of joint configurations from a CSV file",
+        epilog="example: robohw inertia --q q.csv --out h.csv --backend model --array logdepth")
+    inertia.add_argument("--q", required=True, metavar="IN.csv",
+                         help="header q1,...,qN (rad for revolute, m for prismatic joints)")
+    inertia.add_argument("--out", required=True, metavar="OUT.csv",
+                         help="written with the header H11,H12,...,HNN (row-major)")
+    inertia.add_argument("--robot", default="puma560", metavar="FILE.toml",
+                         help="robot file or shipped name (default puma560)")
+    inertia.add_argument("--backend", choices=["float", "model", "rtl"], default="float",
+                         help="float64 algorithm, bit-exact model or Amaranth RTL "
+                              "(default float)")
+    inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
+                         help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
+                              "(Table 2) (default linear)")
+    inertia.add_argument("--width", type=int, default=24,
+                         help="data width of the model and rtl backends, 12..31 (default 24)")
+
     report = commands.add_parser(
         "report", help="measure every design and write the report",
         epilog="example: robohw report --quick --out /tmp/report")
@@ -128,6 +147,8 @@ def main(argv=None):
                     json.dump(solution, file, indent=1)
         elif args.command == "ik":
             return _ik(args)
+        elif args.command == "inertia":
+            return _inertia(args)
         elif args.command == "report":
             from sim.cordic_report import write_cordic_report
             from sim.ik_report import write_ik_report
@@ -163,6 +184,26 @@ def _ik(args):
         return 2
     write_joints(args.out, q, valid)
     print(f"{len(q)} poses, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _inertia(args):
+    from robots import RobotFileError, load_robot
+    from sim.csv_table import CsvFileError
+    from sim.inertia_io import (check_limits, read_configurations, solve_inertia,
+                                write_matrices)
+    try:
+        robot = load_robot(args.robot)
+        q = read_configurations(args.q, robot.dof)
+        if args.backend != "float":
+            check_limits(robot, q, args.q)
+        h = solve_inertia(robot, q, args.backend, args.array, width=args.width,
+                          progress=sys.stderr)
+    except (RobotFileError, CsvFileError, ValueError) as error:
+        print(f"robohw inertia: {error}", file=sys.stderr)
+        return 2
+    write_matrices(args.out, h)
+    print(f"{len(h)} configurations: {args.out}", file=sys.stderr)
     return 0
 
 

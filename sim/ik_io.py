@@ -6,16 +6,11 @@ or 0. Backends: ``float`` (the closed form of :mod:`sim.kinematics`), ``model`` 
 model of the best CCM graph) and ``rtl`` (its Amaranth pipeline, simulated cycle by cycle).
 """
 
-import csv
-import math
-import os
-import pathlib
-import tempfile
-
 import numpy as np
 
 from hw.fixed import FixedFormat
 from hw.puma_ik_graph import POSE_INPUTS, best_graph
+from sim.csv_table import CsvFileError, read_columns, write_rows
 from sim.kinematics import puma_ik
 from sim.task_graph_eval import evaluate_model
 
@@ -25,64 +20,28 @@ BACKENDS = ("float", "model", "rtl")
 # A rotation whose columns are further than this from orthonormal is not a hand pose.
 ORTHONORMAL_TOLERANCE = 1e-4
 
-
-class PoseFileError(ValueError):
-    """A bad pose file; the message names the file, line and column."""
+PoseFileError = CsvFileError
 
 
 def read_poses(path):
     """Hand poses of shape ``(N, 4, 4)`` from a CSV file (see the module docstring)."""
-    path = pathlib.Path(path)
-    try:
-        with open(path, newline="") as file:
-            rows = list(csv.reader(file))
-    except OSError as error:
-        raise PoseFileError(f"{path}: {error.strerror}") from None
-    if not rows:
-        raise PoseFileError(f"{path}, line 1: empty file; expected the header "
-                            f"{','.join(POSE_INPUTS)}")
-    header = [name.strip() for name in rows[0]]
-    for name in POSE_INPUTS:
-        if name not in header:
-            raise PoseFileError(f"{path}, line 1, column {name}: missing")
-    index = {name: header.index(name) for name in POSE_INPUTS}
-    poses = np.tile(np.eye(4), (len(rows) - 1, 1, 1))
-    for line, row in enumerate(rows[1:], start=2):
-        if len(row) != len(header):
-            raise PoseFileError(f"{path}, line {line}: {len(row)} fields, the header has "
-                                f"{len(header)}")
-        for name, column in index.items():
-            text = row[column].strip()
-            try:
-                value = float(text)
-            except ValueError:
-                raise PoseFileError(f"{path}, line {line}, column {name}: not a number: "
-                                    f"{text!r}") from None
-            if not math.isfinite(value):
-                raise PoseFileError(f"{path}, line {line}, column {name}: not finite: {text!r}")
-            poses[line - 2, "xyz".index(name[1]), "noap".index(name[0])] = value
-        rotation = poses[line - 2, :3, :3]
+    values = read_columns(path, POSE_INPUTS)
+    poses = np.tile(np.eye(4), (len(values), 1, 1))
+    for k, name in enumerate(POSE_INPUTS):
+        poses[:, "xyz".index(name[1]), "noap".index(name[0])] = values[:, k]
+    for row, pose in enumerate(poses):
+        rotation = pose[:3, :3]
         if np.abs(rotation.T @ rotation - np.eye(3)).max() > ORTHONORMAL_TOLERANCE or \
                 np.linalg.det(rotation) < 0:
-            raise PoseFileError(f"{path}, line {line}, columns nx..az: n, o, a are not a "
+            raise PoseFileError(f"{path}, line {row + 2}, columns nx..az: n, o, a are not a "
                                 f"right-handed orthonormal frame")
     return poses
 
 
 def write_joints(path, q, valid):
     """Write ``OUT.csv`` atomically: a failure leaves no file behind."""
-    path = pathlib.Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", newline="") as file:
-            writer = csv.writer(file)
-            writer.writerow(["q1", "q2", "q3", "q4", "q5", "q6", "valid"])
-            for angles, ok in zip(q, valid):
-                writer.writerow([repr(float(a)) for a in angles] + [int(ok)])
-        os.replace(temporary, path)
-    except BaseException:
-        os.unlink(temporary)
-        raise
+    write_rows(path, ["q1", "q2", "q3", "q4", "q5", "q6", "valid"],
+               ([*map(float, angles), int(ok)] for angles, ok in zip(q, valid)))
 
 
 def _wrap(angles):

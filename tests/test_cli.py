@@ -132,3 +132,71 @@ def test_bench_buffers(capsys):
     assert main(["bench", "buffers", "--nodes", "300"]) == 0
     out = capsys.readouterr().out
     assert "| 300 | 600 | no |" in out and "| 300 | 600 | yes |" in out
+
+
+def write_configurations(path, rows=5, seed=0):
+    import numpy as np
+    q = np.random.default_rng(seed).uniform(-2, 2, (rows, 6))
+    path.write_text("q6,q5,q4,q3,q2,q1\n" + "".join(  # any column order
+        ",".join(repr(float(v)) for v in row[::-1]) + "\n" for row in q))
+    return q
+
+
+def read_matrices(path):
+    import numpy as np
+    lines = path.read_text().splitlines()
+    assert lines[0] == ",".join(f"H{j}{i}" for j in range(1, 7) for i in range(1, 7))
+    return np.array([[float(v) for v in line.split(",")] for line in lines[1:]]).reshape(-1, 6, 6)
+
+
+@pytest.mark.parametrize("array", ["linear", "logdepth"])
+def test_inertia_backends_agree(tmp_path, array):
+    import numpy as np
+    from robots import load_robot
+    from sim.inertia import jacobian_inertia
+    q = write_configurations(tmp_path / "q.csv")
+    results = {}
+    for backend in ("float", "model", "rtl"):
+        out = tmp_path / f"{backend}.csv"
+        assert main(["inertia", "--q", str(tmp_path / "q.csv"), "--out", str(out),
+                     "--backend", backend, "--array", array]) == 0
+        results[backend] = read_matrices(out)
+    assert np.array_equal(results["model"], results["rtl"])  # bit for bit
+    reference = jacobian_inertia(load_robot(), q)
+    assert np.abs(results["float"] - reference).max() < 1e-12
+    assert np.abs(results["model"] - reference).max() < 1e-4 * np.abs(reference).max()
+
+
+@pytest.mark.parametrize("edit, robot, message", [
+    (lambda rows: [rows[0].replace("q4", "qq")] + rows[1:], "puma560", "line 1, column q4: missing"),
+    (lambda rows: rows[:2] + [rows[2].replace(rows[2].split(",")[1], "abc", 1)] + rows[3:],
+     "puma560", "line 3, column q5: not a number: 'abc'"),
+    (lambda rows: rows[:3] + [rows[3] + ",1"], "puma560", "line 4: 7 fields, the header has 6"),
+    (lambda rows: rows, "puma560_fgl", "needs mass, com and inertia for every joint"),
+])
+def test_inertia_bad_input_exit_2_one_line_no_output(tmp_path, capsys, edit, robot, message):
+    q = tmp_path / "q.csv"
+    write_configurations(q)
+    q.write_text("\n".join(edit(q.read_text().splitlines())) + "\n")
+    out = tmp_path / "h.csv"
+    assert main(["inertia", "--q", str(q), "--out", str(out), "--robot", robot,
+                 "--backend", "model"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and re.search(message, err)
+    assert not out.exists() and not list(tmp_path.glob(".h.csv*"))
+
+
+def test_inertia_prismatic_outside_limits_names_the_cell(tmp_path, capsys):
+    robot = tmp_path / "slider.toml"
+    robot.write_text('name = "slider"\n' + 2 * (
+        '[[joint]]\ntype = "prismatic"\na = 0.1\nalpha = 0.5\nd = 0.0\noffset = 0.0\n'
+        'limits = [-0.5, 0.5]\nmass = 2.0\ncom = [0.0, 0.1, 0.0]\n'
+        'inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n'))
+    q = tmp_path / "q.csv"
+    q.write_text("q1,q2\n0.1,0.2\n0.3,0.7\n")
+    assert main(["inertia", "--q", str(q), "--out", str(tmp_path / "h.csv"), "--robot",
+                 str(robot), "--backend", "model"]) == 2
+    assert "line 3, column q2: 0.7 is outside the joint limits [-0.5, 0.5]" in \
+        capsys.readouterr().err
+    assert main(["inertia", "--q", str(q), "--out", str(tmp_path / "h.csv"), "--robot",
+                 str(robot)]) == 0  # float needs no limits

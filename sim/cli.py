@@ -152,10 +152,13 @@ def main(argv=None):
         elif args.command == "report":
             from sim.cordic_report import write_cordic_report
             from sim.ik_report import write_ik_report
+            from sim.inertia_report import write_inertia_report
             print(write_cordic_report(args.out, quick=args.quick,
                                       verilator=not args.no_verilator))
             print(write_ik_report(args.out, quick=args.quick))
-            print(f"written: {args.out}/cordic.md, cordic.json, ik.md, ik.json", file=sys.stderr)
+            print(write_inertia_report(args.out, quick=args.quick))
+            print(f"written: {args.out}/cordic.md, cordic.json, ik.md, ik.json, inertia.md, "
+                  f"inertia.json, inertia_tradeoff.png", file=sys.stderr)
     except OSError as error:
         print(f"robohw: {error}", file=sys.stderr)
         return 1

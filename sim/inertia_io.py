@@ -51,11 +51,12 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, progress=
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if backend == "float":
         return inertia_matrix(robot, q, ALGORITHMS[array])
-    from systolic import ARRAYS
+    from systolic import ARRAYS, PLANS
+    if backend == "model":
+        plan = PLANS[array](robot, width=width)
+        return plan.decode(plan.model(plan.encode(q)))
     dut = ARRAYS[array](robot, width=width)
     codes = dut.encode(q)
-    if backend == "model":
-        return dut.decode(dut.model(codes))
     from sim.harness import run_stream
     payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
     if progress:

@@ -2,9 +2,11 @@
 Orin): :class:`LinearInertiaArray` (O(N), Table 1) and :class:`LogDepthInertiaArray`
 (O(log2 N), Table 2)."""
 
-from systolic.linear import LinearInertiaArray
-from systolic.logdepth import LogDepthInertiaArray
+from systolic.linear import LinearInertiaArray, LinearPlan
+from systolic.logdepth import LogDepthInertiaArray, LogDepthPlan
 
-__all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "ARRAYS"]
+__all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepthPlan", "ARRAYS",
+           "PLANS"]
 
 ARRAYS = {"linear": LinearInertiaArray, "logdepth": LogDepthInertiaArray}
+PLANS = {"linear": LinearPlan, "logdepth": LogDepthPlan}

@@ -27,7 +27,7 @@ from systolic.dataflow import OPS, Tracer, assign_formats
 from systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_taps,
                                schedule)
 
-__all__ = ["InertiaArray", "MIN_WIDTH"]
+__all__ = ["InertiaPlan", "InertiaArray", "MIN_WIDTH"]
 
 MIN_WIDTH = 12
 # cos and sin leave the CORDIC within one part in 2**(width - 4) of [-1, 1] (its error bound,
@@ -40,9 +40,12 @@ def _frac_for(magnitude, width):
     return width - 1 - math.frexp(magnitude)[1]
 
 
-class InertiaArray(wiring.Component):
-    """Base of :class:`~systolic.linear.LinearInertiaArray` and
-    :class:`~systolic.logdepth.LogDepthInertiaArray`; see those for the architectures.
+class InertiaPlan:
+    """What an inertia array is built from, without building it: the traced algorithm with the
+    robot's constants folded, every value's format, the cell windows and the schedule; and the
+    array's bit-exact model. Subclasses (:class:`~systolic.linear.LinearPlan`,
+    :class:`~systolic.logdepth.LogDepthPlan`) give the algorithm, the windows and the latency
+    formula.
 
     Parameters
     ----------
@@ -51,63 +54,37 @@ class InertiaArray(wiring.Component):
     width : int
         Bits of every datapath value, 12 to 31 (default 24). Each value has its own fraction
         bits, as many as its proven range leaves (:attr:`output_fracs` for the outputs).
-    tag_width : int
-        User tag carried from ``i`` to ``o``.
-    check_ranges : bool
-        Simulation aid: ``Assert`` that no register overflows (the formats promise it).
-
-    Members
-    -------
-    i : ``In(stream.Signature(...))``
-        ``q1`` .. ``qN``, ``signed(width)``: binary angles for revolute joints (one turn =
-        ``2**width``), fixed point with :attr:`input_fracs` fraction bits for prismatic ones
-        (metres); ``tag``.
-    o : ``Out(stream.Signature(...))``
-        ``h{j}_{i}`` for ``j <= i`` (the upper triangle of H, row by row), ``signed(width)``
-        with :attr:`output_fracs` fraction bits; ``tag``.
-
-    Latency is :attr:`latency` cycles, a formula in N given by each array; throughput one
-    configuration per clock. The whole array holds while ``o.valid`` is high and ``o.ready``
-    low: nothing is lost, duplicated or reordered. Only valid bits are reset.
     """
     algorithm = None     # table1 or table2, set by the subclass
     kinds = ()           # the kinds of cell, each with its window length
 
-    def __init__(self, robot="puma560", *, width=24, tag_width=0, check_ranges=False):
+    def __init__(self, robot="puma560", *, width=24):
         if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
             raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], "
                              f"not {width!r}")
-        if not isinstance(tag_width, int) or tag_width < 0:
-            raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
         if not isinstance(robot, Robot):
             robot = load_robot(robot)
-        self._robot, self._width, self._tag_width = robot, width, tag_width
-        self._check_ranges = check_ranges
+        self._robot, self._width = robot, width
         self._frames = frames = link_frames(robot)
         self._n = n = len(frames)
-        self._cordic = CordicConfig("circular", "rotation", width=width)
+        self.cordic = CordicConfig("circular", "rotation", width=width)
         self._trace(frames)
-        self._lengths = self._window_lengths(cell_depths(self._tracer, self._live))
-        self._plan = schedule(self._tracer, self._live, self._window, self._input_ready)
+        # The graph and its hardware plan, read by InertiaArray.elaborate:
+        # tracer, live (node indices the outputs need), formats (by index), outputs ({(j, i):
+        # node or constant}), schedule, cordic (the sin/cos processors' configuration).
+        self._lengths = self._window_lengths(cell_depths(self.tracer, self.live))
+        self.schedule = schedule(self.tracer, self.live, self._window, self._input_ready)
         depth = self.latency
-        for (j, i), node in self._outputs.items():
+        for (j, i), node in self.outputs.items():
             if not isinstance(node, float):
                 source = node.args[0] if node.op == "neg" else node
-                if self._plan.windows.get(source.cell, (0, 0))[1] > depth:
+                if self.schedule.windows.get(source.cell, (0, 0))[1] > depth:
                     raise AssertionError(f"h{j}_{i} is late for the stated latency {depth}")
-        layout_in = {f"q{k}": signed(width) for k in range(1, n + 1)}
-        layout_in["tag"] = unsigned(tag_width)
-        layout_out = {f"h{j}_{i}": signed(width) for (j, i) in self._outputs}
-        layout_out["tag"] = unsigned(tag_width)
-        super().__init__({
-            "i": In(stream.Signature(data.StructLayout(layout_in))),
-            "o": Out(stream.Signature(data.StructLayout(layout_out))),
-        })
 
     # --- construction ------------------------------------------------------------------------
     def _trace(self, frames):
-        width, tracer = self._width, Tracer(fold=True)
-        self._tracer = tracer
+        width = self._width
+        self.tracer = tracer = Tracer(fold=True)
         joints, fracs, ready = [None], {}, {}
         trig = 1 + _TRIG_MARGIN
         with tracer.cell(*INPUT_CELL):
@@ -115,18 +92,18 @@ class InertiaArray(wiring.Component):
                 if frame.revolute:
                     joints.append((tracer.input(f"cos{k}", -trig, trig),
                                    tracer.input(f"sin{k}", -trig, trig)))
-                    fracs[f"cos{k}"] = fracs[f"sin{k}"] = self._cordic.frac_bits
-                    ready[f"cos{k}"] = ready[f"sin{k}"] = pipelined_latency(self._cordic)
+                    fracs[f"cos{k}"] = fracs[f"sin{k}"] = self.cordic.frac_bits
+                    ready[f"cos{k}"] = ready[f"sin{k}"] = pipelined_latency(self.cordic)
                 else:
                     low, high = (limit + frame.offset for limit in frame.limits)
                     joints.append(tracer.input(f"d{k}", low, high))
                     fracs[f"d{k}"] = self._prismatic_frac(frame)
                     ready[f"d{k}"] = 0
         h = type(self).algorithm(frames, joints, tracer)
-        self._outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
+        self.outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
                          for key, value in sorted(h.items())}
-        self._live = tracer.live(self._outputs.values())
-        self._formats = assign_formats(tracer, self._live, width, fracs)
+        self.live = tracer.live(self.outputs.values())
+        self.formats = assign_formats(tracer, self.live, width, fracs)
         self._input_fracs, self._input_ready = fracs, ready
 
     def _prismatic_frac(self, frame):
@@ -138,7 +115,7 @@ class InertiaArray(wiring.Component):
         lengths = Counter({kind: 0 for kind in self.kinds})
         for cell, depth in depths.items():
             lengths[cell[0]] = max(lengths[cell[0]], depth)
-        lengths["in"] = pipelined_latency(self._cordic)
+        lengths["in"] = pipelined_latency(self.cordic)
         return dict(lengths)
 
     def _window(self, cell):
@@ -185,28 +162,28 @@ class InertiaArray(wiring.Component):
     def output_fracs(self):
         """Fraction bits of each output field ``h{j}_{i}`` (``{(j, i): bits}``)."""
         out = {}
-        for key, node in self._outputs.items():
+        for key, node in self.outputs.items():
             if isinstance(node, float):
                 out[key] = min(_frac_for(abs(node), self._width), self._width - 1) \
                     if node else self._width - 1
             else:
-                out[key] = self._formats[node.index].frac
+                out[key] = self.formats[node.index].frac
         return out
 
-    def resources(self):
+    def resources(self, tag_width=0):
         """Processing elements, CORDICs, multipliers (constant and variable), adders and
         register bits (datapath registers, delay lines, CORDIC stages, valid and tag)."""
-        nodes = [self._tracer.nodes[k] for k in self._live]
+        nodes = [self.tracer.nodes[k] for k in self.live]
         ops = Counter(node.op for node in nodes)
         processors = {self._processor(node.cell) for node in nodes if node.op != "input"}
         reads = [(node.index if node.op != "neg" else node.args[0].index, self.latency)
-                 for node in self._outputs.values() if not isinstance(node, float)]
-        taps = delay_taps(self._tracer, self._live, self._plan, reads)
+                 for node in self.outputs.values() if not isinstance(node, float)]
+        taps = delay_taps(self.tracer, self.live, self.schedule, reads)
         w = self._width
         registered = sum(1 for node in nodes if OPS[node.op][1])
         delay_stages = sum(max(t) for t in taps.values() if t)
         cordics = sum(1 for name in self._input_fracs if name.startswith("cos"))
-        cfg = self._cordic
+        cfg = self.cordic
         cordic_bits = cordics * ((len(cfg.steps) + 1) * (2 * cfg.xy_width + cfg.z_width)
                                  + 3 * w + 5)
         return {
@@ -216,7 +193,7 @@ class InertiaArray(wiring.Component):
             "constant_multipliers": ops["cmul"],
             "adders": ops["add"] + ops["sub"] + ops["addc"],
             "register_bits": (registered + delay_stages) * w + cordic_bits
-                             + self.latency * (1 + self._tag_width),
+                             + self.latency * (1 + tag_width),
         }
 
     # --- the bit-exact model -----------------------------------------------------------------
@@ -238,7 +215,7 @@ class InertiaArray(wiring.Component):
                 codes[f"q{k}"] = wrap(value, self._width)
         return codes
 
-    def _offset_code(self, k):
+    def offset_code(self, k):
         frame = self._frames[k - 1]
         if frame.revolute:
             return int(angle_to_code(frame.offset, self._width))
@@ -246,27 +223,27 @@ class InertiaArray(wiring.Component):
 
     def _input_codes(self, codes):
         inputs = {}
-        one = 1 << self._cordic.frac_bits
+        one = 1 << self.cordic.frac_bits
         for name in self._input_fracs:
             k = int(name[3:] if name[0] in "cs" else name[1:])
             q = np.asarray(codes[f"q{k}"], dtype=np.int64)
             if name.startswith("cos"):
-                z = wrap(q + self._offset_code(k), self._width)
-                out = cordic_model(self._cordic, np.full(z.shape, one), np.zeros_like(z), z)
+                z = wrap(q + self.offset_code(k), self._width)
+                out = cordic_model(self.cordic, np.full(z.shape, one), np.zeros_like(z), z)
                 inputs[f"cos{k}"], inputs[f"sin{k}"] = out.x, out.y
             elif name.startswith("d"):
-                inputs[name] = q + self._offset_code(k)
+                inputs[name] = q + self.offset_code(k)
         return inputs
 
     def model(self, codes):
         """Output codes ``{(j, i): int64 array}`` for payload codes (see :meth:`encode`), bit
         for bit what the hardware produces."""
         batch = len(np.atleast_1d(next(iter(codes.values()))))
-        values = evaluate_fixed(self._tracer, self._live, self._formats,
+        values = evaluate_fixed(self.tracer, self.live, self.formats,
                                 self._input_codes(codes), self._width)
         fracs = self.output_fracs
         out = {}
-        for key, node in self._outputs.items():
+        for key, node in self.outputs.items():
             if isinstance(node, float):
                 out[key] = np.full(batch, round(node * 2.0 ** fracs[key]), dtype=np.int64)
             else:
@@ -291,44 +268,133 @@ class InertiaArray(wiring.Component):
         for k, frame in enumerate(self._frames[1:], start=2):
             value = q[:, k - 1] + frame.offset
             inputs.update({f"cos{k}": np.cos(value), f"sin{k}": np.sin(value), f"d{k}": value})
-        values = evaluate_float(self._tracer, self._live, inputs)
+        values = evaluate_float(self.tracer, self.live, inputs)
         out = {key: (np.full(len(q), node) if isinstance(node, float) else values[node.index])
-               for key, node in self._outputs.items()}
+               for key, node in self.outputs.items()}
         h = np.zeros((len(q), self._n, self._n))
         for (j, i), value in out.items():
             h[:, j - 1, i - 1] = h[:, i - 1, j - 1] = value
         return h
 
-    # --- hardware ----------------------------------------------------------------------------
+class InertiaArray(wiring.Component):
+    """Base of :class:`~systolic.linear.LinearInertiaArray` and
+    :class:`~systolic.logdepth.LogDepthInertiaArray`; see those for the architectures.
+
+    Parameters
+    ----------
+    robot : :class:`robots.Robot` or str
+        A robot with inertial data, or a robot file or shipped name (default ``"puma560"``).
+    width : int
+        Bits of every datapath value, 12 to 31 (default 24); see :class:`InertiaPlan`.
+    tag_width : int
+        User tag carried from ``i`` to ``o``.
+    check_ranges : bool
+        Simulation aid: ``Assert`` that no register holding a real configuration overflows
+        (the formats promise it).
+
+    Members
+    -------
+    i : ``In(stream.Signature(...))``
+        ``q1`` .. ``qN``, ``signed(width)``: binary angles for revolute joints (one turn =
+        ``2**width``), fixed point with :attr:`input_fracs` fraction bits for prismatic ones
+        (metres); ``tag``. ``q1`` does not enter H.
+    o : ``Out(stream.Signature(...))``
+        ``h{j}_{i}`` for ``j <= i`` (the upper triangle of H, row by row), ``signed(width)``
+        with :attr:`output_fracs` fraction bits; ``tag``.
+
+    Latency is :attr:`latency` cycles, a formula in N given by each array; throughput one
+    configuration per clock. The whole array holds while ``o.valid`` is high and ``o.ready``
+    low: nothing is lost, duplicated or reordered. Only valid bits are reset.
+    """
+    plan_class = None    # set by the subclass
+
+    def __init__(self, robot="puma560", *, width=24, tag_width=0, check_ranges=False):
+        if not isinstance(tag_width, int) or tag_width < 0:
+            raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
+        self._plan = plan = self.plan_class(robot, width=width)
+        self._tag_width, self._check_ranges = tag_width, check_ranges
+        layout_in = {f"q{k}": signed(width) for k in range(1, plan.dof + 1)}
+        layout_in["tag"] = unsigned(tag_width)
+        layout_out = {f"h{j}_{i}": signed(width) for (j, i) in plan.output_fracs}
+        layout_out["tag"] = unsigned(tag_width)
+        super().__init__({
+            "i": In(stream.Signature(data.StructLayout(layout_in))),
+            "o": Out(stream.Signature(data.StructLayout(layout_out))),
+        })
+
+    @property
+    def plan(self):
+        """The :class:`InertiaPlan`: formats, schedule and bit-exact model."""
+        return self._plan
+
+    @property
+    def latency(self):
+        """Cycles from an input transfer to its result being valid (the plan's formula)."""
+        return self._plan.latency
+
+    @property
+    def interval(self):
+        """Cycles between results under continuous input: 1."""
+        return self._plan.interval
+
+    @property
+    def throughput(self):
+        return self._plan.throughput
+
+    @property
+    def window_lengths(self):
+        return self._plan.window_lengths
+
+    @property
+    def output_fracs(self):
+        return self._plan.output_fracs
+
+    @property
+    def input_fracs(self):
+        return self._plan.input_fracs
+
+    def resources(self):
+        return self._plan.resources(self._tag_width)
+
+    def encode(self, q):
+        return self._plan.encode(q)
+
+    def model(self, codes):
+        return self._plan.model(codes)
+
+    def decode(self, out):
+        return self._plan.decode(out)
+
     def elaborate(self, platform):
         m = Module()
-        width, depth = self._width, self.latency
+        plan = self._plan
+        width, depth = plan.width, plan.latency
         valid_out = Signal()
         advance = ~valid_out | self.o.ready
         m.d.comb += [self.i.ready.eq(advance), self.o.valid.eq(valid_out)]
         sources = {}
-        by_name = {self._tracer.nodes[k].name: k for k in self._live
-                   if self._tracer.nodes[k].op == "input"}
-        one = Const(1 << self._cordic.frac_bits, signed(width))
-        for k in range(2, self._n + 1):
+        by_name = {plan.tracer.nodes[k].name: k for k in plan.live
+                   if plan.tracer.nodes[k].op == "input"}
+        one = Const(1 << plan.cordic.frac_bits, signed(width))
+        for k in range(2, plan.dof + 1):
             field = getattr(self.i.payload, f"q{k}")
             shifted = Signal(signed(width), name=f"joint{k}_input")
-            m.d.comb += shifted.eq(field + self._offset_code(k))  # wraps, as angles do
+            m.d.comb += shifted.eq(field + plan.offset_code(k))  # wraps, as angles do
             if f"cos{k}" in by_name or f"sin{k}" in by_name:
-                fields = pipelined_datapath(m, self._cordic, one, Const(0, signed(width)),
+                fields = pipelined_datapath(m, plan.cordic, one, Const(0, signed(width)),
                                             shifted, advance, name=f"joint{k}_cordic")
                 for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
                     if name in by_name:
                         sources[by_name[name]] = fields[port]
             elif f"d{k}" in by_name:
                 sources[by_name[f"d{k}"]] = shifted
-        reads = {key: (node.index, depth) for key, node in self._outputs.items()
+        reads = {key: (node.index, depth) for key, node in plan.outputs.items()
                  if not isinstance(node, float)}
-        values = build_dataflow(m, self._tracer, self._live, self._formats, self._plan, sources,
+        values = build_dataflow(m, plan.tracer, plan.live, plan.formats, plan.schedule, sources,
                                 advance, width, list(reads.values()),
                                 check_valid=self.i.valid if self._check_ranges else None)
-        fracs = self.output_fracs
-        for key, node in self._outputs.items():
+        fracs = plan.output_fracs
+        for key, node in plan.outputs.items():
             field = getattr(self.o.payload, f"h{key[0]}_{key[1]}")
             if isinstance(node, float):
                 m.d.comb += field.eq(round(node * 2.0 ** fracs[key]))

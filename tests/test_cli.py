@@ -25,6 +25,10 @@ def test_report_quick_writes_markdown_and_json(tmp_path, capsys):
     captured = capsys.readouterr()
     assert "| pipelined | 16 | 17 | 19 | 1 |" in captured.out
     assert "[1/2] accuracy at width 16" in captured.err
+    inertia = json.loads((tmp_path / "inertia.json").read_text())
+    assert all(r["measured"]["latency"] == r["latency"] and r["measured"]["equals_model"]
+               for r in inertia["puma"])
+    assert (tmp_path / "inertia_tradeoff.png").read_bytes()[:4] == b"\x89PNG"
 
 
 @pytest.mark.parametrize("argv, message", [

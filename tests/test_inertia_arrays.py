@@ -9,7 +9,7 @@ import pytest
 from robots import Joint, Robot, load_robot
 from sim.harness import run_stream
 from sim.inertia import jacobian_inertia, log2_levels, random_robot
-from systolic import ARRAYS, LinearInertiaArray, LogDepthInertiaArray
+from systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDepthPlan
 from systolic.pipeline import schedule
 
 # The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
@@ -44,6 +44,7 @@ def check_rtl(dut, q, **stalls):
 
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_constructor_checks(array):
+    # The plan checks eagerly too: the component's checks are the plan's.
     with pytest.raises(ValueError, match=r"width must be an integer in \[12, 31\], not 32"):
         array(width=32)
     with pytest.raises(ValueError, match="tag_width must be a non-negative integer"):
@@ -56,21 +57,21 @@ def test_constructor_checks(array):
         array(Robot("r", (joint, joint)))
 
 
-@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+@pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
 @pytest.mark.parametrize("n", range(1, 9))
-def test_traced_graph_equals_reference(array, n):
+def test_traced_graph_equals_reference(plan, n):
     rng = np.random.default_rng(n)
     robot = random_robot(rng, n, prismatic=0.3)
     q = configurations(robot, rng, 300)
     reference = jacobian_inertia(robot, q)
-    assert np.abs(array(robot).traced_float(q) - reference).max() <= \
+    assert np.abs(plan(robot).traced_float(q) - reference).max() <= \
         1e-12 * np.abs(reference).max()
 
 
-@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
-def test_puma_accuracy_at_the_default_width(array):
+@pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
+def test_puma_accuracy_at_the_default_width(plan):
     robot = load_robot()
-    dut = array(robot)
+    dut = plan(robot)
     assert dut.width == 24
     q = configurations(robot, np.random.default_rng(3), 50_000)
     reference = jacobian_inertia(robot, q)
@@ -78,14 +79,14 @@ def test_puma_accuracy_at_the_default_width(array):
     assert error <= ACCURACY_GOAL * np.abs(reference).max()
 
 
-@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+@pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
 @pytest.mark.parametrize("width", [12, 16, 20, 31])
-def test_formats_never_overflow(array, width):
+def test_formats_never_overflow(plan, width):
     # evaluate_fixed raises OverflowError naming the node if any register leaves its format.
     rng = np.random.default_rng(width)
     for n in (3, 7, 12):
         robot = random_robot(rng, n, prismatic=0.3)
-        dut = array(robot, width=width)
+        dut = plan(robot, width=width)
         q = configurations(robot, rng, 20_000)
         dut.model(dut.encode(q))
 
@@ -131,21 +132,21 @@ def test_random_robot_rtl_equals_model(array, n):
 def test_logdepth_is_shallower_for_long_arms():
     rng = np.random.default_rng(9)
     robot = random_robot(rng, 12, prismatic=0.0)
-    linear, logdepth = LinearInertiaArray(robot), LogDepthInertiaArray(robot)
+    linear, logdepth = LinearPlan(robot), LogDepthPlan(robot)
     assert logdepth.latency < linear.latency
     assert logdepth.resources()["processing_elements"] > \
         linear.resources()["processing_elements"]
 
 
 def test_a_short_window_is_caught():
-    dut = LinearInertiaArray()
+    plan = LinearPlan()
 
     def window(cell):  # every processing element one cycle shorter than it needs
-        first, end = dut._window(cell)
+        first, end = plan._window(cell)
         return first, end - 1 if cell[0] == "A" else end
 
     with pytest.raises(AssertionError, match="after its window"):
-        schedule(dut._tracer, dut._live, window, dut._input_ready)
+        schedule(plan.tracer, plan.live, window, plan._input_ready)
 
 
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)

@@ -306,7 +306,6 @@ def _combine(arith, bounds, lower, upper, transform, a, k):
 
 def _diagonal(arith, bounds, frame, i, mass, c, e):
     """``f_{i,i}``, ``n_{i,i}`` and ``H_{i,i}`` of the composite body ``i .. N``."""
-    n = len(bounds.frames)
     mass_ = arith.const(mass)
     if frame.revolute:
         force = (_neg(_mul(mass_, c[1])), _mul(mass_, c[0]), 0)      # z0 x M c

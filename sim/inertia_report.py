@@ -178,7 +178,8 @@ def write_inertia_report(out_dir, *, quick=False, stream=None):
         "number of processors increases\"), on seeded random revolute robots with general "
         "twists, 24-bit datapath; processing elements are the linear array's links with "
         "logic and the recursive-doubling array's boxes of Figure 3. Latencies are the stated "
-        "formulas, measured in simulation where shown (the tests measure N = 1 .. 8). "
+        "formulas, measured in simulation where shown (the tests measure N = 1 .. 8); both "
+        "arrays take one configuration per clock at every N. "
         "Plot: inertia_tradeoff.png.",
         "\n".join(tr),
         "Operations of the general algorithms (revolute links, general twists, counted by "

@@ -6,7 +6,6 @@ traced over the robot's constants (:mod:`systolic.dataflow`, constants folded), 
 windows in which its processing elements run (the subclass's :meth:`InertiaArray._window`).
 """
 
-import math
 from collections import Counter
 from fractions import Fraction
 
@@ -23,7 +22,7 @@ from robots import Robot, load_robot
 from sim.cordic_model import cordic_model
 from sim.dataflow_model import MAX_WIDTH, evaluate_fixed, evaluate_float
 from sim.inertia import link_frames
-from systolic.dataflow import OPS, Tracer, assign_formats
+from systolic.dataflow import OPS, Tracer, assign_formats, frac_bits_for
 from systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_taps,
                                schedule)
 
@@ -33,11 +32,6 @@ MIN_WIDTH = 12
 # cos and sin leave the CORDIC within one part in 2**(width - 4) of [-1, 1] (its error bound,
 # sim.cordic_accuracy, is 1.25 LSB); the margin keeps the interval honest.
 _TRIG_MARGIN = 1.0 / 64
-
-
-def _frac_for(magnitude, width):
-    magnitude = magnitude * (1 + 2.0 ** -10) + 2.0 ** -30
-    return width - 1 - math.frexp(magnitude)[1]
 
 
 class InertiaPlan:
@@ -66,7 +60,7 @@ class InertiaPlan:
             robot = load_robot(robot)
         self._robot, self._width = robot, width
         self._frames = frames = link_frames(robot)
-        self._n = n = len(frames)
+        self._n = len(frames)
         self.cordic = CordicConfig("circular", "rotation", width=width)
         self._trace(frames)
         # The graph and its hardware plan, read by InertiaArray.elaborate:
@@ -108,7 +102,7 @@ class InertiaPlan:
 
     def _prismatic_frac(self, frame):
         magnitude = max(max(abs(v), abs(v + frame.offset)) for v in frame.limits)
-        return _frac_for(magnitude, self._width)
+        return frac_bits_for(magnitude, self._width)
 
     def _window_lengths(self, depths):
         """``{kind: cycles}`` of each kind of cell, from the traced depths."""
@@ -119,6 +113,20 @@ class InertiaPlan:
         return dict(lengths)
 
     def _window(self, cell):
+        """``(first, end)`` cycles of a cell: the CORDICs, then the link transforms, then the
+        subclass's processing elements (:meth:`_first_cycle`)."""
+        lengths = self._lengths
+        if cell[0] == "in":
+            return 0, lengths["in"]
+        head = lengths["in"] + lengths["T"]
+        if cell[0] == "T":
+            return lengths["in"], head
+        if cell[0] not in self.kinds:
+            raise ValueError(f"no window for cell {cell}")
+        first = self._first_cycle(cell, head)
+        return first, first + lengths[cell[0]]
+
+    def _first_cycle(self, cell, head):
         raise NotImplementedError
 
     def _processor(self, cell):
@@ -164,7 +172,7 @@ class InertiaPlan:
         out = {}
         for key, node in self.outputs.items():
             if isinstance(node, float):
-                out[key] = min(_frac_for(abs(node), self._width), self._width - 1) \
+                out[key] = min(frac_bits_for(abs(node), self._width), self._width - 1) \
                     if node else self._width - 1
             else:
                 out[key] = self.formats[node.index].frac

@@ -22,7 +22,7 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Node", "Tracer", "OPS", "assign_formats", "Format"]
+__all__ = ["Node", "Tracer", "OPS", "assign_formats", "Format", "frac_bits_for"]
 
 # op: (arguments that are nodes, pipeline registers, counts as)
 OPS = {
@@ -195,7 +195,7 @@ class Format:
     const_frac: int = 0
 
 
-def _frac_for(magnitude, width):
+def frac_bits_for(magnitude, width):
     """Fraction bits that hold ``magnitude`` (plus a rounding margin) in ``signed(width)``."""
     magnitude = magnitude * (1 + 2.0 ** -10) + 2.0 ** -30
     return width - 1 - max(math.frexp(magnitude)[1], -64)
@@ -212,11 +212,11 @@ def assign_formats(tracer, indices, width, input_fracs):
     formats = {}
     for k in indices:
         node = tracer.nodes[k]
-        fits = _frac_for(node.magnitude, width)
+        fits = frac_bits_for(node.magnitude, width)
         frac = [formats[a.index].frac for a in node.args]
         if node.op == "input":
             formats[k] = Format(input_fracs[node.name])
-            if _frac_for(node.magnitude, width) < formats[k].frac:
+            if frac_bits_for(node.magnitude, width) < formats[k].frac:
                 raise ValueError(f"input {node.name}: range {node.magnitude} does not fit "
                                  f"its format")
         elif node.op == "neg":
@@ -224,11 +224,11 @@ def assign_formats(tracer, indices, width, input_fracs):
         elif node.op in ("add", "sub"):
             formats[k] = Format(min(fits, max(frac)))
         elif node.op == "addc":
-            formats[k] = Format(min(fits, max(frac[0], _frac_for(abs(node.constant), width))))
+            formats[k] = Format(min(fits, max(frac[0], frac_bits_for(abs(node.constant), width))))
         elif node.op == "mul":
             formats[k] = Format(min(fits, frac[0] + frac[1]))
         elif node.op == "cmul":
-            const_frac = _frac_for(abs(node.constant), width)
+            const_frac = frac_bits_for(abs(node.constant), width)
             code = round(node.constant * 2.0 ** const_frac)
             formats[k] = Format(min(fits, frac[0] + const_frac), code, const_frac)
         else:

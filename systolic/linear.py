@@ -11,22 +11,12 @@ class LinearPlan(InertiaPlan):
     kinds = ("T", "A", "B")
     algorithm = staticmethod(table1)
 
-    def _window(self, cell):
+    def _first_cycle(self, cell, head):
         n, lengths = self._n, self._lengths
-        head = lengths["in"] + lengths["T"]
-        kind = cell[0]
-        if kind == "in":
-            return 0, lengths["in"]
-        if kind == "T":
-            return lengths["in"], head
-        if kind == "A":
-            first = head + (n - cell[1]) * lengths["A"]
-            return first, first + lengths["A"]
-        if kind == "B":
-            j, i = cell[1:]
-            first = head + (n - i + 1) * lengths["A"] + (i - j - 1) * lengths["B"]
-            return first, first + lengths["B"]
-        raise ValueError(f"no window for cell {cell}")
+        if cell[0] == "A":  # element i takes the composite body after elements N .. i+1
+            return head + (n - cell[1]) * lengths["A"]
+        j, i = cell[1:]     # column i's wavefront reaches element j after i - j - 1 steps
+        return head + (n - i + 1) * lengths["A"] + (i - j - 1) * lengths["B"]
 
     def _processor(self, cell):
         return cell[1]  # T_i, A_i and B_{i,x} all live in element i

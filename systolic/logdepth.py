@@ -12,24 +12,14 @@ class LogDepthPlan(InertiaPlan):
     kinds = ("T", "A", "D", "B")
     algorithm = staticmethod(table2)
 
-    def _window(self, cell):
-        lengths, levels = self._lengths, log2_levels(self._n)
-        head = lengths["in"] + lengths["T"]
-        kind = cell[0]
-        if kind == "in":
-            return 0, lengths["in"]
-        if kind == "T":
-            return lengths["in"], head
-        if kind == "A":
-            first = head + (cell[1] - 1) * lengths["A"]
-            return first, first + lengths["A"]
-        diagonal = head + levels * lengths["A"]
-        if kind == "D":
-            return diagonal, diagonal + lengths["D"]
-        if kind == "B":
-            first = diagonal + lengths["D"] + (cell[1] - 1) * lengths["B"]
-            return first, first + lengths["B"]
-        raise ValueError(f"no window for cell {cell}")
+    def _first_cycle(self, cell, head):
+        lengths = self._lengths
+        diagonal = head + log2_levels(self._n) * lengths["A"]
+        if cell[0] == "A":  # Stage A, level l
+            return head + (cell[1] - 1) * lengths["A"]
+        if cell[0] == "D":
+            return diagonal
+        return diagonal + lengths["D"] + (cell[1] - 1) * lengths["B"]  # Stage B, level l
 
     @property
     def latency(self):

@@ -1,7 +1,6 @@
 """Inertia-matrix arrays: traced graph against the references, the bit-exact model against
 float, the RTL against the model bit for bit, latency and throughput as stated."""
 
-import math
 
 import numpy as np
 import pytest

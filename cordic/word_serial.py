@@ -1,6 +1,6 @@
 """Word-serial CORDIC processor: one shift-and-add unit iterated over the program."""
 
-from amaranth.hdl import Array, Module, Signal, signed
+from amaranth.hdl import Array, Module, Signal, Value, signed
 
 from cordic.component import CordicComponent
 from cordic.datapath import finish, micro_step, output_registers, prerotate
@@ -51,7 +51,8 @@ class WordSerialCordic(CordicComponent):
         out = Signal(self.o.payload.shape(), reset_less=True)
         out_valid = Signal()
 
-        x1, y1, z1 = serial_step(config, x, y, z, index)
+        x1, y1, z1 = (_wire(m, value, f"next_{port}")
+                      for value, port in zip(serial_step(config, x, y, z, index), "xyz"))
 
         out_free = ~out_valid | self.o.ready
         on_last = busy & (index == count - 1)
@@ -94,6 +95,13 @@ def serial_step(config, x, y, z, index):
         norm_subtract=table(lambda s: s.gamma < 0), expanded=table(lambda s: s.expanded))
 
 
+def _wire(m, value, name):
+    value = Value.cast(value)
+    wire = Signal(value.shape(), name=name)
+    m.d.comb += wire.eq(value)
+    return wire
+
+
 def word_serial_period(config):
     """Cycles :func:`word_serial_datapath` needs between starts: load, then one per step."""
     return len(config.steps) + 1
@@ -111,7 +119,10 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     zr = Signal(signed(config.z_width), name=f"{name}_z", reset_less=True)
     index = Signal(range(count), name=f"{name}_index")
     busy = Signal(name=f"{name}_busy")
-    x1, y1, z1 = serial_step(config, xr, yr, zr, index)
+    # The step's results as wires: the registers and the output logic share one copy (the
+    # simulator compiles an expression once per use).
+    x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}")
+                  for value, port in zip(serial_step(config, xr, yr, zr, index), "xyz"))
     results = dict(finish(config, x1, y1, z1))
     held = None
     if sideband is not None:

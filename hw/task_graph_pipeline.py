@@ -84,6 +84,18 @@ class TaskGraphPipeline(wiring.Component):
         })
 
     @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def width(self):
+        return self._width
+
+    @property
+    def timing(self):
+        return self._timing
+
+    @property
     def schedule(self):
         """The :class:`buffers.BufferAssignment` the pipeline is built from."""
         return self._schedule

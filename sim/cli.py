@@ -13,6 +13,7 @@ Examples::
 
 import argparse
 import json
+import pathlib
 import sys
 
 __all__ = ["main"]
@@ -105,8 +106,10 @@ def _parser():
         epilog="example: robohw report --quick --out /tmp/report")
     report.add_argument("--out", default="report", metavar="DIR",
                         help="output folder (default: report)")
-    report.add_argument("--quick", action="store_true", help="fewer widths and vectors")
-    report.add_argument("--no-verilator", action="store_true", help="skip the Verilator runs")
+    report.add_argument("--quick", action="store_true",
+                        help="fewer widths, vectors and simulated results (about a minute)")
+    report.add_argument("--verilator", action="store_true",
+                        help="also measure the CORDICs' Verilator speed (adds ~2 min)")
     return parser
 
 
@@ -150,15 +153,10 @@ def main(argv=None):
         elif args.command == "inertia":
             return _inertia(args)
         elif args.command == "report":
-            from sim.cordic_report import write_cordic_report
-            from sim.ik_report import write_ik_report
-            from sim.inertia_report import write_inertia_report
-            print(write_cordic_report(args.out, quick=args.quick,
-                                      verilator=not args.no_verilator))
-            print(write_ik_report(args.out, quick=args.quick))
-            print(write_inertia_report(args.out, quick=args.quick))
-            print(f"written: {args.out}/cordic.md, cordic.json, ik.md, ik.json, inertia.md, "
-                  f"inertia.json, inertia_tradeoff.png", file=sys.stderr)
+            from sim.report import write_report
+            print(write_report(args.out, quick=args.quick, verilator=args.verilator))
+            written = ", ".join(sorted(p.name for p in pathlib.Path(args.out).iterdir()))
+            print(f"written to {args.out}/: {written}", file=sys.stderr)
     except OSError as error:
         print(f"robohw: {error}", file=sys.stderr)
         return 1

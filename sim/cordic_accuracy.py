@@ -31,7 +31,7 @@ from sim.cordic_model import cordic_model
 from hw.fixed import code_to_angle
 from sim.cordic_reference import cordic_ideal
 
-__all__ = ["sample_inputs", "corner_inputs", "mixed_inputs", "measure_error",
+__all__ = ["sample_inputs", "corner_inputs", "mixed_inputs", "measure_error", "output_errors",
            "MEANINGFUL_OUTPUTS", "ERROR_BOUND_LSB", "error_bound_lsb"]
 
 
@@ -133,21 +133,17 @@ def _to_real(config, name, codes):
     return config.io_format.to_float(codes)
 
 
-def measure_error(config, count=100_000, seed=0):
-    """Error of the model against float64 over ``count`` sampled inputs.
-
-    Returns ``{output: {"max": lsb, "rms": lsb}, "domain_errors": n, "overflows": n}``, errors
-    in output LSBs (binary-angle LSBs for circular ``z``). For ``Normalization.NONE`` the
-    reference is scaled by the gain ``K``, which such outputs keep by design.
-    """
-    rng = np.random.default_rng(seed)
-    x, y, z = sample_inputs(config, count, rng)
-    out = cordic_model(config, x, y, z)
+def output_errors(config, x, y, z, out):
+    """``{output: |error| in output LSBs}`` (arrays) of the meaningful outputs ``out`` (a
+    :class:`~sim.cordic_model.CordicOutputs` or anything with ``x``, ``y``, ``z`` codes) for
+    input codes ``x``, ``y``, ``z``, against float64; binary-angle LSBs for circular ``z``.
+    For ``Normalization.NONE`` the reference is scaled by the gain ``K``, which such outputs
+    keep by design."""
     ideal = dict(zip("xyz", cordic_ideal(config.system, config.direction,
                                          *(_to_real(config, n, v) for n, v in zip("xyz", (x, y, z))))))
-    result = {"domain_errors": int(out.domain_error.sum()), "overflows": int(out.overflow.sum())}
+    errors = {}
     for name in MEANINGFUL_OUTPUTS[(config.system, config.direction)]:
-        got = _to_real(config, name, getattr(out, name))
+        got = _to_real(config, name, np.asarray(getattr(out, name)))
         want = ideal[name]
         if name == "z" and config.system is System.CIRCULAR:
             lsb = 2 * math.pi / 2 ** config.width
@@ -157,6 +153,20 @@ def measure_error(config, count=100_000, seed=0):
             if config.normalization is Normalization.NONE and name in "xy":
                 want = want * config.gain
             diff = got - want
-        err = np.abs(diff) / lsb
+        errors[name] = np.abs(diff) / lsb
+    return errors
+
+
+def measure_error(config, count=100_000, seed=0):
+    """Error of the model against float64 over ``count`` sampled inputs.
+
+    Returns ``{output: {"max": lsb, "rms": lsb}, "domain_errors": n, "overflows": n}``, errors
+    as :func:`output_errors` gives them.
+    """
+    rng = np.random.default_rng(seed)
+    x, y, z = sample_inputs(config, count, rng)
+    out = cordic_model(config, x, y, z)
+    result = {"domain_errors": int(out.domain_error.sum()), "overflows": int(out.overflow.sum())}
+    for name, err in output_errors(config, x, y, z, out).items():
         result[name] = {"max": float(err.max()), "rms": float(np.sqrt(np.mean(err ** 2)))}
     return result

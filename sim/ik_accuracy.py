@@ -16,7 +16,7 @@ from hw.puma_ik_graph import POSE_INPUTS, best_graph
 from sim.kinematics import BRANCHES, forward_kinematics, puma_ik_all
 from sim.task_graph_eval import evaluate_model
 
-__all__ = ["ik_accuracy", "well_conditioned", "WRIST_FILTER", "ELBOW_FILTER", "SHOULDER_FILTER"]
+__all__ = ["ik_accuracy", "joint_errors", "well_conditioned", "WRIST_FILTER", "ELBOW_FILTER", "SHOULDER_FILTER"]
 
 WRIST_FILTER = 0.05
 ELBOW_FILTER = 0.1
@@ -42,9 +42,7 @@ def well_conditioned(robot, q):
         (np.abs(elbow_sine) >= ELBOW_FILTER) & (np.abs(u) >= SHOULDER_FILTER)
 
 
-def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0, make_graph=best_graph):
-    """One dict per width: max and 99.9th percentile joint error (rad), FK position (mm) and
-    orientation (rad) residuals, and how many poses passed the filter and were valid."""
+def _solve(robot, count, seed, make_graph):
     rng = np.random.default_rng(seed)
     limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
     q = rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
@@ -56,7 +54,22 @@ def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0, make_
     keep = well_conditioned(robot, q)
     inputs = {n: pose[:, "xyz".index(n[1]), "noap".index(n[0])] for n in POSE_INPUTS}
     branches = dict(zip(("arm", "elbow", "wrist"), branch.T))
-    graph = make_graph(robot)
+    return q, pose, keep, inputs, branches, make_graph(robot)
+
+
+def joint_errors(robot, width, count=100_000, seed=0, make_graph=best_graph):
+    """Per-pose max joint error (rad) of the model at ``width``, over the poses the filter
+    keeps and the model solves (see :func:`ik_accuracy`)."""
+    q, _, keep, inputs, branches, graph = _solve(robot, count, seed, make_graph)
+    out, valid, _ = evaluate_model(graph, inputs, branches, width=width)
+    got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+    return np.abs(np.angle(np.exp(1j * (got - q))))[keep & valid].max(-1)
+
+
+def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0, make_graph=best_graph):
+    """One dict per width: max and 99.9th percentile joint error (rad), FK position (mm) and
+    orientation (rad) residuals, and how many poses passed the filter and were valid."""
+    q, pose, keep, inputs, branches, graph = _solve(robot, count, seed, make_graph)
     rows = []
     for width in widths:
         out, valid, _ = evaluate_model(graph, inputs, branches, width=width)

@@ -41,12 +41,15 @@ def measure_pipeline(robot, width, count=32, seed=0, timing="pipelined"):
             "amaranth_cycles_per_s": run.cycles / run.wall_seconds}
 
 
-def write_ik_report(out_dir, *, quick=False, stream=None):
-    """Measure, write ``ik.md`` and ``ik.json`` into ``out_dir``, return the Markdown."""
+def write_ik_report(out_dir, *, quick=False, stream=None, measured=None, measured_serial=None):
+    """Measure, write ``ik.md`` and ``ik.json`` into ``out_dir``, return the Markdown.
+    ``measured`` and ``measured_serial``: simulation results of the best graph's pipelined
+    and word-serial hardware at 24 bits, when the caller already has them (keys ``latency``,
+    ``stated_latency``, ``interval``, ``amaranth_cycles_per_s``)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     robot = load_robot()
-    progress = Progress(5, stream)
+    progress = Progress(5 - (measured is not None) - (measured_serial is not None), stream)
     graphs = []
     for graph_name in ("paper", "best"):
         for timing in ("word_serial", "pipelined"):
@@ -58,11 +61,13 @@ def write_ik_report(out_dir, *, quick=False, stream=None):
             graphs.append({**solution, "timing": timing,
                            "latency_cycles": schedule.depth * period, "interval_cycles": period})
     progress.step("IK graphs balanced")
-    width = 16 if quick else 24
-    measured = measure_pipeline(robot, width, count=16 if quick else 32)
-    progress.step("IK pipeline simulated (pipelined CCMs)")
-    measured_serial = measure_pipeline(robot, width, count=4, timing="word_serial")
-    progress.step("IK pipeline simulated (word-serial CCMs)")
+    width = 24
+    if measured is None:
+        measured = measure_pipeline(robot, width, count=16 if quick else 32)
+        progress.step("IK pipeline simulated (pipelined CCMs)")
+    if measured_serial is None:
+        measured_serial = measure_pipeline(robot, width, count=4, timing="word_serial")
+        progress.step("IK pipeline simulated (word-serial CCMs)")
     widths = (16, 24, 32) if quick else (16, 20, 24, 28, 32)
     count = 20_000 if quick else 100_000
     accuracy = ik_accuracy(robot, widths=widths, count=count)

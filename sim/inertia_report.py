@@ -81,9 +81,8 @@ def tradeoff(sizes, measured=()):
 
 
 def _plot(rows, path):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from sim.report_plots import pyplot
+    plt = pyplot()
     figure, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
     for name, style in (("linear", "o-"), ("logdepth", "s-")):
         n = [r["n"] for r in rows if r["array"] == name]
@@ -101,20 +100,24 @@ def _plot(rows, path):
     plt.close(figure)
 
 
-def write_inertia_report(out_dir, *, quick=False, stream=None):
+def write_inertia_report(out_dir, *, quick=False, stream=None, measured=None):
     """Measure, write ``inertia.md``, ``inertia.json`` and ``inertia_tradeoff.png`` into
-    ``out_dir``; return the Markdown."""
+    ``out_dir``; return the Markdown. ``measured``: ``{array: simulation result}`` for the
+    PUMA at 24 bits when the caller already has them (keys of :func:`measure_array`)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress = Progress(4, stream)
+    progress = Progress(4 - (measured is not None), stream)
     robot = load_robot()
     puma = []
-    for name, array in ARRAYS.items():
-        dut = array(robot)
+    for name, plan in PLANS.items():
+        dut = plan(robot)
+        result = measured[name] if measured else measure_array(ARRAYS[name](robot),
+                                                                count=8 if quick else 16)
         puma.append({"array": name, "latency": dut.latency, "interval": dut.interval,
                      "window_lengths": dut.window_lengths, **dut.resources(),
-                     "measured": measure_array(dut, count=8 if quick else 16)})
-    progress.step("inertia arrays simulated (PUMA 560)")
+                     "measured": result})
+    if measured is None:
+        progress.step("inertia arrays simulated (PUMA 560)")
     widths = (16, 24, 31) if quick else (16, 20, 24, 28, 31)
     accuracy = array_accuracy(robot, widths, count=20_000 if quick else 100_000)
     progress.step("inertia accuracy measured")

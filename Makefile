@@ -4,14 +4,20 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+SYNTH_STAMP := $(VENV)/.installed-synth
 
-.PHONY: test report bench slow clean
+.PHONY: test report bench export synth slow clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
+
+# Yosys and nextpnr (WebAssembly builds from PyPI) for `make synth` and `make slow`.
+$(SYNTH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,synth]'
+	touch $(SYNTH_STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -n 2 -m "not slow"
@@ -22,7 +28,14 @@ report: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/robohw bench cordic
 
-slow: $(STAMP)
+export: $(STAMP)
+	$(BIN)/robohw export --out build/verilog
+
+# Every design at its default width on an ECP5-85F; large designs take many minutes each.
+synth: $(SYNTH_STAMP)
+	$(BIN)/robohw synth --out build/synth --json build/synth/results.json
+
+slow: $(SYNTH_STAMP)
 	$(BIN)/pytest -m slow
 
 clean:

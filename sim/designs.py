@@ -67,6 +67,10 @@ class Design:
         per-result errors against float64 in :attr:`error_unit`."""
         raise NotImplementedError
 
+    def model_outputs(self, dut, workload):
+        """The output payloads (dicts) the bit-exact model gives for the workload."""
+        raise NotImplementedError
+
     def structure(self, dut):
         """Buffer stages or processing elements: ``(label, value)``."""
         raise NotImplementedError
@@ -128,6 +132,12 @@ class CordicDesign(Design):
         got = {n: np.array([o[n] for o in outputs]) for n in "xyz"}
         errors = output_errors(dut.config, c["x"], c["y"], c["z"], _Fields(got))
         return equal, np.max(np.stack(list(errors.values())), axis=0)
+
+    def model_outputs(self, dut, workload):
+        from sim.cordic_model import cordic_model
+        c = workload.context
+        want = cordic_model(dut.config, c["x"], c["y"], c["z"])
+        return [{n: int(getattr(want, n)[k]) for n in "xyz"} for k in range(len(c["x"]))]
 
     def structure(self, dut):
         return "pipeline stages", len(dut.config.steps) + 2
@@ -200,6 +210,16 @@ class IkDesign(Design):
         errors = np.abs(np.angle(np.exp(1j * (got - q_float)))).max(-1)
         return bool(equal), errors
 
+    def model_outputs(self, dut, workload):
+        from sim.task_graph_eval import evaluate_model
+        graph = dut.graph
+        _, valid, codes = evaluate_model(graph, workload.context["inputs"], width=dut.width)
+        out = [{"unreachable": int(not v)} for v in valid]
+        for name, (source, port) in graph.outputs.items():
+            for row, value in zip(out, codes[source]["xyz".index(port)].tolist()):
+                row[name] = value
+        return out
+
     def structure(self, dut):
         # Shared data lines, as the paper counts them (the 1-bit branch lines come on top).
         return "buffer stages", sum(length for (source, _), length in
@@ -255,6 +275,11 @@ class InertiaDesign(Design):
         reference = jacobian_inertia(dut.plan.robot, workload.context["q"])
         errors = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
         return equal, errors
+
+    def model_outputs(self, dut, workload):
+        expected = dut.model(workload.context["codes"])
+        return [{f"h{j}_{i}": int(v[b]) for (j, i), v in expected.items()}
+                for b in range(len(workload.payloads))]
 
     def structure(self, dut):
         return "processing elements", dut.resources()["processing_elements"]

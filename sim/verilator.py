@@ -10,6 +10,7 @@ and drives it with :mod:`sim.cocotb_stream`.
 import json
 import os
 import pathlib
+import shutil
 import tempfile
 
 from amaranth.back import verilog
@@ -49,14 +50,14 @@ def export_verilog(component, name, path):
 
 
 def run_stream_verilator(component, payloads, *, name="top", build_dir=None, source_pattern=None,
-                         sink_pattern=None, max_cycles=None, optimize=False):
+                         sink_pattern=None, max_cycles=None, optimize=False, vcd=None):
     """Simulate ``component`` (``i``/``o`` streams) as Verilog under Verilator.
 
     Returns ``(outputs, stats)``: output payload dicts in arrival order and a dict with
     ``input_cycles``, ``output_cycles``, ``cycles`` and ``wall_seconds`` of the simulation.
     Patterns are lists of booleans repeated cyclically (default: always). ``optimize``
     compiles the model with Verilator's default optimization (for speed measurements) instead
-    of ``-O0`` (for quick builds).
+    of ``-O0`` (for quick builds). ``vcd``: write the waveform (Verilator ``--trace``) there.
     """
     from cocotb_tools.runner import get_runner
 
@@ -79,10 +80,12 @@ def run_stream_verilator(component, payloads, *, name="top", build_dir=None, sou
     runner = get_runner("verilator")
     runner.build(sources=[source], hdl_toplevel=name, build_dir=build_dir,
                  build_args=["-Wno-fatal"], timescale=("1ns", "1ps"),
-                 log_file=build_dir / "build.log")
+                 log_file=build_dir / "build.log", waves=vcd is not None)
     runner.test(hdl_toplevel=name, test_module="sim.cocotb_stream", build_dir=build_dir,
-                test_dir=build_dir, log_file=build_dir / "test.log",
+                test_dir=build_dir, log_file=build_dir / "test.log", waves=vcd is not None,
                 extra_env={"ROBOHW_JOB": str(job_file), "ROBOHW_RESULT": str(result_file)})
+    if vcd is not None:
+        shutil.move(build_dir / "dump.vcd", vcd)
     if not result_file.exists():
         raise RuntimeError(f"cocotb wrote no result; see {build_dir / 'test.log'}")
     result = json.loads(result_file.read_text())

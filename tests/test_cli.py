@@ -17,18 +17,26 @@ def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
                for r in rows)
 
 
-def test_report_quick_writes_markdown_and_json(tmp_path, capsys):
-    assert main(["report", "--quick", "--no-verilator", "--out", str(tmp_path)]) == 0
+def test_report_quick_writes_every_file(tmp_path, capsys):
+    assert main(["report", "--quick", "--out", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    # One table on stdout: every design, measured latency equal to the stated one.
+    rows = json.loads((tmp_path / "summary.json").read_text())
+    from sim.designs import DESIGNS
+    assert [r["design"] for r in rows] == list(DESIGNS)
+    assert all(r["equals_model"] and r["latency"] == r["stated_latency"] and
+               r["interval"] == r["stated_interval"] for r in rows)
+    assert captured.out.startswith("| design | configuration | latency (cycles) |")
+    assert "| inertia-logdepth |" in captured.out
     assert "| circular rotation | interleaved | 16 | x |" in (tmp_path / "cordic.md").read_text()
     data = json.loads((tmp_path / "cordic.json").read_text())
     assert all(row["max_lsb"] <= row["bound_lsb"] for row in data["accuracy"])
-    captured = capsys.readouterr()
-    assert "| pipelined | 16 | 17 | 19 | 1 |" in captured.out
-    assert "[1/2] accuracy at width 16" in captured.err
+    assert "[1/10] cordic-pipelined simulated" in captured.err
     inertia = json.loads((tmp_path / "inertia.json").read_text())
     assert all(r["measured"]["latency"] == r["latency"] and r["measured"]["equals_model"]
                for r in inertia["puma"])
-    assert (tmp_path / "inertia_tradeoff.png").read_bytes()[:4] == b"\x89PNG"
+    for plot in ("errors.png", "ik_schedule.png", "inertia_tradeoff.png"):
+        assert (tmp_path / plot).read_bytes()[:4] == b"\x89PNG", plot
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -204,3 +212,45 @@ def test_inertia_prismatic_outside_limits_names_the_cell(tmp_path, capsys):
         capsys.readouterr().err
     assert main(["inertia", "--q", str(q), "--out", str(tmp_path / "h.csv"), "--robot",
                  str(robot)]) == 0  # float needs no limits
+
+
+def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
+    vcd, out = tmp_path / "wave.vcd", tmp_path / "r.json"
+    assert main(["sim", "cordic-word-serial", "--count", "4", "--vcd", str(vcd),
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["equals_model"] and result["latency"] == result["stated_latency"]
+    assert vcd.read_text().startswith("$date") or "$timescale" in vcd.read_text()[:2000]
+    assert main(["sim", "inertia-linear", "--backend", "model", "--count", "100"]) == 0
+    assert "max_error" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sim", "fft"], "unknown design 'fft'; known: cordic-pipelined"),
+    (["sim", "cordic-pipelined", "--backend", "model", "--vcd", "x.vcd"],
+     "--vcd needs a simulated backend"),
+    (["sim", "cordic-pipelined", "--count", "0"], "count must be a positive integer"),
+])
+def test_sim_usage_errors_exit_2(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and re.search(message, err)
+
+
+def test_export_command(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path), "--designs", "cordic-pipelined",
+                 "--widths", "12"]) == 0
+    assert "cordic_pipelined_w12.v  latency 15 cycles, interval 1" in capsys.readouterr().out
+    assert {p.suffix for p in tmp_path.iterdir()} == {".v", ".json", ".vlt"}
+
+
+def test_every_help_example_parses():
+    """Each subcommand's epilog example is valid as typed (argument parsing)."""
+    import shlex
+    from sim.cli import _parser
+    parser = _parser()
+    commands = parser._subparsers._group_actions[0].choices
+    examples = [parser.epilog] + [c.epilog for c in commands.values()]
+    assert all(e and e.startswith("example: robohw ") for e in examples)
+    for example in examples:
+        parser.parse_args(shlex.split(example)[2:])

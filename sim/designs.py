@@ -20,6 +20,7 @@ name                       component
 """
 
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -130,7 +131,7 @@ class CordicDesign(Design):
         want = cordic_model(dut.config, c["x"], c["y"], c["z"])
         equal = all([o[n] for o in outputs] == getattr(want, n).tolist() for n in "xyz")
         got = {n: np.array([o[n] for o in outputs]) for n in "xyz"}
-        errors = output_errors(dut.config, c["x"], c["y"], c["z"], _Fields(got))
+        errors = output_errors(dut.config, c["x"], c["y"], c["z"], SimpleNamespace(**got))
         return equal, np.max(np.stack(list(errors.values())), axis=0)
 
     def model_outputs(self, dut, workload):
@@ -147,11 +148,6 @@ class CordicDesign(Design):
         fixed = f"fixed({c.width}, {c.frac_bits})"
         return {"x": fixed, "y": fixed, "z": f"angle({c.width})", "tag": "tag",
                 "domain_error": "bit", "overflow": "bit"}
-
-
-class _Fields:
-    def __init__(self, values):
-        self.__dict__.update(values)
 
 
 # --- PUMA IK -----------------------------------------------------------------------------------

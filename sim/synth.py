@@ -11,6 +11,7 @@ than the package has pins is synthesized and counted, and reported as not placed
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -58,6 +59,15 @@ def _run(command, log, cwd):
     return result.returncode
 
 
+def _why_not_placed(log, cells):
+    text = log.read_text(errors="replace")
+    full = re.search(r"no BELs remaining to implement cell type '(\w+)'", text)
+    if full:
+        return f"does not fit: {cells.get(full.group(1), '?')} {full.group(1)} needed"
+    error = re.search(r"ERROR: (.*)", text)
+    return f"not placed: {error.group(1)[:80] if error else 'nextpnr failed'} (see {log.name})"
+
+
 def synthesize(design, width, device, out_dir, *, progress=None):
     """Export, synthesize, place and route ``design`` at ``width`` for ``device``; return a
     dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us`` and the logs."""
@@ -102,7 +112,7 @@ def synthesize(design, width, device, out_dir, *, progress=None):
         if family == "ecp5":
             command.append("--out-of-context")
         if _run(command, out_dir / f"{base}.nextpnr.log", out_dir):
-            row["note"] = f"not placed (does not fit?); see {out_dir / base}.nextpnr.log"
+            row["note"] = _why_not_placed(out_dir / f"{base}.nextpnr.log", cells)
         else:
             report = json.loads((out_dir / f"{base}.pnr.json").read_text())
             clocks = [c["achieved"] for c in report.get("fmax", {}).values()]

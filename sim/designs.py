@@ -236,7 +236,7 @@ class IkDesign(Design):
 
 class InertiaDesign(Design):
     family = "inertia"
-    error_unit = "max |H| (relative)"
+    error_unit = "of max abs(H)"
 
     def __init__(self, name, array):
         kind = "O(N) linear systolic array" if array == "linear" else \

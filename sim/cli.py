@@ -55,7 +55,12 @@ def _width_list(text):
 def _parser():
     parser = argparse.ArgumentParser(
         prog="robohw", description="Cycle-accurate hardware for robot computations.",
-        epilog="example: robohw bench cordic --widths 16,24 --no-verilator",
+        epilog="examples:\n"
+               "  robohw report --quick --out /tmp/report\n"
+               "  robohw sim inertia-logdepth --count 8 --vcd inertia.vcd\n"
+               "  robohw export --out verilog --designs cordic-pipelined --widths 16\n"
+               "  robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k\n"
+               "  robohw <command> --help   (each command's own example)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 

@@ -245,12 +245,16 @@ def test_export_command(tmp_path, capsys):
 
 
 def test_every_help_example_parses():
-    """Each subcommand's epilog example is valid as typed (argument parsing)."""
+    """Every example in the help texts is valid as typed (argument parsing)."""
     import shlex
     from sim.cli import _parser
     parser = _parser()
     commands = parser._subparsers._group_actions[0].choices
-    examples = [parser.epilog] + [c.epilog for c in commands.values()]
-    assert all(e and e.startswith("example: robohw ") for e in examples)
+    assert all(c.epilog and c.epilog.startswith("example: robohw ") for c in commands.values())
+    lines = [line.replace("example:", "").strip()
+             for text in [parser.epilog] + [c.epilog for c in commands.values()]
+             for line in text.splitlines()]
+    examples = [line for line in lines if line.startswith("robohw ") and "<" not in line]
+    assert len(examples) == len(commands) + 4
     for example in examples:
-        parser.parse_args(shlex.split(example)[2:])
+        parser.parse_args(shlex.split(example)[1:])

@@ -283,7 +283,7 @@ class InertiaDesign(Design):
     def formats(self, dut):
         width = dut.plan.width
         out = {}
-        for k, frame in enumerate(dut.plan._frames, start=1):
+        for k, frame in enumerate(dut.plan.frames, start=1):
             out[f"q{k}"] = f"angle({width})" if frame.revolute else \
                 f"fixed({width}, {dut.input_fracs.get(k, width - 1)})"
         out.update({f"h{j}_{i}": f"fixed({width}, {frac})"

@@ -143,6 +143,11 @@ class InertiaPlan:
         return self._n
 
     @property
+    def frames(self):
+        """The links' constants in the paper's frames (:class:`sim.inertia.LinkFrame`)."""
+        return list(self._frames)
+
+    @property
     def width(self):
         return self._width
 

@@ -3,7 +3,8 @@ formats, the stream interface, the bit-exact model and the resource count.
 
 An array is built from its algorithm (:func:`sim.inertia.table1` or :func:`sim.inertia.table2`)
 traced over the robot's constants (:mod:`systolic.dataflow`, constants folded), and from the
-windows in which its processing elements run (the subclass's :meth:`InertiaArray._window`).
+windows in which its processing elements run (the plan subclass's ``_first_cycle``).
+:class:`InertiaPlan` holds all that and the bit-exact model; :class:`InertiaArray` builds it.
 """
 
 from collections import Counter
@@ -29,8 +30,8 @@ from systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_ta
 __all__ = ["InertiaPlan", "InertiaArray", "MIN_WIDTH"]
 
 MIN_WIDTH = 12
-# cos and sin leave the CORDIC within one part in 2**(width - 4) of [-1, 1] (its error bound,
-# sim.cordic_accuracy, is 1.25 LSB); the margin keeps the interval honest.
+# cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; sim.cordic_accuracy) of
+# [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
 _TRIG_MARGIN = 1.0 / 64
 
 

@@ -61,6 +61,7 @@ class Design:
         raise NotImplementedError
 
     def workload(self, dut, count, seed=0):
+        """A :class:`Workload` of ``count`` seeded inputs from the design's domain."""
         raise NotImplementedError
 
     def check(self, dut, workload, outputs):

@@ -21,9 +21,9 @@ from sim.resources import register_bits
 
 __all__ = ["measure_design", "summary_table", "write_report"]
 
-# Results per simulation: enough to see the pipeline full (pipelined designs) or several
-# results (word-serial ones, P cycles each); the long sweeps run in the bit-exact models.
-_COUNTS = {True: (16, 2), False: (32, 3)}
+# Results per simulation, (pipelined, word-serial): enough to see a pipeline full or several
+# word-serial results (P cycles each); the long sweeps run in the bit-exact models.
+_RESULTS = {"quick": (16, 2), "full": (32, 3)}
 
 
 def measure_design(design, width=None, count=32, seed=0, vcd=None):
@@ -117,7 +117,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     out_dir.mkdir(parents=True, exist_ok=True)
     progress = Progress(len(DESIGNS) + 2, stream)
     rows = []
-    pipelined_count, serial_count = _COUNTS[quick]
+    pipelined_count, serial_count = _RESULTS["quick" if quick else "full"]
     for design in DESIGNS.values():
         serial = "word-serial" in design.name
         rows.append(measure_design(design, count=serial_count if serial else pipelined_count))

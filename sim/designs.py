@@ -26,7 +26,7 @@ import numpy as np
 
 from hw.payload import layout_fields
 
-__all__ = ["Design", "Workload", "DESIGNS", "design"]
+__all__ = ["Design", "Workload", "InertiaDesign", "DESIGNS", "design"]
 
 TAG_WIDTH = 8
 
@@ -239,15 +239,16 @@ class InertiaDesign(Design):
     family = "inertia"
     error_unit = "of max abs(H)"
 
-    def __init__(self, name, array):
+    def __init__(self, name, array, robot="puma560"):
         kind = "O(N) linear systolic array" if array == "linear" else \
             "O(log2 N) recursive-doubling array"
-        super().__init__(name, f"PUMA 560 inertia matrix, {kind}", 24, (18, 24))
-        self.array = array
+        label = robot if isinstance(robot, str) else robot.name
+        super().__init__(name, f"inertia matrix of {label}, {kind}", 24, (18, 24))
+        self.array, self.robot = array, robot
 
     def build(self, width=None):
         from systolic import ARRAYS
-        return ARRAYS[self.array]("puma560", width=width or self.default_width,
+        return ARRAYS[self.array](self.robot, width=width or self.default_width,
                                   tag_width=TAG_WIDTH)
 
     def configuration(self, dut):

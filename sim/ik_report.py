@@ -4,52 +4,28 @@ latency measured in the Amaranth simulation of the pipeline, and accuracy agains
 import json
 import pathlib
 
-import numpy as np
-
-from hw.fixed import FixedFormat
-from hw.puma_ik_graph import POSE_INPUTS, best_graph
-from hw.task_graph_pipeline import TaskGraphPipeline, plan_pipeline
+from hw.task_graph_pipeline import plan_pipeline
 from robots import load_robot
 from sim.buffer_bench import bench_buffers, format_buffer_bench
-from sim.harness import run_stream
 from sim.ik_accuracy import ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, ik_accuracy
 from sim.ik_graph import GRAPHS, graph_solution
-from sim.kinematics import forward_kinematics
 from sim.progress import Progress
 
-__all__ = ["PAPER", "measure_pipeline", "write_ik_report"]
+__all__ = ["PAPER", "write_ik_report"]
 
 # Lee & Chang, section 2.2 and the conclusion: the realised architecture of their Figure 3.
 PAPER = {"ccms": 25, "depth_stages": 18, "buffer_stages": 141, "tapped_delay_lines": 4,
          "stage_us": 40}
 
 
-def measure_pipeline(robot, width, count=32, seed=0, timing="pipelined"):
-    """Latency and interval of the IK pipeline, measured by simulating ``count`` poses."""
-    graph = best_graph(robot)
-    dut = TaskGraphPipeline(graph, width=width, timing=timing)
-    rng = np.random.default_rng(seed)
-    limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
-    pose = forward_kinematics(robot, rng.uniform(limits[:, 0], limits[:, 1], (count, 6)))
-    fmt = FixedFormat(width, width - 3)
-    payloads = [{n: int(fmt.from_float(p["xyz".index(n[1]), "noap".index(n[0])]))
-                 for n in POSE_INPUTS} for p in pose]
-    run = run_stream(dut, payloads)
-    return {"stated_latency": dut.latency,
-            "latency": run.output_cycles[0] - run.input_cycles[0],
-            "interval": int(np.diff(run.output_cycles).max()),
-            "amaranth_cycles_per_s": run.cycles / run.wall_seconds}
-
-
-def write_ik_report(out_dir, *, quick=False, stream=None, measured=None, measured_serial=None):
+def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=None):
     """Measure, write ``ik.md`` and ``ik.json`` into ``out_dir``, return the Markdown.
-    ``measured`` and ``measured_serial``: simulation results of the best graph's pipelined
-    and word-serial hardware at 24 bits, when the caller already has them (keys ``latency``,
-    ``stated_latency``, ``interval``, ``amaranth_cycles_per_s``)."""
+    ``measured`` and ``measured_serial``: the simulation rows of the best graph's pipelined
+    and word-serial hardware at 24 bits (:func:`sim.report.measure_design`)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     robot = load_robot()
-    progress = Progress(5 - (measured is not None) - (measured_serial is not None), stream)
+    progress = Progress(3, stream)
     graphs = []
     for graph_name in ("paper", "best"):
         for timing in ("word_serial", "pipelined"):
@@ -62,12 +38,6 @@ def write_ik_report(out_dir, *, quick=False, stream=None, measured=None, measure
                            "latency_cycles": schedule.depth * period, "interval_cycles": period})
     progress.step("IK graphs balanced")
     width = 24
-    if measured is None:
-        measured = measure_pipeline(robot, width, count=16 if quick else 32)
-        progress.step("IK pipeline simulated (pipelined CCMs)")
-    if measured_serial is None:
-        measured_serial = measure_pipeline(robot, width, count=4, timing="word_serial")
-        progress.step("IK pipeline simulated (word-serial CCMs)")
     widths = (16, 24, 32) if quick else (16, 20, 24, 28, 32)
     count = 20_000 if quick else 100_000
     accuracy = ik_accuracy(robot, widths=widths, count=count)

@@ -9,12 +9,13 @@ import pathlib
 import numpy as np
 
 from robots import load_robot
-from sim.harness import run_stream
+from sim.designs import InertiaDesign
 from sim.inertia import jacobian_inertia, operation_counts, random_robot
 from sim.progress import Progress
-from systolic import ARRAYS, PLANS
+from sim.report import measure_design
+from systolic import PLANS
 
-__all__ = ["measure_array", "array_accuracy", "tradeoff", "write_inertia_report",
+__all__ = ["array_accuracy", "tradeoff", "write_inertia_report",
            "tradeoff_robot"]
 
 # Neither the paper nor the other papers in our collection state operation counts for the
@@ -25,21 +26,6 @@ PAPER_COUNTS = None
 def _configurations(robot, rng, count):
     limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
     return rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
-
-
-def measure_array(dut, count=16, seed=0):
-    """Latency and interval measured by simulating ``count`` configurations back to back,
-    and the outputs checked against the bit-exact model."""
-    q = _configurations(dut.plan.robot, np.random.default_rng(seed), count)
-    codes = dut.encode(q)
-    payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(count)]
-    run = run_stream(dut, payloads)
-    expected = dut.model(codes)
-    equal = all([o[f"h{j}_{i}"] for o in run.outputs] == v.tolist()
-                for (j, i), v in expected.items())
-    return {"latency": run.output_cycles[0] - run.input_cycles[0],
-            "interval": int(np.diff(run.output_cycles).max()) if count > 1 else None,
-            "equals_model": equal, "amaranth_cycles_per_s": run.cycles / run.wall_seconds}
 
 
 def array_accuracy(robot, widths, count=100_000, seed=1):
@@ -71,11 +57,12 @@ def tradeoff(sizes, measured=()):
     for n in sizes:
         robot = tradeoff_robot(n)
         for name, plan in PLANS.items():
-            dut = ARRAYS[name](robot) if n in measured else plan(robot)
+            dut = plan(robot)
             row = {"n": n, "array": name, "latency": dut.latency, "interval": dut.interval,
                    **dut.resources(), "window_lengths": dut.window_lengths}
             if n in measured:
-                row["measured"] = measure_array(dut, count=4)
+                design = InertiaDesign(f"inertia-{name}", name, robot)
+                row["measured"] = measure_design(design, count=4)
             rows.append(row)
     return rows
 
@@ -100,24 +87,20 @@ def _plot(rows, path):
     plt.close(figure)
 
 
-def write_inertia_report(out_dir, *, quick=False, stream=None, measured=None):
+def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     """Measure, write ``inertia.md``, ``inertia.json`` and ``inertia_tradeoff.png`` into
-    ``out_dir``; return the Markdown. ``measured``: ``{array: simulation result}`` for the
-    PUMA at 24 bits when the caller already has them (keys of :func:`measure_array`)."""
+    ``out_dir``; return the Markdown. ``measured``: ``{array: simulation row}`` of the PUMA
+    arrays at 24 bits (:func:`sim.report.measure_design`)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress = Progress(4 - (measured is not None), stream)
+    progress = Progress(3, stream)
     robot = load_robot()
     puma = []
     for name, plan in PLANS.items():
         dut = plan(robot)
-        result = measured[name] if measured else measure_array(ARRAYS[name](robot),
-                                                                count=8 if quick else 16)
         puma.append({"array": name, "latency": dut.latency, "interval": dut.interval,
                      "window_lengths": dut.window_lengths, **dut.resources(),
-                     "measured": result})
-    if measured is None:
-        progress.step("inertia arrays simulated (PUMA 560)")
+                     "measured": measured[name]})
     widths = (16, 24, 31) if quick else (16, 20, 24, 28, 31)
     accuracy = array_accuracy(robot, widths, count=20_000 if quick else 100_000)
     progress.step("inertia accuracy measured")

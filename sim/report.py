@@ -136,11 +136,10 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     progress.step("plots: errors.png, ik_schedule.png")
     by_name = {r["design"]: r for r in rows}
     write_cordic_report(out_dir, quick=quick, verilator=verilator, stream=stream)
-    write_ik_report(out_dir, quick=quick, stream=stream,
-                    measured=by_name["ik-best-pipelined"],
-                    measured_serial=by_name["ik-best-word-serial"])
-    write_inertia_report(out_dir, quick=quick, stream=stream,
-                         measured={name: by_name[f"inertia-{name}"]
-                                   for name in ("linear", "logdepth")})
+    write_ik_report(out_dir, by_name["ik-best-pipelined"], by_name["ik-best-word-serial"],
+                    quick=quick, stream=stream)
+    write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
+                                   for name in ("linear", "logdepth")},
+                         quick=quick, stream=stream)
     progress.step("detailed sections: cordic.md, ik.md, inertia.md")
     return table

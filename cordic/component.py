@@ -1,65 +1,36 @@
-"""What every CORDIC architecture shares: checked parameters and the stream signature."""
+"""What every CORDIC architecture shares: the checked configuration and the stream signature."""
 
-from fractions import Fraction
-
-from amaranth.lib import stream, wiring
-from amaranth.lib.wiring import In, Out
-
-from cordic.config import CordicConfig
-from cordic.datapath import input_layout, output_layout
+from robohw.cordic.config import CordicConfig
+from robohw.cordic.datapath import input_fields, output_fields
+from robohw.hw.stream import StreamPipeline
 
 __all__ = ["CordicComponent"]
 
 
-class CordicComponent(wiring.Component):
-    """Base of :class:`~cordic.pipelined.PipelinedCordic` and
-    :class:`~cordic.word_serial.WordSerialCordic`.
+class CordicComponent(StreamPipeline):
+    """Base of :class:`~robohw.cordic.pipelined.PipelinedCordic` and
+    :class:`~robohw.cordic.word_serial.WordSerialCordic`.
 
     Parameters
     ----------
-    config : :class:`~cordic.config.CordicConfig`
+    config : :class:`~robohw.cordic.config.CordicConfig`
         Mode and number formats.
     tag_width : int
         Width of the user tag carried from ``i`` to ``o`` unchanged.
 
     Members
     -------
-    i : ``In(stream.Signature(input_layout))``
+    i : ``In(stream.Signature(...))``
         ``x``, ``y``, ``z`` (signed ``config.width`` bits each) and ``tag``.
-    o : ``Out(stream.Signature(output_layout))``
+    o : ``Out(stream.Signature(...))``
         ``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and ``tag``.
     """
     def __init__(self, config, *, tag_width=0):
         if not isinstance(config, CordicConfig):
             raise TypeError(f"config must be a CordicConfig, not {config!r}")
-        if not isinstance(tag_width, int) or isinstance(tag_width, bool) or tag_width < 0:
-            raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
         self._config = config
-        self._tag_width = tag_width
-        super().__init__({
-            "i": In(stream.Signature(input_layout(config, tag_width))),
-            "o": Out(stream.Signature(output_layout(config, tag_width))),
-        })
+        super().__init__(input_fields(config), output_fields(config), tag_width=tag_width)
 
     @property
     def config(self):
         return self._config
-
-    @property
-    def tag_width(self):
-        return self._tag_width
-
-    @property
-    def latency(self):
-        """Cycles from an input transfer to its result being valid."""
-        raise NotImplementedError
-
-    @property
-    def interval(self):
-        """Cycles between results under continuous input."""
-        raise NotImplementedError
-
-    @property
-    def throughput(self):
-        """Results per cycle, ``1 / interval``."""
-        return Fraction(1, self.interval)

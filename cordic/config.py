@@ -1,8 +1,8 @@
 """CORDIC configuration: checked parameters and the micro-step program they imply.
 
 A :class:`CordicConfig` is the single source of truth shared by the bit-exact model
-(:mod:`sim.cordic_model`) and both architectures (:mod:`cordic.pipelined`,
-:mod:`cordic.word_serial`): they all execute its :attr:`~CordicConfig.steps`.
+(:mod:`robohw.cordic.model`) and both architectures (:mod:`robohw.cordic.pipelined`,
+:mod:`robohw.cordic.word_serial`): they all execute its :attr:`~CordicConfig.steps`.
 
 The iteration follows Lee & Chang, Eqs. (4)-(11), written in Walther's unified form with
 ``sigma`` in {-1, +1}::
@@ -30,7 +30,7 @@ import enum
 import math
 from dataclasses import dataclass
 
-from hw.fixed import FixedFormat, Rounding
+from robohw.hw.fixed import FixedFormat, Rounding
 
 __all__ = [
     "System", "Direction", "Normalization", "Step", "CordicConfig", "hyperbolic_shifts",
@@ -151,7 +151,7 @@ class CordicConfig:
         errors of all steps together stay near half an output LSB.
     normalization : :class:`Normalization` or str
         Default ``"interleaved"``. Ignored (no steps) in the linear system, whose gain is 1.
-    rounding : :class:`hw.fixed.Rounding` or str
+    rounding : :class:`robohw.hw.fixed.Rounding` or str
         Output rounding, ``"half_even"`` (default) or ``"truncate"``.
     expansion : int
         Hyperbolic only: ``M`` extra iterations before the others with factors
@@ -278,7 +278,7 @@ class CordicConfig:
 
     @property
     def io_format(self):
-        """:class:`hw.fixed.FixedFormat` of ``x`` and ``y`` (and of non-circular ``z``)."""
+        """:class:`robohw.hw.fixed.FixedFormat` of ``x`` and ``y`` (and of non-circular ``z``)."""
         return FixedFormat(self.width, self.frac_bits)
 
     @property

@@ -1,40 +1,41 @@
 """Combinational pieces of a CORDIC processor, shared by both architectures.
 
 Each function builds Amaranth expressions for one part of the program of a
-:class:`~cordic.config.CordicConfig`: :func:`prerotate` (port codes to internal units, into the
+:class:`~robohw.cordic.config.CordicConfig`: :func:`prerotate` (port codes to internal units, into the
 convergence domain), :func:`micro_step` (one step, with constant or run-time parameters) and
 :func:`finish` (domain check, gain correction, rounding and saturation to the port formats).
-They mirror :mod:`sim.cordic_model` operation for operation.
+They mirror :mod:`robohw.cordic.model` operation for operation.
 """
 
-from amaranth.hdl import Mux, Signal, Value, signed, unsigned
-from amaranth.lib import data
+from amaranth.hdl import Mux, Signal, Value, signed
 
-from cordic.config import Direction, System
-from hw.fixed import hdl_round_shift, hdl_saturate
+from robohw.cordic.config import Direction, System
+from robohw.hw.fixed import hdl_round_shift, hdl_saturate
 
-__all__ = ["input_layout", "output_layout", "prerotate", "micro_step", "finish",
+__all__ = ["input_fields", "output_fields", "PAYLOAD_FIELDS", "prerotate", "micro_step", "finish",
            "output_registers"]
 
 
-def input_layout(config, tag_width):
-    """Payload of the input stream: ``x``, ``y``, ``z`` port codes and the user ``tag``."""
+def input_fields(config):
+    """Payload fields of the input stream: ``x``, ``y``, ``z`` port codes (the user tag is
+    added by :class:`robohw.hw.stream.StreamPipeline`)."""
     w = config.width
-    return data.StructLayout({"x": signed(w), "y": signed(w), "z": signed(w),
-                              "tag": unsigned(tag_width)})
+    return {"x": signed(w), "y": signed(w), "z": signed(w)}
 
 
-def output_layout(config, tag_width):
-    """Payload of the output stream: results, the ``domain_error`` and ``overflow`` flags and
-    the ``tag`` of the input they belong to."""
+def output_fields(config):
+    """Payload fields of the output stream: results and the ``domain_error`` and ``overflow``
+    flags."""
     w = config.width
-    return data.StructLayout({"x": signed(w), "y": signed(w), "z": signed(w),
-                              "domain_error": 1, "overflow": 1, "tag": unsigned(tag_width)})
+    return {"x": signed(w), "y": signed(w), "z": signed(w), "domain_error": 1, "overflow": 1}
+
+
+PAYLOAD_FIELDS = ("x", "y", "z", "domain_error", "overflow")
 
 
 def prerotate(config, x, y, z):
     """Internal ``(x, y, z)`` from port codes: scaled by ``2**guard_bits`` and, where the mode
-    needs it, turned by half a turn (see :func:`sim.cordic_model.prerotate`)."""
+    needs it, turned by half a turn (see :func:`robohw.cordic.model.prerotate`)."""
     g = config.guard_bits
     x, y, z = (Value.cast(v).as_signed() << g for v in (x, y, z))
     zw = config.z_width
@@ -96,7 +97,7 @@ def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamm
 
 def finish(config, x, y, z):
     """Output fields from internal ``(x, y, z)``: a dict with ``x``, ``y``, ``z``,
-    ``domain_error`` and ``overflow`` expressions (see :func:`sim.cordic_model.cordic_model`),
+    ``domain_error`` and ``overflow`` expressions (see :func:`robohw.cordic.model.cordic_model`),
     and the per-port ``x_overflow``, ``y_overflow``, ``z_overflow`` (not in the payload)."""
     x, y, z = Value.cast(x), Value.cast(y), Value.cast(z)
     if not config.checks_domain:

@@ -4,7 +4,7 @@ to feed a processor and how to read its outputs.
 Each :class:`CordicFunction` maps real arguments to the port values ``(x, y, z)`` of its mode
 and the port results back to the function's values, and names a float64 reference. Angles are
 radians at this level; circular ``z`` codes are binary angles underneath. Evaluate a function
-bit-exactly with :func:`sim.cordic_model.evaluate_function`.
+bit-exactly with :func:`robohw.cordic.model.evaluate_function`.
 """
 
 from dataclasses import dataclass
@@ -12,7 +12,7 @@ from typing import Callable
 
 import numpy as np
 
-from cordic.config import CordicConfig, Direction, System
+from robohw.cordic.config import CordicConfig, Direction, System
 
 __all__ = ["CordicFunction", "FUNCTIONS"]
 
@@ -36,7 +36,7 @@ class CordicFunction:
     summary: str
 
     def config(self, **kwargs):
-        """The :class:`~cordic.config.CordicConfig` of this function's mode."""
+        """The :class:`~robohw.cordic.config.CordicConfig` of this function's mode."""
         return CordicConfig(self.system, self.direction, **kwargs)
 
 

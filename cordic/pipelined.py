@@ -2,9 +2,9 @@
 
 from amaranth.hdl import Module, Signal, signed
 
-from buffers.delay_line import tapped_delay_line
-from cordic.component import CordicComponent
-from cordic.datapath import finish, micro_step, output_registers, prerotate
+from robohw.cordic.component import CordicComponent
+from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish, micro_step, output_registers,
+                                    prerotate)
 
 __all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency"]
 
@@ -13,7 +13,7 @@ class PipelinedCordic(CordicComponent):
     """CORDIC processor with one pipeline stage per iteration: one result per clock.
 
     Stage 0 registers the pre-rotated input, stages 1 .. S run the S steps of
-    :attr:`CordicConfig.steps <cordic.config.CordicConfig.steps>` (iterations, with normalization
+    :attr:`CordicConfig.steps <robohw.cordic.config.CordicConfig.steps>` (iterations, with normalization
     interleaved or appended), and the last stage registers the rounded, saturated outputs.
 
     Latency is ``S + 2`` cycles from an input transfer to the output becoming valid; throughput
@@ -21,7 +21,7 @@ class PipelinedCordic(CordicComponent):
     low the whole pipeline holds (``i.ready`` falls in the same cycle), so no sample is lost,
     duplicated or reordered. Only valid bits are reset.
 
-    Parameters and members: see :class:`~cordic.component.CordicComponent`.
+    Parameters and members: see :class:`~robohw.cordic.component.CordicComponent`.
     """
     @property
     def latency(self):
@@ -35,18 +35,10 @@ class PipelinedCordic(CordicComponent):
 
     def elaborate(self, platform):
         m = Module()
-        # All stages move together; they hold while the output waits.
-        advance = ~self.o.valid | self.o.ready
-        m.d.comb += self.i.ready.eq(advance)
+        advance = self.pipeline_control(m, self.latency)
         fields = pipelined_datapath(m, self._config, self.i.payload.x, self.i.payload.y,
                                     self.i.payload.z, advance)
-        late = self.latency
-        valid = tapped_delay_line(m, self.i.valid, [late], advance, "valid",
-                                  reset_less=False)[late]
-        tag = tapped_delay_line(m, self.i.payload.tag, [late], advance, "tag")[late]
-        m.d.comb += [getattr(self.o.payload, name).eq(fields[name])
-                     for name in ("x", "y", "z", "domain_error", "overflow")]
-        m.d.comb += [self.o.payload.tag.eq(tag), self.o.valid.eq(valid)]
+        m.d.comb += [getattr(self.o.payload, name).eq(fields[name]) for name in PAYLOAD_FIELDS]
         return m
 
 

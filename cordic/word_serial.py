@@ -1,11 +1,15 @@
 """Word-serial CORDIC processor: one shift-and-add unit iterated over the program."""
 
+from dataclasses import dataclass
+
 from amaranth.hdl import Array, Module, Signal, Value, signed
 
-from cordic.component import CordicComponent
-from cordic.datapath import finish, micro_step, output_registers, prerotate
+from robohw.cordic.component import CordicComponent
+from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish, micro_step, output_registers,
+                                    prerotate)
 
-__all__ = ["WordSerialCordic", "serial_step", "word_serial_datapath", "word_serial_period"]
+__all__ = ["WordSerialCordic", "WordSerialUnit", "serial_step", "word_serial_datapath",
+           "word_serial_period"]
 
 
 class WordSerialCordic(CordicComponent):
@@ -24,7 +28,7 @@ class WordSerialCordic(CordicComponent):
     unit then stalls on its last step: nothing is lost, duplicated or reordered. Only the
     control state resets.
 
-    Parameters and members: see :class:`~cordic.component.CordicComponent`.
+    Parameters and members: see :class:`~robohw.cordic.component.CordicComponent`.
     """
     @property
     def latency(self):
@@ -38,46 +42,24 @@ class WordSerialCordic(CordicComponent):
 
     def elaborate(self, platform):
         m = Module()
-        config = self._config
-        steps = config.steps
-        count = len(steps)
-
-        x = Signal(signed(config.xy_width), reset_less=True)
-        y = Signal(signed(config.xy_width), reset_less=True)
-        z = Signal(signed(config.z_width), reset_less=True)
-        tag = Signal(self.tag_width, reset_less=True)
-        index = Signal(range(count))
-        busy = Signal()
-        out = Signal(self.o.payload.shape(), reset_less=True)
         out_valid = Signal()
-
-        x1, y1, z1 = (_wire(m, value, f"next_{port}")
-                      for value, port in zip(serial_step(config, x, y, z, index), "xyz"))
-
         out_free = ~out_valid | self.o.ready
-        on_last = busy & (index == count - 1)
+        start = Signal()
+        unit = word_serial_datapath(m, self._config, self.i.payload.x, self.i.payload.y,
+                                    self.i.payload.z, start, sideband=self.i.payload.tag,
+                                    hold=~out_free, fields=PAYLOAD_FIELDS)
         m.d.comb += [
-            self.i.ready.eq(~busy | (on_last & out_free)),
+            self.i.ready.eq(~unit.busy | (unit.last & out_free)),
+            start.eq(self.i.valid & self.i.ready),
             self.o.valid.eq(out_valid),
-            self.o.payload.eq(out),
+            self.o.payload.tag.eq(unit.outputs["sideband"]),
         ]
-
+        m.d.comb += [getattr(self.o.payload, name).eq(unit.outputs[name])
+                     for name in PAYLOAD_FIELDS]
         with m.If(self.o.ready):
             m.d.sync += out_valid.eq(0)
-        with m.If(busy & (~on_last | out_free)):
-            m.d.sync += [x.eq(x1), y.eq(y1), z.eq(z1), index.eq(index + 1)]
-        with m.If(on_last & out_free):
-            fields = finish(config, x1, y1, z1)
-            m.d.sync += [getattr(out, name).eq(fields[name])
-                         for name in ("x", "y", "z", "domain_error", "overflow")]
-            m.d.sync += [out.tag.eq(tag), out_valid.eq(1), busy.eq(0), index.eq(0)]
-        with m.If(self.i.valid & self.i.ready):
-            m.d.sync += [
-                *(reg.eq(value) for reg, value in zip(
-                    (x, y, z), prerotate(config, self.i.payload.x, self.i.payload.y,
-                                         self.i.payload.z))),
-                tag.eq(self.i.payload.tag), busy.eq(1), index.eq(0),
-            ]
+        with m.If(unit.last & out_free):
+            m.d.sync += out_valid.eq(1)
         return m
 
 
@@ -107,31 +89,51 @@ def word_serial_period(config):
     return len(config.steps) + 1
 
 
-def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None):
+@dataclass(frozen=True)
+class WordSerialUnit:
+    """What :func:`word_serial_datapath` built: the registered ``outputs`` by field, ``busy``
+    (an operand is in the unit) and ``last`` (it runs its last step in this cycle)."""
+    outputs: dict
+    busy: Value
+    last: Value
+
+
+def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None, hold=0,
+                         fields=None):
     """A word-serial CORDIC inside module ``m``, started by its owner: when ``start`` is high the
     operands (port codes) are loaded; ``len(config.steps)`` cycles later the output fields
-    (``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and per-port overflows) are registered
-    and held until the next result. Start it at most every :func:`word_serial_period` cycles.
-    A ``sideband`` value, if given, is taken at the start and comes out with the result."""
+    (``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and per-port overflows, or only
+    ``fields``) are registered and held until the next result. A ``sideband`` value, if given,
+    is taken at the start and comes out with the result as ``"sideband"``. While ``hold`` is
+    high the unit waits on its last step (its result register is still in use).
+
+    Start it when the unit is idle (``busy`` low), at most every :func:`word_serial_period`
+    cycles, or in the cycle it runs its ``last`` step without ``hold``: the new operand then
+    follows the old one directly. Returns a :class:`WordSerialUnit`.
+    """
     count = len(config.steps)
     xr = Signal(signed(config.xy_width), name=f"{name}_x", reset_less=True)
     yr = Signal(signed(config.xy_width), name=f"{name}_y", reset_less=True)
     zr = Signal(signed(config.z_width), name=f"{name}_z", reset_less=True)
     index = Signal(range(count), name=f"{name}_index")
     busy = Signal(name=f"{name}_busy")
+    last = Signal(name=f"{name}_last")
     # The step's results as wires: the registers and the output logic share one copy (the
     # simulator compiles an expression once per use).
     x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}")
                   for value, port in zip(serial_step(config, xr, yr, zr, index), "xyz"))
     results = dict(finish(config, x1, y1, z1))
+    if fields is not None:
+        results = {field: results[field] for field in fields}
     held = None
     if sideband is not None:
         held = Signal(sideband.shape(), name=f"{name}_sideband_in", reset_less=True)
         results["sideband"] = held
     outputs = output_registers(config, results, name, sideband)
-    with m.If(busy):
+    m.d.comb += last.eq(busy & (index == count - 1))
+    with m.If(busy & ~(last & hold)):
         m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1), index.eq(index + 1)]
-        with m.If(index == count - 1):
+        with m.If(last):
             m.d.sync += [outputs[f].eq(v) for f, v in results.items()]
             m.d.sync += [busy.eq(0), index.eq(0)]
     with m.If(start):
@@ -139,4 +141,4 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
         m.d.sync += [busy.eq(1), index.eq(0)]
         if held is not None:
             m.d.sync += held.eq(sideband)
-    return outputs
+    return WordSerialUnit(outputs, busy, last)

@@ -1,2 +1,3 @@
-"""Shared hardware pieces: fixed-point formats and rounding (numpy and Amaranth twins), stream
-payload packing."""
+"""Hardware primitives every family builds on: fixed-point formats and rounding in numpy and
+Amaranth twins (:mod:`.fixed`), stream payloads as integers (:mod:`.payload`), tapped delay
+lines (:mod:`.delay_line`) and the stream-pipeline base (:mod:`.stream`)."""

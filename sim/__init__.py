@@ -1,2 +1,3 @@
-"""Float references, bit-exact models, simulation harnesses (Amaranth, cocotb + Verilator),
-benchmarks, reports and the ``robohw`` command line."""
+"""Simulation harnesses for any component with an ``i`` and an ``o`` stream: the Amaranth
+simulator (:mod:`.harness`), exported Verilog under cocotb + Verilator (:mod:`.verilator`), and
+the register count of an elaborated design (:mod:`.resources`)."""

@@ -1,6 +1,6 @@
 """cocotb test that drives any exported design with one input and one output stream.
 
-Run by :func:`sim.verilator.run_stream_verilator`, which passes a job file (port field
+Run by :func:`robohw.sim.verilator.run_stream_verilator`, which passes a job file (port field
 layout, payloads, stall patterns) in ``ROBOHW_JOB`` and reads the outputs back from
 ``ROBOHW_RESULT``. Ports are Amaranth's flattened names: ``i__payload``, ``i__valid``,
 ``i__ready``, ``o__payload``, ``o__valid``, ``o__ready``, ``clk``, ``rst``.
@@ -14,7 +14,7 @@ import cocotb
 from cocotb.clock import Clock
 from cocotb.triggers import FallingEdge, ReadOnly, RisingEdge
 
-from hw.payload import pack, unpack
+from robohw.hw.payload import pack, unpack
 
 
 @cocotb.test()

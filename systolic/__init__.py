@@ -2,8 +2,8 @@
 Orin): :class:`LinearInertiaArray` (O(N), Table 1) and :class:`LogDepthInertiaArray`
 (O(log2 N), Table 2)."""
 
-from systolic.linear import LinearInertiaArray, LinearPlan
-from systolic.logdepth import LogDepthInertiaArray, LogDepthPlan
+from robohw.systolic.linear import LinearInertiaArray, LinearPlan
+from robohw.systolic.logdepth import LogDepthInertiaArray, LogDepthPlan
 
 __all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepthPlan", "ARRAYS",
            "PLANS"]

@@ -1,36 +1,33 @@
 """What both inertia-matrix arrays share: the CORDIC front end, the traced algorithm, the number
-formats, the stream interface, the bit-exact model and the resource count.
+formats, the stream interface and the resource count.
 
-An array is built from its algorithm (:func:`sim.inertia.table1` or :func:`sim.inertia.table2`)
-traced over the robot's constants (:mod:`systolic.dataflow`, constants folded), and from the
+An array is built from its algorithm (:func:`robohw.reference.inertia.table1` or :func:`robohw.reference.inertia.table2`)
+traced over the robot's constants (:mod:`robohw.systolic.dataflow`, constants folded), and from the
 windows in which its processing elements run (the plan subclass's ``_first_cycle``).
-:class:`InertiaPlan` holds all that and the bit-exact model; :class:`InertiaArray` builds it.
+:class:`InertiaPlan` holds all that; :class:`InertiaArray` builds it; :mod:`robohw.systolic.model`
+evaluates it bit for bit.
 """
 
 from collections import Counter
 from fractions import Fraction
 
-import numpy as np
-from amaranth.hdl import Const, Module, Signal, signed, unsigned
-from amaranth.lib import data, stream, wiring
-from amaranth.lib.wiring import In, Out
+from amaranth.hdl import Const, Module, Signal, signed
 
-from buffers.delay_line import tapped_delay_line
-from cordic.config import CordicConfig
-from cordic.pipelined import pipelined_datapath, pipelined_latency
-from hw.fixed import angle_to_code, wrap
-from robots import Robot, load_robot
-from sim.cordic_model import cordic_model
-from sim.dataflow_model import MAX_WIDTH, evaluate_fixed, evaluate_float
-from sim.inertia import link_frames
-from systolic.dataflow import OPS, Tracer, assign_formats, frac_bits_for
-from systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_taps,
-                               schedule)
+from robohw.cordic.config import CordicConfig
+from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
+from robohw.hw.fixed import angle_to_code
+from robohw.hw.stream import StreamPipeline, check_tag_width
+from robohw.reference.inertia import link_frames
+from robohw.robots import Robot, load_robot
+from robohw.systolic.dataflow import OPS, Tracer, assign_formats, frac_bits_for
+from robohw.systolic.model import MAX_WIDTH
+from robohw.systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_taps,
+                                      schedule)
 
 __all__ = ["InertiaPlan", "InertiaArray", "MIN_WIDTH"]
 
 MIN_WIDTH = 12
-# cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; sim.cordic_accuracy) of
+# cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; robohw.accuracy.cordic) of
 # [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
 _TRIG_MARGIN = 1.0 / 64
 
@@ -38,13 +35,13 @@ _TRIG_MARGIN = 1.0 / 64
 class InertiaPlan:
     """What an inertia array is built from, without building it: the traced algorithm with the
     robot's constants folded, every value's format, the cell windows and the schedule; and the
-    array's bit-exact model. Subclasses (:class:`~systolic.linear.LinearPlan`,
-    :class:`~systolic.logdepth.LogDepthPlan`) give the algorithm, the windows and the latency
+    array's bit-exact model. Subclasses (:class:`~robohw.systolic.linear.LinearPlan`,
+    :class:`~robohw.systolic.logdepth.LogDepthPlan`) give the algorithm, the windows and the latency
     formula.
 
     Parameters
     ----------
-    robot : :class:`robots.Robot` or str
+    robot : :class:`robohw.robots.Robot` or str
         A robot with inertial data, or a robot file or shipped name (default ``"puma560"``).
     width : int
         Bits of every datapath value, 12 to 31 (default 24). Each value has its own fraction
@@ -145,7 +142,7 @@ class InertiaPlan:
 
     @property
     def frames(self):
-        """The links' constants in the paper's frames (:class:`sim.inertia.LinkFrame`)."""
+        """The links' constants in the paper's frames (:class:`robohw.reference.inertia.LinkFrame`)."""
         return list(self._frames)
 
     @property
@@ -210,93 +207,27 @@ class InertiaPlan:
                              + self.latency * (1 + tag_width),
         }
 
-    # --- the bit-exact model -----------------------------------------------------------------
-    def encode(self, q):
-        """Payload codes ``{"q1": ..}`` for joint values ``q`` (``(B, N)``, rad or m)."""
-        q = np.atleast_2d(np.asarray(q, dtype=np.float64))
-        if q.shape[1] != self._n:
-            raise ValueError(f"q must have {self._n} columns, not {q.shape[1]}")
-        codes = {}
-        for k, frame in enumerate(self._frames, start=1):
-            if frame.revolute:
-                codes[f"q{k}"] = angle_to_code(q[:, k - 1], self._width)
-            else:
-                frac = self._input_fracs.get(f"d{k}", self._width - 1)
-                value = np.rint(q[:, k - 1] * 2.0 ** frac).astype(np.int64)
-                if k > 1 and (np.any(q[:, k - 1] < frame.limits[0]) or
-                              np.any(q[:, k - 1] > frame.limits[1])):
-                    raise OverflowError(f"q{k} outside the joint limits {frame.limits}")
-                codes[f"q{k}"] = wrap(value, self._width)
-        return codes
-
     def offset_code(self, k):
+        """Joint ``k``'s offset as a code of its ``q`` field, added to ``q`` at the input."""
         frame = self._frames[k - 1]
         if frame.revolute:
             return int(angle_to_code(frame.offset, self._width))
         return round(frame.offset * 2.0 ** self._input_fracs[f"d{k}"])
 
-    def _input_codes(self, codes):
-        inputs = {}
-        one = 1 << self.cordic.frac_bits
-        for name in self._input_fracs:
-            k = int(name[3:] if name[0] in "cs" else name[1:])
-            q = np.asarray(codes[f"q{k}"], dtype=np.int64)
-            if name.startswith("cos"):
-                z = wrap(q + self.offset_code(k), self._width)
-                out = cordic_model(self.cordic, np.full(z.shape, one), np.zeros_like(z), z)
-                inputs[f"cos{k}"], inputs[f"sin{k}"] = out.x, out.y
-            elif name.startswith("d"):
-                inputs[name] = q + self.offset_code(k)
-        return inputs
+    @property
+    def traced_inputs(self):
+        """Fraction bits of every input of the traced graph by name: ``cos{k}`` and ``sin{k}``
+        from the CORDICs of revolute joints, ``d{k}`` of prismatic joints."""
+        return dict(self._input_fracs)
 
-    def model(self, codes):
-        """Output codes ``{(j, i): int64 array}`` for payload codes (see :meth:`encode`), bit
-        for bit what the hardware produces."""
-        batch = len(np.atleast_1d(next(iter(codes.values()))))
-        values = evaluate_fixed(self.tracer, self.live, self.formats,
-                                self._input_codes(codes), self._width)
-        fracs = self.output_fracs
-        out = {}
-        for key, node in self.outputs.items():
-            if isinstance(node, float):
-                out[key] = np.full(batch, round(node * 2.0 ** fracs[key]), dtype=np.int64)
-            else:
-                out[key] = np.broadcast_to(values[node.index], (batch,)).copy()
-        return out
 
-    def decode(self, out):
-        """H of shape ``(B, N, N)`` from output codes by ``(j, i)`` (or payload dicts)."""
-        fracs = self.output_fracs
-        batch = len(np.atleast_1d(next(iter(out.values()))))
-        h = np.zeros((batch, self._n, self._n))
-        for (j, i), frac in fracs.items():
-            value = np.asarray(out[j, i], dtype=np.float64) * 2.0 ** -frac
-            h[:, j - 1, i - 1] = h[:, i - 1, j - 1] = value
-        return h
-
-    def traced_float(self, q):
-        """The traced graph evaluated in float64 (cos and sin exact): H ``(B, N, N)``; equal
-        to the references up to float rounding, which checks the tracing and the folding."""
-        q = np.atleast_2d(np.asarray(q, dtype=np.float64))
-        inputs = {}
-        for k, frame in enumerate(self._frames[1:], start=2):
-            value = q[:, k - 1] + frame.offset
-            inputs.update({f"cos{k}": np.cos(value), f"sin{k}": np.sin(value), f"d{k}": value})
-        values = evaluate_float(self.tracer, self.live, inputs)
-        out = {key: (np.full(len(q), node) if isinstance(node, float) else values[node.index])
-               for key, node in self.outputs.items()}
-        h = np.zeros((len(q), self._n, self._n))
-        for (j, i), value in out.items():
-            h[:, j - 1, i - 1] = h[:, i - 1, j - 1] = value
-        return h
-
-class InertiaArray(wiring.Component):
-    """Base of :class:`~systolic.linear.LinearInertiaArray` and
-    :class:`~systolic.logdepth.LogDepthInertiaArray`; see those for the architectures.
+class InertiaArray(StreamPipeline):
+    """Base of :class:`~robohw.systolic.linear.LinearInertiaArray` and
+    :class:`~robohw.systolic.logdepth.LogDepthInertiaArray`; see those for the architectures.
 
     Parameters
     ----------
-    robot : :class:`robots.Robot` or str
+    robot : :class:`robohw.robots.Robot` or str
         A robot with inertial data, or a robot file or shipped name (default ``"puma560"``).
     width : int
         Bits of every datapath value, 12 to 31 (default 24); see :class:`InertiaPlan`.
@@ -323,18 +254,14 @@ class InertiaArray(wiring.Component):
     plan_class = None    # set by the subclass
 
     def __init__(self, robot="puma560", *, width=24, tag_width=0, check_ranges=False):
-        if not isinstance(tag_width, int) or tag_width < 0:
-            raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
+        check_tag_width(tag_width)
+        if not isinstance(check_ranges, bool):
+            raise TypeError(f"check_ranges must be a bool, not {check_ranges!r}")
         self._plan = plan = self.plan_class(robot, width=width)
-        self._tag_width, self._check_ranges = tag_width, check_ranges
-        layout_in = {f"q{k}": signed(width) for k in range(1, plan.dof + 1)}
-        layout_in["tag"] = unsigned(tag_width)
-        layout_out = {f"h{j}_{i}": signed(width) for (j, i) in plan.output_fracs}
-        layout_out["tag"] = unsigned(tag_width)
-        super().__init__({
-            "i": In(stream.Signature(data.StructLayout(layout_in))),
-            "o": Out(stream.Signature(data.StructLayout(layout_out))),
-        })
+        self._check_ranges = check_ranges
+        super().__init__({f"q{k}": signed(width) for k in range(1, plan.dof + 1)},
+                         {f"h{j}_{i}": signed(width) for (j, i) in plan.output_fracs},
+                         tag_width=tag_width)
 
     @property
     def plan(self):
@@ -352,10 +279,6 @@ class InertiaArray(wiring.Component):
         return self._plan.interval
 
     @property
-    def throughput(self):
-        return self._plan.throughput
-
-    @property
     def window_lengths(self):
         return self._plan.window_lengths
 
@@ -368,24 +291,13 @@ class InertiaArray(wiring.Component):
         return self._plan.input_fracs
 
     def resources(self):
-        return self._plan.resources(self._tag_width)
-
-    def encode(self, q):
-        return self._plan.encode(q)
-
-    def model(self, codes):
-        return self._plan.model(codes)
-
-    def decode(self, out):
-        return self._plan.decode(out)
+        return self._plan.resources(self.tag_width)
 
     def elaborate(self, platform):
         m = Module()
         plan = self._plan
         width, depth = plan.width, plan.latency
-        valid_out = Signal()
-        advance = ~valid_out | self.o.ready
-        m.d.comb += [self.i.ready.eq(advance), self.o.valid.eq(valid_out)]
+        advance = self.pipeline_control(m, depth)
         sources = {}
         by_name = {plan.tracer.nodes[k].name: k for k in plan.live
                    if plan.tracer.nodes[k].op == "input"}
@@ -414,8 +326,4 @@ class InertiaArray(wiring.Component):
                 m.d.comb += field.eq(round(node * 2.0 ** fracs[key]))
             else:
                 m.d.comb += field.eq(values[reads[key]])
-        m.d.comb += valid_out.eq(tapped_delay_line(m, self.i.valid, [depth], advance, "valid",
-                                                   reset_less=False)[depth])
-        tag = tapped_delay_line(m, self.i.payload.tag, [depth], advance, "tag")[depth]
-        m.d.comb += self.o.payload.tag.eq(tag)
         return m

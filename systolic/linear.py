@@ -1,7 +1,7 @@
 """The O(N) linear systolic array for the inertia matrix (Amin-Javaheri & Orin, Table 1)."""
 
-from sim.inertia import table1
-from systolic.array import InertiaArray, InertiaPlan
+from robohw.reference.inertia import table1
+from robohw.systolic.array import InertiaArray, InertiaPlan
 
 __all__ = ["LinearPlan", "LinearInertiaArray"]
 

@@ -5,7 +5,7 @@ to *cells* (processing elements) and every cell runs in a *window* of clock cycl
 fixes; a value crossing from one cell to another is handed over at the end of the producer's
 window, as between the processing elements of a systolic array, so the array's latency is a
 formula in its window lengths. Inside a window nodes run as soon as their operands are ready.
-Each producer drives one tapped delay line (:func:`buffers.delay_line.tapped_delay_line`) that
+Each producer drives one tapped delay line (:func:`robohw.hw.delay_line.tapped_delay_line`) that
 serves every consumer, and the whole pipeline moves on one enable.
 """
 
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 from amaranth.hdl import Assert, Const, Signal, signed
 
-from buffers.delay_line import tapped_delay_line
-from hw.fixed import hdl_round_shift
-from systolic.dataflow import OPS
-from sim.dataflow_model import ROUNDING
+from robohw.hw.delay_line import tapped_delay_line
+from robohw.hw.fixed import hdl_round_shift
+from robohw.systolic.dataflow import OPS
+from robohw.systolic.model import ROUNDING
 
 __all__ = ["cell_depths", "Schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL"]
 
@@ -88,7 +88,7 @@ def _const(value):
 
 
 def _hdl_op(node, fmt, args, arg_formats):
-    """Amaranth twin of :func:`sim.dataflow_model.fixed_op`."""
+    """Amaranth twin of :func:`robohw.systolic.model.fixed_op`."""
     op, frac = node.op, fmt.frac
     if op in ("add", "sub"):
         top = max(f.frac for f in arg_formats)

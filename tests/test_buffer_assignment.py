@@ -6,9 +6,9 @@ import itertools
 import numpy as np
 import pytest
 
-from buffers import Edge, assign_buffers, critical_path
-from buffers.assignment import _network_simplex_dual
-from sim.buffer_bench import random_task_graph
+from robohw.buffers import Edge, assign_buffers, critical_path
+from robohw.buffers.assignment import _network_simplex_dual
+from robohw.bench.buffers import random_task_graph
 
 
 def random_dag(rng, nodes, fan_in=2, max_latency=3):
@@ -62,7 +62,7 @@ def test_equals_brute_force_on_tiny_graphs(share, seed):
 
 @pytest.mark.parametrize("share", [False, True])
 def test_certificate_agrees_with_independent_network_simplex(share):
-    from buffers import assignment
+    from robohw.buffers import assignment
     rng = np.random.default_rng(7)
     latencies, edges, inputs = random_dag(rng, nodes=300, fan_in=3, max_latency=20)
     seen = []

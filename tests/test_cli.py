@@ -3,7 +3,7 @@ import re
 
 import pytest
 
-from sim.cli import main
+from robohw.cli import main
 
 
 def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
@@ -22,7 +22,7 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     captured = capsys.readouterr()
     # One table on stdout: every design, measured latency equal to the stated one.
     rows = json.loads((tmp_path / "summary.json").read_text())
-    from sim.designs import DESIGNS
+    from robohw.designs import DESIGNS
     assert [r["design"] for r in rows] == list(DESIGNS)
     assert all(r["equals_model"] and r["latency"] == r["stated_latency"] and
                r["interval"] == r["stated_interval"] for r in rows)
@@ -83,9 +83,9 @@ def test_ik_graph_bad_robot_is_one_line_exit_2(tmp_path, capsys):
 
 def write_poses(path, count=4, seed=0):
     import numpy as np
-    from hw.puma_ik_graph import POSE_INPUTS
-    from robots import load_robot
-    from sim.kinematics import forward_kinematics
+    from robohw.ik.puma_graph import POSE_INPUTS
+    from robohw.robots import load_robot
+    from robohw.reference.kinematics import forward_kinematics
     robot = load_robot()
     rng = np.random.default_rng(seed)
     limits = np.array([j.limits for j in robot.joints])
@@ -164,8 +164,8 @@ def read_matrices(path):
 @pytest.mark.parametrize("array", ["linear", "logdepth"])
 def test_inertia_backends_agree(tmp_path, array):
     import numpy as np
-    from robots import load_robot
-    from sim.inertia import jacobian_inertia
+    from robohw.robots import load_robot
+    from robohw.reference.inertia import jacobian_inertia
     q = write_configurations(tmp_path / "q.csv")
     results = {}
     for backend in ("float", "model", "rtl"):
@@ -247,7 +247,7 @@ def test_export_command(tmp_path, capsys):
 def test_every_help_example_parses():
     """Every example in the help texts is valid as typed (argument parsing)."""
     import shlex
-    from sim.cli import _parser
+    from robohw.cli import _parser
     parser = _parser()
     commands = parser._subparsers._group_actions[0].choices
     assert all(c.epilog and c.epilog.startswith("example: robohw ") for c in commands.values())

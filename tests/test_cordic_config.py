@@ -3,7 +3,7 @@ import math
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cordic.config import (CordicConfig, Direction, Normalization, System, hyperbolic_shifts)
+from robohw.cordic.config import (CordicConfig, Direction, Normalization, System, hyperbolic_shifts)
 
 
 def test_hyperbolic_shifts_repeat_4_13_40():

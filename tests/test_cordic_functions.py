@@ -3,13 +3,13 @@
 import numpy as np
 import pytest
 
-from cordic.functions import FUNCTIONS
-from sim.cordic_model import evaluate_function
+from robohw.cordic.functions import FUNCTIONS
+from robohw.cordic.model import evaluate_function
 
 RNG = np.random.default_rng(11)
 N = 20_000
 LENGTH, ANGLE = RNG.uniform(0.25, 1, N), RNG.uniform(-np.pi, np.pi, N)
-# Arguments inside each function's domain (see the summaries in cordic.functions).
+# Arguments inside each function's domain (see the summaries in robohw.cordic.functions).
 ARGUMENTS = {
     "rotate": (RNG.uniform(-1, 1, N), RNG.uniform(-1, 1, N), RNG.uniform(-np.pi, np.pi, N)),
     # The angle of a short vector is only as good as its length in LSBs: |(x, y)| >= 1/4.

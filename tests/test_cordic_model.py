@@ -4,10 +4,10 @@ overflow on corner inputs."""
 import numpy as np
 import pytest
 
-from cordic.config import CordicConfig, Direction, Normalization, System
-from sim.cordic_accuracy import (MEANINGFUL_OUTPUTS, corner_inputs, error_bound_lsb,
+from robohw.cordic.config import CordicConfig, Direction, Normalization, System
+from robohw.accuracy.cordic import (MEANINGFUL_OUTPUTS, corner_inputs, error_bound_lsb,
                                  measure_error)
-from sim.cordic_model import cordic_model
+from robohw.cordic.model import cordic_model
 
 MODES = [(s, d) for s in System for d in Direction]
 

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-from cordic.config import Direction, System
-from sim.cordic_reference import cordic_float_iteration, cordic_ideal
+from robohw.cordic.config import Direction, System
+from robohw.reference.cordic import cordic_float_iteration, cordic_ideal
 
 MODES = [(s, d) for s in System for d in Direction]
 

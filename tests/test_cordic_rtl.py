@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from cordic.config import CordicConfig, Direction, Normalization, System
-from cordic.pipelined import PipelinedCordic
-from cordic.word_serial import WordSerialCordic
-from sim.cordic_accuracy import mixed_inputs
-from sim.cordic_model import cordic_model
-from sim.harness import run_stream
+from robohw.cordic.config import CordicConfig, Direction, Normalization, System
+from robohw.cordic.pipelined import PipelinedCordic
+from robohw.cordic.word_serial import WordSerialCordic
+from robohw.accuracy.cordic import mixed_inputs
+from robohw.cordic.model import cordic_model
+from robohw.sim.harness import run_stream
 
 ARCHITECTURES = [PipelinedCordic, WordSerialCordic]
 MODES = [(s, d) for s in System for d in Direction]

@@ -3,13 +3,13 @@ and stalls through the Verilog, the Amaranth simulation and the bit-exact model,
 
 import pytest
 
-from cordic.config import CordicConfig
-from cordic.pipelined import PipelinedCordic
-from cordic.word_serial import WordSerialCordic
-from sim.cordic_accuracy import mixed_inputs
-from sim.cordic_model import cordic_model
-from sim.harness import run_stream
-from sim.verilator import run_stream_verilator
+from robohw.cordic.config import CordicConfig
+from robohw.cordic.pipelined import PipelinedCordic
+from robohw.cordic.word_serial import WordSerialCordic
+from robohw.accuracy.cordic import mixed_inputs
+from robohw.cordic.model import cordic_model
+from robohw.sim.harness import run_stream
+from robohw.sim.verilator import run_stream_verilator
 
 SOURCE = [True, True, False, True, True, True, False]
 SINK = [True, False, True, True, True, False, False, True]

@@ -4,10 +4,10 @@ import json
 
 import pytest
 
-from hw.payload import layout_fields
-from sim import export
-from sim.designs import DESIGNS
-from sim.export import LINT_WAIVERS, LintError, export_design, lint
+from robohw.hw.payload import layout_fields
+from robohw.flows import export
+from robohw.designs import DESIGNS
+from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
 
 
 @pytest.mark.parametrize("name, width", [("cordic-pipelined", 16), ("cordic-word-serial", 24),

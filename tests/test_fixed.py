@@ -3,7 +3,7 @@ import pytest
 from amaranth.hdl import Module, Signal, signed
 from amaranth.sim import Simulator
 
-from hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, hdl_round_shift,
+from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, hdl_round_shift,
                       hdl_saturate, round_shift, saturate, wrap)
 
 

@@ -1,5 +1,5 @@
-from robots import load_robot
-from sim.ik_accuracy import ik_accuracy
+from robohw.robots import load_robot
+from robohw.accuracy.ik import ik_accuracy
 
 
 def test_accuracy_improves_with_width_and_meets_the_24_bit_goal_for_the_arm():

@@ -3,9 +3,11 @@
 import numpy as np
 import pytest
 
-from robots import load_robot
-from sim.inertia import (inertia_matrix, jacobian_inertia, link_frames, log2_levels,
-                         operation_counts, random_robot)
+from robohw.robots import load_robot
+from robohw.reference.inertia import (inertia_matrix, jacobian_inertia, link_frames,
+                                      log2_levels)
+from robohw.robots.sampling import random_robot
+from robohw.systolic.counts import operation_counts
 
 
 def _configurations(robot, rng, count):

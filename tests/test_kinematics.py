@@ -6,8 +6,9 @@ import dataclasses
 import numpy as np
 import pytest
 
-from robots import load_robot
-from sim.kinematics import BRANCHES, check_puma_family, forward_kinematics, puma_ik, puma_ik_all
+from robohw.robots import load_robot
+from robohw.reference.kinematics import BRANCHES, forward_kinematics, puma_ik, puma_ik_all
+from robohw.robots.family import check_puma_family
 
 
 def random_q(robot, count, rng):

@@ -5,13 +5,13 @@ eight branches, domain flags, and the bit-exact model."""
 import numpy as np
 import pytest
 
-from hw.puma_ik_graph import POSE_INPUTS, best_graph, paper_graph
-from hw.task_graph import Ccm, Operand, TaskGraph
-from cordic.config import Direction, System
-from robots import load_robot
-from sim.ik_accuracy import well_conditioned
-from sim.kinematics import BRANCHES, forward_kinematics, puma_ik
-from sim.task_graph_eval import evaluate_float, evaluate_model
+from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph
+from robohw.ik.task_graph import Ccm, Operand, TaskGraph
+from robohw.cordic.config import Direction, System
+from robohw.robots import load_robot
+from robohw.accuracy.ik import well_conditioned
+from robohw.reference.kinematics import BRANCHES, forward_kinematics, puma_ik
+from robohw.ik.model import evaluate_float, evaluate_model
 
 
 def pose_inputs(pose):
@@ -77,7 +77,7 @@ def test_model_tracks_float_at_24_bits():
     fvalid = evaluate_float(graph, pose_inputs(pose))[1]
     assert valid.mean() > 0.9 and np.all(fvalid[valid])
     got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
-    # The conditioning filter of sim.ik_accuracy: away from wrist, elbow and shoulder
+    # The conditioning filter of robohw.accuracy.ik: away from wrist, elbow and shoulder
     # singularities.
     keep = valid & well_conditioned(robot, want)
     error = np.abs(np.angle(np.exp(1j * (got - want))))[keep]

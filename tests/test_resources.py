@@ -2,8 +2,8 @@ import re
 
 from amaranth.back import rtlil
 
-from sim.designs import DESIGNS
-from sim.resources import register_bits
+from robohw.designs import DESIGNS
+from robohw.sim.resources import register_bits
 
 
 def test_register_bits_equal_the_flip_flops_of_the_exported_design():

@@ -1,6 +1,6 @@
 import pytest
 
-from robots import DEFAULT_ROBOT, RobotFileError, SHIPPED_ROBOTS, load_robot
+from robohw.robots import DEFAULT_ROBOT, RobotFileError, SHIPPED_ROBOTS, load_robot
 
 GOOD_JOINT = 'type = "revolute"\na = 0.1\nalpha = 0.0\nd = 0.0\noffset = 0.0\n'
 

@@ -4,13 +4,13 @@ outputs and unreachable flags, measured latency and throughput, stalls, operand 
 import numpy as np
 import pytest
 
-from hw.fixed import FixedFormat
-from hw.puma_ik_graph import POSE_INPUTS, best_graph, paper_graph
-from hw.task_graph_pipeline import TaskGraphPipeline
-from robots import load_robot
-from sim.harness import run_stream
-from sim.kinematics import forward_kinematics
-from sim.task_graph_eval import evaluate_model
+from robohw.hw.fixed import FixedFormat
+from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph
+from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.robots import load_robot
+from robohw.sim.harness import run_stream
+from robohw.reference.kinematics import forward_kinematics
+from robohw.ik.model import evaluate_model
 
 BRANCHES = ("arm", "elbow", "wrist")
 
@@ -73,14 +73,14 @@ def test_alignment_check_catches_a_wrong_schedule():
     robot = load_robot()
     graph = best_graph(robot)
     dut = TaskGraphPipeline(graph, width=12, tag_width=8, check_alignment=True)
-    dut._latencies["r"] -= 1  # consumers of r now tap one stage too late
+    dut.plan.latencies["r"] -= 1  # consumers of r now tap one stage too late
     _, _, payloads = workload(robot, 4, 12, seed=4)
     with pytest.raises(AssertionError, match="operands of .* come from different input slots"):
         run_stream(dut, payloads)
 
 
 def test_exported_verilog_equals_model_under_verilator(tmp_path):
-    from sim.verilator import run_stream_verilator
+    from robohw.sim.verilator import run_stream_verilator
     robot = load_robot()
     graph = best_graph(robot)
     width = 16

@@ -1,0 +1,130 @@
+"""Evaluate a :class:`robohw.ik.task_graph.TaskGraph` in float64 (ideal CORDIC operations) and in the
+bit-exact model (every CCM a :func:`robohw.cordic.model.cordic_model`), vectorized over samples.
+
+Both return ``(outputs, valid, values)``: the named outputs (radians for angles), a boolean
+array that is False wherever a CCM's operands leave its convergence domain (or, in the model,
+any port overflows), and every CCM's ``(x, y, z)`` for inspection.
+"""
+
+import numpy as np
+
+from robohw.cordic.config import CordicConfig, Direction, System
+from robohw.hw.fixed import angle_to_code, code_to_angle, saturate, wrap
+from robohw.cordic.model import cordic_model
+from robohw.reference.cordic import cordic_ideal
+
+__all__ = ["evaluate_float", "evaluate_model", "output_codes", "DEFAULT_WIDTH"]
+
+DEFAULT_WIDTH = 24
+
+
+def _branch_signs(branches, shape):
+    signs = {}
+    for name in ("arm", "elbow", "wrist"):
+        value = np.broadcast_to(np.asarray(branches.get(name, 1)), shape)
+        if not np.all(np.abs(value) == 1):
+            raise ValueError(f"branch indicator {name} must be +1 or -1")
+        signs[name] = value.astype(np.int64)
+    return signs
+
+
+def _domain_ok(ccm, x, y, z):
+    """Float operands inside the CCM's convergence domain (limits of a 32-bit processor)."""
+    if ccm.system is System.CIRCULAR:
+        return np.ones(np.shape(x), dtype=bool)
+    limit = CordicConfig(ccm.system, ccm.direction, width=32,
+                         expansion=ccm.expansion).convergence_limit
+    if ccm.direction is Direction.ROTATION:
+        return np.abs(z) < limit
+    ratio = limit if ccm.system is System.LINEAR else np.tanh(limit)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (x != 0) & (np.abs(y) < ratio * np.abs(x))
+
+
+def evaluate_float(graph, inputs, branches=None):
+    """Ideal evaluation: ``inputs`` maps every graph input to an array (or scalar)."""
+    shape = np.broadcast(*(np.asarray(inputs[n]) for n in graph.inputs)).shape
+    signs = _branch_signs(branches or {}, shape)
+    values = {n: np.broadcast_to(np.asarray(inputs[n], dtype=np.float64), shape)
+              for n in graph.inputs}
+    valid = np.ones(shape, dtype=bool)
+
+    def operand(op):
+        if op.source is None:
+            return np.full(shape, op.constant)
+        value = values[op.source]
+        if isinstance(value, tuple):
+            value = value["xyz".index(op.port)]
+        if op.branch:
+            value = value * signs[op.branch]
+        return op.sign * value + op.constant
+
+    for ccm in graph.ccms:
+        x, y, z = (operand(op) for _, op in ccm.operands())
+        ok = _domain_ok(ccm, x, y, z)
+        valid &= ok
+        x, y, z = (np.where(ok, v, 1.0) for v in (x, y, z))  # keep undefined values finite
+        values[ccm.name] = tuple(np.broadcast_to(v, shape) for v in
+                                 cordic_ideal(ccm.system, ccm.direction, x, y, z))
+    outputs = {}
+    for name, (source, port) in graph.outputs.items():
+        value = values[source]["xyz".index(port)]
+        if graph.is_angle(source, port):
+            value = np.pi - np.remainder(np.pi - value, 2 * np.pi)  # (-pi, pi]
+        outputs[name] = np.where(valid, value, 0.0)
+    return outputs, valid, {c.name: values[c.name] for c in graph.ccms}
+
+
+def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bits=None,
+                   **config):
+    """Bit-exact evaluation with every CCM a ``width``-bit processor (``frac_bits`` default
+    ``width - 3``: reals in [-4, 4) metres; angles are binary angles). ``inputs`` are reals,
+    rounded to the data format; ``config`` goes to every :class:`CordicConfig`. Outputs are
+    radians (exact images of the binary-angle codes); ``values`` holds the codes."""
+    frac_bits = width - 3 if frac_bits is None else frac_bits
+    probe = CordicConfig("circular", "rotation", width=width, frac_bits=frac_bits)
+    fmt = probe.io_format
+    shape = np.broadcast(*(np.asarray(inputs[n]) for n in graph.inputs)).shape
+    signs = _branch_signs(branches or {}, shape)
+    codes = {n: np.broadcast_to(fmt.from_float(inputs[n]), shape) for n in graph.inputs}
+    valid = np.ones(shape, dtype=bool)
+
+    def operand(op, angle):
+        constant = int(angle_to_code(op.constant, width)) if angle else round(op.constant / fmt.lsb)
+        if op.source is None:
+            value = np.full(shape, constant, dtype=np.int64)
+        else:
+            value = codes[op.source]
+            if isinstance(value, tuple):
+                value = value["xyz".index(op.port)]
+            if op.branch:
+                value = value * signs[op.branch]
+            value = op.sign * value + constant
+        if angle:
+            return wrap(value, width), np.zeros(shape, dtype=bool)
+        return saturate(value, width)
+
+    for ccm in graph.ccms:
+        angle_slot = ccm.system is System.CIRCULAR
+        (x, xo), (y, yo), (z, zo) = (operand(op, angle_slot and slot == "z")
+                                     for slot, op in ccm.operands())
+        cfg = CordicConfig(ccm.system, ccm.direction, width=width, frac_bits=frac_bits,
+                           expansion=ccm.expansion, **config)
+        out = cordic_model(cfg, x, y, z)
+        # Only the ports the graph reads count: an unused z may saturate harmlessly.
+        port_overflow = [getattr(out, f"{p}_overflow") for p in graph.used_ports(ccm.name)]
+        valid &= ~(xo | yo | zo | out.domain_error | np.logical_or.reduce(port_overflow))
+        codes[ccm.name] = (out.x, out.y, out.z)
+    outputs = {}
+    for name, (source, port) in graph.outputs.items():
+        value = codes[source]["xyz".index(port)]
+        real = code_to_angle(value, width) if graph.is_angle(source, port) else fmt.to_float(value)
+        outputs[name] = np.where(valid, real, 0.0)
+    return outputs, valid, {c.name: codes[c.name] for c in graph.ccms}
+
+
+def output_codes(graph, codes):
+    """``{output: codes}`` of the graph's named outputs, from the ``values`` that
+    :func:`evaluate_model` returns (every CCM's ``(x, y, z)`` codes)."""
+    return {name: codes[source]["xyz".index(port)] for name, (source, port) in
+            graph.outputs.items()}

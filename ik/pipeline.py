@@ -1,0 +1,270 @@
+"""A task graph of CCMs as one balanced hardware pipeline, in two timing modes.
+
+``timing="pipelined"``: every CCM is a pipelined CORDIC datapath
+(:func:`robohw.cordic.pipelined.pipelined_datapath`); one result per clock. ``timing="word_serial"``:
+every CCM is a word-serial CORDIC (:func:`robohw.cordic.word_serial.word_serial_datapath`) and the
+pipeline advances one *stage* every ``P`` clocks, ``P`` the longest CCM's steps plus one (Lee &
+Chang's accounting: one result per stage). Either way every producer output drives one tapped
+delay line whose taps come from the optimal buffer assignment (:func:`robohw.buffers.assign_buffers`,
+shared lines, outputs aligned), so each CCM receives all its operands at once. The whole
+pipeline moves on one enable and holds while the output waits: nothing is lost under
+backpressure.
+
+Formats: inputs and real operands are ``signed(width)`` with ``frac_bits`` fraction bits;
+angles are binary angles (one turn = ``2**width``). Branch indicator bits select the sign of
+the operands that use them: 0 for +1, 1 for -1. Operands are formed exactly as
+:func:`robohw.ik.model.evaluate_model` forms them (sign, branch sign, constant; reals
+saturate and raise the error flag, angles wrap), so the outputs equal the model bit for bit.
+"""
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+from amaranth.hdl import Assert, Cat, Const, Module, Mux, Signal, signed
+
+from robohw.buffers import BufferAssignment
+from robohw.cordic.config import CordicConfig, System
+from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
+from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
+from robohw.hw.delay_line import tapped_delay_line
+from robohw.hw.fixed import angle_to_code, hdl_saturate
+from robohw.hw.stream import StreamPipeline, check_tag_width
+from robohw.ik.task_graph import TaskGraph, output_node
+
+__all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "TIMINGS"]
+
+
+class TaskGraphPipeline(StreamPipeline):
+    """Balanced, fully pipelined hardware for a :class:`robohw.ik.task_graph.TaskGraph`.
+
+    Parameters
+    ----------
+    graph : :class:`robohw.ik.task_graph.TaskGraph`
+    width : int
+        Data width of every CCM and operand.
+    frac_bits : int
+        Fraction bits of the real values; default ``width - 3``.
+    tag_width : int
+        User tag carried from ``i`` to ``o``.
+    timing : ``"pipelined"`` or ``"word_serial"``
+        CCM architecture (see above).
+    check_alignment : bool
+        Simulation aid: every value also carries the number of the input slot it came from,
+        and ``Assert`` statements check that each CCM's operands (and the outputs) come from
+        one slot. Off by default; adds a 16-bit shadow to every delay line.
+
+    Members
+    -------
+    i : ``In(stream.Signature(...))``
+        One field per graph input (``signed(width)``), one bit per branch indicator, ``tag``.
+    o : ``Out(stream.Signature(...))``
+        One field per graph output (``signed(width)``), ``unreachable`` (some CCM's operands
+        left its domain, or an operand or a port the graph reads overflowed), ``tag``.
+
+    Latency is :attr:`latency` cycles (the balanced depth times :attr:`interval`); throughput one
+    result per :attr:`interval` cycles (1 pipelined, ``P`` word-serial).
+    """
+    def __init__(self, graph, *, width=24, frac_bits=None, tag_width=0, timing="pipelined",
+                 check_alignment=False):
+        if not isinstance(graph, TaskGraph):
+            raise TypeError(f"graph must be a TaskGraph, not {graph!r}")
+        check_tag_width(tag_width)
+        if not isinstance(check_alignment, bool):
+            raise TypeError(f"check_alignment must be a bool, not {check_alignment!r}")
+        plan = plan_pipeline(graph, width=width, frac_bits=frac_bits, timing=timing)
+        self._graph, self._plan = graph, plan
+        self._check_alignment = check_alignment
+        inputs = {n: signed(plan.width) for n in graph.inputs}
+        inputs.update({b: 1 for b in graph.branches})
+        outputs = {n: signed(plan.width) for n in graph.outputs}
+        outputs["unreachable"] = 1
+        super().__init__(inputs, outputs, tag_width=tag_width)
+
+    @property
+    def plan(self):
+        """The :class:`PipelinePlan` the pipeline is built from."""
+        return self._plan
+
+    @property
+    def graph(self):
+        return self._graph
+
+    @property
+    def width(self):
+        return self._plan.width
+
+    @property
+    def timing(self):
+        return self._plan.timing
+
+    @property
+    def schedule(self):
+        """The :class:`robohw.buffers.BufferAssignment` the pipeline is built from."""
+        return self._plan.schedule
+
+    @property
+    def depth(self):
+        """The balanced depth in stages (one stage = one clock when pipelined)."""
+        return self._plan.depth
+
+    @property
+    def latency(self):
+        """Cycles from an input transfer to its result being valid: depth times interval."""
+        return self._plan.depth * self._plan.period
+
+    @property
+    def interval(self):
+        """Cycles between results under continuous input: 1, or the stage period ``P``."""
+        return self._plan.period
+
+    def elaborate(self, platform):
+        m = Module()
+        graph, plan = self._graph, self._plan
+        width, start, latency, depth = plan.width, plan.schedule.start, plan.latencies, plan.depth
+        advance = self.pipeline_control(m, depth, period=plan.period)
+
+        # Taps every producer output needs, from the start times of its consumers.
+        reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
+                 if op.source is not None]
+        reads += [(c.name, op.branch, "value") for c in graph.ccms for _, op in c.operands()
+                  if op.branch]
+        reads += [(output_node(n), source, port) for n, (source, port) in graph.outputs.items()]
+        taps = defaultdict(set)
+        for dst, src, port in reads:
+            key = (src, port if src in plan.configs else "value")
+            taps[key].add(start[dst] - start[src] - latency[src])
+        lines, shadows = {}, {}
+        check = self._check_alignment
+        if check:
+            slot = Signal(16)  # input slot number: counts every advance, bubbles included
+            with m.If(advance):
+                m.d.sync += slot.eq(slot + 1)
+
+        def produce(key, value, shadow=None):
+            if taps.get(key):
+                name = f"line_{key[0]}_{key[1]}"
+                lines[key] = tapped_delay_line(m, value, taps[key], advance, name)
+                if check:
+                    shadows[key] = tapped_delay_line(m, shadow, taps[key], advance, f"{name}_slot")
+
+        def tap(src, port, dst, table=lines):
+            key = (src, port if src in plan.configs else "value")
+            return table[key][start[dst] - start[src] - latency[src]]
+
+        def assert_aligned(dst, sources):
+            slots = [tap(src, port, dst, shadows) for src, port in sources]
+            # Checked when the consumer takes its operands: at every advance.
+            m.d.comb += Assert(~advance | Cat(*(a == slots[0] for a in slots)).all(),
+                               f"operands of {dst} come from different input slots")
+            return slots[0]
+
+        for name in graph.inputs + graph.branches:
+            produce((name, "value"), getattr(self.i.payload, name), slot if check else None)
+
+        errors = []
+        for ccm in graph.ccms:
+            cfg = plan.configs[ccm.name]
+            operands, overflows = [], []
+            for operand_name, op in ccm.operands():
+                is_angle = ccm.system is System.CIRCULAR and operand_name == "z"
+                constant = int(angle_to_code(op.constant, width)) if is_angle else \
+                    round(op.constant / 2.0 ** -plan.frac_bits)
+                if op.source is None:
+                    operands.append(Const(constant, signed(width)))
+                    continue
+                value = tap(op.source, op.port, ccm.name)
+                if op.branch:
+                    value = Mux(tap(op.branch, "value", ccm.name), -value, value)
+                value = (value if op.sign > 0 else -value) + constant
+                if is_angle:
+                    operands.append(value[:width].as_signed())
+                else:
+                    value, overflow = hdl_saturate(value, width)
+                    operands.append(value)
+                    overflows.append(overflow)
+            operand_slot = None
+            if check:
+                sources = [(op.source, op.port) for _, op in ccm.operands() if op.source]
+                sources += [(op.branch, "value") for _, op in ccm.operands() if op.branch]
+                operand_slot = assert_aligned(ccm.name, sources)
+            # The slot number rides through the CCM's own registers: the check trusts the
+            # hardware, not the schedule's idea of its latency.
+            if plan.period == 1:
+                fields = pipelined_datapath(m, cfg, *operands, advance, name=ccm.name,
+                                            sideband=operand_slot)
+            else:
+                fields = word_serial_datapath(m, cfg, *operands, advance, name=ccm.name,
+                                              sideband=operand_slot).outputs
+            ccm_slot = fields.get("sideband")
+            ready = start[ccm.name] + latency[ccm.name]
+            # Only the ports the graph reads count: an unused z may saturate harmlessly.
+            error = Cat(fields["domain_error"],
+                        *(fields[f"{p}_overflow"] for p in graph.used_ports(ccm.name))).any()
+            if overflows:
+                late = tapped_delay_line(m, Cat(*overflows).any(), [latency[ccm.name]], advance,
+                                         f"{ccm.name}_operand_overflow")[latency[ccm.name]]
+                error = error | late
+            errors.append(tapped_delay_line(m, error, [depth - ready], advance,
+                                            f"{ccm.name}_error")[depth - ready])
+            for port in "xyz":
+                produce((ccm.name, port), fields[port], ccm_slot)
+
+        for name, (source, port) in graph.outputs.items():
+            m.d.comb += getattr(self.o.payload, name).eq(tap(source, port, f"out:{name}"))
+        if check:
+            first = next(iter(graph.outputs))
+            assert_aligned(output_node(first), list(graph.outputs.values()))
+        m.d.comb += self.o.payload.unreachable.eq(Cat(*errors).any())
+        return m
+
+
+TIMINGS = ("pipelined", "word_serial")
+
+
+@dataclass(frozen=True)
+class PipelinePlan:
+    """What a :class:`TaskGraphPipeline` is built from, without building it.
+
+    ``configs``: the :class:`~robohw.cordic.config.CordicConfig` of every CCM by name;
+    ``latencies``: every node's latency in stages (inputs, branch indicators and output sinks
+    0); ``schedule``: the optimal shared :class:`~robohw.buffers.BufferAssignment` with aligned
+    outputs; ``period``: cycles per stage (1 when pipelined). Latency in cycles is
+    ``depth * period``.
+    """
+    timing: str
+    width: int
+    frac_bits: int
+    configs: dict
+    latencies: dict
+    schedule: BufferAssignment
+    period: int
+
+    sinks: tuple
+
+    @property
+    def depth(self):
+        """Stages from the inputs to the outputs (aligned: every sink starts then)."""
+        return self.schedule.start[self.sinks[0]]
+
+
+def plan_pipeline(graph, *, width=24, frac_bits=None, timing="pipelined"):
+    """The :class:`PipelinePlan` of ``graph`` at ``width`` bits (``frac_bits`` default
+    ``width - 3``) for CCMs of ``timing`` (``"pipelined"`` or ``"word_serial"``)."""
+    if timing not in TIMINGS:
+        raise ValueError(f"timing must be 'pipelined' or 'word_serial', not {timing!r}")
+    if not isinstance(width, int) or isinstance(width, bool):
+        raise TypeError(f"width must be an integer, not {width!r}")
+    # The CCMs' own configurations check the ranges of width and frac_bits.
+    frac_bits = width - 3 if frac_bits is None else frac_bits
+    configs = {c.name: CordicConfig(c.system, c.direction, width=width, frac_bits=frac_bits,
+                                    expansion=c.expansion) for c in graph.ccms}
+    if timing == "pipelined":
+        latencies = graph.latencies(lambda c: pipelined_latency(configs[c.name]))
+        period = 1
+    else:
+        latencies = graph.latencies(1)
+        period = max(word_serial_period(cfg) for cfg in configs.values())
+    schedule = graph.balance(latencies, width=width, align_outputs=True, share=True)
+    sinks = tuple(output_node(name) for name in graph.outputs)
+    latencies.update(dict.fromkeys(sinks, 0))
+    return PipelinePlan(timing, width, frac_bits, configs, latencies, schedule, period, sinks)

@@ -1,0 +1,1 @@
+"""Benchmarks: the CORDIC processors' simulation speeds, the buffer assignment's solve time."""

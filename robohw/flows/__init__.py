@@ -1,0 +1,1 @@
+"""The hardware flows of the command line: simulate, export Verilog, synthesize."""

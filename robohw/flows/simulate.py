@@ -1,0 +1,56 @@
+"""``robohw sim``: one design, one backend, a seeded workload, an optional waveform.
+
+Backends: ``amaranth`` (the Python simulator, cycle by cycle), ``verilator`` (the exported
+Verilog under cocotb + Verilator) and ``model`` (the bit-exact model alone: no cycles). Each
+simulated run is checked against the bit-exact model and measured against float64.
+"""
+
+import tempfile
+
+from robohw.designs import design as find_design
+from robohw.measure import measure_timing
+from robohw.sim.harness import run_stream
+from robohw.sim.verilator import run_stream_verilator
+
+__all__ = ["BACKENDS", "simulate"]
+
+BACKENDS = ("amaranth", "verilator", "model")
+
+
+def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None):
+    """Run design ``name``; return a dict of what was measured."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if vcd is not None and backend == "model":
+        raise ValueError("--vcd needs a simulated backend (amaranth or verilator), not model")
+    if not isinstance(count, int) or count < 1:
+        raise ValueError(f"count must be a positive integer, not {count!r}")
+    design = find_design(name)
+    width = width or design.default_width
+    dut = design.build(width)
+    workload = design.workload(dut, count, seed)
+    result = {"design": name, "backend": backend, "width": width,
+              "configuration": design.configuration(dut), "results": len(workload.payloads),
+              "stated_latency": dut.latency, "stated_interval": dut.interval}
+    if backend == "model":
+        outputs = None
+    elif backend == "amaranth":
+        run = run_stream(dut, workload.payloads, vcd=vcd)
+        outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
+    else:
+        with tempfile.TemporaryDirectory(prefix="robohw-sim-") as build_dir:
+            outputs, stats = run_stream_verilator(dut, workload.payloads,
+                                                  name=design.module_name,
+                                                  build_dir=build_dir, vcd=vcd)
+        inputs_at, outputs_at = stats["input_cycles"], stats["output_cycles"]
+    if outputs is None:
+        outputs = design.model_outputs(dut, workload)
+    else:
+        timing = measure_timing(inputs_at, outputs_at)
+        result["latency"], result["interval"] = timing.latency, timing.interval
+    equal, errors = design.check(dut, workload, outputs)
+    result.update({"equals_model": equal, "max_error": float(errors.max()),
+                   "error_unit": design.error_unit})
+    if vcd is not None:
+        result["vcd"] = str(vcd)
+    return result

@@ -1,0 +1,1 @@
+"""Files of the command line: CSV tables, hand poses, joint configurations, results."""

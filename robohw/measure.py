@@ -1,0 +1,60 @@
+"""Latency and interval measured from a simulation, and the measured row of one design.
+
+Every figure here comes from the cycles at which transfers happened, never from the design's
+own properties: the report and ``robohw sim`` print both, and a difference shows.
+"""
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from robohw.sim.harness import run_stream
+from robohw.sim.resources import register_bits
+
+__all__ = ["Timing", "measure_timing", "measure_design"]
+
+
+@dataclass(frozen=True)
+class Timing:
+    """``latency``: cycles from the first input transfer to the first output transfer;
+    ``interval``: the longest gap between consecutive output transfers (``None`` with fewer
+    than two results); ``throughput``: ``1 / interval``."""
+    latency: int
+    interval: "int | None"
+
+    @property
+    def throughput(self):
+        return Fraction(1, self.interval) if self.interval else None
+
+
+def measure_timing(input_cycles, output_cycles):
+    """The :class:`Timing` of one run from the cycles of its input and output transfers."""
+    if not input_cycles or not output_cycles:
+        raise ValueError("a timing needs at least one input and one output transfer")
+    interval = int(np.diff(output_cycles).max()) if len(output_cycles) > 1 else None
+    return Timing(output_cycles[0] - input_cycles[0], interval)
+
+
+def measure_design(design, width=None, count=32, seed=0, vcd=None):
+    """Simulate ``design`` (a :class:`robohw.designs.Design`) in Amaranth on a seeded workload
+    of ``count`` results; return its row: stated and measured latency and interval, equality
+    with the bit-exact model, max error against float64, structure, register bits and the
+    simulator's speed."""
+    dut = design.build(width)
+    workload = design.workload(dut, count, seed)
+    run = run_stream(dut, workload.payloads, vcd=vcd)
+    equal, errors = design.check(dut, workload, run.outputs)
+    label, value = design.structure(dut)
+    timing = measure_timing(run.input_cycles, run.output_cycles)
+    return {
+        "design": design.name, "family": design.family,
+        "configuration": design.configuration(dut), "width": width or design.default_width,
+        "results": len(run.outputs), "stated_latency": dut.latency,
+        "latency": timing.latency,
+        "stated_interval": dut.interval, "interval": timing.interval,
+        "throughput": str(timing.throughput) if timing.interval else None,
+        "equals_model": equal, "max_error": float(errors.max()), "error_unit": design.error_unit,
+        "structure": label, "structure_count": value, "register_bits": register_bits(dut),
+        "amaranth_cycles_per_s": run.cycles / run.wall_seconds,
+    }

@@ -1,0 +1,1 @@
+"""``robohw report``: the summary table, one section per family, the plots."""

@@ -1,0 +1,103 @@
+"""The PUMA IK part of ``robohw report``: the best CCM graph against Lee & Chang's figures,
+latency measured in the Amaranth simulation of the pipeline, and accuracy against float."""
+
+import json
+import pathlib
+
+from robohw.ik.pipeline import plan_pipeline
+from robohw.robots import load_robot
+from robohw.bench.buffers import bench_buffers, format_buffer_bench
+from robohw.accuracy.ik import ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, ik_accuracy
+from robohw.ik.puma_graph import GRAPHS
+from robohw.ik_graph import graph_solution
+from robohw.progress import Progress
+
+__all__ = ["PAPER", "write_ik_report"]
+
+# Lee & Chang, section 2.2 and the conclusion: the realised architecture of their Figure 3.
+PAPER = {"ccms": 25, "depth_stages": 18, "buffer_stages": 141, "tapped_delay_lines": 4,
+         "stage_us": 40}
+
+
+def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=None):
+    """Measure, write ``ik.md`` and ``ik.json`` into ``out_dir``, return the Markdown.
+    ``measured`` and ``measured_serial``: the simulation rows of the best graph's pipelined
+    and word-serial hardware at 24 bits (:func:`robohw.report.summary.measure_design`)."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    robot = load_robot()
+    progress = Progress(3, stream)
+    graphs = []
+    for graph_name in ("paper", "best"):
+        for timing in ("word_serial", "pipelined"):
+            solution = graph_solution(robot, graph_name,
+                                      "stage" if timing == "word_serial" else "pipelined",
+                                      width=24, align_outputs=True)
+            plan = plan_pipeline(GRAPHS[graph_name](robot), width=24, timing=timing)
+            graphs.append({**solution, "timing": timing,
+                           "latency_cycles": plan.depth * plan.period,
+                           "interval_cycles": plan.period})
+    progress.step("IK graphs balanced")
+    width = 24
+    widths = (16, 24, 32) if quick else (16, 20, 24, 28, 32)
+    count = 20_000 if quick else 100_000
+    accuracy = ik_accuracy(robot, widths=widths, count=count)
+    paper_accuracy = ik_accuracy(robot, widths=widths, count=count, make_graph=GRAPHS["paper"])
+    progress.step("IK accuracy measured")
+    buffer_bench = bench_buffers((1_000, 10_000))
+    progress.step("buffer assignment benchmarked")
+
+    table = ["| graph | CCMs | critical path | CCM timing | depth | buffer stages | shared | "
+             "tapped delay lines | shared buffer bits | latency (cycles) | one result every |",
+             "|" + "---|" * 11,
+             f"| Lee & Chang (paper) | {PAPER['ccms']} | — | word-serial | "
+             f"{PAPER['depth_stages']} stages | — | {PAPER['buffer_stages']} | "
+             f"{PAPER['tapped_delay_lines']} | — | — | 1 stage ({PAPER['stage_us']} µs) |"]
+    for r in graphs:
+        unit = "stages" if r["timing"] == "word_serial" else "cycles"
+        name = "reconstruction of the paper's" if r["graph"] == "paper" else "best"
+        table.append(
+            f"| {name} | {r['ccms']} | {r['critical_path_ccms']} | "
+            f"{r['timing'].replace('_', '-')} | {r['depth']} {unit} | {r['data_buffer_stages']} | "
+            f"{r['shared_data_buffer_stages']} | {r['tapped_delay_lines']} | "
+            f"{r['shared_buffer_bits']:,} | {r['latency_cycles']} | {r['interval_cycles']} "
+            f"cycle{'s' if r['interval_cycles'] > 1 else ''} |")
+    head = ["graph", "width", "poses kept / drawn", "joint max (rad)", "joint 99.9% (rad)",
+            "q1-q3 max (rad)", "position max (mm)", "orientation max (rad)"]
+    rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for name, table_rows in (("best", accuracy), ("paper's", paper_accuracy)):
+        for r in table_rows:
+            rows.append(f"| {name} | {r['width']} | {r['valid']:,} / {r['poses']:,} | "
+                        f"{r['joint_max_rad']:.2e} | {r['joint_p999_rad']:.2e} | "
+                        f"{r['joint_max_rad_q1_q3']:.2e} | {r['position_max_mm']:.2e} | "
+                        f"{r['orientation_max_rad']:.2e} |")
+    text = "\n\n".join([
+        "# PUMA inverse kinematics",
+        f"Robot: {robot.name}. 24-bit data; all six joint angles leave on the same cycle "
+        "(aligned outputs); buffer stages count the data lines (the 1-bit branch-indicator "
+        "lines come on top); a word-serial stage lasts as long as the slowest CCM's steps plus "
+        "one cycle. The paper's figures are quoted from its section 2.2.",
+        "\n".join(table),
+        f"Amaranth simulation of the best graph's hardware at {width} bits. Pipelined CCMs: "
+        f"latency {measured['latency']} cycles (stated {measured['stated_latency']}), one result "
+        f"every {measured['interval']} cycle(s), {measured['amaranth_cycles_per_s']:,.0f} "
+        f"simulated cycles/s. Word-serial CCMs: latency {measured_serial['latency']} cycles "
+        f"(stated {measured_serial['stated_latency']}), one result every "
+        f"{measured_serial['interval']} cycles (one stage), "
+        f"{measured_serial['amaranth_cycles_per_s']:,.0f} simulated cycles/s.",
+        "Accuracy of the bit-exact models against the float64 closed form, "
+        "poses from random joint vectors in the joint limits, kept when "
+        f"|sin q5| >= {WRIST_FILTER}, |sin(elbow angle)| >= {ELBOW_FILTER} and the wrist "
+        f"centre is >= {SHOULDER_FILTER} m from the shoulder-singular line; the model flagged "
+        "none of them:",
+        "\n".join(rows),
+        "Optimal buffer assignment on random task graphs (two operands per node, latencies 1 "
+        "to 20), HiGHS plus the exact dual certificate:",
+        format_buffer_bench(buffer_bench),
+    ]) + "\n"
+    (out_dir / "ik.md").write_text(text)
+    (out_dir / "ik.json").write_text(json.dumps(
+        {"paper": PAPER, "graphs": graphs, "measured": measured,
+         "measured_word_serial": measured_serial, "accuracy": accuracy,
+         "paper_graph_accuracy": paper_accuracy, "buffer_bench": buffer_bench}, indent=1))
+    return text

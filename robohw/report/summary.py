@@ -1,0 +1,122 @@
+"""``robohw report``: every design simulated cycle by cycle on a seeded workload, checked
+against its bit-exact model and its float reference, in one table; then the detailed sections
+of each family, and the plots.
+
+Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
+``cordic.md``, ``ik.md``, ``inertia.md`` and their ``.json`` twins, ``errors.png`` (error
+histograms), ``ik_schedule.png`` (the IK pipelines' schedules) and ``inertia_tradeoff.png``
+(latency and processing elements against N).
+"""
+
+import json
+import pathlib
+
+import numpy as np
+
+from robohw.accuracy.cordic import output_errors, sample_inputs
+from robohw.accuracy.ik import joint_errors
+from robohw.cordic.config import CordicConfig
+from robohw.cordic.model import cordic_model
+from robohw.designs import DESIGNS
+from robohw.ik.pipeline import plan_pipeline
+from robohw.ik.puma_graph import GRAPHS
+from robohw.measure import measure_design
+from robohw.progress import Progress
+from robohw.reference.inertia import jacobian_inertia
+from robohw.report.cordic import write_cordic_report
+from robohw.report.ik import write_ik_report
+from robohw.report.inertia import write_inertia_report
+from robohw.report.plots import plot_error_histograms, plot_ik_schedule
+from robohw.robots import load_robot
+from robohw.robots.sampling import sample_joints
+from robohw.systolic import PLANS
+from robohw.systolic.model import model_inertia
+
+__all__ = ["summary_table", "write_report"]
+
+# Results per simulation, (pipelined, word-serial): enough to see a pipeline full or several
+# word-serial results (P cycles each); the long sweeps run in the bit-exact models.
+_RESULTS = {"quick": (16, 2), "full": (32, 3)}
+
+
+def summary_table(rows):
+    """The one table, in Markdown."""
+    head = ["design", "configuration", "latency (cycles)", "throughput (results/cycle)",
+            "equals model", "max error vs float64", "buffer stages / PEs", "register bits"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        latency = str(r["latency"]) if r["latency"] == r["stated_latency"] else \
+            f"{r['latency']} (stated {r['stated_latency']})"
+        lines.append(
+            f"| {r['design']} | {r['configuration']} | {latency} | {r['throughput']} | "
+            f"{'yes' if r['equals_model'] else 'NO'} | {r['max_error']:.2g} {r['error_unit']} | "
+            f"{r['structure_count']:,} {r['structure']} | {r['register_bits']:,} |")
+    return "\n".join(lines)
+
+
+def _error_samples(quick):
+    count = 20_000 if quick else 100_000
+    cordic = {}
+    for width in (16, 24):
+        config = CordicConfig("circular", "rotation", width=width)
+        x, y, z = sample_inputs(config, count, np.random.default_rng(width))
+        errors = output_errors(config, x, y, z, cordic_model(config, x, y, z))
+        cordic[f"{width} bits, x and y"] = np.concatenate(list(errors.values()))
+    robot = load_robot()
+    ik = {f"{width} bits": joint_errors(robot, width, count=count) for width in (20, 24)}
+    q = sample_joints(robot, count, np.random.default_rng(2))
+    reference = jacobian_inertia(robot, q)
+    inertia = {}
+    for name, plan in PLANS.items():
+        dut = plan(robot)
+        got = model_inertia(dut, q)
+        inertia[f"{name}, 24 bits"] = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
+    return [("CORDIC circular rotation (bit-exact model)", "LSB", cordic),
+            ("PUMA IK, best graph, max over joints", "rad", ik),
+            ("PUMA inertia matrix, max over elements", "max |H|", inertia)]
+
+
+def _schedules():
+    robot = load_robot()
+    panels = []
+    for name in ("best", "paper"):
+        graph = GRAPHS[name](robot)
+        plan = plan_pipeline(graph, width=24, timing="pipelined")
+        title = "best graph" if name == "best" else "reconstruction of Lee & Chang's graph"
+        panels.append((f"{title}, pipelined CCMs, 24 bits", "cycles", graph, plan.latencies,
+                       plan.schedule))
+    return panels
+
+
+def write_report(out_dir, *, quick=False, verilator=False, stream=None):
+    """Run everything; write the files of the module docstring; return the summary table."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress = Progress(len(DESIGNS) + 2, stream)
+    rows = []
+    pipelined_count, serial_count = _RESULTS["quick" if quick else "full"]
+    for design in DESIGNS.values():
+        serial = "word-serial" in design.name
+        rows.append(measure_design(design, count=serial_count if serial else pipelined_count))
+        progress.step(f"{design.name} simulated")
+    table = summary_table(rows)
+    (out_dir / "summary.md").write_text(
+        "# Every design, simulated cycle by cycle\n\n"
+        "Default widths, a seeded workload per design (in-domain CORDIC vectors, "
+        "well-conditioned PUMA poses, configurations in the joint limits), simulated in "
+        "Amaranth; outputs compared with the bit-exact model (equal: yes) and with float64 "
+        "(max error). Latency is measured from an input transfer to its result; throughput "
+        "from consecutive results.\n\n" + table + "\n")
+    (out_dir / "summary.json").write_text(json.dumps(rows, indent=1))
+    plot_error_histograms(_error_samples(quick), out_dir / "errors.png")
+    plot_ik_schedule(_schedules(), out_dir / "ik_schedule.png")
+    progress.step("plots: errors.png, ik_schedule.png")
+    by_name = {r["design"]: r for r in rows}
+    write_cordic_report(out_dir, quick=quick, verilator=verilator, stream=stream)
+    write_ik_report(out_dir, by_name["ik-best-pipelined"], by_name["ik-best-word-serial"],
+                    quick=quick, stream=stream)
+    write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
+                                   for name in ("linear", "logdepth")},
+                         quick=quick, stream=stream)
+    progress.step("detailed sections: cordic.md, ik.md, inertia.md")
+    return table

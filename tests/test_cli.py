@@ -83,17 +83,15 @@ def test_ik_graph_bad_robot_is_one_line_exit_2(tmp_path, capsys):
 
 def write_poses(path, count=4, seed=0):
     import numpy as np
-    from robohw.ik.puma_graph import POSE_INPUTS
+    from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
     from robohw.robots import load_robot
+    from robohw.robots.sampling import sample_joints
     from robohw.reference.kinematics import forward_kinematics
     robot = load_robot()
-    rng = np.random.default_rng(seed)
-    limits = np.array([j.limits for j in robot.joints])
-    q = rng.uniform(limits[:, 0], limits[:, 1], (count, 6))
-    pose = forward_kinematics(robot, q)
+    q = sample_joints(robot, count, np.random.default_rng(seed))
+    inputs = pose_inputs(forward_kinematics(robot, q))
     rows = [",".join(POSE_INPUTS)]
-    rows += [",".join(str(float(p["xyz".index(n[1]), "noap".index(n[0])])) for n in POSE_INPUTS)
-             for p in pose]
+    rows += [",".join(str(float(inputs[n][k])) for n in POSE_INPUTS) for k in range(count)]
     path.write_text("\n".join(rows) + "\n")
     return q
 

@@ -65,10 +65,21 @@ def test_circular_goal_two_lsb_at_24_bits():
 @pytest.mark.parametrize("system, direction", MODES)
 @pytest.mark.parametrize("normalization", ["interleaved", "after", "multiply", "none"])
 def test_corner_inputs_never_overflow_inside(system, direction, normalization):
-    # The model asserts that internal x/y stay inside xy_width; corners are the worst case.
+    # The model raises OverflowError when an internal value leaves its register after any
+    # step (see the next test); corners are the worst case of the growth.
     config = CordicConfig(system, direction, width=12, normalization=normalization)
-    out = cordic_model(config, *corner_inputs(config))
-    assert out.x.min() >= -2048 and out.x.max() <= 2047
+    cordic_model(config, *corner_inputs(config))
+
+
+def test_internal_overflow_is_an_exception_not_an_assert():
+    class NoGrowthBits(CordicConfig):  # registers as narrow as the scaled ports
+        @property
+        def xy_width(self):
+            return self.width + self.guard_bits
+
+    config = NoGrowthBits("circular", "vectoring", width=12)
+    with pytest.raises(OverflowError, match=r"internal x leaves signed\(17\) after the pre-rotation"):
+        cordic_model(config, *corner_inputs(config))
 
 
 @pytest.mark.parametrize("system", [System.LINEAR, System.HYPERBOLIC])

@@ -2,13 +2,16 @@
 float, the RTL against the model bit for bit, latency and throughput as stated."""
 
 
+import dataclasses
+
 import numpy as np
 import pytest
+from netlist import register_depths
 
 from robohw.robots import Joint, Robot, load_robot
 from robohw.sim.harness import run_stream
 from robohw.reference.inertia import jacobian_inertia, log2_levels
-from robohw.robots.sampling import random_robot
+from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDepthPlan
 from robohw.systolic.pipeline import schedule
 from robohw.systolic.model import (encode_joints, model_inertia, model_outputs,
@@ -20,8 +23,8 @@ ACCURACY_GOAL = 1e-4
 
 def configurations(robot, rng, count, corners=True):
     """Uniform in the joint limits, plus configurations at the limits themselves."""
-    limits = np.array([j.limits for j in robot.joints])
-    q = rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+    q = sample_joints(robot, count, rng)
+    limits = joint_limits(robot)
     if corners:
         pick = rng.integers(0, 2, (count // 4, robot.dof))
         q[:count // 4] = np.where(pick, limits[:, 1], limits[:, 0])
@@ -84,13 +87,29 @@ def test_puma_accuracy_at_the_default_width(plan):
 @pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
 @pytest.mark.parametrize("width", [12, 16, 20, 31])
 def test_formats_never_overflow(plan, width):
-    # evaluate_fixed raises OverflowError naming the node if any register leaves its format.
+    # The model raises OverflowError naming the node if any register leaves signed(width)
+    # (the next test shows the check firing). The largest output code stays in range and
+    # within two bits of it: the proven ranges waste little (empirical, these robots).
     rng = np.random.default_rng(width)
     for n in (3, 7, 12):
         robot = random_robot(rng, n, prismatic=0.3)
         dut = plan(robot, width=width)
         q = configurations(robot, rng, 20_000)
-        model_outputs(dut, encode_joints(dut, q))
+        out = model_outputs(dut, encode_joints(dut, q))
+        peak = max(int(np.abs(codes).max()) for codes in out.values())
+        assert 1 << (width - 3) <= peak < 1 << (width - 1)
+
+
+def test_a_format_that_claims_too_many_fraction_bits_is_caught():
+    plan = LinearPlan(width=16)
+    q = configurations(plan.robot, np.random.default_rng(12), 2000)
+    model_outputs(plan, encode_joints(plan, q))
+    products = [k for k in plan.live if plan.tracer.nodes[k].op == "mul"]
+    index = max(products, key=lambda k: plan.tracer.nodes[k].magnitude)
+    plan.formats[index] = dataclasses.replace(plan.formats[index],
+                                              frac=plan.formats[index].frac + 4)
+    with pytest.raises(OverflowError, match=r"\(mul\) leaves signed\(16\)"):
+        model_outputs(plan, encode_joints(plan, q))
 
 
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
@@ -116,6 +135,8 @@ def test_puma_latency_and_throughput(array):
         formula = lengths["in"] + lengths["T"] + lengths["D"] + \
             log2_levels(n) * (lengths["A"] + lengths["B"])
     assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == formula
+    # Counted in the elaborated netlist: every path crosses that many registers.
+    assert register_depths(array(robot, tag_width=8)) == {formula}
     # One configuration per clock: consecutive inputs, consecutive results.
     assert np.all(np.diff(run.input_cycles) == 1) and np.all(np.diff(run.output_cycles) == 1)
     assert dut.interval == 1

@@ -6,13 +6,8 @@ import pytest
 from robohw.robots import load_robot
 from robohw.reference.inertia import (inertia_matrix, jacobian_inertia, link_frames,
                                       log2_levels)
-from robohw.robots.sampling import random_robot
+from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
-
-
-def _configurations(robot, rng, count):
-    limits = np.array([j.limits for j in robot.joints])
-    return rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
 
 
 @pytest.mark.parametrize("n", range(1, 17))
@@ -20,7 +15,7 @@ def test_three_references_agree_on_random_robots(n):
     rng = np.random.default_rng(100 + n)
     for _ in range(3):
         robot = random_robot(rng, n, prismatic=0.3)
-        q = _configurations(robot, rng, 200)
+        q = sample_joints(robot, 200, rng)
         reference = jacobian_inertia(robot, q)
         scale = np.abs(reference).max()
         for method in ("table1", "table2"):
@@ -33,7 +28,7 @@ def test_three_references_agree_on_random_robots(n):
 def test_puma_inertia_matrix():
     robot = load_robot()
     rng = np.random.default_rng(1)
-    q = _configurations(robot, rng, 1000)
+    q = sample_joints(robot, 1000, rng)
     h = inertia_matrix(robot, q, "table2")
     assert np.abs(h - jacobian_inertia(robot, q)).max() < 1e-12 * np.abs(h).max()
     # H does not depend on q1 (the paper: "the angle for the first degree of freedom is not
@@ -48,7 +43,7 @@ def test_puma_inertia_matrix():
 def test_prismatic_diagonal_is_the_composite_mass():
     rng = np.random.default_rng(7)
     robot = random_robot(rng, 5, prismatic=1.0)
-    q = _configurations(robot, rng, 10)
+    q = sample_joints(robot, 10, rng)
     h = inertia_matrix(robot, q, "table1")
     masses = np.cumsum([j.mass for j in robot.joints][::-1])[::-1]
     assert np.allclose(np.diagonal(h, axis1=1, axis2=2), masses)

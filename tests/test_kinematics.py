@@ -9,11 +9,7 @@ import pytest
 from robohw.robots import load_robot
 from robohw.reference.kinematics import BRANCHES, forward_kinematics, puma_ik, puma_ik_all
 from robohw.robots.family import check_puma_family
-
-
-def random_q(robot, count, rng):
-    limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
-    return rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+from robohw.robots.sampling import sample_joints
 
 
 def poe_forward_kinematics(robot, q):
@@ -38,7 +34,7 @@ def poe_forward_kinematics(robot, q):
 @pytest.mark.parametrize("name", ["puma560", "puma560_fgl"])
 def test_forward_kinematics_equals_product_of_exponentials(name):
     robot = load_robot(name)
-    q = random_q(robot, 2000, np.random.default_rng(1))
+    q = sample_joints(robot, 2000, np.random.default_rng(1))
     assert np.abs(forward_kinematics(robot, q) - poe_forward_kinematics(robot, q)).max() < 1e-12
 
 
@@ -60,7 +56,7 @@ def round_trip(robot, q):
 @pytest.mark.parametrize("name", ["puma560", "puma560_fgl"])
 def test_ik_round_trip_all_branches(name):
     robot = load_robot(name)
-    q = random_q(robot, 20_000, np.random.default_rng(2))
+    q = sample_joints(robot, 20_000, np.random.default_rng(2))
     solutions, valid, residual = round_trip(robot, q)
     assert valid.all()  # every pose reached by the arm has all eight solutions
     assert residual.max() < 1e-9
@@ -72,7 +68,7 @@ def test_ik_round_trip_all_branches(name):
 
 def test_branches_follow_their_indicators():
     robot = load_robot()
-    q = random_q(robot, 2000, np.random.default_rng(3))
+    q = sample_joints(robot, 2000, np.random.default_rng(3))
     pose = forward_kinematics(robot, q)
     for arm, elbow, wrist in BRANCHES:
         solution, valid = puma_ik(robot, pose, arm, elbow, wrist)
@@ -100,7 +96,7 @@ def test_any_puma_family_geometry_and_twist_convention(flip):
             joints.append(dataclasses.replace(joint, alpha=alpha, limits=None, offset=rng.uniform(-1, 1),
                                               **{"a": 0.0, "d": 0.0, **change}))
         robot = dataclasses.replace(base, joints=tuple(joints))
-        q = random_q(robot, 500, rng)
+        q = sample_joints(robot, 500, rng)
         _, valid, residual = round_trip(robot, q)
         assert valid.all() and residual.max() < 1e-9
 

@@ -5,7 +5,8 @@ eight branches, domain flags, and the bit-exact model."""
 import numpy as np
 import pytest
 
-from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph
+from robohw.ik.puma_graph import best_graph, paper_graph, pose_inputs
+from robohw.robots.sampling import sample_joints
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph
 from robohw.cordic.config import Direction, System
 from robohw.robots import load_robot
@@ -14,14 +15,8 @@ from robohw.reference.kinematics import BRANCHES, forward_kinematics, puma_ik
 from robohw.ik.model import evaluate_float, evaluate_model
 
 
-def pose_inputs(pose):
-    return {n: pose[..., "xyz".index(n[1]), "noap".index(n[0])] for n in POSE_INPUTS}
-
-
 def random_poses(robot, count, seed):
-    rng = np.random.default_rng(seed)
-    limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
-    q = rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+    q = sample_joints(robot, count, np.random.default_rng(seed))
     return q, forward_kinematics(robot, q)
 
 

@@ -3,24 +3,26 @@ outputs and unreachable flags, measured latency and throughput, stalls, operand 
 
 import numpy as np
 import pytest
+from netlist import register_depths
 
+from robohw.cordic.config import CordicConfig
 from robohw.hw.fixed import FixedFormat
-from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph
+from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.robots import load_robot
-from robohw.sim.harness import run_stream
+from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph, pose_inputs
 from robohw.reference.kinematics import forward_kinematics
-from robohw.ik.model import evaluate_model
+from robohw.robots import load_robot
+from robohw.robots.sampling import sample_joints
+from robohw.sim.harness import run_stream
 
 BRANCHES = ("arm", "elbow", "wrist")
 
 
 def workload(robot, count, width, seed):
     rng = np.random.default_rng(seed)
-    limits = np.array([j.limits or (-np.pi, np.pi) for j in robot.joints])
-    pose = forward_kinematics(robot, rng.uniform(limits[:, 0], limits[:, 1], (count, 6)))
+    pose = forward_kinematics(robot, sample_joints(robot, count, rng))
     pose[:3, :3, 3] = [[2.5, 0.0, 0.3], [0.0, 0.05, 0.8], [0.01, 0.0, 0.0]]  # unreachable
-    inputs = {n: pose[:, "xyz".index(n[1]), "noap".index(n[0])] for n in POSE_INPUTS}
+    inputs = pose_inputs(pose)
     branches = {b: rng.choice([-1, 1], count) for b in BRANCHES}
     fmt = FixedFormat(width, width - 3)
     payloads = [{**{n: int(fmt.from_float(inputs[n][k])) for n in POSE_INPUTS},
@@ -36,8 +38,8 @@ def check(dut, graph, robot, width, count=24, seed=0, **stalls):
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in payloads]
     assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
     assert not valid[:3].any() and valid.mean() > 0.5
-    for name, (source, port) in graph.outputs.items():
-        assert [o[name] for o in run.outputs] == codes[source]["xyz".index(port)].tolist(), name
+    for name, values in output_codes(graph, codes).items():
+        assert [o[name] for o in run.outputs] == values.tolist(), name
     return run
 
 
@@ -49,7 +51,9 @@ def test_pipeline_equals_model_one_result_per_clock(name, width):
     run = check(dut, graph, robot, width)
     assert set(np.subtract(run.output_cycles, run.input_cycles).tolist()) == {dut.latency}
     assert set(np.diff(run.output_cycles).tolist()) == {1}
-    assert dut.latency == dut.schedule.depth
+    # Counted in the elaborated netlist: every path from the input to the output crosses the
+    # same number of registers (the graph is balanced), and that number is the latency.
+    assert register_depths(TaskGraphPipeline(graph, width=width, tag_width=8)) == {dut.latency}
 
 
 def test_paper_graph_pipeline_equals_model():
@@ -91,8 +95,8 @@ def test_exported_verilog_equals_model_under_verilator(tmp_path):
     _, valid, codes = evaluate_model(graph, inputs, branches, width=width)
     assert [o["tag"] for o in outputs] == [p["tag"] for p in payloads]
     assert [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
-    for name, (source, port) in graph.outputs.items():
-        assert [o[name] for o in outputs] == codes[source]["xyz".index(port)].tolist(), name
+    for name, values in output_codes(graph, codes).items():
+        assert [o[name] for o in outputs] == values.tolist(), name
     assert stats["output_cycles"][0] - stats["input_cycles"][0] == \
         TaskGraphPipeline(graph, width=width).latency
 
@@ -104,9 +108,13 @@ def test_word_serial_timing_one_result_per_stage():
                             check_alignment=True)
     sink = [1, 1, 1, 0, 1]
     run = check(dut, graph, robot, 10, count=8, seed=7, sink_ready=lambda c: sink[c % len(sink)])
-    # One stage = the longest CCM's steps plus the load cycle; the depth is in stages.
-    assert dut.latency == dut.depth * dut.interval == 10 * dut.interval
-    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency
+    # One stage = the longest CCM's program plus its load cycle; the balanced depth is the
+    # graph's longest chain of CCMs (10 for the best graph, its docstring), one stage each.
+    stage = 1 + max(len(CordicConfig(c.system, c.direction, width=10, expansion=c.expansion).steps)
+                    for c in graph.ccms)
+    assert graph.depth() == 10
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == 10 * stage
+    assert dut.interval == stage
     gaps = set(np.diff(run.output_cycles).tolist())
     assert min(gaps) == dut.interval  # never faster than one result per stage
 

@@ -8,6 +8,7 @@ __all__ = ["plot_error_histograms", "plot_ik_schedule", "pyplot"]
 
 def pyplot():
     """matplotlib's pyplot on the file-only Agg backend (no display needed)."""
+    # Imported here: the backend must be chosen before pyplot loads, and only plots need it.
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt

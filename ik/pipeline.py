@@ -210,7 +210,7 @@ class TaskGraphPipeline(StreamPipeline):
                 produce((ccm.name, port), fields[port], ccm_slot)
 
         for name, (source, port) in graph.outputs.items():
-            m.d.comb += getattr(self.o.payload, name).eq(tap(source, port, f"out:{name}"))
+            m.d.comb += getattr(self.o.payload, name).eq(tap(source, port, output_node(name)))
         if check:
             first = next(iter(graph.outputs))
             assert_aligned(output_node(first), list(graph.outputs.values()))
@@ -238,7 +238,6 @@ class PipelinePlan:
     latencies: dict
     schedule: BufferAssignment
     period: int
-
     sinks: tuple
 
     @property

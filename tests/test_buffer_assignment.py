@@ -9,6 +9,7 @@ import pytest
 from robohw.buffers import Edge, assign_buffers, critical_path
 from robohw.buffers.assignment import _network_simplex_dual
 from robohw.bench.buffers import random_task_graph
+from robohw.buffers import assignment
 
 
 def random_dag(rng, nodes, fan_in=2, max_latency=3):
@@ -62,7 +63,6 @@ def test_equals_brute_force_on_tiny_graphs(share, seed):
 
 @pytest.mark.parametrize("share", [False, True])
 def test_certificate_agrees_with_independent_network_simplex(share):
-    from robohw.buffers import assignment
     rng = np.random.default_rng(7)
     latencies, edges, inputs = random_dag(rng, nodes=300, fan_in=3, max_latency=20)
     seen = []

@@ -2,14 +2,25 @@ import json
 import re
 
 import pytest
+from netlist import register_depths
 
 from robohw.cli import main
+from robohw.designs import DESIGNS
+from robohw.cli import _parser
+from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
+from robohw.reference.inertia import jacobian_inertia
+from robohw.reference.kinematics import forward_kinematics
+from robohw.robots import load_robot
+from robohw.robots.sampling import sample_joints
 
 
 def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
     out_json = tmp_path / "bench.json"
     assert main(["bench", "cordic", "--widths", "8", "--no-verilator", "--json", str(out_json)]) == 0
     table = capsys.readouterr().out
+    # Width 8: 9 iterations (width + 1, CordicConfig's documented default). Pipelined: the
+    # pre-rotation register, one per iteration, the output register; word-serial: a load
+    # cycle, then one cycle per iteration.
     assert "| pipelined | 8 | 9 | 11 | 1 |" in table
     assert "| word_serial | 8 | 9 | 10 | 9 |" in table
     rows = json.loads(out_json.read_text())
@@ -22,7 +33,6 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     captured = capsys.readouterr()
     # One table on stdout: every design, measured latency equal to the stated one.
     rows = json.loads((tmp_path / "summary.json").read_text())
-    from robohw.designs import DESIGNS
     assert [r["design"] for r in rows] == list(DESIGNS)
     assert all(r["equals_model"] and r["latency"] == r["stated_latency"] and
                r["interval"] == r["stated_interval"] for r in rows)
@@ -83,10 +93,6 @@ def test_ik_graph_bad_robot_is_one_line_exit_2(tmp_path, capsys):
 
 def write_poses(path, count=4, seed=0):
     import numpy as np
-    from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
-    from robohw.robots import load_robot
-    from robohw.robots.sampling import sample_joints
-    from robohw.reference.kinematics import forward_kinematics
     robot = load_robot()
     q = sample_joints(robot, count, np.random.default_rng(seed))
     inputs = pose_inputs(forward_kinematics(robot, q))
@@ -162,8 +168,6 @@ def read_matrices(path):
 @pytest.mark.parametrize("array", ["linear", "logdepth"])
 def test_inertia_backends_agree(tmp_path, array):
     import numpy as np
-    from robohw.robots import load_robot
-    from robohw.reference.inertia import jacobian_inertia
     q = write_configurations(tmp_path / "q.csv")
     results = {}
     for backend in ("float", "model", "rtl"):
@@ -238,14 +242,16 @@ def test_sim_usage_errors_exit_2(argv, message, capsys):
 def test_export_command(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path), "--designs", "cordic-pipelined",
                  "--widths", "12"]) == 0
-    assert "cordic_pipelined_w12.v  latency 15 cycles, interval 1" in capsys.readouterr().out
+    # The latency printed is the register count between the ports of the exported design.
+    (depth,) = register_depths(DESIGNS["cordic-pipelined"].build(12))
+    assert f"cordic_pipelined_w12.v  latency {depth} cycles, interval 1" in \
+        capsys.readouterr().out
     assert {p.suffix for p in tmp_path.iterdir()} == {".v", ".json", ".vlt"}
 
 
 def test_every_help_example_parses():
     """Every example in the help texts is valid as typed (argument parsing)."""
     import shlex
-    from robohw.cli import _parser
     parser = _parser()
     commands = parser._subparsers._group_actions[0].choices
     assert all(c.epilog and c.epilog.startswith("example: robohw ") for c in commands.values())

@@ -34,7 +34,7 @@ def test_normalization_leaves_small_scale_error(system, normalization):
 def test_normalization_placement():
     interleaved = CordicConfig("circular", "rotation", width=16)
     after = CordicConfig("circular", "rotation", width=16, normalization="after")
-    assert len(interleaved.steps) == interleaved.iterations == 17
+    assert len(interleaved.steps) == interleaved.iterations == 17  # width + 1, documented
     assert interleaved.gammas == after.gammas
     # Eq. 10: only the non-zero factors become extra steps.
     assert len(after.steps) == after.iterations + len(after.gammas)

@@ -16,6 +16,7 @@ from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDe
 from robohw.systolic.pipeline import schedule
 from robohw.systolic.model import (encode_joints, model_inertia, model_outputs,
                                    traced_float)
+from robohw.sim.verilator import run_stream_verilator
 
 # The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
 ACCURACY_GOAL = 1e-4
@@ -174,7 +175,6 @@ def test_a_short_window_is_caught():
 
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_exported_verilog_equals_model_under_verilator(array, tmp_path):
-    from robohw.sim.verilator import run_stream_verilator
     robot = load_robot()
     dut = array(robot, width=16, tag_width=8)
     codes, inputs = payloads(dut, configurations(robot, np.random.default_rng(6), 300))

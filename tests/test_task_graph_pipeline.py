@@ -14,6 +14,7 @@ from robohw.reference.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
 from robohw.sim.harness import run_stream
+from robohw.sim.verilator import run_stream_verilator
 
 BRANCHES = ("arm", "elbow", "wrist")
 
@@ -84,7 +85,6 @@ def test_alignment_check_catches_a_wrong_schedule():
 
 
 def test_exported_verilog_equals_model_under_verilator(tmp_path):
-    from robohw.sim.verilator import run_stream_verilator
     robot = load_robot()
     graph = best_graph(robot)
     width = 16

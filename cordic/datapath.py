@@ -1,10 +1,10 @@
 """Combinational pieces of a CORDIC processor, shared by both architectures.
 
 Each function builds Amaranth expressions for one part of the program of a
-:class:`~robohw.cordic.config.CordicConfig`: :func:`prerotate` (port codes to internal units, into the
-convergence domain), :func:`micro_step` (one step, with constant or run-time parameters) and
-:func:`finish` (domain check, gain correction, rounding and saturation to the port formats).
-They mirror :mod:`robohw.cordic.model` operation for operation.
+:class:`~robohw.cordic.config.CordicConfig`: :func:`prerotate` (port codes to internal units, into
+the convergence domain), :func:`micro_step` (one step, with constant or run-time parameters) and
+:func:`finish` (domain check, gain correction, rounding and saturation to the port formats). They
+mirror :mod:`robohw.cordic.model` operation for operation.
 """
 
 from amaranth.hdl import Mux, Signal, Value, signed

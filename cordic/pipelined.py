@@ -13,8 +13,9 @@ class PipelinedCordic(CordicComponent):
     """CORDIC processor with one pipeline stage per iteration: one result per clock.
 
     Stage 0 registers the pre-rotated input, stages 1 .. S run the S steps of
-    :attr:`CordicConfig.steps <robohw.cordic.config.CordicConfig.steps>` (iterations, with normalization
-    interleaved or appended), and the last stage registers the rounded, saturated outputs.
+    :attr:`CordicConfig.steps <robohw.cordic.config.CordicConfig.steps>` (iterations, with
+    normalization interleaved or appended), and the last stage registers the rounded, saturated
+    outputs.
 
     Latency is ``S + 2`` cycles from an input transfer to the output becoming valid; throughput
     is one result per clock while ``o.ready`` is high. When ``o.valid`` is high and ``o.ready``

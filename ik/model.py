@@ -1,5 +1,5 @@
-"""Evaluate a :class:`robohw.ik.task_graph.TaskGraph` in float64 (ideal CORDIC operations) and in the
-bit-exact model (every CCM a :func:`robohw.cordic.model.cordic_model`), vectorized over samples.
+"""Evaluate a :class:`robohw.ik.task_graph.TaskGraph` in float64 (ideal CORDIC operations) and in
+the bit-exact model (every CCM a :func:`robohw.cordic.model.cordic_model`), vectorized over samples.
 
 Both return ``(outputs, valid, values)``: the named outputs (radians for angles), a boolean
 array that is False wherever a CCM's operands leave its convergence domain (or, in the model,

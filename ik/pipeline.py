@@ -1,14 +1,14 @@
 """A task graph of CCMs as one balanced hardware pipeline, in two timing modes.
 
 ``timing="pipelined"``: every CCM is a pipelined CORDIC datapath
-(:func:`robohw.cordic.pipelined.pipelined_datapath`); one result per clock. ``timing="word_serial"``:
-every CCM is a word-serial CORDIC (:func:`robohw.cordic.word_serial.word_serial_datapath`) and the
-pipeline advances one *stage* every ``P`` clocks, ``P`` the longest CCM's steps plus one (Lee &
-Chang's accounting: one result per stage). Either way every producer output drives one tapped
-delay line whose taps come from the optimal buffer assignment (:func:`robohw.buffers.assign_buffers`,
-shared lines, outputs aligned), so each CCM receives all its operands at once. The whole
-pipeline moves on one enable and holds while the output waits: nothing is lost under
-backpressure.
+(:func:`robohw.cordic.pipelined.pipelined_datapath`); one result per clock.
+``timing="word_serial"``: every CCM is a word-serial CORDIC
+(:func:`robohw.cordic.word_serial.word_serial_datapath`) and the pipeline advances one *stage* every
+``P`` clocks, ``P`` the longest CCM's steps plus one (Lee & Chang's accounting: one result per
+stage). Either way every producer output drives one tapped delay line whose taps come from the
+optimal buffer assignment (:func:`robohw.buffers.assign_buffers`, shared lines, outputs aligned), so
+each CCM receives all its operands at once. The whole pipeline moves on one enable and holds while
+the output waits: nothing is lost under backpressure.
 
 Formats: inputs and real operands are ``signed(width)`` with ``frac_bits`` fraction bits;
 angles are binary angles (one turn = ``2**width``). Branch indicator bits select the sign of

@@ -1,9 +1,9 @@
 """The PUMA inverse kinematics as a task graph of CORDIC computational modules.
 
-:func:`best_graph` decomposes the closed form of :mod:`robohw.reference.kinematics` (any arm of the PUMA
-family) into 18 CCMs with a critical path of 10 (21 and 13 when the tool length ``d6`` is not
-zero: three linear rotations find the wrist centre first). Every CCM is one operation of
-Lee & Chang's Figure 1; constants come from the robot at elaboration:
+:func:`best_graph` decomposes the closed form of :mod:`robohw.reference.kinematics` (any arm of the
+PUMA family) into 18 CCMs with a critical path of 10 (21 and 13 when the tool length ``d6`` is not
+zero: three linear rotations find the wrist centre first). Every CCM is one operation of Lee &
+Chang's Figure 1; constants come from the robot at elaboration:
 
 =======  ==========================  ===============================================
 CCM      operation                   computes

@@ -125,8 +125,8 @@ class TaskGraph:
         return tuple(b for b in BRANCH_INDICATORS if b in used)
 
     def edges(self, width=1):
-        """One :class:`robohw.buffers.Edge` per operand fed by an input or a CCM (``width`` bits), and
-        one per operand that takes a branch indicator's sign (1 bit)."""
+        """One :class:`robohw.buffers.Edge` per operand fed by an input or a CCM (``width`` bits),
+        and one per operand that takes a branch indicator's sign (1 bit)."""
         edges = []
         for ccm in self.ccms:
             for _, op in ccm.operands():

@@ -1,11 +1,11 @@
 """What both inertia-matrix arrays share: the CORDIC front end, the traced algorithm, the number
 formats, the stream interface and the resource count.
 
-An array is built from its algorithm (:func:`robohw.reference.inertia.table1` or :func:`robohw.reference.inertia.table2`)
-traced over the robot's constants (:mod:`robohw.systolic.dataflow`, constants folded), and from the
-windows in which its processing elements run (the plan subclass's ``_first_cycle``).
-:class:`InertiaPlan` holds all that; :class:`InertiaArray` builds it; :mod:`robohw.systolic.model`
-evaluates it bit for bit.
+An array is built from its algorithm (:func:`robohw.reference.inertia.table1` or
+:func:`robohw.reference.inertia.table2`) traced over the robot's constants
+(:mod:`robohw.systolic.dataflow`, constants folded), and from the windows in which its processing
+elements run (the plan subclass's ``_first_cycle``). :class:`InertiaPlan` holds all that;
+:class:`InertiaArray` builds it; :mod:`robohw.systolic.model` evaluates it bit for bit.
 """
 
 from collections import Counter
@@ -34,10 +34,10 @@ _TRIG_MARGIN = 1.0 / 64
 
 class InertiaPlan:
     """What an inertia array is built from, without building it: the traced algorithm with the
-    robot's constants folded, every value's format, the cell windows and the schedule; and the
-    array's bit-exact model. Subclasses (:class:`~robohw.systolic.linear.LinearPlan`,
-    :class:`~robohw.systolic.logdepth.LogDepthPlan`) give the algorithm, the windows and the latency
-    formula.
+    robot's constants folded, every value's format, the cell windows and the schedule (the
+    bit-exact model, :mod:`robohw.systolic.model`, evaluates it). Subclasses
+    (:class:`~robohw.systolic.linear.LinearPlan`, :class:`~robohw.systolic.logdepth.LogDepthPlan`)
+    give the algorithm, the windows and the latency formula.
 
     Parameters
     ----------
@@ -142,7 +142,8 @@ class InertiaPlan:
 
     @property
     def frames(self):
-        """The links' constants in the paper's frames (:class:`robohw.reference.inertia.LinkFrame`)."""
+        """The links' constants in the paper's frames
+        (:class:`robohw.reference.inertia.LinkFrame`)."""
         return list(self._frames)
 
     @property
@@ -265,7 +266,8 @@ class InertiaArray(StreamPipeline):
 
     @property
     def plan(self):
-        """The :class:`InertiaPlan`: formats, schedule and bit-exact model."""
+        """The :class:`InertiaPlan`: formats and schedule (:mod:`robohw.systolic.model`
+        evaluates it bit for bit)."""
         return self._plan
 
     @property

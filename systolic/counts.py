@@ -9,10 +9,10 @@ __all__ = ["operation_counts"]
 
 
 def operation_counts(n, method="table1"):
-    """Multiplications, additions and divisions of the general algorithm for ``n`` revolute
-    links with general twists, counted by running the reference over counting scalars
-    (:class:`robohw.systolic.dataflow.Tracer` with ``fold=False``: every product with a link constant
-    counts; only the structural zeros of ``Rz`` and ``z0`` are free). Composite masses are
+    """Multiplications, additions and divisions of the general algorithm for ``n`` revolute links
+    with general twists, counted by running the reference over counting scalars
+    (:class:`robohw.systolic.dataflow.Tracer` with ``fold=False``: every product with a link
+    constant counts; only the structural zeros of ``Rz`` and ``z0`` are free). Composite masses are
     constants and are not counted; each ``1/M`` is one division."""
     algorithms = {"table1": table1, "table2": table2}
     if method not in algorithms:

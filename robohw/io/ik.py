@@ -1,9 +1,10 @@
 """``robohw ik``: hand poses from CSV to joint angles in CSV, by any backend.
 
 ``IN.csv`` has the header ``nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz`` (the hand frame, metres; any
-column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid``: radians in (-pi, pi], ``valid`` 1
-or 0. Backends: ``float`` (the closed form of :mod:`robohw.reference.kinematics`), ``model`` (the bit-exact
-model of the best CCM graph) and ``rtl`` (its Amaranth pipeline, simulated cycle by cycle).
+column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid``: radians in (-pi, pi], ``valid`` 1 or 0.
+Backends: ``float`` (the closed form of :mod:`robohw.reference.kinematics`), ``model`` (the
+bit-exact model of the best CCM graph) and ``rtl`` (its Amaranth pipeline, simulated cycle by
+cycle).
 """
 
 import numpy as np

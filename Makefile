@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYNTH_STAMP := $(VENV)/.installed-synth
 
-.PHONY: test report bench export synth slow clean
+.PHONY: test report bench export synth slow layers clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,11 @@ export: $(STAMP)
 # Every design at its default width on an ECP5-85F; large designs take many minutes each.
 synth: $(SYNTH_STAMP)
 	$(BIN)/robohw synth --out build/synth --json build/synth/results.json
+
+# The import graph between the layers of tests/test_layers.py, as a picture.
+layers: $(STAMP)
+	mkdir -p build
+	$(BIN)/python -P tests/test_layers.py build/layers.png
 
 slow: $(SYNTH_STAMP)
 	$(BIN)/pytest -m slow

@@ -12,15 +12,20 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 # Lowest first. A module may import from its own package and from lower layers only; the
-# packages of one layer do not import each other. Everything of robohw not named here is the
-# application, the top layer.
+# packages of one layer do not import each other. The root package (``robohw/__init__.py``)
+# imports nothing and stands under everything.
 LAYERS = (
     ("robohw.hw", "robohw.buffers", "robohw.robots"),   # primitives, the optimizer, robots
     ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
     ("robohw.reference",),                              # float64 references
     ("robohw.ik", "robohw.systolic"),                   # the IK and inertia families
+    # The application: what it measures and reads, the design registry, the flows, the CLI.
+    ("robohw.progress", "robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),
+    ("robohw.designs", "robohw.bench"),
+    ("robohw.flows", "robohw.report"),
+    ("robohw.cli",),
 )
-APPLICATION = "robohw"
+ROOT_PACKAGE = "robohw"
 # The layer packages' own folders: imports of these names without the root are forbidden.
 BARE = {"hw", "buffers", "robots", "sim", "cordic", "reference", "ik", "systolic"}
 
@@ -64,19 +69,22 @@ def _imports(path):
 
 
 def _layer(module):
+    """``(index, entry)`` of the :data:`LAYERS` entry holding ``module`` (the root: -1)."""
+    if module == ROOT_PACKAGE:
+        return -1, ROOT_PACKAGE
     for index, packages in enumerate(LAYERS):
         for package in packages:
             if module == package or module.startswith(package + "."):
                 return index, package
-    return len(LAYERS), APPLICATION
+    raise AssertionError(f"{module} has no layer: add it to LAYERS (and to the README)")
 
 
-def test_every_installed_package_has_a_layer_or_is_the_application():
-    layered = {p for packages in LAYERS for p in packages}
-    for package in _package_dirs():
-        if package not in layered:
-            assert package == APPLICATION or package.startswith(APPLICATION + "."), package
-    assert layered <= set(_package_dirs())
+def test_every_installed_module_has_a_layer():
+    for module in MODULES:
+        _layer(module)
+    entries = [p for packages in LAYERS for p in packages]
+    assert len(entries) == len(set(entries))
+    assert all(any(m == p or m.startswith(p + ".") for m in MODULES) for p in entries)
 
 
 def test_one_import_root_no_bare_or_relative_imports():
@@ -92,10 +100,10 @@ def test_every_import_runs_downward():
     for module, path in MODULES.items():
         level, package = _layer(module)
         for line, name in _imports(path):
-            if not name.startswith(APPLICATION + ".") and name != APPLICATION:
+            if not name.startswith(ROOT_PACKAGE + ".") and name != ROOT_PACKAGE:
                 continue
             target_level, target_package = _layer(name)
-            if module == APPLICATION:
+            if module == ROOT_PACKAGE:
                 offences.append(f"{module}:{line} imports {name}: the root imports nothing")
             elif target_level > level or (target_level == level and target_package != package):
                 offences.append(f"{module}:{line} (layer {level}) imports {name} "
@@ -121,3 +129,44 @@ def test_each_family_keeps_its_model_and_reference_in_one_place(module):
     # The README's "what is where" table names these files.
     assert module in MODULES
     assert f"`{MODULES[module].relative_to(ROOT)}`" in (ROOT / "README.md").read_text()
+
+
+def test_the_picture_is_drawn(tmp_path):
+    draw(tmp_path / "layers.png")
+    assert (tmp_path / "layers.png").read_bytes().startswith(b"\x89PNG")
+
+
+def draw(path):
+    """The import graph between the :data:`LAYERS` entries as a PNG, one row per layer: every
+    arrow points down (grey); an arrow up or sideways would be red. ``make layers`` writes it."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    arrows = {}
+    for module, source in MODULES.items():
+        for _, name in _imports(source):
+            if name in MODULES and module != ROOT_PACKAGE and name != ROOT_PACKAGE:
+                (a_level, a), (b_level, b) = _layer(module), _layer(name)
+                if a != b:
+                    arrows[a, b] = b_level >= a_level
+    where = {name: ((k + 0.5) / len(names), level) for level, names in enumerate(LAYERS)
+             for k, name in enumerate(names)}
+    figure, axis = plt.subplots(figsize=(12, 9))
+    for (a, b), wrong in sorted(arrows.items(), key=lambda item: item[1]):
+        axis.annotate("", xy=where[b], xytext=where[a], arrowprops=dict(
+            arrowstyle="->", color="red" if wrong else "0.65", lw=1.0, shrinkA=12, shrinkB=12))
+    for name, (x, y) in where.items():
+        axis.text(x, y, name.removeprefix("robohw."), ha="center", va="center", fontsize=9,
+                  bbox=dict(boxstyle="round", fc="white", ec="black"))
+    axis.set(xlim=(0, 1), ylim=(-0.5, len(LAYERS) - 0.5), yticks=range(len(LAYERS)),
+             yticklabels=[f"layer {k + 1}" for k in range(len(LAYERS))], xticks=[],
+             title=f"robohw: imports between packages ({len(arrows)} arrows, "
+                   f"{sum(arrows.values())} upward or sideways)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=100)
+
+
+if __name__ == "__main__":
+    import sys
+    draw(sys.argv[1] if len(sys.argv) > 1 else "layers.png")

@@ -1,7 +1,7 @@
 """The PUMA inverse kinematics as a task graph of CORDIC computational modules.
 
 :func:`best_graph` decomposes the closed form of :mod:`robohw.reference.kinematics` (any arm of the
-PUMA family) into 18 CCMs with a critical path of 10 (21 and 13 when the tool length ``d6`` is not
+PUMA family) into 20 CCMs with a critical path of 11 (23 and 12 when the tool length ``d6`` is not
 zero: three linear rotations find the wrist centre first). Every CCM is one operation of Lee &
 Chang's Figure 1; constants come from the robot at elaboration:
 
@@ -20,16 +20,20 @@ q2       circular vectoring          ``theta2 = psi - atan2(elbow sig, d + 2 a2^
 t23      circular vectoring          ``theta2 + theta3``
 a1, a3   circular rotations          ``a`` into frame 1, then frame 3: ``R03^T a``
 q4, q5   circular vectoring          ``theta4``, ``|sin theta5|``; ``theta5``
-n1..o3   circular rotations          third row of ``R36`` from ``n`` and ``o``
-q6       circular vectoring          ``theta6``
+n1..o3   circular rotations          ``n`` and ``o`` into frame 3
+n4, o4   circular rotations          by ``-theta4`` as produced: the third row of ``R46``
+q6       circular vectoring          ``theta6 = atan2(s5 n4_z, s5 o4_z)``
 =======  ==========================  ===============================================
 
 The two hyperbolic vectorings use range expansion 4 (:class:`robohw.cordic.config.CordicConfig`), so
 the graph covers every pose with ``|u| > 0.002 D`` (the wrist centre more than 0.3 mm off the
 shoulder-singular cylinder of the PUMA 560) and ``|cos gamma| < 0.999998`` (elbow bent by more
 than 0.11 degrees from straight or folded); outside, the CCMs raise their domain flags and the
-pose is reported invalid. The wrist singularity (``sin theta5 = 0``) leaves ``theta4`` and
-``theta6`` undetermined, as in any closed form.
+pose is reported invalid. The wrist singularity (``sin theta5 = 0``) determines only
+``theta4 + theta6`` (or their difference, by the twists): ``theta4`` is then the angle of the rounded
+vector the ``q4`` CCM sees (1.743 rad, the sum of the micro-angles, when it is exactly zero), and
+``theta6`` is computed from the hand frame turned by that very ``theta4``, so the solution
+reproduces the pose. Wrist-singular poses are solved and valid, never flagged.
 """
 
 import math
@@ -135,14 +139,21 @@ def best_graph(robot):
         const(-offset[3]), "q4 = atan2(s5 w R36[1,2], s5 w R36[0,2]); x = |sin theta5|")
     ccm("q5", CIRC, VEC, _op("a3", "y", s3 * s4 * s5), _op("q4", "x", branch="wrist"),
         const(-offset[4]), "q5 = atan2(w |S5|, -s4 s5 R36[2,2])")
+    # theta6 from the hand frame turned by the theta4 just produced, so that theta4 and theta6
+    # agree even where theta4 is undetermined (sin theta5 = 0, the wrist singularity). In frame
+    # 4, R4^T R36 = R5 R6, whose n and o columns end in s5 S6 and s5 C6 at any theta5; for
+    # v3 = R03^T v = (h1v, -s1 s3 f12v, .), that last entry is -s4 (Rz(-theta4) v3)_y.
+    theta4 = _op("q4", "z", sign=-1, constant=-offset[3])              # -theta4
     for c in "no":
         ccm(f"{c}1", CIRC, ROT, _op(f"{c}x"), _op(f"{c}y"), theta1,
-            f"f11{c} = (Rz(-theta1) ({c}x, {c}y))_x")
+            f"(f11{c}, f12{c}) = Rz(-theta1) ({c}x, {c}y)")
         ccm(f"{c}3", CIRC, ROT, _op(f"{c}1", "x"), _op(f"{c}z", sign=s1), theta23,
-            f"h2{c} = (Rz(-theta23) (f11{c}, s1 {c}z))_y; R36[2,{'01'['no'.index(c)]}] = -s3 h2{c}")
-    # R36 row 3 = (s4 S5 C6, -s4 S5 S6, .): theta6 = atan2(-s4 w R36[2,1], s4 w R36[2,0]).
-    ccm("q6", CIRC, VEC, _op("n3", "y", -s3 * s4, "wrist"), _op("o3", "y", s3 * s4, "wrist"),
-        const(-offset[5]), "q6 = atan2(-s4 w R36[2,1], s4 w R36[2,0])")
+            f"h1{c} = (Rz(-theta23) (f11{c}, s1 {c}z))_x")
+        ccm(f"{c}4", CIRC, ROT, _op(f"{c}3", "x"), _op(f"{c}1", "y", -s1 * s3), theta4,
+            f"(Rz(-theta4) (h1{c}, -s1 s3 f12{c}))_y = -s4 {c}4_z")
+    # S6 = s5 n4_z = -s4 s5 (n4)_y, C6 = -s4 s5 (o4)_y: both of magnitude 1 at any theta5.
+    ccm("q6", CIRC, VEC, _op("o4", "y", -s4 * s5), _op("n4", "y", -s4 * s5),
+        const(-offset[5]), "q6 = atan2(s5 n4_z, s5 o4_z)")
     outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
     return TaskGraph("best", POSE_INPUTS, g.ccms, outputs,
                      description=f"best decomposition for {robot.name}")

@@ -23,6 +23,7 @@ def workload(robot, count, width, seed):
     rng = np.random.default_rng(seed)
     pose = forward_kinematics(robot, sample_joints(robot, count, rng))
     pose[:3, :3, 3] = [[2.5, 0.0, 0.3], [0.0, 0.05, 0.8], [0.01, 0.0, 0.0]]  # unreachable
+    pose[3] = forward_kinematics(robot, np.zeros(6))  # the wrist exactly singular
     inputs = pose_inputs(pose)
     branches = {b: rng.choice([-1, 1], count) for b in BRANCHES}
     fmt = FixedFormat(width, width - 3)
@@ -89,16 +90,20 @@ def test_exported_verilog_equals_model_under_verilator(tmp_path):
     graph = best_graph(robot)
     width = 16
     inputs, branches, payloads = workload(robot, 200, width, seed=6)
+    sink = [True, True, False, True, False]
     outputs, stats = run_stream_verilator(
         TaskGraphPipeline(graph, width=width, tag_width=8), payloads, name="puma_ik",
-        build_dir=tmp_path, sink_pattern=[True, True, False, True, False])
+        build_dir=tmp_path, sink_pattern=sink)
     _, valid, codes = evaluate_model(graph, inputs, branches, width=width)
     assert [o["tag"] for o in outputs] == [p["tag"] for p in payloads]
     assert [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
     for name, values in output_codes(graph, codes).items():
         assert [o[name] for o in outputs] == values.tolist(), name
-    assert stats["output_cycles"][0] - stats["input_cycles"][0] == \
-        TaskGraphPipeline(graph, width=width).latency
+    # The first result is valid `latency` cycles after the first input and leaves in the first
+    # cycle from then on in which the sink is ready.
+    valid_at = stats["input_cycles"][0] + TaskGraphPipeline(graph, width=width).latency
+    taken_at = next(c for c in range(valid_at, valid_at + len(sink)) if sink[c % len(sink)])
+    assert stats["output_cycles"][0] == taken_at
 
 
 def test_word_serial_timing_one_result_per_stage():
@@ -109,11 +114,11 @@ def test_word_serial_timing_one_result_per_stage():
     sink = [1, 1, 1, 0, 1]
     run = check(dut, graph, robot, 10, count=8, seed=7, sink_ready=lambda c: sink[c % len(sink)])
     # One stage = the longest CCM's program plus its load cycle; the balanced depth is the
-    # graph's longest chain of CCMs (10 for the best graph, its docstring), one stage each.
+    # graph's longest chain of CCMs (11 for the best graph, its docstring), one stage each.
     stage = 1 + max(len(CordicConfig(c.system, c.direction, width=10, expansion=c.expansion).steps)
                     for c in graph.ccms)
-    assert graph.depth() == 10
-    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == 10 * stage
+    assert graph.depth() == 11
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == 11 * stage
     assert dut.interval == stage
     gaps = set(np.diff(run.output_cycles).tolist())
     assert min(gaps) == dut.interval  # never faster than one result per stage

@@ -88,8 +88,11 @@ def wrap(values, width):
 
 
 def round_shift(values, shift, rounding):
-    """Divide integers by ``2**shift`` with the given :class:`Rounding`."""
-    values = np.asarray(values, dtype=np.int64)
+    """Divide integers by ``2**shift`` with the given :class:`Rounding`. Object arrays of
+    Python integers stay exact (no ``int64`` wrap) and come back as object arrays."""
+    values = np.asarray(values)
+    if values.dtype != object:
+        values = values.astype(np.int64)
     if shift == 0:
         return values
     if rounding is Rounding.TRUNCATE:

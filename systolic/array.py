@@ -30,6 +30,9 @@ MIN_WIDTH = 12
 # cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; robohw.accuracy.cordic) of
 # [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
 _TRIG_MARGIN = 1.0 / 64
+# Worst-case error of the CORDIC's cos and sin, in their LSBs: the stated bound of the circular
+# system (robohw.accuracy.cordic.ERROR_BOUND_LSB; tests/test_inertia_arrays.py holds them equal).
+TRIG_ERROR_LSB = 1.25
 
 
 class InertiaPlan:
@@ -77,7 +80,7 @@ class InertiaPlan:
     def _trace(self, frames):
         width = self._width
         self.tracer = tracer = Tracer(fold=True)
-        joints, fracs, ready = [None], {}, {}
+        joints, fracs, ready, errors = [None], {}, {}, {}
         trig = 1 + _TRIG_MARGIN
         with tracer.cell(*INPUT_CELL):
             for k, frame in enumerate(frames[1:], start=2):
@@ -85,17 +88,21 @@ class InertiaPlan:
                     joints.append((tracer.input(f"cos{k}", -trig, trig),
                                    tracer.input(f"sin{k}", -trig, trig)))
                     fracs[f"cos{k}"] = fracs[f"sin{k}"] = self.cordic.frac_bits
+                    errors[f"cos{k}"] = errors[f"sin{k}"] = \
+                        TRIG_ERROR_LSB * 2.0 ** -self.cordic.frac_bits
                     ready[f"cos{k}"] = ready[f"sin{k}"] = pipelined_latency(self.cordic)
                 else:
                     low, high = (limit + frame.offset for limit in frame.limits)
                     joints.append(tracer.input(f"d{k}", low, high))
                     fracs[f"d{k}"] = self._prismatic_frac(frame)
+                    # q and the offset are each rounded to the format: half an LSB apiece.
+                    errors[f"d{k}"] = 2.0 ** -fracs[f"d{k}"]
                     ready[f"d{k}"] = 0
         h = type(self).algorithm(frames, joints, tracer)
         self.outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
                          for key, value in sorted(h.items())}
         self.live = tracer.live(self.outputs.values())
-        self.formats = assign_formats(tracer, self.live, width, fracs)
+        self.formats = assign_formats(tracer, self.live, width, fracs, errors)
         self._input_fracs, self._input_ready = fracs, ready
 
     def _prismatic_frac(self, frame):

@@ -201,36 +201,59 @@ def frac_bits_for(magnitude, width):
     return width - 1 - max(math.frexp(magnitude)[1], -64)
 
 
-def assign_formats(tracer, indices, width, input_fracs):
+def assign_formats(tracer, indices, width, input_fracs, input_errors=None):
     """Per-node :class:`Format` (by index) for the live nodes, every value ``signed(width)``.
 
-    Fraction bits come from the node's range, capped by what its operands carry (a sum has no
-    more fraction bits than its finer operand, a product no more than both together), so no
-    bit is made up. Constants of ``cmul`` are ``signed(width)`` codes with as many fraction
+    Fraction bits come from the node's range widened by the worst-case error its fixed-point
+    value can carry (the inputs' errors, ``input_errors`` by name, propagated through every
+    operation, plus half an LSB of rounding at each register), so that no register can
+    overflow however the errors fall; and they are capped by what the operands carry (a sum
+    has no more fraction bits than its finer operand, a product no more than both together), so
+    no bit is made up. Constants of ``cmul`` are ``signed(width)`` codes with as many fraction
     bits as their magnitude allows. ``input_fracs`` gives the inputs' fraction bits by name.
     """
-    formats = {}
+    input_errors = input_errors or {}
+    formats, error = {}, {}
+
+    def fits(magnitude, propagated):
+        # Half an LSB of this node's own rounding on top: fixed once the LSB is known.
+        frac = frac_bits_for(magnitude + propagated, width)
+        return frac_bits_for(magnitude + propagated + 2.0 ** -(frac + 1), width)
+
     for k in indices:
         node = tracer.nodes[k]
-        fits = frac_bits_for(node.magnitude, width)
         frac = [formats[a.index].frac for a in node.args]
+        errs = [error[a.index] for a in node.args]
+        mags = [a.magnitude for a in node.args]
         if node.op == "input":
             formats[k] = Format(input_fracs[node.name])
-            if frac_bits_for(node.magnitude, width) < formats[k].frac:
+            error[k] = input_errors.get(node.name, 0.0)
+            if frac_bits_for(node.magnitude + error[k], width) < formats[k].frac:
                 raise ValueError(f"input {node.name}: range {node.magnitude} does not fit "
                                  f"its format")
-        elif node.op == "neg":
-            formats[k] = Format(frac[0])
-        elif node.op in ("add", "sub"):
-            formats[k] = Format(min(fits, max(frac)))
+            continue
+        if node.op == "neg":
+            formats[k], error[k] = Format(frac[0]), errs[0]
+            continue
+        if node.op in ("add", "sub"):
+            propagated = errs[0] + errs[1]
+            formats[k] = Format(min(fits(node.magnitude, propagated), max(frac)))
         elif node.op == "addc":
-            formats[k] = Format(min(fits, max(frac[0], frac_bits_for(abs(node.constant), width))))
+            # The constant is rounded at max(operand, result) fraction bits: >= the operand's.
+            propagated = errs[0] + 2.0 ** -(frac[0] + 1)
+            formats[k] = Format(min(fits(node.magnitude, propagated),
+                                    max(frac[0], frac_bits_for(abs(node.constant), width))))
         elif node.op == "mul":
-            formats[k] = Format(min(fits, frac[0] + frac[1]))
+            propagated = mags[0] * errs[1] + mags[1] * errs[0] + errs[0] * errs[1]
+            formats[k] = Format(min(fits(node.magnitude, propagated), frac[0] + frac[1]))
         elif node.op == "cmul":
             const_frac = frac_bits_for(abs(node.constant), width)
             code = round(node.constant * 2.0 ** const_frac)
-            formats[k] = Format(min(fits, frac[0] + const_frac), code, const_frac)
+            propagated = abs(node.constant) * errs[0] + \
+                (mags[0] + errs[0]) * abs(node.constant - code * 2.0 ** -const_frac)
+            formats[k] = Format(min(fits(node.magnitude, propagated), frac[0] + const_frac),
+                                code, const_frac)
         else:
             raise ValueError(f"{node}: no hardware for op {node.op!r}")
+        error[k] = propagated + 2.0 ** -(formats[k].frac + 1)
     return formats

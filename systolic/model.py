@@ -56,22 +56,36 @@ def evaluate_float(tracer, indices, inputs):
     return values
 
 
-def _align(codes, frac, to):
-    return codes << (to - frac)
+# Integer bits numpy's int64 holds with a sign and a carry to spare.
+_INT64_BITS = 62
 
 
-def fixed_op(node, fmt, args, arg_formats):
-    """The integer result of one registered node, before it is stored (numpy ``int64``)."""
+def _align(codes, frac, to, width):
+    """``codes * 2**(to - frac)``, exact: in Python integers where ``int64`` could not hold the
+    shifted ``signed(width)`` values (formats of very different scales, e.g. a 3e6 kg link
+    beside a 1 kg one)."""
+    shift = to - frac
+    if width + shift > _INT64_BITS:
+        codes = np.asarray(codes).astype(object)
+    return codes << shift
+
+
+def fixed_op(node, fmt, args, arg_formats, width=MAX_WIDTH):
+    """The integer result of one registered node, before it is stored: exact for operands in
+    ``signed(width)`` (numpy ``int64``, or Python integers where an intermediate needs more
+    than 62 bits: the hardware's adders are as wide as the operation needs)."""
     op, frac = node.op, fmt.frac
     if op in ("add", "sub"):
         top = max(f.frac for f in arg_formats)
-        a, b = (_align(v, f.frac, top) for v, f in zip(args, arg_formats))
+        a, b = (_align(v, f.frac, top, width) for v, f in zip(args, arg_formats))
         return round_shift(a + b if op == "add" else a - b, top - frac, ROUNDING)
     if op == "addc":
         top = max(arg_formats[0].frac, frac)
         constant = round(node.constant * 2.0 ** top)
-        return round_shift(_align(args[0], arg_formats[0].frac, top) + constant, top - frac,
-                           ROUNDING)
+        aligned = _align(args[0], arg_formats[0].frac, top, width)
+        if constant.bit_length() > _INT64_BITS and aligned.dtype != object:
+            aligned = aligned.astype(object)
+        return round_shift(aligned + constant, top - frac, ROUNDING)
     if op == "mul":
         return round_shift(args[0] * args[1], arg_formats[0].frac + arg_formats[1].frac - frac,
                            ROUNDING)
@@ -99,11 +113,12 @@ def evaluate_fixed(tracer, indices, formats, inputs, width):
             values[k] = -values[node.args[0].index]
         else:
             args = [values[a.index] for a in node.args]
-            result = fixed_op(node, formats[k], args, [formats[a.index] for a in node.args])
+            result = fixed_op(node, formats[k], args, [formats[a.index] for a in node.args],
+                              width)
             if result.size and (result.min() < low or result.max() > high):
                 raise OverflowError(f"{node} ({node.op}) leaves signed({width}) with "
                                     f"{formats[k].frac} fraction bits")
-            values[k] = result
+            values[k] = result.astype(np.int64)
     return values
 
 

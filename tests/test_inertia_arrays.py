@@ -6,8 +6,12 @@ import dataclasses
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 from netlist import register_depths
 
+from robohw.accuracy.cordic import ERROR_BOUND_LSB
+from robohw.cordic.config import System
+from robohw.systolic.array import TRIG_ERROR_LSB
 from robohw.robots import Joint, Robot, load_robot
 from robohw.sim.harness import run_stream
 from robohw.reference.inertia import jacobian_inertia, log2_levels
@@ -186,3 +190,62 @@ def test_exported_verilog_equals_model_under_verilator(array, tmp_path):
     for (j, i), values in model_outputs(dut.plan, codes).items():
         assert [o[f"h{j}_{i}"] for o in outputs] == values.tolist(), f"h{j}_{i}"
     assert stats["output_cycles"][0] - stats["input_cycles"][0] == dut.latency
+
+
+def two_link_arm(mass1, mass2=1.0):
+    """A 1 m planar arm: links of ``mass1`` and ``mass2`` kg with their centres mid-link."""
+    def joint(mass):
+        return Joint("revolute", 1.0, 0.0, 0.0, 0.0, limits=(-np.pi, np.pi), mass=mass,
+                     com=(-0.5, 0.0, 0.0), inertia=(0.1, 0.1, 0.1, 0.0, 0.0, 0.0))
+    return Robot("planar arm", (joint(mass1), joint(mass2)))
+
+
+@pytest.mark.parametrize("mass", [3e6, 1e8])
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_a_very_heavy_link_model_equals_rtl_and_float(array, mass):
+    # The model once wrapped int64 in its alignment shifts here (H11 = 225,715 for 750,003;
+    # at 1e8 kg an H that was not positive definite) while the RTL computed it right.
+    robot = two_link_arm(mass)
+    q = configurations(robot, np.random.default_rng(13), 40)
+    reference = jacobian_inertia(robot, q)
+    dut = array(robot, width=24, tag_width=8)
+    assert np.abs(model_inertia(dut.plan, q) - reference).max() <= \
+        ACCURACY_GOAL * np.abs(reference).max()
+    check_rtl(dut, q[:8])
+
+
+@st.composite
+def extreme_robots(draw):
+    """Serial robots with masses from 1 g to 1e8 kg, lengths from 1 mm to 100 m, any twist."""
+    joints = []
+    for _ in range(draw(st.integers(1, 4))):
+        scale = st.floats(-3, 2)
+        moments = 10 ** draw(st.floats(-4, 3)) * np.array([1.0, 1.0, 1.5])
+        joints.append(Joint(
+            "revolute", 10 ** draw(scale) * draw(st.sampled_from([0, 1])),
+            draw(st.sampled_from([0.0, np.pi / 2, -np.pi / 2, 1.0])),
+            10 ** draw(scale) * draw(st.sampled_from([0, 1])), 0.0, limits=(-np.pi, np.pi),
+            mass=10 ** draw(st.floats(-3, 8)),
+            com=tuple(10 ** draw(scale) * np.array(draw(st.sampled_from(
+                [(1.0, 0.0, 0.0), (0.3, -0.5, 0.2), (0.0, 0.0, -1.0)])))),
+            inertia=(*moments, 0.0, 0.0, 0.0)))
+    return Robot("extreme robot", tuple(joints))
+
+
+@settings(max_examples=40, deadline=None)
+@given(robot=extreme_robots(), width=st.sampled_from([12, 16, 24, 31]),
+       array=st.sampled_from(list(PLANS)))
+def test_extreme_robots_model_is_exact_and_never_overflows(robot, width, array):
+    # Formats are sized for the value plus every error it can carry: the model (which raises
+    # OverflowError naming the node if a register would leave signed(width)) runs through
+    # configurations in the limits and at them; at 24 bits the accuracy goal holds.
+    plan = PLANS[array](robot, width=width)
+    q = configurations(robot, np.random.default_rng(width), 400)
+    got = model_inertia(plan, q)
+    if width == 24:
+        reference = jacobian_inertia(robot, q)
+        assert np.abs(got - reference).max() <= ACCURACY_GOAL * np.abs(reference).max()
+
+
+def test_the_formats_assume_the_cordics_stated_error():
+    assert TRIG_ERROR_LSB == ERROR_BOUND_LSB[System.CIRCULAR]

@@ -15,14 +15,30 @@ Examples::
 """
 
 import argparse
-import json
 import pathlib
 import sys
 import warnings
 
+import numpy as np
+
 from robohw import __version__
+from robohw.io.atomic import write_json
 
 __all__ = ["main"]
+
+
+def _integer(name, low, high=None):
+    """An argparse type: an integer in ``[low, high]``, the option named in the message."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            span = f"[{low}, {high}]" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"{name} must be an integer {span}, not {text!r}")
+        return value
+    return parse
 
 
 def _widths(text):
@@ -54,8 +70,14 @@ def _width_list(text):
             f"widths must be integers separated by commas, not {text!r}") from None
 
 
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr, exit status 2."""
+    def error(self, message):
+        self.exit(2, f"{self.prog}: {message}\n")
+
+
 def _parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="robohw", description="Cycle-accurate hardware for robot computations.",
         epilog="examples:\n"
                "  robohw report --quick --out /tmp/report\n"
@@ -65,7 +87,8 @@ def _parser():
                "  robohw <command> --help   (each command's own example)",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version=f"robohw {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                     parser_class=_Parser)
 
     bench = commands.add_parser(
         "bench", help="benchmark a design family",
@@ -90,8 +113,8 @@ def _parser():
                           help="robot TOML file or shipped name (default puma560)")
     ik_graph.add_argument("--timing", choices=["stage", "pipelined"], default="stage",
                           help="node latency: one stage, or pipelined CCM cycles (default stage)")
-    ik_graph.add_argument("--width", type=int, default=24, help="data width for --timing "
-                          "pipelined (default 24)")
+    ik_graph.add_argument("--width", type=_integer("--width", 4, 40), default=24,
+                          help="data width for --timing pipelined (default 24)")
     ik_graph.add_argument("--align-outputs", action="store_true",
                           help="all six joint angles out on the same cycle")
     ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")
@@ -107,11 +130,26 @@ def _parser():
                     help="robot file or shipped name (default puma560)")
     ik.add_argument("--backend", choices=["float", "model", "rtl"], default="float",
                     help="closed form, bit-exact model or Amaranth RTL (default float)")
-    ik.add_argument("--width", type=int, default=24,
-                    help="data width of the model and rtl backends (default 24)")
-    ik.add_argument("--arm", choices=["right", "left"], default="right")
-    ik.add_argument("--elbow", choices=["up", "down"], default="up")
-    ik.add_argument("--wrist", choices=["noflip", "flip"], default="noflip")
+    ik.add_argument("--graph", choices=["best", "paper"], default="best",
+                    help="CCM graph of the model and rtl backends: the best decomposition or "
+                         "the reconstruction of Lee & Chang's (default best)")
+    ik.add_argument("--width", type=_integer("--width", 16, 40), default=24,
+                    help="data width of the model and rtl backends, 16..40 (default 24)")
+    ik.add_argument("--arm", choices=["right", "left"],
+                    help="right: the wrist centre on the +x1 side of the shoulder (default)")
+    ik.add_argument("--elbow", choices=["up", "down"],
+                    help="up: sin of the elbow angle >= 0 (default)")
+    ik.add_argument("--wrist", choices=["noflip", "flip"],
+                    help="noflip: sin q5 >= 0 (default)")
+    ik.add_argument("--all-branches", action="store_true",
+                    help="eight rows per pose with a branch column 0-7 whose bits are arm "
+                         "(4: left), elbow (2: down), wrist (1: flip); not with --arm, "
+                         "--elbow, --wrist")
+    ik.add_argument("--within-limits", action="store_true",
+                    help="mark solutions outside the robot file's joint limits invalid")
+    ik.add_argument("--reasons", action="store_true",
+                    help="add a reason column: ok, out_of_format, unreachable, near_singular, "
+                         "outside_limits")
 
     inertia = commands.add_parser(
         "inertia", help="manipulator inertia matrices of joint configurations from a CSV file",
@@ -128,7 +166,9 @@ def _parser():
     inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
                          help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
                               "(Table 2) (default linear)")
-    inertia.add_argument("--width", type=int, default=24,
+    inertia.add_argument("--reasons", action="store_true",
+                         help="add a reason column: ok, outside_limits")
+    inertia.add_argument("--width", type=_integer("--width", 12, 31), default=24,
                          help="data width of the model and rtl backends, 12..31 (default 24)")
 
     from robohw.designs import DESIGNS
@@ -142,9 +182,12 @@ def _parser():
     sim.add_argument("--backend", choices=["amaranth", "verilator", "model"],
                      default="amaranth", help="Amaranth simulator, exported Verilog under "
                      "cocotb + Verilator, or the bit-exact model alone (default amaranth)")
-    sim.add_argument("--width", type=int, help="data width (default: the design's)")
-    sim.add_argument("--count", type=int, default=32, help="results to compute (default 32)")
-    sim.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
+    sim.add_argument("--width", type=_integer("--width", 4, 40),
+                     help="data width (default: the design's)")
+    sim.add_argument("--count", type=_integer("--count", 1), default=32,
+                     help="results to compute (default 32)")
+    sim.add_argument("--seed", type=_integer("--seed", 0), default=0,
+                     help="workload seed (default 0)")
     sim.add_argument("--vcd", metavar="FILE", help="write the waveform for GTKWave")
     sim.add_argument("--json", metavar="FILE", help="also write the result as JSON")
 
@@ -192,21 +235,26 @@ def main(argv=None):
     from amaranth.hdl import UnusedElaboratable
     warnings.filterwarnings("ignore", category=UnusedElaboratable)
     args = _parser().parse_args(argv)
+    # Every output path is checked before any work (CONVENTIONS); ik and inertia also hold
+    # their outputs against their inputs.
+    bad = _bad_outputs([getattr(args, name, None) for name in ("json", "vcd")])
+    if args.command in ("export", "report", "synth"):
+        bad = bad or _bad_folder(args.out)
+    if bad:
+        return _usage(args.command, bad)
     try:
         if args.command == "bench" and args.design == "buffers":
             from robohw.bench.buffers import bench_buffers, format_buffer_bench
             rows = bench_buffers(args.nodes)
             print(format_buffer_bench(rows))
             if args.json:
-                with open(args.json, "w") as file:
-                    json.dump(rows, file, indent=1)
+                write_json(args.json, rows)
         elif args.command == "bench":
             from robohw.bench.cordic import bench_cordic, format_bench
             rows = bench_cordic(args.widths, verilator=not args.no_verilator)
             print(format_bench(rows))
             if args.json:
-                with open(args.json, "w") as file:
-                    json.dump(rows, file, indent=1)
+                write_json(args.json, rows)
         elif args.command == "ik-graph":
             from robohw.robots import RobotFileError, load_robot
             from robohw.ik_graph import graph_solution
@@ -223,8 +271,7 @@ def main(argv=None):
                         "operand_adders"):
                 print(f"{key:26} {solution[key]}")
             if args.json:
-                with open(args.json, "w") as file:
-                    json.dump(solution, file, indent=1)
+                write_json(args.json, solution)
         elif args.command == "ik":
             return _ik(args)
         elif args.command == "inertia":
@@ -248,46 +295,83 @@ def main(argv=None):
 
 def _ik(args):
     from robohw.robots import RobotFileError, load_robot
-    from robohw.io.ik import PoseFileError, read_poses, solve_ik, write_joints
+    from robohw.io.ik import PoseFileError, branch_index, read_poses, solve_ik, write_joints
+    chosen = [f"--{name}" for name in ("arm", "elbow", "wrist") if getattr(args, name)]
+    if args.all_branches and chosen:
+        return _usage("ik", f"--all-branches does not combine with {', '.join(chosen)}")
+    bad = _bad_outputs([args.out], [args.poses])
+    if bad:
+        return _usage("ik", bad)
     try:
         robot = load_robot(args.robot)
         poses = read_poses(args.poses)
-        q, valid = solve_ik(robot, poses, args.backend, arm=1 if args.arm == "right" else -1,
-                            elbow=1 if args.elbow == "up" else -1,
-                            wrist=1 if args.wrist == "noflip" else -1, width=args.width,
+        if args.all_branches:
+            branch = np.tile(np.arange(8), len(poses))
+            poses = np.repeat(poses, 8, axis=0)
+        else:
+            branch = int(branch_index(-1 if args.arm == "left" else 1,
+                                      -1 if args.elbow == "down" else 1,
+                                      -1 if args.wrist == "flip" else 1))
+        solution = solve_ik(robot, poses, args.backend, branch, width=args.width,
+                            graph=args.graph, within_limits=args.within_limits,
                             progress=sys.stderr)
-    except (RobotFileError, PoseFileError) as error:
-        print(f"robohw ik: {error}", file=sys.stderr)
-        return 2
-    except OverflowError:
-        print(f"robohw ik: {args.poses}: a value is outside the {args.width}-bit data format "
-              f"of the {args.backend} backend", file=sys.stderr)
-        return 2
-    except ValueError as error:
-        print(f"robohw ik: {error}", file=sys.stderr)
-        return 2
-    write_joints(args.out, q, valid)
-    print(f"{len(q)} poses, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    except (RobotFileError, PoseFileError, ValueError) as error:
+        return _usage("ik", error)
+    write_joints(args.out, solution, reasons=args.reasons, branches=args.all_branches)
+    print(f"{len(solution.q)} rows, {int(solution.valid.sum())} valid: {args.out}",
+          file=sys.stderr)
     return 0
+
+
+def _usage(command, error):
+    print(f"robohw {command}: {error}", file=sys.stderr)
+    return 2
+
+
+def _bad_folder(path):
+    """The one-line reason an output folder cannot be made, or ``None``."""
+    path = pathlib.Path(path)
+    if path.exists() and not path.is_dir():
+        return f"cannot write into {path}: it is not a directory"
+    if not path.resolve().parent.is_dir():
+        return f"cannot write into {path}: directory {path.parent} does not exist"
+    return None
+
+
+def _bad_outputs(outputs, inputs=()):
+    """The one-line reason an output path cannot be written, or ``None``: checked before any
+    work (CONVENTIONS: a missing directory, an output that is an input)."""
+    inputs = {pathlib.Path(p).resolve() for p in inputs if p}
+    for path in outputs:
+        if path is None:
+            continue
+        path = pathlib.Path(path)
+        parent = path.resolve().parent
+        if path.resolve() in inputs:
+            return f"cannot write {path}: it is an input of this command"
+        if not parent.is_dir():
+            return f"cannot write {path}: directory {path.parent} does not exist"
+        if path.is_dir():
+            return f"cannot write {path}: it is a directory"
+    return None
 
 
 def _inertia(args):
     from robohw.robots import RobotFileError, load_robot
     from robohw.io.csv_table import CsvFileError
-    from robohw.io.inertia import (check_limits, read_configurations, solve_inertia,
-                                write_matrices)
+    from robohw.io.inertia import read_configurations, solve_inertia, write_matrices
+    bad = _bad_outputs([args.out], [args.q])
+    if bad:
+        return _usage("inertia", bad)
     try:
         robot = load_robot(args.robot)
         q = read_configurations(args.q, robot.dof)
-        if args.backend != "float":
-            check_limits(robot, q, args.q)
-        h = solve_inertia(robot, q, args.backend, args.array, width=args.width,
-                          progress=sys.stderr)
+        h, valid, reason = solve_inertia(robot, q, args.backend, args.array, width=args.width,
+                                         progress=sys.stderr)
     except (RobotFileError, CsvFileError, ValueError) as error:
-        print(f"robohw inertia: {error}", file=sys.stderr)
-        return 2
-    write_matrices(args.out, h)
-    print(f"{len(h)} configurations: {args.out}", file=sys.stderr)
+        return _usage("inertia", error)
+    write_matrices(args.out, h, valid, reason if args.reasons else None)
+    print(f"{len(h)} configurations, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
     return 0
 
 
@@ -302,8 +386,7 @@ def _sim(args):
     for key, value in result.items():
         print(f"{key:16} {value}")
     if args.json:
-        with open(args.json, "w") as file:
-            json.dump(result, file, indent=1)
+        write_json(args.json, result)
     if result["backend"] != "model" and not result["equals_model"]:
         print("robohw sim: the outputs differ from the bit-exact model", file=sys.stderr)
         return 1
@@ -352,8 +435,7 @@ def _synth(args):
         return 2
     print(format_synth(rows))
     if args.json:
-        with open(args.json, "w") as file:
-            json.dump(rows, file, indent=1)
+        write_json(args.json, rows)
     return 0
 
 

@@ -116,7 +116,7 @@ def test_ik_backends_agree(tmp_path):
     for backend in ("float", "model", "rtl"):
         out = tmp_path / f"{backend}.csv"
         assert main(["ik", "--poses", str(tmp_path / "poses.csv"), "--out", str(out),
-                     "--backend", backend, "--width", "14", "--elbow", "down"]) == 0
+                     "--backend", backend, "--width", "16", "--elbow", "down"]) == 0
         results[backend] = read_joints(out)
     assert np.array_equal(results["model"], results["rtl"])  # bit for bit, as radians
     assert results["float"][:, 6].all()
@@ -161,8 +161,10 @@ def write_configurations(path, rows=5, seed=0):
 def read_matrices(path):
     import numpy as np
     lines = path.read_text().splitlines()
-    assert lines[0] == ",".join(f"H{j}{i}" for j in range(1, 7) for i in range(1, 7))
-    return np.array([[float(v) for v in line.split(",")] for line in lines[1:]]).reshape(-1, 6, 6)
+    assert lines[0] == ",".join(f"H{j}{i}" for j in range(1, 7) for i in range(1, 7)) + ",valid"
+    rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    assert rows[:, -1].all()
+    return rows[:, :-1].reshape(-1, 6, 6)
 
 
 @pytest.mark.parametrize("array", ["linear", "logdepth"])
@@ -200,7 +202,7 @@ def test_inertia_bad_input_exit_2_one_line_no_output(tmp_path, capsys, edit, rob
     assert not out.exists() and not list(tmp_path.glob(".h.csv*"))
 
 
-def test_inertia_prismatic_outside_limits_names_the_cell(tmp_path, capsys):
+def test_inertia_prismatic_outside_limits_is_an_invalid_row(tmp_path, capsys):
     robot = tmp_path / "slider.toml"
     robot.write_text('name = "slider"\n' + 2 * (
         '[[joint]]\ntype = "prismatic"\na = 0.1\nalpha = 0.5\nd = 0.0\noffset = 0.0\n'
@@ -208,12 +210,16 @@ def test_inertia_prismatic_outside_limits_names_the_cell(tmp_path, capsys):
         'inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n'))
     q = tmp_path / "q.csv"
     q.write_text("q1,q2\n0.1,0.2\n0.3,0.7\n")
-    assert main(["inertia", "--q", str(q), "--out", str(tmp_path / "h.csv"), "--robot",
-                 str(robot), "--backend", "model"]) == 2
-    assert "line 3, column q2: 0.7 is outside the joint limits [-0.5, 0.5]" in \
-        capsys.readouterr().err
-    assert main(["inertia", "--q", str(q), "--out", str(tmp_path / "h.csv"), "--robot",
+    out = tmp_path / "h.csv"
+    assert main(["inertia", "--q", str(q), "--out", str(out), "--robot", str(robot),
+                 "--backend", "model", "--reasons"]) == 0
+    rows = [line.split(",") for line in out.read_text().splitlines()]
+    assert rows[0][-2:] == ["valid", "reason"]
+    assert rows[1][-2:] == ["1", "ok"] and float(rows[1][0]) > 0
+    assert rows[2][-2:] == ["0", "outside_limits"] and float(rows[2][0]) == 0
+    assert main(["inertia", "--q", str(q), "--out", str(out), "--robot",
                  str(robot)]) == 0  # float needs no limits
+    assert out.read_text().splitlines()[2].endswith(",1")
 
 
 def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
@@ -231,10 +237,18 @@ def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
     (["sim", "fft"], "unknown design 'fft'; known: cordic-pipelined"),
     (["sim", "cordic-pipelined", "--backend", "model", "--vcd", "x.vcd"],
      "--vcd needs a simulated backend"),
-    (["sim", "cordic-pipelined", "--count", "0"], "count must be a positive integer"),
+    (["sim", "cordic-pipelined", "--count", "0"], "--count must be an integer >= 1, not '0'"),
+    (["sim", "cordic-pipelined", "--width", "0"], r"--width must be an integer \[4, 40\]"),
+    (["sim", "cordic-pipelined", "--seed", "-1"], "--seed must be an integer >= 0, not '-1'"),
+    (["sim", "cordic-pipelined", "--json", "/nonexistent/r.json"],
+     "cannot write /nonexistent/r.json: directory /nonexistent does not exist"),
 ])
 def test_sim_usage_errors_exit_2(argv, message, capsys):
-    assert main(argv) == 2
+    try:
+        code = main(argv)
+    except SystemExit as exit_:  # argparse's own checks exit from parse_args
+        code = exit_.code
+    assert code == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and re.search(message, err)
 
@@ -262,3 +276,85 @@ def test_every_help_example_parses():
     assert len(examples) == len(commands) + 4
     for example in examples:
         parser.parse_args(shlex.split(example)[1:])
+
+
+def test_ik_rows_outside_the_format_are_invalid_not_fatal(tmp_path):
+    # Poses in millimetres for two rows: once the whole file failed with "a value is outside
+    # the 24-bit data format"; now those rows are out_of_format and the rest is solved.
+    poses = tmp_path / "poses.csv"
+    write_poses(poses, count=6)
+    lines = poses.read_text().splitlines()
+    for k in (2, 4):
+        values = lines[k].split(",")
+        values[9:12] = [str(float(v) * 1000) for v in values[9:12]]
+        lines[k] = ",".join(values)
+    poses.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "q.csv"
+    assert main(["ik", "--poses", str(poses), "--out", str(out), "--backend", "model",
+                 "--reasons"]) == 0
+    rows = [line.split(",") for line in out.read_text().splitlines()]
+    assert rows[0] == ["q1", "q2", "q3", "q4", "q5", "q6", "valid", "reason"]
+    assert [r[-2:] for r in rows[1:]] == [["1", "ok"], ["0", "out_of_format"], ["1", "ok"],
+                                         ["0", "out_of_format"], ["1", "ok"], ["1", "ok"]]
+
+
+def test_ik_all_branches_limits_and_reasons(tmp_path):
+    import numpy as np
+    poses = tmp_path / "poses.csv"
+    q = write_poses(poses, count=5)
+    out = tmp_path / "q.csv"
+    assert main(["ik", "--poses", str(poses), "--out", str(out), "--all-branches",
+                 "--within-limits", "--reasons"]) == 0
+    rows = [line.split(",") for line in out.read_text().splitlines()]
+    assert rows[0][0] == "branch" and rows[0][-2:] == ["valid", "reason"]
+    assert [int(r[0]) for r in rows[1:]] == list(range(8)) * 5
+    assert {r[-1] for r in rows[1:]} <= {"ok", "outside_limits", "unreachable"}
+    # The joint vector each pose came from is among its valid branches (it is in the limits).
+    solved = np.array([[float(v) for v in r[1:7]] for r in rows[1:]]).reshape(5, 8, 6)
+    valid = np.array([r[7] == "1" for r in rows[1:]]).reshape(5, 8)
+    gaps = np.abs(np.angle(np.exp(1j * (solved - q[:, None])))).max(-1)
+    assert np.all(np.where(valid, gaps, np.inf).min(-1) < 1e-9)
+    limits = np.array([j.limits for j in load_robot().joints])
+    inside = np.logical_or.reduce([(solved + turn >= limits[:, 0]) & (solved + turn <= limits[:, 1])
+                                   for turn in (0, 2 * np.pi, -2 * np.pi)]).all(-1)
+    assert np.all(inside[valid])
+    assert "outside_limits" in {r[-1] for r in rows[1:]}  # some branches do leave them
+
+
+def test_ik_paper_graph_and_argument_rules(tmp_path, capsys):
+    poses = tmp_path / "poses.csv"
+    write_poses(poses, count=3)
+    out = tmp_path / "q.csv"
+    assert main(["ik", "--poses", str(poses), "--out", str(out), "--backend", "model",
+                 "--graph", "paper"]) == 0
+    assert main(["ik", "--poses", str(poses), "--out", str(out), "--all-branches",
+                 "--arm", "left"]) == 2
+    assert "--all-branches does not combine with --arm" in capsys.readouterr().err
+    assert main(["ik", "--poses", str(poses), "--out", str(poses)]) == 2
+    assert f"cannot write {poses}: it is an input of this command" in capsys.readouterr().err
+    assert main(["ik", "--poses", str(poses), "--out", str(tmp_path / "no" / "q.csv")]) == 2
+    assert "directory" in capsys.readouterr().err and not (tmp_path / "no").exists()
+    with pytest.raises(SystemExit):
+        main(["ik", "--poses", str(poses), "--out", str(out), "--width", "4"])
+    assert "--width must be an integer [16, 40], not '4'" in capsys.readouterr().err
+
+
+def test_csv_with_bom_crlf_and_trailing_blank_lines_reads(tmp_path):
+    poses = tmp_path / "poses.csv"
+    write_poses(poses, count=3)
+    text = poses.read_text().replace("\n", "\r\n")
+    poses.write_bytes(b"\xef\xbb\xbf" + (text + "\r\n\r\n").encode())
+    out = tmp_path / "q.csv"
+    assert main(["ik", "--poses", str(poses), "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == 4
+
+
+def test_csv_duplicated_column_is_an_error(tmp_path, capsys):
+    poses = tmp_path / "poses.csv"
+    write_poses(poses, count=2)
+    lines = poses.read_text().splitlines()
+    lines = [line + "," + line.split(",")[0] for line in lines]
+    poses.write_text("\n".join(lines) + "\n")
+    assert main(["ik", "--poses", str(poses), "--out", str(tmp_path / "q.csv")]) == 2
+    assert "line 1, column nx: appears 2 times" in capsys.readouterr().err
+

@@ -1,29 +1,56 @@
 """``robohw ik``: hand poses from CSV to joint angles in CSV, by any backend.
 
 ``IN.csv`` has the header ``nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz`` (the hand frame, metres; any
-column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid``: radians in (-pi, pi], ``valid`` 1 or 0.
+column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid`` (radians in (-pi, pi], ``valid`` 1 or
+0), with ``branch`` first when every branch is asked for and ``reason`` last when reasons are.
 Backends: ``float`` (the closed form of :mod:`robohw.reference.kinematics`), ``model`` (the
-bit-exact model of the best CCM graph) and ``rtl`` (its Amaranth pipeline, simulated cycle by
-cycle).
+bit-exact model of a CCM graph) and ``rtl`` (its Amaranth pipeline, simulated cycle by cycle).
+
+Every row is solved on its own: a row that cannot be is ``valid = 0`` with zero angles and a
+reason, by precedence (``../CONVENTIONS``): ``out_of_format`` (a value outside the hardware's
+number format; the float backend has none), ``unreachable`` (no solution exists),
+``near_singular`` (reachable, but the graph flags it: within 0.3 mm of the shoulder-singular line
+or with the elbow within 0.11 degrees of straight or folded), ``outside_limits`` (with
+``within_limits``: the solution leaves the robot file's joint limits), else ``ok``.
 """
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from robohw.hw.fixed import FixedFormat
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.ik.puma_graph import POSE_INPUTS, best_graph, pose_inputs, poses_from_inputs
+from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs
 from robohw.io.csv_table import CsvFileError, read_columns, write_rows
-from robohw.reference.kinematics import puma_ik
+from robohw.reference.kinematics import BRANCHES, puma_ik
 from robohw.sim.harness import run_stream
 
-__all__ = ["PoseFileError", "read_poses", "write_joints", "solve_ik", "BACKENDS"]
+__all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
+           "branch_index", "BACKENDS", "REASONS"]
 
 BACKENDS = ("float", "model", "rtl")
+REASONS = ("ok", "out_of_format", "unreachable", "near_singular", "outside_limits")
 # A rotation whose columns are further than this from orthonormal is not a hand pose.
 ORTHONORMAL_TOLERANCE = 1e-4
 
 PoseFileError = CsvFileError
+
+
+@dataclass
+class IkSolution:
+    """Joint angles ``q`` ``(N, 6)`` (zeros where not valid), ``valid`` ``(N,)``, ``reason``
+    ``(N,)`` (one of :data:`REASONS`) and ``branch`` ``(N,)`` (see :func:`branch_index`)."""
+    q: np.ndarray
+    valid: np.ndarray
+    reason: np.ndarray
+    branch: np.ndarray
+
+
+def branch_index(arm, elbow, wrist):
+    """The branch number 0-7: bit 2 the arm (0 right, +1), bit 1 the elbow (0 up, +1), bit 0
+    the wrist (0 no flip, +1); the order of :data:`robohw.reference.kinematics.BRANCHES`."""
+    return 4 * (np.asarray(arm) < 0) + 2 * (np.asarray(elbow) < 0) + (np.asarray(wrist) < 0)
 
 
 def read_poses(path):
@@ -38,40 +65,99 @@ def read_poses(path):
     return poses
 
 
-def write_joints(path, q, valid):
+def write_joints(path, solution, *, reasons=False, branches=False):
     """Write ``OUT.csv`` atomically: a failure leaves no file behind."""
-    write_rows(path, ["q1", "q2", "q3", "q4", "q5", "q6", "valid"],
-               ([*map(float, angles), int(ok)] for angles, ok in zip(q, valid)))
+    header = ["q1", "q2", "q3", "q4", "q5", "q6", "valid"] + (["reason"] if reasons else [])
+    header = (["branch"] if branches else []) + header
+    rows = ([*([int(b)] if branches else []), *map(float, q), int(ok), *([r] if reasons else [])]
+            for q, ok, r, b in zip(solution.q, solution.valid, solution.reason,
+                                   solution.branch))
+    write_rows(path, header, rows)
 
 
 def _wrap(angles):
     return np.pi - np.remainder(np.pi - angles, 2 * np.pi)
 
 
-def solve_ik(robot, poses, backend="float", arm=1, elbow=1, wrist=1, width=24, progress=None):
-    """Joint angles ``(N, 6)`` and validity ``(N,)`` of ``poses`` by ``backend``."""
-    if backend == "float":
-        return puma_ik(robot, poses, arm, elbow, wrist)
-    graph = best_graph(robot)
-    inputs = pose_inputs(poses)
-    branches = {"arm": arm, "elbow": elbow, "wrist": wrist}
-    if backend == "model":
-        out, valid, _ = evaluate_model(graph, inputs, branches, width=width)
-        q = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
-        return np.where(valid[:, None], _wrap(q), 0.0), valid
-    if backend != "rtl":
+def _within(robot, q):
+    """Rows of ``q`` whose every joint lies in its limits (an angle, or it plus or minus a
+    turn, when the limits reach past (-pi, pi])."""
+    inside = np.ones(len(q), dtype=bool)
+    for k, joint in enumerate(robot.joints):
+        if joint.limits is None:
+            continue
+        low, high = joint.limits
+        turns = [q[:, k] + shift for shift in (0.0, 2 * np.pi, -2 * np.pi)]
+        inside &= np.logical_or.reduce([(t >= low) & (t <= high) for t in turns])
+    return inside
+
+
+def _float_ik(robot, poses, branch):
+    """The closed form, each row on its own branch number."""
+    q, valid = np.zeros((len(poses), 6)), np.zeros(len(poses), dtype=bool)
+    for number, indicators in enumerate(BRANCHES):
+        rows = branch == number
+        if rows.any():
+            q[rows], valid[rows] = puma_ik(robot, poses[rows], *indicators)
+    return q, valid
+
+
+def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
+             within_limits=False, progress=None):
+    """Solve ``poses`` ``(N, 4, 4)`` by ``backend``, each row on ``branch`` (a number 0-7 or
+    one per row, :func:`branch_index`); returns an :class:`IkSolution`."""
+    if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if graph not in GRAPHS:
+        raise ValueError(f"graph must be one of {', '.join(GRAPHS)}, not {graph!r}")
+    count = len(poses)
+    branch = np.broadcast_to(np.asarray(branch, dtype=np.int64), (count,))
+    q_float, reachable = _float_ik(robot, poses, branch)
+    in_format = np.ones(count, dtype=bool)
+    if backend == "float":
+        q, valid = q_float, reachable
+    else:
+        fmt = FixedFormat(width, width - 3)
+        values = np.stack([pose_inputs(poses)[n] for n in POSE_INPUTS], -1)
+        in_format = np.all(np.abs(np.rint(values / fmt.lsb)) <= fmt.max_int, axis=-1) \
+            if count else in_format
+        q, valid = np.zeros((count, 6)), np.zeros(count, dtype=bool)
+        rows = np.flatnonzero(in_format)
+        solve = _model_rows if backend == "model" else _rtl_rows
+        q[rows], valid[rows] = solve(GRAPHS[graph](robot), poses[rows], branch[rows], width,
+                                     progress)
+    reason = np.full(count, "ok", dtype=object)
+    outside = valid & ~_within(robot, q) if within_limits else np.zeros(count, dtype=bool)
+    reason[outside] = "outside_limits"
+    reason[~valid & reachable] = "near_singular"
+    reason[~valid & ~reachable] = "unreachable"
+    reason[~in_format] = "out_of_format"
+    valid &= ~outside
+    return IkSolution(np.where(valid[:, None], q, 0.0), valid, reason, branch.copy())
+
+
+def _indicators(branch):
+    signs = np.array(BRANCHES)[branch]
+    return dict(zip(("arm", "elbow", "wrist"), signs.T))
+
+
+def _model_rows(graph, poses, branch, width, progress):
+    out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch), width=width)
+    return _wrap(np.stack([out[f"q{k}"] for k in range(1, 7)], -1)), valid
+
+
+def _rtl_rows(graph, poses, branch, width, progress):
     fmt = FixedFormat(width, width - 3)
     dut = TaskGraphPipeline(graph, width=width)
-    codes = {n: fmt.from_float(inputs[n]) for n in POSE_INPUTS}
-    bits = {b: int(v < 0) for b, v in branches.items() if b in graph.branches}
-    payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS}, **bits}
-                for k in range(len(poses))]
+    codes = {n: fmt.from_float(v) for n, v in pose_inputs(poses).items()}
+    bits = {b: (v < 0).astype(int) for b, v in _indicators(branch).items()
+            if b in graph.branches}
+    payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS},
+                 **{b: int(v[k]) for b, v in bits.items()}} for k in range(len(poses))]
     if progress:
         print(f"simulating {len(payloads)} poses through a {dut.latency}-cycle pipeline",
               file=progress)
     run = run_stream(dut, payloads)
     valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
     q = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in run.outputs], dtype=np.float64)
-    q = _wrap(q * (2 * np.pi / 2 ** width)).reshape(-1, 6)
-    return np.where(valid[:, None], q, 0.0), valid
+    return _wrap(q.reshape(-1, 6) * (2 * np.pi / 2 ** width)), valid

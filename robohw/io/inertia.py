@@ -1,21 +1,24 @@
 """``robohw inertia``: joint configurations from CSV to inertia matrices in CSV, by any backend.
 
 ``IN.csv`` has the header ``q1,...,qN`` (radians for revolute joints, metres for prismatic
-ones; any column order). ``OUT.csv`` has ``H11,H12,...,HNN``: the full N x N matrix, row by
-row. Backends: ``float`` (the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
+ones; any column order). ``OUT.csv`` has ``H11,H12,...,HNN,valid`` (``reason`` last when
+asked): the full N x N matrix, row by row; a configuration the hardware cannot compute (a
+prismatic joint outside the limits its formats are proven for) is ``valid = 0``, reason
+``outside_limits``, with zeros, and the rest of the file is computed. Backends: ``float`` (the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
 ``logdepth``), ``model`` (the array's bit-exact model) and ``rtl`` (its Amaranth pipeline,
 simulated cycle by cycle).
 """
 
 import numpy as np
 
-from robohw.io.csv_table import CsvFileError, read_columns, write_rows
+from robohw.io.csv_table import read_columns, write_rows
 from robohw.reference.inertia import inertia_matrix
 from robohw.sim.harness import run_stream
 from robohw.systolic import ARRAYS, PLANS
 from robohw.systolic.model import decode_outputs, encode_joints, model_inertia
 
-__all__ = ["read_configurations", "write_matrices", "solve_inertia", "BACKENDS", "ALGORITHMS"]
+__all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
+           "BACKENDS", "ALGORITHMS"]
 
 BACKENDS = ("float", "model", "rtl")
 ALGORITHMS = {"linear": "table1", "logdepth": "table2"}
@@ -26,37 +29,52 @@ def read_configurations(path, dof):
     return read_columns(path, [f"q{k}" for k in range(1, dof + 1)])
 
 
-def write_matrices(path, h):
-    """Write ``OUT.csv`` (``H11,H12,...``) atomically: a failure leaves no file behind."""
+def write_matrices(path, h, valid, reason=None):
+    """Write ``OUT.csv`` (``H11,H12,...,valid``, and ``reason`` when given) atomically: a
+    failure leaves no file behind."""
     n = h.shape[-1]
     header = [f"H{j}{i}" if n < 10 else f"H{j}_{i}" for j in range(1, n + 1)
-              for i in range(1, n + 1)]
-    write_rows(path, header, (row.reshape(-1).tolist() for row in h))
+              for i in range(1, n + 1)] + ["valid"] + (["reason"] if reason is not None else [])
+    reason = reason if reason is not None else [None] * len(h)
+    write_rows(path, header, ([*row.reshape(-1).tolist(), int(ok), *([r] if r else [])]
+                              for row, ok, r in zip(h, valid, reason)))
 
 
-def check_limits(robot, q, path):
-    """Prismatic joints outside their limits leave the hardware's proven ranges: name the
-    first such value (file, line, column)."""
+def outside_limits(robot, q):
+    """Rows with a prismatic joint outside its limits: the hardware's number formats are
+    proven for the limits only (revolute joints enter as cos and sin: any angle)."""
+    outside = np.zeros(len(q), dtype=bool)
     for k, joint in enumerate(robot.joints):
         if joint.type == "prismatic" and joint.limits is not None and k > 0:
-            outside = np.flatnonzero((q[:, k] < joint.limits[0]) | (q[:, k] > joint.limits[1]))
-            if outside.size:
-                raise CsvFileError(f"{path}, line {outside[0] + 2}, column q{k + 1}: "
-                                   f"{float(q[outside[0], k])!r} is outside the joint limits "
-                                   f"{list(joint.limits)}")
+            outside |= (q[:, k] < joint.limits[0]) | (q[:, k] > joint.limits[1])
+    return outside
 
 
 def solve_inertia(robot, q, backend="float", array="linear", width=24, progress=None):
-    """Inertia matrices ``(rows, N, N)`` of configurations ``q`` by ``backend``."""
+    """``(H, valid, reason)``: inertia matrices ``(rows, N, N)`` of configurations ``q`` by
+    ``backend`` (zeros where not valid), and per row ``valid`` and ``reason`` (``ok``, or
+    ``outside_limits`` for the model and rtl backends: see :func:`outside_limits`)."""
     if array not in ALGORITHMS:
         raise ValueError(f"array must be one of {', '.join(ALGORITHMS)}, not {array!r}")
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+    valid = np.ones(len(q), dtype=bool)
+    h = np.zeros((len(q), robot.dof, robot.dof))
     if backend == "float":
-        return inertia_matrix(robot, q, ALGORITHMS[array])
+        h = inertia_matrix(robot, q, ALGORITHMS[array])
+    else:
+        valid = ~outside_limits(robot, q)
+        rows = q[valid]
+        if len(rows):
+            h[valid] = _hardware(robot, rows, backend, array, width, progress)
+    reason = np.where(valid, "ok", "outside_limits").astype(object)
+    return h, valid, reason
+
+
+def _hardware(robot, q, backend, array, width, progress):
     if backend == "model":
-        plan = PLANS[array](robot, width=width)
-        return model_inertia(plan, q)
+        return model_inertia(PLANS[array](robot, width=width), q)
     dut = ARRAYS[array](robot, width=width)
     codes = encode_joints(dut.plan, q)
     payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]

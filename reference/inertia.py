@@ -49,6 +49,7 @@ class LinkFrame:
     a: float
     d: float            # joint i's offset along its axis (revolute; prismatic: q + offset)
     offset: float       # joint i's angle offset (revolute) or length offset (prismatic)
+    theta: float        # prismatic: joint i's fixed angle (revolute: q + offset, not here)
     mass: float
     com: tuple          # s*_i, 3 floats
     inertia: tuple      # about the centre of mass, 3 rows of 3 floats
@@ -76,7 +77,7 @@ def link_frames(robot):
         com = np.array([joint.a, 0.0, 0.0]) + rx @ np.array(joint.com)
         frames.append(LinkFrame(
             revolute=joint.type == "revolute", alpha=joint.alpha, a=joint.a, d=joint.d,
-            offset=joint.offset, mass=joint.mass, com=tuple(float(v) for v in com),
+            offset=joint.offset, theta=joint.theta, mass=joint.mass, com=tuple(float(v) for v in com),
             inertia=tuple(tuple(float(v) for v in row) for row in rx @ tensor @ rx.T),
             limits=joint.limits))
     return frames
@@ -214,8 +215,12 @@ def link_transforms(frames, joints, arith):
             sa = arith.const(_snap(math.sin(here.alpha)))
             if nxt.revolute:
                 (c, s), d = joints[k + 1], arith.const(nxt.d)
-            else:
+            elif nxt.theta == 0:
                 (c, s), d = (1, 0), joints[k + 1]
+            else:  # a prismatic joint turned by its fixed theta
+                c = arith.const(_snap(math.cos(nxt.theta)))
+                s = arith.const(_snap(math.sin(nxt.theta)))
+                d = joints[k + 1]
             u = ((c, _neg(s), 0),
                  (_mul(ca, s), _mul(ca, c), _neg(sa)),
                  (_mul(sa, s), _mul(sa, c), ca))
@@ -448,7 +453,8 @@ def jacobian_inertia(robot, q):
         if joint.type == "revolute":
             pose = pose @ dh_transform(value, joint.d, joint.a, joint.alpha)
         else:
-            pose = pose @ dh_transform(np.zeros_like(value), value, joint.a, joint.alpha)
+            pose = pose @ dh_transform(np.full_like(value, joint.theta), value, joint.a,
+                                       joint.alpha)
         frames.append(pose)
     h = np.zeros((batch, n, n))
     for k, joint in enumerate(robot.joints):

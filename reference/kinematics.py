@@ -70,7 +70,7 @@ def forward_kinematics(robot, q, upto=None):
         if joint.type == "revolute":
             link = dh_transform(value, joint.d, joint.a, joint.alpha)
         else:
-            link = dh_transform(np.zeros_like(value), value, joint.a, joint.alpha)
+            link = dh_transform(np.full_like(value, joint.theta), value, joint.a, joint.alpha)
         pose = pose @ link
     return pose
 

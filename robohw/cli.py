@@ -234,6 +234,8 @@ def main(argv=None):
     # Model-only runs build components they never elaborate: not a mistake here.
     from amaranth.hdl import UnusedElaboratable
     warnings.filterwarnings("ignore", category=UnusedElaboratable)
+    # Warnings (a robot file's published oddities) are one line each, like errors.
+    warnings.formatwarning = lambda message, *_, **__: f"robohw: warning: {message}\n"
     args = _parser().parse_args(argv)
     # Every output path is checked before any work (CONVENTIONS); ik and inertia also hold
     # their outputs against their inputs.

@@ -7,32 +7,55 @@ the file, the joint and the field.
 File format::
 
     name = "..."                       # required
+    source = "..."                     # optional: where the numbers come from
+    gravity = [0.0, 0.0, -9.81]        # optional: gravitational acceleration, base frame
     [[joint]]                          # one table per joint, base to tip
     type = "revolute"                  # or "prismatic"
     a = 0.4318                         # m
     alpha = 0.0                        # rad
-    d = 0.0                            # m
+    d = 0.0                            # m (a prismatic joint: absent or 0, q is d)
+    theta = 0.0                        # rad, prismatic only: the fixed joint angle
     offset = 0.0                       # rad (revolute) or m (prismatic), added to q
     limits = [-0.785, 3.927]           # optional: q range
+    velocity_limit = 2.0               # optional: |qdot| bound, per second
+    acceleration_limit = 5.0           # optional: |qddot| bound, per second squared
     mass = 17.4                        # optional, kg; mass, com and inertia go together
     com = [-0.3638, 0.006, 0.2275]     # m, in the link frame
     inertia = [0.13, 0.524, 0.539, 0.0, 0.0, 0.0]  # Ixx Iyy Izz Ixy Iyz Ixz about the com
+
+Physics is checked at load: a negative mass, an inertia that is not positive semidefinite, a
+twist beyond 2 pi (degrees?) or a non-zero ``d`` of a prismatic joint are errors; principal
+moments that violate the triangle inequality, and limits beyond 2 pi, are a one-line
+:class:`RobotFileWarning` (published data does the first: the PUMA's link 1 in Corke's file is
+an axis-only inertia).
 """
 
 import math
 import pathlib
 import tomllib
+import warnings
 from dataclasses import dataclass
 
-__all__ = ["Joint", "Robot", "RobotFileError", "load_robot", "SHIPPED_ROBOTS", "DEFAULT_ROBOT"]
+import numpy as np
+
+__all__ = ["Joint", "Robot", "RobotFileError", "RobotFileWarning", "load_robot",
+           "SHIPPED_ROBOTS", "DEFAULT_ROBOT", "DEFAULT_GRAVITY"]
 
 ROBOTS_DIR = pathlib.Path(__file__).parent
 SHIPPED_ROBOTS = ("puma560", "puma560_fgl")
 DEFAULT_ROBOT = "puma560"
+DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
+# Relative tolerance of the physics checks: the data are decimals of a few digits.
+_TOLERANCE = 1e-6
 
 
 class RobotFileError(ValueError):
     """A robot file that cannot be used; the message names the file, joint and field."""
+
+
+class RobotFileWarning(UserWarning):
+    """Data that published robot files do contain but that deserve a look; the message names
+    the file, joint and field."""
 
 
 @dataclass(frozen=True)
@@ -47,6 +70,9 @@ class Joint:
     mass: "float | None" = None
     com: "tuple | None" = None
     inertia: "tuple | None" = None
+    theta: float = 0.0                 # prismatic: the fixed joint angle
+    velocity_limit: "float | None" = None
+    acceleration_limit: "float | None" = None
 
 
 @dataclass(frozen=True)
@@ -54,6 +80,7 @@ class Robot:
     name: str
     joints: tuple
     source: str = ""
+    gravity: tuple = DEFAULT_GRAVITY
 
     @property
     def dof(self):
@@ -76,7 +103,32 @@ def _numbers(value, count, where, field):
     return tuple(_number(v, where, field) for v in value)
 
 
-_KNOWN = {"type", "a", "alpha", "d", "offset", "limits", "mass", "com", "inertia"}
+_KNOWN = {"type", "a", "alpha", "d", "theta", "offset", "limits", "velocity_limit",
+          "acceleration_limit", "mass", "com", "inertia"}
+
+
+def _positive(table, field, where):
+    if field not in table:
+        return None
+    value = _number(table[field], where, field)
+    if value <= 0:
+        raise RobotFileError(f"{where}: {field}: must be positive, not {value:g}")
+    return value
+
+
+def _check_inertia(inertia, where):
+    """Positive semidefinite, else an error; principal moments that break the triangle
+    inequality, a warning."""
+    ixx, iyy, izz, ixy, iyz, ixz = inertia
+    moments = np.linalg.eigvalsh(np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]))
+    scale = max(abs(moments).max(), 1e-300)
+    if moments[0] < -_TOLERANCE * scale:
+        raise RobotFileError(f"{where}: inertia: not positive semidefinite (principal moments "
+                             f"{', '.join(f'{m:.4g}' for m in moments)})")
+    if moments[2] > moments[0] + moments[1] + _TOLERANCE * scale:
+        warnings.warn(f"{where}: inertia: principal moments {', '.join(f'{m:.4g}' for m in moments)}"
+                      f" break the triangle inequality (no rigid body has them)",
+                      RobotFileWarning, stacklevel=4)
 
 
 def _joint(table, where):
@@ -89,14 +141,32 @@ def _joint(table, where):
     kind = table.get("type")
     if kind not in ("revolute", "prismatic"):
         raise RobotFileError(f"{where}: type: expected \"revolute\" or \"prismatic\", not {kind!r}")
-    for field in ("a", "alpha", "d", "offset"):
+    needed = ("a", "alpha", "offset") + (("d",) if kind == "revolute" else ())
+    for field in needed:
         if field not in table:
             raise RobotFileError(f"{where}: {field}: missing")
+    a, alpha, offset = (_number(table[f], where, f) for f in ("a", "alpha", "offset"))
+    if abs(alpha) > 2 * math.pi + _TOLERANCE:
+        raise RobotFileError(f"{where}: alpha: {alpha:g} is beyond 2 pi: radians are needed "
+                             f"(degrees?)")
+    d = _number(table.get("d", 0.0), where, "d")
+    theta = 0.0
+    if kind == "prismatic":
+        if d != 0:
+            raise RobotFileError(f"{where}: d: a prismatic joint's d is its variable q; give "
+                                 f"0 or leave it out (a fixed angle goes in theta)")
+        theta = _number(table.get("theta", 0.0), where, "theta")
+    elif "theta" in table:
+        raise RobotFileError(f"{where}: theta: only a prismatic joint has a fixed theta (a "
+                             f"revolute joint's angle is q + offset)")
     limits = None
     if "limits" in table:
         limits = _numbers(table["limits"], 2, where, "limits")
         if not limits[0] < limits[1]:
             raise RobotFileError(f"{where}: limits: lower bound must be below upper bound")
+        if kind == "revolute" and max(abs(v) for v in limits) > 2 * math.pi:
+            warnings.warn(f"{where}: limits: {list(limits)} reach beyond 2 pi (degrees?)",
+                          RobotFileWarning, stacklevel=3)
     inertial = [f for f in ("mass", "com", "inertia") if f in table]
     if inertial and len(inertial) != 3:
         missing = sorted({"mass", "com", "inertia"} - set(inertial))[0]
@@ -108,8 +178,10 @@ def _joint(table, where):
             raise RobotFileError(f"{where}: mass: must not be negative")
         com = _numbers(table["com"], 3, where, "com")
         inertia = _numbers(table["inertia"], 6, where, "inertia")
-    return Joint(kind, *(_number(table[f], where, f) for f in ("a", "alpha", "d", "offset")),
-                 limits=limits, mass=mass, com=com, inertia=inertia)
+        _check_inertia(inertia, where)
+    return Joint(kind, a, alpha, d, offset, limits=limits, mass=mass, com=com, inertia=inertia,
+                 theta=theta, velocity_limit=_positive(table, "velocity_limit", where),
+                 acceleration_limit=_positive(table, "acceleration_limit", where))
 
 
 def load_robot(path=DEFAULT_ROBOT):
@@ -132,4 +204,6 @@ def load_robot(path=DEFAULT_ROBOT):
     if not isinstance(tables, list) or not tables:
         raise RobotFileError(f"{path}: joint: no [[joint]] tables")
     joints = tuple(_joint(t, f"{path}: joint {k}") for k, t in enumerate(tables, start=1))
-    return Robot(name=name, joints=joints, source=str(path))
+    gravity = _numbers(data["gravity"], 3, path, "gravity") if "gravity" in data \
+        else DEFAULT_GRAVITY
+    return Robot(name=name, joints=joints, source=str(path), gravity=gravity)

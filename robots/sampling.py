@@ -38,9 +38,13 @@ def random_robot(rng, n, prismatic=0.25):
         moments[2] = rng.uniform(abs(moments[0] - moments[1]) + 1e-3, moments[0] + moments[1])
         axes = np.linalg.qr(rng.normal(size=(3, 3)))[0]
         tensor = axes @ np.diag(moments) @ axes.T
+        a, d = float(rng.uniform(0, 0.5)), float(rng.uniform(-0.3, 0.3))
+        offset = float(rng.uniform(-0.5, 0.5))
+        theta = 0.0
+        if kind == "prismatic":  # d is the joint variable; a fixed angle instead
+            d, theta = 0.0, float(rng.choice([0.0, -math.pi / 2, rng.uniform(-math.pi, math.pi)]))
         joints.append(Joint(
-            type=kind, a=float(rng.uniform(0, 0.5)), alpha=float(alpha),
-            d=float(rng.uniform(-0.3, 0.3)), offset=float(rng.uniform(-0.5, 0.5)),
+            type=kind, a=a, alpha=float(alpha), d=d, offset=offset, theta=theta,
             limits=(-0.5, 0.5) if kind == "prismatic" else (-math.pi, math.pi),
             mass=float(rng.uniform(0.5, 10.0)), com=tuple(float(v) for v in
                                                           rng.uniform(-0.2, 0.2, 3)),

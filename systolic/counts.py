@@ -19,7 +19,7 @@ def operation_counts(n, method="table1"):
         raise ValueError(f"method must be table1 or table2, not {method!r}")
     if not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive integer, not {n!r}")
-    frame = LinkFrame(revolute=True, alpha=1.0, a=0.3, d=0.1, offset=0.0, mass=1.0,
+    frame = LinkFrame(revolute=True, alpha=1.0, a=0.3, d=0.1, offset=0.0, theta=0.0, mass=1.0,
                       com=(0.1, 0.2, 0.3), inertia=((0.3, 0.01, 0.02), (0.01, 0.2, 0.03),
                                                    (0.02, 0.03, 0.25)), limits=None)
     tracer = Tracer(fold=False)

@@ -1,6 +1,15 @@
+import math
+import warnings
+
+import numpy as np
 import pytest
 
+from robohw.reference.inertia import inertia_matrix, jacobian_inertia
+from robohw.reference.kinematics import forward_kinematics
 from robohw.robots import DEFAULT_ROBOT, RobotFileError, SHIPPED_ROBOTS, load_robot
+from robohw.robots.description import RobotFileWarning
+
+INERTIAL = "mass = 1.0\ncom = [0.0, 0.0, 0.0]\n"
 
 GOOD_JOINT = 'type = "revolute"\na = 0.1\nalpha = 0.0\nd = 0.0\noffset = 0.0\n'
 
@@ -37,6 +46,20 @@ def test_shipped_robots_load():
      "joint 1: limits: lower bound must be below upper bound"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "lenght = 1.0\n", "joint 1: lenght: unknown field"),
     ('name = "x\n', "not valid TOML"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + INERTIAL + "inertia = [-0.1, 0.2, 0.2, 0, 0, 0]\n",
+     r"joint 1: inertia: not positive semidefinite \(principal moments -0.1, 0.2, 0.2\)"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + INERTIAL + "inertia = [0.1, 0.1, 0.1, 0.5, 0, 0]\n",
+     "joint 1: inertia: not positive semidefinite"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT.replace("revolute", "prismatic").replace("d = 0.0", "d = 0.3"),
+     "joint 1: d: a prismatic joint's d is its variable q"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "theta = 0.5\n",
+     "joint 1: theta: only a prismatic joint has a fixed theta"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT.replace("alpha = 0.0", "alpha = 90.0"),
+     r"joint 1: alpha: 90 is beyond 2 pi: radians are needed \(degrees\?\)"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "velocity_limit = -1.0\n",
+     "joint 1: velocity_limit: must be positive, not -1"),
+    ('name = "x"\ngravity = [0, -9.81]\n[[joint]]\n' + GOOD_JOINT,
+     "gravity: expected a list of 3 numbers"),
 ])
 def test_bad_files_name_file_joint_and_field(tmp_path, text, message):
     path = tmp_path / "bad.toml"
@@ -49,3 +72,49 @@ def test_bad_files_name_file_joint_and_field(tmp_path, text, message):
 def test_missing_file():
     with pytest.raises(RobotFileError, match="no such file \\(shipped robots: puma560"):
         load_robot("/nonexistent/robot.toml")
+
+
+def test_the_default_puma_loads_with_its_two_warnings():
+    with pytest.warns(RobotFileWarning) as caught:
+        load_robot("puma560")
+    messages = [str(w.message) for w in caught if issubclass(w.category, RobotFileWarning)]
+    assert any("joint 1: inertia: principal moments 0, 0, 0.35 break the triangle" in m
+               for m in messages)
+    assert any("joint 3: inertia: principal moments 0.0125, 0.066, 0.086 break" in m
+               for m in messages)
+
+
+def test_limits_beyond_two_pi_warn(tmp_path):
+    path = tmp_path / "r.toml"
+    path.write_text('name = "x"\n[[joint]]\n' + GOOD_JOINT + "limits = [-180.0, 180.0]\n")
+    with pytest.warns(RobotFileWarning, match="joint 1: limits: .* reach beyond 2 pi"):
+        load_robot(path)
+
+
+def test_prismatic_theta_turns_the_link(tmp_path):
+    # Corke's Stanford arm has theta3 = -90 degrees on its prismatic joint: a fixed angle the
+    # kinematics and the inertia matrix must honour (once it had no field at all).
+    def robot(theta):
+        path = tmp_path / f"slider{theta}.toml"
+        joint = ('[[joint]]\ntype = "prismatic"\na = 0.2\nalpha = 0.7\ntheta = {theta}\n'
+                 'offset = 0.1\nlimits = [-0.5, 0.5]\nmass = 2.0\ncom = [0.1, 0.0, 0.05]\n'
+                 'inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n')
+        path.write_text('name = "slider"\ngravity = [0.0, 0.0, -9.8]\n' +
+                        GOOD_JOINT.join(["[[joint]]\n", "mass = 1.0\ncom = [0.1, 0.0, 0.0]\n"
+                                         "inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n"]) +
+                        joint.format(theta=theta))
+        return load_robot(path)
+    turned = robot(-math.pi / 2)
+    assert turned.joints[1].theta == -math.pi / 2 and turned.gravity == (0.0, 0.0, -9.8)
+    q = np.array([[0.3, 0.2], [-1.0, -0.4]])
+    pose, plain = forward_kinematics(turned, q), forward_kinematics(robot(0.0), q)
+    # theta turns the link about the joint's axis z1: the tip moves, but not along z1.
+    base = forward_kinematics(turned, q, upto=1)
+    axis, origin = base[:, :3, 2], base[:, :3, 3]
+    assert np.abs(pose[:, :3, 3] - plain[:, :3, 3]).max() > 0.1
+    assert np.allclose(np.einsum("bi,bi->b", pose[:, :3, 3] - origin, axis),
+                       np.einsum("bi,bi->b", plain[:, :3, 3] - origin, axis))
+    h = jacobian_inertia(turned, q)
+    for method in ("table1", "table2"):
+        assert np.abs(inertia_matrix(turned, q, method) - h).max() < 1e-12
+

@@ -23,6 +23,7 @@ import numpy as np
 
 from robohw import __version__
 from robohw.io.atomic import write_json
+from robohw.progress import Progress
 
 __all__ = ["main"]
 
@@ -227,6 +228,9 @@ def _parser():
                         help="fewer widths, vectors and simulated results (about a minute)")
     report.add_argument("--verilator", action="store_true",
                         help="also measure the CORDICs' Verilator speed (adds ~2 min)")
+    for command in commands.choices.values():
+        command.add_argument("--quiet", action="store_true",
+                             help="no progress lines on stderr (they appear only on a terminal)")
     return parser
 
 
@@ -237,6 +241,7 @@ def main(argv=None):
     # Warnings (a robot file's published oddities) are one line each, like errors.
     warnings.formatwarning = lambda message, *_, **__: f"robohw: warning: {message}\n"
     args = _parser().parse_args(argv)
+    Progress.silenced = args.quiet
     # Every output path is checked before any work (CONVENTIONS); ik and inertia also hold
     # their outputs against their inputs.
     bad = _bad_outputs([getattr(args, name, None) for name in ("json", "vcd")])
@@ -398,7 +403,6 @@ def _sim(args):
 def _export(args):
     from robohw.flows.export import LintError, export_all
     from robohw.designs import DESIGNS
-    from robohw.progress import Progress
     names = args.designs or list(DESIGNS)
     total = sum(len(args.widths or DESIGNS[n].widths) for n in names)
     try:

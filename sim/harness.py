@@ -31,7 +31,7 @@ def _always(cycle):
 
 
 def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_cycles=None,
-               vcd=None):
+               vcd=None, on_result=None):
     """Simulate ``dut`` until every payload has come out.
 
     Parameters
@@ -49,6 +49,8 @@ def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_c
         ``1000 + 100 * len(payloads)``.
     vcd : str or None
         Write a waveform file.
+    on_result : callable or None
+        Called with the number of results so far after each one (progress reports).
     """
     if max_cycles is None:
         max_cycles = 1000 + 100 * len(payloads)
@@ -81,6 +83,8 @@ def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_c
                 payload = ctx.get(dut.o.payload)
                 run.outputs.append({name: int(getattr(payload, name)) for name in out_fields})
                 run.output_cycles.append(cycle)
+                if on_result is not None:
+                    on_result(len(run.outputs))
             await ctx.tick()
 
     sim = Simulator(dut)

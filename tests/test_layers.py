@@ -20,7 +20,8 @@ LAYERS = (
     ("robohw.reference",),                              # float64 references
     ("robohw.ik", "robohw.systolic"),                   # the IK and inertia families
     # The application: what it measures and reads, the design registry, the flows, the CLI.
-    ("robohw.progress", "robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),
+    ("robohw.progress",),
+    ("robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),
     ("robohw.designs", "robohw.bench"),
     ("robohw.flows", "robohw.report"),
     ("robohw.cli",),

@@ -9,6 +9,7 @@ import tempfile
 
 from robohw.designs import design as find_design
 from robohw.measure import measure_timing
+from robohw.progress import Progress
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
 
@@ -17,8 +18,9 @@ __all__ = ["BACKENDS", "simulate"]
 BACKENDS = ("amaranth", "verilator", "model")
 
 
-def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None):
-    """Run design ``name``; return a dict of what was measured."""
+def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, stream=None):
+    """Run design ``name``; return a dict of what was measured. Progress goes to ``stream``
+    (default stderr, when it is a terminal)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if vcd is not None and backend == "model":
@@ -35,9 +37,13 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None):
     if backend == "model":
         outputs = None
     elif backend == "amaranth":
-        run = run_stream(dut, workload.payloads, vcd=vcd)
+        progress = Progress(len(workload.payloads), stream)
+        run = run_stream(dut, workload.payloads, vcd=vcd,
+                         on_result=lambda done: progress.update(done, f"{name} results"))
         outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
     else:
+        Progress(1, stream).update(0, f"{name}: Verilator builds the model (a large design "
+                                      f"takes minutes)", force=True)
         with tempfile.TemporaryDirectory(prefix="robohw-sim-") as build_dir:
             outputs, stats = run_stream_verilator(dut, workload.payloads,
                                                   name=design.module_name,

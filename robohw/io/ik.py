@@ -24,6 +24,7 @@ from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs
 from robohw.io.csv_table import CsvFileError, read_columns, write_rows
 from robohw.reference.kinematics import BRANCHES, puma_ik
+from robohw.progress import Progress
 from robohw.sim.harness import run_stream
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
@@ -154,10 +155,9 @@ def _rtl_rows(graph, poses, branch, width, progress):
             if b in graph.branches}
     payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS},
                  **{b: int(v[k]) for b, v in bits.items()}} for k in range(len(poses))]
-    if progress:
-        print(f"simulating {len(payloads)} poses through a {dut.latency}-cycle pipeline",
-              file=progress)
-    run = run_stream(dut, payloads)
+    bar = Progress(len(payloads), progress)
+    run = run_stream(dut, payloads, on_result=lambda done: bar.update(
+        done, f"poses through the {dut.latency}-cycle pipeline"))
     valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
     q = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in run.outputs], dtype=np.float64)
     return _wrap(q.reshape(-1, 6) * (2 * np.pi / 2 ** width)), valid

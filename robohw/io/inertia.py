@@ -13,6 +13,7 @@ import numpy as np
 
 from robohw.io.csv_table import read_columns, write_rows
 from robohw.reference.inertia import inertia_matrix
+from robohw.progress import Progress
 from robohw.sim.harness import run_stream
 from robohw.systolic import ARRAYS, PLANS
 from robohw.systolic.model import decode_outputs, encode_joints, model_inertia
@@ -78,10 +79,9 @@ def _hardware(robot, q, backend, array, width, progress):
     dut = ARRAYS[array](robot, width=width)
     codes = encode_joints(dut.plan, q)
     payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
-    if progress:
-        print(f"simulating {len(payloads)} configurations through a {dut.latency}-cycle "
-              f"{array} array", file=progress)
-    run = run_stream(dut, payloads)
+    bar = Progress(len(payloads), progress)
+    run = run_stream(dut, payloads, on_result=lambda done: bar.update(
+        done, f"configurations through the {dut.latency}-cycle {array} array"))
     out = {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in run.outputs], dtype=np.int64)
            for key in dut.output_fracs}
     return decode_outputs(dut.plan, out)

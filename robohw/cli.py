@@ -100,7 +100,8 @@ def _parser():
                        help="data widths, comma-separated (default 16,24,32)")
     bench.add_argument("--no-verilator", action="store_true",
                        help="skip the Verilator runs (each build takes ~10 s)")
-    bench.add_argument("--nodes", type=int, nargs="+", default=[1_000, 10_000],
+    bench.add_argument("--nodes", type=_integer("--nodes", 1), nargs="+",
+                       default=[1_000, 10_000],
                        help="graph sizes for 'bench buffers' (default 1000 10000)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
 

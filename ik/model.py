@@ -9,7 +9,8 @@ any port overflows), and every CCM's ``(x, y, z)`` for inspection.
 import numpy as np
 
 from robohw.cordic.config import CordicConfig, Direction, System
-from robohw.hw.fixed import angle_to_code, code_to_angle, saturate, wrap
+from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, round_shift,
+                             saturate, wrap)
 from robohw.cordic.model import cordic_model
 from robohw.reference.cordic import cordic_ideal
 
@@ -76,17 +77,22 @@ def evaluate_float(graph, inputs, branches=None):
 
 
 def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bits=None,
-                   **config):
-    """Bit-exact evaluation with every CCM a ``width``-bit processor (``frac_bits`` default
-    ``width - 3``: reals in [-4, 4) metres; angles are binary angles). ``inputs`` are reals,
-    rounded to the data format; ``config`` goes to every :class:`CordicConfig`. Outputs are
-    radians (exact images of the binary-angle codes); ``values`` holds the codes."""
+                   guard_bits=0, **config):
+    """Bit-exact evaluation with ``width``-bit ports: reals with ``frac_bits`` fraction bits
+    (default ``width - 3``: [-4, 4) metres), angles as binary angles. Inside, every CCM is a
+    ``width + guard_bits``-bit processor with ``guard_bits`` more fraction bits; the outputs are
+    rounded (half to even) back to the ports. ``inputs`` are reals, rounded to the port format
+    (``OverflowError`` outside it); ``config`` goes to every :class:`CordicConfig`. Outputs are
+    radians (exact images of the port codes) or reals; ``values`` holds every CCM's internal
+    codes (:func:`output_codes` gives the ports')."""
     frac_bits = width - 3 if frac_bits is None else frac_bits
-    probe = CordicConfig("circular", "rotation", width=width, frac_bits=frac_bits)
-    fmt = probe.io_format
+    port = FixedFormat(width, frac_bits)
+    width, frac_bits = width + guard_bits, frac_bits + guard_bits   # inside
+    fmt = FixedFormat(width, frac_bits)
     shape = np.broadcast(*(np.asarray(inputs[n]) for n in graph.inputs)).shape
     signs = _branch_signs(branches or {}, shape)
-    codes = {n: np.broadcast_to(fmt.from_float(inputs[n]), shape) for n in graph.inputs}
+    codes = {n: np.broadcast_to(port.from_float(inputs[n]) << guard_bits, shape)
+             for n in graph.inputs}
     valid = np.ones(shape, dtype=bool)
 
     def operand(op, angle):
@@ -115,16 +121,31 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
         port_overflow = [getattr(out, f"{p}_overflow") for p in graph.used_ports(ccm.name)]
         valid &= ~(xo | yo | zo | out.domain_error | np.logical_or.reduce(port_overflow))
         codes[ccm.name] = (out.x, out.y, out.z)
+    values = {c.name: codes[c.name] for c in graph.ccms}
     outputs = {}
+    for name, (code, overflow) in _port_codes(graph, values, port.width, guard_bits).items():
+        valid &= ~overflow
+        source, port_name = graph.outputs[name]
+        outputs[name] = code_to_angle(code, port.width) if graph.is_angle(source, port_name) \
+            else port.to_float(code)
+    return {n: np.where(valid, v, 0.0) for n, v in outputs.items()}, valid, values
+
+
+def _port_codes(graph, values, width, guard_bits):
+    """``{output: (port codes, overflow)}``: internal codes rounded half to even by
+    ``guard_bits``; angles wrap (a turn is a turn), reals saturate and flag."""
+    out = {}
     for name, (source, port) in graph.outputs.items():
-        value = codes[source]["xyz".index(port)]
-        real = code_to_angle(value, width) if graph.is_angle(source, port) else fmt.to_float(value)
-        outputs[name] = np.where(valid, real, 0.0)
-    return outputs, valid, {c.name: codes[c.name] for c in graph.ccms}
+        code = round_shift(values[source]["xyz".index(port)], guard_bits, Rounding.HALF_EVEN)
+        if graph.is_angle(source, port):
+            out[name] = wrap(code, width), np.zeros(code.shape, dtype=bool)
+        else:
+            out[name] = saturate(code, width)
+    return out
 
 
-def output_codes(graph, codes):
-    """``{output: codes}`` of the graph's named outputs, from the ``values`` that
-    :func:`evaluate_model` returns (every CCM's ``(x, y, z)`` codes)."""
-    return {name: codes[source]["xyz".index(port)] for name, (source, port) in
-            graph.outputs.items()}
+def output_codes(graph, values, width, guard_bits=0):
+    """``{output: port codes}`` of the graph's named outputs, from the ``values`` that
+    :func:`evaluate_model` returns (every CCM's internal ``(x, y, z)`` codes)."""
+    return {name: code for name, (code, _) in
+            _port_codes(graph, values, width, guard_bits).items()}

@@ -11,7 +11,9 @@ each CCM receives all its operands at once. The whole pipeline moves on one enab
 the output waits: nothing is lost under backpressure.
 
 Formats: inputs and real operands are ``signed(width)`` with ``frac_bits`` fraction bits;
-angles are binary angles (one turn = ``2**width``). Branch indicator bits select the sign of
+angles are binary angles (one turn = ``2**width``). With ``guard_bits`` the CCMs and every value
+between them carry that many more bits, all of them fraction bits; the inputs enter exactly and
+the outputs are rounded half to even back to ``width`` bits, as the model does. Branch indicator bits select the sign of
 the operands that use them: 0 for +1, 1 for -1. Operands are formed exactly as
 :func:`robohw.ik.model.evaluate_model` forms them (sign, branch sign, constant; reals
 saturate and raise the error flag, angles wrap), so the outputs equal the model bit for bit.
@@ -27,7 +29,7 @@ from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import tapped_delay_line
-from robohw.hw.fixed import angle_to_code, hdl_saturate
+from robohw.hw.fixed import Rounding, angle_to_code, hdl_round_shift, hdl_saturate
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.task_graph import TaskGraph, output_node
 
@@ -44,6 +46,8 @@ class TaskGraphPipeline(StreamPipeline):
         Data width of every CCM and operand.
     frac_bits : int
         Fraction bits of the real values; default ``width - 3``.
+    guard_bits : int
+        Extra fraction bits inside (default 0).
     tag_width : int
         User tag carried from ``i`` to ``o``.
     timing : ``"pipelined"`` or ``"word_serial"``
@@ -64,14 +68,15 @@ class TaskGraphPipeline(StreamPipeline):
     Latency is :attr:`latency` cycles (the balanced depth times :attr:`interval`); throughput one
     result per :attr:`interval` cycles (1 pipelined, ``P`` word-serial).
     """
-    def __init__(self, graph, *, width=24, frac_bits=None, tag_width=0, timing="pipelined",
-                 check_alignment=False):
+    def __init__(self, graph, *, width=24, frac_bits=None, guard_bits=0, tag_width=0,
+                 timing="pipelined", check_alignment=False):
         if not isinstance(graph, TaskGraph):
             raise TypeError(f"graph must be a TaskGraph, not {graph!r}")
         check_tag_width(tag_width)
         if not isinstance(check_alignment, bool):
             raise TypeError(f"check_alignment must be a bool, not {check_alignment!r}")
-        plan = plan_pipeline(graph, width=width, frac_bits=frac_bits, timing=timing)
+        plan = plan_pipeline(graph, width=width, frac_bits=frac_bits, guard_bits=guard_bits,
+                             timing=timing)
         self._graph, self._plan = graph, plan
         self._check_alignment = check_alignment
         inputs = {n: signed(plan.width) for n in graph.inputs}
@@ -120,7 +125,8 @@ class TaskGraphPipeline(StreamPipeline):
     def elaborate(self, platform):
         m = Module()
         graph, plan = self._graph, self._plan
-        width, start, latency, depth = plan.width, plan.schedule.start, plan.latencies, plan.depth
+        start, latency, depth = plan.schedule.start, plan.latencies, plan.depth
+        width, guard = plan.width + plan.guard_bits, plan.guard_bits    # inside
         advance = self.pipeline_control(m, depth, period=plan.period)
 
         # Taps every producer output needs, from the start times of its consumers.
@@ -158,7 +164,10 @@ class TaskGraphPipeline(StreamPipeline):
                                f"operands of {dst} come from different input slots")
             return slots[0]
 
-        for name in graph.inputs + graph.branches:
+        for name in graph.inputs:   # exact: guard bits are fraction bits
+            produce((name, "value"), getattr(self.i.payload, name).as_signed() << guard,
+                    slot if check else None)
+        for name in graph.branches:
             produce((name, "value"), getattr(self.i.payload, name), slot if check else None)
 
         errors = []
@@ -168,7 +177,7 @@ class TaskGraphPipeline(StreamPipeline):
             for operand_name, op in ccm.operands():
                 is_angle = ccm.system is System.CIRCULAR and operand_name == "z"
                 constant = int(angle_to_code(op.constant, width)) if is_angle else \
-                    round(op.constant / 2.0 ** -plan.frac_bits)
+                    round(op.constant / 2.0 ** -(plan.frac_bits + guard))
                 if op.source is None:
                     operands.append(Const(constant, signed(width)))
                     continue
@@ -210,7 +219,15 @@ class TaskGraphPipeline(StreamPipeline):
                 produce((ccm.name, port), fields[port], ccm_slot)
 
         for name, (source, port) in graph.outputs.items():
-            m.d.comb += getattr(self.o.payload, name).eq(tap(source, port, output_node(name)))
+            # Back to the port: rounded half to even; angles wrap, reals saturate and flag.
+            value = hdl_round_shift(tap(source, port, output_node(name)), guard,
+                                    Rounding.HALF_EVEN)
+            if graph.is_angle(source, port):
+                value = value[:plan.width].as_signed()
+            else:
+                value, overflow = hdl_saturate(value, plan.width)
+                errors.append(overflow)
+            m.d.comb += getattr(self.o.payload, name).eq(value)
         if check:
             first = next(iter(graph.outputs))
             assert_aligned(output_node(first), list(graph.outputs.values()))
@@ -234,6 +251,7 @@ class PipelinePlan:
     timing: str
     width: int
     frac_bits: int
+    guard_bits: int
     configs: dict
     latencies: dict
     schedule: BufferAssignment
@@ -246,16 +264,20 @@ class PipelinePlan:
         return self.schedule.start[self.sinks[0]]
 
 
-def plan_pipeline(graph, *, width=24, frac_bits=None, timing="pipelined"):
-    """The :class:`PipelinePlan` of ``graph`` at ``width`` bits (``frac_bits`` default
-    ``width - 3``) for CCMs of ``timing`` (``"pipelined"`` or ``"word_serial"``)."""
+def plan_pipeline(graph, *, width=24, frac_bits=None, guard_bits=0, timing="pipelined"):
+    """The :class:`PipelinePlan` of ``graph`` at ``width``-bit ports (``frac_bits`` default
+    ``width - 3``), its CCMs ``guard_bits`` wider inside, of ``timing`` (``"pipelined"`` or
+    ``"word_serial"``)."""
     if timing not in TIMINGS:
         raise ValueError(f"timing must be 'pipelined' or 'word_serial', not {timing!r}")
     if not isinstance(width, int) or isinstance(width, bool):
         raise TypeError(f"width must be an integer, not {width!r}")
+    if not isinstance(guard_bits, int) or isinstance(guard_bits, bool) or guard_bits < 0:
+        raise ValueError(f"guard_bits must be a non-negative integer, not {guard_bits!r}")
     # The CCMs' own configurations check the ranges of width and frac_bits.
     frac_bits = width - 3 if frac_bits is None else frac_bits
-    configs = {c.name: CordicConfig(c.system, c.direction, width=width, frac_bits=frac_bits,
+    configs = {c.name: CordicConfig(c.system, c.direction, width=width + guard_bits,
+                                    frac_bits=frac_bits + guard_bits,
                                     expansion=c.expansion) for c in graph.ccms}
     if timing == "pipelined":
         latencies = graph.latencies(lambda c: pipelined_latency(configs[c.name]))
@@ -263,7 +285,8 @@ def plan_pipeline(graph, *, width=24, frac_bits=None, timing="pipelined"):
     else:
         latencies = graph.latencies(1)
         period = max(word_serial_period(cfg) for cfg in configs.values())
-    schedule = graph.balance(latencies, width=width, align_outputs=True, share=True)
+    schedule = graph.balance(latencies, width=width + guard_bits, align_outputs=True, share=True)
     sinks = tuple(output_node(name) for name in graph.outputs)
     latencies.update(dict.fromkeys(sinks, 0))
-    return PipelinePlan(timing, width, frac_bits, configs, latencies, schedule, period, sinks)
+    return PipelinePlan(timing, width, frac_bits, guard_bits, configs, latencies, schedule, period,
+                        sinks)

@@ -44,13 +44,30 @@ from robohw.cordic.config import Direction, System
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.reference.kinematics import check_puma_family
 
-__all__ = ["POSE_INPUTS", "pose_inputs", "poses_from_inputs", "best_graph", "paper_graph", "GRAPHS"]
+__all__ = ["POSE_INPUTS", "pose_inputs", "poses_from_inputs", "best_graph", "paper_graph", "GRAPHS",
+           "puma_format", "GUARD_BITS"]
 
 POSE_INPUTS = ("nx", "ny", "nz", "ox", "oy", "oz", "ax", "ay", "az", "px", "py", "pz")
 HYPERBOLIC_EXPANSION = 4  # domains |y/x| < 0.999998: see the module docstring
 
 CIRC, LIN, HYP = System.CIRCULAR, System.LINEAR, System.HYPERBOLIC
 ROT, VEC = Direction.ROTATION, Direction.VECTORING
+
+
+# One guard bit inside the CCMs: with reals at width - 2 fraction bits, it brings q4 and q6
+# within 1e-4 rad of float64 at 24 bits where |sin q5| >= 0.05 (5.2e-5 measured; 1.5e-4 without;
+# the report's IK accuracy table).
+GUARD_BITS = 1
+
+
+def puma_format(width):
+    """The number formats of the PUMA graphs at ``width``-bit ports, as keywords of
+    :func:`robohw.ik.model.evaluate_model`, :func:`robohw.ik.pipeline.plan_pipeline` and
+    :class:`~robohw.ik.pipeline.TaskGraphPipeline`: reals in [-2, 2) m, ``width - 2`` fraction
+    bits (a PUMA's workspace lies within 1 m of the shoulder; the largest value inside, the
+    paper graph's terms of (A-7), stays below 2.05 times the reach, 1.8 m for the PUMA 560),
+    and :data:`GUARD_BITS` more bits inside. A larger value saturates and flags its pose."""
+    return {"width": width, "frac_bits": width - 2, "guard_bits": GUARD_BITS}
 
 
 def pose_inputs(pose):

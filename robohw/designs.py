@@ -32,7 +32,7 @@ from robohw.cordic.model import cordic_model
 from robohw.hw.payload import layout_fields
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs
+from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
 from robohw.reference.inertia import jacobian_inertia
 from robohw.reference.kinematics import forward_kinematics, puma_ik
 from robohw.robots import load_robot
@@ -172,11 +172,13 @@ class IkDesign(Design):
         self.graph, self.timing = graph, timing
 
     def build(self, width=None):
-        return TaskGraphPipeline(GRAPHS[self.graph](load_robot()), width=width or
-                                 self.default_width, tag_width=TAG_WIDTH, timing=self.timing)
+        return TaskGraphPipeline(GRAPHS[self.graph](load_robot()),
+                                 **puma_format(width or self.default_width),
+                                 tag_width=TAG_WIDTH, timing=self.timing)
 
     def configuration(self, dut):
-        return (f"{len(dut.graph.ccms)} CCMs, {dut.width}-bit data, "
+        return (f"{len(dut.graph.ccms)} CCMs, {dut.width}-bit data "
+                f"(+{dut.plan.guard_bits} inside), "
                 f"{self.timing.replace('_', '-')} CCMs, outputs aligned")
 
     def workload(self, dut, count, seed=0):
@@ -185,7 +187,7 @@ class IkDesign(Design):
         q = q[well_conditioned(robot, q)][:count]
         pose = forward_kinematics(robot, q)
         inputs = pose_inputs(pose)
-        scale = 2.0 ** (dut.width - 3)
+        scale = 2.0 ** dut.plan.frac_bits
         codes = {n: np.rint(v * scale).astype(np.int64) for n, v in inputs.items()}
         payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS}, "tag": k % (1 << TAG_WIDTH)}
                     for k in range(len(q))]
@@ -193,9 +195,9 @@ class IkDesign(Design):
 
     def check(self, dut, workload, outputs):
         graph, width = dut.graph, dut.width
-        _, valid, codes = evaluate_model(graph, workload.context["inputs"], width=width)
+        _, valid, codes = evaluate_model(graph, workload.context["inputs"], **puma_format(width))
         equal = [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
-        for name, values in output_codes(graph, codes).items():
+        for name, values in output_codes(graph, codes, width, dut.plan.guard_bits).items():
             equal &= [o[name] for o in outputs] == values.tolist()
         q_float, _ = puma_ik(load_robot(), workload.context["pose"], 1, 1, 1)
         got = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in outputs], dtype=np.float64)
@@ -205,9 +207,10 @@ class IkDesign(Design):
 
     def model_outputs(self, dut, workload):
         graph = dut.graph
-        _, valid, codes = evaluate_model(graph, workload.context["inputs"], width=dut.width)
+        _, valid, codes = evaluate_model(graph, workload.context["inputs"],
+                                         **puma_format(dut.width))
         out = [{"unreachable": int(not v)} for v in valid]
-        for name, values in output_codes(graph, codes).items():
+        for name, values in output_codes(graph, codes, dut.width, dut.plan.guard_bits).items():
             for row, value in zip(out, values.tolist()):
                 row[name] = value
         return out
@@ -220,7 +223,7 @@ class IkDesign(Design):
 
     def formats(self, dut):
         width = dut.width
-        out = {n: f"fixed({width}, {width - 3})" for n in POSE_INPUTS}
+        out = {n: f"fixed({width}, {dut.plan.frac_bits})" for n in POSE_INPUTS}
         out.update({b: "bit" for b in dut.graph.branches})
         out.update({f"q{k}": f"angle({width})" for k in range(1, 7)})
         out.update({"unreachable": "bit", "tag": "tag"})

@@ -8,7 +8,7 @@ sharing, and the depth.
 
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import pipelined_latency
-from robohw.ik.puma_graph import GRAPHS
+from robohw.ik.puma_graph import GRAPHS, puma_format
 
 __all__ = ["TIMINGS", "ccm_latency", "graph_solution"]
 
@@ -26,14 +26,17 @@ def ccm_latency(timing, width):
 
 
 def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=False):
-    """The balanced graph as a JSON-ready dict (see the module docstring)."""
+    """The balanced graph as a JSON-ready dict (see the module docstring). CCMs and lines are
+    as wide as the hardware builds them at ``width``-bit ports
+    (:func:`robohw.ik.puma_graph.puma_format`: guard bits inside)."""
     if graph not in GRAPHS:
         raise ValueError(f"graph must be one of {', '.join(GRAPHS)}, not {graph!r}")
     task_graph = GRAPHS[graph](robot)
-    latencies = task_graph.latencies(ccm_latency(timing, width))
+    inside = width + puma_format(width)["guard_bits"]
+    latencies = task_graph.latencies(ccm_latency(timing, inside))
     inputs = task_graph.inputs + task_graph.branches
-    plain = task_graph.balance(latencies, width=width, align_outputs=align_outputs)
-    shared = task_graph.balance(latencies, width=width, align_outputs=align_outputs, share=True)
+    plain = task_graph.balance(latencies, width=inside, align_outputs=align_outputs)
+    shared = task_graph.balance(latencies, width=inside, align_outputs=align_outputs, share=True)
     edges = plain.edges
     return {
         "robot": robot.name, "graph": graph, "timing": timing,

@@ -40,7 +40,7 @@ def check(dut, graph, robot, width, count=24, seed=0, **stalls):
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in payloads]
     assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
     assert not valid[:3].any() and valid.mean() > 0.5
-    for name, values in output_codes(graph, codes).items():
+    for name, values in output_codes(graph, codes, width).items():
         assert [o[name] for o in run.outputs] == values.tolist(), name
     return run
 
@@ -97,7 +97,7 @@ def test_exported_verilog_equals_model_under_verilator(tmp_path):
     _, valid, codes = evaluate_model(graph, inputs, branches, width=width)
     assert [o["tag"] for o in outputs] == [p["tag"] for p in payloads]
     assert [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
-    for name, values in output_codes(graph, codes).items():
+    for name, values in output_codes(graph, codes, width).items():
         assert [o[name] for o in outputs] == values.tolist(), name
     # The first result is valid `latency` cycles after the first input and leaves in the first
     # cycle from then on in which the sink is ready.

@@ -17,7 +17,7 @@ does so for poses at a fixed ``|sin q5|`` down to the singularity itself.
 
 import numpy as np
 
-from robohw.ik.puma_graph import best_graph, pose_inputs
+from robohw.ik.puma_graph import best_graph, pose_inputs, puma_format
 from robohw.reference.kinematics import BRANCHES, forward_kinematics, puma_ik_all
 from robohw.ik.model import evaluate_model
 from robohw.robots.sampling import sample_joints
@@ -69,7 +69,7 @@ def joint_errors(robot, width, count=100_000, seed=0, make_graph=best_graph):
     """Per-pose max joint error (rad) of the model at ``width``, over the poses the filter
     keeps and the model solves (see :func:`ik_accuracy`)."""
     q, _, keep, inputs, branches, graph = _solve(robot, count, seed, make_graph)
-    out, valid, _ = evaluate_model(graph, inputs, branches, width=width)
+    out, valid, _ = evaluate_model(graph, inputs, branches, **puma_format(width))
     got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
     return np.abs(np.angle(np.exp(1j * (got - q))))[keep & valid].max(-1)
 
@@ -80,7 +80,7 @@ def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0, make_
     q, pose, keep, inputs, branches, graph = _solve(robot, count, seed, make_graph)
     rows = []
     for width in widths:
-        out, valid, _ = evaluate_model(graph, inputs, branches, width=width)
+        out, valid, _ = evaluate_model(graph, inputs, branches, **puma_format(width))
         got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
         use = keep & valid
         error = np.abs(np.angle(np.exp(1j * (got - q))))[use]
@@ -114,7 +114,7 @@ def fk_residual(robot, q, pose):
 
 def _residual_row(robot, graph, q, branches, width):
     pose = forward_kinematics(robot, q)
-    out, valid, _ = evaluate_model(graph, pose_inputs(pose), branches, width=width)
+    out, valid, _ = evaluate_model(graph, pose_inputs(pose), branches, **puma_format(width))
     got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
     position, orientation = fk_residual(robot, got[valid], pose[valid])
     return {"width": width, "poses": len(q), "valid": int(valid.sum()),

@@ -8,7 +8,7 @@ bit-exact model of a CCM graph) and ``rtl`` (its Amaranth pipeline, simulated cy
 
 Every row is solved on its own: a row that cannot be is ``valid = 0`` with zero angles and a
 reason, by precedence (``../CONVENTIONS``): ``out_of_format`` (a value outside the hardware's
-number format; the float backend has none), ``unreachable`` (no solution exists),
+number format, [-2, 2) m: :func:`robohw.ik.puma_graph.puma_format`; the float backend has none), ``unreachable`` (no solution exists),
 ``near_singular`` (reachable, but the graph flags it: within 0.3 mm of the shoulder-singular line
 or with the elbow within 0.11 degrees of straight or folded), ``outside_limits`` (with
 ``within_limits``: the solution leaves the robot file's joint limits), else ``ok``.
@@ -21,7 +21,7 @@ import numpy as np
 from robohw.hw.fixed import FixedFormat
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs
+from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs, puma_format
 from robohw.io.csv_table import CsvFileError, read_columns, write_rows
 from robohw.reference.kinematics import BRANCHES, puma_ik
 from robohw.progress import Progress
@@ -118,7 +118,7 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
     if backend == "float":
         q, valid = q_float, reachable
     else:
-        fmt = FixedFormat(width, width - 3)
+        fmt = FixedFormat(width, puma_format(width)["frac_bits"])
         values = np.stack([pose_inputs(poses)[n] for n in POSE_INPUTS], -1)
         in_format = np.all(np.abs(np.rint(values / fmt.lsb)) <= fmt.max_int, axis=-1) \
             if count else in_format
@@ -143,13 +143,14 @@ def _indicators(branch):
 
 
 def _model_rows(graph, poses, branch, width, progress):
-    out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch), width=width)
+    out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch),
+                                   **puma_format(width))
     return _wrap(np.stack([out[f"q{k}"] for k in range(1, 7)], -1)), valid
 
 
 def _rtl_rows(graph, poses, branch, width, progress):
-    fmt = FixedFormat(width, width - 3)
-    dut = TaskGraphPipeline(graph, width=width)
+    dut = TaskGraphPipeline(graph, **puma_format(width))
+    fmt = FixedFormat(width, dut.plan.frac_bits)
     codes = {n: fmt.from_float(v) for n, v in pose_inputs(poses).items()}
     bits = {b: (v < 0).astype(int) for b, v in _indicators(branch).items()
             if b in graph.branches}

@@ -9,7 +9,7 @@ from robohw.robots import load_robot
 from robohw.bench.buffers import bench_buffers, format_buffer_bench
 from robohw.accuracy.ik import (ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, fk_accuracy,
                                 ik_accuracy, wrist_sweep)
-from robohw.ik.puma_graph import GRAPHS
+from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.ik_graph import graph_solution
 from robohw.progress import Progress
 
@@ -34,7 +34,7 @@ def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=N
             solution = graph_solution(robot, graph_name,
                                       "stage" if timing == "word_serial" else "pipelined",
                                       width=24, align_outputs=True)
-            plan = plan_pipeline(GRAPHS[graph_name](robot), width=24, timing=timing)
+            plan = plan_pipeline(GRAPHS[graph_name](robot), **puma_format(24), timing=timing)
             graphs.append({**solution, "timing": timing,
                            "latency_cycles": plan.depth * plan.period,
                            "interval_cycles": plan.period})

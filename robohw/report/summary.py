@@ -19,7 +19,7 @@ from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
 from robohw.designs import DESIGNS
 from robohw.ik.pipeline import plan_pipeline
-from robohw.ik.puma_graph import GRAPHS
+from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.measure import measure_design
 from robohw.progress import Progress
 from robohw.reference.inertia import jacobian_inertia
@@ -81,7 +81,7 @@ def _schedules():
     panels = []
     for name in ("best", "paper"):
         graph = GRAPHS[name](robot)
-        plan = plan_pipeline(graph, width=24, timing="pipelined")
+        plan = plan_pipeline(graph, **puma_format(24), timing="pipelined")
         title = "best graph" if name == "best" else "reconstruction of Lee & Chang's graph"
         panels.append((f"{title}, pipelined CCMs, 24 bits", "cycles", graph, plan.latencies,
                        plan.schedule))

@@ -37,7 +37,7 @@ from robohw.reference.kinematics import dh_transform
 
 __all__ = [
     "LinkFrame", "link_frames", "FloatArith", "joint_inputs", "link_transforms",
-    "table1", "table2", "inertia_matrix", "jacobian_inertia", "log2_levels",
+    "table1", "table2", "inertia_matrix", "jacobian_inertia", "link_jacobians", "log2_levels",
 ]
 
 
@@ -436,15 +436,18 @@ def inertia_matrix(robot, q, method="table1"):
     return _matrix(h, robot.dof, q.shape[:1])
 
 
-def jacobian_inertia(robot, q):
-    """The independent reference: ``H = sum_k m_k Jv_k^T Jv_k + Jw_k^T R_k I_k R_k^T Jw_k`` in
-    base coordinates, from standard-DH forward kinematics."""
+def link_jacobians(robot, q):
+    """Per link ``k``: ``(jv, jw, world, pose)`` for joint vectors ``q`` ``(B, N)``: the
+    Jacobians ``(B, 3, N)`` of the link's centre of mass and angular velocity, its inertia about
+    the centre of mass in base coordinates, and the pose of frame ``k``. Complex ``q`` stays
+    complex (complex-step derivatives)."""
     if not robot.has_dynamics:
         raise ValueError(f"{robot.source or robot.name}: the inertia matrix needs mass, com "
                          f"and inertia for every joint")
-    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+    q = np.atleast_2d(np.asarray(q))
+    q = q.astype(np.result_type(q, np.float64))
     batch, n = q.shape
-    pose = np.broadcast_to(np.eye(4), (batch, 4, 4))
+    pose = np.broadcast_to(np.eye(4, dtype=q.dtype), (batch, 4, 4))
     axes, origins, frames = [], [], []
     for k, joint in enumerate(robot.joints):
         axes.append(pose[:, :3, 2])
@@ -456,11 +459,12 @@ def jacobian_inertia(robot, q):
             pose = pose @ dh_transform(np.full_like(value, joint.theta), value, joint.a,
                                        joint.alpha)
         frames.append(pose)
-    h = np.zeros((batch, n, n))
+    out = []
     for k, joint in enumerate(robot.joints):
         rot = frames[k][:, :3, :3]
         com = np.einsum("bij,j->bi", rot, np.array(joint.com)) + frames[k][:, :3, 3]
-        jv, jw = np.zeros((batch, 3, n)), np.zeros((batch, 3, n))
+        jv = np.zeros((batch, 3, n), dtype=q.dtype)
+        jw = np.zeros((batch, 3, n), dtype=q.dtype)
         for j in range(k + 1):
             if robot.joints[j].type == "revolute":
                 jv[:, :, j] = np.cross(axes[j], com - origins[j])
@@ -469,6 +473,15 @@ def jacobian_inertia(robot, q):
                 jv[:, :, j] = axes[j]
         ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
         tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        world = rot @ tensor @ rot.transpose(0, 2, 1)
-        h += joint.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
+        out.append((jv, jw, rot @ tensor @ rot.transpose(0, 2, 1), frames[k]))
+    return out
+
+
+def jacobian_inertia(robot, q):
+    """The independent reference: ``H = sum_k m_k Jv_k^T Jv_k + Jw_k^T R_k I_k R_k^T Jw_k`` in
+    base coordinates, from standard-DH forward kinematics (:func:`link_jacobians`)."""
+    h = 0
+    for (jv, jw, world, _), joint in zip(link_jacobians(robot, q), robot.joints):
+        h = h + joint.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
     return h
+

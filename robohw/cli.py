@@ -42,6 +42,17 @@ def _integer(name, low, high=None):
     return parse
 
 
+def _wrench(text):
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) != 6 or not all(np.isfinite(values)):
+        raise argparse.ArgumentTypeError(f"--wrench must be six finite numbers "
+                                         f"FX,FY,FZ,MX,MY,MZ, not {text!r}")
+    return values
+
+
 def _widths(text):
     try:
         widths = tuple(int(w) for w in text.split(","))
@@ -173,6 +184,26 @@ def _parser():
     inertia.add_argument("--width", type=_integer("--width", 12, 31), default=24,
                          help="data width of the model and rtl backends, 12..31 (default 24)")
 
+    dynamics = commands.add_parser(
+        "dynamics", help="joint torques of robot states from a CSV file (inverse dynamics)",
+        epilog="example: robohw dynamics --states s.csv --out tau.csv --formulation scan")
+    dynamics.add_argument("--states", required=True, metavar="IN.csv",
+                          help="header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2)")
+    dynamics.add_argument("--out", required=True, metavar="OUT.csv",
+                          help="written with the header tau1,...,tauN,valid (N m or N)")
+    dynamics.add_argument("--robot", default="puma560", metavar="FILE.toml",
+                          help="robot file or shipped name (default puma560)")
+    dynamics.add_argument("--backend", choices=["float"], default="float",
+                          help="float64 reference (the hardware backends come with the "
+                               "dynamics hardware)")
+    dynamics.add_argument("--formulation", choices=["link", "scan", "lagrange"],
+                          default="link",
+                          help="link-frame Newton-Euler, Lee & Chang's base-coordinate scans, "
+                               "or H qdd + C qd + g (default link)")
+    dynamics.add_argument("--wrench", type=_wrench, metavar="FX,FY,FZ,MX,MY,MZ",
+                          help="constant wrench the environment exerts on the tool, in the "
+                               "last link's frame (N, N m)")
+
     from robohw.designs import DESIGNS
     design_list = ", ".join(DESIGNS)
 
@@ -284,6 +315,8 @@ def main(argv=None):
             return _ik(args)
         elif args.command == "inertia":
             return _inertia(args)
+        elif args.command == "dynamics":
+            return _dynamics(args)
         elif args.command == "sim":
             return _sim(args)
         elif args.command == "export":
@@ -380,6 +413,25 @@ def _inertia(args):
         return _usage("inertia", error)
     write_matrices(args.out, h, valid, reason if args.reasons else None)
     print(f"{len(h)} configurations, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _dynamics(args):
+    from robohw.robots import RobotFileError, load_robot
+    from robohw.io.csv_table import CsvFileError
+    from robohw.io.dynamics import read_states, solve_dynamics, write_torques
+    bad = _bad_outputs([args.out], [args.states])
+    if bad:
+        return _usage("dynamics", bad)
+    try:
+        robot = load_robot(args.robot)
+        q, qd, qdd = read_states(args.states, robot.dof)
+        tau, valid = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation,
+                                    args.wrench)
+    except (RobotFileError, CsvFileError, ValueError) as error:
+        return _usage("dynamics", error)
+    write_torques(args.out, tau, valid)
+    print(f"{len(tau)} states, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
     return 0
 
 

@@ -42,7 +42,7 @@ __all__ = ["Joint", "Robot", "RobotFileError", "RobotFileWarning", "load_robot",
            "SHIPPED_ROBOTS", "DEFAULT_ROBOT", "DEFAULT_GRAVITY"]
 
 ROBOTS_DIR = pathlib.Path(__file__).parent
-SHIPPED_ROBOTS = ("puma560", "puma560_fgl")
+SHIPPED_ROBOTS = ("puma560", "puma560_fgl", "stanford", "stanford_thesis")
 DEFAULT_ROBOT = "puma560"
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
 # Relative tolerance of the physics checks: the data are decimals of a few digits.

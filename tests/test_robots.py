@@ -21,7 +21,7 @@ def test_shipped_robots_load():
     assert corke.joints[1].mass == 17.4 and corke.joints[1].inertia[:3] == (0.13, 0.524, 0.539)
     fgl = load_robot("puma560_fgl")
     assert fgl.dof == 6 and not fgl.has_dynamics
-    assert set(SHIPPED_ROBOTS) == {"puma560", "puma560_fgl"}
+    assert set(SHIPPED_ROBOTS) == {"puma560", "puma560_fgl", "stanford", "stanford_thesis"}
 
 
 @pytest.mark.parametrize("text, message", [

@@ -9,6 +9,7 @@ Examples::
     robohw ik-graph --graph best --timing pipelined --json graph.json
     robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
     robohw inertia --q q.csv --out h.csv --backend model --array logdepth
+    robohw dynamics --states s.csv --out tau.csv --robot stanford --formulation scan
     robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
     robohw export --out verilog --designs cordic-pipelined --widths 16
     robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k

@@ -135,3 +135,38 @@ def test_dynamics_command(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["dynamics", "--states", "s.csv", "--out", "o.csv", "--wrench", "1,2,3"])
     assert "--wrench must be six finite numbers" in capsys.readouterr().err
+
+
+def test_pfp_schedules_reproduce_the_corrected_time_and_show_the_printed_slips():
+    from robohw.reference.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
+                                        printed_pfp_time, schedule_steps)
+    printed_wrong = []
+    for n in range(1, 33):
+        for p in range(1, n + 2):
+            # Every schedule is run on intervals: it computes all prefixes, one op per PE.
+            measured = schedule_steps(pfp_schedule(n + 1, p), n + 1, p)
+            assert measured == corrected_pfp_time(n, p), (n, p)
+            assert schedule_steps(pfp_schedule(n + 1, p, skip_padding=True), n + 1, p) <= measured
+            if printed_pfp_time(n, p) != measured:
+                printed_wrong.append((n, p, measured - printed_pfp_time(n, p)))
+    # The specification notes: the printed T_p undercounts by one in 17 of 560 cases.
+    assert len(printed_wrong) == 17 and {d for *_, d in printed_wrong} == {1}
+    assert (12, 6, 1) in printed_wrong and (16, 8, 1) in printed_wrong
+    # Their table for n = 6 and n = 12 (p = 1 .. n + 1), not monotone in p.
+    assert [schedule_steps(pfp_schedule(7, p), 7, p) for p in range(1, 8)] == [6, 6, 5, 4, 5, 5, 3]
+    assert [schedule_steps(pfp_schedule(13, p), 13, p) for p in range(1, 14)] == \
+        [12, 10, 9, 7, 7, 7, 5, 5, 6, 6, 6, 6, 4]
+    # Recursive doubling on 7 elements with 6 processors: 3 steps, as with 7.
+    assert schedule_steps(doubling_schedule(7, 6), 7, 6) == 3
+    # With 2: each doubling step k takes ceil((7 - 2**k) / 2) sub-steps.
+    assert schedule_steps(doubling_schedule(7, 2), 7, 2) == 3 + 3 + 2
+
+
+def test_a_wrong_schedule_is_caught():
+    from robohw.reference.scans import pfp_schedule, schedule_steps
+    schedule = pfp_schedule(9, 3)
+    schedule[-1] = schedule[-1][:-1]          # drop one fix-up
+    with pytest.raises(AssertionError, match="prefix x"):
+        schedule_steps(schedule, 9, 3)
+    with pytest.raises(AssertionError, match="processor used twice"):
+        schedule_steps([[(0, "x1", "x0", "x1"), (0, "x2", "x1", "x2")]], 3, 2)

@@ -3,9 +3,9 @@ against its bit-exact model and its float reference, in one table; then the deta
 of each family, and the plots.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
-``cordic.md``, ``ik.md``, ``inertia.md`` and their ``.json`` twins, ``errors.png`` (error
+``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md`` and their ``.json`` twins, ``errors.png`` (error
 histograms), ``ik_schedule.png`` (the IK pipelines' schedules) and ``inertia_tradeoff.png``
-(latency and processing elements against N).
+(latency and processing elements against N) and ``dynamics_tp.png`` (PFP's steps against p).
 """
 
 import json
@@ -24,6 +24,7 @@ from robohw.measure import measure_design
 from robohw.progress import Progress
 from robohw.reference.inertia import jacobian_inertia
 from robohw.report.cordic import write_cordic_report
+from robohw.report.dynamics import write_dynamics_report
 from robohw.report.ik import write_ik_report
 from robohw.report.inertia import write_inertia_report
 from robohw.report.plots import plot_error_histograms, plot_ik_schedule
@@ -118,5 +119,6 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
                                    for name in ("linear", "logdepth")},
                          quick=quick, stream=stream)
-    progress.step("detailed sections: cordic.md, ik.md, inertia.md")
+    write_dynamics_report(out_dir)
+    progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md")
     return table

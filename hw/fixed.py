@@ -59,12 +59,17 @@ class FixedFormat:
         """The real value of one least significant bit."""
         return 2.0 ** -self.frac_bits
 
+    def fits(self, value):
+        """Where reals round to a code of the format (a boolean array like ``value``)."""
+        codes = np.rint(np.asarray(value, dtype=np.float64) * (1 << self.frac_bits))
+        return (codes >= self.min_int) & (codes <= self.max_int)
+
     def from_float(self, value):
         """Round reals to the nearest integer code; raise ``OverflowError`` when out of range."""
-        codes = np.rint(np.asarray(value, dtype=np.float64) * (1 << self.frac_bits))
-        if np.any(codes < self.min_int) or np.any(codes > self.max_int):
+        if not np.all(self.fits(value)):
             raise OverflowError(f"Value out of range of {self!r}")
-        return codes.astype(np.int64)
+        return np.rint(np.asarray(value, dtype=np.float64) * (1 << self.frac_bits)).astype(
+            np.int64)
 
     def to_float(self, codes):
         return np.asarray(codes, dtype=np.float64) * self.lsb

@@ -89,6 +89,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: {message}\n")
 
 
+def _file_command(commands, name, summary, example, source, source_help, out_help,
+                  backends, backend_help):
+    """A command from one CSV file to another for a robot (ik, inertia, dynamics): its input
+    option ``source``, ``--out``, ``--robot`` and ``--backend`` (first choice the default)."""
+    command = commands.add_parser(name, help=summary, epilog=f"example: {example}")
+    command.add_argument(source, required=True, metavar="IN.csv", help=source_help)
+    command.add_argument("--out", required=True, metavar="OUT.csv", help=out_help)
+    command.add_argument("--robot", default="puma560", metavar="FILE.toml",
+                         help="robot file or shipped name (default puma560)")
+    command.add_argument("--backend", choices=backends, default=backends[0],
+                         help=f"{backend_help} (default {backends[0]})")
+    return command
+
+
 def _parser():
     parser = _Parser(
         prog="robohw", description="Cycle-accurate hardware for robot computations.",
@@ -133,17 +147,12 @@ def _parser():
                           help="all six joint angles out on the same cycle")
     ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")
 
-    ik = commands.add_parser(
-        "ik", help="inverse kinematics of hand poses from a CSV file",
-        epilog="example: robohw ik --poses poses.csv --out joints.csv --backend model")
-    ik.add_argument("--poses", required=True, metavar="IN.csv",
-                    help="header nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz (metres)")
-    ik.add_argument("--out", required=True, metavar="OUT.csv",
-                    help="written with the header q1,...,q6,valid (radians)")
-    ik.add_argument("--robot", default="puma560", metavar="FILE.toml",
-                    help="robot file or shipped name (default puma560)")
-    ik.add_argument("--backend", choices=["float", "model", "rtl"], default="float",
-                    help="closed form, bit-exact model or Amaranth RTL (default float)")
+    ik = _file_command(
+        commands, "ik", "inverse kinematics of hand poses from a CSV file",
+        "robohw ik --poses poses.csv --out joints.csv --backend model", "--poses",
+        "header nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz (metres)",
+        "written with the header q1,...,q6,valid (radians)", ["float", "model", "rtl"],
+        "closed form, bit-exact model or Amaranth RTL")
     ik.add_argument("--graph", choices=["best", "paper"], default="best",
                     help="CCM graph of the model and rtl backends: the best decomposition or "
                          "the reconstruction of Lee & Chang's (default best)")
@@ -165,18 +174,12 @@ def _parser():
                     help="add a reason column: ok, out_of_format, unreachable, near_singular, "
                          "outside_limits")
 
-    inertia = commands.add_parser(
-        "inertia", help="manipulator inertia matrices of joint configurations from a CSV file",
-        epilog="example: robohw inertia --q q.csv --out h.csv --backend model --array logdepth")
-    inertia.add_argument("--q", required=True, metavar="IN.csv",
-                         help="header q1,...,qN (rad for revolute, m for prismatic joints)")
-    inertia.add_argument("--out", required=True, metavar="OUT.csv",
-                         help="written with the header H11,H12,...,HNN (row-major)")
-    inertia.add_argument("--robot", default="puma560", metavar="FILE.toml",
-                         help="robot file or shipped name (default puma560)")
-    inertia.add_argument("--backend", choices=["float", "model", "rtl"], default="float",
-                         help="float64 algorithm, bit-exact model or Amaranth RTL "
-                              "(default float)")
+    inertia = _file_command(
+        commands, "inertia", "manipulator inertia matrices of joint configurations from a CSV "
+        "file", "robohw inertia --q q.csv --out h.csv --backend model --array logdepth", "--q",
+        "header q1,...,qN (rad for revolute, m for prismatic joints)",
+        "written with the header H11,H12,...,HNN,valid (row-major)", ["float", "model", "rtl"],
+        "float64 algorithm, bit-exact model or Amaranth RTL")
     inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
                          help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
                               "(Table 2) (default linear)")
@@ -185,18 +188,12 @@ def _parser():
     inertia.add_argument("--width", type=_integer("--width", 12, 31), default=24,
                          help="data width of the model and rtl backends, 12..31 (default 24)")
 
-    dynamics = commands.add_parser(
-        "dynamics", help="joint torques of robot states from a CSV file (inverse dynamics)",
-        epilog="example: robohw dynamics --states s.csv --out tau.csv --formulation scan")
-    dynamics.add_argument("--states", required=True, metavar="IN.csv",
-                          help="header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2)")
-    dynamics.add_argument("--out", required=True, metavar="OUT.csv",
-                          help="written with the header tau1,...,tauN,valid (N m or N)")
-    dynamics.add_argument("--robot", default="puma560", metavar="FILE.toml",
-                          help="robot file or shipped name (default puma560)")
-    dynamics.add_argument("--backend", choices=["float"], default="float",
-                          help="float64 reference (the hardware backends come with the "
-                               "dynamics hardware)")
+    dynamics = _file_command(
+        commands, "dynamics", "joint torques of robot states from a CSV file (inverse "
+        "dynamics)", "robohw dynamics --states s.csv --out tau.csv --formulation scan",
+        "--states", "header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2)",
+        "written with the header tau1,...,tauN,valid (N m or N)", ["float"],
+        "float64 reference (the hardware backends come with the dynamics hardware)")
     dynamics.add_argument("--formulation", choices=["link", "scan", "lagrange"],
                           default="link",
                           help="link-frame Newton-Euler, Lee & Chang's base-coordinate scans, "

@@ -51,18 +51,20 @@ def well_conditioned(robot, q):
         (np.abs(elbow_sine) >= ELBOW_FILTER) & (np.abs(u) >= SHOULDER_FILTER)
 
 
+def _branches_of(robot, q):
+    """The branch indicators each joint vector lies on (the float solution that gives it)."""
+    solutions, _ = puma_ik_all(robot, forward_kinematics(robot, q))
+    gap = np.abs(np.angle(np.exp(1j * (solutions - q[:, None])))).max(-1)
+    branch = np.array(BRANCHES)[gap.argmin(-1)]
+    return dict(zip(("arm", "elbow", "wrist"), branch.T))
+
+
 def _solve(robot, count, seed, make_graph):
     rng = np.random.default_rng(seed)
     q = sample_joints(robot, count, rng)
     pose = forward_kinematics(robot, q)
-    # The branch each joint vector lies on: the float solution that reproduces it.
-    solutions, _ = puma_ik_all(robot, pose)
-    gap = np.abs(np.angle(np.exp(1j * (solutions - q[:, None])))).max(-1)
-    branch = np.array(BRANCHES)[gap.argmin(-1)]
     keep = well_conditioned(robot, q)
-    inputs = pose_inputs(pose)
-    branches = dict(zip(("arm", "elbow", "wrist"), branch.T))
-    return q, pose, keep, inputs, branches, make_graph(robot)
+    return q, pose, keep, pose_inputs(pose), _branches_of(robot, q), make_graph(robot)
 
 
 def joint_errors(robot, width, count=100_000, seed=0, make_graph=best_graph):
@@ -120,14 +122,6 @@ def _residual_row(robot, graph, q, branches, width):
     return {"width": width, "poses": len(q), "valid": int(valid.sum()),
             "position_max_um": float(position.max(initial=0) * 1e6),
             "orientation_max_rad": float(orientation.max(initial=0))}
-
-
-def _branches_of(robot, q):
-    """The branch indicators each joint vector lies on (the float solution that gives it)."""
-    solutions, _ = puma_ik_all(robot, forward_kinematics(robot, q))
-    gap = np.abs(np.angle(np.exp(1j * (solutions - q[:, None])))).max(-1)
-    branch = np.array(BRANCHES)[gap.argmin(-1)]
-    return dict(zip(("arm", "elbow", "wrist"), branch.T))
 
 
 def fk_accuracy(robot, widths=(24, 32), count=100_000, seed=0, make_graph=best_graph):

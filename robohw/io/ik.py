@@ -120,8 +120,7 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
     else:
         fmt = FixedFormat(width, puma_format(width)["frac_bits"])
         values = np.stack([pose_inputs(poses)[n] for n in POSE_INPUTS], -1)
-        in_format = np.all(np.abs(np.rint(values / fmt.lsb)) <= fmt.max_int, axis=-1) \
-            if count else in_format
+        in_format = fmt.fits(values).all(-1) if count else in_format
         q, valid = np.zeros((count, 6)), np.zeros(count, dtype=bool)
         rows = np.flatnonzero(in_format)
         solve = _model_rows if backend == "model" else _rtl_rows

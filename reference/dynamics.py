@@ -21,13 +21,18 @@ exert, gravity included. An optional ``wrench`` ``(B, 6)`` or ``(6,)``, ``(fx, f
 mz)``, is exerted by the environment on the tool, in the last link's frame, about its origin.
 """
 
+import math
+
 import numpy as np
 
+from robohw.reference.algebra import (FloatArith, cross, dot, matmul, matTvec, matvec, negate,
+                                      product, snap, vadd, vscale)
 from robohw.reference.inertia import link_jacobians
-from robohw.reference.scans import doubling_scan, pfp_scan, serial_scan
+from robohw.reference.scans import (doubling_schedule, pfp_schedule, run_schedule,
+                                    serial_schedule)
 
-__all__ = ["link_frame_torques", "scan_torques", "lagrange_torques", "inverse_dynamics",
-           "FORMULATIONS", "SCANS"]
+__all__ = ["link_frame_torques", "base_coordinate_steps", "scan_torques", "lagrange_torques",
+           "inverse_dynamics", "FORMULATIONS", "SCANS", "SCHEDULES", "PHASES"]
 
 FORMULATIONS = ("link", "scan", "lagrange")
 SCANS = ("serial", "doubling", "pfp")
@@ -123,67 +128,151 @@ def link_frame_torques(robot, q, qd, qdd, wrench=None):
     return tau
 
 
-def _scan(kind, processors):
-    if kind == "serial":
-        return lambda elements, combine, identity: serial_scan(elements, combine)
-    if kind == "doubling":
-        return lambda elements, combine, identity: doubling_scan(elements, combine)
-    if kind == "pfp":
-        return lambda elements, combine, identity: pfp_scan(elements, combine, processors,
-                                                            identity)
-    raise ValueError(f"scan must be one of {', '.join(SCANS)}, not {kind!r}")
+SCHEDULES = {"serial": lambda count, processors: serial_schedule(count),
+             "doubling": doubling_schedule, "pfp": pfp_schedule}
+
+# The phases of Lee & Chang's steps, in order, and what each is: the cells of the operation
+# counts (robohw.systolic.counts) are (phase, step, processor) for a scan, (phase, None, link)
+# for local work.
+PHASES = {
+    "rotations": "inputs",          # (i-1)R_i and ip*_i from the joint inputs
+    "R": "matrix scan",             # step 1 (15)
+    "axes": "local",                # step 2 (16), the b of step 3 (17)
+    "omega": "vector scan",         # (18)
+    "b omega-dot": "local",         # (19)
+    "omega-dot": "vector scan",     # (20)
+    "b p-ddot": "local",            # (21)
+    "p-ddot": "vector scan",        # (22)
+    "F, N": "local",                # steps 6-8 (23)-(27)
+    "hand": "inputs",               # the tool wrench in base coordinates
+    "f": "vector scan",             # step 9 (28)
+    "b n": "local",                 # (29)
+    "n": "vector scan",             # (30)
+    "tau": "local",                 # step 11 (31)
+}
+
+_ZERO = (0, 0, 0)
+_IDENTITY = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 
 
-def _add(a, b):
-    return a + b
+def _link_input(joint, value, arith):
+    """``(^{i-1}R_i, ^ip*_i)`` of ``joint`` from its input ``value``: ``(cos, sin)`` of its angle
+    (revolute) or its length ``d`` (prismatic)."""
+    ca, sa = snap(math.cos(joint.alpha)), snap(math.sin(joint.alpha))
+    if joint.type == "revolute":
+        (c, s), d = value, joint.d
+        p = (arith.const(joint.a), arith.const(d * sa), arith.const(d * ca))
+    else:
+        c, s, d = snap(math.cos(joint.theta)), snap(math.sin(joint.theta)), value
+        p = (arith.const(joint.a), product(d, arith.const(sa)), product(d, arith.const(ca)))
+    ca, sa = arith.const(ca), arith.const(sa)
+    rot = ((c, negate(product(s, ca)), product(s, sa)),
+           (s, product(c, ca), negate(product(c, sa))),
+           (0, sa, ca))
+    return rot, p
+
+
+def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan):
+    """Lee & Chang's steps (15)-(31) over scalars: the ``N`` joint torques (forces).
+
+    ``joints[i]``: joint ``i + 1``'s input, ``(cos, sin)`` of ``q + offset`` (revolute) or
+    ``q + offset`` (prismatic); ``qd[i]``, ``qdd[i]``: its rate and acceleration; ``hand``:
+    ``None`` or ``(force, moment)`` exerted by the environment on the tool, in the last link's
+    frame (3 scalars each); ``arith``: see :mod:`robohw.reference.algebra`;
+    ``scan(phase, elements, combine)``: the prefixes of ``elements`` (see
+    :mod:`robohw.reference.scans`). Local work runs in ``arith.cell(phase, None, link)``.
+    """
+    n = robot.dof
+    revolute = [joint.type == "revolute" for joint in robot.joints]
+
+    def local(phase, function):
+        out = []
+        for i in range(n):
+            with arith.cell(phase, None, i):
+                out.append(function(i))
+        return out
+
+    links = local("rotations", lambda i: _link_input(robot.joints[i], joints[i], arith))
+    # Step 1: 0R_i = 0R_{i-1} (i-1)R_i (0R_0 = I, the identity: a scan of the N others).
+    rot = [_IDENTITY] + scan("R", [r for r, _ in links], matmul)
+    # Step 2: axes z_i (a column: no arithmetic), p*_i and the centres of mass in base
+    # coordinates, and the b of step 3 (eq. (17) with qd: the printed qdd is a slip).
+    z = [tuple(row[2] for row in r) for r in rot]
+
+    def axes(i):
+        com = tuple(arith.const(v) for v in robot.joints[i].com)
+        spin = vscale(qd[i], z[i])                                    # z_{i-1} qd_i
+        return matvec(rot[i + 1], links[i][1]), matvec(rot[i + 1], com), spin
+
+    p, s, spin = zip(*local("axes", axes))
+    w = scan("omega", [_ZERO] + [spin[i] if revolute[i] else _ZERO for i in range(n)], vadd)
+    dw_b = local("b omega-dot", lambda i: vadd(vscale(qdd[i], z[i]), cross(w[i], spin[i]))
+                 if revolute[i] else _ZERO)
+    dw = scan("omega-dot", [_ZERO] + dw_b, vadd)
+
+    def ddp_b(i):
+        b = vadd(cross(dw[i + 1], p[i]), cross(w[i + 1], cross(w[i + 1], p[i])))
+        if not revolute[i]:
+            b = vadd(b, vadd(vscale(qdd[i], z[i]), vscale(arith.const(2.0),
+                                                           cross(w[i], spin[i]))))
+        return b
+
+    # p-ddot_0 = -gravity: the base accelerates upwards (Luh, Walker & Paul's device).
+    base = tuple(arith.const(-g) for g in robot.gravity)
+    ddp = scan("p-ddot", [base] + local("b p-ddot", ddp_b), vadd)
+
+    def force_moment(i):
+        joint = robot.joints[i]
+        ixx, iyy, izz, ixy, iyz, ixz = (arith.const(v) for v in joint.inertia)
+        inertia = ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
+        acc = vadd(vadd(cross(dw[i + 1], s[i]), cross(w[i + 1], cross(w[i + 1], s[i]))),
+                   ddp[i + 1])
+        # Steps 7-8: F = m r-ddot; N by turning omega into the link frame, not J out of it.
+        w_local, dw_local = matTvec(rot[i + 1], w[i + 1]), matTvec(rot[i + 1], dw[i + 1])
+        moment = vadd(matvec(inertia, dw_local), cross(w_local, matvec(inertia, w_local)))
+        return vscale(arith.const(joint.mass), acc), matvec(rot[i + 1], moment)
+
+    force, moment = zip(*local("F, N", force_moment))
+    # Steps 9-11: suffix scans from the hand (f_{N+1}, n_{N+1}: what the tool exerts on the
+    # environment, so the negated wrench, turned into base coordinates).
+    f_hand = n_hand = _ZERO
+    if hand is not None:
+        with arith.cell("hand", None, n - 1):
+            f_hand = vscale(-1, matvec(rot[n], hand[0]))
+            n_hand = vscale(-1, matvec(rot[n], hand[1]))
+    f = scan("f", [f_hand] + list(force[::-1]), vadd)[::-1]       # f[i] = f_{i+1}
+    n_b = local("b n", lambda i: vadd(vadd(moment[i], cross(vadd(p[i], s[i]), force[i])),
+                                      cross(p[i], f[i + 1])))
+    moments = scan("n", [n_hand] + n_b[::-1], vadd)[::-1]
+    return local("tau", lambda i: dot(moments[i] if revolute[i] else f[i], z[i]))
 
 
 def scan_torques(robot, q, qd, qdd, wrench=None, *, scan="serial", processors=None):
-    """Torques ``(B, N)`` by Lee & Chang's base-coordinate steps, each recurrence evaluated by
-    ``scan`` (``"serial"``, ``"doubling"`` or ``"pfp"`` on ``processors``)."""
+    """Torques ``(B, N)`` by Lee & Chang's base-coordinate steps
+    (:func:`base_coordinate_steps` over numpy arrays), each recurrence evaluated by ``scan``
+    (``"serial"``, ``"doubling"`` or ``"pfp"``) on ``processors`` (default: ``N``)."""
     q, qd, qdd, wrench = _states(robot, q, qd, qdd, wrench)
-    if scan == "pfp" and processors is None:
-        processors = robot.dof
-    run = _scan(scan, processors)
-    batch, n = len(q), robot.dof
-    links = _links(robot, q)
-    eye, zero = np.broadcast_to(np.eye(3), (batch, 3, 3)), np.zeros((batch, 3))
-    # Step 1: 0R_i = 0R_{i-1} (i-1)R_i, a prefix scan of matrix products (0R_0 = I).
-    rot = run([eye] + [link[0] for link in links], lambda x, y: x @ y, eye)
-    # Step 2: axes z_{i-1}, p*_i and the centres of mass in base coordinates.
-    z = [r[:, :, 2] for r in rot]                            # z[i] = z_i, i = 0..n
-    p = [_mv(rot[i + 1], links[i][1]) for i in range(n)]       # p[i] = p*_{i+1}
-    s = [_mv(rot[i + 1], np.broadcast_to(robot.joints[i].com, (batch, 3))) for i in range(n)]
-    lam = [0.0 if link[2] else 1.0 for link in links]
-    # Steps 3-5: omega, omega-dot, p-ddot by vector scans (omega_0 = 0, p-ddot_0 = -g).
-    spin = [z[i] * qd[:, i, None] for i in range(n)]          # z_{i-1} qd_i
-    w = run([zero] + [spin[i] * (1 - lam[i]) for i in range(n)], _add, zero)
-    dw = run([zero] + [(z[i] * qdd[:, i, None] + np.cross(w[i], spin[i])) * (1 - lam[i])
-                       for i in range(n)], _add, zero)
-    gravity = np.broadcast_to(-np.asarray(robot.gravity, dtype=np.float64), (batch, 3))
-    ddp = run([gravity] + [np.cross(dw[i + 1], p[i]) + np.cross(w[i + 1], np.cross(w[i + 1], p[i]))
-                           + (z[i] * qdd[:, i, None] + 2 * np.cross(w[i], spin[i])) * lam[i]
-                           for i in range(n)], _add, zero)
-    # Steps 6-8: accelerations of the centres of mass, forces, moments (rotating omega, not J).
-    force, moment = [], []
-    for i in range(n):
-        mass, _, inertia = _body(robot.joints[i])
-        force.append(mass * (np.cross(dw[i + 1], s[i]) +
-                             np.cross(w[i + 1], np.cross(w[i + 1], s[i])) + ddp[i + 1]))
-        w_local, dw_local = _mtv(rot[i + 1], w[i + 1]), _mtv(rot[i + 1], dw[i + 1])
-        jw = np.einsum("ij,bj->bi", inertia, w_local)
-        moment.append(_mv(rot[i + 1], np.einsum("ij,bj->bi", inertia, dw_local) +
-                          np.cross(w_local, jw)))
-    # Steps 9-11: suffix scans of f and n from the hand (f_{n+1}, n_{n+1}: on the environment).
-    f_hand, n_hand = -_mv(rot[n], wrench[:, :3]), -_mv(rot[n], wrench[:, 3:])
-    f = run([f_hand] + force[::-1], _add, zero)[::-1]          # f[i] = f_{i+1}, f[n] = hand
-    b = [moment[i] + np.cross(p[i] + s[i], force[i]) + np.cross(p[i], f[i + 1])
-         for i in range(n)]
-    moments = run([n_hand] + b[::-1], _add, zero)[::-1]
-    tau = np.zeros((batch, n))
-    for i in range(n):
-        tau[:, i] = np.einsum("bi,bi->b", f[i] if lam[i] else moments[i], z[i])
-    return tau
+    if scan not in SCHEDULES:
+        raise ValueError(f"scan must be one of {', '.join(SCANS)}, not {scan!r}")
+    processors = robot.dof if processors is None else processors
+    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
+        raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    schedule = SCHEDULES[scan]
+
+    def run(phase, elements, combine):
+        return run_schedule(schedule(len(elements), processors), elements, combine)
+
+    joints = []
+    for k, joint in enumerate(robot.joints):
+        value = q[:, k] + joint.offset
+        joints.append((np.cos(value), np.sin(value)) if joint.type == "revolute" else value)
+    hand = (tuple(wrench[:, :3].T), tuple(wrench[:, 3:].T))
+    tau = base_coordinate_steps(robot, joints, list(qd.T), list(qdd.T), hand, FloatArith(),
+                                run)
+    out = np.zeros(q.shape)
+    for i, value in enumerate(tau):
+        out[:, i] = value
+    return out
 
 
 def lagrange_torques(robot, q, qd, qdd, wrench=None):

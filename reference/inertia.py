@@ -5,7 +5,7 @@ Both algorithms are written once, over *scalars* of any type that supports ``+``
 ``*``: numpy arrays (one entry per configuration: the vectorized float64 references),
 :class:`robohw.systolic.dataflow.Tracer` nodes (the operation counts, and the dataflow graph the
 hardware arrays are built from). An ``arith`` object supplies what differs between the two
-(:class:`FloatArith` here): link constants, reciprocals of composite masses, ``cell`` marks
+(:class:`robohw.reference.algebra.FloatArith` for floats): link constants, reciprocals of composite masses, ``cell`` marks
 (which processing element an operation belongs to) and ``bound`` marks (proven ranges).
 
 Frames (the paper's, derived from standard DH; the paper's Figure 1 frames are not in our copy):
@@ -28,15 +28,16 @@ the independent :func:`jacobian_inertia`:
 """
 
 import math
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
 
+from robohw.reference.algebra import (FloatArith, cross, matmul, matvec, negate,
+                                      product, snap, total, vadd, vscale, vsub)
 from robohw.reference.kinematics import dh_transform
 
 __all__ = [
-    "LinkFrame", "link_frames", "FloatArith", "joint_inputs", "link_transforms",
+    "LinkFrame", "link_frames", "joint_inputs", "link_transforms",
     "table1", "table2", "inertia_matrix", "jacobian_inertia", "link_jacobians", "log2_levels",
 ]
 
@@ -57,7 +58,7 @@ class LinkFrame:
 
 
 def _rx(alpha):
-    c, s = _snap(math.cos(alpha)), _snap(math.sin(alpha))
+    c, s = snap(math.cos(alpha)), snap(math.sin(alpha))
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
@@ -83,82 +84,9 @@ def link_frames(robot):
     return frames
 
 
-class FloatArith:
-    """The float64 scalar world: constants are floats, marks do nothing."""
-    def const(self, value):
-        return float(value)
-
-    def reciprocal(self, value):
-        return 1.0 / value
-
-    def cell(self, *name):
-        return nullcontext()
-
-    def bound(self, values, limit):
-        return values
-
-
 def log2_levels(n):
     """``ceil(log2 n)``: the levels of recursive doubling over ``n`` links (0 for one)."""
     return (n - 1).bit_length()
-
-
-# Small vector algebra on tuples of scalars. Literal 0 entries are structure (the zeros of a
-# rotation about z, of z0): they never cost an operation, in any scalar world.
-
-def _zero(x):
-    return isinstance(x, (int, float)) and x == 0
-
-
-def _mul(a, b):
-    return 0 if _zero(a) or _zero(b) else a * b
-
-
-def _neg(x):
-    return 0 if _zero(x) else -x
-
-
-def _diff(x, y):
-    if _zero(y):
-        return x
-    return _neg(y) if _zero(x) else x - y
-
-
-def _sum(terms):
-    terms = [t for t in terms if not _zero(t)]
-    if not terms:
-        return 0
-    while len(terms) > 1:  # a balanced tree: depth ceil(log2(terms))
-        terms = [terms[k] + terms[k + 1] if k + 1 < len(terms) else terms[k]
-                 for k in range(0, len(terms), 2)]
-    return terms[0]
-
-
-def vadd(a, b):
-    return tuple(_sum([x, y]) for x, y in zip(a, b))
-
-
-def vsub(a, b):
-    return tuple(_diff(x, y) for x, y in zip(a, b))
-
-
-def vscale(k, a):
-    return tuple(_mul(k, x) for x in a)
-
-
-def cross(a, b):
-    return (_diff(_mul(a[1], b[2]), _mul(a[2], b[1])),
-            _diff(_mul(a[2], b[0]), _mul(a[0], b[2])),
-            _diff(_mul(a[0], b[1]), _mul(a[1], b[0])))
-
-
-def matvec(u, v):
-    return tuple(_sum([_mul(u[r][c], v[c]) for c in range(3)]) for r in range(3))
-
-
-def matmul(a, b):
-    return tuple(tuple(_sum([_mul(a[r][k], b[k][c]) for k in range(3)]) for c in range(3))
-                 for r in range(3))
 
 
 def _symmetric(entry):
@@ -172,25 +100,20 @@ def _symmetric(entry):
 def rotate_tensor(u, e):
     """``U E U^T`` of a symmetric ``E``: the upper triangle, mirrored."""
     ue = matmul(u, e)
-    return _symmetric(lambda r, c: _sum([_mul(ue[r][k], u[c][k]) for k in range(3)]))
+    return _symmetric(lambda r, c: total([product(ue[r][k], u[c][k]) for k in range(3)]))
 
 
 def parallel_axis(mass, r):
     """``mass (r.r 1 - r r^T)``, symmetric."""
     def entry(a, b):
         if a == b:
-            return _mul(mass, _sum([_mul(r[k], r[k]) for k in range(3) if k != a]))
-        return _neg(_mul(mass, _mul(r[a], r[b])))
+            return product(mass, total([product(r[k], r[k]) for k in range(3) if k != a]))
+        return negate(product(mass, product(r[a], r[b])))
     return _symmetric(entry)
 
 
 def tadd(*tensors):
-    return tuple(tuple(_sum([t[r][c] for t in tensors]) for c in range(3)) for r in range(3))
-
-
-def _snap(value):
-    """cos and sin of twists of 0 and +-90 degrees: exact 0 and +-1, so they fold to wiring."""
-    return float(round(value)) if abs(value - round(value)) < 1e-12 else value
+    return tuple(tuple(total([t[r][c] for t in tensors]) for c in range(3)) for r in range(3))
 
 
 def joint_inputs(frames, q):
@@ -211,20 +134,20 @@ def link_transforms(frames, joints, arith):
     for k in range(len(frames) - 1):
         here, nxt = frames[k], frames[k + 1]
         with arith.cell("T", k + 1):
-            ca = arith.const(_snap(math.cos(here.alpha)))
-            sa = arith.const(_snap(math.sin(here.alpha)))
+            ca = arith.const(snap(math.cos(here.alpha)))
+            sa = arith.const(snap(math.sin(here.alpha)))
             if nxt.revolute:
                 (c, s), d = joints[k + 1], arith.const(nxt.d)
             elif nxt.theta == 0:
                 (c, s), d = (1, 0), joints[k + 1]
             else:  # a prismatic joint turned by its fixed theta
-                c = arith.const(_snap(math.cos(nxt.theta)))
-                s = arith.const(_snap(math.sin(nxt.theta)))
+                c = arith.const(snap(math.cos(nxt.theta)))
+                s = arith.const(snap(math.sin(nxt.theta)))
                 d = joints[k + 1]
-            u = ((c, _neg(s), 0),
-                 (_mul(ca, s), _mul(ca, c), _neg(sa)),
-                 (_mul(sa, s), _mul(sa, c), ca))
-            p = (arith.const(here.a), _neg(_mul(sa, d)), _mul(ca, d))
+            u = ((c, negate(s), 0),
+                 (product(ca, s), product(ca, c), negate(sa)),
+                 (product(sa, s), product(sa, c), ca))
+            p = (arith.const(here.a), negate(product(sa, d)), product(ca, d))
             out.append((u, p))
     return out
 
@@ -312,7 +235,7 @@ def _diagonal(arith, bounds, frame, i, mass, c, e):
     """``f_{i,i}``, ``n_{i,i}`` and ``H_{i,i}`` of the composite body ``i .. N``."""
     mass_ = arith.const(mass)
     if frame.revolute:
-        force = (_neg(_mul(mass_, c[1])), _mul(mass_, c[0]), 0)      # z0 x M c
+        force = (negate(product(mass_, c[1])), product(mass_, c[0]), 0)      # z0 x M c
         moment = vadd((e[0][2], e[1][2], e[2][2]), cross(c, force))  # E z0 + c x F
     else:
         force = (0, 0, mass_)                                        # M z0

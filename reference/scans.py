@@ -8,77 +8,70 @@ processors; :func:`pfp_scan` is Lee & Chang's p-fold parallel algorithm (PFP, th
 (32)-(36) with the index corrections of the specification notes) on ``p`` processors.
 
 ``combine(a, b)`` is ``a o b`` with ``a`` the earlier element: the matrix product does not
-commute. Elements are numpy arrays (a batch of states along the first axis, or anything the
-operation accepts); every scan returns the list of the ``N`` prefixes.
+commute. Elements are whatever ``combine`` accepts (numpy arrays with a batch of states along
+the first axis, tuples of scalars); every scan returns the list of the ``N`` prefixes. Each scan
+runs its schedule (the step model below), so the values and the step counts come from one
+description of which processor combines which elements at which step.
 """
 
 import math
+from contextlib import nullcontext
 
-__all__ = ["serial_scan", "doubling_scan", "pfp_scan", "doubling_schedule", "pfp_schedule",
-           "schedule_steps", "printed_pfp_time", "corrected_pfp_time"]
+__all__ = ["serial_scan", "doubling_scan", "pfp_scan", "run_schedule", "serial_schedule",
+           "doubling_schedule", "pfp_schedule", "schedule_steps", "printed_pfp_time",
+           "corrected_pfp_time"]
 
 
 def serial_scan(elements, combine):
     """The prefixes one after the other: ``N - 1`` operations in ``N - 1`` steps."""
-    out = [elements[0]]
-    for element in elements[1:]:
-        out.append(combine(out[-1], element))
-    return out
+    return run_schedule(serial_schedule(len(elements)), elements, combine)
 
 
-def doubling_scan(elements, combine):
-    """Recursive doubling: after step ``k`` (``k = 0 .. ceil(log2 N) - 1``) element ``i`` holds
-    the product of elements ``max(0, i - 2**(k+1) + 1) .. i``."""
-    x = list(elements)
-    shift = 1
-    while shift < len(x):
-        x = [x[i] if i < shift else combine(x[i - shift], x[i]) for i in range(len(x))]
-        shift *= 2
-    return x
+def doubling_scan(elements, combine, processors=None):
+    """Recursive doubling (:func:`doubling_schedule`): after step ``k`` element ``i`` holds the
+    product of elements ``max(0, i - 2**(k+1) + 1) .. i``."""
+    return run_schedule(doubling_schedule(len(elements), processors), elements, combine)
 
 
-def pfp_scan(elements, combine, processors, identity):
-    """Lee & Chang's PFP on ``processors`` (``p``) processors: P1 pads the ``N`` elements with
-    ``identity`` to ``p s`` (``s = ceil(N / p)``); P3 scans each block of ``s`` serially; P4
-    scans the ``p`` block totals by recursive doubling; P5 combines each block's prefixes with
-    the total of the blocks before it."""
-    count = len(elements)
-    if not isinstance(processors, int) or processors < 1:
+def pfp_scan(elements, combine, processors):
+    """Lee & Chang's PFP on ``processors`` (``p``) processors (:func:`pfp_schedule`): P1 pads
+    the ``N`` elements to ``p s`` (``s = ceil(N / p)``); P3 scans each block of ``s`` serially;
+    P4 scans the ``p`` block totals by recursive doubling; P5 combines each block's prefixes
+    with the total of the blocks before it."""
+    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
         raise ValueError(f"processors must be a positive integer, not {processors!r}")
-    size = math.ceil(count / processors)                                     # P1
-    padded = list(elements) + [identity] * (processors * size - count)
-    blocks = [serial_scan(padded[j * size:(j + 1) * size], combine)         # P2, P3
-              for j in range(processors)]
-    totals = doubling_scan([block[-1] for block in blocks], combine)        # P4
-    out = list(blocks[0])
-    for j in range(1, processors):                                          # P5
-        out += [combine(totals[j - 1], value) for value in blocks[j]]
-    return out[:count]
+    return run_schedule(pfp_schedule(len(elements), processors), elements, combine)
 
 
 # --- the step model ----------------------------------------------------------------------------
-# Elements are intervals of the input sequence: (lo, hi) stands for a(lo) o ... o a(hi), and an
-# operation may only combine (lo, m) with (m + 1, hi). A schedule is a list of steps, each a list
-# of operations (processor, target, left, right) on named registers; running it on intervals
-# checks that it computes every prefix (0, i), and its length is the time in o-steps.
+# A schedule is a list of steps, each a list of operations (processor, target, left, right) on
+# registers "x0", "x1", ...: target := left o right. Every operation of a step reads the values
+# from before the step. Registers beyond the elements are padding and hold nothing: combining
+# with nothing leaves the other operand (the identity of o; the processor spends the step all
+# the same). The scans above run their schedules on values; schedule_steps runs a schedule on
+# intervals (lo, hi), standing for a(lo) o ... o a(hi), to check that it computes every prefix.
 
-def _run_schedule(steps, registers, processors):
-    for number, step in enumerate(steps):
-        used = [pe for pe, *_ in step]
-        if len(used) != len(set(used)) or any(not 0 <= pe < processors for pe in used):
-            raise AssertionError(f"step {number}: a processor used twice or out of range")
+def run_schedule(schedule, elements, combine, at=None):
+    """The ``N`` prefixes of ``elements`` by ``schedule``. ``at(step, processor)``, if given,
+    returns a context entered around each operation (to mark where and when it runs: the
+    operation counts of :mod:`robohw.systolic.counts`)."""
+    registers = {f"x{i}": element for i, element in enumerate(elements)}
+    for number, step in enumerate(schedule):
         results = {}
-        for _, target, left, right in step:
-            a, b = registers[left], registers[right]
-            if a is None or b is None:          # padding: the identity
+        for processor, target, left, right in step:
+            a, b = registers.get(left), registers.get(right)
+            if a is None or b is None:
                 results[target] = b if a is None else a
-            elif a[1] + 1 != b[0]:
-                raise AssertionError(f"step {number}: {left} = {a} and {right} = {b} do not "
-                                     f"meet")
-            else:
-                results[target] = (a[0], b[1])
-        registers.update(results)     # every operation of a step reads the step's inputs
-    return registers
+                continue
+            with at(number, processor) if at else nullcontext():
+                results[target] = combine(a, b)
+        registers.update(results)
+    return [registers[f"x{i}"] for i in range(len(elements))]
+
+
+def serial_schedule(count):
+    """One processor, ``count - 1`` steps: ``x(i) = x(i - 1) o x(i)``."""
+    return [[(0, f"x{i}", f"x{i - 1}", f"x{i}")] for i in range(1, count)]
 
 
 def doubling_schedule(count, processors=None):
@@ -129,13 +122,20 @@ def pfp_schedule(count, processors, *, skip_padding=False):
 def schedule_steps(schedule, count, processors):
     """The number of o-steps of ``schedule``, after checking that it computes all ``count``
     prefixes with at most one operation per processor per step."""
-    padded = max((int(name[1:]) for step in schedule for _, name, *_ in step), default=0) + 1
-    registers = {f"x{i}": (i, i) if i < count else None for i in range(max(count, padded))}
-    registers = _run_schedule(schedule, registers, processors)
-    wrong = [i for i in range(count) if registers[f"x{i}"] != (0, i)]
+    for number, step in enumerate(schedule):
+        used = [processor for processor, *_ in step]
+        if len(used) != len(set(used)) or any(not 0 <= pe < processors for pe in used):
+            raise AssertionError(f"step {number}: a processor used twice or out of range")
+
+    def join(a, b):
+        if a[1] + 1 != b[0]:
+            raise AssertionError(f"{a} and {b} do not meet")
+        return (a[0], b[1])
+
+    got = run_schedule(schedule, [(i, i) for i in range(count)], join)
+    wrong = [i for i in range(count) if got[i] != (0, i)]
     if wrong:
-        raise AssertionError(f"prefix x{wrong[0]} is {registers[f'x{wrong[0]}']}, not (0, "
-                             f"{wrong[0]})")
+        raise AssertionError(f"prefix x{wrong[0]} is {got[wrong[0]]}, not (0, {wrong[0]})")
     return len(schedule)
 
 

@@ -52,7 +52,8 @@ def test_scans_of_a_non_commutative_operation(count):
     elements = [rng.normal(size=(3, 3)) for _ in range(count)]
     want = serial_scan(elements, np.matmul)
     for got in [doubling_scan(elements, np.matmul)] + \
-            [pfp_scan(elements, np.matmul, p, np.eye(3)) for p in range(1, count + 2)]:
+            [pfp_scan(elements, np.matmul, p) for p in range(1, count + 2)] + \
+            [doubling_scan(elements, np.matmul, p) for p in range(1, count + 1)]:
         assert all(np.allclose(a, b) for a, b in zip(got, want)) and len(got) == count
 
 

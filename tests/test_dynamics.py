@@ -171,3 +171,84 @@ def test_a_wrong_schedule_is_caught():
         schedule_steps(schedule, 9, 3)
     with pytest.raises(AssertionError, match="processor used twice"):
         schedule_steps([[(0, "x1", "x0", "x1"), (0, "x2", "x1", "x2")]], 3, 2)
+
+
+# --- operation counts, by running the steps over counting scalars -----------------------------
+
+def _levels(count):
+    return (count - 1).bit_length()          # ceil(log2 count)
+
+
+def test_local_work_per_processor_is_the_papers_135_and_98():
+    from robohw.systolic.counts import dynamics_counts, general_robot
+    # Hand tally, general constants and a full inertia tensor (M, A): p* = 0R ip* 9/6,
+    # s = 0R is 9/6, z qd 3/0 | z qdd 3/0 + w x (z qd) 6/3 + sum 0/3 | w' x p* 6/3,
+    # w x (w x p*) 12/6, sum 0/3 | r'' = w' x s + w x (w x s) + p'' 18/15, F = m r'' 3/0,
+    # N: R^T w, R^T w' 18/12, J w', J w 18/12, w x Jw 6/3, sum 0/3, R N 9/6 | b_n: p* + s 0/3,
+    # two cross products 12/6, two sums 0/6 | tau = n . z 3/2.
+    want = {"axes": (21, 12), "b omega-dot": (9, 6), "b p-ddot": (18, 12),
+            "F, N": (18 + 3 + 51, 15 + 36), "b n": (12, 15), "tau": (3, 2)}
+    for n in (3, 6, 11, 32):
+        got = {c.phase: c.time for c in dynamics_counts(general_robot(n)) if c.kind == "local"}
+        assert got == want, n
+    assert tuple(map(sum, zip(*want.values()))) == (135, 98)
+
+
+def test_scan_counts_follow_the_levels_of_recursive_doubling():
+    from robohw.systolic.counts import dynamics_counts, general_robot, summarize
+    for n in range(3, 33):
+        counts = {c.phase: c for c in dynamics_counts(general_robot(n))}
+        # Vector scans: 3 additions per level; omega and omega-dot over n elements, p-ddot
+        # (from -g), f and n (from the hand) over n + 1. When n - 1 is a power of two the last
+        # level of the first two adds only omega_1 (omega-dot_1) = z0 qd_1 (z0 qdd_1), which
+        # has one component: 1 addition, not 3.
+        power = (n - 1) & (n - 2) == 0
+        for phase, size in (("omega", n), ("omega-dot", n), ("p-ddot", n + 1), ("f", n + 1),
+                            ("n", n + 1)):
+            thin = 2 if power and phase in ("omega", "omega-dot") else 0
+            assert counts[phase].time == (0, 3 * _levels(size) - thin), (n, phase)
+        # The matrix scan: the first level multiplies two DH rotations (their third rows
+        # (0, sin a, cos a) hold one structural zero and two constants): 19 M, 12 A; a later
+        # level a full product, 27 M, 18 A, unless its left operand is 0R_1 itself (n - 1 a
+        # power of two: the DH zero remains, 24 M, 15 A).
+        levels = _levels(n)
+        last = (24, 15) if power else (27, 18)
+        want = [(19, 12)] + [(27, 18)] * (levels - 2) + [last]
+        assert counts["R"].per_step == tuple(want), n
+        total = summarize(counts.values())["total"]
+        assert total == tuple(map(sum, zip(counts["R"].time, (135, 98),
+                                           (0, sum(c.time[1] for c in counts.values()
+                                                   if c.kind == "vector scan")))))
+
+
+def test_puma_twists_give_the_papers_first_level():
+    import dataclasses
+    from robohw.robots import Robot
+    from robohw.systolic.counts import dynamics_counts, general_robot
+    puma, general = load_robot("puma560"), general_robot(6)
+    twists = Robot("PUMA twists", tuple(dataclasses.replace(j, alpha=p.alpha) for j, p in
+                                        zip(general.joints, puma.joints)), gravity=(1, -2, -9))
+    scan = next(c for c in dynamics_counts(twists) if c.phase == "R")
+    # (i-1)R_i with alpha in {0, +-90 deg}: [[c, -s, 0], [s, c, 0], [0, 0, 1]] or
+    # [[c, 0, +-s], [s, 0, -+c], [0, +-1, 0]]; R_2 R_3 (alpha 0 by alpha 90): rows 1-2 each
+    # c c' - s s' and +-(c s' + s c'), row 3 wiring: 8 M, 4 A (the paper's first level).
+    assert scan.per_step[0] == (8, 4)
+
+
+def test_serial_counts_are_the_whole_work_and_pfp_spreads_it():
+    from robohw.systolic.counts import dynamics_counts, general_robot, summarize
+    robot = general_robot(6)
+    serial = dynamics_counts(robot, 1, "serial")
+    assert all(c.time == c.work for c in serial)
+    for p in (1, 2, 3, 6):
+        pfp = dynamics_counts(robot, p, "pfp")
+        # The same operations wherever they run (PFP's padding costs steps, not operations,
+        # but its fix-ups P5 are extra work), and never slower than one processor.
+        assert summarize(pfp)["total"][0] <= summarize(serial)["total"][0]
+        if p > 1:   # ceil(n/p) links per processor; the busiest block is one without link 1
+            local = {c.phase: c.time for c in pfp if c.kind == "local"}
+            assert local["F, N"] == tuple(-(-6 // p) * v for v in (72, 51))
+    with pytest.raises(ValueError, match="processors must be a positive integer"):
+        dynamics_counts(robot, 0)
+    with pytest.raises(ValueError, match="scan must be one of"):
+        dynamics_counts(robot, 2, "tree")

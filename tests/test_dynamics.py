@@ -252,3 +252,24 @@ def test_serial_counts_are_the_whole_work_and_pfp_spreads_it():
         dynamics_counts(robot, 0)
     with pytest.raises(ValueError, match="scan must be one of"):
         dynamics_counts(robot, 2, "tree")
+
+
+def test_count_tables_of_the_report():
+    from robohw.report.dynamics import count_rows, paper_counts, pfp_speedups
+    # The paper's closed forms at its quoted points: PUMA (n = 6, printed as "n = 8")
+    # 197/183 against LWP 852/738, and n = 12 only 27 M and 33 A more.
+    assert paper_counts(6)["total"] == (197, 183) and paper_counts(6)["uniprocessor"] == \
+        (852, 738)
+    assert tuple(b - a for a, b in zip(paper_counts(6)["total"], paper_counts(12)["total"])) \
+        == (27, 33)
+    rows = {r["n"]: r for r in count_rows(12)}
+    # One processor: per extra link the local work (135/98), one product 0R_(i-1) (i-1)R_i
+    # of a full matrix by a DH rotation (24/15) and an addition in each of the five vector
+    # scans (0/15).
+    for n in range(3, 12):
+        grow = tuple(b - a for a, b in zip(rows[n]["uniprocessor"], rows[n + 1]["uniprocessor"]))
+        assert grow == (135 + 24, 98 + 15 + 15)
+    assert rows[6]["uniprocessor"] == (159 * 6 - 102, 128 * 6 - 88)
+    assert rows[12]["total"][0] - rows[6]["total"][0] == 27      # as the paper says
+    speedups = pfp_speedups(6)
+    assert speedups[0]["speedup"] == 1 and speedups[0]["time"] == rows[6]["uniprocessor"]

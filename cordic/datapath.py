@@ -3,17 +3,21 @@
 Each function builds Amaranth expressions for one part of the program of a
 :class:`~robohw.cordic.config.CordicConfig`: :func:`prerotate` (port codes to internal units, into
 the convergence domain), :func:`micro_step` (one step, with constant or run-time parameters) and
-:func:`finish` (domain check, gain correction, rounding and saturation to the port formats). They
-mirror :mod:`robohw.cordic.model` operation for operation.
+:func:`finish_stages` (domain check, gain correction, rounding and saturation to the port formats,
+as register stages). They mirror :mod:`robohw.cordic.model` operation for operation;
+:func:`register_steps` cuts the program where a step would chain two adders, so no register stage
+holds more than one carry chain per value.
 """
 
-from amaranth.hdl import Mux, Signal, Value, signed
+import dataclasses
+
+from amaranth.hdl import Const, Mux, Signal, Value, signed
 
 from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import hdl_round_shift, hdl_saturate
 
-__all__ = ["input_fields", "output_fields", "PAYLOAD_FIELDS", "prerotate", "micro_step", "finish",
-           "output_registers"]
+__all__ = ["input_fields", "output_fields", "PAYLOAD_FIELDS", "prerotate", "micro_step",
+           "register_steps", "finish_stages", "state_shapes", "register_values", "output_registers"]
 
 
 def input_fields(config):
@@ -95,35 +99,115 @@ def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamm
     return x, y, z
 
 
-def finish(config, x, y, z):
-    """Output fields from internal ``(x, y, z)``: a dict with ``x``, ``y``, ``z``,
-    ``domain_error`` and ``overflow`` expressions (see :func:`robohw.cordic.model.cordic_model`),
-    and the per-port ``x_overflow``, ``y_overflow``, ``z_overflow`` (not in the payload)."""
-    x, y, z = Value.cast(x), Value.cast(y), Value.cast(z)
+def register_steps(config):
+    """The program as register steps, each with at most one carry chain per value: every step of
+    :attr:`CordicConfig.steps <robohw.cordic.config.CordicConfig.steps>` that both rotates and
+    normalizes becomes two, the micro-rotation and then the normalization factor (the same
+    arithmetic, so the model is unchanged). A pipelined processor has one stage per register
+    step, a word-serial one spends one cycle on each."""
+    out = []
+    for step in config.steps:
+        if step.shift is not None and step.gamma:
+            out.append(dataclasses.replace(step, norm_shift=0, gamma=0))
+            out.append(dataclasses.replace(step, shift=None, angle=0, expanded=False))
+        else:
+            out.append(step)
+    return tuple(out)
+
+
+_DOMAIN_OPERANDS = ("z_high", "z_low", "y_excess", "x_bound")
+
+
+def _domain_operands(config, x, y, z):
+    """The domain check split at its carry chains: two comparisons for the rotation mode's
+    ``|z| > limit``; ``|y| - slack`` and ``(|x| << 2) >> s`` for the vectoring mode's ``|y| >
+    ((|x| << 2) >> s) + slack``, compared in the next stage."""
     if not config.checks_domain:
-        domain_error = 0
-    elif config.direction is Direction.ROTATION:
-        domain_error = abs(z) > config.residual_z_limit
-    else:
-        domain_error = abs(y) > ((abs(x) << 2) >> config.shifts[-1]) + config.residual_y_slack
+        return {}
+    if config.direction is Direction.ROTATION:
+        limit = config.residual_z_limit
+        return {"z_high": z > limit, "z_low": z < -limit}
+    slack = config.residual_y_slack
+    return {"y_excess": Mux(y < 0, -y - slack, y - slack),
+            "x_bound": (abs(x) << 2) >> config.shifts[-1]}
+
+
+def finish_stages(config):
+    """What follows the last step, as register stages with one carry chain each: a list of
+    functions from one stage's values (a dict) to the next's. The first takes ``x``, ``y``, ``z``
+    in internal units; the last gives the output fields (see :func:`robohw.cordic.model.
+    cordic_model`): ``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and the per-port
+    ``x_overflow``, ``y_overflow``, ``z_overflow`` (not in the payload).
+
+    Stages: the gain multiplication when the configuration has one (normalization
+    ``"multiply"``); rounding to the port formats with the domain check's operands; saturation
+    with the domain comparison."""
+    g, w, rounding = config.guard_bits, config.width, config.rounding
+    stages = []
     if config.multiplier is not None:
         constant, shift = config.multiplier
-        x, y = (x * constant) >> shift, (y * constant) >> shift
-    g, w, rounding = config.guard_bits, config.width, config.rounding
-    x, x_over = hdl_saturate(hdl_round_shift(x, config.output_shift, rounding), w)
-    y, y_over = hdl_saturate(hdl_round_shift(y, config.output_shift, rounding), w)
-    z = hdl_round_shift(z, g, rounding)
-    if config.system is System.CIRCULAR:
-        z, z_over = z[:w].as_signed(), 0
+
+        def multiply(v):
+            return {"x": (v["x"] * constant) >> shift, "y": (v["y"] * constant) >> shift,
+                    "z": v["z"], **_domain_operands(config, v["x"], v["y"], v["z"])}
+        stages.append(multiply)
+
+    def round_(v):
+        if config.multiplier is not None:     # computed before the multiplication
+            domain = {k: v[k] for k in _DOMAIN_OPERANDS if k in v}
+        else:
+            domain = _domain_operands(config, v["x"], v["y"], v["z"])
+        return {"x": hdl_round_shift(v["x"], config.output_shift, rounding),
+                "y": hdl_round_shift(v["y"], config.output_shift, rounding),
+                "z": hdl_round_shift(v["z"], g, rounding), **domain}
+
+    def saturate(v):
+        x, x_over = hdl_saturate(v["x"], w)
+        y, y_over = hdl_saturate(v["y"], w)
+        if config.system is System.CIRCULAR:
+            z, z_over = v["z"][:w].as_signed(), Const(0, 1)
+        else:
+            z, z_over = hdl_saturate(v["z"], w)
+        if not config.checks_domain:
+            domain_error = Const(0, 1)
+        elif config.direction is Direction.ROTATION:
+            domain_error = v["z_high"] | v["z_low"]
+        else:
+            domain_error = v["y_excess"] > v["x_bound"]
+        return {"x": x, "y": y, "z": z, "domain_error": domain_error,
+                "overflow": x_over | y_over | z_over,
+                "x_overflow": x_over, "y_overflow": y_over, "z_overflow": z_over}
+
+    return stages + [round_, saturate]
+
+
+def state_shapes(config):
+    """The shapes of the internal ``x``, ``y``, ``z`` between steps: ``z`` wraps at its width (a
+    binary angle in the circular system), ``x`` and ``y`` keep their proven range."""
+    return {"x": signed(config.xy_width), "y": signed(config.xy_width),
+            "z": signed(config.z_width)}
+
+
+def register_values(m, values, enable, name, shapes=None):
+    """Reset-less registers named ``{name}_{field}`` loaded with ``values`` (a dict of
+    expressions) when ``enable`` is high (always, for ``enable=True``); returns them as a
+    dict. A field's shape is ``shapes[field]`` if given (the value is truncated to it), else
+    the value's own."""
+    registers = {}
+    for field, value in values.items():
+        shape = (shapes or {}).get(field) or Value.cast(value).shape()
+        registers[field] = Signal(shape, name=f"{name}_{field}", reset_less=True)
+    statements = [registers[f].eq(v) for f, v in values.items()]
+    if enable is True:
+        m.d.sync += statements
     else:
-        z, z_over = hdl_saturate(z, w)
-    return {"x": x, "y": y, "z": z, "domain_error": domain_error,
-            "overflow": x_over | y_over | z_over,
-            "x_overflow": x_over, "y_overflow": y_over, "z_overflow": z_over}
+        with m.If(enable):
+            m.d.sync += statements
+    return registers
 
 
 def output_registers(config, fields, name, sideband=None):
-    """Reset-less registers for the fields of :func:`finish` (and a ``"sideband"``), named
+    """Reset-less registers for the fields of :func:`finish_stages` (and a ``"sideband"``), named
     ``{name}_out_{field}``: ``signed(width)`` for ``x``, ``y``, ``z``, one bit for flags."""
     registers = {}
     for field in fields:

@@ -1,23 +1,26 @@
 """Fully pipelined CORDIC processor: one register stage per program step."""
 
-from amaranth.hdl import Module, Signal, signed
+from amaranth.hdl import Module, Signal, Value
 
 from robohw.cordic.component import CordicComponent
-from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish, micro_step, output_registers,
-                                    prerotate)
+from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_stages, micro_step, output_registers,
+                                    prerotate, register_steps, register_values,
+                                    state_shapes)
 
-__all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency"]
+__all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency", "pipelined_register_bits"]
 
 
 class PipelinedCordic(CordicComponent):
     """CORDIC processor with one pipeline stage per iteration: one result per clock.
 
-    Stage 0 registers the pre-rotated input, stages 1 .. S run the S steps of
-    :attr:`CordicConfig.steps <robohw.cordic.config.CordicConfig.steps>` (iterations, with
-    normalization interleaved or appended), and the last stage registers the rounded, saturated
-    outputs.
+    Stage 0 registers the pre-rotated input, the next ``R`` stages run the register steps
+    (:func:`~robohw.cordic.datapath.register_steps`: the steps of
+    :attr:`CordicConfig.steps <robohw.cordic.config.CordicConfig.steps>`, a step that rotates
+    and normalizes cut in two), and the ``F`` finish stages
+    (:func:`~robohw.cordic.datapath.finish_stages`: gain multiplication if any, rounding,
+    saturation) end in the output registers. No stage holds more than one carry chain per value.
 
-    Latency is ``S + 2`` cycles from an input transfer to the output becoming valid; throughput
+    Latency is ``1 + R + F`` cycles from an input transfer to the output becoming valid; throughput
     is one result per clock while ``o.ready`` is high. When ``o.valid`` is high and ``o.ready``
     low the whole pipeline holds (``i.ready`` falls in the same cycle), so no sample is lost,
     duplicated or reordered. Only valid bits are reset.
@@ -26,7 +29,8 @@ class PipelinedCordic(CordicComponent):
     """
     @property
     def latency(self):
-        """Cycles from an input transfer to its result being valid: ``len(steps) + 2``."""
+        """Cycles from an input transfer to its result being valid: ``1 + R + F``
+        (:func:`pipelined_latency`)."""
         return pipelined_latency(self._config)
 
     @property
@@ -44,40 +48,50 @@ class PipelinedCordic(CordicComponent):
 
 
 def pipelined_latency(config):
-    """Register stages of :func:`pipelined_datapath`: pre-rotation, one per step, output."""
-    return len(config.steps) + 2
+    """Register stages of :func:`pipelined_datapath`: pre-rotation, one per register step
+    (:func:`~robohw.cordic.datapath.register_steps`), one per finish stage
+    (:func:`~robohw.cordic.datapath.finish_stages`)."""
+    return 1 + len(register_steps(config)) + len(finish_stages(config))
 
 
 def pipelined_datapath(m, config, x, y, z, enable, name="cordic", sideband=None):
     """The datapath of :class:`PipelinedCordic` inside module ``m``: operands ``x``, ``y``,
     ``z`` (port codes) enter the first register when ``enable`` is high; returns the dict of
-    output fields (``x``, ``y``, ``z``, ``domain_error``, ``overflow``), registered,
-    :func:`pipelined_latency` enabled cycles later. Registers are reset-less. A ``sideband``
-    value, if given, travels through the same registers and comes out as ``"sideband"``."""
-    def stage(label, values):
-        shapes = [signed(config.xy_width), signed(config.xy_width), signed(config.z_width)]
-        if sideband is not None:
-            shapes.append(sideband.shape())
-        registers = tuple(Signal(shape, name=f"{name}_{label}_{field}", reset_less=True)
-                          for shape, field in zip(shapes, ("x", "y", "z", "sideband")))
-        with m.If(enable):
-            m.d.sync += [r.eq(v) for r, v in zip(registers, values)]
-        return registers
-
-    def carry(values, previous):
-        return (*values, previous[3]) if sideband is not None else values
-
-    extra = () if sideband is None else (sideband,)
-    values = stage("pre", (*prerotate(config, x, y, z), *extra))
-    for index, step in enumerate(config.steps):
-        values = stage(f"step{index}", carry(micro_step(
-            config, *values[:3], shift=step.shift, angle=step.angle,
-            rotate=step.shift is not None, norm_shift=step.norm_shift, gamma=step.gamma,
-            expanded=step.expanded), values))
-    results = dict(finish(config, *values[:3]))
-    if sideband is not None:
-        results["sideband"] = values[3]
+    output fields (``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and the per-port
+    overflows), registered, :func:`pipelined_latency` enabled cycles later. Every stage holds
+    one carry chain per value at most. Registers are reset-less. A ``sideband`` value, if given,
+    travels through the same registers and comes out as ``"sideband"``."""
+    extra = {} if sideband is None else {"sideband": sideband}
+    shapes = state_shapes(config)
+    values = register_values(m, dict(zip("xyz", prerotate(config, x, y, z)), **extra), enable,
+                             f"{name}_pre", shapes)
+    for index, step in enumerate(register_steps(config)):
+        moved = micro_step(config, values["x"], values["y"], values["z"], shift=step.shift,
+                           angle=step.angle, rotate=step.shift is not None,
+                           norm_shift=step.norm_shift, gamma=step.gamma, expanded=step.expanded)
+        values = register_values(m, {**values, **dict(zip("xyz", moved))}, enable,
+                                 f"{name}_step{index}", shapes)
+    stages = finish_stages(config)
+    for index, stage in enumerate(stages):
+        carried = {"sideband": values["sideband"]} if sideband is not None else {}
+        results = {**stage(values), **carried}
+        if index < len(stages) - 1:
+            values = register_values(m, results, enable, f"{name}_finish{index}")
     outputs = output_registers(config, results, name, sideband)
     with m.If(enable):
         m.d.sync += [outputs[field].eq(value) for field, value in results.items()]
     return outputs
+
+
+def pipelined_register_bits(config, sideband_width=0):
+    """Flip-flops of :func:`pipelined_datapath`: the state registers of the pre-rotation and
+    the register steps, every finish stage's values (their shapes read off the same stage
+    functions) and the output registers, each stage also carrying ``sideband_width`` bits."""
+    shapes = state_shapes(config)
+    bits = (1 + len(register_steps(config))) * (sum(s.width for s in shapes.values())
+                                                + sideband_width)
+    values = {field: Signal(shape) for field, shape in shapes.items()}
+    for stage in finish_stages(config):
+        values = {field: Signal(Value.cast(v).shape()) for field, v in stage(values).items()}
+        bits += sum(len(v) for v in values.values()) + sideband_width
+    return bits

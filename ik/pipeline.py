@@ -4,7 +4,8 @@
 (:func:`robohw.cordic.pipelined.pipelined_datapath`); one result per clock.
 ``timing="word_serial"``: every CCM is a word-serial CORDIC
 (:func:`robohw.cordic.word_serial.word_serial_datapath`) and the pipeline advances one *stage* every
-``P`` clocks, ``P`` the longest CCM's steps plus one (Lee & Chang's accounting: one result per
+``P`` clocks, ``P`` the longest CCM's time from start to result
+(:func:`~robohw.cordic.word_serial.word_serial_period`; Lee & Chang's accounting: one result per
 stage). Either way every producer output drives one tapped delay line whose taps come from the
 optimal buffer assignment (:func:`robohw.buffers.assign_buffers`, shared lines, outputs aligned), so
 each CCM receives all its operands at once. The whole pipeline moves on one enable and holds while

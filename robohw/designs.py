@@ -150,7 +150,7 @@ class CordicDesign(Design):
         return [{n: int(getattr(want, n)[k]) for n in "xyz"} for k in range(len(c["x"]))]
 
     def structure(self, dut):
-        return "pipeline stages", len(dut.config.steps) + 2
+        return "pipeline stages", dut.latency
 
     def formats(self, dut):
         c = dut.config

@@ -14,7 +14,8 @@ from fractions import Fraction
 from amaranth.hdl import Const, Module, Signal, signed
 
 from robohw.cordic.config import CordicConfig
-from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
+from robohw.cordic.pipelined import (pipelined_datapath, pipelined_latency,
+                                     pipelined_register_bits)
 from robohw.hw.fixed import angle_to_code
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.reference.inertia import link_frames
@@ -203,8 +204,7 @@ class InertiaPlan:
         delay_stages = sum(max(t) for t in taps.values() if t)
         cordics = sum(1 for name in self._input_fracs if name.startswith("cos"))
         cfg = self.cordic
-        cordic_bits = cordics * ((len(cfg.steps) + 1) * (2 * cfg.xy_width + cfg.z_width)
-                                 + 3 * w + 5)
+        cordic_bits = cordics * pipelined_register_bits(cfg)
         return {
             "processing_elements": len(processors),
             "cordics": cordics,

@@ -97,7 +97,7 @@ def dynamics_counts(robot, processors=None, scan="doubling", *, hand=True):
     if hand:
         wrench = tuple(tuple(tracer.input(f"{kind}{k}", -1, 1) for k in range(3))
                        for kind in ("f", "m"))
-    tau = base_coordinate_steps(robot, joints, qd, qdd, wrench, tracer, run)
+    base_coordinate_steps(robot, joints, qd, qdd, wrench, tracer, run)
     block = math.ceil(n / processors)
     tally = {}              # phase -> step -> processor -> [mul, add]
     for node in tracer.nodes:         # the algorithm as written, dead results included

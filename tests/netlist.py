@@ -9,7 +9,6 @@ has one count, its latency in cycles.
 """
 
 from collections import defaultdict
-from functools import lru_cache
 
 from amaranth.hdl import Value
 from amaranth.hdl._ast import Assign, Switch
@@ -45,18 +44,24 @@ def register_depths(component):
     walk(Fragment.get(component, None))
     # Signals compare by building expressions, so the graph is keyed by identity.
     source, sink = id(Value.cast(component.i.payload)), id(Value.cast(component.o.payload))
-    visiting = set()
-
-    @lru_cache(maxsize=None)
-    def depths(signal):
-        if signal == sink:
-            return frozenset({0})
-        if signal in visiting:
-            raise ValueError("the data path loops: not a pipeline")
-        visiting.add(signal)
-        found = frozenset(d + weight for target, weight in readers[signal]
-                          for d in depths(target))
+    # Depth-first, iteratively (a deep pipeline outruns Python's recursion limit): a signal's
+    # set of depths is known once every signal it feeds is.
+    known, visiting = {sink: frozenset({0})}, set()
+    stack = [source]
+    while stack:
+        signal = stack[-1]
+        if signal in known:
+            stack.pop()
+            continue
+        pending = [t for t, _ in readers[signal] if t not in known]
+        if pending:
+            if signal in visiting:
+                raise ValueError("the data path loops: not a pipeline")
+            visiting.add(signal)
+            stack.extend(pending)
+            continue
+        known[signal] = frozenset(d + weight for target, weight in readers[signal]
+                                  for d in known[target])
         visiting.discard(signal)
-        return found
-
-    return set(depths(source))
+        stack.pop()
+    return set(known[source])

@@ -20,11 +20,14 @@ def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
     out_json = tmp_path / "bench.json"
     assert main(["bench", "cordic", "--widths", "8", "--no-verilator", "--json", str(out_json)]) == 0
     table = capsys.readouterr().out
-    # Width 8: 9 iterations (width + 1, CordicConfig's documented default). Pipelined: the
-    # pre-rotation register, one per iteration, the output register; word-serial: a load
-    # cycle, then one cycle per iteration.
-    assert "| pipelined | 8 | 9 | 11 | 1 |" in table
-    assert "| word_serial | 8 | 9 | 10 | 9 |" in table
+    # Width 8: 9 iterations (width + 1, CordicConfig's documented default) and a register step
+    # per non-trivial normalization factor. Pipelined: the pre-rotation register, one per
+    # register step, rounding and saturation; word-serial: a load cycle, one cycle per register
+    # step, rounding and saturation, a new operand every register-step count.
+    from robohw.cordic.config import CordicConfig
+    steps = 9 + sum(1 for g in CordicConfig("circular", "rotation", width=8).gammas if g)
+    assert f"| pipelined | 8 | 9 | {1 + steps + 2} | 1 |" in table
+    assert f"| word_serial | 8 | 9 | {1 + steps + 2} | {steps} |" in table
     rows = json.loads(out_json.read_text())
     assert all(r["latency"] == r["stated_latency"] and r["interval"] == r["stated_interval"]
                for r in rows)

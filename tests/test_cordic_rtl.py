@@ -71,16 +71,19 @@ def test_latency_and_throughput_are_as_stated(architecture, normalization):
     assert set(latencies.tolist()) == {dut.latency}
     assert set(np.diff(run.output_cycles).tolist()) == {dut.interval}
     assert set(np.diff(run.input_cycles).tolist()) == {dut.interval}
+    # One register step per micro-rotation and per non-trivial normalization factor (no step
+    # chains two adders); then the finish stages: rounding, saturation, and before them the
+    # gain multiplication when there is one.
+    program = sum((s.shift is not None) + (s.gamma != 0) for s in config.steps)
+    finish = 2 + (normalization == "multiply")
     if architecture is PipelinedCordic:
         # Counted in the elaborated netlist: the registers between the input and the output.
-        assert register_depths(dut) == {dut.latency}
+        assert register_depths(dut) == {dut.latency} == {1 + program + finish}
         assert (dut.interval, dut.throughput) == (1, 1)
     else:
-        # The unit loads in one cycle, then runs the program one step a cycle: every
-        # micro-rotation, and with "after" normalization each non-trivial factor after them.
-        appended = sum(1 for g in config.gammas if g) if normalization == "after" else 0
-        program = config.iterations + appended
-        assert (dut.latency, dut.interval) == (program + 1, program)
+        # The unit loads in one cycle, then runs the program one step a cycle, the last into
+        # its result register; a new operand loads during the last step.
+        assert (dut.latency, dut.interval) == (1 + program + finish, program)
         assert dut.throughput == Fraction(1, program)
 
 

@@ -113,12 +113,19 @@ def test_word_serial_timing_one_result_per_stage():
                             check_alignment=True)
     sink = [1, 1, 1, 0, 1]
     run = check(dut, graph, robot, 10, count=8, seed=7, sink_ready=lambda c: sink[c % len(sink)])
-    # One stage = the longest CCM's program plus its load cycle; the balanced depth is the
-    # graph's longest chain of CCMs (11 for the best graph, its docstring), one stage each.
-    stage = 1 + max(len(CordicConfig(c.system, c.direction, width=10, expansion=c.expansion).steps)
-                    for c in graph.ccms)
+    # One stage = the longest CCM's time from start to result: its load cycle, a cycle per
+    # micro-rotation and per non-trivial normalization factor, two finish stages (rounding,
+    # saturation); the balanced depth is the graph's longest chain of CCMs (11 for the best
+    # graph, its docstring), one stage each.
+    configs = [CordicConfig(c.system, c.direction, width=10, expansion=c.expansion)
+               for c in graph.ccms]
+    stage = 1 + max(sum((s.shift is not None) + (s.gamma != 0) for s in c.steps)
+                    for c in configs) + 2
     assert graph.depth() == 11
-    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == 11 * stage
+    # The first result shows `latency` cycles after its input and leaves when the sink takes it.
+    assert dut.latency == 11 * stage
+    shown = run.input_cycles[0] + dut.latency
+    assert run.output_cycles[0] == next(c for c in range(shown, shown + 5) if sink[c % 5])
     assert dut.interval == stage
     gaps = set(np.diff(run.output_cycles).tolist())
     assert min(gaps) == dut.interval  # never faster than one result per stage

@@ -14,7 +14,7 @@ import dataclasses
 from amaranth.hdl import Const, Mux, Signal, Value, signed
 
 from robohw.cordic.config import Direction, System
-from robohw.hw.fixed import hdl_round_shift, hdl_saturate
+from robohw.hw.fixed import hdl_add_sub, hdl_round_shift, hdl_saturate
 
 __all__ = ["input_fields", "output_fields", "PAYLOAD_FIELDS", "prerotate", "micro_step",
            "register_steps", "finish_stages", "state_shapes", "register_values", "output_registers"]
@@ -78,14 +78,15 @@ def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamm
             xs, ys = x - xs, y - ys
         elif expanded is not False:
             xs, ys = Mux(expanded, x - xs, xs), Mux(expanded, y - ys, ys)
+        # One carry chain each: the direction picks add or subtract inside the adder.
         if config.system is System.CIRCULAR:
-            x1 = Mux(up, x - ys, x + ys)
+            x1 = hdl_add_sub(x, ys, up)
         elif config.system is System.HYPERBOLIC:
-            x1 = Mux(up, x + ys, x - ys)
+            x1 = hdl_add_sub(x, ys, ~up)
         else:
             x1 = x
-        y1 = Mux(up, y + xs, y - xs)
-        z1 = Mux(up, z - angle, z + angle)
+        y1 = hdl_add_sub(y, xs, ~up)
+        z1 = hdl_add_sub(z, angle, up)
         x, y, z = _select(rotate, x1, x), _select(rotate, y1, y), _select(rotate, z1, z)
     if isinstance(gamma, int):
         if gamma > 0:

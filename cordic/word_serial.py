@@ -2,12 +2,13 @@
 
 from dataclasses import dataclass
 
-from amaranth.hdl import Array, Module, Signal, Value, signed
+from amaranth.hdl import Array, Module, Mux, Signal, Value, signed
 
 from robohw.cordic.component import CordicComponent
-from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_stages, micro_step,
-                                    output_registers, prerotate, register_steps, register_values,
-                                    state_shapes)
+from robohw.cordic.config import Direction, System
+from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_stages, output_registers,
+                                    prerotate, register_steps, register_values, state_shapes)
+from robohw.hw.fixed import hdl_add_sub
 
 __all__ = ["WordSerialCordic", "WordSerialUnit", "serial_step", "word_serial_datapath",
            "word_serial_period"]
@@ -63,21 +64,53 @@ class WordSerialCordic(CordicComponent):
         return m
 
 
-def serial_step(config, x, y, z, index):
-    """The shift-and-add unit: register step ``index`` (a signal) of the program
-    (:func:`~robohw.cordic.datapath.register_steps`) applied to ``x``, ``y``, ``z``, its
-    parameters read from a table indexed by ``index``."""
-    steps = register_steps(config)
+@dataclass(frozen=True)
+class _StepTable:
+    """The parameters of one register step as the unit's registers hold them: ``shift`` (the
+    micro-rotation's, or the normalization factor's), ``angle``, and the flags ``rotate``,
+    ``subtract`` (a factor ``1 - 2**-shift``) and ``expanded``."""
+    shift: int
+    angle: int
+    rotate: bool
+    subtract: bool
+    expanded: bool
 
-    def table(field):
-        return Array(int(field(step)) for step in steps)[index]
 
-    return micro_step(
-        config, x, y, z,
-        shift=table(lambda s: s.shift or 0), angle=table(lambda s: s.angle),
-        rotate=table(lambda s: s.shift is not None),
-        norm_shift=table(lambda s: s.norm_shift), gamma=table(lambda s: s.gamma != 0),
-        norm_subtract=table(lambda s: s.gamma < 0), expanded=table(lambda s: s.expanded))
+def _step_table(config):
+    return [_StepTable(shift=step.shift if step.shift is not None else step.norm_shift,
+                       angle=step.angle, rotate=step.shift is not None,
+                       subtract=step.gamma < 0, expanded=step.expanded)
+            for step in register_steps(config)]
+
+
+def serial_step(config, x, y, z, shift, angle, rotate, subtract, expanded):
+    """One register step of the unit on ``x``, ``y``, ``z``, its parameters (signals) from the
+    step table: a micro-rotation (``rotate``) or a normalization factor, never both
+    (:func:`~robohw.cordic.datapath.register_steps`). Each value passes one operand select, one
+    barrel shifter and one adder (an ``expanded`` step, hyperbolic range expansion only, a
+    second): ``x + t``, ``y + u`` with ``t, u`` the shifted ``y, x`` (rotation) or ``x, y``
+    (normalization), signed by the direction or the factor. Equal to
+    :func:`~robohw.cordic.datapath.micro_step` on every register step."""
+    up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
+    into_x, into_y = Mux(rotate, y, x), Mux(rotate, x, y)
+    t, u = into_x >> shift, into_y >> shift
+    if any(step.expanded for step in config.steps):
+        t, u = Mux(expanded, into_x - t, t), Mux(expanded, into_y - u, u)
+    # Rotation: x - sigma t (circular), x + sigma t (hyperbolic), x (linear); y + sigma u, with
+    # sigma = +1 when up. Normalization: x -+ t, y -+ u.
+    if config.system is System.CIRCULAR:
+        x_minus = Mux(rotate, up, subtract)
+    elif config.system is System.HYPERBOLIC:
+        x_minus = Mux(rotate, ~up, subtract)
+    else:
+        x_minus = subtract
+    y_minus = Mux(rotate, ~up, subtract)
+    x1 = hdl_add_sub(x, t, x_minus)
+    if config.system is System.LINEAR:
+        x1 = Mux(rotate, x, x1)
+    y1 = hdl_add_sub(y, u, y_minus)
+    z1 = hdl_add_sub(z, Mux(rotate, angle, 0), up)
+    return x1, y1, z1
 
 
 def _wire(m, value, name):
@@ -130,10 +163,23 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     busy = Signal(name=f"{name}_busy")
     last = Signal(name=f"{name}_last")
     moves = ~Value.cast(hold)
+    # The step's parameters are registered with its index (the table read for the next index
+    # a cycle ahead): no table lookup in the loop.
+    table = _step_table(config)
+    params = {}
+    for field in ("shift", "angle", "rotate", "subtract", "expanded"):
+        column = [int(getattr(row, field)) for row in table]
+        params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
+                               name=f"{name}_{field}", reset_less=True)
+    following = Mux(last, 0, index + 1)
+
+    def load(position):
+        return [params[f].eq(Array(int(getattr(row, f)) for row in table)[position])
+                for f in params]
     # The step's results as wires: the registers and the result register share one copy (the
     # simulator compiles an expression once per use).
     x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}")
-                  for value, port in zip(serial_step(config, xr, yr, zr, index), "xyz"))
+                  for value, port in zip(serial_step(config, xr, yr, zr, **params), "xyz"))
     held = None
     if sideband is not None:
         held = Signal(sideband.shape(), name=f"{name}_sideband_in", reset_less=True)
@@ -161,12 +207,12 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
         valid = stage_valid
     m.d.comb += last.eq(busy & (index == count - 1))
     with m.If(busy & ~(last & ~moves)):
-        m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1), index.eq(index + 1)]
+        m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1), index.eq(following), *load(following)]
         with m.If(last):
-            m.d.sync += [busy.eq(0), index.eq(0)]
+            m.d.sync += busy.eq(0)
     with m.If(start):
         m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), prerotate(config, x, y, z))]
-        m.d.sync += [busy.eq(1), index.eq(0)]
+        m.d.sync += [busy.eq(1), index.eq(0), *load(0)]
         if held is not None:
             m.d.sync += held.eq(sideband)
     return WordSerialUnit(result, valid, busy, last)

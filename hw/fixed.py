@@ -9,12 +9,12 @@ unbounded integers.
 import enum
 
 import numpy as np
-from amaranth.hdl import Mux, Value, signed
+from amaranth.hdl import Cat, Const, Mux, Value, signed
 
 __all__ = [
     "Rounding", "FixedFormat",
     "wrap", "round_shift", "saturate",
-    "hdl_round_shift", "hdl_saturate", "angle_to_code", "code_to_angle",
+    "hdl_round_shift", "hdl_add_sub", "hdl_saturate", "angle_to_code", "code_to_angle",
 ]
 
 
@@ -124,11 +124,33 @@ def hdl_round_shift(value, shift, rounding):
     return (value + ((1 << (shift - 1)) - 1) + value[shift]) >> shift
 
 
+def hdl_add_sub(a, b, subtract):
+    """``a - b`` where ``subtract`` is high, else ``a + b``, on one carry chain: ``a + ~b + 1``
+    with the inversion in the adder's input logic and the ``+ 1`` as the carry into a spare low
+    bit, instead of two adders and a multiplexer after them. Operands are signed or unsigned
+    values; the result is signed and wide enough for either."""
+    a, b, subtract = Value.cast(a), Value.cast(b), Value.cast(subtract)
+    if not b.shape().signed:        # ~b must be -b - 1: give b a sign bit first
+        b = Cat(b, Const(0, 1)).as_signed()
+    b = Mux(subtract, ~b, b)
+    return (((a << 1) | 1) + ((b << 1) | subtract)) >> 1
+
+
 def hdl_saturate(value, width):
-    """Amaranth twin of :func:`saturate`: returns ``(clamped, overflowed)`` expressions."""
+    """Amaranth twin of :func:`saturate`: returns ``(clamped, overflowed)`` expressions.
+
+    The range test reads the bits from the result's sign bit up (a value fits when they all
+    equal its sign), so it is logic, not the carry chains of two comparisons."""
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     value = Value.cast(value)
-    too_low, too_high = value < low, value > high
+    top = value[width - 1:]
+    if len(top) == 0:
+        too_low = too_high = Const(0, 1)
+    elif value.shape().signed:
+        negative = value[-1]
+        too_low, too_high = negative & ~top.all(), ~negative & top.any()
+    else:
+        too_low, too_high = Const(0, 1), top.any()
     clamped = Mux(too_low, low, Mux(too_high, high, value))
     return clamped[:width].as_signed(), too_low | too_high
 

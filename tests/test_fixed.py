@@ -1,10 +1,10 @@
 import numpy as np
 import pytest
-from amaranth.hdl import Module, Signal, signed
+from amaranth.hdl import Module, Signal, signed, unsigned
 from amaranth.sim import Simulator
 
-from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, hdl_round_shift,
-                      hdl_saturate, round_shift, saturate, wrap)
+from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, hdl_add_sub,
+                             hdl_round_shift, hdl_saturate, round_shift, saturate, wrap)
 
 
 def python_round_half_even(value, shift):
@@ -71,3 +71,52 @@ def test_binary_angles_wrap():
     assert angle_to_code([0, np.pi / 2, np.pi, -np.pi, 3 * np.pi / 2], 8).tolist() == \
         [0, 64, -128, -128, -64]
     assert code_to_angle([64], 8).tolist() == [np.pi / 2]
+
+
+@pytest.mark.parametrize("shape", [signed(10), unsigned(9), signed(6), unsigned(6), signed(4),
+                                   unsigned(5)])
+def test_hdl_saturate_reads_bits_for_every_shape(shape):
+    # Exhaustive: wider, equal and narrower than the 6-bit result, signed and unsigned.
+    value = Signal(shape)
+    clamped, over = hdl_saturate(value, 6)
+    low = -(1 << (shape.width - 1)) if shape.signed else 0
+    inputs = np.arange(low, low + (1 << shape.width))
+    want_clamped, want_over = saturate(inputs, 6)
+    seen = []
+
+    async def bench(ctx):
+        for v in inputs:
+            ctx.set(value, int(v))
+            seen.append((ctx.get(clamped), ctx.get(over)))
+
+    sim = Simulator(Module())
+    sim.add_testbench(bench)
+    sim.run()
+    got = np.array(seen)
+    assert got[:, 0].tolist() == want_clamped.tolist()
+    assert got[:, 1].tolist() == want_over.astype(int).tolist()
+
+
+@pytest.mark.parametrize("shapes", [(signed(5), signed(5)), (signed(6), unsigned(4)),
+                                    (unsigned(4), signed(5)), (unsigned(3), unsigned(4))])
+def test_hdl_add_sub_equals_both_operations(shapes):
+    a, b, subtract = Signal(shapes[0]), Signal(shapes[1]), Signal()
+    result = hdl_add_sub(a, b, subtract)
+
+    def codes(shape):
+        low = -(1 << (shape.width - 1)) if shape.signed else 0
+        return range(low, low + (1 << shape.width))
+    cases = [(x, y, s) for x in codes(shapes[0]) for y in codes(shapes[1]) for s in (0, 1)]
+    seen = []
+
+    async def bench(ctx):
+        for x, y, s in cases:
+            ctx.set(a, x)
+            ctx.set(b, y)
+            ctx.set(subtract, s)
+            seen.append(ctx.get(result))
+
+    sim = Simulator(Module())
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen == [x - y if s else x + y for x, y, s in cases]

@@ -7,7 +7,8 @@ from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_stages, micro_step, o
                                     prerotate, register_steps, register_values,
                                     state_shapes)
 
-__all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency", "pipelined_register_bits"]
+__all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency",
+           "pipelined_register_bits"]
 
 
 class PipelinedCordic(CordicComponent):
@@ -20,7 +21,8 @@ class PipelinedCordic(CordicComponent):
     (:func:`~robohw.cordic.datapath.finish_stages`: gain multiplication if any, rounding,
     saturation) end in the output registers. No stage holds more than one carry chain per value.
 
-    Latency is ``1 + R + F`` cycles from an input transfer to the output becoming valid; throughput
+    Latency is ``1 + R + F`` cycles to the output registers, and one more through the stream's
+    output buffer (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`); throughput
     is one result per clock while ``o.ready`` is high. When ``o.valid`` is high and ``o.ready``
     low the whole pipeline holds (``i.ready`` falls in the same cycle), so no sample is lost,
     duplicated or reordered. Only valid bits are reset.
@@ -30,8 +32,8 @@ class PipelinedCordic(CordicComponent):
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: ``1 + R + F``
-        (:func:`pipelined_latency`)."""
-        return pipelined_latency(self._config)
+        (:func:`pipelined_latency`) and the output buffer's one."""
+        return self.control_latency(pipelined_latency(self._config))
 
     @property
     def interval(self):
@@ -40,10 +42,10 @@ class PipelinedCordic(CordicComponent):
 
     def elaborate(self, platform):
         m = Module()
-        advance = self.pipeline_control(m, self.latency)
+        advance, result = self.pipeline_control(m, pipelined_latency(self._config))
         fields = pipelined_datapath(m, self._config, self.i.payload.x, self.i.payload.y,
                                     self.i.payload.z, advance)
-        m.d.comb += [getattr(self.o.payload, name).eq(fields[name]) for name in PAYLOAD_FIELDS]
+        m.d.comb += [getattr(result, name).eq(fields[name]) for name in PAYLOAD_FIELDS]
         return m
 
 

@@ -7,21 +7,26 @@ carried from ``i`` to ``o`` unchanged, and its timing stated as properties: :att
 :attr:`interval`, :attr:`throughput`. It checks ``tag_width`` eagerly.
 
 For a pipeline that moves as a whole (every register stage on one enable),
-:meth:`StreamPipeline.pipeline_control` writes the handshake once: the enable, the valid bits
-(the only registers that reset) and the tag, delayed by the pipeline's depth. The pipeline
-holds while a result waits at ``o`` (``o.valid`` high, ``o.ready`` low): nothing is lost,
-duplicated or reordered under any stall pattern.
+:meth:`StreamPipeline.pipeline_control` writes the handshake once: the enable (a register, so
+it reaches every stage straight from a flip-flop), the valid bits (the only registers that
+reset), the tag delayed by the pipeline's depth and a small output buffer. The pipeline holds
+while results wait at ``o`` (``o.valid`` high, ``o.ready`` low): nothing is lost, duplicated or
+reordered under any stall pattern.
 """
 
 from fractions import Fraction
 
-from amaranth.hdl import Signal, unsigned
+from amaranth.hdl import Array, Mux, Shape, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from robohw.hw.delay_line import tapped_delay_line
 
-__all__ = ["StreamPipeline", "check_tag_width"]
+__all__ = ["StreamPipeline", "check_tag_width", "OUTPUT_BUFFER"]
+
+# Entries of the output buffer behind a registered enable: the pipeline may deliver a result in
+# the cycle after it stops and one more is on its way (see StreamPipeline.pipeline_control).
+OUTPUT_BUFFER = 3
 
 
 def check_tag_width(tag_width):
@@ -78,29 +83,85 @@ class StreamPipeline(wiring.Component):
         """Results per cycle, ``1 / interval``."""
         return Fraction(1, self.interval)
 
+    @staticmethod
+    def control_latency(stages, period=1):
+        """Cycles from an input transfer to its result at ``o`` under :meth:`pipeline_control`
+        of ``stages`` register stages: ``stages + 1`` (the output buffer) with ``period`` 1,
+        ``stages * period`` otherwise."""
+        return stages + 1 if period == 1 else stages * period
+
+    def control_register_bits(self, stages, period=1):
+        """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
+        delay lines and, with ``period`` 1, the output buffer (:data:`OUTPUT_BUFFER` payloads,
+        the tag included) with its count, pointers, registered enable and moved bit; with
+        ``period > 1`` the phase counter."""
+        lines = stages * (1 + self.tag_width)
+        if period > 1:
+            return lines + Shape.cast(range(period)).width
+        pointers = 2 * Shape.cast(range(OUTPUT_BUFFER)).width
+        return (lines + OUTPUT_BUFFER * self.o.payload.shape().size
+                + Shape.cast(range(OUTPUT_BUFFER + 1)).width + pointers + 2)
+
     def pipeline_control(self, m, stages, *, period=1):
         """The handshake of a pipeline of ``stages`` register stages that move together.
 
-        Drives ``i.ready``, ``o.valid`` and ``o.payload.tag`` and returns ``advance``, the
-        enable of every stage: the valid bit and the tag of each input travel ``stages``
-        advances, beside its data. With ``period > 1`` the pipeline advances at most once every
-        ``period`` cycles (a stage of word-serial units), and ``o.valid`` shows in the last
-        cycle of a period. The latency is then ``stages * period`` cycles.
+        Drives ``i.ready``, ``o.valid`` and ``o.payload`` and returns ``(advance, result)``:
+        ``advance`` is the enable of every stage; ``result`` is a payload view the design
+        drives with its last stage's outputs (every field but the tag, which travels the
+        ``stages`` beside the data with each input's valid bit).
+
+        With ``period`` 1 ``advance`` is a register, so the enable of every stage comes straight
+        from a flip-flop, not from ``o.ready`` through logic: the results go through an output
+        buffer of :data:`OUTPUT_BUFFER` entries (one more cycle of latency) that takes the
+        result or two the pipeline still delivers after ``o.ready`` falls. With ``period > 1``
+        the pipeline advances at most once every ``period`` cycles (a stage of word-serial
+        units), ``o.valid`` shows in the last cycle of a period and ``result`` is ``o.payload``.
+        The latency is :meth:`control_latency`.
         """
+        if period > 1:
+            return self._period_control(m, stages, period), self.o.payload
+        layout = self.o.payload.shape()
+        advance = Signal(init=1)                 # registered: may the pipeline move?
+        valid = tapped_delay_line(m, self.i.valid, [stages], advance, "valid",
+                                  reset_less=False)[stages]
+        tag = tapped_delay_line(m, self.i.payload.tag, [stages], advance, "tag")[stages]
+        result = Signal(layout)
+        m.d.comb += [self.i.ready.eq(advance), result.tag.eq(tag)]
+        # The last stage holds a result not yet buffered when it moved in the previous cycle.
+        moved = Signal()
+        m.d.sync += moved.eq(advance)
+        entries = [Signal(layout.size, name=f"out_buffer{k}", reset_less=True)
+                   for k in range(OUTPUT_BUFFER)]
+        count = Signal(range(OUTPUT_BUFFER + 1))
+        head = Signal(range(OUTPUT_BUFFER))
+        tail = Signal(range(OUTPUT_BUFFER))
+        push = moved & valid
+        pop = self.o.valid & self.o.ready
+        m.d.comb += [self.o.valid.eq(count != 0),
+                     self.o.payload.as_value().eq(Array(entries)[head])]
+        with m.If(push):
+            m.d.sync += Array(entries)[tail].eq(result.as_value())
+            m.d.sync += tail.eq(Mux(tail == OUTPUT_BUFFER - 1, 0, tail + 1))
+        with m.If(pop):
+            m.d.sync += head.eq(Mux(head == OUTPUT_BUFFER - 1, 0, head + 1))
+        after = count + push - pop
+        m.d.sync += count.eq(after)
+        # Moving now may deliver one result next cycle; one moved last cycle may still be on
+        # its way: stop while the buffer could not take both.
+        m.d.sync += advance.eq(after + advance <= OUTPUT_BUFFER - 1)
+        return advance, result
+
+    def _period_control(self, m, stages, period):
         valid_out = Signal()
-        if period == 1:
-            advance = ~valid_out | self.o.ready
-            m.d.comb += self.o.valid.eq(valid_out)
-        else:
-            # One stage every period cycles; the boundary waits while a result is not taken.
-            phase = Signal(range(period))
-            last = phase == period - 1
-            advance = last & (~valid_out | self.o.ready)
-            with m.If(advance):
-                m.d.sync += phase.eq(0)
-            with m.Elif(~last):
-                m.d.sync += phase.eq(phase + 1)
-            m.d.comb += self.o.valid.eq(valid_out & last)
+        # One stage every period cycles; the boundary waits while a result is not taken.
+        phase = Signal(range(period))
+        last = phase == period - 1
+        advance = last & (~valid_out | self.o.ready)
+        with m.If(advance):
+            m.d.sync += phase.eq(0)
+        with m.Elif(~last):
+            m.d.sync += phase.eq(phase + 1)
+        m.d.comb += self.o.valid.eq(valid_out & last)
         m.d.comb += self.i.ready.eq(advance)
         valid = tapped_delay_line(m, self.i.valid, [stages], advance, "valid",
                                   reset_less=False)[stages]

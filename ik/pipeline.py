@@ -115,8 +115,10 @@ class TaskGraphPipeline(StreamPipeline):
 
     @property
     def latency(self):
-        """Cycles from an input transfer to its result being valid: depth times interval."""
-        return self._plan.depth * self._plan.period
+        """Cycles from an input transfer to its result being valid: depth times the period, and
+        one for the output buffer when pipelined
+        (:meth:`~robohw.hw.stream.StreamPipeline.control_latency`)."""
+        return self.control_latency(self._plan.depth, self._plan.period)
 
     @property
     def interval(self):
@@ -128,7 +130,7 @@ class TaskGraphPipeline(StreamPipeline):
         graph, plan = self._graph, self._plan
         start, latency, depth = plan.schedule.start, plan.latencies, plan.depth
         width, guard = plan.width + plan.guard_bits, plan.guard_bits    # inside
-        advance = self.pipeline_control(m, depth, period=plan.period)
+        advance, result = self.pipeline_control(m, depth, period=plan.period)
 
         # Taps every producer output needs, from the start times of its consumers.
         reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
@@ -228,11 +230,11 @@ class TaskGraphPipeline(StreamPipeline):
             else:
                 value, overflow = hdl_saturate(value, plan.width)
                 errors.append(overflow)
-            m.d.comb += getattr(self.o.payload, name).eq(value)
+            m.d.comb += getattr(result, name).eq(value)
         if check:
             first = next(iter(graph.outputs))
             assert_aligned(output_node(first), list(graph.outputs.values()))
-        m.d.comb += self.o.payload.unreachable.eq(Cat(*errors).any())
+        m.d.comb += result.unreachable.eq(Cat(*errors).any())
         return m
 
 

@@ -190,9 +190,10 @@ class InertiaPlan:
                 out[key] = self.formats[node.index].frac
         return out
 
-    def resources(self, tag_width=0):
+    def resources(self):
         """Processing elements, CORDICs, multipliers (constant and variable), adders and
-        register bits (datapath registers, delay lines, CORDIC stages, valid and tag)."""
+        register bits of the datapath (registers, delay lines, CORDIC stages; the stream
+        control's are the component's)."""
         nodes = [self.tracer.nodes[k] for k in self.live]
         ops = Counter(node.op for node in nodes)
         processors = {self._processor(node.cell) for node in nodes if node.op != "input"}
@@ -211,8 +212,7 @@ class InertiaPlan:
             "multipliers": ops["mul"],
             "constant_multipliers": ops["cmul"],
             "adders": ops["add"] + ops["sub"] + ops["addc"],
-            "register_bits": (registered + delay_stages) * w + cordic_bits
-                             + self.latency * (1 + tag_width),
+            "register_bits": (registered + delay_stages) * w + cordic_bits,
         }
 
     def offset_code(self, k):
@@ -279,8 +279,9 @@ class InertiaArray(StreamPipeline):
 
     @property
     def latency(self):
-        """Cycles from an input transfer to its result being valid (the plan's formula)."""
-        return self._plan.latency
+        """Cycles from an input transfer to its result being valid: the plan's depth and the
+        output buffer (:meth:`~robohw.hw.stream.StreamPipeline.control_latency`)."""
+        return self.control_latency(self._plan.latency)
 
     @property
     def interval(self):
@@ -300,13 +301,15 @@ class InertiaArray(StreamPipeline):
         return self._plan.input_fracs
 
     def resources(self):
-        return self._plan.resources(self.tag_width)
+        resources = self._plan.resources()
+        resources["register_bits"] += self.control_register_bits(self._plan.latency)
+        return resources
 
     def elaborate(self, platform):
         m = Module()
         plan = self._plan
         width, depth = plan.width, plan.latency
-        advance = self.pipeline_control(m, depth)
+        advance, result = self.pipeline_control(m, depth)
         sources = {}
         by_name = {plan.tracer.nodes[k].name: k for k in plan.live
                    if plan.tracer.nodes[k].op == "input"}
@@ -330,7 +333,7 @@ class InertiaArray(StreamPipeline):
                                 check_valid=self.i.valid if self._check_ranges else None)
         fracs = plan.output_fracs
         for key, node in plan.outputs.items():
-            field = getattr(self.o.payload, f"h{key[0]}_{key[1]}")
+            field = getattr(result, f"h{key[0]}_{key[1]}")
             if isinstance(node, float):
                 m.d.comb += field.eq(round(node * 2.0 ** fracs[key]))
             else:

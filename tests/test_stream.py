@@ -23,7 +23,7 @@ class Delay(StreamPipeline):
 
     @property
     def latency(self):
-        return self.stages * self.period
+        return self.control_latency(self.stages, self.period)
 
     @property
     def interval(self):
@@ -31,9 +31,9 @@ class Delay(StreamPipeline):
 
     def elaborate(self, platform):
         m = Module()
-        advance = self.pipeline_control(m, self.stages, period=self.period)
+        advance, result = self.pipeline_control(m, self.stages, period=self.period)
         line = tapped_delay_line(m, self.i.payload.value + 1, [self.stages], advance, "data")
-        m.d.comb += self.o.payload.value.eq(line[self.stages])
+        m.d.comb += result.value.eq(line[self.stages])
         return m
 
 
@@ -50,8 +50,10 @@ def test_nothing_lost_duplicated_or_reordered_under_stalls(stages, period):
 @pytest.mark.parametrize("stages, period", [(1, 1), (3, 1), (4, 3)])
 def test_latency_and_interval_without_stalls(stages, period):
     run = run_stream(Delay(stages, period), [{"value": v} for v in range(10)])
-    # stages advances of period cycles each; one result per period.
-    assert run.output_cycles[0] - run.input_cycles[0] == stages * period
+    # stages advances of period cycles each, or with period 1 the stages and the output
+    # buffer's register; one result per period.
+    assert run.output_cycles[0] - run.input_cycles[0] == (stages + 1 if period == 1
+                                                          else stages * period)
     assert set(np.diff(run.output_cycles).tolist()) == {period}
 
 

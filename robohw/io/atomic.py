@@ -7,7 +7,7 @@ import os
 import pathlib
 import tempfile
 
-__all__ = ["atomic_open", "write_json"]
+__all__ = ["atomic_open", "write_json", "write_text"]
 
 
 @contextlib.contextmanager
@@ -28,3 +28,9 @@ def write_json(path, value):
     """``value`` as indented JSON at ``path``, atomically."""
     with atomic_open(path) as file:
         json.dump(value, file, indent=1)
+
+
+def write_text(path, text):
+    """``text`` at ``path``, atomically."""
+    with atomic_open(path) as file:
+        file.write(text)

@@ -17,7 +17,7 @@ from robohw.systolic.model import model_inertia
 from robohw.progress import Progress
 from robohw.measure import measure_design
 from robohw.report.plots import pyplot
-from robohw.systolic import PLANS
+from robohw.systolic import ARRAYS, PLANS
 
 __all__ = ["array_accuracy", "tradeoff", "write_inertia_report",
            "tradeoff_robot"]
@@ -55,8 +55,8 @@ def tradeoff(sizes, measured=()):
     rows = []
     for n in sizes:
         robot = tradeoff_robot(n)
-        for name, plan in PLANS.items():
-            dut = plan(robot)
+        for name, array in ARRAYS.items():
+            dut = array(robot)           # the component: its latency has the output buffer
             row = {"n": n, "array": name, "latency": dut.latency, "interval": dut.interval,
                    **dut.resources(), "window_lengths": dut.window_lengths}
             if n in measured:
@@ -94,8 +94,8 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     progress = Progress(3, stream)
     robot = load_robot()
     puma = []
-    for name, plan in PLANS.items():
-        dut = plan(robot)
+    for name, array in ARRAYS.items():
+        dut = array(robot)
         puma.append({"array": name, "latency": dut.latency, "interval": dut.interval,
                      "window_lengths": dut.window_lengths, **dut.resources(),
                      "measured": measured[name]})

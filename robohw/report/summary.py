@@ -6,6 +6,8 @@ Writes into the output folder: ``summary.md`` and ``summary.json`` (the one tabl
 ``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md`` and their ``.json`` twins, ``errors.png`` (error
 histograms), ``ik_schedule.png`` (the IK pipelines' schedules) and ``inertia_tradeoff.png``
 (latency and processing elements against N) and ``dynamics_tp.png`` (PFP's steps against p).
+When the folder holds ``synth.json`` (written by ``make synth``), ``summary.md`` shows those
+synthesis results beside the simulated cycles, with the commit and tools they came from.
 """
 
 import json
@@ -89,6 +91,34 @@ def _schedules():
     return panels
 
 
+def synthesis_section(out_dir, rows):
+    """The last ``make synth`` results (``synth.json`` in ``out_dir``), if any, beside the
+    simulated cycles: LUT, flip-flops, DSP, BRAM, Fmax and the latency in microseconds, with
+    the commit and tools they came from. Empty when there are none."""
+    path = pathlib.Path(out_dir) / "synth.json"
+    if not path.exists():
+        return ""
+    synth = json.loads(path.read_text())
+    simulated = {r["design"]: r for r in rows}
+    lines = ["", "## On an FPGA: the last `make synth`", "",
+             "| design | width | device | LUT4 | flip-flops | DSP | BRAM | Fmax (MHz) | "
+             "latency (cycles, simulated) | latency (µs) | results/µs |",
+             "|" + "---|" * 11]
+    for r in synth:
+        cycles = simulated.get(r["design"], {}).get("latency", r["latency_cycles"])
+        fmax = r["fmax_mhz"] or r.get("note", "not placed")
+        micro = f"{cycles / r['fmax_mhz']:.3f}" if r["fmax_mhz"] else "—"
+        lines.append(f"| {r['design']} | {r['width']} | {r['device']}-{r.get('speed_grade')} "
+                     f"| {r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | "
+                     f"{fmax} | {cycles} | {micro} | {r.get('results_per_us', '—')} |")
+    origins = sorted({(r.get("commit") or "unknown", r.get("tools", {}).get("yosys", "?"),
+                       r.get("tools", {}).get("nextpnr", "?")) for r in synth})
+    for commit, yosys, nextpnr in origins:
+        lines += ["", f"Synthesized at commit {commit} with {yosys}; {nextpnr}. A later change "
+                      f"to a design is not in these figures until `make synth` runs again."]
+    return "\n".join(lines) + "\n"
+
+
 def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     """Run everything; write the files of the module docstring; return the summary table."""
     out_dir = pathlib.Path(out_dir)
@@ -107,7 +137,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
         "well-conditioned PUMA poses, configurations in the joint limits), simulated in "
         "Amaranth; outputs compared with the bit-exact model (equal: yes) and with float64 "
         "(max error). Latency is measured from an input transfer to its result; throughput "
-        "from consecutive results.\n\n" + table + "\n")
+        "from consecutive results.\n\n" + table + "\n" + synthesis_section(out_dir, rows))
     (out_dir / "summary.json").write_text(json.dumps(rows, indent=1))
     plot_error_histograms(_error_samples(quick), out_dir / "errors.png")
     plot_ik_schedule(_schedules(), out_dir / "ik_schedule.png")

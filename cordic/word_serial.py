@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass
 
-from amaranth.hdl import Array, Module, Mux, Signal, Value, signed
+from amaranth.hdl import Array, Const, Module, Mux, Signal, Value, signed
 
 from robohw.cordic.component import CordicComponent
 from robohw.cordic.config import Direction, System
@@ -10,8 +10,12 @@ from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_stages, output_regist
                                     prerotate, register_steps, register_values, state_shapes)
 from robohw.hw.fixed import hdl_add_sub
 
-__all__ = ["WordSerialCordic", "WordSerialUnit", "serial_step", "word_serial_datapath",
-           "word_serial_period"]
+__all__ = ["WordSerialCordic", "WordSerialUnit", "serial_shift", "serial_directions", "serial_add",
+           "word_serial_datapath", "word_serial_period", "REGISTERED_SHIFT"]
+
+# Whether a step registers its barrel shifters' outputs before adding (two cycles a step, a
+# shorter loop): the default, chosen by measurement (README, "FPGA synthesis").
+REGISTERED_SHIFT = True
 
 
 class WordSerialCordic(CordicComponent):
@@ -19,31 +23,45 @@ class WordSerialCordic(CordicComponent):
     of Haviland & Tuszynski that Lee & Chang assume: one result per ``S`` clocks.
 
     The unit runs the ``R`` register steps (:func:`~robohw.cordic.datapath.register_steps`: the
-    iterations, and each normalization factor, interleaved (Eq. 11) or appended (Eq. 10), in a
-    cycle of its own), one a cycle: one barrel shifter and one adder per value in the loop. The
-    step's shift amounts, angle constant and normalization factor come from a small table
-    indexed by the step counter. The result then moves through the ``F`` finish stages
-    (:func:`~robohw.cordic.datapath.finish_stages`) to the output registers.
+    iterations, and each normalization factor, interleaved (Eq. 11) or appended (Eq. 10), as a
+    step of its own) on one barrel shifter and one adder per value: with ``registered_shift``
+    (the default) in two cycles, the shifters' outputs registered before the adders, otherwise
+    in one. The step's shift amounts, angle constant and normalization factor come from a small
+    table indexed by the step counter, registered a step ahead. The result then moves through
+    the ``F`` finish stages (:func:`~robohw.cordic.datapath.finish_stages`) to the output
+    registers.
 
     An input is accepted when the unit is idle, or in the cycle its previous operand runs its
-    last step and the result stages can move. Latency is ``1 + R + F`` cycles from an input
-    transfer to its result being valid; the interval between results is ``R`` cycles under
-    continuous input. A result waits in the output registers while ``o.ready`` is low, the
+    last step and the result stages can move. Latency is ``1 + C R + F`` cycles from an input
+    transfer to its result being valid, ``C`` the cycles per step (2 with ``registered_shift``,
+    else 1); the interval between results is ``C R`` cycles under continuous input. A result waits in the output registers while ``o.ready`` is low, the
     finish stages hold and the unit stalls on its last step: nothing is lost, duplicated or
     reordered. Only the control state and valid bits reset.
 
-    Parameters and members: see :class:`~robohw.cordic.component.CordicComponent`.
+    Parameters and members: see :class:`~robohw.cordic.component.CordicComponent`; and
+    ``registered_shift`` (bool, default :data:`REGISTERED_SHIFT`).
     """
+    def __init__(self, config, *, tag_width=0, registered_shift=REGISTERED_SHIFT):
+        if not isinstance(registered_shift, bool):
+            raise TypeError(f"registered_shift must be a bool, not {registered_shift!r}")
+        self._registered_shift = registered_shift
+        super().__init__(config, tag_width=tag_width)
+
+    @property
+    def registered_shift(self):
+        return self._registered_shift
+
     @property
     def latency(self):
-        """Cycles from an input transfer to its result being valid: ``1 + R + F``
-        (:func:`word_serial_period`)."""
-        return word_serial_period(self._config)
+        """Cycles from an input transfer to its result being valid: ``1 + R + F``, or
+        ``1 + 2 R + F`` with a registered shift (:func:`word_serial_period`)."""
+        return word_serial_period(self._config, self._registered_shift)
 
     @property
     def interval(self):
-        """Cycles between results under continuous input: ``R``, one per register step."""
-        return len(register_steps(self._config))
+        """Cycles between results under continuous input: ``R``, one per register step, or
+        ``2 R`` with a registered shift."""
+        return len(register_steps(self._config)) * (2 if self._registered_shift else 1)
 
     def elaborate(self, platform):
         m = Module()
@@ -51,7 +69,8 @@ class WordSerialCordic(CordicComponent):
         start = Signal()
         unit = word_serial_datapath(m, self._config, self.i.payload.x, self.i.payload.y,
                                     self.i.payload.z, start, sideband=self.i.payload.tag,
-                                    hold=hold, fields=PAYLOAD_FIELDS)
+                                    hold=hold, fields=PAYLOAD_FIELDS,
+                                    registered_shift=self._registered_shift)
         m.d.comb += [
             hold.eq(unit.valid & ~self.o.ready),
             self.i.ready.eq(~unit.busy | (unit.last & ~hold)),
@@ -83,33 +102,42 @@ def _step_table(config):
             for step in register_steps(config)]
 
 
-def serial_step(config, x, y, z, shift, angle, rotate, subtract, expanded):
-    """One register step of the unit on ``x``, ``y``, ``z``, its parameters (signals) from the
-    step table: a micro-rotation (``rotate``) or a normalization factor, never both
-    (:func:`~robohw.cordic.datapath.register_steps`). Each value passes one operand select, one
-    barrel shifter and one adder (an ``expanded`` step, hyperbolic range expansion only, a
-    second): ``x + t``, ``y + u`` with ``t, u`` the shifted ``y, x`` (rotation) or ``x, y``
-    (normalization), signed by the direction or the factor. Equal to
-    :func:`~robohw.cordic.datapath.micro_step` on every register step."""
-    up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
+def serial_shift(config, x, y, shift, rotate, expanded):
+    """The unit's barrel shifters: ``(t, u)``, the shifted ``y, x`` for a micro-rotation
+    (``rotate``) or ``x, y`` for a normalization factor (an ``expanded`` step, hyperbolic range
+    expansion only, subtracts them from the unshifted value: a second carry chain)."""
     into_x, into_y = Mux(rotate, y, x), Mux(rotate, x, y)
     t, u = into_x >> shift, into_y >> shift
     if any(step.expanded for step in config.steps):
         t, u = Mux(expanded, into_x - t, t), Mux(expanded, into_y - u, u)
-    # Rotation: x - sigma t (circular), x + sigma t (hyperbolic), x (linear); y + sigma u, with
-    # sigma = +1 when up. Normalization: x -+ t, y -+ u.
+    return t, u
+
+
+def serial_directions(config, y, z, rotate, subtract):
+    """Whether each adder of a register step subtracts: ``{"x": ..., "y": ..., "z": ...}``.
+    Rotation: ``x - sigma t`` (circular), ``x + sigma t`` (hyperbolic), ``x`` (linear);
+    ``y + sigma u``; ``z - sigma angle``, with ``sigma = +1`` when ``z >= 0`` (rotation) or
+    ``y < 0`` (vectoring). Normalization: ``x -+ t``, ``y -+ u`` by the factor's sign."""
+    up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
     if config.system is System.CIRCULAR:
         x_minus = Mux(rotate, up, subtract)
     elif config.system is System.HYPERBOLIC:
         x_minus = Mux(rotate, ~up, subtract)
     else:
         x_minus = subtract
-    y_minus = Mux(rotate, ~up, subtract)
-    x1 = hdl_add_sub(x, t, x_minus)
+    return {"x": x_minus, "y": Mux(rotate, ~up, subtract), "z": up}
+
+
+def serial_add(config, x, y, z, t, u, angle, rotate, minus):
+    """The unit's adders: one register step on ``x``, ``y``, ``z`` from the shifted ``t, u``
+    (:func:`serial_shift`) and the add/subtract choices ``minus``
+    (:func:`serial_directions`). One carry chain per value; equal to
+    :func:`~robohw.cordic.datapath.micro_step` on every register step."""
+    x1 = hdl_add_sub(x, t, minus["x"])
     if config.system is System.LINEAR:
         x1 = Mux(rotate, x, x1)
-    y1 = hdl_add_sub(y, u, y_minus)
-    z1 = hdl_add_sub(z, Mux(rotate, angle, 0), up)
+    y1 = hdl_add_sub(y, u, minus["y"])
+    z1 = hdl_add_sub(z, Mux(rotate, angle, 0), minus["z"])
     return x1, y1, z1
 
 
@@ -120,10 +148,12 @@ def _wire(m, value, name):
     return wire
 
 
-def word_serial_period(config):
+def word_serial_period(config, registered_shift=REGISTERED_SHIFT):
     """Cycles from a start of :func:`word_serial_datapath` to its result: the load, one per
-    register step (the last also fills the result register), one per finish stage."""
-    return 1 + len(register_steps(config)) + len(finish_stages(config))
+    register step (two with ``registered_shift``; the last also fills the result register),
+    one per finish stage."""
+    per_step = 2 if registered_shift else 1
+    return 1 + per_step * len(register_steps(config)) + len(finish_stages(config))
 
 
 @dataclass(frozen=True)
@@ -138,7 +168,7 @@ class WordSerialUnit:
 
 
 def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None, hold=0,
-                         fields=None):
+                         fields=None, registered_shift=REGISTERED_SHIFT):
     """A word-serial CORDIC inside module ``m``, started by its owner: when ``start`` is high the
     operands (port codes) are loaded; the unit then runs one register step a cycle
     (:func:`~robohw.cordic.datapath.register_steps`: no cycle chains two adders), the last
@@ -149,6 +179,9 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     until the next result. A ``sideband`` value, if given, is taken at the start and comes out
     with the result as ``"sideband"``. While ``hold`` is high the result stages do not move and
     the unit waits on its last step.
+
+    With ``registered_shift`` a register step takes two cycles: the barrel shifters' outputs
+    are registered, then added; otherwise shifter and adder share one cycle.
 
     Start it when the unit is idle (``busy`` low), or in the cycle it runs its ``last`` step
     without ``hold``: the new operand then follows the old one directly. Returns a
@@ -171,15 +204,37 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
         column = [int(getattr(row, field)) for row in table]
         params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
                                name=f"{name}_{field}", reset_less=True)
-    following = Mux(last, 0, index + 1)
+    # The index of the step after this one, kept in a register of its own so the table read
+    # starts at a flip-flop; past the last step it reads a copy of the first row.
+    upcoming = Signal(range(count + 1), name=f"{name}_upcoming")
 
     def load(position):
-        return [params[f].eq(Array(int(getattr(row, f)) for row in table)[position])
+        return [params[f].eq(Array(int(getattr(row, f)) for row in [*table, table[0]])[position])
                 for f in params]
+    # Without registered_shift every busy cycle runs a step; with it, a step is a shift cycle
+    # (phase 0: the shifters' outputs registered) and an add cycle (phase 1).
+    phase = Signal(name=f"{name}_phase")
+    adding = Const(1, 1)
+    t, u = serial_shift(config, xr, yr, params["shift"], params["rotate"], params["expanded"])
+    angle = params["angle"]
+    minus = serial_directions(config, yr, zr, params["rotate"], params["subtract"])
+    if registered_shift:
+        # The shift cycle registers the shifted operands and the add/subtract choices (y and
+        # z do not change before the add cycle). The operands are zero outside add cycles, so
+        # x, y, z may load the adders' outputs every cycle: no enable (a high-fanout net) on
+        # the loop's registers.
+        adding = phase
+        shifting = busy & ~phase
+        operands = register_values(m, {
+            "t": Mux(shifting, t, 0), "u": Mux(shifting, u, 0),
+            "angle": Mux(shifting & params["rotate"], angle, 0),
+            **{f"{k}_minus": v for k, v in minus.items()}}, True, f"{name}_shifted")
+        t, u, angle = operands["t"], operands["u"], operands["angle"]
+        minus = {k: operands[f"{k}_minus"] for k in minus}
     # The step's results as wires: the registers and the result register share one copy (the
     # simulator compiles an expression once per use).
-    x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}")
-                  for value, port in zip(serial_step(config, xr, yr, zr, **params), "xyz"))
+    x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}") for value, port in zip(
+        serial_add(config, xr, yr, zr, t, u, angle, params["rotate"], minus), "xyz"))
     held = None
     if sideband is not None:
         held = Signal(sideband.shape(), name=f"{name}_sideband_in", reset_less=True)
@@ -205,14 +260,24 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
         with m.If(moves):
             m.d.sync += stage_valid.eq(valid)
         valid = stage_valid
-    m.d.comb += last.eq(busy & (index == count - 1))
+    m.d.comb += last.eq(busy & adding & (index == count - 1))
+    if registered_shift:
+        m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
     with m.If(busy & ~(last & ~moves)):
-        m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1), index.eq(following), *load(following)]
+        if registered_shift:
+            m.d.sync += phase.eq(~phase)
+        else:
+            m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
+        with m.If(adding):
+            m.d.sync += [index.eq(Mux(last, 0, index + 1)), *load(upcoming),
+                         upcoming.eq(Mux(last, 1, upcoming + 1))]
         with m.If(last):
             m.d.sync += busy.eq(0)
     with m.If(start):
         m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), prerotate(config, x, y, z))]
-        m.d.sync += [busy.eq(1), index.eq(0), *load(0)]
+        m.d.sync += [busy.eq(1), index.eq(0), upcoming.eq(1), *load(0)]
+        if registered_shift:
+            m.d.sync += phase.eq(0)
         if held is not None:
             m.d.sync += held.eq(sideband)
     return WordSerialUnit(result, valid, busy, last)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from amaranth.sim import Simulator
 
-__all__ = ["StreamRun", "run_stream"]
+__all__ = ["StreamRun", "run_stream", "cycle_budget"]
 
 
 @dataclass
@@ -30,6 +30,17 @@ def _always(cycle):
     return True
 
 
+def cycle_budget(dut, count):
+    """Cycles a run of ``count`` payloads may take before it is given up: four times what the
+    design's stated timing needs (``latency + interval * count``: room for the stall patterns
+    of tests, which at least halve the rate on each side) and 1000 more, or ``1000 + 100 *
+    count`` for a design that states no timing."""
+    try:
+        return 1000 + 4 * (dut.latency + dut.interval * count)
+    except (AttributeError, NotImplementedError):
+        return 1000 + 100 * count
+
+
 def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_cycles=None,
                vcd=None, on_result=None):
     """Simulate ``dut`` until every payload has come out.
@@ -45,15 +56,14 @@ def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_c
         offered, it stays valid until taken, as streams require) and whether the sink is
         ready.
     max_cycles : int
-        Give up (``TimeoutError``) after this many cycles; default
-        ``1000 + 100 * len(payloads)``.
+        Give up (``TimeoutError``) after this many cycles; default :func:`cycle_budget`.
     vcd : str or None
         Write a waveform file.
     on_result : callable or None
         Called with the number of results so far after each one (progress reports).
     """
     if max_cycles is None:
-        max_cycles = 1000 + 100 * len(payloads)
+        max_cycles = cycle_budget(dut, len(payloads))
     run = StreamRun()
     out_fields = [name for name, _ in dut.o.payload.shape()]
 

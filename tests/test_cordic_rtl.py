@@ -15,7 +15,13 @@ from robohw.accuracy.cordic import mixed_inputs
 from robohw.cordic.model import cordic_model
 from robohw.sim.harness import run_stream
 
-ARCHITECTURES = [PipelinedCordic, WordSerialCordic]
+class OneCycleWordSerial(WordSerialCordic):
+    """The word-serial unit with shifter and adder in one cycle a step."""
+    def __init__(self, config, **kwargs):
+        super().__init__(config, registered_shift=False, **kwargs)
+
+
+ARCHITECTURES = [PipelinedCordic, WordSerialCordic, OneCycleWordSerial]
 MODES = [(s, d) for s in System for d in Direction]
 CONFIGS = [(s, d, n) for s, d in MODES for n in Normalization
            if s is not System.LINEAR or n is Normalization.INTERLEAVED]
@@ -82,10 +88,13 @@ def test_latency_and_throughput_are_as_stated(architecture, normalization):
         assert register_depths(dut) == {dut.latency} == {1 + program + finish + 1}
         assert (dut.interval, dut.throughput) == (1, 1)
     else:
-        # The unit loads in one cycle, then runs the program one step a cycle, the last into
-        # its result register; a new operand loads during the last step.
-        assert (dut.latency, dut.interval) == (1 + program + finish, program)
-        assert dut.throughput == Fraction(1, program)
+        # The unit loads in one cycle, then runs the program a step every two cycles (shift,
+        # then add; one with registered_shift=False), the last into its result register; a new
+        # operand loads during the last step.
+        per_step = 2 if dut.registered_shift else 1
+        assert (dut.latency, dut.interval) == (1 + per_step * program + finish,
+                                               per_step * program)
+        assert dut.throughput == Fraction(1, per_step * program)
 
 
 @settings(max_examples=25, deadline=None)

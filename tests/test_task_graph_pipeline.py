@@ -113,14 +113,14 @@ def test_word_serial_timing_one_result_per_stage():
                             check_alignment=True)
     sink = [1, 1, 1, 0, 1]
     run = check(dut, graph, robot, 10, count=8, seed=7, sink_ready=lambda c: sink[c % len(sink)])
-    # One stage = the longest CCM's time from start to result: its load cycle, two cycles
-    # (shift, add) per micro-rotation and per non-trivial normalization factor, two finish
-    # stages (rounding, saturation); the balanced depth is the graph's longest chain of CCMs
-    # (11 for the best graph, its docstring), one stage each.
+    # One stage = the longest CCM's time from start to result: its load cycle, a cycle per
+    # micro-rotation and per non-trivial normalization factor (shifter and adder in one cycle
+    # in these CCMs), two finish stages (rounding, saturation); the balanced depth is the
+    # graph's longest chain of CCMs (11 for the best graph, its docstring), one stage each.
     configs = [CordicConfig(c.system, c.direction, width=10, expansion=c.expansion)
                for c in graph.ccms]
-    stage = 1 + 2 * max(sum((s.shift is not None) + (s.gamma != 0) for s in c.steps)
-                        for c in configs) + 2
+    stage = 1 + max(sum((s.shift is not None) + (s.gamma != 0) for s in c.steps)
+                    for c in configs) + 2
     assert graph.depth() == 11
     # The first result shows `latency` cycles after its input and leaves when the sink takes it.
     assert dut.latency == 11 * stage

@@ -12,6 +12,7 @@ from robohw.accuracy.ik import (ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, fk_
 from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.ik_graph import graph_solution
 from robohw.progress import Progress
+from robohw.hw.stream import StreamPipeline
 
 __all__ = ["PAPER", "write_ik_report"]
 
@@ -36,7 +37,9 @@ def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=N
                                       width=24, align_outputs=True)
             plan = plan_pipeline(GRAPHS[graph_name](robot), **puma_format(24), timing=timing)
             graphs.append({**solution, "timing": timing,
-                           "latency_cycles": plan.depth * plan.period,
+                           # the stream's latency, its output buffer included
+                           "latency_cycles": StreamPipeline.control_latency(plan.depth,
+                                                                           plan.period),
                            "interval_cycles": plan.period})
     progress.step("IK graphs balanced")
     width = 24

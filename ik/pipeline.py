@@ -242,7 +242,7 @@ class TaskGraphPipeline(StreamPipeline):
 TIMINGS = ("pipelined", "word_serial")
 
 # Word-serial CCMs here run shifter and adder in one cycle a step. Measured on an ECP5-85F
-# (grade 6, 24 bits, best graph): 62.7 MHz and a pose every 48 cycles (1.31 poses/us) against
+# (grade 6, 24 bits, best graph): 63.5 MHz and a pose every 48 cycles (1.32 poses/us) against
 # 76.6 MHz and every 93 cycles (0.82 poses/us) with the shifters' outputs registered: the
 # shift path of these wide CCMs is mostly routing, so the extra cycle does not pay.
 REGISTERED_SHIFT = False

@@ -17,7 +17,8 @@ from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import hdl_add_sub, hdl_round_shift, hdl_saturate
 
 __all__ = ["input_fields", "output_fields", "PAYLOAD_FIELDS", "prerotate", "micro_step",
-           "register_steps", "finish_stages", "state_shapes", "register_values", "output_registers"]
+           "register_steps", "finish_stages", "finish_registers", "state_shapes", "register_values",
+           "output_registers"]
 
 
 def input_fields(config):
@@ -184,6 +185,32 @@ def register_values(m, values, enable, name, shapes=None):
         with m.If(enable):
             m.d.sync += statements
     return registers
+
+
+def finish_registers(m, config, values, enable, name, fields=None):
+    """The finish stages (:func:`finish_stages`) as registers inside module ``m``, loaded when
+    ``enable`` is high (always, for ``True``): ``values`` holds ``x``, ``y``, ``z`` in
+    internal units and, if present, a ``"sideband"`` carried beside them. Returns the output
+    registers (:func:`output_registers`, only ``fields`` if given, and the sideband),
+    ``len(finish_stages(config))`` enabled cycles later."""
+    stages = finish_stages(config)
+    sideband = values.get("sideband")
+    carried = {} if sideband is None else {"sideband": sideband}
+    for number, stage in enumerate(stages):
+        results = {**stage(values), **carried}
+        if number < len(stages) - 1:
+            values = register_values(m, results, enable, f"{name}_finish{number}")
+            carried = {} if sideband is None else {"sideband": values["sideband"]}
+    if fields is not None:
+        results = {f: results[f] for f in (*fields, *carried)}
+    outputs = output_registers(config, results, name, sideband)
+    statements = [outputs[field].eq(value) for field, value in results.items()]
+    if enable is True:
+        m.d.sync += statements
+    else:
+        with m.If(enable):
+            m.d.sync += statements
+    return outputs
 
 
 def output_registers(config, fields, name, sideband=None):

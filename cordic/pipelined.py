@@ -3,9 +3,8 @@
 from amaranth.hdl import Module, Signal, Value
 
 from robohw.cordic.component import CordicComponent
-from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_stages, micro_step, output_registers,
-                                    prerotate, register_steps, register_values,
-                                    state_shapes)
+from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_stages, micro_step,
+                                    prerotate, register_steps, register_values, state_shapes)
 
 __all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency",
            "pipelined_register_bits"]
@@ -73,16 +72,7 @@ def pipelined_datapath(m, config, x, y, z, enable, name="cordic", sideband=None)
                            norm_shift=step.norm_shift, gamma=step.gamma, expanded=step.expanded)
         values = register_values(m, {**values, **dict(zip("xyz", moved))}, enable,
                                  f"{name}_step{index}", shapes)
-    stages = finish_stages(config)
-    for index, stage in enumerate(stages):
-        carried = {"sideband": values["sideband"]} if sideband is not None else {}
-        results = {**stage(values), **carried}
-        if index < len(stages) - 1:
-            values = register_values(m, results, enable, f"{name}_finish{index}")
-    outputs = output_registers(config, results, name, sideband)
-    with m.If(enable):
-        m.d.sync += [outputs[field].eq(value) for field, value in results.items()]
-    return outputs
+    return finish_registers(m, config, values, enable, name)
 
 
 def pipelined_register_bits(config, sideband_width=0):

@@ -6,8 +6,9 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal, Value, signed
 
 from robohw.cordic.component import CordicComponent
 from robohw.cordic.config import Direction, System
-from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_stages, output_registers,
-                                    prerotate, register_steps, register_values, state_shapes)
+from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_stages, prerotate,
+                                    register_steps, register_values, state_shapes)
+from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 
 __all__ = ["WordSerialCordic", "WordSerialUnit", "serial_shift", "serial_directions", "serial_add",
@@ -34,9 +35,9 @@ class WordSerialCordic(CordicComponent):
     An input is accepted when the unit is idle, or in the cycle its previous operand runs its
     last step and the result stages can move. Latency is ``1 + C R + F`` cycles from an input
     transfer to its result being valid, ``C`` the cycles per step (2 with ``registered_shift``,
-    else 1); the interval between results is ``C R`` cycles under continuous input. A result waits in the output registers while ``o.ready`` is low, the
-    finish stages hold and the unit stalls on its last step: nothing is lost, duplicated or
-    reordered. Only the control state and valid bits reset.
+    else 1); the interval between results is ``C R`` cycles under continuous input. A result
+    waits in the output registers while ``o.ready`` is low, the finish stages hold and the unit
+    stalls on its last step: nothing is lost, duplicated or reordered. Only the control state and valid bits reset.
 
     Parameters and members: see :class:`~robohw.cordic.component.CordicComponent`; and
     ``registered_shift`` (bool, default :data:`REGISTERED_SHIFT`).
@@ -170,7 +171,7 @@ class WordSerialUnit:
 def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None, hold=0,
                          fields=None, registered_shift=REGISTERED_SHIFT):
     """A word-serial CORDIC inside module ``m``, started by its owner: when ``start`` is high the
-    operands (port codes) are loaded; the unit then runs one register step a cycle
+    operands (port codes) are loaded; the unit then runs the register steps one at a time
     (:func:`~robohw.cordic.datapath.register_steps`: no cycle chains two adders), the last
     into a result register, and the result moves through the finish stages
     (:func:`~robohw.cordic.datapath.finish_stages`) to the output registers:
@@ -244,22 +245,10 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     valid = Signal(name=f"{name}_result_valid")
     with m.If(moves):
         m.d.sync += valid.eq(last)
-    stages = finish_stages(config)
-    for number, stage in enumerate(stages):
-        carried = {} if held is None else {"sideband": result["sideband"]}
-        values = {**stage(result), **carried}
-        if number == len(stages) - 1:
-            if fields is not None:
-                values = {f: values[f] for f in (*fields, *carried)}
-            result = output_registers(config, values, name, sideband)
-            with m.If(moves):
-                m.d.sync += [result[f].eq(v) for f, v in values.items()]
-        else:
-            result = register_values(m, values, moves, f"{name}_finish{number}")
-        stage_valid = Signal(name=f"{name}_finish{number}_valid")
-        with m.If(moves):
-            m.d.sync += stage_valid.eq(valid)
-        valid = stage_valid
+    finish = len(finish_stages(config))
+    outputs = finish_registers(m, config, result, moves, name, fields)
+    valid = tapped_delay_line(m, valid, [finish], moves, f"{name}_finish_valid",
+                              reset_less=False)[finish]
     m.d.comb += last.eq(busy & adding & (index == count - 1))
     if registered_shift:
         m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
@@ -280,4 +269,4 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
             m.d.sync += phase.eq(0)
         if held is not None:
             m.d.sync += held.eq(sideband)
-    return WordSerialUnit(result, valid, busy, last)
+    return WordSerialUnit(outputs, valid, busy, last)

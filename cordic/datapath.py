@@ -178,13 +178,17 @@ def register_values(m, values, enable, name, shapes=None):
     for field, value in values.items():
         shape = (shapes or {}).get(field) or Value.cast(value).shape()
         registers[field] = Signal(shape, name=f"{name}_{field}", reset_less=True)
-    statements = [registers[f].eq(v) for f, v in values.items()]
+    _load(m, [registers[f].eq(v) for f, v in values.items()], enable)
+    return registers
+
+
+def _load(m, statements, enable):
+    """Clocked ``statements`` under ``enable`` (unconditional for ``True``)."""
     if enable is True:
         m.d.sync += statements
     else:
         with m.If(enable):
             m.d.sync += statements
-    return registers
 
 
 def finish_registers(m, config, values, enable, name, fields=None):
@@ -204,12 +208,7 @@ def finish_registers(m, config, values, enable, name, fields=None):
     if fields is not None:
         results = {f: results[f] for f in (*fields, *carried)}
     outputs = output_registers(config, results, name, sideband)
-    statements = [outputs[field].eq(value) for field, value in results.items()]
-    if enable is True:
-        m.d.sync += statements
-    else:
-        with m.If(enable):
-            m.d.sync += statements
+    _load(m, [outputs[field].eq(value) for field, value in results.items()], enable)
     return outputs
 
 

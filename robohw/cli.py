@@ -286,7 +286,7 @@ def main(argv=None):
     Progress.silenced = args.quiet
     # Every output path is checked before any work (CONVENTIONS); ik and inertia also hold
     # their outputs against their inputs.
-    bad = _bad_outputs([getattr(args, name, None) for name in ("json", "vcd")])
+    bad = _bad_outputs([getattr(args, name, None) for name in ("json", "vcd", "markdown")])
     if args.command in ("export", "report", "synth"):
         bad = bad or _bad_folder(args.out)
     if bad:

@@ -80,3 +80,11 @@ def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):
     assert "| cordic-pipelined | 16 | ecp5-85k-6 | 813 | 2,271 | 0 | 0 | 200.0 | 28 | 0.140 |" \
         in text
     assert "commit abc123 with Yosys 0.70; nextpnr-0.11.1" in text
+
+
+def test_synth_outputs_are_checked_before_any_work(tmp_path, capsys):
+    from robohw.cli import main
+    missing = tmp_path / "no" / "synth.md"
+    assert main(["synth", "--designs", "cordic-pipelined", "--out", str(tmp_path),
+                 "--markdown", str(missing)]) == 2
+    assert f"directory {missing.parent} does not exist" in capsys.readouterr().err

@@ -90,19 +90,20 @@ class StreamPipeline(wiring.Component):
         ``stages * period`` otherwise."""
         return stages + 1 if period == 1 else stages * period
 
-    def control_register_bits(self, stages, period=1):
+    def control_register_bits(self, stages, period=1, fold=1):
         """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
         delay lines and, with ``period`` 1, the output buffer (:data:`OUTPUT_BUFFER` payloads,
         the tag included) with its count, pointers, registered enable and moved bit; with
-        ``period > 1`` the phase counter."""
-        lines = stages * (1 + self.tag_width)
+        ``period > 1`` the phase counter; with ``fold > 1`` (:meth:`fold_control`) the ring of
+        phases."""
+        lines = stages * (1 + self.tag_width) + (fold if fold > 1 else 0)
         if period > 1:
             return lines + Shape.cast(range(period)).width
         pointers = 2 * Shape.cast(range(OUTPUT_BUFFER)).width
         return (lines + OUTPUT_BUFFER * self.o.payload.shape().size
                 + Shape.cast(range(OUTPUT_BUFFER + 1)).width + pointers + 2)
 
-    def pipeline_control(self, m, stages, *, period=1):
+    def pipeline_control(self, m, stages, *, period=1, accept=None):
         """The handshake of a pipeline of ``stages`` register stages that move together.
 
         Drives ``i.ready``, ``o.valid`` and ``o.payload`` and returns ``(advance, result)``:
@@ -117,16 +118,24 @@ class StreamPipeline(wiring.Component):
         the pipeline advances at most once every ``period`` cycles (a stage of word-serial
         units), ``o.valid`` shows in the last cycle of a period and ``result`` is ``o.payload``.
         The latency is :meth:`control_latency`.
+
+        ``accept`` (period 1 only), when given, is a signal that says in which cycles the
+        pipeline may take an input: a folded datapath (:meth:`fold_control`) takes one every
+        ``fold`` cycles.
         """
         if period > 1:
+            if accept is not None:
+                raise ValueError("accept is for a pipeline that moves every cycle (period 1)")
             return self._period_control(m, stages, period), self.o.payload
         layout = self.o.payload.shape()
         advance = Signal(init=1)                 # registered: may the pipeline move?
-        valid = tapped_delay_line(m, self.i.valid, [stages], advance, "valid",
+        taken = self.i.valid if accept is None else self.i.valid & accept
+        valid = tapped_delay_line(m, taken, [stages], advance, "valid",
                                   reset_less=False)[stages]
         tag = tapped_delay_line(m, self.i.payload.tag, [stages], advance, "tag")[stages]
         result = Signal(layout)
-        m.d.comb += [self.i.ready.eq(advance), result.tag.eq(tag)]
+        m.d.comb += [self.i.ready.eq(advance if accept is None else advance & accept),
+                     result.tag.eq(tag)]
         # The last stage holds a result not yet buffered when it moved in the previous cycle.
         moved = Signal()
         m.d.sync += moved.eq(advance)
@@ -158,6 +167,23 @@ class StreamPipeline(wiring.Component):
                     m.d.sync += [count.eq(after),
                                  advance.eq(after + moving <= OUTPUT_BUFFER - 1)]
         return advance, result
+
+    def fold_control(self, m, stages, fold):
+        """:meth:`pipeline_control` for a datapath folded by ``fold``: its registers move on one
+        enable but each takes a new value once every ``fold`` cycles, in its own phase, so
+        functional units can serve ``fold`` operations each. Returns ``(advance, result,
+        phases)``: ``phases[p]`` is high in phase ``p`` (a one-hot ring of registers that turns
+        with ``advance``; an input is taken in phase 0). The latency is
+        :meth:`control_latency` of ``stages``; one result every ``fold`` cycles at most.
+        """
+        if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
+            raise ValueError(f"fold must be a positive integer, not {fold!r}")
+        phases = [Signal(init=int(p == 0), name=f"phase{p}") for p in range(fold)]
+        advance, result = self.pipeline_control(m, stages, accept=phases[0])
+        if fold > 1:
+            with m.If(advance):
+                m.d.sync += [phases[p].eq(phases[p - 1]) for p in range(fold)]
+        return advance, result, phases
 
     def _period_control(self, m, stages, period):
         valid_out = Signal()

@@ -83,6 +83,22 @@ def _width_list(text):
             f"widths must be integers separated by commas, not {text!r}") from None
 
 
+def _folds(text):
+    try:
+        folds = tuple(int(k) for k in text.split(","))
+    except ValueError:
+        folds = ()
+    if not folds or any(k < 1 for k in folds):
+        raise argparse.ArgumentTypeError(
+            f"folds must be positive integers separated by commas, not {text!r}")
+    return folds
+
+
+_FOLD_HELP = ("cycles per result of a folded design (inertia arrays): its multipliers and "
+              "CORDICs shared that many ways (default: the design's, the smallest that fits an "
+              "ECP5-85F; other designs have no fold and ignore it)")
+
+
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr, exit status 2."""
     def error(self, message):
@@ -187,6 +203,10 @@ def _parser():
                          help="add a reason column: ok, outside_limits")
     inertia.add_argument("--width", type=_integer("--width", 12, 31), default=24,
                          help="data width of the model and rtl backends, 12..31 (default 24)")
+    inertia.add_argument("--fold", type=_integer("--fold", 1),
+                         help="cycles per configuration of the rtl backend's array (default: "
+                              "the registry's, the smallest that fits an ECP5-85F; the model "
+                              "computes the same bits at every fold)")
 
     dynamics = _file_command(
         commands, "dynamics", "joint torques of robot states from a CSV file (inverse "
@@ -215,6 +235,7 @@ def _parser():
                      "cocotb + Verilator, or the bit-exact model alone (default amaranth)")
     sim.add_argument("--width", type=_integer("--width", 4, 40),
                      help="data width (default: the design's)")
+    sim.add_argument("--fold", type=_integer("--fold", 1), help=_FOLD_HELP)
     sim.add_argument("--count", type=_integer("--count", 1), default=32,
                      help="results to compute (default 32)")
     sim.add_argument("--seed", type=_integer("--seed", 0), default=0,
@@ -231,6 +252,8 @@ def _parser():
                         help="comma-separated design names (default: all)")
     export.add_argument("--widths", type=_width_list, metavar="WIDTHS",
                         help="comma-separated widths (default: each design's widths)")
+    export.add_argument("--fold", type=_folds, metavar="FOLDS",
+                        help="comma-separated folds; " + _FOLD_HELP)
     export.add_argument("--no-lint", action="store_true",
                         help="skip verilator --lint-only -Wall")
 
@@ -247,6 +270,8 @@ def _parser():
                        help="comma-separated design names (default: all)")
     synth.add_argument("--widths", type=_width_list, metavar="WIDTHS",
                        help="comma-separated widths (default: each design's default width)")
+    synth.add_argument("--fold", type=_folds, metavar="FOLDS",
+                       help="comma-separated folds; " + _FOLD_HELP)
     synth.add_argument("--speed", type=int, choices=[6, 7, 8],
                        help="ECP5 speed grade (default 6)")
     synth.add_argument("--seed", type=_integer("--seed", 0), default=1,
@@ -418,7 +443,7 @@ def _inertia(args):
         robot = load_robot(args.robot)
         q = read_configurations(args.q, robot.dof)
         h, valid, reason = solve_inertia(robot, q, args.backend, args.array, width=args.width,
-                                         progress=sys.stderr)
+                                         fold=args.fold, progress=sys.stderr)
     except (RobotFileError, CsvFileError, ValueError) as error:
         return _usage("inertia", error)
     write_matrices(args.out, h, valid, reason if args.reasons else None)
@@ -449,7 +474,7 @@ def _sim(args):
     from robohw.flows.simulate import simulate
     try:
         result = simulate(args.design, args.backend, args.width, args.count, args.seed,
-                          args.vcd)
+                          args.vcd, fold=args.fold)
     except ValueError as error:
         print(f"robohw sim: {error}", file=sys.stderr)
         return 2
@@ -467,10 +492,11 @@ def _export(args):
     from robohw.flows.export import LintError, export_all
     from robohw.designs import DESIGNS
     names = args.designs or list(DESIGNS)
-    total = sum(len(args.widths or DESIGNS[n].widths) for n in names)
+    folds = _folds_for(names, args.fold)
+    total = sum(len(args.widths or DESIGNS[n].widths) * len(folds[n]) for n in names)
     try:
-        sidecars = export_all(args.out, names, args.widths, check_lint=not args.no_lint,
-                              progress=Progress(total))
+        sidecars = export_all(args.out, names, args.widths, folds=folds,
+                              check_lint=not args.no_lint, progress=Progress(total))
     except LintError as error:
         print(f"robohw export: {error}", file=sys.stderr)
         return 1
@@ -486,6 +512,14 @@ def _export(args):
     return 0
 
 
+def _folds_for(names, folds):
+    """``{name: folds}``: the ``--fold`` values for designs with a fold, ``(None,)`` (the
+    design's default, or none) otherwise."""
+    from robohw.designs import DESIGNS
+    return {name: folds if folds and DESIGNS[name].default_fold is not None else (None,)
+            for name in names}
+
+
 def _synth(args):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -495,12 +529,15 @@ def _synth(args):
         print(f"robohw synth: --speed applies to ECP5 devices, not {args.device}",
               file=sys.stderr)
         return 2
-    jobs = [(name, width) for name in (args.designs or list(DESIGNS))
-            for width in args.widths or (DESIGNS[name].default_width,)]
+    names = args.designs or list(DESIGNS)
+    folds = _folds_for(names, args.fold)
+    jobs = [(name, width, fold) for name in names
+            for width in args.widths or (DESIGNS[name].default_width,) for fold in folds[name]]
 
     def run(job):
-        name, width = job
-        return synthesize(DESIGNS[name], width, args.device, args.out, speed=args.speed,
+        name, width, fold = job
+        return synthesize(DESIGNS[name], width, args.device, args.out, fold=fold,
+                          speed=args.speed,
                           seed=args.seed, tools=args.tools, cache=not args.no_cache,
                           progress=sys.stderr)
     try:

@@ -37,7 +37,7 @@ from robohw.reference.inertia import jacobian_inertia
 from robohw.reference.kinematics import forward_kinematics, puma_ik
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
-from robohw.systolic import ARRAYS
+from robohw.systolic import ARRAYS, DEFAULT_FOLDS
 from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
 
 __all__ = ["Design", "Workload", "InertiaDesign", "DESIGNS", "design"]
@@ -53,9 +53,15 @@ class Workload:
 
 
 class Design:
-    """One top-level design; subclasses fill in the family's parts."""
+    """One top-level design; subclasses fill in the family's parts.
+
+    :attr:`default_fold` is ``None`` for a design without a folding factor; a folded design's
+    default is the smallest fold that fits an ECP5-85F at its default width (README,
+    "FPGA synthesis").
+    """
     family = None
     error_unit = None
+    default_fold = None
 
     def __init__(self, name, summary, default_width, widths):
         self.name, self.summary = name, summary
@@ -66,8 +72,23 @@ class Design:
         """The Verilog module name: the design's name with underscores."""
         return self.name.replace("-", "_")
 
-    def build(self, width=None):
-        """The component at ``width`` (default :attr:`default_width`), tag of 8 bits."""
+    def module(self, dut):
+        """The exported module of ``dut``: :attr:`module_name`, the width and, for a design
+        with a folding factor, the fold (``inertia_linear_w24_f7``)."""
+        fold = "" if self.default_fold is None else f"_f{dut.fold}"
+        return f"{self.module_name}_w{self.width_of(dut)}{fold}"
+
+    def width_of(self, dut):
+        """The data width ``dut`` was built at."""
+        raise NotImplementedError
+
+    def fold_of(self, dut):
+        """Cycles per result the fold gives (1 for a design without one)."""
+        return 1 if self.default_fold is None else dut.fold
+
+    def build(self, width=None, fold=None):
+        """The component at ``width`` (default :attr:`default_width`) folded by ``fold``
+        (default :attr:`default_fold`; ignored by a design without one), tag of 8 bits."""
         raise NotImplementedError
 
     def configuration(self, dut):
@@ -121,9 +142,12 @@ class CordicDesign(Design):
     def _config(self, width):
         return CordicConfig("circular", "rotation", width=width)
 
-    def build(self, width=None):
+    def build(self, width=None, fold=None):
         return ARCHITECTURES[self.architecture](self._config(width or self.default_width),
                                                 tag_width=TAG_WIDTH)
+
+    def width_of(self, dut):
+        return dut.config.width
 
     def configuration(self, dut):
         c = dut.config
@@ -171,10 +195,13 @@ class IkDesign(Design):
                                f"{timing.replace('_', '-')} CCMs", 24, (16, 24))
         self.graph, self.timing = graph, timing
 
-    def build(self, width=None):
+    def build(self, width=None, fold=None):
         return TaskGraphPipeline(GRAPHS[self.graph](load_robot()),
                                  **puma_format(width or self.default_width),
                                  tag_width=TAG_WIDTH, timing=self.timing)
+
+    def width_of(self, dut):
+        return dut.width
 
     def configuration(self, dut):
         return (f"{len(dut.graph.ccms)} CCMs, {dut.width}-bit data "
@@ -236,19 +263,26 @@ class InertiaDesign(Design):
     family = "inertia"
     error_unit = "of max abs(H)"
 
-    def __init__(self, name, array, robot="puma560"):
+    def __init__(self, name, array, default_fold, robot="puma560"):
         kind = "O(N) linear systolic array" if array == "linear" else \
             "O(log2 N) recursive-doubling array"
         label = robot if isinstance(robot, str) else robot.name
         super().__init__(name, f"inertia matrix of {label}, {kind}", 24, (18, 24))
-        self.array, self.robot = array, robot
+        self.array, self.robot, self.default_fold = array, robot, default_fold
 
-    def build(self, width=None):
+    def build(self, width=None, fold=None):
         return ARRAYS[self.array](self.robot, width=width or self.default_width,
-                                  tag_width=TAG_WIDTH)
+                                  fold=fold or self.default_fold, tag_width=TAG_WIDTH)
+
+    def width_of(self, dut):
+        return dut.plan.width
 
     def configuration(self, dut):
-        return f"N = {dut.plan.dof}, {dut.plan.width}-bit datapath, per-signal fraction bits"
+        plan = dut.plan
+        folded = (f"folded by {plan.fold}: {dut.resources()['multipliers']} shared "
+                  f"multipliers" if plan.fold > 1 else "unfolded")
+        return (f"N = {plan.dof}, {plan.width}-bit datapath, per-signal fraction bits, "
+                f"{folded}")
 
     def workload(self, dut, count, seed=0):
         q = sample_joints(dut.plan.robot, count, np.random.default_rng(seed))
@@ -294,8 +328,8 @@ DESIGNS = {d.name: d for d in (
     IkDesign("ik-best-word-serial", "best", "word_serial"),
     IkDesign("ik-paper-pipelined", "paper", "pipelined"),
     IkDesign("ik-paper-word-serial", "paper", "word_serial"),
-    InertiaDesign("inertia-linear", "linear"),
-    InertiaDesign("inertia-logdepth", "logdepth"),
+    InertiaDesign("inertia-linear", "linear", default_fold=DEFAULT_FOLDS["linear"]),
+    InertiaDesign("inertia-logdepth", "logdepth", default_fold=DEFAULT_FOLDS["logdepth"]),
 )}
 
 

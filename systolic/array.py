@@ -8,10 +8,11 @@ elements run (the plan subclass's ``_first_cycle``). :class:`InertiaPlan` holds 
 :class:`InertiaArray` builds it; :mod:`robohw.systolic.model` evaluates it bit for bit.
 """
 
+import math
 from collections import Counter
 from fractions import Fraction
 
-from amaranth.hdl import Const, Module, Signal, signed
+from amaranth.hdl import Cat, Const, Module, Signal, signed
 
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import (pipelined_datapath, pipelined_latency,
@@ -21,6 +22,7 @@ from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.reference.inertia import link_frames
 from robohw.robots import Robot, load_robot
 from robohw.systolic.dataflow import OPS, Tracer, assign_formats, frac_bits_for
+from robohw.systolic.folding import modulo_schedule
 from robohw.systolic.model import MAX_WIDTH
 from robohw.systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_taps,
                                       schedule)
@@ -50,31 +52,52 @@ class InertiaPlan:
     width : int
         Bits of every datapath value, 12 to 31 (default 24). Each value has its own fraction
         bits, as many as its proven range leaves (:attr:`output_fracs` for the outputs).
+    fold : int
+        Cycles per configuration, 1 or more (default 1). With 1 every operation has its own
+        hardware and the processing elements run in the windows of the paper's timing; folded
+        by ``k`` (:mod:`robohw.systolic.folding`), the products share ``ceil(products / k)``
+        multipliers, the joints' sin and cos ``ceil(joints / k)`` CORDICs, and the latency is
+        the modulo schedule's.
     """
     algorithm = None     # table1 or table2, set by the subclass
     kinds = ()           # the kinds of cell, each with its window length
 
-    def __init__(self, robot="puma560", *, width=24):
+    def __init__(self, robot="puma560", *, width=24, fold=1):
         if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
             raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], "
                              f"not {width!r}")
+        if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
+            raise ValueError(f"fold must be a positive integer, not {fold!r}")
         if not isinstance(robot, Robot):
             robot = load_robot(robot)
-        self._robot, self._width = robot, width
+        self._robot, self._width, self._fold = robot, width, fold
         self._frames = frames = link_frames(robot)
         self._n = len(frames)
         self.cordic = CordicConfig("circular", "rotation", width=width)
         self._trace(frames)
         # The graph and its hardware plan, read by InertiaArray.elaborate:
         # tracer, live (node indices the outputs need), formats (by index), outputs ({(j, i):
-        # node or constant}), schedule, cordic (the sin/cos processors' configuration).
+        # node or constant}), schedule, cordic (the sin/cos processors' configuration),
+        # cordic_slots ({joint: (CORDIC, phase)}).
         self._lengths = self._window_lengths(cell_depths(self.tracer, self.live))
-        self.schedule = schedule(self.tracer, self.live, self._window, self._input_ready)
+        live = {self.tracer.nodes[k].name for k in self.live}
+        joints = [k for k in range(2, self._n + 1) if {f"cos{k}", f"sin{k}"} & live]
+        self.cordic_slots = {k: divmod(index, fold) for index, k in enumerate(joints)}
+        if fold == 1:
+            self.schedule = schedule(self.tracer, self.live, self._window, self._input_ready)
+        else:
+            # A CORDIC takes joint k's angle in its phase and gives cos and sin L_in later.
+            ready = dict(self._input_ready)
+            for k, (_, slot) in self.cordic_slots.items():
+                ready[f"cos{k}"] = ready[f"sin{k}"] = slot + self._lengths["in"]
+            self.schedule = modulo_schedule(self.tracer, self.live, fold, ready)
         depth = self.latency
         for (j, i), node in self.outputs.items():
             if not isinstance(node, float):
                 source = node.args[0] if node.op == "neg" else node
-                if self.schedule.windows.get(source.cell, (0, 0))[1] > depth:
+                late = self.schedule.ready[source.index] if fold > 1 else \
+                    self.schedule.windows.get(source.cell, (0, 0))[1]
+                if late > depth:
                     raise AssertionError(f"h{j}_{i} is late for the stated latency {depth}")
 
     # --- construction ------------------------------------------------------------------------
@@ -159,18 +182,38 @@ class InertiaPlan:
         return self._width
 
     @property
+    def fold(self):
+        """Cycles per configuration (1: unfolded)."""
+        return self._fold
+
+    @property
+    def latency(self):
+        """Cycles from an input transfer to its result being valid: the subclass's formula in
+        the window lengths (:attr:`window_latency`) unfolded, the modulo schedule's length (the
+        last output's ready cycle) folded."""
+        if self._fold == 1:
+            return self.window_latency
+        ready = [self.schedule.ready[(node.args[0] if node.op == "neg" else node).index]
+                 for node in self.outputs.values() if not isinstance(node, float)]
+        return max(ready, default=1)
+
+    @property
+    def window_latency(self):
+        raise NotImplementedError
+
+    @property
     def window_lengths(self):
         """Cycles each kind of processing element takes (``"in"``: the CORDIC front end)."""
         return dict(self._lengths)
 
     @property
     def interval(self):
-        """Cycles between results under continuous input: 1."""
-        return 1
+        """Cycles between results under continuous input: the fold."""
+        return self._fold
 
     @property
     def throughput(self):
-        return Fraction(1, 1)
+        return Fraction(1, self._fold)
 
     @property
     def input_fracs(self):
@@ -191,8 +234,9 @@ class InertiaPlan:
         return out
 
     def resources(self):
-        """Processing elements, CORDICs, multipliers (constant and variable), adders and
-        register bits of the datapath (registers, delay lines, CORDIC stages; the stream
+        """Processing elements, CORDICs, multipliers (constant and variable; folded, the shared
+        ones, which take the constant products too), adders and register bits of the datapath
+        (registers, delay lines, CORDIC stages, the folded array's held angles; the stream
         control's are the component's)."""
         nodes = [self.tracer.nodes[k] for k in self.live]
         ops = Counter(node.op for node in nodes)
@@ -203,16 +247,18 @@ class InertiaPlan:
         w = self._width
         registered = sum(1 for node in nodes if OPS[node.op][1])
         delay_stages = sum(max(t) for t in taps.values() if t)
-        cordics = sum(1 for name in self._input_fracs if name.startswith("cos"))
-        cfg = self.cordic
-        cordic_bits = cordics * pipelined_register_bits(cfg)
+        slots = self.cordic_slots.values()
+        cordics = len({unit for unit, _ in slots})
+        held = sum(1 for _, slot in slots if slot)  # angles waiting for their phase
+        cordic_bits = cordics * pipelined_register_bits(self.cordic)
+        folded = self._fold > 1
         return {
             "processing_elements": len(processors),
             "cordics": cordics,
-            "multipliers": ops["mul"],
-            "constant_multipliers": ops["cmul"],
+            "multipliers": self.schedule.multipliers if folded else ops["mul"],
+            "constant_multipliers": 0 if folded else ops["cmul"],
             "adders": ops["add"] + ops["sub"] + ops["addc"],
-            "register_bits": (registered + delay_stages) * w + cordic_bits,
+            "register_bits": (registered + delay_stages + held) * w + cordic_bits,
         }
 
     def offset_code(self, k):
@@ -261,11 +307,11 @@ class InertiaArray(StreamPipeline):
     """
     plan_class = None    # set by the subclass
 
-    def __init__(self, robot="puma560", *, width=24, tag_width=0, check_ranges=False):
+    def __init__(self, robot="puma560", *, width=24, fold=1, tag_width=0, check_ranges=False):
         check_tag_width(tag_width)
         if not isinstance(check_ranges, bool):
             raise TypeError(f"check_ranges must be a bool, not {check_ranges!r}")
-        self._plan = plan = self.plan_class(robot, width=width)
+        self._plan = plan = self.plan_class(robot, width=width, fold=fold)
         self._check_ranges = check_ranges
         super().__init__({f"q{k}": signed(width) for k in range(1, plan.dof + 1)},
                          {f"h{j}_{i}": signed(width) for (j, i) in plan.output_fracs},
@@ -285,8 +331,12 @@ class InertiaArray(StreamPipeline):
 
     @property
     def interval(self):
-        """Cycles between results under continuous input: 1."""
+        """Cycles between results under continuous input: the fold."""
         return self._plan.interval
+
+    @property
+    def fold(self):
+        return self._plan.fold
 
     @property
     def window_lengths(self):
@@ -302,35 +352,39 @@ class InertiaArray(StreamPipeline):
 
     def resources(self):
         resources = self._plan.resources()
-        resources["register_bits"] += self.control_register_bits(self._plan.latency)
+        resources["register_bits"] += self.control_register_bits(self._plan.latency,
+                                                                 fold=self._plan.fold)
         return resources
 
     def elaborate(self, platform):
         m = Module()
         plan = self._plan
         width, depth = plan.width, plan.latency
-        advance, result = self.pipeline_control(m, depth)
+        advance, result, phases = self.fold_control(m, depth, plan.fold)
         sources = {}
         by_name = {plan.tracer.nodes[k].name: k for k in plan.live
                    if plan.tracer.nodes[k].op == "input"}
-        one = Const(1 << plan.cordic.frac_bits, signed(width))
+        angles = {}
         for k in range(2, plan.dof + 1):
             field = getattr(self.i.payload, f"q{k}")
             shifted = Signal(signed(width), name=f"joint{k}_input")
             m.d.comb += shifted.eq(field + plan.offset_code(k))  # wraps, as angles do
-            if f"cos{k}" in by_name or f"sin{k}" in by_name:
-                fields = pipelined_datapath(m, plan.cordic, one, Const(0, signed(width)),
-                                            shifted, advance, name=f"joint{k}_cordic")
-                for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
-                    if name in by_name:
-                        sources[by_name[name]] = fields[port]
+            if k in plan.cordic_slots:
+                angles[k] = shifted
             elif f"d{k}" in by_name:
                 sources[by_name[f"d{k}"]] = shifted
+        for unit, fields in self._cordics(m, angles, advance, phases).items():
+            for k, (owner, _) in plan.cordic_slots.items():
+                for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
+                    if owner == unit and name in by_name:
+                        sources[by_name[name]] = fields[port]
         reads = {key: (node.index, depth) for key, node in plan.outputs.items()
                  if not isinstance(node, float)}
+        taken = self.i.valid & phases[0]
         values = build_dataflow(m, plan.tracer, plan.live, plan.formats, plan.schedule, sources,
                                 advance, width, list(reads.values()),
-                                check_valid=self.i.valid if self._check_ranges else None)
+                                check_valid=taken if self._check_ranges else None,
+                                phases=phases)
         fracs = plan.output_fracs
         for key, node in plan.outputs.items():
             field = getattr(result, f"h{key[0]}_{key[1]}")
@@ -339,3 +393,34 @@ class InertiaArray(StreamPipeline):
             else:
                 m.d.comb += field.eq(values[reads[key]])
         return m
+
+    def _cordics(self, m, angles, advance, phases):
+        """The sin/cos processors: ``{unit: fields}``. Each takes, in phase ``slot``, the angle
+        of the joint :attr:`InertiaPlan.cordic_slots` gives that slot: from the port in phase 0,
+        from a register that holds it since phase 0 later."""
+        plan, width = self._plan, self._plan.width
+        one = Const(1 << plan.cordic.frac_bits, signed(width))
+        units = {}
+        for k, (unit, slot) in plan.cordic_slots.items():
+            angle = angles[k]
+            if slot:
+                held = Signal(signed(width), name=f"joint{k}_held", reset_less=True)
+                with m.If(advance & phases[0]):
+                    m.d.sync += held.eq(angle)
+                angle = held
+            units.setdefault(unit, []).append((slot, k, angle))
+        fields = {}
+        for unit, members in units.items():
+            if plan.fold == 1:
+                (_, k, z), = members
+                name = f"joint{k}_cordic"
+            else:
+                name = f"cordic{unit}"
+                z = Signal(signed(width), name=f"{name}_angle")
+                with m.Switch(Cat(*phases)):
+                    for slot, _, angle in members:
+                        with m.Case(1 << slot):
+                            m.d.comb += z.eq(angle)
+            fields[unit] = pipelined_datapath(m, plan.cordic, one, Const(0, signed(width)), z,
+                                              advance, name=name)
+        return fields

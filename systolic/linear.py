@@ -22,8 +22,8 @@ class LinearPlan(InertiaPlan):
         return cell[1]  # T_i, A_i and B_{i,x} all live in element i
 
     @property
-    def latency(self):
-        """Cycles from an input transfer to its result being valid:
+    def window_latency(self):
+        """Cycles from an input transfer to its result being valid, unfolded:
         ``L_in + L_T + max(N * L_A, L_A + (N - 1) * L_B)``."""
         n, lengths = self._n, self._lengths
         return (lengths["in"] + lengths["T"] +

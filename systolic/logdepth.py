@@ -22,8 +22,8 @@ class LogDepthPlan(InertiaPlan):
         return diagonal + lengths["D"] + (cell[1] - 1) * lengths["B"]  # Stage B, level l
 
     @property
-    def latency(self):
-        """Cycles from an input transfer to its result being valid:
+    def window_latency(self):
+        """Cycles from an input transfer to its result being valid, unfolded:
         ``L_in + L_T + ceil(log2 N) * (L_A + L_B) + L_D``."""
         lengths, levels = self._lengths, log2_levels(self._n)
         return (lengths["in"] + lengths["T"] + lengths["D"] +

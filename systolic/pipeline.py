@@ -7,21 +7,30 @@ window, as between the processing elements of a systolic array, so the array's l
 formula in its window lengths. Inside a window nodes run as soon as their operands are ready.
 Each producer drives one tapped delay line (:func:`robohw.hw.delay_line.tapped_delay_line`) that
 serves every consumer, and the whole pipeline moves on one enable.
+
+Folded by ``k`` (:mod:`robohw.systolic.folding` schedules it), the pipeline takes an input every
+``k`` cycles and every register takes a new value once every ``k`` cycles, in the phase its
+node's schedule gives it: a node's register holds its value for ``k`` cycles and each stage of
+its delay line for ``k`` more, and the products share ``ceil(products / k)`` multipliers whose
+operands a multiplexer picks by phase.
 """
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from amaranth.hdl import Assert, Const, Signal, signed
+from amaranth.hdl import Assert, Cat, Const, Signal, signed
 
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift
 from robohw.systolic.dataflow import OPS
 from robohw.systolic.model import ROUNDING
 
-__all__ = ["cell_depths", "Schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL"]
+__all__ = ["cell_depths", "Schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL",
+           "SHARED_OPS"]
 
 INPUT_CELL = ("in",)
+# The ops a folded schedule puts on shared multipliers.
+SHARED_OPS = ("mul", "cmul")
 
 
 def _latency(node):
@@ -44,10 +53,33 @@ def cell_depths(tracer, indices):
 
 @dataclass
 class Schedule:
-    """Start and ready cycles of every node (by index), and each cell's window."""
+    """Start and ready cycles of every node (by index), each cell's window, and for a folded
+    schedule (:func:`robohw.systolic.folding.modulo_schedule`) the fold, the number of shared
+    multipliers and the multiplier of every product (by index)."""
     start: dict
     ready: dict
     windows: dict
+    fold: int = 1
+    multipliers: int = 0
+    unit: dict = field(default_factory=dict)
+
+    def hold(self, node):
+        """Cycles ``node``'s own signal holds its value from its ready cycle: an input (a
+        port or a CORDIC's last stage) one, a register ``fold``."""
+        return 1 if node.op == "input" else self.fold
+
+    def stage(self, node, cycle):
+        """The stage of ``node``'s delay line that holds its value at ``cycle`` (0: the node's
+        own signal)."""
+        late = cycle - self.ready[node.index]
+        if late < 0:
+            raise AssertionError(f"{node} read at cycle {cycle}, before it is ready")
+        late -= self.hold(node)
+        return 0 if late < 0 else late // self.fold + 1
+
+    def line_phase(self, node):
+        """The phase in which ``node``'s delay line moves: the last cycle its own signal holds."""
+        return (self.ready[node.index] + self.hold(node) - 1) % self.fold
 
 
 def schedule(tracer, indices, window, input_ready):
@@ -121,7 +153,7 @@ def delay_taps(tracer, indices, plan, reads):
         if node.op == "neg":
             need(node.args[0].index, cycle)
         else:
-            taps[index].add(cycle - plan.ready[index])
+            taps[index].add(plan.stage(node, cycle))
 
     for k in indices:
         if nodes[k].op != "neg":
@@ -132,25 +164,41 @@ def delay_taps(tracer, indices, plan, reads):
     return taps
 
 
+def _product_shift(node, fmt, arg_formats):
+    """Bits a product of ``node``'s operand codes is rounded by."""
+    if node.op == "mul":
+        return arg_formats[0].frac + arg_formats[1].frac - fmt.frac
+    return arg_formats[0].frac + fmt.const_frac - fmt.frac
+
+
 def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, reads,
-                   check_valid=None):
+                   check_valid=None, phases=None):
     """Registers and delay lines of the scheduled graph inside module ``m``.
 
-    ``sources[index]`` is the signal of each input node (valid from its ready cycle);
+    ``sources[index]`` is the signal of each input node (valid in its ready cycle);
     ``reads`` lists ``(index, cycle)`` pairs the caller needs. Returns ``{(index, cycle):
-    value}``. With ``check_ranges``, simulation ``Assert``s that no register's value leaves
-    ``signed(width)``: the formats' promise, checked where it matters.
+    value}``. A folded ``plan`` needs ``phases``, the one-hot phase signals of
+    :meth:`robohw.hw.stream.StreamPipeline.fold_control`. With ``check_valid`` (the input's
+    transfer), simulation ``Assert``s that no register's value leaves ``signed(width)``: the
+    formats' promise, checked where it matters.
     """
     nodes = tracer.nodes
+    fold = plan.fold
+    if fold > 1 and (phases is None or len(phases) != fold):
+        raise ValueError(f"a schedule folded by {fold} needs {fold} phase signals")
     taps = delay_taps(tracer, indices, plan, reads)
     lines = {}
+
+    def at(cycle):  # the enable of a register that takes its value in ``cycle``'s phase
+        return enable if fold == 1 else enable & phases[cycle % fold]
 
     def value(index, cycle):
         node = nodes[index]
         if node.op == "neg":
             return -value(node.args[0].index, cycle)
-        return lines[index][cycle - plan.ready[index]]
+        return lines[index][plan.stage(node, cycle)]
 
+    products, operands = _shared_multipliers(m, width, plan)
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if check_valid is not None:
         starts = {plan.start[k] for k in indices if nodes[k].op not in ("input", "neg")}
@@ -164,14 +212,60 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
         if node.op == "input":
             register = sources[k]
         else:
-            args = [value(a.index, plan.start[k]) for a in node.args]
-            expr = _hdl_op(node, formats[k], args, [formats[a.index] for a in node.args])
+            arg_formats = [formats[a.index] for a in node.args]
+            if k in products:
+                expr = _round(products[k], _product_shift(node, formats[k], arg_formats))
+            else:
+                args = [value(a.index, plan.start[k]) for a in node.args]
+                expr = _hdl_op(node, formats[k], args, arg_formats)
             register = Signal(signed(width), name=label, reset_less=True)
-            with m.If(enable):
+            with m.If(at(plan.start[k])):
                 m.d.sync += register.eq(expr)
             if check_valid is not None:
                 real = holds[plan.start[k]]
-                m.d.comb += Assert(~enable | ~real | ((expr >= low) & (expr <= high)),
+                # Checked at the clock edge, on settled values: the shared multipliers'
+                # operand multiplexers may glitch while a cycle settles.
+                m.d.sync += Assert(~at(plan.start[k]) | ~real |
+                                   ((expr >= low) & (expr <= high)),
                                    f"{label} ({node.op}) overflows signed({width})")
-        lines[k] = tapped_delay_line(m, register, taps[k] | {0}, enable, label)
+        lines[k] = tapped_delay_line(m, register, taps[k] | {0}, at(plan.line_phase(node)),
+                                     label)
+    _select_operands(m, nodes, formats, plan, operands, value, phases)
     return {(index, cycle): value(index, cycle) for index, cycle in reads}
+
+
+def _shared_multipliers(m, width, plan):
+    """The folded schedule's multipliers: ``({index: product}, {unit: operands})``. A
+    multiplier computes, in each phase, the product scheduled on it then; its two operands are
+    ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits), driven by :func:`_select_operands`
+    once every value exists. A negated operand fits too: every code is under ``2**(width - 1)``
+    in magnitude (:func:`~robohw.systolic.dataflow.frac_bits_for` keeps a margin), so its
+    negation is one."""
+    products, operands = {}, {}
+    for k, unit in plan.unit.items():
+        if unit not in operands:
+            operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}")
+                              for side in "ab"]
+            product = Signal(signed(2 * width), name=f"mul{unit}_p")
+            m.d.comb += product.eq(operands[unit][0] * operands[unit][1])
+            products[("unit", unit)] = product
+        products[k] = products[("unit", unit)]
+    return products, operands
+
+
+def _select_operands(m, nodes, formats, plan, operands, value, phases):
+    """Drive each shared multiplier's operands by phase (a multiplexer)."""
+    for side in (0, 1):
+        by_unit = defaultdict(list)
+        for k, unit in plan.unit.items():
+            node, start = nodes[k], plan.start[k]
+            if side == 0 or node.op == "mul":
+                operand = value(node.args[side].index, start)
+            else:
+                operand = _const(formats[k].const_code)
+            by_unit[unit].append((start % plan.fold, operand))
+        for unit, choices in by_unit.items():
+            with m.Switch(Cat(*phases)):
+                for phase, operand in choices:
+                    with m.Case(1 << phase):
+                        m.d.comb += operands[unit][side].eq(operand)

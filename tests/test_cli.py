@@ -181,7 +181,8 @@ def test_inertia_backends_agree(tmp_path, array):
     for backend in ("float", "model", "rtl"):
         out = tmp_path / f"{backend}.csv"
         assert main(["inertia", "--q", str(tmp_path / "q.csv"), "--out", str(out),
-                     "--backend", backend, "--array", array]) == 0
+                     "--backend", backend, "--array", array,
+                     *(["--fold", "2"] if array == "logdepth" else [])]) == 0
         results[backend] = read_matrices(out)
     assert np.array_equal(results["model"], results["rtl"])  # bit for bit
     reference = jacobian_inertia(load_robot(), q)
@@ -237,6 +238,12 @@ def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
     assert vcd.read_text().startswith("$date") or "$timescale" in vcd.read_text()[:2000]
     assert main(["sim", "inertia-linear", "--backend", "model", "--count", "100"]) == 0
     assert "max_error" in capsys.readouterr().out
+    # A folded array: one result every --fold cycles, the same bits as the model.
+    assert main(["sim", "inertia-logdepth", "--fold", "3", "--count", "6", "--width", "16",
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["fold"] == 3 and result["interval"] == result["stated_interval"] == 3
+    assert result["equals_model"] and result["latency"] == result["stated_latency"]
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -246,6 +253,8 @@ def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
     (["sim", "cordic-pipelined", "--count", "0"], "--count must be an integer >= 1, not '0'"),
     (["sim", "cordic-pipelined", "--width", "0"], r"--width must be an integer \[4, 40\]"),
     (["sim", "cordic-pipelined", "--seed", "-1"], "--seed must be an integer >= 0, not '-1'"),
+    (["sim", "inertia-linear", "--fold", "0"], "--fold must be an integer >= 1, not '0'"),
+    (["synth", "--fold", "2,x"], "folds must be positive integers separated by commas"),
     (["sim", "cordic-pipelined", "--json", "/nonexistent/r.json"],
      "cannot write /nonexistent/r.json: directory /nonexistent does not exist"),
 ])
@@ -267,6 +276,13 @@ def test_export_command(tmp_path, capsys):
     assert f"cordic_pipelined_w12.v  latency {depth} cycles, interval 1" in \
         capsys.readouterr().out
     assert {p.suffix for p in tmp_path.iterdir()} == {".v", ".json", ".vlt"}
+    # Each fold of a folded design is a module of its own; a design without a fold ignores it.
+    assert main(["export", "--out", str(tmp_path), "--designs", "inertia-linear,cordic-pipelined",
+                 "--widths", "12", "--fold", "2,3", "--no-lint"]) == 0
+    out = capsys.readouterr().out
+    assert "inertia_linear_w12_f2.v" in out and ", interval 2," in out
+    assert "inertia_linear_w12_f3.v" in out and ", interval 3," in out
+    assert out.count("cordic_pipelined_w12.v") == 1
 
 
 def test_every_help_example_parses():

@@ -10,12 +10,14 @@ from robohw.designs import DESIGNS
 from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
 
 
-@pytest.mark.parametrize("name, width", [("cordic-pipelined", 16), ("cordic-word-serial", 24),
-                                         ("inertia-logdepth", 18)])
-def test_export_is_lint_clean_and_documented(tmp_path, name, width):
+@pytest.mark.parametrize("name, width, fold, suffix", [
+    ("cordic-pipelined", 16, None, ""), ("cordic-word-serial", 24, 3, ""),  # no fold: ignored
+    ("inertia-logdepth", 18, None, "_f8"), ("inertia-linear", 18, 3, "_f3")])
+def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix):
     design = DESIGNS[name]
-    sidecar = export_design(design, width, tmp_path)
-    module = f"{design.module_name}_w{width}"
+    sidecar = export_design(design, width, tmp_path, fold=fold)
+    module = f"{design.module_name}_w{width}{suffix}"
+    assert sidecar["fold"] == ((fold or design.default_fold) if design.default_fold else 1)
     assert sidecar["module"] == module and (tmp_path / f"{module}.v").exists()
     assert json.loads((tmp_path / f"{module}.json").read_text()) == sidecar
     # Lint: only justified rules waived, and nothing left with the waiver file.
@@ -23,7 +25,7 @@ def test_export_is_lint_clean_and_documented(tmp_path, name, width):
     assert all(w["reason"] == LINT_WAIVERS[r] for r, w in sidecar["lint"]["waivers"].items())
     assert lint(tmp_path / f"{module}.v", tmp_path / f"{module}.vlt") == {}
     # Ports, offsets and timing are the component's own.
-    dut = design.build(width)
+    dut = design.build(width, fold)
     for stream in ("i", "o"):
         fields = layout_fields(getattr(dut, stream).payload.shape())
         assert sidecar["ports"][stream]["fields"] == {

@@ -71,17 +71,18 @@ def _waiver_file(path, module, rules):
     path.write_text("\n".join(lines) + "\n")
 
 
-def export_design(design, width, out_dir, *, check_lint=True):
-    """Write ``M.v``, ``M.json`` and ``M.vlt`` for ``design`` at ``width``; return the
-    sidecar."""
+def export_design(design, width, out_dir, *, fold=None, check_lint=True):
+    """Write ``M.v``, ``M.json`` and ``M.vlt`` for ``design`` at ``width`` (folded by ``fold``,
+    default the design's; ignored by a design without one); return the sidecar."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    dut = design.build(width)
-    module = f"{design.module_name}_w{width}"
+    dut = design.build(width, fold)
+    module = design.module(dut)
     verilog = export_verilog(dut, module, out_dir / f"{module}.v")
     sidecar = {
         "design": design.name, "module": module, "summary": design.summary,
         "configuration": design.configuration(dut), "width": width,
+        "fold": design.fold_of(dut),
         "verilog": verilog.name, "generator": f"amaranth {amaranth.__version__}",
         "clock": "clk", "reset": "rst (synchronous, active high; clears valid bits only)",
         "ports": design.ports(dut), "formats": design.formats(dut),
@@ -111,15 +112,19 @@ def export_design(design, width, out_dir, *, check_lint=True):
     return sidecar
 
 
-def export_all(out_dir, designs=None, widths=None, *, check_lint=True, progress=None):
+def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=True,
+               progress=None):
     """Export every design in ``designs`` (names; default all) at each of its widths (or at
-    ``widths``); return the sidecars."""
+    ``widths``) and each of its folds (``folds[name]``, a sequence; default the design's
+    own); return the sidecars."""
     names = list(designs or DESIGNS)
-    jobs = [(DESIGNS[name], width) for name in names
-            for width in (widths or DESIGNS[name].widths)]
+    folds = folds or {}
+    jobs = [(DESIGNS[name], width, fold) for name in names
+            for width in (widths or DESIGNS[name].widths) for fold in folds.get(name, (None,))]
     sidecars = []
-    for design, width in jobs:
-        sidecars.append(export_design(design, width, out_dir, check_lint=check_lint))
+    for design, width, fold in jobs:
+        sidecars.append(export_design(design, width, out_dir, fold=fold,
+                                      check_lint=check_lint))
         if progress:
             progress.step(f"{sidecars[-1]['module']}.v")
     return sidecars

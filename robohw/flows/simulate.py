@@ -18,8 +18,10 @@ __all__ = ["BACKENDS", "simulate"]
 BACKENDS = ("amaranth", "verilator", "model")
 
 
-def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, stream=None):
-    """Run design ``name``; return a dict of what was measured. Progress goes to ``stream``
+def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, stream=None,
+             fold=None):
+    """Run design ``name`` (folded by ``fold``, default the design's; a design without a
+    fold ignores it); return a dict of what was measured. Progress goes to ``stream``
     (default stderr, when it is a terminal)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
@@ -29,9 +31,9 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
         raise ValueError(f"count must be a positive integer, not {count!r}")
     design = find_design(name)
     width = width or design.default_width
-    dut = design.build(width)
+    dut = design.build(width, fold)
     workload = design.workload(dut, count, seed)
-    result = {"design": name, "backend": backend, "width": width,
+    result = {"design": name, "backend": backend, "width": width, "fold": design.fold_of(dut),
               "configuration": design.configuration(dut), "results": len(workload.payloads),
               "stated_latency": dut.latency, "stated_interval": dut.interval}
     if backend == "model":

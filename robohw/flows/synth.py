@@ -116,9 +116,10 @@ def critical_path(report):
             "routing_ns": round(routing, 2)}
 
 
-def synthesize(design, width, device, out_dir, *, speed=None, seed=1, tools="wasm",
+def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
                cache=True, progress=None):
-    """Export, synthesize, place and route ``design`` at ``width`` for ``device``; return a
+    """Export, synthesize, place and route ``design`` at ``width`` (folded by ``fold``, default
+    the design's; ignored by a design without one) for ``device``; return a
     dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us``, the limiting
     path and the tools that ran.
 
@@ -142,7 +143,7 @@ def synthesize(design, width, device, out_dir, *, speed=None, seed=1, tools="was
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
     out_dir = pathlib.Path(out_dir)
-    sidecar = export_design(design, width, out_dir, check_lint=False)
+    sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False)
     module = sidecar["module"]
     base = f"{module}.{device}"   # files in out_dir, named relative to it
     commands = {k: v.format(family=family) for k, v in _COMMANDS[tools].items()}
@@ -172,7 +173,8 @@ def synthesize(design, width, device, out_dir, *, speed=None, seed=1, tools="was
         raise SynthError(f"{module}: yosys failed; see {out_dir / base}.yosys.log")
     stats = json.loads((out_dir / f"{base}.stat.json").read_text())
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
-    row = {"design": design.name, "module": module, "width": width, "device": device,
+    row = {"design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
+           "device": device,
            "speed_grade": speed, "seed": seed, "tools": versions, "commit": _commit(),
            "latency_cycles": sidecar["latency_cycles"],
            "interval_cycles": sidecar["interval_cycles"],

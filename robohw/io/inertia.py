@@ -15,7 +15,7 @@ from robohw.io.csv_table import read_columns, write_rows
 from robohw.reference.inertia import inertia_matrix
 from robohw.progress import Progress
 from robohw.sim.harness import run_stream
-from robohw.systolic import ARRAYS, PLANS
+from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.systolic.model import decode_outputs, encode_joints, model_inertia
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
@@ -51,10 +51,12 @@ def outside_limits(robot, q):
     return outside
 
 
-def solve_inertia(robot, q, backend="float", array="linear", width=24, progress=None):
+def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None,
+                  progress=None):
     """``(H, valid, reason)``: inertia matrices ``(rows, N, N)`` of configurations ``q`` by
     ``backend`` (zeros where not valid), and per row ``valid`` and ``reason`` (``ok``, or
-    ``outside_limits`` for the model and rtl backends: see :func:`outside_limits`)."""
+    ``outside_limits`` for the model and rtl backends: see :func:`outside_limits`). ``fold``:
+    cycles per configuration of the rtl backend's array (default :data:`robohw.systolic.DEFAULT_FOLDS`)."""
     if array not in ALGORITHMS:
         raise ValueError(f"array must be one of {', '.join(ALGORITHMS)}, not {array!r}")
     if backend not in BACKENDS:
@@ -68,15 +70,15 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, progress=
         valid = ~outside_limits(robot, q)
         rows = q[valid]
         if len(rows):
-            h[valid] = _hardware(robot, rows, backend, array, width, progress)
+            h[valid] = _hardware(robot, rows, backend, array, width, fold, progress)
     reason = np.where(valid, "ok", "outside_limits").astype(object)
     return h, valid, reason
 
 
-def _hardware(robot, q, backend, array, width, progress):
+def _hardware(robot, q, backend, array, width, fold, progress):
     if backend == "model":
         return model_inertia(PLANS[array](robot, width=width), q)
-    dut = ARRAYS[array](robot, width=width)
+    dut = ARRAYS[array](robot, width=width, fold=fold or DEFAULT_FOLDS[array])
     codes = encode_joints(dut.plan, q)
     payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
     bar = Progress(len(payloads), progress)

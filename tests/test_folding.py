@@ -1,0 +1,170 @@
+"""Inertia arrays folded by k: bit for bit the unfolded model under stalls, one result every k
+cycles, a valid modulo schedule, and as many multipliers and CORDICs in the netlist as stated."""
+
+import dataclasses
+import math
+import re
+import warnings
+
+import numpy as np
+import pytest
+from amaranth.back import rtlil
+
+from robohw.robots import load_robot
+from robohw.robots.sampling import random_robot
+from robohw.sim.harness import run_stream
+from robohw.sim.verilator import run_stream_verilator
+from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
+from robohw.systolic.folding import modulo_schedule, shared_products
+from robohw.systolic.pipeline import SHARED_OPS
+from robohw.systolic.model import encode_joints, model_outputs
+from test_inertia_arrays import check_rtl, configurations, payloads
+
+warnings.filterwarnings("ignore", message=".*triangle inequality")
+
+
+@pytest.mark.parametrize("fold", [2, 3, 7])
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_folded_rtl_equals_model_under_stalls(array, fold):
+    robot = load_robot()
+    dut = array(robot, fold=fold, tag_width=8, check_ranges=True)
+    q = configurations(robot, np.random.default_rng(40 + fold), 14)
+    source, sink = [1, 1, 0, 1, 1, 1, 0], [1, 0, 1, 1, 0]
+    check_rtl(dut, q, source_valid=lambda c: source[c % len(source)],
+              sink_ready=lambda c: sink[c % len(sink)])
+
+
+@pytest.mark.parametrize("fold", [2, 5])
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_folded_latency_and_interval(array, fold):
+    robot = load_robot()
+    dut = array(robot, fold=fold, tag_width=8)
+    run = check_rtl(dut, configurations(robot, np.random.default_rng(7), 10))
+    # Under continuous input: one input every `fold` cycles, one result every `fold` cycles,
+    # the first `latency` cycles after its input.
+    assert np.all(np.diff(run.input_cycles) == fold)
+    assert np.all(np.diff(run.output_cycles) == fold)
+    assert dut.interval == fold
+    # The stated latency: the last output's ready cycle in the schedule, and the output buffer.
+    plan = dut.plan
+    ready = [plan.schedule.ready[(node.args[0] if node.op == "neg" else node).index]
+             for node in plan.outputs.values() if not isinstance(node, float)]
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == max(ready) + 1
+
+
+def _check_schedule(plan):
+    """The schedule obeys its dependencies and its multipliers: no two products on one
+    multiplier in one phase, every product on one of ceil(products / k) multipliers."""
+    fold, sched, nodes = plan.fold, plan.schedule, plan.tracer.nodes
+    products = [k for k in plan.live if nodes[k].op in SHARED_OPS]
+    units = math.ceil(len(products) / fold)
+    assert sched.multipliers == units and set(sched.unit) == set(products)
+    slots = [(sched.unit[k], sched.start[k] % fold) for k in products]
+    assert len(set(slots)) == len(slots) and all(0 <= u < units for u, _ in slots)
+    for k in plan.live:
+        for arg in nodes[k].args:
+            assert sched.start[k] >= sched.ready[arg.index], (nodes[k], arg)
+    # The CORDICs: one angle per phase each, ceil(joints / k) of them.
+    slots = list(plan.cordic_slots.values())
+    assert len(set(slots)) == len(slots)
+    assert len({u for u, _ in slots}) == math.ceil(len(slots) / fold)
+    assert all(0 <= s < fold for _, s in slots)
+
+
+@pytest.mark.parametrize("fold", [2, 3, 4, 7, 8, 40])
+@pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
+def test_the_modulo_schedule_is_valid(plan, fold):
+    _check_schedule(plan(fold=fold))
+
+
+def test_a_schedule_with_two_products_in_one_slot_is_wrong_in_the_check():
+    plan = PLANS["linear"](fold=3)
+    first, second = sorted(plan.schedule.unit)[:2]
+    plan.schedule.unit[second] = plan.schedule.unit[first]
+    plan.schedule.start[second] = plan.schedule.start[first] + 3
+    with pytest.raises(AssertionError):
+        _check_schedule(plan)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 6, 8])
+def test_random_robots_folded(n):
+    rng = np.random.default_rng(60 + n)
+    robot = random_robot(rng, n, prismatic=0.3)
+    for name, array in ARRAYS.items():
+        dut = array(robot, width=18, fold=3, tag_width=8)
+        _check_schedule(dut.plan)
+        run = check_rtl(dut, configurations(robot, rng, 5))
+        assert run.output_cycles[0] - run.input_cycles[0] == dut.latency, name
+
+
+def _cells(dut, kind):
+    return len(re.findall(rf"cell \${kind} ", rtlil.convert(dut, name="top")))
+
+
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+def test_the_netlist_has_the_stated_multipliers(array):
+    robot = load_robot()
+    for fold in (2, 4):
+        dut = array(robot, fold=fold, width=16)
+        resources = dut.resources()
+        products = shared_products(dut.plan.tracer, dut.plan.live)
+        assert _cells(dut, "mul") == resources["multipliers"] == \
+            math.ceil(len(products) / fold), fold
+        assert resources["constant_multipliers"] == 0
+        assert resources["cordics"] == math.ceil(5 / fold)
+
+
+def test_the_default_folds_fit_the_dsp_tiles_of_an_ecp5_85f():
+    # Four 18 x 18 tiles per 24 x 24 product; 156 on the LFE5U-85F. One fold less does not fit.
+    for name, fold in DEFAULT_FOLDS.items():
+        plan = PLANS[name](width=24, fold=fold)
+        products = len(shared_products(plan.tracer, plan.live))
+        assert 4 * math.ceil(products / fold) <= 156 < 4 * math.ceil(products / (fold - 1))
+
+
+def test_folded_model_is_the_unfolded_model():
+    # Folding moves operations in time, never changes them: one bit-exact model for every k.
+    robot = load_robot()
+    q = configurations(robot, np.random.default_rng(3), 50)
+    for name, plan in PLANS.items():
+        outputs = [model_outputs(p, encode_joints(p, q)) for p in
+                   (plan(robot), plan(robot, fold=5))]
+        for key in outputs[0]:
+            assert np.array_equal(outputs[0][key], outputs[1][key]), (name, key)
+
+
+@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "3"])
+def test_a_bad_fold_is_refused(bad):
+    with pytest.raises(ValueError, match="fold must be a positive integer"):
+        ARRAYS["linear"](fold=bad)
+    with pytest.raises(ValueError, match="fold must be a positive integer"):
+        modulo_schedule(PLANS["linear"]().tracer, [], bad, {})
+
+
+def test_range_checks_see_a_folded_product_overflow():
+    # A product that claims four more fraction bits than its range allows overflows its
+    # register; the folded array's range check (at the clock edge) says which.
+    robot = load_robot()
+    dut = ARRAYS["linear"](robot, width=16, fold=3, tag_width=8, check_ranges=True)
+    plan = dut.plan
+    products = [k for k in plan.schedule.unit if plan.tracer.nodes[k].op == "mul"]
+    index = max(products, key=lambda k: plan.tracer.nodes[k].magnitude)
+    plan.formats[index] = dataclasses.replace(plan.formats[index],
+                                              frac=plan.formats[index].frac + 4)
+    _, inputs = payloads(dut, configurations(robot, np.random.default_rng(12), 100))
+    with pytest.raises(AssertionError, match=rf"_n{index} \(mul\) overflows signed\(16\)"):
+        run_stream(dut, inputs)
+
+
+def test_folded_verilog_equals_model_under_verilator(tmp_path):
+    robot = load_robot()
+    dut = ARRAYS["logdepth"](robot, width=16, fold=3, tag_width=8)
+    codes, inputs = payloads(dut, configurations(robot, np.random.default_rng(8), 120))
+    outputs, stats = run_stream_verilator(dut, inputs, name="inertia_folded",
+                                          build_dir=tmp_path,
+                                          source_pattern=[True, True, False, True],
+                                          sink_pattern=[True] * 5 + [False])
+    assert [o["tag"] for o in outputs] == [p["tag"] for p in inputs]
+    for (j, i), values in model_outputs(dut.plan, codes).items():
+        assert [o[f"h{j}_{i}"] for o in outputs] == values.tolist(), f"h{j}_{i}"
+    assert np.all(np.diff(stats["input_cycles"]) >= 3)

@@ -8,6 +8,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.robots import load_robot
 from robohw.designs import InertiaDesign
 from robohw.reference.inertia import jacobian_inertia
@@ -17,10 +18,14 @@ from robohw.systolic.model import model_inertia
 from robohw.progress import Progress
 from robohw.measure import measure_design
 from robohw.report.plots import pyplot
-from robohw.systolic import ARRAYS, PLANS
+from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
 
-__all__ = ["array_accuracy", "tradeoff", "write_inertia_report",
-           "tradeoff_robot"]
+__all__ = ["array_accuracy", "tradeoff", "write_inertia_report", "tradeoff_robot",
+           "folding_curve", "CURVE_FOLDS"]
+
+# The folds of the curve: every k up to 12, and the smallest that fit the ECP5-45F's and -25F's
+# DSP tiles (18 and 7 shared 24 x 24 multipliers) for both arrays.
+CURVE_FOLDS = tuple(range(1, 13)) + (15, 17, 37, 43)
 
 # Neither the paper nor the other papers in our collection state operation counts for the
 # inertia matrix; the report says so instead of quoting figures from elsewhere.
@@ -60,10 +65,80 @@ def tradeoff(sizes, measured=()):
             row = {"n": n, "array": name, "latency": dut.latency, "interval": dut.interval,
                    **dut.resources(), "window_lengths": dut.window_lengths}
             if n in measured:
-                design = InertiaDesign(f"inertia-{name}", name, robot)
+                design = InertiaDesign(f"inertia-{name}", name, default_fold=1, robot=robot)
                 row["measured"] = measure_design(design, count=4)
             rows.append(row)
     return rows
+
+
+def _estimated_dsp(plan):
+    """18 x 18 tiles of the plan's multipliers: shared ones at the full width, unfolded
+    constant multipliers at their constant's width."""
+    width = plan.width
+    if plan.fold > 1:
+        return plan.schedule.multipliers * dsp_tiles(width, width)
+    nodes = [plan.tracer.nodes[k] for k in plan.live]
+    return sum(dsp_tiles(width, width) for n in nodes if n.op == "mul") + \
+        sum(dsp_tiles(width, plan.formats[n.index].const_code.bit_length() + 1)
+            for n in nodes if n.op == "cmul")
+
+
+def folding_curve(robot, folds=CURVE_FOLDS, synth_rows=(), width=24):
+    """Each array at each fold: latency, results per cycle, shared multipliers and CORDICs,
+    estimated DSP tiles, register bits, the devices whose DSP tiles hold it, and where
+    ``synth_rows`` (``robohw synth`` rows) have it, LUT4, carry cells, flip-flops, DSP, BRAM and
+    Fmax measured on each device synthesized."""
+    rows = []
+    for name, array in ARRAYS.items():
+        for fold in folds:
+            dut = array(robot, width=width, fold=fold)
+            resources = dut.resources()
+            dsp = _estimated_dsp(dut.plan)
+            row = {"array": name, "fold": fold, "width": width, "latency": dut.latency,
+                   "interval": dut.interval, "multipliers": resources["multipliers"],
+                   "constant_multipliers": resources["constant_multipliers"],
+                   "cordics": resources["cordics"], "register_bits": resources["register_bits"],
+                   "estimated_dsp": dsp,
+                   "dsp_fits": [d for d, device in DEVICES.items()
+                                if device.family == "ecp5" and dsp <= device.dsp],
+                   "synthesized": {}}
+            for r in synth_rows:
+                if (r["design"], r.get("fold"), r["width"]) == (f"inertia-{name}", fold, width):
+                    key = f"{r['device']}-{r.get('speed_grade')}"
+                    row["synthesized"][key] = {
+                        k: r.get(k) for k in ("luts", "carry", "flip_flops", "dsp", "bram",
+                                              "fmax_mhz", "placed", "note", "results_per_us")}
+            rows.append(row)
+    return rows
+
+
+def _curve_table(curve):
+    head = ["array", "fold k", "latency (cycles)", "multipliers", "CORDICs", "register bits",
+            "DSP tiles (estimated)", "DSP fits", "synthesized: LUT4 + carry / FF / DSP / BRAM",
+            "Fmax (MHz)", "results/µs"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    smallest = {}
+    for r in curve:
+        for device in r["dsp_fits"]:
+            smallest.setdefault((r["array"], device), r["fold"])
+    for r in curve:
+        marks = [d for d in r["dsp_fits"] if smallest[(r["array"], d)] == r["fold"]]
+        fits = ", ".join(f"**{d}**" if d in marks else d for d in r["dsp_fits"]) or "none"
+        multipliers = f"{r['multipliers']}" if r["fold"] > 1 else \
+            f"{r['multipliers']} + {r['constant_multipliers']} constant"
+        synth, fmax, rate = [], [], []
+        for key, s in sorted(r["synthesized"].items()):
+            synth.append(f"{key}: {s['luts']:,} + {s['carry']:,} / {s['flip_flops']:,} / "
+                         f"{s['dsp']} / {s['bram']}")
+            fmax.append(f"{key}: {s['fmax_mhz']}" if s["placed"] else
+                        f"{key}: {s.get('note') or 'not placed'}")
+            if s.get("results_per_us"):
+                rate.append(f"{s['results_per_us']}")
+        lines.append(f"| {r['array']} | {r['fold']} | {r['latency']} | {multipliers} | "
+                     f"{r['cordics']} | {r['register_bits']:,} | {r['estimated_dsp']} | {fits} | "
+                     f"{'; '.join(synth) or '—'} | {'; '.join(fmax) or '—'} | "
+                     f"{', '.join(rate) or '—'} |")
+    return "\n".join(lines)
 
 
 def _plot(rows, path):
@@ -95,10 +170,13 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     robot = load_robot()
     puma = []
     for name, array in ARRAYS.items():
-        dut = array(robot)
-        puma.append({"array": name, "latency": dut.latency, "interval": dut.interval,
-                     "window_lengths": dut.window_lengths, **dut.resources(),
-                     "measured": measured[name]})
+        dut = array(robot, fold=DEFAULT_FOLDS[name])
+        puma.append({"array": name, "fold": dut.plan.fold, "latency": dut.latency,
+                     "interval": dut.interval, "window_lengths": dut.window_lengths,
+                     **dut.resources(), "measured": measured[name]})
+    synth_path = out_dir / "synth.json"
+    synth_rows = json.loads(synth_path.read_text()) if synth_path.exists() else []
+    curve = folding_curve(robot, CURVE_FOLDS[:8] if quick else CURVE_FOLDS, synth_rows)
     widths = (16, 24, 31) if quick else (16, 20, 24, 28, 31)
     accuracy = array_accuracy(robot, widths, count=20_000 if quick else 100_000)
     progress.step("inertia accuracy measured")
@@ -110,14 +188,15 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
                "table2": operation_counts(n, "table2")} for n in range(1, 17)]
     progress.step("operation counts")
 
-    head = ["array", "latency (cycles)", "measured", "one H every", "equals model",
+    head = ["array", "fold", "latency (cycles)", "measured", "one H every", "equals model",
             "processing elements", "CORDICs", "multipliers (variable + constant)", "adders",
             "register bits", "window lengths (cycles)"]
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in puma:
         m = r["measured"]
         lengths = ", ".join(f"{k} {v}" for k, v in r["window_lengths"].items())
-        rows.append(f"| {r['array']} | {r['latency']} | {m['latency']} | {m['interval']} cycle |"
+        rows.append(f"| {r['array']} | {r['fold']} | {r['latency']} | {m['latency']} | "
+                    f"{m['interval']} cycles |"
                     f" {'yes' if m['equals_model'] else 'NO'} | {r['processing_elements']} | "
                     f"{r['cordics']} | {r['multipliers']} + {r['constant_multipliers']} | "
                     f"{r['adders']} | {r['register_bits']:,} | {lengths} |")
@@ -147,13 +226,26 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
             for c in counts]
     text = "\n\n".join([
         "# Manipulator inertia matrix",
-        f"Robot: {robot.name}, N = 6, 24-bit datapath, one configuration per clock. Both "
-        "arrays take q (binary angles), compute cos and sin in pipelined CORDICs and stream out "
-        "the upper triangle of H. Latency is the formula of each array (linear: "
-        "L_in + L_T + max(N L_A, L_A + (N-1) L_B); logdepth: L_in + L_T + ceil(log2 N) "
-        "(L_A + L_B) + L_D) and is measured in the Amaranth simulation; register bits count "
-        "datapath registers, delay lines, CORDIC stages, valid and tag.",
+        f"Robot: {robot.name}, N = 6, 24-bit datapath, at the registry's folds (the smallest "
+        "that fit an ECP5-85F). Both arrays take q (binary angles), compute cos and sin in "
+        "pipelined CORDICs and stream out the upper triangle of H. Unfolded, latency is the "
+        "formula of each array (linear: L_in + L_T + max(N L_A, L_A + (N-1) L_B); logdepth: "
+        "L_in + L_T + ceil(log2 N) (L_A + L_B) + L_D; the window lengths below), folded the "
+        "modulo schedule's length; both measured in the Amaranth simulation; register bits "
+        "count datapath registers, delay lines, CORDIC stages, valid and tag.",
         "\n".join(rows),
+        "## Folding curve",
+        "Folded by k, an array takes a configuration every k cycles: its products (variable "
+        "and constant) share ceil(products / k) multipliers and its joints ceil(5 / k) "
+        "CORDICs, scheduled by a modulo reservation table (robohw.systolic.folding). The "
+        "processing elements' windows are the unfolded array's timing; folded, every operation "
+        "starts as soon as its operands and a multiplier are free, so a folded array is "
+        "shallower than the unfolded one. DSP tiles are estimated from the multipliers (four "
+        "18 x 18 tiles per 24 x 24 product, constants at their own width unfolded); \"DSP "
+        "fits\" lists the ECP5 devices whose tiles hold them, in bold where k is the smallest "
+        "that does. Columns under \"synthesized\" are `robohw synth` results (`make synth`, "
+        "synth.json in this folder) where they exist.",
+        _curve_table(curve),
         "Accuracy of the bit-exact models against the float64 Jacobian reference, "
         "configurations uniform in the joint limits (the issue's goal at 24 bits: "
         "max error <= 1e-4 max |H|):",
@@ -174,6 +266,7 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     ]) + "\n"
     (out_dir / "inertia.md").write_text(text)
     (out_dir / "inertia.json").write_text(json.dumps(
-        {"puma": puma, "accuracy": accuracy, "tradeoff": trade, "operation_counts": counts},
+        {"puma": puma, "folding": curve, "accuracy": accuracy, "tradeoff": trade,
+         "operation_counts": counts},
         indent=1))
     return text

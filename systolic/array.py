@@ -236,8 +236,8 @@ class InertiaPlan:
     def resources(self):
         """Processing elements, CORDICs, multipliers (constant and variable; folded, the shared
         ones, which take the constant products too), adders and register bits of the datapath
-        (registers, delay lines, CORDIC stages, the folded array's held angles; the stream
-        control's are the component's)."""
+        (registers, delay lines, CORDIC stages, the folded array's held angles and multiplier
+        registers; the stream control's are the component's)."""
         nodes = [self.tracer.nodes[k] for k in self.live]
         ops = Counter(node.op for node in nodes)
         processors = {self._processor(node.cell) for node in nodes if node.op != "input"}
@@ -252,13 +252,16 @@ class InertiaPlan:
         held = sum(1 for _, slot in slots if slot)  # angles waiting for their phase
         cordic_bits = cordics * pipelined_register_bits(self.cordic)
         folded = self._fold > 1
+        # A shared multiplier's registers: two operands and the double-width product.
+        multiplier_bits = self.schedule.multipliers * 4 * w if folded else 0
         return {
             "processing_elements": len(processors),
             "cordics": cordics,
             "multipliers": self.schedule.multipliers if folded else ops["mul"],
             "constant_multipliers": 0 if folded else ops["cmul"],
             "adders": ops["add"] + ops["sub"] + ops["addc"],
-            "register_bits": (registered + delay_stages + held) * w + cordic_bits,
+            "register_bits": (registered + delay_stages + held) * w + cordic_bits +
+            multiplier_bits,
         }
 
     def offset_code(self, k):

@@ -14,7 +14,7 @@ The adders are not shared: a shared adder would cost as much in multiplexers as 
 import math
 
 from robohw.systolic.dataflow import OPS
-from robohw.systolic.pipeline import SHARED_OPS, Schedule
+from robohw.systolic.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
 
 __all__ = ["modulo_schedule", "shared_products"]
 
@@ -29,7 +29,8 @@ def modulo_schedule(tracer, indices, fold, input_ready):
 
     ``input_ready[name]`` is the cycle each input node's value exists (for one cycle: a port or
     a CORDIC's last stage). Products go on ``ceil(products / fold)`` multipliers, no two in the
-    same phase on one; every other node starts when its operands are ready. The schedule's
+    same phase on one, and are ready :data:`~robohw.systolic.pipeline.MULTIPLIER_STAGES` cycles
+    after they start; every other node starts when its operands are ready. The schedule's
     ``windows`` are empty: a folded array is one pool of multipliers, not cells in windows.
     """
     if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
@@ -49,5 +50,7 @@ def modulo_schedule(tracer, indices, fold, input_ready):
                 cycle += 1
             unit[k] = busy[cycle % fold]
             busy[cycle % fold] += 1
-        start[k], ready[k] = cycle, cycle + OPS[node.op][1]
+            start[k], ready[k] = cycle, cycle + MULTIPLIER_STAGES
+        else:
+            start[k], ready[k] = cycle, cycle + OPS[node.op][1]
     return Schedule(start, ready, {}, fold=fold, multipliers=units, unit=unit)

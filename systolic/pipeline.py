@@ -26,11 +26,14 @@ from robohw.systolic.dataflow import OPS
 from robohw.systolic.model import ROUNDING
 
 __all__ = ["cell_depths", "Schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL",
-           "SHARED_OPS"]
+           "SHARED_OPS", "MULTIPLIER_STAGES"]
 
 INPUT_CELL = ("in",)
-# The ops a folded schedule puts on shared multipliers.
+# The ops a folded schedule puts on shared multipliers, and the register stages of one: the
+# operands its multiplexers pick, the product, the rounded result in the node's register (a
+# 24 x 24 product is four DSP tiles and a carry chain: it wants a cycle of its own).
 SHARED_OPS = ("mul", "cmul")
+MULTIPLIER_STAGES = 3
 
 
 def _latency(node):
@@ -198,10 +201,10 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
             return -value(node.args[0].index, cycle)
         return lines[index][plan.stage(node, cycle)]
 
-    products, operands = _shared_multipliers(m, width, plan)
+    products, operands = _shared_multipliers(m, width, plan, enable)
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if check_valid is not None:
-        starts = {plan.start[k] for k in indices if nodes[k].op not in ("input", "neg")}
+        starts = {plan.ready[k] - 1 for k in indices if nodes[k].op not in ("input", "neg")}
         holds = tapped_delay_line(m, check_valid, starts, enable, "check_valid",
                                   reset_less=False)
     for k in indices:
@@ -218,14 +221,16 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
             else:
                 args = [value(a.index, plan.start[k]) for a in node.args]
                 expr = _hdl_op(node, formats[k], args, arg_formats)
+            # The register takes its value in the cycle before the node is ready.
+            take = plan.ready[k] - 1
             register = Signal(signed(width), name=label, reset_less=True)
-            with m.If(at(plan.start[k])):
+            with m.If(at(take)):
                 m.d.sync += register.eq(expr)
             if check_valid is not None:
-                real = holds[plan.start[k]]
+                real = holds[take]
                 # Checked at the clock edge, on settled values: the shared multipliers'
                 # operand multiplexers may glitch while a cycle settles.
-                m.d.sync += Assert(~at(plan.start[k]) | ~real |
+                m.d.sync += Assert(~at(take) | ~real |
                                    ((expr >= low) & (expr <= high)),
                                    f"{label} ({node.op}) overflows signed({width})")
         lines[k] = tapped_delay_line(m, register, taps[k] | {0}, at(plan.line_phase(node)),
@@ -234,20 +239,25 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     return {(index, cycle): value(index, cycle) for index, cycle in reads}
 
 
-def _shared_multipliers(m, width, plan):
+def _shared_multipliers(m, width, plan, enable):
     """The folded schedule's multipliers: ``({index: product}, {unit: operands})``. A
-    multiplier computes, in each phase, the product scheduled on it then; its two operands are
-    ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits), driven by :func:`_select_operands`
-    once every value exists. A negated operand fits too: every code is under ``2**(width - 1)``
-    in magnitude (:func:`~robohw.systolic.dataflow.frac_bits_for` keeps a margin), so its
-    negation is one."""
+    multiplier takes, in each phase, the operands of the product scheduled on it then (a
+    multiplexer, driven by :func:`_select_operands` once every value exists), registers them,
+    and registers their product: :data:`MULTIPLIER_STAGES` cycles with the rounding into the
+    node's register. The operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits);
+    a negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
+    (:func:`~robohw.systolic.dataflow.frac_bits_for` keeps a margin), so its negation is one."""
     products, operands = {}, {}
     for k, unit in plan.unit.items():
         if unit not in operands:
             operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}")
                               for side in "ab"]
-            product = Signal(signed(2 * width), name=f"mul{unit}_p")
-            m.d.comb += product.eq(operands[unit][0] * operands[unit][1])
+            held = [Signal(signed(width), name=f"mul{unit}_{side}_reg", reset_less=True)
+                    for side in "ab"]
+            product = Signal(signed(2 * width), name=f"mul{unit}_p", reset_less=True)
+            with m.If(enable):
+                m.d.sync += [held[0].eq(operands[unit][0]), held[1].eq(operands[unit][1]),
+                             product.eq(held[0] * held[1])]
             products[("unit", unit)] = product
         products[k] = products[("unit", unit)]
     return products, operands

@@ -1,26 +1,73 @@
-"""Delay lines built inside an elaborating module: shift registers with a shared enable."""
+"""Delay lines built inside an elaborating module: shift registers or block-RAM circular
+buffers, with a shared enable."""
 
-from amaranth.hdl import Shape, Signal
+from amaranth.hdl import Mux, Shape, Signal
+from amaranth.lib.memory import Memory
 
-__all__ = ["tapped_delay_line"]
+__all__ = ["tapped_delay_line", "memory_delay", "check_memory_above", "MIN_MEMORY_STAGES"]
+
+# The shortest delay a memory can make: one row and its read register.
+MIN_MEMORY_STAGES = 2
 
 
-def tapped_delay_line(m, value, taps, enable, name, *, reset_less=True):
+def check_memory_above(memory_above):
+    """Return ``memory_above`` if it is ``None`` or an integer a memory can follow; raise
+    ``ValueError`` otherwise."""
+    if memory_above is not None and (not isinstance(memory_above, int) or
+                                     isinstance(memory_above, bool) or
+                                     memory_above < MIN_MEMORY_STAGES - 1):
+        raise ValueError(f"memory_above must be an integer >= {MIN_MEMORY_STAGES - 1}, "
+                         f"not {memory_above!r}")
+    return memory_above
+
+
+def tapped_delay_line(m, value, taps, enable, name, *, reset_less=True, memory_above=None):
     """Delay ``value`` by every count in ``taps`` (stages, ``0`` = the value itself).
 
-    Builds one shift register of ``max(taps)`` stages that move when ``enable`` is high (the
-    whole pipeline stalls together) and returns ``{tap: signal}``. One register per stage
-    serves every tap: a tapped delay line (Lee & Chang, Figure 3). Data lines are reset-less;
-    pass ``reset_less=False`` for valid bits.
+    Builds one line of ``max(taps)`` stages that move when ``enable`` is high (the whole
+    pipeline stalls together) and returns ``{tap: signal}``. One line serves every tap: a
+    tapped delay line (Lee & Chang, Figure 3). Between two taps the line is a shift register,
+    or, when ``memory_above`` is given and the two taps are more than ``memory_above`` stages
+    apart, a :func:`memory_delay` (block RAM on an FPGA). Data lines are reset-less; pass
+    ``reset_less=False`` for valid bits (which never go into memory).
     """
     taps = sorted(set(taps))
     if not taps or taps[0] < 0:
         raise ValueError(f"{name}: taps must be non-negative, not {taps}")
+    if check_memory_above(memory_above) is not None and not reset_less:
+        raise ValueError(f"{name}: a line that resets cannot be a memory")
     shape = Shape.cast(value.shape())
-    stages = [value]
-    for k in range(1, taps[-1] + 1):
-        register = Signal(shape, name=f"{name}_d{k}", reset_less=reset_less)
-        with m.If(enable):
-            m.d.sync += register.eq(stages[-1])
-        stages.append(register)
-    return {tap: stages[tap] for tap in taps}
+    out, last, at = {}, value, 0
+    for tap in taps:
+        stages = tap - at
+        if memory_above is not None and stages > memory_above:
+            last = memory_delay(m, last, stages, enable, f"{name}_m{at}")
+        else:
+            for k in range(at + 1, tap + 1):
+                register = Signal(shape, name=f"{name}_d{k}", reset_less=reset_less)
+                with m.If(enable):
+                    m.d.sync += register.eq(last)
+                last = register
+        out[tap], at = last, tap
+    return out
+
+
+def memory_delay(m, value, stages, enable, name):
+    """``value`` delayed by ``stages`` enabled cycles (at least :data:`MIN_MEMORY_STAGES`)
+    through a memory: a circular buffer of ``stages - 1`` rows that each enabled cycle writes
+    ``value`` into the row it reads, and a synchronous read port that returns the row's old
+    contents (not transparent), whose output register is the last stage. While ``enable`` is
+    low nothing moves and the output holds. Returns the read port's data."""
+    if not isinstance(stages, int) or stages < MIN_MEMORY_STAGES:
+        raise ValueError(f"{name}: a memory delays by at least {MIN_MEMORY_STAGES} stages, "
+                         f"not {stages!r}")
+    rows = stages - 1
+    memory = Memory(shape=Shape.cast(value.shape()), depth=rows, init=[])
+    m.submodules[name] = memory
+    write, read = memory.write_port(), memory.read_port(transparent_for=())
+    pointer = Signal(range(rows), name=f"{name}_row")
+    with m.If(enable):
+        m.d.sync += pointer.eq(Mux(pointer == rows - 1, 0, pointer + 1))
+    m.d.comb += [write.addr.eq(pointer), write.data.eq(value), write.en.eq(enable),
+                 read.addr.eq(pointer), read.en.eq(enable)]
+    return read.data

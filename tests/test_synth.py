@@ -75,10 +75,16 @@ def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):
            "luts": 813, "flip_flops": 2271, "dsp": 0, "bram": 0, "fmax_mhz": 200.0,
            "latency_cycles": 28, "results_per_us": 200.0, "commit": "abc123",
            "tools": {"yosys": "Yosys 0.70", "nextpnr": "nextpnr-0.11.1"}}
-    (tmp_path / "synth.json").write_text(json.dumps([row]))
-    text = synthesis_section(tmp_path, [{"design": "cordic-pipelined", "latency": 28}])
-    assert "| cordic-pipelined | 16 | ecp5-85k-6 | 813 | 2,271 | 0 | 0 | 200.0 | 28 | 0.140 |" \
-        in text
+    # A folded design synthesized at a fold the report did not simulate keeps its own cycles.
+    folded = {**row, "design": "inertia-linear", "width": 24, "fold": 4, "latency_cycles": 77}
+    (tmp_path / "synth.json").write_text(json.dumps([row, folded]))
+    text = synthesis_section(tmp_path, [
+        {"design": "cordic-pipelined", "width": 16, "fold": 1, "latency": 28},
+        {"design": "inertia-linear", "width": 24, "fold": 7, "latency": 80}])
+    assert "| cordic-pipelined | 16 | 1 | ecp5-85k-6 | 813 | 2,271 | 0 | 0 | 200.0 | 28 | " \
+        "0.140 |" in text
+    assert "| inertia-linear | 24 | 4 | ecp5-85k-6 | 813 | 2,271 | 0 | 0 | 200.0 | 77 | " \
+        "0.385 |" in text
     assert "commit abc123 with Yosys 0.70; nextpnr-0.11.1" in text
 
 

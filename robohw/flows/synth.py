@@ -219,25 +219,27 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
 def format_synth(rows):
     """A Markdown table of :func:`synthesize` rows, and under it the limiting path of each
     placed design."""
-    head = ["design", "width", "device", "speed", "LUT4", "carry cells", "flip-flops", "DSP",
-            "BRAM", "Fmax (MHz)", "latency (cycles)", "latency (µs)", "results/µs"]
+    head = ["design", "width", "fold", "device", "speed", "LUT4", "carry cells", "flip-flops",
+            "DSP", "BRAM", "Fmax (MHz)", "latency (cycles)", "latency (µs)", "results/µs"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         fmax = f"{r['fmax_mhz']}" if r["fmax_mhz"] else r.get("note", "—")
         lines.append(
-            f"| {r['design']} | {r['width']} | {r['device']} | {r.get('speed_grade') or '—'} | "
+            f"| {r['design']} | {r['width']} | {r.get('fold', 1)} | {r['device']} | "
+            f"{r.get('speed_grade') or '—'} | "
             f"{r['luts']:,} | {r['carry']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | "
             f"{fmax} | {r['latency_cycles']} | {r.get('latency_us', '—')} | "
             f"{r.get('results_per_us', '—')} |")
-    paths = [(r["design"], r["width"], r["critical_path"]) for r in rows
-             if r.get("critical_path")]
+    paths = [(r["design"], f"{r['width']} bits" + (f", fold {r['fold']}" if r.get("fold", 1) > 1
+                                                    else ""), r["critical_path"])
+             for r in rows if r.get("critical_path")]
     if paths:
         lines.append("")
         lines.append("Limiting paths (nextpnr's critical path: first and last cell, logic and "
                      "routing delay):")
         lines.append("")
-        for design, width, path in paths:
-            lines.append(f"- {design} ({width} bits): {path['ns']} ns = {path['logic_ns']} "
+        for design, label, path in paths:
+            lines.append(f"- {design} ({label}): {path['ns']} ns = {path['logic_ns']} "
                          f"logic + {path['routing_ns']} routing, `{path['from']}` to "
                          f"`{path['to']}`")
     tools = {(r["tools"]["yosys"], r["tools"]["nextpnr"], r.get("commit")) for r in rows

@@ -101,14 +101,17 @@ def synthesis_section(out_dir, rows):
     synth = json.loads(path.read_text())
     simulated = {r["design"]: r for r in rows}
     lines = ["", "## On an FPGA: the last `make synth`", "",
-             "| design | width | device | LUT4 | flip-flops | DSP | BRAM | Fmax (MHz) | "
+             "| design | width | fold | device | LUT4 | flip-flops | DSP | BRAM | Fmax (MHz) | "
              "latency (cycles, simulated) | latency (µs) | results/µs |",
-             "|" + "---|" * 11]
+             "|" + "---|" * 12]
     for r in synth:
-        cycles = simulated.get(r["design"], {}).get("latency", r["latency_cycles"])
+        run = simulated.get(r["design"], {})
+        same = (run.get("width"), run.get("fold", 1)) == (r["width"], r.get("fold", 1))
+        cycles = run["latency"] if same and "latency" in run else r["latency_cycles"]
         fmax = r["fmax_mhz"] or r.get("note", "not placed")
         micro = f"{cycles / r['fmax_mhz']:.3f}" if r["fmax_mhz"] else "—"
-        lines.append(f"| {r['design']} | {r['width']} | {r['device']}-{r.get('speed_grade')} "
+        lines.append(f"| {r['design']} | {r['width']} | {r.get('fold', 1)} | "
+                     f"{r['device']}-{r.get('speed_grade')} "
                      f"| {r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | "
                      f"{fmax} | {cycles} | {micro} | {r.get('results_per_us', '—')} |")
     origins = sorted({(r.get("commit") or "unknown", r.get("tools", {}).get("yosys", "?"),

@@ -247,20 +247,16 @@ def _shared_multipliers(m, width, plan, enable):
     node's register. The operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits);
     a negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
     (:func:`~robohw.systolic.dataflow.frac_bits_for` keeps a margin), so its negation is one."""
-    products, operands = {}, {}
-    for k, unit in plan.unit.items():
-        if unit not in operands:
-            operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}")
-                              for side in "ab"]
-            held = [Signal(signed(width), name=f"mul{unit}_{side}_reg", reset_less=True)
-                    for side in "ab"]
-            product = Signal(signed(2 * width), name=f"mul{unit}_p", reset_less=True)
-            with m.If(enable):
-                m.d.sync += [held[0].eq(operands[unit][0]), held[1].eq(operands[unit][1]),
-                             product.eq(held[0] * held[1])]
-            products[("unit", unit)] = product
-        products[k] = products[("unit", unit)]
-    return products, operands
+    by_unit, operands = {}, {}
+    for unit in sorted(set(plan.unit.values())):
+        operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}") for side in "ab"]
+        held = [Signal(signed(width), name=f"mul{unit}_{side}_reg", reset_less=True)
+                for side in "ab"]
+        by_unit[unit] = Signal(signed(2 * width), name=f"mul{unit}_p", reset_less=True)
+        with m.If(enable):
+            m.d.sync += [held[0].eq(operands[unit][0]), held[1].eq(operands[unit][1]),
+                         by_unit[unit].eq(held[0] * held[1])]
+    return {k: by_unit[unit] for k, unit in plan.unit.items()}, operands
 
 
 def _select_operands(m, nodes, formats, plan, operands, value, phases):

@@ -46,6 +46,7 @@ TAG_WIDTH = 8
 # Delay-line segments longer than this are memories in the pipelined IK designs (block RAM:
 # hundreds of stages of 24 bits would otherwise be more flip-flops than an ECP5-85F has).
 MEMORY_ABOVE = 16
+PIPELINED_IK_WIDTH = 18
 
 
 @dataclass
@@ -194,8 +195,12 @@ class IkDesign(Design):
 
     def __init__(self, name, graph, timing):
         label = "best" if graph == "best" else "reconstruction of Lee & Chang's"
+        # Pipelined, 18 bits is the widest that fits an ECP5-85F at one pose per clock (24 bits
+        # wants ~105k LUT-sized cells of its 83.6k; README, "FPGA synthesis").
+        default = PIPELINED_IK_WIDTH if timing == "pipelined" else 24
         super().__init__(name, f"PUMA 560 inverse kinematics, {label} CCM graph, "
-                               f"{timing.replace('_', '-')} CCMs", 24, (16, 24))
+                               f"{timing.replace('_', '-')} CCMs", default,
+                         tuple(sorted({16, default, 24})))
         self.graph, self.timing = graph, timing
 
     def build(self, width=None, fold=None):

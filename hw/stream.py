@@ -22,7 +22,7 @@ from amaranth.lib.wiring import In, Out
 
 from robohw.hw.delay_line import tapped_delay_line
 
-__all__ = ["StreamPipeline", "check_tag_width", "OUTPUT_BUFFER"]
+__all__ = ["StreamPipeline", "check_tag_width", "check_fold", "OUTPUT_BUFFER"]
 
 # Entries of the output buffer behind a registered enable: the pipeline may deliver a result in
 # the cycle after it stops and one more is on its way (see StreamPipeline.pipeline_control).
@@ -34,6 +34,13 @@ def check_tag_width(tag_width):
     if not isinstance(tag_width, int) or isinstance(tag_width, bool) or tag_width < 0:
         raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
     return tag_width
+
+
+def check_fold(fold):
+    """Return ``fold`` if it is a positive integer; raise ``ValueError`` otherwise."""
+    if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
+        raise ValueError(f"fold must be a positive integer, not {fold!r}")
+    return fold
 
 
 class StreamPipeline(wiring.Component):
@@ -176,8 +183,7 @@ class StreamPipeline(wiring.Component):
         with ``advance``; an input is taken in phase 0). The latency is
         :meth:`control_latency` of ``stages``; one result every ``fold`` cycles at most.
         """
-        if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
-            raise ValueError(f"fold must be a positive integer, not {fold!r}")
+        check_fold(fold)
         phases = [Signal(init=int(p == 0), name=f"phase{p}") for p in range(fold)]
         advance, result = self.pipeline_control(m, stages, accept=phases[0])
         if fold > 1:

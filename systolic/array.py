@@ -18,7 +18,7 @@ from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import (pipelined_datapath, pipelined_latency,
                                      pipelined_register_bits)
 from robohw.hw.fixed import angle_to_code
-from robohw.hw.stream import StreamPipeline, check_tag_width
+from robohw.hw.stream import StreamPipeline, check_fold, check_tag_width
 from robohw.reference.inertia import link_frames
 from robohw.robots import Robot, load_robot
 from robohw.systolic.dataflow import OPS, Tracer, assign_formats, frac_bits_for
@@ -66,11 +66,9 @@ class InertiaPlan:
         if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
             raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], "
                              f"not {width!r}")
-        if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
-            raise ValueError(f"fold must be a positive integer, not {fold!r}")
         if not isinstance(robot, Robot):
             robot = load_robot(robot)
-        self._robot, self._width, self._fold = robot, width, fold
+        self._robot, self._width, self._fold = robot, width, check_fold(fold)
         self._frames = frames = link_frames(robot)
         self._n = len(frames)
         self.cordic = CordicConfig("circular", "rotation", width=width)
@@ -92,13 +90,11 @@ class InertiaPlan:
                 ready[f"cos{k}"] = ready[f"sin{k}"] = slot + self._lengths["in"]
             self.schedule = modulo_schedule(self.tracer, self.live, fold, ready)
         depth = self.latency
-        for (j, i), node in self.outputs.items():
-            if not isinstance(node, float):
-                source = node.args[0] if node.op == "neg" else node
-                late = self.schedule.ready[source.index] if fold > 1 else \
-                    self.schedule.windows.get(source.cell, (0, 0))[1]
-                if late > depth:
-                    raise AssertionError(f"h{j}_{i} is late for the stated latency {depth}")
+        for (j, i), source in self._output_sources().items():
+            late = self.schedule.ready[source.index] if fold > 1 else \
+                self.schedule.windows.get(source.cell, (0, 0))[1]
+            if late > depth:
+                raise AssertionError(f"h{j}_{i} is late for the stated latency {depth}")
 
     # --- construction ------------------------------------------------------------------------
     def _trace(self, frames):
@@ -128,6 +124,12 @@ class InertiaPlan:
         self.live = tracer.live(self.outputs.values())
         self.formats = assign_formats(tracer, self.live, width, fracs, errors)
         self._input_fracs, self._input_ready = fracs, ready
+
+    def _output_sources(self):
+        """``{(j, i): node}``: the node whose register holds each computed output (a negated
+        output reads its operand's line); constant outputs have none."""
+        return {key: node.args[0] if node.op == "neg" else node
+                for key, node in self.outputs.items() if not isinstance(node, float)}
 
     def _prismatic_frac(self, frame):
         magnitude = max(max(abs(v), abs(v + frame.offset)) for v in frame.limits)
@@ -193,9 +195,8 @@ class InertiaPlan:
         last output's ready cycle) folded."""
         if self._fold == 1:
             return self.window_latency
-        ready = [self.schedule.ready[(node.args[0] if node.op == "neg" else node).index]
-                 for node in self.outputs.values() if not isinstance(node, float)]
-        return max(ready, default=1)
+        return max((self.schedule.ready[source.index]
+                    for source in self._output_sources().values()), default=1)
 
     @property
     def window_latency(self):
@@ -241,8 +242,7 @@ class InertiaPlan:
         nodes = [self.tracer.nodes[k] for k in self.live]
         ops = Counter(node.op for node in nodes)
         processors = {self._processor(node.cell) for node in nodes if node.op != "input"}
-        reads = [(node.index if node.op != "neg" else node.args[0].index, self.latency)
-                 for node in self.outputs.values() if not isinstance(node, float)]
+        reads = [(source.index, self.latency) for source in self._output_sources().values()]
         taps = delay_taps(self.tracer, self.live, self.schedule, reads)
         w = self._width
         registered = sum(1 for node in nodes if OPS[node.op][1])

@@ -13,6 +13,7 @@ The adders are not shared: a shared adder would cost as much in multiplexers as 
 
 import math
 
+from robohw.hw.stream import check_fold
 from robohw.systolic.dataflow import OPS
 from robohw.systolic.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
 
@@ -33,8 +34,7 @@ def modulo_schedule(tracer, indices, fold, input_ready):
     after they start; every other node starts when its operands are ready. The schedule's
     ``windows`` are empty: a folded array is one pool of multipliers, not cells in windows.
     """
-    if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
-        raise ValueError(f"fold must be a positive integer, not {fold!r}")
+    check_fold(fold)
     nodes = tracer.nodes
     units = math.ceil(len(shared_products(tracer, indices)) / fold)
     busy = [0] * fold                # multipliers taken in each phase

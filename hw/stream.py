@@ -62,6 +62,7 @@ class StreamPipeline(wiring.Component):
     """
     def __init__(self, inputs, outputs, *, tag_width=0):
         self._tag_width = check_tag_width(tag_width)
+        self._buffer_state = None    # the output buffer's signals, for enable_copy
         for name, fields in (("inputs", inputs), ("outputs", outputs)):
             if "tag" in fields:
                 raise ValueError(f"{name}: the field name 'tag' is reserved for the user tag")
@@ -160,20 +161,24 @@ class StreamPipeline(wiring.Component):
             m.d.sync += tail.eq(Mux(tail == OUTPUT_BUFFER - 1, 0, tail + 1))
         with m.If(pop):
             m.d.sync += head.eq(Mux(head == OUTPUT_BUFFER - 1, 0, head + 1))
-        # The next count, and whether to move next cycle: moving now may deliver one result
-        # next cycle and one moved last cycle may still be on its way, so stop while the
-        # buffer could not take both. Written as a table of the five bits it depends on, so
-        # it is a few LUTs, not small adders and a comparison.
-        with m.Switch(Cat(pop, push, advance, count)):
-            for code in range(1 << (3 + len(count))):
-                before, moving = code >> 3, (code >> 2) & 1
-                after = before + ((code >> 1) & 1) - (code & 1)
-                if not 0 <= after <= OUTPUT_BUFFER:
-                    continue                     # cannot happen: pop needs an entry, push room
-                with m.Case(code):
-                    m.d.sync += [count.eq(after),
-                                 advance.eq(after + moving <= OUTPUT_BUFFER - 1)]
+        self._buffer_state = (pop, push, count)
+        _next_enable(m, advance, pop, push, count, count_next=True)
         return advance, result
+
+    def enable_copy(self, m, name):
+        """A copy of the enable :meth:`pipeline_control` (period 1) returned, equal to it in
+        every cycle, for one part of the datapath: one flip-flop driving every stage's enable
+        is a net of tens of thousands of loads (the pipelined IK's limiting path).
+
+        The copy computes its next value from its own present value, not the original's, so
+        no synthesis tool merges it with the original (Yosys merges flip-flops only when
+        their inputs are the same nets); both start at 1 and follow the same function of the
+        output buffer's state, so they never differ."""
+        if self._buffer_state is None:
+            raise ValueError("enable_copy needs pipeline_control with period 1 first")
+        copy = Signal(init=1, name=name)
+        _next_enable(m, copy, *self._buffer_state)
+        return copy
 
     def fold_control(self, m, stages, fold):
         """:meth:`pipeline_control` for a datapath folded by ``fold``: its registers move on one
@@ -208,3 +213,20 @@ class StreamPipeline(wiring.Component):
         tag = tapped_delay_line(m, self.i.payload.tag, [stages], advance, "tag")[stages]
         m.d.comb += [valid_out.eq(valid), self.o.payload.tag.eq(tag)]
         return advance
+
+
+def _next_enable(m, enable, pop, push, count, *, count_next=False):
+    # The next count, and whether to move next cycle: moving now may deliver one result next
+    # cycle and one moved last cycle may still be on its way, so stop while the buffer could
+    # not take both. Written as a table of the five bits it depends on, so it is a few LUTs,
+    # not small adders and a comparison.
+    with m.Switch(Cat(pop, push, enable, count)):
+        for code in range(1 << (3 + len(count))):
+            before, moving = code >> 3, (code >> 2) & 1
+            after = before + ((code >> 1) & 1) - (code & 1)
+            if not 0 <= after <= OUTPUT_BUFFER:
+                continue                     # cannot happen: pop needs an entry, push room
+            with m.Case(code):
+                m.d.sync += enable.eq(after + moving <= OUTPUT_BUFFER - 1)
+                if count_next:
+                    m.d.sync += count.eq(after)

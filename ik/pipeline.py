@@ -137,6 +137,10 @@ class TaskGraphPipeline(StreamPipeline):
         width, guard = plan.width + plan.guard_bits, plan.guard_bits    # inside
         advance, result = self.pipeline_control(m, depth, period=plan.period)
 
+        def enable(name):
+            # One copy of the enable per delay line and per CCM (see enable_copy).
+            return self.enable_copy(m, f"advance_{name}") if plan.period == 1 else advance
+
         # Taps every producer output needs, from the start times of its consumers.
         reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
                  if op.source is not None]
@@ -157,10 +161,12 @@ class TaskGraphPipeline(StreamPipeline):
         def produce(key, value, shadow=None):
             if taps.get(key):
                 name = f"line_{key[0]}_{key[1]}"
-                lines[key] = tapped_delay_line(m, value, taps[key], advance, name,
+                line_enable = enable(name)
+                lines[key] = tapped_delay_line(m, value, taps[key], line_enable, name,
                                                memory_above=self._memory_above)
                 if check:
-                    shadows[key] = tapped_delay_line(m, shadow, taps[key], advance, f"{name}_slot",
+                    shadows[key] = tapped_delay_line(m, shadow, taps[key], line_enable,
+                                                     f"{name}_slot",
                                                      memory_above=self._memory_above)
 
         def tap(src, port, dst, table=lines):
@@ -208,11 +214,12 @@ class TaskGraphPipeline(StreamPipeline):
                 operand_slot = assert_aligned(ccm.name, sources)
             # The slot number rides through the CCM's own registers: the check trusts the
             # hardware, not the schedule's idea of its latency.
+            ccm_enable = enable(ccm.name)
             if plan.period == 1:
-                fields = pipelined_datapath(m, cfg, *operands, advance, name=ccm.name,
+                fields = pipelined_datapath(m, cfg, *operands, ccm_enable, name=ccm.name,
                                             sideband=operand_slot)
             else:
-                fields = word_serial_datapath(m, cfg, *operands, advance, name=ccm.name,
+                fields = word_serial_datapath(m, cfg, *operands, ccm_enable, name=ccm.name,
                                               registered_shift=REGISTERED_SHIFT,
                                               sideband=operand_slot).outputs
             ccm_slot = fields.get("sideband")
@@ -221,10 +228,11 @@ class TaskGraphPipeline(StreamPipeline):
             error = Cat(fields["domain_error"],
                         *(fields[f"{p}_overflow"] for p in graph.used_ports(ccm.name))).any()
             if overflows:
-                late = tapped_delay_line(m, Cat(*overflows).any(), [latency[ccm.name]], advance,
-                                         f"{ccm.name}_operand_overflow")[latency[ccm.name]]
+                late = tapped_delay_line(m, Cat(*overflows).any(), [latency[ccm.name]],
+                                         ccm_enable, f"{ccm.name}_operand_overflow"
+                                         )[latency[ccm.name]]
                 error = error | late
-            errors.append(tapped_delay_line(m, error, [depth - ready], advance,
+            errors.append(tapped_delay_line(m, error, [depth - ready], ccm_enable,
                                             f"{ccm.name}_error")[depth - ready])
             for port in "xyz":
                 produce((ccm.name, port), fields[port], ccm_slot)

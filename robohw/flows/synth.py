@@ -189,9 +189,11 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     if pins is not None and port_bits > pins:
         row["note"] = f"not placed: {port_bits} port bits, {pins} pins"
     else:
-        say(f"{module}: {commands['nextpnr']} {' '.join(arguments)} --seed {seed}")
+        say(f"{module}: {commands['nextpnr']} {' '.join(arguments)} --seed {seed} "
+            f"(progress in {out_dir / base}.nextpnr.log)")
+        # Not --quiet: the log shows the placer's and router's progress on long runs.
         command = [nextpnr, *arguments, "--seed", str(seed), "--json", f"{base}.json",
-                   "--report", f"{base}.pnr.json", "--timing-allow-fail", "--quiet"]
+                   "--report", f"{base}.pnr.json", "--timing-allow-fail"]
         if family == "ecp5":
             command.append("--out-of-context")
         placing = time.perf_counter()

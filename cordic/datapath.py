@@ -17,7 +17,6 @@ from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import hdl_add_sub, hdl_round_shift, hdl_saturate
 
 __all__ = ["input_fields", "output_fields", "PAYLOAD_FIELDS", "prerotate", "micro_step",
-           "steering", "direction_up",
            "register_steps", "finish_stages", "finish_registers", "state_shapes", "register_values",
            "output_registers"]
 
@@ -58,14 +57,13 @@ def prerotate(config, x, y, z):
 
 
 def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamma=0,
-               expanded=False, steer=None):
+               expanded=False):
     """One program step, its parameters Python constants (logic is generated only for what
     the step does): a micro-rotation by ``shift``/``angle`` (when ``rotate``; by the factor
     ``1 - 2**-shift`` when ``expanded``), then the normalization factor
-    ``(1 + gamma 2**-norm_shift)``. ``steer``, if given, is :func:`steering` of this ``x``,
-    ``y``, ``z`` from a register of its own."""
+    ``(1 + gamma 2**-norm_shift)``."""
     if rotate:
-        up = direction_up(config, z, y, steer)
+        up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
         xs, ys = x >> shift, y >> shift
         if expanded:
             xs, ys = x - xs, y - ys
@@ -74,35 +72,12 @@ def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamm
             x = hdl_add_sub(x, ys, up)
         elif config.system is System.HYPERBOLIC:
             x = hdl_add_sub(x, ys, ~up)
-        # The steered value's own adder reads its sign bit; with ``steer`` the other two read
-        # the register, so no sign bit drives all three adders.
-        own = direction_up(config, z, y, None)
-        if config.direction is Direction.ROTATION:
-            y, z = hdl_add_sub(y, xs, ~up), hdl_add_sub(z, angle, own)
-        else:
-            y, z = hdl_add_sub(y, xs, ~own), hdl_add_sub(z, angle, up)
+        y, z = hdl_add_sub(y, xs, ~up), hdl_add_sub(z, angle, up)
     if gamma > 0:
         x, y = x + (x >> norm_shift), y + (y >> norm_shift)
     elif gamma < 0:
         x, y = x - (x >> norm_shift), y - (y >> norm_shift)
     return x, y, z
-
-
-def steering(config, x, y, z):
-    """The bit that steers the next micro-rotation, to be registered beside ``x``, ``y``,
-    ``z``: ``z >= 0`` in the rotation mode, ``y >= 0`` in the vectoring mode. Both are the
-    inverted sign bit, so the register is not a copy of the value's own sign flip-flop (Yosys
-    would merge a copy); a pipelined processor registers it to split the sign bit's fan-out
-    (it steers three adders, the 16-bit pipeline's limiting path)."""
-    return (z >= 0) if config.direction is Direction.ROTATION else (y >= 0)
-
-
-def direction_up(config, z, y, steer=None):
-    """Whether a micro-rotation turns up (adds in ``z``): ``z >= 0`` (rotation) or ``y < 0``
-    (vectoring), read from ``steer`` (:func:`steering`) when given."""
-    if config.direction is Direction.ROTATION:
-        return (z >= 0) if steer is None else steer
-    return (y < 0) if steer is None else ~steer
 
 
 def register_steps(config):

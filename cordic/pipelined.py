@@ -4,8 +4,7 @@ from amaranth.hdl import Module, Signal, Value
 
 from robohw.cordic.component import CordicComponent
 from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_stages, micro_step,
-                                    prerotate, register_steps, register_values, state_shapes,
-                                    steering)
+                                    prerotate, register_steps, register_values, state_shapes)
 
 __all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency",
            "pipelined_register_bits"]
@@ -64,34 +63,25 @@ def pipelined_datapath(m, config, x, y, z, enable, name="cordic", sideband=None)
     one carry chain per value at most. Registers are reset-less. A ``sideband`` value, if given,
     travels through the same registers and comes out as ``"sideband"``."""
     extra = {} if sideband is None else {"sideband": sideband}
-    shapes = {**state_shapes(config), "steer": 1}
-
-    def state(x, y, z):
-        # Steered by the values as registered: z wraps at its width.
-        held = [Value.cast(v)[:shapes[f].width].as_signed() for f, v in zip("xyz", (x, y, z))]
-        return {"x": x, "y": y, "z": z, "steer": steering(config, *held)}
-
-    values = register_values(m, {**state(*prerotate(config, x, y, z)), **extra}, enable,
+    shapes = state_shapes(config)
+    values = register_values(m, dict(zip("xyz", prerotate(config, x, y, z)), **extra), enable,
                              f"{name}_pre", shapes)
     for index, step in enumerate(register_steps(config)):
         moved = micro_step(config, values["x"], values["y"], values["z"], shift=step.shift,
                            angle=step.angle, rotate=step.shift is not None,
-                           norm_shift=step.norm_shift, gamma=step.gamma, expanded=step.expanded,
-                           steer=values["steer"])
-        values = register_values(m, {**values, **state(*moved)}, enable,
+                           norm_shift=step.norm_shift, gamma=step.gamma, expanded=step.expanded)
+        values = register_values(m, {**values, **dict(zip("xyz", moved))}, enable,
                                  f"{name}_step{index}", shapes)
-    del values["steer"]
     return finish_registers(m, config, values, enable, name)
 
 
 def pipelined_register_bits(config, sideband_width=0):
     """Flip-flops of :func:`pipelined_datapath`: the state registers of the pre-rotation and
     the register steps, every finish stage's values (their shapes read off the same stage
-    functions) and the output registers, each stage also carrying ``sideband_width`` bits and
-    the state stages the steering bit."""
+    functions) and the output registers, each stage also carrying ``sideband_width`` bits."""
     shapes = state_shapes(config)
     bits = (1 + len(register_steps(config))) * (sum(s.width for s in shapes.values())
-                                                + 1 + sideband_width)    # + the steering bit
+                                                + sideband_width)
     values = {field: Signal(shape) for field, shape in shapes.items()}
     for stage in finish_stages(config):
         values = {field: Signal(Value.cast(v).shape()) for field, v in stage(values).items()}

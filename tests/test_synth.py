@@ -68,6 +68,14 @@ def test_critical_path_of_a_report():
     assert critical_path({}) is None
 
 
+def test_a_tool_stopped_by_a_signal_is_an_error_not_a_result(tmp_path):
+    # A killed nextpnr once came back as "not placed" and was cached as that design's result.
+    from robohw.flows.synth import SynthError, _run
+    with pytest.raises(SynthError, match="sh was stopped by signal 15; see .*tool.log"):
+        _run(["sh", "-c", "kill -TERM $$"], tmp_path / "tool.log", tmp_path)
+    assert _run(["sh", "-c", "exit 3"], tmp_path / "tool.log", tmp_path) == 3
+
+
 def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):
     from robohw.report.summary import synthesis_section
     assert synthesis_section(tmp_path, []) == ""

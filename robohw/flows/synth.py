@@ -88,6 +88,10 @@ def _run(command, log, cwd):
     # The WebAssembly tools see the working directory, not every absolute path: run there.
     with open(log, "w") as file:
         result = subprocess.run(command, stdout=file, stderr=subprocess.STDOUT, cwd=cwd)
+    if result.returncode < 0:
+        # Stopped from outside (a signal): no result, and nothing to cache.
+        raise SynthError(f"{pathlib.Path(command[0]).name} was stopped by signal "
+                         f"{-result.returncode}; see {log}")
     return result.returncode
 
 

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from amaranth.hdl import Assert, Cat, Const, Module, Signal, signed
 
 from robohw.buffers import BufferAssignment
-from robohw.cordic.config import CordicConfig, System
+from robohw.cordic.config import CordicConfig, Direction, System
+from robohw.cordic.datapath import register_steps
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
@@ -138,9 +139,16 @@ class TaskGraphPipeline(StreamPipeline):
         width, guard = plan.width + plan.guard_bits, plan.guard_bits    # inside
         advance, result = self.pipeline_control(m, depth, period=plan.period)
 
-        def enable(name):
-            # One copy of the enable per delay line and per CCM (see enable_copy).
-            return self.enable_copy(m, f"advance_{name}") if plan.period == 1 else advance
+        copies = {}
+
+        def enable(name, group=None):
+            # One copy of the enable per delay line and per group of CCMs (see enable_copy).
+            if plan.period > 1:
+                return advance
+            group = name if group is None else group
+            if group not in copies:
+                copies[group] = self.enable_copy(m, f"advance_{name}")
+            return copies[group]
 
         # Taps every producer output needs, from the start times of its consumers.
         reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
@@ -219,7 +227,7 @@ class TaskGraphPipeline(StreamPipeline):
                 operand_slot = assert_aligned(ccm.name, sources)
             # The slot number rides through the CCM's own registers: the check trusts the
             # hardware, not the schedule's idea of its latency.
-            ccm_enable = enable(ccm.name)
+            ccm_enable = enable(ccm.name, _z_chain(ccm, cfg))
             if plan.period == 1:
                 fields = pipelined_datapath(m, cfg, *operands, ccm_enable, name=ccm.name,
                                             sideband=operand_slot)
@@ -257,6 +265,20 @@ class TaskGraphPipeline(StreamPipeline):
             assert_aligned(output_node(first), list(graph.outputs.values()))
         m.d.comb += result.unreachable.eq(Cat(*errors).any())
         return m
+
+
+def _z_chain(ccm, config):
+    """What determines a rotation-mode CCM's ``z`` registers: its ``z`` operand and its steps
+    (``z`` never reads ``x`` or ``y`` in this mode). CCMs that rotate by the same angle (three
+    of the best graph's, from one joint angle) have equal ``z`` registers all the way down,
+    which Yosys merges into one chain when they move on the same enable: they share one copy.
+    Other CCMs are their own group (``None``)."""
+    if config.direction is not Direction.ROTATION:
+        return None
+    op = dict(ccm.operands())["z"]
+    steps = tuple((step.shift, step.angle) for step in register_steps(config))
+    return ("z", op.source, op.port, op.sign, op.branch, op.constant, config.system,
+            config.z_width, config.guard_bits, steps)
 
 
 TIMINGS = ("pipelined", "word_serial")

@@ -63,6 +63,7 @@ class StreamPipeline(wiring.Component):
     def __init__(self, inputs, outputs, *, tag_width=0):
         self._tag_width = check_tag_width(tag_width)
         self._buffer_state = None    # the output buffer's signals, for enable_copy
+        self._fold = None            # set by fold_control, for fold_copy
         for name, fields in (("inputs", inputs), ("outputs", outputs)):
             if "tag" in fields:
                 raise ValueError(f"{name}: the field name 'tag' is reserved for the user tag")
@@ -188,13 +189,23 @@ class StreamPipeline(wiring.Component):
         with ``advance``; an input is taken in phase 0). The latency is
         :meth:`control_latency` of ``stages``; one result every ``fold`` cycles at most.
         """
-        check_fold(fold)
+        self._fold = check_fold(fold)
         phases = [Signal(init=int(p == 0), name=f"phase{p}") for p in range(fold)]
         advance, result = self.pipeline_control(m, stages, accept=phases[0])
-        if fold > 1:
-            with m.If(advance):
-                m.d.sync += [phases[p].eq(phases[p - 1]) for p in range(fold)]
+        _turn(m, phases, advance)
         return advance, result, phases
+
+    def fold_copy(self, m, name):
+        """A copy of the enable and the phase ring of :meth:`fold_control` for one part of a
+        folded datapath (a processor, a shared multiplier): ``(advance, phases)``, equal to
+        the originals in every cycle (see :meth:`enable_copy`; the ring turns with its own
+        enable and reads its own bits, so it is not merged either)."""
+        if self._fold is None:
+            raise ValueError("fold_copy needs fold_control first")
+        advance = self.enable_copy(m, f"{name}_advance")
+        phases = [Signal(init=int(p == 0), name=f"{name}_phase{p}") for p in range(self._fold)]
+        _turn(m, phases, advance)
+        return advance, phases
 
     def _period_control(self, m, stages, period):
         valid_out = Signal()
@@ -230,3 +241,10 @@ def _next_enable(m, enable, pop, push, count, *, count_next=False):
                 m.d.sync += enable.eq(after + moving <= OUTPUT_BUFFER - 1)
                 if count_next:
                     m.d.sync += count.eq(after)
+
+
+def _turn(m, phases, enable):
+    # The one-hot phase ring moves one place when the pipeline does.
+    if len(phases) > 1:
+        with m.If(enable):
+            m.d.sync += [phases[p].eq(phases[p - 1]) for p in range(len(phases))]

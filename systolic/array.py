@@ -24,8 +24,8 @@ from robohw.robots import Robot, load_robot
 from robohw.systolic.dataflow import OPS, Tracer, assign_formats, frac_bits_for
 from robohw.systolic.folding import modulo_schedule
 from robohw.systolic.model import MAX_WIDTH
-from robohw.systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, delay_taps,
-                                      schedule)
+from robohw.systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, control_parts,
+                                      delay_taps, schedule)
 
 __all__ = ["InertiaPlan", "InertiaArray", "MIN_WIDTH"]
 
@@ -354,9 +354,13 @@ class InertiaArray(StreamPipeline):
         return self._plan.input_fracs
 
     def resources(self):
-        resources = self._plan.resources()
-        resources["register_bits"] += self.control_register_bits(self._plan.latency,
-                                                                 fold=self._plan.fold)
+        plan = self._plan
+        resources = plan.resources()
+        # Each part's copy of the enable and, folded, of the phase ring (fold_copy).
+        parts = len(control_parts(plan.tracer, plan.live, plan.schedule)) + resources["cordics"]
+        copy_bits = 1 + (plan.fold if plan.fold > 1 else 0)
+        resources["register_bits"] += (self.control_register_bits(plan.latency, fold=plan.fold)
+                                       + parts * copy_bits)
         return resources
 
     def elaborate(self, platform):
@@ -387,7 +391,7 @@ class InertiaArray(StreamPipeline):
         values = build_dataflow(m, plan.tracer, plan.live, plan.formats, plan.schedule, sources,
                                 advance, width, list(reads.values()),
                                 check_valid=taken if self._check_ranges else None,
-                                phases=phases)
+                                phases=phases, control=lambda part: self.fold_copy(m, part))
         fracs = plan.output_fracs
         for key, node in plan.outputs.items():
             field = getattr(result, f"h{key[0]}_{key[1]}")
@@ -425,5 +429,5 @@ class InertiaArray(StreamPipeline):
                         with m.Case(1 << slot):
                             m.d.comb += z.eq(angle)
             fields[unit] = pipelined_datapath(m, plan.cordic, one, Const(0, signed(width)), z,
-                                              advance, name=name)
+                                              self.fold_copy(m, name)[0], name=name)
         return fields

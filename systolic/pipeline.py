@@ -26,7 +26,7 @@ from robohw.systolic.dataflow import OPS
 from robohw.systolic.model import ROUNDING
 
 __all__ = ["cell_depths", "Schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL",
-           "SHARED_OPS", "MULTIPLIER_STAGES"]
+           "SHARED_OPS", "MULTIPLIER_STAGES", "control_parts"]
 
 INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
@@ -175,7 +175,7 @@ def _product_shift(node, fmt, arg_formats):
 
 
 def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, reads,
-                   check_valid=None, phases=None):
+                   check_valid=None, phases=None, control=None):
     """Registers and delay lines of the scheduled graph inside module ``m``.
 
     ``sources[index]`` is the signal of each input node (valid in its ready cycle);
@@ -183,7 +183,10 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     value}``. A folded ``plan`` needs ``phases``, the one-hot phase signals of
     :meth:`robohw.hw.stream.StreamPipeline.fold_control`. With ``check_valid`` (the input's
     transfer), simulation ``Assert``s that no register's value leaves ``signed(width)``: the
-    formats' promise, checked where it matters.
+    formats' promise, checked where it matters. ``control``, if given, is a function from a
+    part's name (a processor, ``mul{unit}``) to that part's own copy of ``(enable, phases)``
+    (:meth:`robohw.hw.stream.StreamPipeline.fold_copy`): no single flip-flop drives every
+    register's enable or every multiplexer's select.
     """
     nodes = tracer.nodes
     fold = plan.fold
@@ -192,8 +195,18 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     taps = delay_taps(tracer, indices, plan, reads)
     lines = {}
 
-    def at(cycle):  # the enable of a register that takes its value in ``cycle``'s phase
-        return enable if fold == 1 else enable & phases[cycle % fold]
+    parts = {}
+
+    def part(name):
+        if control is None:
+            return enable, phases
+        if name not in parts:
+            parts[name] = control(name)
+        return parts[name]
+
+    def at(cycle, name):  # the enable of a register that takes its value in cycle's phase
+        own, own_phases = part(name)
+        return own if fold == 1 else own & own_phases[cycle % fold]
 
     def value(index, cycle):
         node = nodes[index]
@@ -201,7 +214,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
             return -value(node.args[0].index, cycle)
         return lines[index][plan.stage(node, cycle)]
 
-    products, operands = _shared_multipliers(m, width, plan, enable)
+    products, operands = _shared_multipliers(m, width, plan, part)
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if check_valid is not None:
         starts = {plan.ready[k] - 1 for k in indices if nodes[k].op not in ("input", "neg")}
@@ -211,7 +224,8 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
         node = nodes[k]
         if node.op == "neg":
             continue
-        label = f"{_cell_name(node.cell)}_n{k}"
+        cell = _cell_name(node.cell)
+        label = f"{cell}_n{k}"
         if node.op == "input":
             register = sources[k]
         else:
@@ -224,22 +238,29 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
             # The register takes its value in the cycle before the node is ready.
             take = plan.ready[k] - 1
             register = Signal(signed(width), name=label, reset_less=True)
-            with m.If(at(take)):
+            with m.If(at(take, cell)):
                 m.d.sync += register.eq(expr)
             if check_valid is not None:
                 real = holds[take]
                 # Checked at the clock edge, on settled values: the shared multipliers'
                 # operand multiplexers may glitch while a cycle settles.
-                m.d.sync += Assert(~at(take) | ~real |
+                m.d.sync += Assert(~at(take, cell) | ~real |
                                    ((expr >= low) & (expr <= high)),
                                    f"{label} ({node.op}) overflows signed({width})")
-        lines[k] = tapped_delay_line(m, register, taps[k] | {0}, at(plan.line_phase(node)),
-                                     label)
-    _select_operands(m, nodes, formats, plan, operands, value, phases)
+        lines[k] = tapped_delay_line(m, register, taps[k] | {0},
+                                     at(plan.line_phase(node), cell), label)
+    _select_operands(m, nodes, formats, plan, operands, value, part)
     return {(index, cycle): value(index, cycle) for index, cycle in reads}
 
 
-def _shared_multipliers(m, width, plan, enable):
+def control_parts(tracer, indices, plan):
+    """The names of the parts that :func:`build_dataflow` asks ``control`` for: every processor
+    (cell) that holds a register or a line, and every shared multiplier."""
+    cells = {_cell_name(tracer.nodes[k].cell) for k in indices if tracer.nodes[k].op != "neg"}
+    return cells | {f"mul{unit}" for unit in set(plan.unit.values())}
+
+
+def _shared_multipliers(m, width, plan, part):
     """The folded schedule's multipliers: ``({index: product}, {unit: operands})``. A
     multiplier takes, in each phase, the operands of the product scheduled on it then (a
     multiplexer, driven by :func:`_select_operands` once every value exists), registers them,
@@ -253,14 +274,15 @@ def _shared_multipliers(m, width, plan, enable):
         held = [Signal(signed(width), name=f"mul{unit}_{side}_reg", reset_less=True)
                 for side in "ab"]
         by_unit[unit] = Signal(signed(2 * width), name=f"mul{unit}_p", reset_less=True)
-        with m.If(enable):
+        with m.If(part(f"mul{unit}")[0]):
             m.d.sync += [held[0].eq(operands[unit][0]), held[1].eq(operands[unit][1]),
                          by_unit[unit].eq(held[0] * held[1])]
     return {k: by_unit[unit] for k, unit in plan.unit.items()}, operands
 
 
-def _select_operands(m, nodes, formats, plan, operands, value, phases):
-    """Drive each shared multiplier's operands by phase (a multiplexer)."""
+def _select_operands(m, nodes, formats, plan, operands, value, part):
+    """Drive each shared multiplier's operands by phase (a multiplexer on the phases of
+    ``part(f"mul{unit}")``)."""
     for side in (0, 1):
         by_unit = defaultdict(list)
         for k, unit in plan.unit.items():
@@ -271,7 +293,7 @@ def _select_operands(m, nodes, formats, plan, operands, value, phases):
                 operand = _const(formats[k].const_code)
             by_unit[unit].append((start % plan.fold, operand))
         for unit, choices in by_unit.items():
-            with m.Switch(Cat(*phases)):
+            with m.Switch(Cat(*part(f"mul{unit}")[1])):
                 for phase, operand in choices:
                     with m.Case(1 << phase):
                         m.d.comb += operands[unit][side].eq(operand)

@@ -102,15 +102,20 @@ class StreamPipeline(wiring.Component):
     def control_register_bits(self, stages, period=1, fold=1):
         """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
         delay lines and, with ``period`` 1, the output buffer (:data:`OUTPUT_BUFFER` payloads,
-        the tag included) with its count, pointers, registered enable and moved bit; with
+        the tag included, in one lane per field) with its count, pointers, registered enable and
+        moved bit and each lane's copies of them; with
         ``period > 1`` the phase counter; with ``fold > 1`` (:meth:`fold_control`) the ring of
         phases."""
         lines = stages * (1 + self.tag_width) + (fold if fold > 1 else 0)
         if period > 1:
             return lines + Shape.cast(range(period)).width
-        pointers = 2 * Shape.cast(range(OUTPUT_BUFFER)).width
-        return (lines + OUTPUT_BUFFER * self.o.payload.shape().size
-                + Shape.cast(range(OUTPUT_BUFFER + 1)).width + pointers + 2)
+        pointer = Shape.cast(range(OUTPUT_BUFFER)).width
+        layout = self.o.payload.shape()
+        lanes = sum(1 for _, spec in layout if spec.width)
+        # the count, the read pointer, the enable and moved bit; per lane its enable copy,
+        # moved bit and write pointer
+        return (lines + OUTPUT_BUFFER * layout.size + Shape.cast(range(OUTPUT_BUFFER + 1)).width
+                + pointer + 2 + lanes * (2 + pointer))
 
     def pipeline_control(self, m, stages, *, period=1, accept=None):
         """The handshake of a pipeline of ``stages`` register stages that move together.
@@ -148,22 +153,31 @@ class StreamPipeline(wiring.Component):
         # The last stage holds a result not yet buffered when it moved in the previous cycle.
         moved = Signal()
         m.d.sync += moved.eq(advance)
-        entries = [Signal(layout.size, name=f"out_buffer{k}", reset_less=True)
-                   for k in range(OUTPUT_BUFFER)]
         count = Signal(range(OUTPUT_BUFFER + 1))
         head = Signal(range(OUTPUT_BUFFER))
-        tail = Signal(range(OUTPUT_BUFFER))
         push = moved & valid
         pop = self.o.valid & self.o.ready
-        m.d.comb += [self.o.valid.eq(count != 0),
-                     self.o.payload.as_value().eq(Array(entries)[head])]
-        with m.If(push):
-            m.d.sync += Array(entries)[tail].eq(result.as_value())
-            m.d.sync += tail.eq(Mux(tail == OUTPUT_BUFFER - 1, 0, tail + 1))
+        m.d.comb += self.o.valid.eq(count != 0)
         with m.If(pop):
-            m.d.sync += head.eq(Mux(head == OUTPUT_BUFFER - 1, 0, head + 1))
+            m.d.sync += head.eq(_next_pointer(head))
         self._buffer_state = (pop, push, count)
         _next_enable(m, advance, pop, push, count, count_next=True)
+        # One lane of the buffer per payload field, each written under its own copy of the
+        # enable, moved bit and write pointer: a wide payload (the inertia arrays' 21
+        # entries) on one write enable was a net of a thousand loads across the chip.
+        for field, spec in layout:
+            if not spec.width:
+                continue
+            name = f"out_buffer_{field}"
+            moved_here = Signal(name=f"{name}_moved")
+            m.d.sync += moved_here.eq(self.enable_copy(m, f"{name}_advance"))
+            tail = Signal(range(OUTPUT_BUFFER), name=f"{name}_tail")
+            entries = [Signal(spec.shape, name=f"{name}{k}", reset_less=True)
+                       for k in range(OUTPUT_BUFFER)]
+            m.d.comb += getattr(self.o.payload, field).eq(Array(entries)[head])
+            with m.If(moved_here & valid):
+                m.d.sync += [Array(entries)[tail].eq(getattr(result, field)),
+                             tail.eq(_next_pointer(tail))]
         return advance, result
 
     def enable_copy(self, m, name):
@@ -248,3 +262,7 @@ def _turn(m, phases, enable):
     if len(phases) > 1:
         with m.If(enable):
             m.d.sync += [phases[p].eq(phases[p - 1]) for p in range(len(phases))]
+
+
+def _next_pointer(pointer):
+    return Mux(pointer == OUTPUT_BUFFER - 1, 0, pointer + 1)

@@ -23,7 +23,7 @@ saturate and raise the error flag, angles wrap), so the outputs equal the model 
 from collections import defaultdict
 from dataclasses import dataclass
 
-from amaranth.hdl import Assert, Cat, Const, Module, Signal, signed
+from amaranth.hdl import Assert, Cat, Const, Module, Mux, Signal, signed
 
 from robohw.buffers import BufferAssignment
 from robohw.cordic.config import CordicConfig, Direction, System
@@ -31,8 +31,7 @@ from robohw.cordic.datapath import register_steps
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
-from robohw.hw.fixed import (Rounding, angle_to_code, hdl_add_sub, hdl_round_shift,
-                             hdl_saturate)
+from robohw.hw.fixed import Rounding, angle_to_code, hdl_round_shift, hdl_saturate
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.task_graph import TaskGraph, output_node
 
@@ -208,12 +207,8 @@ class TaskGraphPipeline(StreamPipeline):
                     continue
                 value = tap(op.source, op.port, ccm.name)
                 if op.branch:
-                    # constant -+ value on one carry chain (the branch bit picks the sign), not
-                    # a negation and then an adder: the 18-bit pipeline's limiting path.
-                    negate = tap(op.branch, "value", ccm.name) ^ int(op.sign < 0)
-                    value = hdl_add_sub(Const(constant), value, negate)
-                else:
-                    value = value + constant if op.sign > 0 else constant - value
+                    value = Mux(tap(op.branch, "value", ccm.name), -value, value)
+                value = (value if op.sign > 0 else -value) + constant
                 if is_angle:
                     operands.append(value[:width].as_signed())
                 else:

@@ -47,6 +47,10 @@ TAG_WIDTH = 8
 # hundreds of stages of 24 bits would otherwise be more flip-flops than an ECP5-85F has).
 MEMORY_ABOVE = 16
 PIPELINED_IK_WIDTH = 18
+# The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
+# and its placement on an ECP5-85F did not finish routing; README, "FPGA synthesis"), at 7.1e-5
+# of max |H| from float64 (24 bits: 9.5e-7).
+INERTIA_WIDTH = 18
 
 
 @dataclass
@@ -78,7 +82,7 @@ class Design:
 
     def module(self, dut):
         """The exported module of ``dut``: :attr:`module_name`, the width and, for a design
-        with a folding factor, the fold (``inertia_linear_w24_f7``)."""
+        with a folding factor, the fold (``inertia_linear_w18_f7``)."""
         fold = "" if self.default_fold is None else f"_f{dut.fold}"
         return f"{self.module_name}_w{self.width_of(dut)}{fold}"
 
@@ -276,7 +280,7 @@ class InertiaDesign(Design):
         kind = "O(N) linear systolic array" if array == "linear" else \
             "O(log2 N) recursive-doubling array"
         label = robot if isinstance(robot, str) else robot.name
-        super().__init__(name, f"inertia matrix of {label}, {kind}", 24, (18, 24))
+        super().__init__(name, f"inertia matrix of {label}, {kind}", INERTIA_WIDTH, (18, 24))
         self.array, self.robot, self.default_fold = array, robot, default_fold
 
     def build(self, width=None, fold=None):

@@ -10,7 +10,9 @@ __all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepth
 
 ARRAYS = {"linear": LinearInertiaArray, "logdepth": LogDepthInertiaArray}
 PLANS = {"linear": LinearPlan, "logdepth": LogDepthPlan}
-# The smallest folds that place on an ECP5-85F at 24 bits: its 156 MULT18X18D tiles, four per
-# shared 24 x 24 multiplier (ceil(259 / 7) = 37 and ceil(296 / 8) = 37 multipliers for the
-# PUMA 560; measured with robohw synth, README "FPGA synthesis").
+# Folds measured to place and route on an ECP5-85F at the registry's 18 bits (37 shared
+# multipliers, one MULT18X18D tile each, for the PUMA 560's 259 and 296 products; README "FPGA
+# synthesis"). At 24 bits (four tiles a product) these are the smallest folds whose tiles fit
+# the 85F's 156, but routing them did not finish. Smaller folds at 18 bits (down to 2 by the
+# tiles) are not placed yet.
 DEFAULT_FOLDS = {"linear": 7, "logdepth": 8}

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from amaranth.back import rtlil
 
+from robohw.designs import DESIGNS
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot
 from robohw.sim.harness import run_stream
@@ -115,11 +116,13 @@ def test_the_netlist_has_the_stated_multipliers(array):
 
 
 def test_the_default_folds_fit_the_dsp_tiles_of_an_ecp5_85f():
-    # Four 18 x 18 tiles per 24 x 24 product; 156 on the LFE5U-85F. One fold less does not fit.
+    # 156 MULT18X18D tiles on the LFE5U-85F. At 24 bits (four tiles per product) the default
+    # folds are the smallest that fit the tiles; at the registry's 18 bits one tile each.
     for name, fold in DEFAULT_FOLDS.items():
         plan = PLANS[name](width=24, fold=fold)
         products = len(shared_products(plan.tracer, plan.live))
         assert 4 * math.ceil(products / fold) <= 156 < 4 * math.ceil(products / (fold - 1))
+        assert DESIGNS[f"inertia-{name}"].default_width == 18
 
 
 def test_folded_model_is_the_unfolded_model():

@@ -10,7 +10,7 @@ import numpy as np
 
 from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.robots import load_robot
-from robohw.designs import InertiaDesign
+from robohw.designs import DESIGNS, InertiaDesign
 from robohw.reference.inertia import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
@@ -163,20 +163,22 @@ def _plot(rows, path):
 def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     """Measure, write ``inertia.md``, ``inertia.json`` and ``inertia_tradeoff.png`` into
     ``out_dir``; return the Markdown. ``measured``: ``{array: simulation row}`` of the PUMA
-    arrays at 24 bits (:func:`robohw.report.summary.measure_design`)."""
+    arrays at the registry width (:func:`robohw.report.summary.measure_design`)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     progress = Progress(3, stream)
     robot = load_robot()
     puma = []
+    width = DESIGNS["inertia-linear"].default_width
     for name, array in ARRAYS.items():
-        dut = array(robot, fold=DEFAULT_FOLDS[name])
+        dut = array(robot, width=width, fold=DEFAULT_FOLDS[name])
         puma.append({"array": name, "fold": dut.plan.fold, "latency": dut.latency,
                      "interval": dut.interval, "window_lengths": dut.window_lengths,
                      **dut.resources(), "measured": measured[name]})
     synth_path = out_dir / "synth.json"
     synth_rows = json.loads(synth_path.read_text()) if synth_path.exists() else []
-    curve = folding_curve(robot, CURVE_FOLDS[:8] if quick else CURVE_FOLDS, synth_rows)
+    curve = folding_curve(robot, CURVE_FOLDS[:8] if quick else CURVE_FOLDS, synth_rows,
+                          width=width)
     widths = (16, 24, 31) if quick else (16, 20, 24, 28, 31)
     accuracy = array_accuracy(robot, widths, count=20_000 if quick else 100_000)
     progress.step("inertia accuracy measured")
@@ -226,8 +228,9 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
             for c in counts]
     text = "\n\n".join([
         "# Manipulator inertia matrix",
-        f"Robot: {robot.name}, N = 6, 24-bit datapath, at the registry's folds (the smallest "
-        "that fit an ECP5-85F). Both arrays take q (binary angles), compute cos and sin in "
+        f"Robot: {robot.name}, N = 6, {width}-bit datapath, at the registry's width and folds "
+        "(one 18 x 18 DSP tile per shared product; folds measured to place and route on an "
+        "ECP5-85F). Both arrays take q (binary angles), compute cos and sin in "
         "pipelined CORDICs and stream out the upper triangle of H. Unfolded, latency is the "
         "formula of each array (linear: L_in + L_T + max(N L_A, L_A + (N-1) L_B); logdepth: "
         "L_in + L_T + ceil(log2 N) (L_A + L_B) + L_D; the window lengths below), folded the "
@@ -240,8 +243,9 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
         "CORDICs, scheduled by a modulo reservation table (robohw.systolic.folding). The "
         "processing elements' windows are the unfolded array's timing; folded, every operation "
         "starts as soon as its operands and a multiplier are free, so a folded array is "
-        "shallower than the unfolded one. DSP tiles are estimated from the multipliers (four "
-        "18 x 18 tiles per 24 x 24 product, constants at their own width unfolded); \"DSP "
+        "shallower than the unfolded one. DSP tiles are estimated from the multipliers (18 x 18 "
+        f"tiles at {width} bits; four per product at 24 bits; constants at their own width "
+        "unfolded); \"DSP "
         "fits\" lists the ECP5 devices whose tiles hold them, in bold where k is the smallest "
         "that does. Columns under \"synthesized\" are `robohw synth` results (`make synth`, "
         "synth.json in this folder) where they exist.",

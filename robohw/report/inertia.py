@@ -18,7 +18,7 @@ from robohw.systolic.model import model_inertia
 from robohw.progress import Progress
 from robohw.measure import measure_design
 from robohw.report.plots import pyplot
-from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
+from robohw.systolic import ARRAYS, PLANS
 
 __all__ = ["array_accuracy", "tradeoff", "write_inertia_report", "tradeoff_robot",
            "folding_curve", "CURVE_FOLDS"]
@@ -169,9 +169,11 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     progress = Progress(3, stream)
     robot = load_robot()
     puma = []
-    width = DESIGNS["inertia-linear"].default_width
+    # The registry's configuration of each array (one width for both: the curve's too).
+    designs = {name: DESIGNS[f"inertia-{name}"] for name in ARRAYS}
+    width, = {design.default_width for design in designs.values()}
     for name, array in ARRAYS.items():
-        dut = array(robot, width=width, fold=DEFAULT_FOLDS[name])
+        dut = array(robot, width=width, fold=designs[name].default_fold)
         puma.append({"array": name, "fold": dut.plan.fold, "latency": dut.latency,
                      "interval": dut.interval, "window_lengths": dut.window_lengths,
                      **dut.resources(), "measured": measured[name]})

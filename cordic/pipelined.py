@@ -20,18 +20,20 @@ class PipelinedCordic(CordicComponent):
     (:func:`~robohw.cordic.datapath.finish_stages`: gain multiplication if any, rounding,
     saturation) end in the output registers. No stage holds more than one carry chain per value.
 
-    Latency is ``1 + R + F`` cycles to the output registers, and one more through the stream's
-    output buffer (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`); throughput
-    is one result per clock while ``o.ready`` is high. When ``o.valid`` is high and ``o.ready``
-    low the whole pipeline holds (``i.ready`` falls in the same cycle), so no sample is lost,
-    duplicated or reordered. Only valid bits are reset.
+    Latency is ``1 + R + F`` cycles to the output registers and
+    :data:`~robohw.hw.stream.QUEUE_LATENCY` more through the stream's output queue
+    (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`); throughput is one result per
+    clock while ``o.ready`` is high. The datapath never stops: while ``o.ready`` is low its
+    results wait in the queue, and ``i.ready`` falls once the queue could not take the results
+    still on their way, so no sample is lost, duplicated or reordered. Only valid bits are
+    reset.
 
     Parameters and members: see :class:`~robohw.cordic.component.CordicComponent`.
     """
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: ``1 + R + F``
-        (:func:`pipelined_latency`) and the output buffer's one."""
+        (:func:`pipelined_latency`) and the output queue's."""
         return self.control_latency(pipelined_latency(self._config))
 
     @property

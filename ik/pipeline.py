@@ -8,8 +8,10 @@
 (:func:`~robohw.cordic.word_serial.word_serial_period`; Lee & Chang's accounting: one result per
 stage). Either way every producer output drives one tapped delay line whose taps come from the
 optimal buffer assignment (:func:`robohw.buffers.assign_buffers`, shared lines, outputs aligned), so
-each CCM receives all its operands at once. The whole pipeline moves on one enable and holds while
-the output waits: nothing is lost under backpressure.
+each CCM receives all its operands at once. Pipelined, the datapath never stops and takes a pose
+only while the output queue has room for its result; word-serial, it moves on one enable and holds
+while the output waits (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`): nothing is lost
+under backpressure.
 
 Formats: inputs and real operands are ``signed(width)`` with ``frac_bits`` fraction bits;
 angles are binary angles (one turn = ``2**width``). With ``guard_bits`` the CCMs and every value
@@ -26,8 +28,7 @@ from dataclasses import dataclass
 from amaranth.hdl import Assert, Cat, Const, Module, Mux, Signal, signed
 
 from robohw.buffers import BufferAssignment
-from robohw.cordic.config import CordicConfig, Direction, System
-from robohw.cordic.datapath import register_steps
+from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
@@ -122,7 +123,7 @@ class TaskGraphPipeline(StreamPipeline):
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: depth times the period, and
-        one for the output buffer when pipelined
+        the output queue's cycles when pipelined
         (:meth:`~robohw.hw.stream.StreamPipeline.control_latency`)."""
         return self.control_latency(self._plan.depth, self._plan.period)
 
@@ -137,17 +138,6 @@ class TaskGraphPipeline(StreamPipeline):
         start, latency, depth = plan.schedule.start, plan.latencies, plan.depth
         width, guard = plan.width + plan.guard_bits, plan.guard_bits    # inside
         advance, result = self.pipeline_control(m, depth, period=plan.period)
-
-        copies = {}
-
-        def enable(name, group=None):
-            # One copy of the enable per delay line and per group of CCMs (see enable_copy).
-            if plan.period > 1:
-                return advance
-            group = name if group is None else group
-            if group not in copies:
-                copies[group] = self.enable_copy(m, f"advance_{name}")
-            return copies[group]
 
         # Taps every producer output needs, from the start times of its consumers.
         reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
@@ -169,11 +159,10 @@ class TaskGraphPipeline(StreamPipeline):
         def produce(key, value, shadow=None):
             if taps.get(key):
                 name = f"line_{key[0]}_{key[1]}"
-                line_enable = enable(name)
-                lines[key] = tapped_delay_line(m, value, taps[key], line_enable, name,
+                lines[key] = tapped_delay_line(m, value, taps[key], advance, name,
                                                memory_above=self._memory_above)
                 if check:
-                    shadows[key] = tapped_delay_line(m, shadow, taps[key], line_enable,
+                    shadows[key] = tapped_delay_line(m, shadow, taps[key], advance,
                                                      f"{name}_slot",
                                                      memory_above=self._memory_above)
 
@@ -222,12 +211,11 @@ class TaskGraphPipeline(StreamPipeline):
                 operand_slot = assert_aligned(ccm.name, sources)
             # The slot number rides through the CCM's own registers: the check trusts the
             # hardware, not the schedule's idea of its latency.
-            ccm_enable = enable(ccm.name, _z_chain(ccm, cfg))
             if plan.period == 1:
-                fields = pipelined_datapath(m, cfg, *operands, ccm_enable, name=ccm.name,
+                fields = pipelined_datapath(m, cfg, *operands, advance, name=ccm.name,
                                             sideband=operand_slot)
             else:
-                fields = word_serial_datapath(m, cfg, *operands, ccm_enable, name=ccm.name,
+                fields = word_serial_datapath(m, cfg, *operands, advance, name=ccm.name,
                                               registered_shift=REGISTERED_SHIFT,
                                               sideband=operand_slot).outputs
             ccm_slot = fields.get("sideband")
@@ -237,10 +225,10 @@ class TaskGraphPipeline(StreamPipeline):
                         *(fields[f"{p}_overflow"] for p in graph.used_ports(ccm.name))).any()
             if overflows:
                 late = tapped_delay_line(m, Cat(*overflows).any(), [latency[ccm.name]],
-                                         ccm_enable, f"{ccm.name}_operand_overflow"
+                                         advance, f"{ccm.name}_operand_overflow"
                                          )[latency[ccm.name]]
                 error = error | late
-            errors.append(tapped_delay_line(m, error, [depth - ready], ccm_enable,
+            errors.append(tapped_delay_line(m, error, [depth - ready], advance,
                                             f"{ccm.name}_error")[depth - ready])
             for port in "xyz":
                 produce((ccm.name, port), fields[port], ccm_slot)
@@ -260,20 +248,6 @@ class TaskGraphPipeline(StreamPipeline):
             assert_aligned(output_node(first), list(graph.outputs.values()))
         m.d.comb += result.unreachable.eq(Cat(*errors).any())
         return m
-
-
-def _z_chain(ccm, config):
-    """What determines a rotation-mode CCM's ``z`` registers: its ``z`` operand and its steps
-    (``z`` never reads ``x`` or ``y`` in this mode). CCMs that rotate by the same angle (three
-    of the best graph's, from one joint angle) have equal ``z`` registers all the way down,
-    which Yosys merges into one chain when they move on the same enable: they share one copy.
-    Other CCMs are their own group (``None``)."""
-    if config.direction is not Direction.ROTATION:
-        return None
-    op = dict(ccm.operands())["z"]
-    steps = tuple((step.shift, step.angle) for step in register_steps(config))
-    return ("z", op.source, op.port, op.sign, op.branch, op.constant, config.system,
-            config.z_width, config.guard_bits, steps)
 
 
 TIMINGS = ("pipelined", "word_serial")

@@ -305,8 +305,11 @@ class InertiaArray(StreamPipeline):
         with :attr:`output_fracs` fraction bits; ``tag``.
 
     Latency is :attr:`latency` cycles, a formula in N given by each array; throughput one
-    configuration per clock. The whole array holds while ``o.valid`` is high and ``o.ready``
-    low: nothing is lost, duplicated or reordered. Only valid bits are reset.
+    configuration per clock (one every ``fold`` clocks folded). The array never stops: its
+    results wait in the stream's output queue while ``o.ready`` is low, and ``i.ready`` falls
+    once the queue could not take the results on their way
+    (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`): nothing is lost, duplicated
+    or reordered. Only valid bits are reset.
     """
     plan_class = None    # set by the subclass
 
@@ -329,7 +332,7 @@ class InertiaArray(StreamPipeline):
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: the plan's depth and the
-        output buffer (:meth:`~robohw.hw.stream.StreamPipeline.control_latency`)."""
+        output queue's (:meth:`~robohw.hw.stream.StreamPipeline.control_latency`)."""
         return self.control_latency(self._plan.latency)
 
     @property
@@ -356,9 +359,9 @@ class InertiaArray(StreamPipeline):
     def resources(self):
         plan = self._plan
         resources = plan.resources()
-        # Each part's copy of the enable and, folded, of the phase ring (fold_copy).
+        # Folded, each part's copy of the phase ring (phase_copy).
         parts = len(control_parts(plan.tracer, plan.live, plan.schedule)) + resources["cordics"]
-        copy_bits = 1 + (plan.fold if plan.fold > 1 else 0)
+        copy_bits = plan.fold if plan.fold > 1 else 0
         resources["register_bits"] += (self.control_register_bits(plan.latency, fold=plan.fold)
                                        + parts * copy_bits)
         return resources
@@ -391,7 +394,8 @@ class InertiaArray(StreamPipeline):
         values = build_dataflow(m, plan.tracer, plan.live, plan.formats, plan.schedule, sources,
                                 advance, width, list(reads.values()),
                                 check_valid=taken if self._check_ranges else None,
-                                phases=phases, control=lambda part: self.fold_copy(m, part))
+                                phases=phases,
+                                phase_copy=lambda part: self.phase_copy(m, f"{part}_phase"))
         fracs = plan.output_fracs
         for key, node in plan.outputs.items():
             field = getattr(result, f"h{key[0]}_{key[1]}")
@@ -424,10 +428,10 @@ class InertiaArray(StreamPipeline):
             else:
                 name = f"cordic{unit}"
                 z = Signal(signed(width), name=f"{name}_angle")
-                with m.Switch(Cat(*phases)):
+                with m.Switch(Cat(*self.phase_copy(m, f"{name}_phase"))):
                     for slot, _, angle in members:
                         with m.Case(1 << slot):
                             m.d.comb += z.eq(angle)
             fields[unit] = pipelined_datapath(m, plan.cordic, one, Const(0, signed(width)), z,
-                                              self.fold_copy(m, name)[0], name=name)
+                                              advance, name=name)
         return fields

@@ -175,7 +175,7 @@ def _product_shift(node, fmt, arg_formats):
 
 
 def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, reads,
-                   check_valid=None, phases=None, control=None):
+                   check_valid=None, phases=None, phase_copy=None):
     """Registers and delay lines of the scheduled graph inside module ``m``.
 
     ``sources[index]`` is the signal of each input node (valid in its ready cycle);
@@ -183,9 +183,9 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     value}``. A folded ``plan`` needs ``phases``, the one-hot phase signals of
     :meth:`robohw.hw.stream.StreamPipeline.fold_control`. With ``check_valid`` (the input's
     transfer), simulation ``Assert``s that no register's value leaves ``signed(width)``: the
-    formats' promise, checked where it matters. ``control``, if given, is a function from a
-    part's name (a processor, ``mul{unit}``) to that part's own copy of ``(enable, phases)``
-    (:meth:`robohw.hw.stream.StreamPipeline.fold_copy`): no single flip-flop drives every
+    formats' promise, checked where it matters. ``phase_copy``, if given, is a function from a
+    part's name (a processor, ``mul{unit}``) to that part's own copy of ``phases``
+    (:meth:`robohw.hw.stream.StreamPipeline.phase_copy`): no single ring drives every
     register's enable or every multiplexer's select.
     """
     nodes = tracer.nodes
@@ -197,16 +197,15 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
 
     parts = {}
 
-    def part(name):
-        if control is None:
-            return enable, phases
+    def part(name):  # the phase ring of one part
+        if phase_copy is None or fold == 1:
+            return phases
         if name not in parts:
-            parts[name] = control(name)
+            parts[name] = phase_copy(name)
         return parts[name]
 
     def at(cycle, name):  # the enable of a register that takes its value in cycle's phase
-        own, own_phases = part(name)
-        return own if fold == 1 else own & own_phases[cycle % fold]
+        return enable if fold == 1 else enable & part(name)[cycle % fold]
 
     def value(index, cycle):
         node = nodes[index]
@@ -214,7 +213,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
             return -value(node.args[0].index, cycle)
         return lines[index][plan.stage(node, cycle)]
 
-    products, operands = _shared_multipliers(m, width, plan, part)
+    products, operands = _shared_multipliers(m, width, plan, enable)
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if check_valid is not None:
         starts = {plan.ready[k] - 1 for k in indices if nodes[k].op not in ("input", "neg")}
@@ -254,13 +253,13 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
 
 
 def control_parts(tracer, indices, plan):
-    """The names of the parts that :func:`build_dataflow` asks ``control`` for: every processor
+    """The names of the parts that :func:`build_dataflow` asks ``phase_copy`` for: every processor
     (cell) that holds a register or a line, and every shared multiplier."""
     cells = {_cell_name(tracer.nodes[k].cell) for k in indices if tracer.nodes[k].op != "neg"}
     return cells | {f"mul{unit}" for unit in set(plan.unit.values())}
 
 
-def _shared_multipliers(m, width, plan, part):
+def _shared_multipliers(m, width, plan, enable):
     """The folded schedule's multipliers: ``({index: product}, {unit: operands})``. A
     multiplier takes, in each phase, the operands of the product scheduled on it then (a
     multiplexer, driven by :func:`_select_operands` once every value exists), registers them,
@@ -274,7 +273,7 @@ def _shared_multipliers(m, width, plan, part):
         held = [Signal(signed(width), name=f"mul{unit}_{side}_reg", reset_less=True)
                 for side in "ab"]
         by_unit[unit] = Signal(signed(2 * width), name=f"mul{unit}_p", reset_less=True)
-        with m.If(part(f"mul{unit}")[0]):
+        with m.If(enable):
             m.d.sync += [held[0].eq(operands[unit][0]), held[1].eq(operands[unit][1]),
                          by_unit[unit].eq(held[0] * held[1])]
     return {k: by_unit[unit] for k, unit in plan.unit.items()}, operands
@@ -293,7 +292,7 @@ def _select_operands(m, nodes, formats, plan, operands, value, part):
                 operand = _const(formats[k].const_code)
             by_unit[unit].append((start % plan.fold, operand))
         for unit, choices in by_unit.items():
-            with m.Switch(Cat(*part(f"mul{unit}")[1])):
+            with m.Switch(Cat(*part(f"mul{unit}"))):
                 for phase, operand in choices:
                     with m.Case(1 << phase):
                         m.d.comb += operands[unit][side].eq(operand)

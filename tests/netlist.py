@@ -8,7 +8,9 @@ register counts over every path from ``i.payload`` to ``o.payload``. A fully pip
 has one count, its latency in cycles. A memory is an edge from its write port's data to its
 synchronous read port's data of weight rows + 1: the delay of a circular buffer written and
 read at one pointer, the read port's register included (:func:`robohw.hw.delay_line.memory_delay`; the netlist cannot see the
-pointers, so the simulations measure that part).
+pointers, so the simulations measure that part). The memory of a queue
+(:class:`amaranth.lib.fifo.SyncFIFOBuffered`, a stream's output queue) is an edge of weight 2:
+its write and its read register, the delay of a result that finds it empty.
 """
 
 from collections import defaultdict
@@ -17,6 +19,7 @@ from amaranth.hdl import Value
 from amaranth.hdl._ast import Assign, Switch
 from amaranth.hdl._ir import Fragment
 from amaranth.hdl._mem import MemoryInstance
+from amaranth.lib.fifo import SyncFIFOBuffered
 
 __all__ = ["register_depths"]
 
@@ -35,7 +38,9 @@ def register_depths(component):
     ``component.o.payload`` (Amaranth 0.5 internals; checked against measured latencies)."""
     readers = defaultdict(set)   # signal -> {(signal it feeds, registers on the edge)}
 
-    def walk(fragment):
+    def walk(fragment, in_queue=False):
+        in_queue = in_queue or any(isinstance(o, SyncFIFOBuffered)
+                                   for o in fragment.origins or ())
         for domain, statements in fragment.statements.items():
             weight = 0 if domain == "comb" else 1
             for assign in _assignments(statements):
@@ -46,9 +51,10 @@ def register_depths(component):
             for write in fragment._write_ports:
                 for read in fragment._read_ports:
                     assert read._domain != "comb", "an asynchronous read is not a delay"
-                    readers[id(write._data)].add((id(read._data), fragment._data.depth + 1))
+                    weight = 2 if in_queue else fragment._data.depth + 1
+                    readers[id(write._data)].add((id(read._data), weight))
         for sub, *_ in fragment.subfragments:
-            walk(sub)
+            walk(sub, in_queue)
 
     walk(Fragment.get(component, None))
     # Signals compare by building expressions, so the graph is keyed by identity.

@@ -22,12 +22,12 @@ def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
     table = capsys.readouterr().out
     # Width 8: 9 iterations (width + 1, CordicConfig's documented default) and a register step
     # per non-trivial normalization factor. Pipelined: the pre-rotation register, one per
-    # register step, rounding, saturation and the stream's output buffer; word-serial: a load
+    # register step, rounding, saturation and the stream's output queue (two: its memory write and its read register); word-serial: a load
     # cycle, one cycle per register step, rounding and saturation, a new operand every
     # register-step count; word-serial steps take two cycles (shift, then add).
     from robohw.cordic.config import CordicConfig
     steps = 9 + sum(1 for g in CordicConfig("circular", "rotation", width=8).gammas if g)
-    assert f"| pipelined | 8 | 9 | {1 + steps + 2 + 1} | 1 |" in table
+    assert f"| pipelined | 8 | 9 | {1 + steps + 2 + 2} | 1 |" in table
     assert f"| word_serial | 8 | 9 | {1 + 2 * steps + 2} | {2 * steps} |" in table
     rows = json.loads(out_json.read_text())
     assert all(r["latency"] == r["stated_latency"] and r["interval"] == r["stated_interval"]

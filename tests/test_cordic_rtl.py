@@ -84,8 +84,8 @@ def test_latency_and_throughput_are_as_stated(architecture, normalization):
     finish = 2 + (normalization == "multiply")
     if architecture is PipelinedCordic:
         # Counted in the elaborated netlist: the registers between the input and the output,
-        # the stream's output buffer last.
-        assert register_depths(dut) == {dut.latency} == {1 + program + finish + 1}
+        # the stream's output queue last (its memory write and its read register).
+        assert register_depths(dut) == {dut.latency} == {1 + program + finish + 2}
         assert (dut.interval, dut.throughput) == (1, 1)
     else:
         # The unit loads in one cycle, then runs the program a step every two cycles (shift,

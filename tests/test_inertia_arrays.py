@@ -139,7 +139,7 @@ def test_puma_latency_and_throughput(array):
     else:
         formula = lengths["in"] + lengths["T"] + lengths["D"] + \
             log2_levels(n) * (lengths["A"] + lengths["B"])
-    formula += 1      # the stream's output buffer, behind the registered enable
+    formula += 2      # the stream's output queue: its memory write and its read register
     assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == formula
     # Counted in the elaborated netlist: every path crosses that many registers.
     assert register_depths(array(robot, tag_width=8)) == {formula}

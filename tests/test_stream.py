@@ -3,7 +3,7 @@ handshake it writes once for every pipeline, on a pipeline of plain registers.""
 
 import numpy as np
 import pytest
-from amaranth.hdl import Assert, Module, signed
+from amaranth.hdl import Assert, Cat, Module, signed
 
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.stream import StreamPipeline
@@ -16,10 +16,9 @@ from robohw.systolic import LinearInertiaArray
 
 class Delay(StreamPipeline):
     """``o.value = i.value + 1`` after ``stages`` register stages, advancing once per
-    ``period`` cycles; with ``copied`` the stages after the first move on a copy of the
-    enable (:meth:`StreamPipeline.enable_copy`)."""
-    def __init__(self, stages, period=1, tag_width=4, copied=False):
-        self.stages, self.period, self.copied = stages, period, copied
+    ``period`` cycles, or folded: taking an input once every ``fold`` cycles."""
+    def __init__(self, stages, period=1, tag_width=4, fold=None):
+        self.stages, self.period, self.fold = stages, period, fold
         super().__init__({"value": signed(8)}, {"value": signed(8)}, tag_width=tag_width)
 
     @property
@@ -28,42 +27,57 @@ class Delay(StreamPipeline):
 
     @property
     def interval(self):
-        return self.period
+        return self.fold or self.period
 
     def elaborate(self, platform):
         m = Module()
-        advance, result = self.pipeline_control(m, self.stages, period=self.period)
-        if not self.copied:
-            line = tapped_delay_line(m, self.i.payload.value + 1, [self.stages], advance, "data")
-            m.d.comb += result.value.eq(line[self.stages])
-            return m
-        copy = self.enable_copy(m, "advance_copy")
-        m.d.comb += Assert(copy == advance, "the copy of the enable differs")
-        first = tapped_delay_line(m, self.i.payload.value + 1, [1], advance, "first")[1]
-        line = tapped_delay_line(m, first, [self.stages - 1], copy, "rest")
-        m.d.comb += result.value.eq(line[self.stages - 1])
+        if self.fold is None:
+            advance, result = self.pipeline_control(m, self.stages, period=self.period)
+        else:
+            advance, result, phases = self.fold_control(m, self.stages, self.fold)
+            copy = self.phase_copy(m, "copy")
+            m.d.comb += Assert(Cat(*copy) == Cat(*phases), "the copy of the ring differs")
+        line = tapped_delay_line(m, self.i.payload.value + 1, [self.stages], advance, "data")
+        m.d.comb += result.value.eq(line[self.stages])
         return m
 
 
-@pytest.mark.parametrize("stages, period, copied", [(1, 1, False), (3, 1, False), (4, 3, False),
-                                                    (5, 1, True)])
-def test_nothing_lost_duplicated_or_reordered_under_stalls(stages, period, copied):
-    source, sink = [1, 0, 1, 1, 0, 1], [1, 1, 0, 1, 0, 0, 1]
+# Source and sink patterns: short stalls, and a sink that stops for longer than the pipeline
+# and its queue hold (the input must stop, not overflow the queue).
+SHORT = ([1, 0, 1, 1, 0, 1], [1, 1, 0, 1, 0, 0, 1])
+LONG = ([1], [1] * 5 + [0] * 40 + [1, 0] * 10)
+
+
+@pytest.mark.parametrize("pattern", [SHORT, LONG], ids=["short", "long"])
+@pytest.mark.parametrize("stages, period, fold", [(1, 1, None), (3, 1, None), (4, 3, None),
+                                                  (5, 1, 3), (2, 1, 2)])
+def test_nothing_lost_duplicated_or_reordered_under_stalls(stages, period, fold, pattern):
+    source, sink = pattern
     payloads = [{"value": v, "tag": k % 16} for k, v in enumerate(range(-20, 20))]
-    run = run_stream(Delay(stages, period, copied=copied), payloads, source_valid=lambda c: source[c % 6],
-                     sink_ready=lambda c: sink[c % 7])
+    run = run_stream(Delay(stages, period, fold=fold), payloads,
+                     source_valid=lambda c: source[c % len(source)],
+                     sink_ready=lambda c: sink[c % len(sink)])
     assert [o["value"] for o in run.outputs] == [p["value"] + 1 for p in payloads]
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in payloads]
 
 
-@pytest.mark.parametrize("stages, period", [(1, 1), (3, 1), (4, 3)])
-def test_latency_and_interval_without_stalls(stages, period):
-    run = run_stream(Delay(stages, period), [{"value": v} for v in range(10)])
+@pytest.mark.parametrize("stages, period, fold", [(1, 1, None), (3, 1, None), (4, 3, None),
+                                                  (30, 1, None), (5, 1, 3), (13, 1, 4)])
+def test_latency_and_interval_without_stalls(stages, period, fold):
+    run = run_stream(Delay(stages, period, fold=fold), [{"value": v} for v in range(60)])
     # stages advances of period cycles each, or with period 1 the stages and the output
-    # buffer's register; one result per period.
-    assert run.output_cycles[0] - run.input_cycles[0] == (stages + 1 if period == 1
+    # queue's two (the write into its memory, the read into its output register); one result
+    # per period or fold: the credits never run out while o.ready stays high.
+    assert run.output_cycles[0] - run.input_cycles[0] == (stages + 2 if period == 1
                                                           else stages * period)
-    assert set(np.diff(run.output_cycles).tolist()) == {period}
+    assert set(np.diff(run.output_cycles).tolist()) == {fold or period}
+
+
+def test_the_queue_is_one_entry_deeper_than_the_results_on_their_way():
+    # ceil(latency / interval) results may be on their way when an input is taken
+    assert StreamPipeline.queue_depth(3) == 3 + 2 + 1
+    assert StreamPipeline.queue_depth(5, 3) == 3 + 1
+    assert StreamPipeline.queue_depth(4, 3) == 2 + 1
 
 
 @pytest.mark.parametrize("tag_width", [-1, 1.5, True, "8"])
@@ -72,11 +86,11 @@ def test_tag_width_is_checked(tag_width):
         Delay(1, tag_width=tag_width)
 
 
-def test_enable_copy_needs_the_registered_enable():
+def test_phase_copy_needs_the_fold():
     class Early(Delay):
         def elaborate(self, platform):
-            self.enable_copy(Module(), "copy")
-    with pytest.raises(ValueError, match="enable_copy needs pipeline_control with period 1"):
+            self.phase_copy(Module(), "copy")
+    with pytest.raises(ValueError, match="phase_copy needs fold_control first"):
         Early(3).elaborate(None)
 
 

@@ -20,7 +20,7 @@ holds while its result waits.
 from fractions import Fraction
 from math import ceil
 
-from amaranth.hdl import Assert, Const, Shape, Signal, unsigned
+from amaranth.hdl import Const, Shape, Signal, unsigned
 from amaranth.lib import data, fifo, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -184,7 +184,6 @@ class StreamPipeline(wiring.Component):
         m.d.comb += [queue.w_data.eq(result.as_value()), queue.w_en.eq(valid),
                      self.o.payload.eq(queue.r_data), self.o.valid.eq(queue.r_rdy),
                      queue.r_en.eq(self.o.ready)]
-        m.d.comb += Assert(~valid | queue.w_rdy, "a result found the output queue full")
         pop = self.o.valid & self.o.ready
         after = credits - taken + pop
         m.d.sync += [credits.eq(after), room.eq(after != 0)]

@@ -185,8 +185,11 @@ class StreamPipeline(wiring.Component):
                      self.o.payload.eq(queue.r_data), self.o.valid.eq(queue.r_rdy),
                      queue.r_en.eq(self.o.ready)]
         pop = self.o.valid & self.o.ready
-        after = credits - taken + pop
-        m.d.sync += [credits.eq(after), room.eq(after != 0)]
+        m.d.sync += credits.eq(credits - taken + pop)
+        # Whether a credit is free next cycle, from comparisons of the count with constants,
+        # not from the sum (a carry chain and a comparison in one cycle: 6.5 ns, the 16-bit
+        # CORDIC's limiting path): none is unless one comes back, or the last one is taken.
+        m.d.sync += room.eq(pop | ~((credits == 0) | ((credits == 1) & taken)))
         return result
 
     def _period_control(self, m, stages, period):

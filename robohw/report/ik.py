@@ -37,7 +37,7 @@ def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=N
                                       width=24, align_outputs=True)
             plan = plan_pipeline(GRAPHS[graph_name](robot), **puma_format(24), timing=timing)
             graphs.append({**solution, "timing": timing,
-                           # the stream's latency, its output buffer included
+                           # the stream's latency, its output queue included
                            "latency_cycles": StreamPipeline.control_latency(plan.depth,
                                                                            plan.period),
                            "interval_cycles": plan.period})

@@ -61,7 +61,7 @@ def tradeoff(sizes, measured=()):
     for n in sizes:
         robot = tradeoff_robot(n)
         for name, array in ARRAYS.items():
-            dut = array(robot)           # the component: its latency has the output buffer
+            dut = array(robot)           # the component: its latency has the output queue
             row = {"n": n, "array": name, "latency": dut.latency, "interval": dut.interval,
                    **dut.resources(), "window_lengths": dut.window_lengths}
             if n in measured:

@@ -24,8 +24,9 @@ from robohw.robots import Robot, load_robot
 from robohw.systolic.dataflow import OPS, Tracer, assign_formats, frac_bits_for
 from robohw.systolic.folding import modulo_schedule
 from robohw.systolic.model import MAX_WIDTH
-from robohw.systolic.pipeline import (INPUT_CELL, build_dataflow, cell_depths, control_parts,
-                                      delay_taps, schedule)
+from robohw.systolic.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
+                                      MULTIPLIER_PRODUCT_REGISTERS, build_dataflow, cell_depths,
+                                      control_parts, delay_taps, schedule)
 
 __all__ = ["InertiaPlan", "InertiaArray", "MIN_WIDTH"]
 
@@ -252,8 +253,9 @@ class InertiaPlan:
         held = sum(1 for _, slot in slots if slot)  # angles waiting for their phase
         cordic_bits = cordics * pipelined_register_bits(self.cordic)
         folded = self._fold > 1
-        # A shared multiplier's registers: two operands and the double-width product.
-        multiplier_bits = self.schedule.multipliers * 4 * w if folded else 0
+        # A shared multiplier's registers: its operand pairs and double-width products.
+        multiplier_bits = self.schedule.multipliers * 2 * w * (
+            MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS) if folded else 0
         return {
             "processing_elements": len(processors),
             "cordics": cordics,

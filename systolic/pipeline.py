@@ -26,14 +26,21 @@ from robohw.systolic.dataflow import OPS
 from robohw.systolic.model import ROUNDING
 
 __all__ = ["cell_depths", "Schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL",
-           "SHARED_OPS", "MULTIPLIER_STAGES", "control_parts"]
+           "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
+           "MULTIPLIER_PRODUCT_REGISTERS", "control_parts"]
 
 INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
-# operands its multiplexers pick, the product, the rounded result in the node's register (a
-# 24 x 24 product is four DSP tiles and a carry chain: it wants a cycle of its own).
+# operands its multiplexers pick, registered twice (beside the multiplexers, then beside the
+# DSP tile), the product registered twice (beside the tile, then beside its consumers), and
+# the rounded result in the node's register. The DSP tiles sit in a few rows of the chip, far
+# from most registers: with one register on each side, the linear array folded by 7 at 18 bits
+# was limited to 85.5 MHz by an operand register -> tile -> product register path (11.7 ns,
+# 7.2 of it routing to and from the tile).
 SHARED_OPS = ("mul", "cmul")
-MULTIPLIER_STAGES = 3
+MULTIPLIER_OPERAND_REGISTERS = 2
+MULTIPLIER_PRODUCT_REGISTERS = 2
+MULTIPLIER_STAGES = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS + 1
 
 
 def _latency(node):
@@ -262,20 +269,28 @@ def control_parts(tracer, indices, plan):
 def _shared_multipliers(m, width, plan, enable):
     """The folded schedule's multipliers: ``({index: product}, {unit: operands})``. A
     multiplier takes, in each phase, the operands of the product scheduled on it then (a
-    multiplexer, driven by :func:`_select_operands` once every value exists), registers them,
-    and registers their product: :data:`MULTIPLIER_STAGES` cycles with the rounding into the
-    node's register. The operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits);
+    multiplexer, driven by :func:`_select_operands` once every value exists), registers them
+    :data:`MULTIPLIER_OPERAND_REGISTERS` times and their product
+    :data:`MULTIPLIER_PRODUCT_REGISTERS` times: :data:`MULTIPLIER_STAGES` cycles with the
+    rounding into the node's register. The operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits);
     a negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
     (:func:`~robohw.systolic.dataflow.frac_bits_for` keeps a margin), so its negation is one."""
     by_unit, operands = {}, {}
+
+    def register(value, name):
+        held = Signal(value.shape(), name=name, reset_less=True)
+        with m.If(enable):
+            m.d.sync += held.eq(value)
+        return held
     for unit in sorted(set(plan.unit.values())):
         operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}") for side in "ab"]
-        held = [Signal(signed(width), name=f"mul{unit}_{side}_reg", reset_less=True)
-                for side in "ab"]
-        by_unit[unit] = Signal(signed(2 * width), name=f"mul{unit}_p", reset_less=True)
-        with m.If(enable):
-            m.d.sync += [held[0].eq(operands[unit][0]), held[1].eq(operands[unit][1]),
-                         by_unit[unit].eq(held[0] * held[1])]
+        a, b = operands[unit]
+        for stage in range(MULTIPLIER_OPERAND_REGISTERS):
+            a, b = register(a, f"mul{unit}_a_reg{stage}"), register(b, f"mul{unit}_b_reg{stage}")
+        product = a * b
+        for stage in range(MULTIPLIER_PRODUCT_REGISTERS):
+            product = register(product, f"mul{unit}_p{stage}")
+        by_unit[unit] = product
     return {k: by_unit[unit] for k, unit in plan.unit.items()}, operands
 
 

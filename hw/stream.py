@@ -8,8 +8,9 @@ carried from ``i`` to ``o`` unchanged, and its timing stated as properties: :att
 
 :meth:`StreamPipeline.pipeline_control` writes the handshake once. A pipeline that takes an
 input every cycle (or every ``fold`` cycles, :meth:`StreamPipeline.fold_control`) never stops:
-its results go into an output queue, and an input is taken only while the queue has room for
-every result on its way (credits), so backpressure never reaches the datapath. There is no
+its results go into an output queue (:class:`~robohw.hw.queue.QueueLane`, one lane per
+field), and an input is taken only while the queue has room for every result on its way
+(credits), so backpressure never reaches the datapath. There is no
 enable to distribute: on an FPGA one enable driving every register of a large pipeline was the
 limiting path (the pipelined IK's, then the inertia arrays'). Only valid bits (and the queue's
 pointers and credits) reset; nothing is lost, duplicated or reordered under any stall pattern.
@@ -21,16 +22,13 @@ from fractions import Fraction
 from math import ceil
 
 from amaranth.hdl import Const, Shape, Signal, unsigned
-from amaranth.lib import data, fifo, stream, wiring
+from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from robohw.hw.delay_line import tapped_delay_line
+from robohw.hw.queue import QUEUE_LATENCY, QueueLane
 
-__all__ = ["StreamPipeline", "check_tag_width", "check_fold", "QUEUE_LATENCY"]
-
-# Cycles a result spends in the output queue when it is empty (amaranth.lib.fifo's
-# SyncFIFOBuffered: one to write its memory, one to read it into the output register).
-QUEUE_LATENCY = 2
+__all__ = ["StreamPipeline", "check_tag_width", "check_fold"]
 
 
 def check_tag_width(tag_width):
@@ -98,8 +96,9 @@ class StreamPipeline(wiring.Component):
     @staticmethod
     def control_latency(stages, period=1):
         """Cycles from an input transfer to its result at ``o`` under :meth:`pipeline_control`
-        of ``stages`` register stages: ``stages`` and :data:`QUEUE_LATENCY` (the output queue)
-        with ``period`` 1, ``stages * period`` otherwise."""
+        of ``stages`` register stages: ``stages`` and the output queue's
+        :data:`~robohw.hw.queue.QUEUE_LATENCY` with ``period`` 1, ``stages * period``
+        otherwise."""
         return stages + QUEUE_LATENCY if period == 1 else stages * period
 
     @classmethod
@@ -112,16 +111,17 @@ class StreamPipeline(wiring.Component):
 
     def control_register_bits(self, stages, period=1, fold=1):
         """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
-        delay lines; with ``period`` 1 the credits and the queue's pointers and level (its
-        entries are a memory); with ``period > 1`` the phase counter; with ``fold > 1``
+        delay lines; with ``period`` 1 the credits and each queue lane's pointers and valid bit
+        (its entries are a memory); with ``period > 1`` the phase counter; with ``fold > 1``
         (:meth:`fold_control`) the ring of phases."""
         lines = stages * (1 + self.tag_width) + (fold if fold > 1 else 0)
         if period > 1:
             return lines + _bits(range(period))
         depth = self.queue_depth(stages, fold)
-        # credits and the room flag; SyncFIFOBuffered's inner level, two pointers and r_rdy
+        lanes = sum(1 for _, spec in self.o.payload.shape() if spec.width)
+        # the credits and the room flag; each lane's pointers and valid bit
         return (lines + _bits(range(depth + 1)) + 1
-                + _bits(range(depth)) + 2 * _bits(range(depth - 1)) + 1)
+                + lanes * QueueLane(1, depth).register_bits)
 
     def pipeline_control(self, m, stages, *, period=1):
         """The handshake of a pipeline of ``stages`` register stages that move together.
@@ -180,10 +180,18 @@ class StreamPipeline(wiring.Component):
         tag = tapped_delay_line(m, self.i.payload.tag, [stages], Const(1), "tag")[stages]
         result = Signal(layout)
         m.d.comb += result.tag.eq(tag)
-        m.submodules.out_queue = queue = fifo.SyncFIFOBuffered(width=layout.size, depth=depth)
-        m.d.comb += [queue.w_data.eq(result.as_value()), queue.w_en.eq(valid),
-                     self.o.payload.eq(queue.r_data), self.o.valid.eq(queue.r_rdy),
-                     queue.r_en.eq(self.o.ready)]
+        # One lane per field (see robohw.hw.queue): all lanes take the same writes and reads,
+        # so they hold the same entries and any one's valid bit is the stream's.
+        valids = []
+        for field, spec in layout:
+            if not spec.width:
+                continue
+            lane = m.submodules[f"out_queue_{field}"] = QueueLane(spec.shape, depth)
+            m.d.comb += [lane.w_data.eq(getattr(result, field)), lane.w_en.eq(valid),
+                         getattr(self.o.payload, field).eq(lane.r_data),
+                         lane.r_ready.eq(self.o.ready)]
+            valids.append(lane.r_valid)
+        m.d.comb += self.o.valid.eq(valids[0])
         pop = self.o.valid & self.o.ready
         m.d.sync += credits.eq(credits - taken + pop)
         # Whether a credit is free next cycle, from comparisons of the count with constants,

@@ -8,9 +8,9 @@ register counts over every path from ``i.payload`` to ``o.payload``. A fully pip
 has one count, its latency in cycles. A memory is an edge from its write port's data to its
 synchronous read port's data of weight rows + 1: the delay of a circular buffer written and
 read at one pointer, the read port's register included (:func:`robohw.hw.delay_line.memory_delay`; the netlist cannot see the
-pointers, so the simulations measure that part). The memory of a queue
-(:class:`amaranth.lib.fifo.SyncFIFOBuffered`, a stream's output queue) is an edge of weight 2:
-its write and its read register, the delay of a result that finds it empty.
+pointers, so the simulations measure that part). The memory of a lane of a
+stream's output queue (:class:`robohw.hw.queue.QueueLane`) is an edge of weight 2: its write and
+its read register, the delay of a result that finds it empty.
 """
 
 from collections import defaultdict
@@ -19,7 +19,8 @@ from amaranth.hdl import Value
 from amaranth.hdl._ast import Assign, Switch
 from amaranth.hdl._ir import Fragment
 from amaranth.hdl._mem import MemoryInstance
-from amaranth.lib.fifo import SyncFIFOBuffered
+
+from robohw.hw.queue import QueueLane
 
 __all__ = ["register_depths"]
 
@@ -39,7 +40,7 @@ def register_depths(component):
     readers = defaultdict(set)   # signal -> {(signal it feeds, registers on the edge)}
 
     def walk(fragment, in_queue=False):
-        in_queue = in_queue or any(isinstance(o, SyncFIFOBuffered)
+        in_queue = in_queue or any(isinstance(o, QueueLane)
                                    for o in fragment.origins or ())
         for domain, statements in fragment.statements.items():
             weight = 0 if domain == "comb" else 1

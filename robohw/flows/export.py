@@ -40,8 +40,8 @@ LINT_WAIVERS = {
                     "(the slices of wider arithmetic results), and inputs a design does not "
                     "need (the inertia matrix does not depend on q1; CORDIC flags a task "
                     "graph does not read).",
-    "DECLFILENAME": "write_verilog puts each submodule (a stream's output queue, "
-                    "amaranth.lib.fifo.SyncFIFOBuffered) in the same file as its own module, "
+    "DECLFILENAME": "write_verilog puts each submodule (a lane of a stream's output queue, "
+                    "robohw.hw.queue.QueueLane) in the same file as its own module, "
                     "named after the top module and its path, so the names stay unique.",
     "CASEINCOMPLETE": "write_verilog's case statements for multiplexers assign every target "
                       "before the case, so an unlisted selector value keeps that default.",

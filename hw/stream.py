@@ -197,7 +197,7 @@ class StreamPipeline(wiring.Component):
         # Whether a credit is free next cycle, from comparisons of the count with constants,
         # not from the sum (a carry chain and a comparison in one cycle: 6.5 ns, the 16-bit
         # CORDIC's limiting path): none is unless one comes back, or the last one is taken.
-        m.d.sync += room.eq(pop | ~((credits == 0) | ((credits == 1) & taken)))
+        m.d.sync += room.eq(pop | (credits.any() & ~((credits == 1) & taken)))
         return result
 
     def _period_control(self, m, stages, period):

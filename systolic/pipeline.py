@@ -38,8 +38,8 @@ INPUT_CELL = ("in",)
 # was limited to 85.5 MHz by an operand register -> tile -> product register path (11.7 ns,
 # 7.2 of it routing to and from the tile).
 SHARED_OPS = ("mul", "cmul")
-MULTIPLIER_OPERAND_REGISTERS = 2
-MULTIPLIER_PRODUCT_REGISTERS = 2
+MULTIPLIER_OPERAND_REGISTERS = 3
+MULTIPLIER_PRODUCT_REGISTERS = 3
 MULTIPLIER_STAGES = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS + 1
 
 

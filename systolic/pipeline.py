@@ -36,10 +36,11 @@ INPUT_CELL = ("in",)
 # the rounded result in the node's register. The DSP tiles sit in a few rows of the chip, far
 # from most registers: with one register on each side, the linear array folded by 7 at 18 bits
 # was limited to 85.5 MHz by an operand register -> tile -> product register path (11.7 ns,
-# 7.2 of it routing to and from the tile).
+# 7.2 of it routing to and from the tile); two on each side: 93.8 MHz (the same path, 10.7 ns);
+# three on each side: 87.5 MHz (the operand multiplexers' inputs then crossed the chip).
 SHARED_OPS = ("mul", "cmul")
-MULTIPLIER_OPERAND_REGISTERS = 3
-MULTIPLIER_PRODUCT_REGISTERS = 3
+MULTIPLIER_OPERAND_REGISTERS = 2
+MULTIPLIER_PRODUCT_REGISTERS = 2
 MULTIPLIER_STAGES = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS + 1
 
 

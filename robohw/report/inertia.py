@@ -15,6 +15,7 @@ from robohw.reference.inertia import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
 from robohw.systolic.model import model_inertia
+from robohw.systolic.pipeline import MULTIPLIER_STAGES
 from robohw.progress import Progress
 from robohw.measure import measure_design
 from robohw.report.plots import pyplot
@@ -244,8 +245,9 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
         "and constant) share ceil(products / k) multipliers and its joints ceil(5 / k) "
         "CORDICs, scheduled by a modulo reservation table (robohw.systolic.folding). The "
         "processing elements' windows are the unfolded array's timing; folded, every operation "
-        "starts as soon as its operands and a multiplier are free, so a folded array is "
-        "shallower than the unfolded one. DSP tiles are estimated from the multipliers (18 x 18 "
+        "starts as soon as its operands and a multiplier are free, so a folded array is about "
+        "as deep as the unfolded one although each shared product takes "
+        f"{MULTIPLIER_STAGES} stages. DSP tiles are estimated from the multipliers (18 x 18 "
         f"tiles at {width} bits; four per product at 24 bits; constants at their own width "
         "unfolded); \"DSP "
         "fits\" lists the ECP5 devices whose tiles hold them, in bold where k is the smallest "

@@ -10,9 +10,9 @@ __all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepth
 
 ARRAYS = {"linear": LinearInertiaArray, "logdepth": LogDepthInertiaArray}
 PLANS = {"linear": LinearPlan, "logdepth": LogDepthPlan}
-# Folds measured to place and route on an ECP5-85F at the registry's 18 bits (37 shared
-# multipliers, one MULT18X18D tile each, for the PUMA 560's 259 and 296 products; README "FPGA
-# synthesis"). At 24 bits (four tiles a product) these are the smallest folds whose tiles fit
-# the 85F's 156, but routing them did not finish. Smaller folds at 18 bits (down to 2 by the
-# tiles) are not placed yet.
-DEFAULT_FOLDS = {"linear": 7, "logdepth": 8}
+# Folds measured to place and route on an ECP5-85F at the registry's 18 bits, one MULT18X18D
+# tile per shared multiplier (README "FPGA synthesis"): the linear array at fold 6 (44 tiles for
+# the PUMA 560's 259 products; 100.1 MHz; fold 7 reached 93.8), the smallest fold placed so far;
+# the recursive-doubling array (296 products) at fold 8 (37 tiles) has not finished routing
+# yet. The tiles would allow fold 2 for both.
+DEFAULT_FOLDS = {"linear": 6, "logdepth": 8}

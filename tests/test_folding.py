@@ -117,13 +117,15 @@ def test_the_netlist_has_the_stated_multipliers(array):
 
 
 def test_the_default_folds_fit_the_dsp_tiles_of_an_ecp5_85f():
-    # 156 MULT18X18D tiles on the LFE5U-85F. At 24 bits (four tiles per product) the default
-    # folds are the smallest that fit the tiles; at the registry's 18 bits one tile each.
+    # 156 MULT18X18D tiles on the LFE5U-85F, one per shared product at the registry's 18 bits
+    # (the folds themselves were chosen by placing them: systolic.DEFAULT_FOLDS).
+    tiles = {}
     for name, fold in DEFAULT_FOLDS.items():
-        plan = PLANS[name](width=24, fold=fold)
-        products = len(shared_products(plan.tracer, plan.live))
-        assert 4 * math.ceil(products / fold) <= 156 < 4 * math.ceil(products / (fold - 1))
-        assert DESIGNS[f"inertia-{name}"].default_width == 18
+        design = DESIGNS[f"inertia-{name}"]
+        plan = PLANS[name](width=design.default_width, fold=fold)
+        tiles[name] = math.ceil(len(shared_products(plan.tracer, plan.live)) / fold)
+        assert design.default_width == 18 and design.default_fold == fold
+    assert tiles == {"linear": 44, "logdepth": 37}
 
 
 def test_folded_model_is_the_unfolded_model():

@@ -232,7 +232,7 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     text = "\n\n".join([
         "# Manipulator inertia matrix",
         f"Robot: {robot.name}, N = 6, {width}-bit datapath, at the registry's width and folds "
-        "(one 18 x 18 DSP tile per shared product; folds measured to place and route on an "
+        "(one 18 x 18 DSP tile per shared product; folds chosen by placing them on an "
         "ECP5-85F). Both arrays take q (binary angles), compute cos and sin in "
         "pipelined CORDICs and stream out the upper triangle of H. Unfolded, latency is the "
         "formula of each array (linear: L_in + L_T + max(N L_A, L_A + (N-1) L_B); logdepth: "

@@ -21,7 +21,7 @@ class PipelinedCordic(CordicComponent):
     saturation) end in the output registers. No stage holds more than one carry chain per value.
 
     Latency is ``1 + R + F`` cycles to the output registers and
-    :data:`~robohw.hw.stream.QUEUE_LATENCY` more through the stream's output queue
+    :data:`~robohw.hw.queue.QUEUE_LATENCY` more through the stream's output queue
     (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`); throughput is one result per
     clock while ``o.ready`` is high. The datapath never stops: while ``o.ready`` is low its
     results wait in the queue, and ``i.ready`` falls once the queue could not take the results

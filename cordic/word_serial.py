@@ -12,7 +12,8 @@ from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 
 __all__ = ["WordSerialCordic", "WordSerialUnit", "serial_shift", "serial_directions", "serial_add",
-           "word_serial_datapath", "word_serial_period", "REGISTERED_SHIFT"]
+           "word_serial_datapath", "word_serial_period", "check_interleave", "REGISTERED_SHIFT",
+           "INTERLEAVES"]
 
 # Whether a step registers its barrel shifters' outputs before adding (two cycles a step, a
 # shorter loop): the default, chosen by measurement (README, "FPGA synthesis").
@@ -87,30 +88,38 @@ class WordSerialCordic(CordicComponent):
 @dataclass(frozen=True)
 class _StepTable:
     """The parameters of one register step as the unit's registers hold them: ``shift`` (the
-    micro-rotation's, or the normalization factor's), ``angle``, and the flags ``rotate``,
-    ``subtract`` (a factor ``1 - 2**-shift``) and ``expanded``."""
+    micro-rotation's, or the normalization factor's), ``angle``, the flags ``rotate``,
+    ``subtract`` (a factor ``1 - 2**-shift``) and ``expanded``, and ``expansion``: an expanded
+    step's position in ``config.expansion_shifts`` (0 for the other steps)."""
     shift: int
     angle: int
     rotate: bool
     subtract: bool
     expanded: bool
+    expansion: int
 
 
 def _step_table(config):
     return [_StepTable(shift=step.shift if step.shift is not None else step.norm_shift,
                        angle=step.angle, rotate=step.shift is not None,
-                       subtract=step.gamma < 0, expanded=step.expanded)
+                       subtract=step.gamma < 0, expanded=step.expanded,
+                       expansion=config.expansion_shifts.index(step.shift) if step.expanded
+                       else 0)
             for step in register_steps(config)]
 
 
-def serial_shift(config, x, y, shift, rotate, expanded):
+def serial_shift(config, x, y, shift, rotate, expanded, expansion=0):
     """The unit's barrel shifters: ``(t, u)``, the shifted ``y, x`` for a micro-rotation
-    (``rotate``) or ``x, y`` for a normalization factor (an ``expanded`` step, hyperbolic range
-    expansion only, subtracts them from the unshifted value: a second carry chain)."""
+    (``rotate``) or ``x, y`` for a normalization factor. An ``expanded`` step (hyperbolic range
+    expansion only) gives ``v - (v >> k)`` instead, ``k`` the ``expansion``-th of
+    ``config.expansion_shifts``: its few constant shifts are a small multiplexer beside the
+    barrel shifter, so the subtraction's carry chain never follows the barrel shifter."""
     into_x, into_y = Mux(rotate, y, x), Mux(rotate, x, y)
     t, u = into_x >> shift, into_y >> shift
-    if any(step.expanded for step in config.steps):
-        t, u = Mux(expanded, into_x - t, t), Mux(expanded, into_y - u, u)
+    if config.expansion_shifts:
+        def expand(v):
+            return v - Array(v >> k for k in config.expansion_shifts)[expansion]
+        t, u = Mux(expanded, expand(into_x), t), Mux(expanded, expand(into_y), u)
     return t, u
 
 
@@ -149,12 +158,29 @@ def _wire(m, value, name):
     return wire
 
 
-def word_serial_period(config, registered_shift=REGISTERED_SHIFT):
+def word_serial_period(config, registered_shift=REGISTERED_SHIFT, interleave=1):
     """Cycles from a start of :func:`word_serial_datapath` to its result: the load, one per
     register step (two with ``registered_shift``; the last also fills the result register),
-    one per finish stage."""
+    one per finish stage. With ``interleave`` 2, cycles from the first start until both results
+    are at the outputs (the second operand's result is the first's one cycle later, and the
+    first is then caught in the output registers): one more for each."""
+    check_interleave(interleave, registered_shift)
     per_step = 2 if registered_shift else 1
-    return 1 + per_step * len(register_steps(config)) + len(finish_stages(config))
+    return 1 + per_step * len(register_steps(config)) + len(finish_stages(config)) + \
+        (interleave - 1)
+
+
+INTERLEAVES = (1, 2)
+
+
+def check_interleave(interleave, registered_shift=True):
+    """Return ``interleave`` if it is 1, or 2 with ``registered_shift``; raise otherwise."""
+    if interleave not in INTERLEAVES or isinstance(interleave, bool):
+        raise ValueError(f"interleave must be 1 or 2, not {interleave!r}")
+    if interleave == 2 and not registered_shift:
+        raise ValueError("interleave 2 needs registered_shift: the two operands take turns at "
+                         "the shifter and the adder")
+    return interleave
 
 
 @dataclass(frozen=True)
@@ -169,7 +195,7 @@ class WordSerialUnit:
 
 
 def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None, hold=0,
-                         fields=None, registered_shift=REGISTERED_SHIFT):
+                         fields=None, registered_shift=REGISTERED_SHIFT, interleave=1):
     """A word-serial CORDIC inside module ``m``, started by its owner: when ``start`` is high the
     operands (port codes) are loaded; the unit then runs the register steps one at a time
     (:func:`~robohw.cordic.datapath.register_steps`: no cycle chains two adders), the last
@@ -187,7 +213,16 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     Start it when the unit is idle (``busy`` low), or in the cycle it runs its ``last`` step
     without ``hold``: the new operand then follows the old one directly. Returns a
     :class:`WordSerialUnit`.
+
+    With ``interleave`` 2 (C-slow, with ``registered_shift``) the unit holds two operands at
+    once: ``start`` is high for two consecutive cycles, loading the first operand, then the
+    second; in every cycle one operand's shift and the other's add run, so both results take
+    the time one takes alone, one cycle apart. The outputs show the first result until the
+    next ``start`` and the second from then until the second start cycle
+    (:func:`word_serial_period` cycles after the first start); ``hold`` must be 0.
     """
+    if check_interleave(interleave, registered_shift) == 2:
+        return _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, fields)
     steps = register_steps(config)
     count = len(steps)
     xr = Signal(signed(config.xy_width), name=f"{name}_x", reset_less=True)
@@ -201,7 +236,7 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     # a cycle ahead): no table lookup in the loop.
     table = _step_table(config)
     params = {}
-    for field in ("shift", "angle", "rotate", "subtract", "expanded"):
+    for field in ("shift", "angle", "rotate", "subtract", "expanded", "expansion"):
         column = [int(getattr(row, field)) for row in table]
         params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
                                name=f"{name}_{field}", reset_less=True)
@@ -216,7 +251,8 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     # (phase 0: the shifters' outputs registered) and an add cycle (phase 1).
     phase = Signal(name=f"{name}_phase")
     adding = Const(1, 1)
-    t, u = serial_shift(config, xr, yr, params["shift"], params["rotate"], params["expanded"])
+    t, u = serial_shift(config, xr, yr, params["shift"], params["rotate"], params["expanded"],
+                        params["expansion"])
     angle = params["angle"]
     minus = serial_directions(config, yr, zr, params["rotate"], params["subtract"])
     if registered_shift:
@@ -270,3 +306,95 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
         if held is not None:
             m.d.sync += held.eq(sideband)
     return WordSerialUnit(outputs, valid, busy, last)
+
+
+def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, fields):
+    """:func:`word_serial_datapath` with ``interleave`` 2: the loop of the registered-shift unit
+    (``x, y, z`` -> shifter -> shifted registers -> adders -> ``x, y, z``) holds two operands,
+    one on each side of the shifted registers (C-slow retiming)."""
+    if not (isinstance(hold, int) and hold == 0):
+        raise ValueError("an interleaved word-serial unit cannot hold: its two operands "
+                         "take turns in every cycle")
+    steps = register_steps(config)
+    count = len(steps)
+    shapes = state_shapes(config)
+    # The operand at the shifter (a) and the one at the adders (b); a sideband rides along.
+    a = {port: Signal(shapes[port], name=f"{name}_{port}", reset_less=True) for port in "xyz"}
+    b = {port: Signal(shapes[port], name=f"{name}_{port}_b", reset_less=True) for port in "xyz"}
+    if sideband is not None:
+        a["sideband"] = Signal(sideband.shape(), name=f"{name}_sideband", reset_less=True)
+        b["sideband"] = Signal(sideband.shape(), name=f"{name}_sideband_b", reset_less=True)
+    table = _step_table(config)
+    params = {}
+    for field in ("shift", "angle", "rotate", "subtract", "expanded", "expansion"):
+        column = [int(getattr(row, field)) for row in table]
+        params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
+                               name=f"{name}_{field}", reset_less=True)
+    index = Signal(range(count), name=f"{name}_index")
+    upcoming = Signal(range(count + 1), name=f"{name}_upcoming")
+    busy = Signal(name=f"{name}_busy")
+    # Phase 0: the first operand's shift (and the second's add); phase 1: the other way round.
+    # A step's parameters hold for both phases and move on after phase 1.
+    phase = Signal(name=f"{name}_phase")
+    started = Signal(name=f"{name}_started")     # start was high in the cycle before
+    first = start & ~started
+
+    def load(position):
+        return [params[f].eq(Array(int(getattr(row, f)) for row in [*table, table[0]])[position])
+                for f in params]
+    t, u = serial_shift(config, a["x"], a["y"], params["shift"], params["rotate"],
+                        params["expanded"], params["expansion"])
+    minus = serial_directions(config, a["y"], a["z"], params["rotate"], params["subtract"])
+    # No enable on the loop: the shifted registers take the operand at the shifter in every
+    # cycle, with the step parameters its add will need (the parameters move on before the
+    # second operand's add).
+    shifted = register_values(m, {
+        "t": t, "u": u, "angle": Mux(params["rotate"], params["angle"], 0),
+        "rotate": params["rotate"], **{f"{k}_minus": v for k, v in minus.items()}}, True,
+        f"{name}_shifted")
+    x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}") for value, port in zip(
+        serial_add(config, b["x"], b["y"], b["z"], shifted["t"], shifted["u"],
+                   shifted["angle"], shifted["rotate"],
+                   {k: shifted[f"{k}_minus"] for k in minus}), "xyz"))
+    stepped = {"x": x1, "y": y1, "z": z1}
+    if sideband is not None:
+        stepped["sideband"] = b["sideband"]
+    loaded = dict(zip("xyz", prerotate(config, x, y, z)))
+    if sideband is not None:
+        loaded["sideband"] = sideband
+    m.d.sync += [b[k].eq(a[k]) for k in a]
+    with m.If(start):
+        m.d.sync += [a[k].eq(loaded[k]) for k in a]
+    with m.Else():
+        m.d.sync += [a[k].eq(stepped[k]) for k in a]
+    # The first operand's last add runs in phase 1 of the last step, the second's a cycle
+    # later; each fills the result register.
+    last_first = Signal(name=f"{name}_last")
+    last_second = Signal(name=f"{name}_last_second")
+    m.d.comb += last_first.eq(busy & phase & (index == count - 1))
+    m.d.sync += [started.eq(start), last_second.eq(last_first)]
+    with m.If(busy):
+        m.d.sync += phase.eq(~phase)
+        with m.If(phase):
+            m.d.sync += [index.eq(Mux(last_first, 0, index + 1)), *load(upcoming),
+                         upcoming.eq(Mux(last_first, 1, upcoming + 1))]
+        with m.If(last_first):
+            m.d.sync += busy.eq(0)
+    with m.If(first):
+        m.d.sync += [busy.eq(1), phase.eq(0), index.eq(0), upcoming.eq(1), *load(0)]
+    result = register_values(m, stepped, last_first | last_second, f"{name}_result",
+                             shapes)
+    finish = len(finish_stages(config))
+    outputs = finish_registers(m, config, result, True, f"{name}_pair", fields)
+    # The first result is caught as it leaves the finish stages; the second stays in them
+    # (the result register holds it) and is caught at the next start.
+    first_done = tapped_delay_line(m, last_first, [1 + finish], Const(1),
+                                   f"{name}_first_valid", reset_less=False)[1 + finish]
+    caught = register_values(m, outputs, first_done | start, f"{name}_caught")
+    # Whether the outputs hold a first result (until the next start shows the second).
+    valid = Signal(name=f"{name}_result_valid")
+    with m.If(first_done):
+        m.d.sync += valid.eq(1)
+    with m.Elif(first):
+        m.d.sync += valid.eq(0)
+    return WordSerialUnit(caught, valid, busy, last_first)

@@ -256,7 +256,7 @@ TIMINGS = ("pipelined", "word_serial")
 # (grade 6, 24 bits, best graph): 63.5 MHz and a pose every 48 cycles (1.32 poses/us) against
 # 76.6 MHz and every 93 cycles (0.82 poses/us) with the shifters' outputs registered: the
 # shift path of these wide CCMs is mostly routing, so the extra cycle does not pay.
-REGISTERED_SHIFT = False
+REGISTERED_SHIFT = True
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,14 @@ class QueueLane(wiring.Component):
 
     @property
     def register_bits(self):
-        """Flip-flops besides the memory and its read register: two pointers and ``r_valid``."""
-        return 2 * Shape.cast(range(self._depth)).width + 1
+        """Flip-flops besides the memory and its read register: two pointers and ``r_valid``
+        (:meth:`pointer_bits`)."""
+        return self.pointer_bits(self._depth)
+
+    @staticmethod
+    def pointer_bits(depth):
+        """Flip-flops of a lane of ``depth`` entries besides its memory and read register."""
+        return 2 * Shape.cast(range(depth)).width + 1
 
     def elaborate(self, platform):
         m = Module()

@@ -14,14 +14,15 @@ field), and an input is taken only while the queue has room for every result on 
 enable to distribute: on an FPGA one enable driving every register of a large pipeline was the
 limiting path (the pipelined IK's, then the inertia arrays'). Only valid bits (and the queue's
 pointers and credits) reset; nothing is lost, duplicated or reordered under any stall pattern.
-A pipeline of word-serial stages (``period > 1``) advances once every ``period`` cycles and
-holds while its result waits.
+A pipeline of word-serial stages (``period > 1``) advances in ``slots`` consecutive cycles
+of every ``period`` (one input may be taken in each) and never stops either: its results go
+into the same output queue.
 """
 
 from fractions import Fraction
 from math import ceil
 
-from amaranth.hdl import Const, Shape, Signal, unsigned
+from amaranth.hdl import Const, Mux, Shape, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
@@ -65,6 +66,7 @@ class StreamPipeline(wiring.Component):
     def __init__(self, inputs, outputs, *, tag_width=0):
         self._tag_width = check_tag_width(tag_width)
         self._fold = None            # set by fold_control, for phase_copy
+        self._period = None          # (period, slots), set by pipeline_control, for advance_copy
         for name, fields in (("inputs", inputs), ("outputs", outputs)):
             if "tag" in fields:
                 raise ValueError(f"{name}: the field name 'tag' is reserved for the user tag")
@@ -96,34 +98,38 @@ class StreamPipeline(wiring.Component):
     @staticmethod
     def control_latency(stages, period=1):
         """Cycles from an input transfer to its result at ``o`` under :meth:`pipeline_control`
-        of ``stages`` register stages: ``stages`` and the output queue's
-        :data:`~robohw.hw.queue.QUEUE_LATENCY` with ``period`` 1, ``stages * period``
-        otherwise."""
-        return stages + QUEUE_LATENCY if period == 1 else stages * period
+        of ``stages`` register stages of ``period`` cycles each: ``stages * period`` and the
+        output queue's :data:`~robohw.hw.queue.QUEUE_LATENCY`."""
+        return stages * period + QUEUE_LATENCY
 
     @classmethod
-    def queue_depth(cls, stages, interval=1):
-        """Entries of the output queue of :meth:`pipeline_control` (``period`` 1): the results
-        of the inputs taken within one latency, ``ceil(latency / interval)``, and one more, so
-        a credit is free in every cycle an input may be taken while ``o.ready`` stays high
-        (a result's credit comes back in the cycle after it leaves)."""
-        return ceil(cls.control_latency(stages) / interval) + 1
-
-    def control_register_bits(self, stages, period=1, fold=1):
-        """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
-        delay lines; with ``period`` 1 the credits and each queue lane's pointers and valid bit
-        (its entries are a memory); with ``period > 1`` the phase counter; with ``fold > 1``
-        (:meth:`fold_control`) the ring of phases."""
-        lines = stages * (1 + self.tag_width) + (fold if fold > 1 else 0)
+    def queue_depth(cls, stages, interval=1, *, period=1, slots=1):
+        """Entries of the output queue of :meth:`pipeline_control`: the results of the inputs
+        taken within one latency and one more, so a credit is free in every cycle an input
+        may be taken while ``o.ready`` stays high (a result's credit comes back in the cycle
+        after it leaves): ``ceil(latency / interval) + 1``, or with ``period > 1``,
+        ``slots`` inputs a period, ``slots * (ceil(latency / period) + 1)``."""
+        latency = cls.control_latency(stages, period)
         if period > 1:
-            return lines + _bits(range(period))
-        depth = self.queue_depth(stages, fold)
+            return slots * (ceil(latency / period) + 1)
+        return ceil(latency / interval) + 1
+
+    def control_register_bits(self, stages, period=1, fold=1, slots=1):
+        """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
+        delay lines (``slots`` positions a stage), the credits and each queue lane's pointers
+        and valid bit (its entries are a memory); with ``period > 1`` the phase counter and
+        the registered advance; with ``fold > 1`` (:meth:`fold_control`) the ring of
+        phases."""
+        lines = stages * slots * (1 + self.tag_width) + (fold if fold > 1 else 0)
+        if period > 1:
+            lines += _bits(range(period)) + 1
+        depth = self.queue_depth(stages, fold, period=period, slots=slots)
         lanes = sum(1 for _, spec in self.o.payload.shape() if spec.width)
         # the credits and the room flag; each lane's pointers and valid bit
         return (lines + _bits(range(depth + 1)) + 1
-                + lanes * QueueLane(1, depth).register_bits)
+                + lanes * QueueLane.pointer_bits(depth))
 
-    def pipeline_control(self, m, stages, *, period=1):
+    def pipeline_control(self, m, stages, *, period=1, slots=1):
         """The handshake of a pipeline of ``stages`` register stages that move together.
 
         Drives ``i.ready``, ``o.valid`` and ``o.payload`` and returns ``(advance, result)``:
@@ -131,17 +137,37 @@ class StreamPipeline(wiring.Component):
         drives with its last stage's outputs (every field but the tag, which travels the
         ``stages`` beside the data with each input's valid bit).
 
-        With ``period`` 1 the pipeline moves in every cycle (``advance`` is the constant 1)
-        and its results go through an output queue of :meth:`queue_depth` entries; an input
-        is taken only while a credit (an entry no result on its way will need) is free. With
-        ``period > 1`` the pipeline advances at most once every ``period`` cycles (a stage
-        of word-serial units) and holds while its result waits; ``o.valid`` shows in the
-        last cycle of a period and ``result`` is ``o.payload``. The latency is
-        :meth:`control_latency`.
+        The pipeline never stops: its results go through an output queue of
+        :meth:`queue_depth` entries and an input is taken only while a credit (an entry no
+        result on its way will need) is free. With ``period`` 1 it moves in every cycle
+        (``advance`` is the constant 1). With ``period > 1`` (a stage of word-serial units)
+        ``advance`` is a register, high in the last ``slots`` cycles of every ``period``
+        (:meth:`advance_copy` gives the parts of a large design copies of it); each of those
+        cycles takes an input or a bubble, so every stage holds ``slots`` positions of the
+        delay lines, and ``result`` is read in them. The latency is :meth:`control_latency`.
         """
-        if period > 1:
-            return self._period_control(m, stages, period), self.o.payload
-        return Const(1), self._queue_control(m, stages, accept=Const(1), interval=1)
+        if period == 1:
+            return Const(1), self._queue_control(m, stages, Const(1), self.queue_depth(stages))
+        if not isinstance(slots, int) or isinstance(slots, bool) or not 1 <= slots < period:
+            raise ValueError(f"slots must be an integer from 1 to period - 1, not {slots!r}")
+        self._period = (period, slots)
+        advance = self.advance_copy(m, "advance")
+        depth = self.queue_depth(stages, period=period, slots=slots)
+        return advance, self._queue_control(m, stages * slots, advance, depth, advance)
+
+    def advance_copy(self, m, name):
+        """A copy of the ``advance`` of :meth:`pipeline_control` with ``period > 1``, equal to
+        it in every cycle, for one part of a large design (a word-serial unit, a delay line):
+        a phase counter of its own and a register decoding it a cycle ahead, so no net
+        reaches every part (see :meth:`phase_copy` on why copies stay copies)."""
+        if self._period is None:
+            raise ValueError("advance_copy needs pipeline_control with a period first")
+        period, slots = self._period
+        phase = Signal(range(period), name=f"{name}_phase")
+        upcoming = Mux(phase == period - 1, 0, phase + 1)
+        advance = Signal(name=name)
+        m.d.sync += [phase.eq(upcoming), advance.eq(upcoming >= period - slots)]
+        return advance
 
     def fold_control(self, m, stages, fold):
         """:meth:`pipeline_control` for a datapath folded by ``fold``: each register takes a
@@ -153,7 +179,8 @@ class StreamPipeline(wiring.Component):
         """
         self._fold = check_fold(fold)
         phases = self.phase_copy(m, "phase")
-        return Const(1), self._queue_control(m, stages, phases[0], fold), phases
+        depth = self.queue_depth(stages, fold)
+        return Const(1), self._queue_control(m, stages, phases[0], depth), phases
 
     def phase_copy(self, m, name):
         """A copy of the phase ring of :meth:`fold_control` for one part of a folded datapath
@@ -168,16 +195,16 @@ class StreamPipeline(wiring.Component):
             m.d.sync += [phases[p].eq(phases[p - 1]) for p in range(len(phases))]
         return phases
 
-    def _queue_control(self, m, stages, accept, interval):
+    def _queue_control(self, m, stages, accept, depth, advance=Const(1)):
+        # `stages` positions of the valid and tag lines, moving with `advance`.
         layout = self.o.payload.shape()
-        depth = self.queue_depth(stages, interval)
         credits = Signal(range(depth + 1), init=depth)
         room = Signal(init=1)                    # registered: credits != 0
         m.d.comb += self.i.ready.eq(room & accept)
         taken = self.i.valid & self.i.ready
-        valid = tapped_delay_line(m, taken, [stages], Const(1), "valid",
-                                  reset_less=False)[stages]
-        tag = tapped_delay_line(m, self.i.payload.tag, [stages], Const(1), "tag")[stages]
+        valid = tapped_delay_line(m, taken, [stages], advance, "valid",
+                                  reset_less=False)[stages] & advance
+        tag = tapped_delay_line(m, self.i.payload.tag, [stages], advance, "tag")[stages]
         result = Signal(layout)
         m.d.comb += result.tag.eq(tag)
         # One lane per field (see robohw.hw.queue): all lanes take the same writes and reads,
@@ -199,24 +226,6 @@ class StreamPipeline(wiring.Component):
         # CORDIC's limiting path): none is unless one comes back, or the last one is taken.
         m.d.sync += room.eq(pop | (credits.any() & ~((credits == 1) & taken)))
         return result
-
-    def _period_control(self, m, stages, period):
-        valid_out = Signal()
-        # One stage every period cycles; the boundary waits while a result is not taken.
-        phase = Signal(range(period))
-        last = phase == period - 1
-        advance = last & (~valid_out | self.o.ready)
-        with m.If(advance):
-            m.d.sync += phase.eq(0)
-        with m.Elif(~last):
-            m.d.sync += phase.eq(phase + 1)
-        m.d.comb += self.o.valid.eq(valid_out & last)
-        m.d.comb += self.i.ready.eq(advance)
-        valid = tapped_delay_line(m, self.i.valid, [stages], advance, "valid",
-                                  reset_less=False)[stages]
-        tag = tapped_delay_line(m, self.i.payload.tag, [stages], advance, "tag")[stages]
-        m.d.comb += [valid_out.eq(valid), self.o.payload.tag.eq(tag)]
-        return advance
 
 
 def _bits(values):

@@ -3,15 +3,17 @@
 ``timing="pipelined"``: every CCM is a pipelined CORDIC datapath
 (:func:`robohw.cordic.pipelined.pipelined_datapath`); one result per clock.
 ``timing="word_serial"``: every CCM is a word-serial CORDIC
-(:func:`robohw.cordic.word_serial.word_serial_datapath`) and the pipeline advances one *stage* every
-``P`` clocks, ``P`` the longest CCM's time from start to result
-(:func:`~robohw.cordic.word_serial.word_serial_period`; Lee & Chang's accounting: one result per
-stage). Either way every producer output drives one tapped delay line whose taps come from the
-optimal buffer assignment (:func:`robohw.buffers.assign_buffers`, shared lines, outputs aligned), so
-each CCM receives all its operands at once. Pipelined, the datapath never stops and takes a pose
-only while the output queue has room for its result; word-serial, it moves on one enable and holds
-while the output waits (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`): nothing is lost
-under backpressure.
+(:func:`robohw.cordic.word_serial.word_serial_datapath`) holding two poses at once (C-slow: one at
+its shifters while the other is at its adders) and the pipeline advances one *stage* every ``P``
+clocks, ``P`` the longest CCM's time from its two starts to both results
+(:func:`~robohw.cordic.word_serial.word_serial_period`; Lee & Chang's accounting, one stage per
+CCM, with two poses a stage). Either way every producer output drives one tapped delay line whose
+taps come from the optimal buffer assignment (:func:`robohw.buffers.assign_buffers`, shared lines,
+outputs aligned), so each CCM receives all its operands at once; word-serial, a stage is two
+positions of every line, which move in the two cycles a stage takes its poses. The datapath never
+stops: it takes a pose only while the output queue has room for its result
+(:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`), so nothing is lost under
+backpressure.
 
 Formats: inputs and real operands are ``signed(width)`` with ``frac_bits`` fraction bits;
 angles are binary angles (one turn = ``2**width``). With ``guard_bits`` the CCMs and every value
@@ -36,7 +38,7 @@ from robohw.hw.fixed import Rounding, angle_to_code, hdl_round_shift, hdl_satura
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.task_graph import TaskGraph, output_node
 
-__all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "TIMINGS"]
+__all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "TIMINGS", "INTERLEAVE"]
 
 
 class TaskGraphPipeline(StreamPipeline):
@@ -72,8 +74,9 @@ class TaskGraphPipeline(StreamPipeline):
         One field per graph output (``signed(width)``), ``unreachable`` (some CCM's operands
         left its domain, or an operand or a port the graph reads overflowed), ``tag``.
 
-    Latency is :attr:`latency` cycles (the balanced depth times :attr:`interval`); throughput one
-    result per :attr:`interval` cycles (1 pipelined, ``P`` word-serial).
+    Latency is :attr:`latency` cycles (the balanced depth times the stage period, and the output
+    queue's two cycles); throughput one result per :attr:`interval` cycles (1 pipelined; ``P / 2``
+    word-serial, two results in two consecutive cycles of every period ``P``).
     """
     def __init__(self, graph, *, width=24, frac_bits=None, guard_bits=0, tag_width=0,
                  timing="pipelined", check_alignment=False, memory_above=None):
@@ -123,21 +126,26 @@ class TaskGraphPipeline(StreamPipeline):
     @property
     def latency(self):
         """Cycles from an input transfer to its result being valid: depth times the period, and
-        the output queue's cycles when pipelined
+        the output queue's cycles
         (:meth:`~robohw.hw.stream.StreamPipeline.control_latency`)."""
         return self.control_latency(self._plan.depth, self._plan.period)
 
     @property
     def interval(self):
-        """Cycles between results under continuous input: 1, or the stage period ``P``."""
-        return self._plan.period
+        """Cycles per result under continuous input (on average, word-serial): 1, or the
+        stage period over the poses a stage holds, ``P / 2``."""
+        return self._plan.period // self._plan.slots
 
     def elaborate(self, platform):
         m = Module()
         graph, plan = self._graph, self._plan
         start, latency, depth = plan.schedule.start, plan.latencies, plan.depth
         width, guard = plan.width + plan.guard_bits, plan.guard_bits    # inside
-        advance, result = self.pipeline_control(m, depth, period=plan.period)
+        advance, result = self.pipeline_control(m, depth, period=plan.period, slots=plan.slots)
+        slots = plan.slots      # positions of every delay line a stage
+
+        def enable(name):       # each line and CCM moves on its own copy of advance
+            return advance if plan.period == 1 else self.advance_copy(m, f"{name}_advance")
 
         # Taps every producer output needs, from the start times of its consumers.
         reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
@@ -148,7 +156,7 @@ class TaskGraphPipeline(StreamPipeline):
         taps = defaultdict(set)
         for dst, src, port in reads:
             key = (src, port if src in plan.configs else "value")
-            taps[key].add(start[dst] - start[src] - latency[src])
+            taps[key].add((start[dst] - start[src] - latency[src]) * slots)
         lines, shadows = {}, {}
         check = self._check_alignment
         if check:
@@ -159,23 +167,24 @@ class TaskGraphPipeline(StreamPipeline):
         def produce(key, value, shadow=None):
             if taps.get(key):
                 name = f"line_{key[0]}_{key[1]}"
-                lines[key] = tapped_delay_line(m, value, taps[key], advance, name,
+                line_advance = enable(name)
+                lines[key] = tapped_delay_line(m, value, taps[key], line_advance, name,
                                                memory_above=self._memory_above)
                 if check:
-                    shadows[key] = tapped_delay_line(m, shadow, taps[key], advance,
+                    shadows[key] = tapped_delay_line(m, shadow, taps[key], line_advance,
                                                      f"{name}_slot",
                                                      memory_above=self._memory_above)
 
         def tap(src, port, dst, table=lines):
             key = (src, port if src in plan.configs else "value")
-            return table[key][start[dst] - start[src] - latency[src]]
+            return table[key][(start[dst] - start[src] - latency[src]) * slots]
 
         def assert_aligned(dst, sources):
-            slots = [tap(src, port, dst, shadows) for src, port in sources]
+            origins = [tap(src, port, dst, shadows) for src, port in sources]
             # Checked when the consumer takes its operands: at every advance.
-            m.d.comb += Assert(~advance | Cat(*(a == slots[0] for a in slots)).all(),
+            m.d.comb += Assert(~advance | Cat(*(a == origins[0] for a in origins)).all(),
                                f"operands of {dst} come from different input slots")
-            return slots[0]
+            return origins[0]
 
         for name in graph.inputs:   # exact: guard bits are fraction bits
             produce((name, "value"), getattr(self.i.payload, name).as_signed() << guard,
@@ -215,21 +224,23 @@ class TaskGraphPipeline(StreamPipeline):
                 fields = pipelined_datapath(m, cfg, *operands, advance, name=ccm.name,
                                             sideband=operand_slot)
             else:
-                fields = word_serial_datapath(m, cfg, *operands, advance, name=ccm.name,
-                                              registered_shift=REGISTERED_SHIFT,
-                                              sideband=operand_slot).outputs
+                fields = word_serial_datapath(m, cfg, *operands, enable(ccm.name),
+                                              name=ccm.name, sideband=operand_slot,
+                                              interleave=INTERLEAVE).outputs
             ccm_slot = fields.get("sideband")
             ready = start[ccm.name] + latency[ccm.name]
             # Only the ports the graph reads count: an unused z may saturate harmlessly.
             error = Cat(fields["domain_error"],
                         *(fields[f"{p}_overflow"] for p in graph.used_ports(ccm.name))).any()
             if overflows:
-                late = tapped_delay_line(m, Cat(*overflows).any(), [latency[ccm.name]],
-                                         advance, f"{ccm.name}_operand_overflow"
-                                         )[latency[ccm.name]]
+                delay = latency[ccm.name] * slots
+                late = tapped_delay_line(m, Cat(*overflows).any(), [delay],
+                                         enable(f"{ccm.name}_operand_overflow"),
+                                         f"{ccm.name}_operand_overflow")[delay]
                 error = error | late
-            errors.append(tapped_delay_line(m, error, [depth - ready], advance,
-                                            f"{ccm.name}_error")[depth - ready])
+            delay = (depth - ready) * slots
+            errors.append(tapped_delay_line(m, error, [delay], enable(f"{ccm.name}_error"),
+                                            f"{ccm.name}_error")[delay])
             for port in "xyz":
                 produce((ccm.name, port), fields[port], ccm_slot)
 
@@ -252,11 +263,12 @@ class TaskGraphPipeline(StreamPipeline):
 
 TIMINGS = ("pipelined", "word_serial")
 
-# Word-serial CCMs here run shifter and adder in one cycle a step. Measured on an ECP5-85F
-# (grade 6, 24 bits, best graph): 63.5 MHz and a pose every 48 cycles (1.32 poses/us) against
-# 76.6 MHz and every 93 cycles (0.82 poses/us) with the shifters' outputs registered: the
-# shift path of these wide CCMs is mostly routing, so the extra cycle does not pay.
-REGISTERED_SHIFT = True
+# Word-serial CCMs here register their shifters' outputs (a step is a shift cycle and an add
+# cycle) and hold two poses each, one at the shifters while the other is at the adders, so a
+# pose takes a step every two cycles and a CCM two steps. Measured on an ECP5-85F (grade 6, 24
+# bits, best graph; README, "FPGA synthesis"): one cycle a step, 63.5 MHz and a pose every 48
+# cycles; registered, one pose a CCM, 85.1 MHz and every 93 cycles.
+INTERLEAVE = 2
 
 
 @dataclass(frozen=True)
@@ -266,8 +278,9 @@ class PipelinePlan:
     ``configs``: the :class:`~robohw.cordic.config.CordicConfig` of every CCM by name;
     ``latencies``: every node's latency in stages (inputs, branch indicators and output sinks
     0); ``schedule``: the optimal shared :class:`~robohw.buffers.BufferAssignment` with aligned
-    outputs; ``period``: cycles per stage (1 when pipelined). Latency in cycles is
-    ``depth * period``.
+    outputs; ``period``: cycles per stage (1 when pipelined); ``slots``: poses a stage holds
+    (1 pipelined, :data:`INTERLEAVE` word-serial). Latency in cycles is ``depth * period`` and
+    the output queue's.
     """
     timing: str
     width: int
@@ -278,6 +291,7 @@ class PipelinePlan:
     schedule: BufferAssignment
     period: int
     sinks: tuple
+    slots: int = 1
 
     @property
     def depth(self):
@@ -305,9 +319,11 @@ def plan_pipeline(graph, *, width=24, frac_bits=None, guard_bits=0, timing="pipe
         period = 1
     else:
         latencies = graph.latencies(1)
-        period = max(word_serial_period(cfg, REGISTERED_SHIFT) for cfg in configs.values())
+        # Padded to a whole number of cycles per pose.
+        period = max(word_serial_period(cfg, True, INTERLEAVE) for cfg in configs.values())
+        period += -period % INTERLEAVE
     schedule = graph.balance(latencies, width=width + guard_bits, align_outputs=True, share=True)
     sinks = tuple(output_node(name) for name in graph.outputs)
     latencies.update(dict.fromkeys(sinks, 0))
     return PipelinePlan(timing, width, frac_bits, guard_bits, configs, latencies, schedule, period,
-                        sinks)
+                        sinks, 1 if timing == "pipelined" else INTERLEAVE)

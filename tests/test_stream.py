@@ -15,10 +15,10 @@ from robohw.systolic import LinearInertiaArray
 
 
 class Delay(StreamPipeline):
-    """``o.value = i.value + 1`` after ``stages`` register stages, advancing once per
-    ``period`` cycles, or folded: taking an input once every ``fold`` cycles."""
-    def __init__(self, stages, period=1, tag_width=4, fold=None):
-        self.stages, self.period, self.fold = stages, period, fold
+    """``o.value = i.value + 1`` after ``stages`` register stages, advancing in ``slots``
+    cycles of every ``period``, or folded: taking an input once every ``fold`` cycles."""
+    def __init__(self, stages, period=1, tag_width=4, fold=None, slots=1):
+        self.stages, self.period, self.fold, self.slots = stages, period, fold, slots
         super().__init__({"value": signed(8)}, {"value": signed(8)}, tag_width=tag_width)
 
     @property
@@ -27,18 +27,23 @@ class Delay(StreamPipeline):
 
     @property
     def interval(self):
-        return self.fold or self.period
+        return self.fold or self.period // self.slots
 
     def elaborate(self, platform):
         m = Module()
         if self.fold is None:
-            advance, result = self.pipeline_control(m, self.stages, period=self.period)
+            advance, result = self.pipeline_control(m, self.stages, period=self.period,
+                                                    slots=self.slots)
+            if self.period > 1:
+                copy = self.advance_copy(m, "copy")
+                m.d.comb += Assert(copy == advance, "the copy of advance differs")
         else:
             advance, result, phases = self.fold_control(m, self.stages, self.fold)
             copy = self.phase_copy(m, "copy")
             m.d.comb += Assert(Cat(*copy) == Cat(*phases), "the copy of the ring differs")
-        line = tapped_delay_line(m, self.i.payload.value + 1, [self.stages], advance, "data")
-        m.d.comb += result.value.eq(line[self.stages])
+        positions = self.stages * self.slots
+        line = tapped_delay_line(m, self.i.payload.value + 1, [positions], advance, "data")
+        m.d.comb += result.value.eq(line[positions])
         return m
 
 
@@ -49,28 +54,33 @@ LONG = ([1], [1] * 5 + [0] * 40 + [1, 0] * 10)
 
 
 @pytest.mark.parametrize("pattern", [SHORT, LONG], ids=["short", "long"])
-@pytest.mark.parametrize("stages, period, fold", [(1, 1, None), (3, 1, None), (4, 3, None),
-                                                  (5, 1, 3), (2, 1, 2)])
-def test_nothing_lost_duplicated_or_reordered_under_stalls(stages, period, fold, pattern):
+@pytest.mark.parametrize("stages, period, fold, slots", [
+    (1, 1, None, 1), (3, 1, None, 1), (4, 3, None, 1), (3, 5, None, 2), (5, 1, 3, 1),
+    (2, 1, 2, 1)])
+def test_nothing_lost_duplicated_or_reordered_under_stalls(stages, period, fold, slots, pattern):
     source, sink = pattern
     payloads = [{"value": v, "tag": k % 16} for k, v in enumerate(range(-20, 20))]
-    run = run_stream(Delay(stages, period, fold=fold), payloads,
+    run = run_stream(Delay(stages, period, fold=fold, slots=slots), payloads,
                      source_valid=lambda c: source[c % len(source)],
                      sink_ready=lambda c: sink[c % len(sink)])
     assert [o["value"] for o in run.outputs] == [p["value"] + 1 for p in payloads]
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in payloads]
 
 
-@pytest.mark.parametrize("stages, period, fold", [(1, 1, None), (3, 1, None), (4, 3, None),
-                                                  (30, 1, None), (5, 1, 3), (13, 1, 4)])
-def test_latency_and_interval_without_stalls(stages, period, fold):
-    run = run_stream(Delay(stages, period, fold=fold), [{"value": v} for v in range(60)])
-    # stages advances of period cycles each, or with period 1 the stages and the output
-    # queue's two (the write into its memory, the read into its output register); one result
-    # per period or fold: the credits never run out while o.ready stays high.
-    assert run.output_cycles[0] - run.input_cycles[0] == (stages + 2 if period == 1
-                                                          else stages * period)
-    assert set(np.diff(run.output_cycles).tolist()) == {fold or period}
+@pytest.mark.parametrize("stages, period, fold, slots", [
+    (1, 1, None, 1), (3, 1, None, 1), (4, 3, None, 1), (3, 6, None, 2), (2, 7, None, 3),
+    (30, 1, None, 1), (5, 1, 3, 1), (13, 1, 4, 1)])
+def test_latency_and_interval_without_stalls(stages, period, fold, slots):
+    run = run_stream(Delay(stages, period, fold=fold, slots=slots),
+                     [{"value": v} for v in range(60)])
+    # stages advances of period cycles each, and the output queue's two cycles (the write
+    # into its memory, the read into its output register); one result per fold, or `slots`
+    # results in consecutive cycles of every period: the credits never run out while o.ready
+    # stays high.
+    assert run.output_cycles[0] - run.input_cycles[0] == stages * period + 2
+    gaps = [1] * (slots - 1) + [period - slots + 1]
+    assert np.diff(run.output_cycles).tolist() == (gaps * 60)[:59] if fold is None else \
+        set(np.diff(run.output_cycles).tolist()) == {fold}
 
 
 def test_the_queue_is_one_entry_deeper_than_the_results_on_their_way():
@@ -78,12 +88,28 @@ def test_the_queue_is_one_entry_deeper_than_the_results_on_their_way():
     assert StreamPipeline.queue_depth(3) == 3 + 2 + 1
     assert StreamPipeline.queue_depth(5, 3) == 3 + 1
     assert StreamPipeline.queue_depth(4, 3) == 2 + 1
+    # with a period: `slots` results a period, over the periods of one latency and one more
+    assert StreamPipeline.queue_depth(3, period=6, slots=2) == 2 * (4 + 1)
 
 
 @pytest.mark.parametrize("tag_width", [-1, 1.5, True, "8"])
 def test_tag_width_is_checked(tag_width):
     with pytest.raises(ValueError, match="tag_width must be a non-negative integer, not"):
         Delay(1, tag_width=tag_width)
+
+
+@pytest.mark.parametrize("slots", [0, 3, 1.0])
+def test_slots_are_checked(slots):
+    with pytest.raises(ValueError, match="slots must be an integer from 1 to period - 1, not"):
+        Delay(2, period=3, slots=slots).elaborate(None)
+
+
+def test_advance_copy_needs_a_period():
+    class Early(Delay):
+        def elaborate(self, platform):
+            self.advance_copy(Module(), "copy")
+    with pytest.raises(ValueError, match="advance_copy needs pipeline_control with a period"):
+        Early(3).elaborate(None)
 
 
 def test_phase_copy_needs_the_fold():

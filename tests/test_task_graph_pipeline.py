@@ -127,29 +127,38 @@ def test_exported_verilog_equals_model_under_verilator(tmp_path):
     assert stats["output_cycles"][0] == taken_at
 
 
-def test_word_serial_timing_one_result_per_stage():
+def test_word_serial_timing_two_poses_per_stage():
     robot = load_robot()
     graph = best_graph(robot)
     dut = TaskGraphPipeline(graph, width=10, tag_width=8, timing="word_serial",
                             check_alignment=True)
-    sink = [1, 1, 1, 0, 1]
-    run = check(dut, graph, robot, 10, count=8, seed=7, sink_ready=lambda c: sink[c % len(sink)])
-    # One stage = the longest CCM's time from start to result: its load cycle, a cycle per
-    # micro-rotation and per non-trivial normalization factor (shifter and adder in one cycle
-    # in these CCMs), two finish stages (rounding, saturation); the balanced depth is the
-    # graph's longest chain of CCMs (11 for the best graph, its docstring), one stage each.
+    run = check(dut, graph, robot, 10, count=8, seed=7)
+    # One stage = the longest CCM's time from its two starts to both results: the load cycle,
+    # two cycles per micro-rotation and per non-trivial normalization factor (a shift cycle
+    # and an add cycle), two finish stages (rounding, saturation), one more for the second
+    # pose, rounded up to even (two poses a stage); the balanced depth is the graph's longest
+    # chain of CCMs (11 for the best graph, its docstring), one stage each; and the output
+    # queue's two cycles.
     configs = [CordicConfig(c.system, c.direction, width=10, expansion=c.expansion)
                for c in graph.ccms]
-    stage = 1 + max(sum((s.shift is not None) + (s.gamma != 0) for s in c.steps)
-                    for c in configs) + 2
+    stage = 1 + 2 * max(sum((s.shift is not None) + (s.gamma != 0) for s in c.steps)
+                        for c in configs) + 2 + 1
+    stage += stage % 2
     assert graph.depth() == 11
-    # The first result shows `latency` cycles after its input and leaves when the sink takes it.
-    assert dut.latency == 11 * stage
-    shown = run.input_cycles[0] + dut.latency
-    assert run.output_cycles[0] == next(c for c in range(shown, shown + 5) if sink[c % 5])
-    assert dut.interval == stage
-    gaps = set(np.diff(run.output_cycles).tolist())
-    assert min(gaps) == dut.interval  # never faster than one result per stage
+    assert dut.latency == 11 * stage + 2
+    assert set(np.subtract(run.output_cycles, run.input_cycles).tolist()) == {dut.latency}
+    # Two poses leave in consecutive cycles of every stage while the input keeps up.
+    assert dut.interval == stage // 2
+    assert np.diff(run.output_cycles).tolist() == [1, stage - 1] * 3 + [1]
+
+
+def test_word_serial_pipeline_under_stalls():
+    robot = load_robot()
+    graph = paper_graph(robot)
+    dut = TaskGraphPipeline(graph, width=10, tag_width=8, timing="word_serial")
+    source, sink = [1, 0, 1, 1], [1, 1, 1, 0, 1, 0, 0]
+    check(dut, graph, robot, 10, count=8, seed=3, source_valid=lambda c: source[c % 4],
+          sink_ready=lambda c: sink[c % 7])
 
 
 def test_rejects_unknown_timing():

@@ -18,21 +18,27 @@ __all__ = ["Timing", "measure_timing", "measure_design"]
 @dataclass(frozen=True)
 class Timing:
     """``latency``: cycles from the first input transfer to the first output transfer;
-    ``interval``: the longest gap between consecutive output transfers (``None`` with fewer
-    than two results); ``throughput``: ``1 / interval``."""
+    ``interval``: cycles per result, the longest time any three consecutive output transfers
+    spanned over two (a design that sends its results in pairs, such as the word-serial IK,
+    sends one per half period; with two results, their gap; ``None`` with one), an ``int``
+    (a ``float`` when the span is odd); ``throughput``: ``1 / interval``."""
     latency: int
-    interval: "int | None"
+    interval: "int | float | None"
 
     @property
     def throughput(self):
-        return Fraction(1, self.interval) if self.interval else None
+        return 1 / Fraction(self.interval).limit_denominator(2) if self.interval else None
 
 
 def measure_timing(input_cycles, output_cycles):
     """The :class:`Timing` of one run from the cycles of its input and output transfers."""
     if not input_cycles or not output_cycles:
         raise ValueError("a timing needs at least one input and one output transfer")
-    interval = int(np.diff(output_cycles).max()) if len(output_cycles) > 1 else None
+    interval = None
+    if len(output_cycles) > 1:
+        window = min(2, len(output_cycles) - 1)
+        span = np.subtract(output_cycles[window:], output_cycles[:-window]).max()
+        interval = int(span) // window if span % window == 0 else float(span) / window
     return Timing(output_cycles[0] - input_cycles[0], interval)
 
 

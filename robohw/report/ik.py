@@ -40,7 +40,7 @@ def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=N
                            # the stream's latency, its output queue included
                            "latency_cycles": StreamPipeline.control_latency(plan.depth,
                                                                            plan.period),
-                           "interval_cycles": plan.period})
+                           "interval_cycles": plan.period // plan.slots})
     progress.step("IK graphs balanced")
     width = 24
     widths = (16, 24, 32) if quick else (16, 20, 24, 28, 32)
@@ -100,15 +100,17 @@ def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=N
         "# PUMA inverse kinematics",
         f"Robot: {robot.name}. 24-bit data; all six joint angles leave on the same cycle "
         "(aligned outputs); buffer stages count the data lines (the 1-bit branch-indicator "
-        "lines come on top); a word-serial stage lasts as long as the slowest CCM's steps plus "
-        "one cycle. The paper's figures are quoted from its section 2.2.",
+        "lines come on top); a word-serial stage holds two poses (each CCM runs two at once, "
+        "one at its shifters while the other is at its adders) and lasts as long as the "
+        "slowest CCM takes for both, so one result every half stage. The paper's figures are "
+        "quoted from its section 2.2.",
         "\n".join(table),
         f"Amaranth simulation of the best graph's hardware at {width} bits. Pipelined CCMs: "
         f"latency {measured['latency']} cycles (stated {measured['stated_latency']}), one result "
         f"every {measured['interval']} cycle(s), {measured['amaranth_cycles_per_s']:,.0f} "
         f"simulated cycles/s. Word-serial CCMs: latency {measured_serial['latency']} cycles "
         f"(stated {measured_serial['stated_latency']}), one result every "
-        f"{measured_serial['interval']} cycles (one stage), "
+        f"{measured_serial['interval']} cycles (two per stage), "
         f"{measured_serial['amaranth_cycles_per_s']:,.0f} simulated cycles/s.",
         "Accuracy of the bit-exact models against the float64 closed form, "
         "poses from random joint vectors in the joint limits, kept when "

@@ -162,12 +162,13 @@ def word_serial_period(config, registered_shift=REGISTERED_SHIFT, interleave=1):
     """Cycles from a start of :func:`word_serial_datapath` to its result: the load, one per
     register step (two with ``registered_shift``; the last also fills the result register),
     one per finish stage. With ``interleave`` 2, cycles from the first start until both results
-    are at the outputs (the second operand's result is the first's one cycle later, and the
-    first is then caught in the output registers): one more for each."""
+    are at the outputs: one more for the operand registers ahead of the load, one for the
+    second operand's result (the first's one cycle later, the first then caught in the output
+    registers)."""
     check_interleave(interleave, registered_shift)
     per_step = 2 if registered_shift else 1
     return 1 + per_step * len(register_steps(config)) + len(finish_stages(config)) + \
-        (interleave - 1)
+        2 * (interleave - 1)
 
 
 INTERLEAVES = (1, 2)
@@ -215,11 +216,12 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     :class:`WordSerialUnit`.
 
     With ``interleave`` 2 (C-slow, with ``registered_shift``) the unit holds two operands at
-    once: ``start`` is high for two consecutive cycles, loading the first operand, then the
-    second; in every cycle one operand's shift and the other's add run, so both results take
-    the time one takes alone, one cycle apart. The outputs show the first result until the
-    next ``start`` and the second from then until the second start cycle
-    (:func:`word_serial_period` cycles after the first start); ``hold`` must be 0.
+    once: ``start`` is high for two consecutive cycles, taking the first operand, then the
+    second, into operand registers (the load follows a cycle later); in every cycle one
+    operand's shift and the other's add run, so both results take the time one takes alone,
+    one cycle apart. The outputs show the first result until the next ``start`` and the second
+    from then until the second start cycle (:func:`word_serial_period` cycles after the first
+    start); ``hold`` must be 0.
     """
     if check_interleave(interleave, registered_shift) == 2:
         return _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, fields)
@@ -318,6 +320,14 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     steps = register_steps(config)
     count = len(steps)
     shapes = state_shapes(config)
+    # Operands registered ahead of the load: what forms them (an IK CCM's sign, constant and
+    # saturation) and the pre-rotation are not one path.
+    caught_at = start
+    operands = {"x": x, "y": y, "z": z, **({} if sideband is None else {"sideband": sideband})}
+    operands = register_values(m, operands, True, f"{name}_operand")
+    x, y, z, sideband = (operands.get(k) for k in ("x", "y", "z", "sideband"))
+    start = Signal(name=f"{name}_load")
+    m.d.sync += start.eq(caught_at)
     # The operand at the shifter (a) and the one at the adders (b); a sideband rides along.
     a = {port: Signal(shapes[port], name=f"{name}_{port}", reset_less=True) for port in "xyz"}
     b = {port: Signal(shapes[port], name=f"{name}_{port}_b", reset_less=True) for port in "xyz"}
@@ -390,11 +400,11 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     # (the result register holds it) and is caught at the next start.
     first_done = tapped_delay_line(m, last_first, [1 + finish], Const(1),
                                    f"{name}_first_valid", reset_less=False)[1 + finish]
-    caught = register_values(m, outputs, first_done | start, f"{name}_caught")
+    caught = register_values(m, outputs, first_done | caught_at, f"{name}_caught")
     # Whether the outputs hold a first result (until the next start shows the second).
     valid = Signal(name=f"{name}_result_valid")
     with m.If(first_done):
         m.d.sync += valid.eq(1)
-    with m.Elif(first):
+    with m.Elif(caught_at):
         m.d.sync += valid.eq(0)
     return WordSerialUnit(caught, valid, busy, last_first)

@@ -142,14 +142,14 @@ def run_interleaved(config, pairs, spacing):
 def test_interleaved_unit_equals_model_at_its_period(kwargs):
     # Two operands a unit, C-slow: each result equals the model's when the pairs come every
     # word_serial_period cycles (and later); one cycle sooner, some first result is not
-    # caught yet. The period derived here: load, a shift and an add cycle per register step,
-    # the finish stages, one cycle for the second operand.
+    # caught yet. The period derived here: the operand registers, the load, a shift and an
+    # add cycle per register step, the finish stages, one cycle for the second operand.
     kwargs = dict(kwargs)
     config = CordicConfig(kwargs.pop("system"), kwargs.pop("direction"), **kwargs)
     program = sum((s.shift is not None) + (s.gamma != 0) for s in config.steps)
     finish = 2 + (config.normalization is Normalization.MULTIPLY)
     period = word_serial_period(config, True, 2)
-    assert period == 1 + 2 * program + finish + 1
+    assert period == 1 + 1 + 2 * program + finish + 1
     for spacing in (period, period + 3):
         got, want = run_interleaved(config, 5, spacing)
         assert got.tolist() == want.tolist()

@@ -133,16 +133,17 @@ def test_word_serial_timing_two_poses_per_stage():
     dut = TaskGraphPipeline(graph, width=10, tag_width=8, timing="word_serial",
                             check_alignment=True)
     run = check(dut, graph, robot, 10, count=8, seed=7)
-    # One stage = the longest CCM's time from its two starts to both results: the load cycle,
-    # two cycles per micro-rotation and per non-trivial normalization factor (a shift cycle
-    # and an add cycle), two finish stages (rounding, saturation), one more for the second
-    # pose, rounded up to even (two poses a stage); the balanced depth is the graph's longest
+    # One stage = the longest CCM's time from its two starts to both results: the operand
+    # registers, the load cycle, two cycles per micro-rotation and per non-trivial
+    # normalization factor (a shift cycle and an add cycle), two finish stages (rounding,
+    # saturation), one more for the second pose, rounded up to even (two poses a stage);
+    # the balanced depth is the graph's longest
     # chain of CCMs (11 for the best graph, its docstring), one stage each; and the output
     # queue's two cycles.
     configs = [CordicConfig(c.system, c.direction, width=10, expansion=c.expansion)
                for c in graph.ccms]
-    stage = 1 + 2 * max(sum((s.shift is not None) + (s.gamma != 0) for s in c.steps)
-                        for c in configs) + 2 + 1
+    stage = 1 + 1 + 2 * max(sum((s.shift is not None) + (s.gamma != 0) for s in c.steps)
+                            for c in configs) + 2 + 1
     stage += stage % 2
     assert graph.depth() == 11
     assert dut.latency == 11 * stage + 2

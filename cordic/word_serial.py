@@ -108,6 +108,26 @@ def _step_table(config):
             for step in register_steps(config)]
 
 
+def _step_parameters(config, name):
+    """The registers of a step's parameters (the step-table columns; ``expansion`` only with
+    range expansion) and ``load(position)``, the statements that load them with the table's
+    row ``position`` (past the last row, a copy of the first). Registered with the step index,
+    the table read a cycle ahead: no table lookup in the loop."""
+    table = _step_table(config)
+    fields = ("shift", "angle", "rotate", "subtract", "expanded",
+              *(("expansion",) if config.expansion_shifts else ()))
+    params = {}
+    for field in fields:
+        column = [int(getattr(row, field)) for row in table]
+        params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
+                               name=f"{name}_{field}", reset_less=True)
+
+    def load(position):
+        return [params[f].eq(Array(int(getattr(row, f)) for row in [*table, table[0]])[position])
+                for f in params]
+    return params, load
+
+
 def serial_shift(config, x, y, shift, rotate, expanded, expansion=0):
     """The unit's barrel shifters: ``(t, u)``, the shifted ``y, x`` for a micro-rotation
     (``rotate``) or ``x, y`` for a normalization factor. An ``expanded`` step (hyperbolic range
@@ -234,27 +254,16 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     busy = Signal(name=f"{name}_busy")
     last = Signal(name=f"{name}_last")
     moves = ~Value.cast(hold)
-    # The step's parameters are registered with its index (the table read for the next index
-    # a cycle ahead): no table lookup in the loop.
-    table = _step_table(config)
-    params = {}
-    for field in ("shift", "angle", "rotate", "subtract", "expanded", "expansion"):
-        column = [int(getattr(row, field)) for row in table]
-        params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
-                               name=f"{name}_{field}", reset_less=True)
+    params, load = _step_parameters(config, name)
     # The index of the step after this one, kept in a register of its own so the table read
     # starts at a flip-flop; past the last step it reads a copy of the first row.
     upcoming = Signal(range(count + 1), name=f"{name}_upcoming")
-
-    def load(position):
-        return [params[f].eq(Array(int(getattr(row, f)) for row in [*table, table[0]])[position])
-                for f in params]
     # Without registered_shift every busy cycle runs a step; with it, a step is a shift cycle
     # (phase 0: the shifters' outputs registered) and an add cycle (phase 1).
     phase = Signal(name=f"{name}_phase")
     adding = Const(1, 1)
     t, u = serial_shift(config, xr, yr, params["shift"], params["rotate"], params["expanded"],
-                        params["expansion"])
+                        params.get("expansion", 0))
     angle = params["angle"]
     minus = serial_directions(config, yr, zr, params["rotate"], params["subtract"])
     if registered_shift:
@@ -334,12 +343,7 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     if sideband is not None:
         a["sideband"] = Signal(sideband.shape(), name=f"{name}_sideband", reset_less=True)
         b["sideband"] = Signal(sideband.shape(), name=f"{name}_sideband_b", reset_less=True)
-    table = _step_table(config)
-    params = {}
-    for field in ("shift", "angle", "rotate", "subtract", "expanded", "expansion"):
-        column = [int(getattr(row, field)) for row in table]
-        params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
-                               name=f"{name}_{field}", reset_less=True)
+    params, load = _step_parameters(config, name)
     index = Signal(range(count), name=f"{name}_index")
     upcoming = Signal(range(count + 1), name=f"{name}_upcoming")
     busy = Signal(name=f"{name}_busy")
@@ -348,12 +352,8 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     phase = Signal(name=f"{name}_phase")
     started = Signal(name=f"{name}_started")     # start was high in the cycle before
     first = start & ~started
-
-    def load(position):
-        return [params[f].eq(Array(int(getattr(row, f)) for row in [*table, table[0]])[position])
-                for f in params]
     t, u = serial_shift(config, a["x"], a["y"], params["shift"], params["rotate"],
-                        params["expanded"], params["expansion"])
+                        params["expanded"], params.get("expansion", 0))
     minus = serial_directions(config, a["y"], a["z"], params["rotate"], params["subtract"])
     # No enable on the loop: the shifted registers take the operand at the shifter in every
     # cycle, with the step parameters its add will need (the parameters move on before the

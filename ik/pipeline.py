@@ -34,7 +34,8 @@ from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
-from robohw.hw.fixed import Rounding, angle_to_code, hdl_round_shift, hdl_saturate
+from robohw.hw.fixed import (Rounding, angle_to_code, hdl_add_sub, hdl_round_shift,
+                              hdl_saturate)
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.task_graph import TaskGraph, output_node
 
@@ -204,9 +205,20 @@ class TaskGraphPipeline(StreamPipeline):
                     operands.append(Const(constant, signed(width)))
                     continue
                 value = tap(op.source, op.port, ccm.name)
-                if op.branch:
-                    value = Mux(tap(op.branch, "value", ccm.name), -value, value)
-                value = (value if op.sign > 0 else -value) + constant
+                if plan.period > 1:
+                    # constant -+ value on one carry chain, its direction from the sign and
+                    # the branch bit (two chains in a row were the word-serial IK's limit:
+                    # 96.4 MHz). Pipelined, where the branch bit comes out of a memory, this
+                    # placed worse (72.7 MHz; README).
+                    minus = Const(int(op.sign < 0), 1)
+                    if op.branch:
+                        minus = minus ^ tap(op.branch, "value", ccm.name)
+                    value = hdl_add_sub(Const(constant, signed(max(constant.bit_length(), 1)
+                                                                + 1)), value, minus)
+                else:
+                    if op.branch:
+                        value = Mux(tap(op.branch, "value", ccm.name), -value, value)
+                    value = (value if op.sign > 0 else -value) + constant
                 if is_angle:
                     operands.append(value[:width].as_signed())
                 else:

@@ -31,6 +31,7 @@ from amaranth.hdl import Assert, Cat, Const, Module, Mux, Signal, signed
 
 from robohw.buffers import BufferAssignment
 from robohw.cordic.config import CordicConfig, System
+from robohw.cordic.datapath import register_values
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
@@ -39,7 +40,8 @@ from robohw.hw.fixed import (Rounding, angle_to_code, hdl_add_sub, hdl_round_shi
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.task_graph import TaskGraph, output_node
 
-__all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "TIMINGS", "INTERLEAVE"]
+__all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "TIMINGS", "INTERLEAVE",
+           "OPERAND_REGISTERS"]
 
 
 class TaskGraphPipeline(StreamPipeline):
@@ -233,8 +235,15 @@ class TaskGraphPipeline(StreamPipeline):
             # The slot number rides through the CCM's own registers: the check trusts the
             # hardware, not the schedule's idea of its latency.
             if plan.period == 1:
-                fields = pipelined_datapath(m, cfg, *operands, advance, name=ccm.name,
-                                            sideband=operand_slot)
+                # The operands are registered before the pre-rotation: the operand logic and
+                # the pre-rotation are a carry chain each (one stage held both: 9.7-10.3 ns,
+                # the pipelined IK's limit).
+                held = register_values(m, {
+                    **dict(zip("xyz", operands)),
+                    **({} if operand_slot is None else {"sideband": operand_slot})},
+                    True, f"{ccm.name}_operand")
+                fields = pipelined_datapath(m, cfg, *(held[p] for p in "xyz"), advance,
+                                            name=ccm.name, sideband=held.get("sideband"))
             else:
                 fields = word_serial_datapath(m, cfg, *operands, enable(ccm.name),
                                               name=ccm.name, sideband=operand_slot,
@@ -274,6 +283,10 @@ class TaskGraphPipeline(StreamPipeline):
 
 
 TIMINGS = ("pipelined", "word_serial")
+
+# Pipelined CCMs take their operands through one register stage of their own, ahead of the
+# pre-rotation (the interleaved word-serial unit has its own operand registers).
+OPERAND_REGISTERS = 1
 
 # Word-serial CCMs here register their shifters' outputs (a step is a shift cycle and an add
 # cycle) and hold two poses each, one at the shifters while the other is at the adders, so a
@@ -327,7 +340,8 @@ def plan_pipeline(graph, *, width=24, frac_bits=None, guard_bits=0, timing="pipe
                                     frac_bits=frac_bits + guard_bits,
                                     expansion=c.expansion) for c in graph.ccms}
     if timing == "pipelined":
-        latencies = graph.latencies(lambda c: pipelined_latency(configs[c.name]))
+        latencies = graph.latencies(lambda c: OPERAND_REGISTERS +
+                                    pipelined_latency(configs[c.name]))
         period = 1
     else:
         latencies = graph.latencies(1)

@@ -1,13 +1,14 @@
 """``robohw ik-graph``: a PUMA IK task graph balanced by the optimal buffer assignment, as JSON.
 
 Node latency is one stage (word-serial CCMs, the paper's accounting) or the pipelined CCM's
-latency in clock cycles at a data width. The JSON holds the graph (CCMs with their operation and
+latency in clock cycles at a data width, its operand register included. The JSON holds the graph (CCMs with their operation and
 latency, operand edges with their buffer stages), the totals without and with tapped-delay-line
 sharing, and the depth.
 """
 
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import pipelined_latency
+from robohw.ik.pipeline import OPERAND_REGISTERS
 from robohw.ik.puma_graph import GRAPHS, puma_format
 
 __all__ = ["TIMINGS", "ccm_latency", "graph_solution"]
@@ -16,13 +17,15 @@ TIMINGS = ("stage", "pipelined")
 
 
 def ccm_latency(timing, width):
-    """``ccm -> latency``: 1 per stage, or :class:`PipelinedCordic` cycles at ``width``."""
+    """``ccm -> latency``: 1 per stage, or a pipelined CCM's cycles at ``width`` as the IK
+    pipeline builds it (:data:`robohw.ik.pipeline.OPERAND_REGISTERS` and the pipelined CORDIC
+    datapath)."""
     if timing == "stage":
         return lambda ccm: 1
     if timing != "pipelined":
         raise ValueError(f"timing must be one of {', '.join(TIMINGS)}, not {timing!r}")
-    return lambda ccm: pipelined_latency(CordicConfig(ccm.system, ccm.direction, width=width,
-                                                      expansion=ccm.expansion))
+    return lambda ccm: OPERAND_REGISTERS + pipelined_latency(
+        CordicConfig(ccm.system, ccm.direction, width=width, expansion=ccm.expansion))
 
 
 def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=False):

@@ -128,26 +128,27 @@ def _step_parameters(config, name):
     return params, load
 
 
-def serial_shift(config, x, y, shift, rotate, expanded, expansion=0):
-    """The unit's barrel shifters: ``(t, u)``, the shifted ``y, x`` for a micro-rotation
-    (``rotate``) or ``x, y`` for a normalization factor. An ``expanded`` step (hyperbolic range
-    expansion only) gives ``v - (v >> k)`` instead, ``k`` the ``expansion``-th of
-    ``config.expansion_shifts``: its few constant shifts are a small multiplexer beside the
-    barrel shifter, so the subtraction's carry chain never follows the barrel shifter."""
-    into_x, into_y = Mux(rotate, y, x), Mux(rotate, x, y)
-    t, u = into_x >> shift, into_y >> shift
+def serial_shift(config, x, y, shift, expanded, expansion=0):
+    """The unit's barrel shifters: ``(sx, sy)``, ``x`` and ``y`` shifted right by ``shift``.
+    An ``expanded`` step (hyperbolic range expansion only) gives ``v - (v >> k)`` instead,
+    ``k`` the ``expansion``-th of ``config.expansion_shifts``: its few constant shifts are a
+    small multiplexer beside the barrel shifter, so the subtraction's carry chain never follows
+    the barrel shifter. Which shifted value each adder takes is :func:`serial_add`'s choice (a
+    multiplexer in front of the shifters was a long path)."""
+    sx, sy = x >> shift, y >> shift
     if config.expansion_shifts:
         def expand(v):
             return v - Array(v >> k for k in config.expansion_shifts)[expansion]
-        t, u = Mux(expanded, expand(into_x), t), Mux(expanded, expand(into_y), u)
-    return t, u
+        sx, sy = Mux(expanded, expand(x), sx), Mux(expanded, expand(y), sy)
+    return sx, sy
 
 
 def serial_directions(config, y, z, rotate, subtract):
     """Whether each adder of a register step subtracts: ``{"x": ..., "y": ..., "z": ...}``.
-    Rotation: ``x - sigma t`` (circular), ``x + sigma t`` (hyperbolic), ``x`` (linear);
-    ``y + sigma u``; ``z - sigma angle``, with ``sigma = +1`` when ``z >= 0`` (rotation) or
-    ``y < 0`` (vectoring). Normalization: ``x -+ t``, ``y -+ u`` by the factor's sign."""
+    Rotation: ``x - sigma sy`` (circular), ``x + sigma sy`` (hyperbolic), ``x`` (linear);
+    ``y + sigma sx``; ``z - sigma angle``, with ``sigma = +1`` when ``z >= 0`` (rotation) or
+    ``y < 0`` (vectoring). Normalization: ``x -+ sx``, ``y -+ sy`` by the factor's sign
+    (``sx, sy`` from :func:`serial_shift`)."""
     up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
     if config.system is System.CIRCULAR:
         x_minus = Mux(rotate, up, subtract)
@@ -158,11 +159,14 @@ def serial_directions(config, y, z, rotate, subtract):
     return {"x": x_minus, "y": Mux(rotate, ~up, subtract), "z": up}
 
 
-def serial_add(config, x, y, z, t, u, angle, rotate, minus):
-    """The unit's adders: one register step on ``x``, ``y``, ``z`` from the shifted ``t, u``
-    (:func:`serial_shift`) and the add/subtract choices ``minus``
-    (:func:`serial_directions`). One carry chain per value; equal to
+def serial_add(config, x, y, z, sx, sy, angle, rotate, minus):
+    """The unit's adders: one register step on ``x``, ``y``, ``z`` from the shifted ``sx, sy``
+    (:func:`serial_shift`; a micro-rotation adds ``sy`` to ``x`` and ``sx`` to ``y``, a
+    normalization factor each its own) and the add/subtract choices ``minus``
+    (:func:`serial_directions`). One carry chain per value (the choice and the add/subtract
+    inversion share the chain's input logic); equal to
     :func:`~robohw.cordic.datapath.micro_step` on every register step."""
+    t, u = Mux(rotate, sy, sx), Mux(rotate, sx, sy)
     x1 = hdl_add_sub(x, t, minus["x"])
     if config.system is System.LINEAR:
         x1 = Mux(rotate, x, x1)
@@ -262,7 +266,7 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     # (phase 0: the shifters' outputs registered) and an add cycle (phase 1).
     phase = Signal(name=f"{name}_phase")
     adding = Const(1, 1)
-    t, u = serial_shift(config, xr, yr, params["shift"], params["rotate"], params["expanded"],
+    t, u = serial_shift(config, xr, yr, params["shift"], params["expanded"],
                         params.get("expansion", 0))
     angle = params["angle"]
     minus = serial_directions(config, yr, zr, params["rotate"], params["subtract"])
@@ -352,8 +356,8 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     phase = Signal(name=f"{name}_phase")
     started = Signal(name=f"{name}_started")     # start was high in the cycle before
     first = start & ~started
-    t, u = serial_shift(config, a["x"], a["y"], params["shift"], params["rotate"],
-                        params["expanded"], params.get("expansion", 0))
+    t, u = serial_shift(config, a["x"], a["y"], params["shift"], params["expanded"],
+                        params.get("expansion", 0))
     minus = serial_directions(config, a["y"], a["z"], params["rotate"], params["subtract"])
     # No enable on the loop: the shifted registers take the operand at the shifter in every
     # cycle, with the step parameters its add will need (the parameters move on before the

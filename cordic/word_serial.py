@@ -266,8 +266,8 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     # (phase 0: the shifters' outputs registered) and an add cycle (phase 1).
     phase = Signal(name=f"{name}_phase")
     adding = Const(1, 1)
-    t, u = serial_shift(config, xr, yr, params["shift"], params["expanded"],
-                        params.get("expansion", 0))
+    sx, sy = serial_shift(config, xr, yr, params["shift"], params["expanded"],
+                          params.get("expansion", 0))
     angle = params["angle"]
     minus = serial_directions(config, yr, zr, params["rotate"], params["subtract"])
     if registered_shift:
@@ -278,15 +278,15 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
         adding = phase
         shifting = busy & ~phase
         operands = register_values(m, {
-            "t": Mux(shifting, t, 0), "u": Mux(shifting, u, 0),
+            "sx": Mux(shifting, sx, 0), "sy": Mux(shifting, sy, 0),
             "angle": Mux(shifting & params["rotate"], angle, 0),
             **{f"{k}_minus": v for k, v in minus.items()}}, True, f"{name}_shifted")
-        t, u, angle = operands["t"], operands["u"], operands["angle"]
+        sx, sy, angle = operands["sx"], operands["sy"], operands["angle"]
         minus = {k: operands[f"{k}_minus"] for k in minus}
     # The step's results as wires: the registers and the result register share one copy (the
     # simulator compiles an expression once per use).
     x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}") for value, port in zip(
-        serial_add(config, xr, yr, zr, t, u, angle, params["rotate"], minus), "xyz"))
+        serial_add(config, xr, yr, zr, sx, sy, angle, params["rotate"], minus), "xyz"))
     held = None
     if sideband is not None:
         held = Signal(sideband.shape(), name=f"{name}_sideband_in", reset_less=True)
@@ -334,13 +334,12 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     count = len(steps)
     shapes = state_shapes(config)
     # Operands registered ahead of the load: what forms them (an IK CCM's sign, constant and
-    # saturation) and the pre-rotation are not one path.
-    caught_at = start
+    # saturation) and the pre-rotation are not one path. The outputs still move on at start.
     operands = {"x": x, "y": y, "z": z, **({} if sideband is None else {"sideband": sideband})}
     operands = register_values(m, operands, True, f"{name}_operand")
     x, y, z, sideband = (operands.get(k) for k in ("x", "y", "z", "sideband"))
-    start = Signal(name=f"{name}_load")
-    m.d.sync += start.eq(caught_at)
+    load_now = Signal(name=f"{name}_load")
+    m.d.sync += load_now.eq(start)
     # The operand at the shifter (a) and the one at the adders (b); a sideband rides along.
     a = {port: Signal(shapes[port], name=f"{name}_{port}", reset_less=True) for port in "xyz"}
     b = {port: Signal(shapes[port], name=f"{name}_{port}_b", reset_less=True) for port in "xyz"}
@@ -354,20 +353,20 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     # Phase 0: the first operand's shift (and the second's add); phase 1: the other way round.
     # A step's parameters hold for both phases and move on after phase 1.
     phase = Signal(name=f"{name}_phase")
-    started = Signal(name=f"{name}_started")     # start was high in the cycle before
-    first = start & ~started
-    t, u = serial_shift(config, a["x"], a["y"], params["shift"], params["expanded"],
-                        params.get("expansion", 0))
+    loaded_before = Signal(name=f"{name}_loaded_before")
+    first = load_now & ~loaded_before           # the first operand's load
+    sx, sy = serial_shift(config, a["x"], a["y"], params["shift"], params["expanded"],
+                          params.get("expansion", 0))
     minus = serial_directions(config, a["y"], a["z"], params["rotate"], params["subtract"])
     # No enable on the loop: the shifted registers take the operand at the shifter in every
     # cycle, with the step parameters its add will need (the parameters move on before the
     # second operand's add).
     shifted = register_values(m, {
-        "t": t, "u": u, "angle": Mux(params["rotate"], params["angle"], 0),
+        "sx": sx, "sy": sy, "angle": Mux(params["rotate"], params["angle"], 0),
         "rotate": params["rotate"], **{f"{k}_minus": v for k, v in minus.items()}}, True,
         f"{name}_shifted")
     x1, y1, z1 = (_wire(m, value, f"{name}_next_{port}") for value, port in zip(
-        serial_add(config, b["x"], b["y"], b["z"], shifted["t"], shifted["u"],
+        serial_add(config, b["x"], b["y"], b["z"], shifted["sx"], shifted["sy"],
                    shifted["angle"], shifted["rotate"],
                    {k: shifted[f"{k}_minus"] for k in minus}), "xyz"))
     stepped = {"x": x1, "y": y1, "z": z1}
@@ -377,7 +376,7 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     if sideband is not None:
         loaded["sideband"] = sideband
     m.d.sync += [b[k].eq(a[k]) for k in a]
-    with m.If(start):
+    with m.If(load_now):
         m.d.sync += [a[k].eq(loaded[k]) for k in a]
     with m.Else():
         m.d.sync += [a[k].eq(stepped[k]) for k in a]
@@ -386,7 +385,7 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     last_first = Signal(name=f"{name}_last")
     last_second = Signal(name=f"{name}_last_second")
     m.d.comb += last_first.eq(busy & phase & (index == count - 1))
-    m.d.sync += [started.eq(start), last_second.eq(last_first)]
+    m.d.sync += [loaded_before.eq(load_now), last_second.eq(last_first)]
     with m.If(busy):
         m.d.sync += phase.eq(~phase)
         with m.If(phase):
@@ -404,11 +403,11 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     # (the result register holds it) and is caught at the next start.
     first_done = tapped_delay_line(m, last_first, [1 + finish], Const(1),
                                    f"{name}_first_valid", reset_less=False)[1 + finish]
-    caught = register_values(m, outputs, first_done | caught_at, f"{name}_caught")
+    caught = register_values(m, outputs, first_done | start, f"{name}_caught")
     # Whether the outputs hold a first result (until the next start shows the second).
     valid = Signal(name=f"{name}_result_valid")
     with m.If(first_done):
         m.d.sync += valid.eq(1)
-    with m.Elif(caught_at):
+    with m.Elif(start):
         m.d.sync += valid.eq(0)
     return WordSerialUnit(caught, valid, busy, last_first)

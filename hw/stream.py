@@ -117,12 +117,12 @@ class StreamPipeline(wiring.Component):
     def control_register_bits(self, stages, period=1, fold=1, slots=1):
         """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
         delay lines (``slots`` positions a stage), the credits and each queue lane's pointers
-        and valid bit (its entries are a memory); with ``period > 1`` the phase counter and
-        the registered advance; with ``fold > 1`` (:meth:`fold_control`) the ring of
-        phases."""
+        and valid bit (its entries are a memory); with ``period > 1`` two phase counters and
+        registered advances (the design's and the input's, :meth:`advance_copy`); with
+        ``fold > 1`` (:meth:`fold_control`) the ring of phases."""
         lines = stages * slots * (1 + self.tag_width) + (fold if fold > 1 else 0)
         if period > 1:
-            lines += _bits(range(period)) + 1
+            lines += 2 * (_bits(range(period)) + 1)
         depth = self.queue_depth(stages, fold, period=period, slots=slots)
         lanes = sum(1 for _, spec in self.o.payload.shape() if spec.width)
         # the credits and the room flag; each lane's pointers and valid bit

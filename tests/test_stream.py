@@ -11,6 +11,7 @@ from robohw.ik.pipeline import TaskGraphPipeline, plan_pipeline
 from robohw.ik.puma_graph import best_graph
 from robohw.robots import load_robot
 from robohw.sim.harness import run_stream
+from robohw.sim.resources import register_bits
 from robohw.systolic import LinearInertiaArray
 
 
@@ -96,6 +97,18 @@ def test_the_queue_is_one_entry_deeper_than_the_results_on_their_way():
 def test_tag_width_is_checked(tag_width):
     with pytest.raises(ValueError, match="tag_width must be a non-negative integer, not"):
         Delay(1, tag_width=tag_width)
+
+
+@pytest.mark.parametrize("stages, period, fold, slots", [
+    (3, 1, None, 1), (4, 3, None, 1), (3, 6, None, 2), (5, 1, 3, 1)])
+def test_control_register_bits_count_the_netlist(stages, period, fold, slots):
+    # Counted in the elaborated design: the control's registers, the test's data line (9
+    # bits a position: value + 1) and, with a period, the test's own copy of advance (a
+    # phase counter and its register); folded, the test's copy of the ring.
+    dut = Delay(stages, period, fold=fold, slots=slots)
+    own = (period - 1).bit_length() + 1 if period > 1 else (fold or 0)
+    assert register_bits(dut) == (dut.control_register_bits(stages, period, fold or 1, slots)
+                                  + 9 * stages * slots + own)
 
 
 @pytest.mark.parametrize("slots", [0, 3, 1.0])

@@ -27,7 +27,7 @@ saturate and raise the error flag, angles wrap), so the outputs equal the model 
 from collections import defaultdict
 from dataclasses import dataclass
 
-from amaranth.hdl import Assert, Cat, Const, Module, Mux, Signal, signed
+from amaranth.hdl import Assert, Cat, Const, Module, Signal, signed
 
 from robohw.buffers import BufferAssignment
 from robohw.cordic.config import CordicConfig, System
@@ -207,20 +207,14 @@ class TaskGraphPipeline(StreamPipeline):
                     operands.append(Const(constant, signed(width)))
                     continue
                 value = tap(op.source, op.port, ccm.name)
-                if plan.period > 1:
-                    # constant -+ value on one carry chain, its direction from the sign and
-                    # the branch bit (two chains in a row were the word-serial IK's limit:
-                    # 96.4 MHz). Pipelined, where the branch bit comes out of a memory, this
-                    # placed worse (72.7 MHz; README).
-                    minus = Const(int(op.sign < 0), 1)
-                    if op.branch:
-                        minus = minus ^ tap(op.branch, "value", ccm.name)
-                    value = hdl_add_sub(Const(constant, signed(max(constant.bit_length(), 1)
-                                                                + 1)), value, minus)
-                else:
-                    if op.branch:
-                        value = Mux(tap(op.branch, "value", ccm.name), -value, value)
-                    value = (value if op.sign > 0 else -value) + constant
+                # constant -+ value on one carry chain, its direction from the sign and the
+                # branch bit (negation and constant as two chains in a row were the limit of
+                # both timing modes).
+                minus = Const(int(op.sign < 0), 1)
+                if op.branch:
+                    minus = minus ^ tap(op.branch, "value", ccm.name)
+                value = hdl_add_sub(Const(constant, signed(max(constant.bit_length(), 1) + 1)),
+                                    value, minus)
                 if is_angle:
                     operands.append(value[:width].as_signed())
                 else:

@@ -19,6 +19,9 @@ __all__ = ["WordSerialCordic", "WordSerialUnit", "serial_shift", "serial_directi
 # shorter loop): the default, chosen by measurement (README, "FPGA synthesis").
 REGISTERED_SHIFT = True
 
+# Operands a unit holds at once: 1, or 2 (C-slow; registered shift only).
+INTERLEAVES = (1, 2)
+
 
 class WordSerialCordic(CordicComponent):
     """CORDIC processor with one shift-and-add unit used once per step, as in the CORDIC chip
@@ -195,12 +198,9 @@ def word_serial_period(config, registered_shift=REGISTERED_SHIFT, interleave=1):
         2 * (interleave - 1)
 
 
-INTERLEAVES = (1, 2)
-
-
 def check_interleave(interleave, registered_shift=True):
     """Return ``interleave`` if it is 1, or 2 with ``registered_shift``; raise otherwise."""
-    if interleave not in INTERLEAVES or isinstance(interleave, bool):
+    if type(interleave) is not int or interleave not in INTERLEAVES:
         raise ValueError(f"interleave must be 1 or 2, not {interleave!r}")
     if interleave == 2 and not registered_shift:
         raise ValueError("interleave 2 needs registered_shift: the two operands take turns at "

@@ -159,8 +159,9 @@ def test_interleaved_unit_equals_model_at_its_period(kwargs):
 
 def test_interleave_is_checked():
     config = CordicConfig("circular", "rotation", width=12)
-    with pytest.raises(ValueError, match="interleave must be 1 or 2, not 3"):
-        word_serial_period(config, True, 3)
+    for interleave in (3, 0, 2.0, True):
+        with pytest.raises(ValueError, match=f"interleave must be 1 or 2, not {interleave!r}"):
+            word_serial_period(config, True, interleave)
     with pytest.raises(ValueError, match="interleave 2 needs registered_shift"):
         word_serial_datapath(Module(), config, 0, 0, 0, Signal(), registered_shift=False,
                              interleave=2)

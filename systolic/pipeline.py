@@ -15,12 +15,10 @@ its delay line for ``k`` more, and the products share ``ceil(products / k)`` mul
 operands a multiplexer picks by phase.
 """
 
-import functools
-import operator
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from amaranth.hdl import Assert, Const, Mux, Signal, signed
+from amaranth.hdl import Assert, Cat, Const, Signal, signed
 
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift
@@ -298,10 +296,8 @@ def _shared_multipliers(m, width, plan, enable):
 
 
 def _select_operands(m, nodes, formats, plan, operands, value, part):
-    """Drive each shared multiplier's operands by phase: an AND-OR multiplexer on the bits of
-    ``part(f"mul{unit}")``, one-hot (each choice gated by its own phase bit; a ``Switch`` on
-    the whole ring compared every bit first, and that was the folded logdepth array's limit:
-    97.1 MHz)."""
+    """Drive each shared multiplier's operands by phase (a multiplexer on the phases of
+    ``part(f"mul{unit}")``)."""
     for side in (0, 1):
         by_unit = defaultdict(list)
         for k, unit in plan.unit.items():
@@ -312,7 +308,7 @@ def _select_operands(m, nodes, formats, plan, operands, value, part):
                 operand = _const(formats[k].const_code)
             by_unit[unit].append((start % plan.fold, operand))
         for unit, choices in by_unit.items():
-            phases, target = part(f"mul{unit}"), operands[unit][side]
-            gated = [Mux(phases[phase], operand, 0) for phase, operand in choices]
-            m.d.comb += target.eq(functools.reduce(operator.or_,
-                                                   (g.as_signed() for g in gated)))
+            with m.Switch(Cat(*part(f"mul{unit}"))):
+                for phase, operand in choices:
+                    with m.Case(1 << phase):
+                        m.d.comb += operands[unit][side].eq(operand)

@@ -111,12 +111,32 @@ def _step_table(config):
             for step in register_steps(config)]
 
 
-def _step_parameters(config, name):
+@dataclass(frozen=True)
+class _StepSequence:
+    """The step state of a word-serial unit (:func:`_step_sequence`): the step's ``params``
+    by table column, its ``index``, and the statements that move to the next step
+    (:meth:`next`, after the ``last``, back to the first) or start the program
+    (:meth:`restart`)."""
+    params: dict
+    index: Signal
+    upcoming: Signal
+    load: object
+
+    def next(self, last):
+        return [self.index.eq(Mux(last, 0, self.index + 1)), *self.load(self.upcoming),
+                self.upcoming.eq(Mux(last, 1, self.upcoming + 1))]
+
+    def restart(self):
+        return [self.index.eq(0), self.upcoming.eq(1), *self.load(0)]
+
+
+def _step_sequence(config, name):
     """The registers of a step's parameters (the step-table columns; ``expansion`` only with
-    range expansion) and ``load(position)``, the statements that load them with the table's
-    row ``position`` (past the last row, a copy of the first). Registered with the step index,
-    the table read a cycle ahead: no table lookup in the loop."""
+    range expansion), registered with the step index from the table read a cycle ahead (no
+    table lookup in the loop): the index of the step after this one has a register of its own
+    so the read starts at a flip-flop; past the last step it reads a copy of the first row."""
     table = _step_table(config)
+    count = len(table)
     fields = ("shift", "angle", "rotate", "subtract", "expanded",
               *(("expansion",) if config.expansion_shifts else ()))
     params = {}
@@ -128,7 +148,8 @@ def _step_parameters(config, name):
     def load(position):
         return [params[f].eq(Array(int(getattr(row, f)) for row in [*table, table[0]])[position])
                 for f in params]
-    return params, load
+    return _StepSequence(params, Signal(range(count), name=f"{name}_index"),
+                         Signal(range(count + 1), name=f"{name}_upcoming"), load)
 
 
 def serial_shift(config, x, y, shift, expanded, expansion=0):
@@ -254,14 +275,11 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     xr = Signal(signed(config.xy_width), name=f"{name}_x", reset_less=True)
     yr = Signal(signed(config.xy_width), name=f"{name}_y", reset_less=True)
     zr = Signal(signed(config.z_width), name=f"{name}_z", reset_less=True)
-    index = Signal(range(count), name=f"{name}_index")
     busy = Signal(name=f"{name}_busy")
     last = Signal(name=f"{name}_last")
     moves = ~Value.cast(hold)
-    params, load = _step_parameters(config, name)
-    # The index of the step after this one, kept in a register of its own so the table read
-    # starts at a flip-flop; past the last step it reads a copy of the first row.
-    upcoming = Signal(range(count + 1), name=f"{name}_upcoming")
+    sequence = _step_sequence(config, name)
+    params, index = sequence.params, sequence.index
     # Without registered_shift every busy cycle runs a step; with it, a step is a shift cycle
     # (phase 0: the shifters' outputs registered) and an add cycle (phase 1).
     phase = Signal(name=f"{name}_phase")
@@ -309,13 +327,12 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
         else:
             m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
         with m.If(adding):
-            m.d.sync += [index.eq(Mux(last, 0, index + 1)), *load(upcoming),
-                         upcoming.eq(Mux(last, 1, upcoming + 1))]
+            m.d.sync += sequence.next(last)
         with m.If(last):
             m.d.sync += busy.eq(0)
     with m.If(start):
         m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), prerotate(config, x, y, z))]
-        m.d.sync += [busy.eq(1), index.eq(0), upcoming.eq(1), *load(0)]
+        m.d.sync += [busy.eq(1), *sequence.restart()]
         if registered_shift:
             m.d.sync += phase.eq(0)
         if held is not None:
@@ -346,9 +363,8 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     if sideband is not None:
         a["sideband"] = Signal(sideband.shape(), name=f"{name}_sideband", reset_less=True)
         b["sideband"] = Signal(sideband.shape(), name=f"{name}_sideband_b", reset_less=True)
-    params, load = _step_parameters(config, name)
-    index = Signal(range(count), name=f"{name}_index")
-    upcoming = Signal(range(count + 1), name=f"{name}_upcoming")
+    sequence = _step_sequence(config, name)
+    params, index = sequence.params, sequence.index
     busy = Signal(name=f"{name}_busy")
     # Phase 0: the first operand's shift (and the second's add); phase 1: the other way round.
     # A step's parameters hold for both phases and move on after phase 1.
@@ -389,12 +405,11 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     with m.If(busy):
         m.d.sync += phase.eq(~phase)
         with m.If(phase):
-            m.d.sync += [index.eq(Mux(last_first, 0, index + 1)), *load(upcoming),
-                         upcoming.eq(Mux(last_first, 1, upcoming + 1))]
+            m.d.sync += sequence.next(last_first)
         with m.If(last_first):
             m.d.sync += busy.eq(0)
     with m.If(first):
-        m.d.sync += [busy.eq(1), phase.eq(0), index.eq(0), upcoming.eq(1), *load(0)]
+        m.d.sync += [busy.eq(1), phase.eq(0), *sequence.restart()]
     result = register_values(m, stepped, last_first | last_second, f"{name}_result",
                              shapes)
     finish = len(finish_stages(config))

@@ -1,9 +1,9 @@
 """``robohw ik-graph``: a PUMA IK task graph balanced by the optimal buffer assignment, as JSON.
 
 Node latency is one stage (word-serial CCMs, the paper's accounting) or the pipelined CCM's
-latency in clock cycles at a data width, its operand register included. The JSON holds the graph (CCMs with their operation and
-latency, operand edges with their buffer stages), the totals without and with tapped-delay-line
-sharing, and the depth.
+latency in clock cycles at a data width, its operand register included. The JSON holds the graph
+(CCMs with their operation and latency, operand edges with their buffer stages), the totals
+without and with tapped-delay-line sharing, and the depth.
 """
 
 from robohw.cordic.config import CordicConfig

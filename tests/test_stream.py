@@ -117,19 +117,14 @@ def test_slots_are_checked(slots):
         Delay(2, period=3, slots=slots).elaborate(None)
 
 
-def test_advance_copy_needs_a_period():
+@pytest.mark.parametrize("copy, message", [
+    ("advance_copy", "advance_copy needs pipeline_control with a period first"),
+    ("phase_copy", "phase_copy needs fold_control first")])
+def test_a_copy_needs_its_control_first(copy, message):
     class Early(Delay):
         def elaborate(self, platform):
-            self.advance_copy(Module(), "copy")
-    with pytest.raises(ValueError, match="advance_copy needs pipeline_control with a period"):
-        Early(3).elaborate(None)
-
-
-def test_phase_copy_needs_the_fold():
-    class Early(Delay):
-        def elaborate(self, platform):
-            self.phase_copy(Module(), "copy")
-    with pytest.raises(ValueError, match="phase_copy needs fold_control first"):
+            getattr(self, copy)(Module(), "copy")
+    with pytest.raises(ValueError, match=message):
         Early(3).elaborate(None)
 
 

@@ -197,6 +197,18 @@ class StreamPipeline(wiring.Component):
             m.d.sync += [phases[p].eq(phases[p - 1]) for p in range(len(phases))]
         return phases
 
+    def phase_index_copy(self, m, name):
+        """The phase of :meth:`fold_control` as a binary count, ``Signal(range(fold))``, equal
+        in every cycle to the index of the ring's high bit: the select of a multiplexer by
+        phase. On a one-hot ring a ``Switch`` compares every bit of the ring in each case (two
+        LUT levels and a net from the ring to every operand bit, the folded logdepth array's
+        limit at 97.1 MHz); a binary select drives the ECP5's wide multiplexers directly."""
+        if self._fold is None:
+            raise ValueError("phase_index_copy needs fold_control first")
+        index = Signal(range(self._fold), name=name)
+        m.d.sync += index.eq(Mux(index == self._fold - 1, 0, index + 1))
+        return index
+
     def _queue_control(self, m, stages, accept, depth, advance=Const(1)):
         # `stages` positions of the valid and tag lines, moving with `advance`.
         layout = self.o.payload.shape()

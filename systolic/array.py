@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from fractions import Fraction
 
-from amaranth.hdl import Cat, Const, Module, Signal, signed
+from amaranth.hdl import Const, Module, Signal, signed
 
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import (pipelined_datapath, pipelined_latency,
@@ -361,11 +361,13 @@ class InertiaArray(StreamPipeline):
     def resources(self):
         plan = self._plan
         resources = plan.resources()
-        # Folded, each part's copy of the phase ring (phase_copy).
-        parts = len(control_parts(plan.tracer, plan.live, plan.schedule)) + resources["cordics"]
-        copy_bits = plan.fold if plan.fold > 1 else 0
-        resources["register_bits"] += (self.control_register_bits(plan.latency, fold=plan.fold)
-                                       + parts * copy_bits)
+        resources["register_bits"] += self.control_register_bits(plan.latency, fold=plan.fold)
+        if plan.fold > 1:
+            # Each processor's copy of the phase ring (phase_copy); each operand multiplexer's
+            # and each shared CORDIC's binary phase (phase_index_copy).
+            rings, selects = control_parts(plan.tracer, plan.live, plan.schedule)
+            resources["register_bits"] += (len(rings) * plan.fold + (len(selects) + resources[
+                "cordics"]) * (plan.fold - 1).bit_length())
         return resources
 
     def elaborate(self, platform):
@@ -397,7 +399,9 @@ class InertiaArray(StreamPipeline):
                                 advance, width, list(reads.values()),
                                 check_valid=taken if self._check_ranges else None,
                                 phases=phases,
-                                phase_copy=lambda part: self.phase_copy(m, f"{part}_phase"))
+                                phase_copy=lambda part: self.phase_copy(m, f"{part}_phase"),
+                                phase_index_copy=lambda part: self.phase_index_copy(
+                                    m, f"{part}_phase"))
         fracs = plan.output_fracs
         for key, node in plan.outputs.items():
             field = getattr(result, f"h{key[0]}_{key[1]}")
@@ -430,9 +434,9 @@ class InertiaArray(StreamPipeline):
             else:
                 name = f"cordic{unit}"
                 z = Signal(signed(width), name=f"{name}_angle")
-                with m.Switch(Cat(*self.phase_copy(m, f"{name}_phase"))):
+                with m.Switch(self.phase_index_copy(m, f"{name}_phase")):
                     for slot, _, angle in members:
-                        with m.Case(1 << slot):
+                        with m.Case(slot):
                             m.d.comb += z.eq(angle)
             fields[unit] = pipelined_datapath(m, plan.cordic, one, Const(0, signed(width)), z,
                                               advance, name=name)

@@ -18,7 +18,7 @@ operands a multiplexer picks by phase.
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from amaranth.hdl import Assert, Cat, Const, Signal, signed
+from amaranth.hdl import Assert, Const, Signal, signed
 
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift
@@ -183,7 +183,7 @@ def _product_shift(node, fmt, arg_formats):
 
 
 def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, reads,
-                   check_valid=None, phases=None, phase_copy=None):
+                   check_valid=None, phases=None, phase_copy=None, phase_index_copy=None):
     """Registers and delay lines of the scheduled graph inside module ``m``.
 
     ``sources[index]`` is the signal of each input node (valid in its ready cycle);
@@ -194,12 +194,17 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     formats' promise, checked where it matters. ``phase_copy``, if given, is a function from a
     part's name (a processor, ``mul{unit}``) to that part's own copy of ``phases``
     (:meth:`robohw.hw.stream.StreamPipeline.phase_copy`): no single ring drives every
-    register's enable or every multiplexer's select.
+    register's enable or every multiplexer's select. A folded ``plan`` also needs
+    ``phase_index_copy``, a function from a name (``mul{unit}_a``, ``mul{unit}_b``) to a binary
+    copy of the phase (:meth:`robohw.hw.stream.StreamPipeline.phase_index_copy`): the select of
+    each shared multiplier's operand multiplexer.
     """
     nodes = tracer.nodes
     fold = plan.fold
     if fold > 1 and (phases is None or len(phases) != fold):
         raise ValueError(f"a schedule folded by {fold} needs {fold} phase signals")
+    if fold > 1 and phase_index_copy is None:
+        raise ValueError(f"a schedule folded by {fold} needs phase_index_copy")
     taps = delay_taps(tracer, indices, plan, reads)
     lines = {}
 
@@ -256,15 +261,16 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
                                    f"{label} ({node.op}) overflows signed({width})")
         lines[k] = tapped_delay_line(m, register, taps[k] | {0},
                                      at(plan.line_phase(node), cell), label)
-    _select_operands(m, nodes, formats, plan, operands, value, part)
+    _select_operands(m, nodes, formats, plan, operands, value, phase_index_copy)
     return {(index, cycle): value(index, cycle) for index, cycle in reads}
 
 
 def control_parts(tracer, indices, plan):
-    """The names of the parts that :func:`build_dataflow` asks ``phase_copy`` for: every processor
-    (cell) that holds a register or a line, and every shared multiplier."""
+    """``(rings, selects)``: the names of the parts that :func:`build_dataflow` asks
+    ``phase_copy`` for (every processor, or cell, that holds a register or a line) and those it
+    asks ``phase_index_copy`` for (both operand multiplexers of every shared multiplier)."""
     cells = {_cell_name(tracer.nodes[k].cell) for k in indices if tracer.nodes[k].op != "neg"}
-    return cells | {f"mul{unit}" for unit in set(plan.unit.values())}
+    return cells, {f"mul{unit}_{side}" for unit in set(plan.unit.values()) for side in "ab"}
 
 
 def _shared_multipliers(m, width, plan, enable):
@@ -295,9 +301,9 @@ def _shared_multipliers(m, width, plan, enable):
     return {k: by_unit[unit] for k, unit in plan.unit.items()}, operands
 
 
-def _select_operands(m, nodes, formats, plan, operands, value, part):
-    """Drive each shared multiplier's operands by phase (a multiplexer on the phases of
-    ``part(f"mul{unit}")``)."""
+def _select_operands(m, nodes, formats, plan, operands, value, phase_index_copy):
+    """Drive each shared multiplier's operands by phase: a multiplexer per operand on its own
+    binary phase, ``phase_index_copy(f"mul{unit}_{side}")``."""
     for side in (0, 1):
         by_unit = defaultdict(list)
         for k, unit in plan.unit.items():
@@ -308,7 +314,7 @@ def _select_operands(m, nodes, formats, plan, operands, value, part):
                 operand = _const(formats[k].const_code)
             by_unit[unit].append((start % plan.fold, operand))
         for unit, choices in by_unit.items():
-            with m.Switch(Cat(*part(f"mul{unit}"))):
+            with m.Switch(phase_index_copy(f"mul{unit}_{'ab'[side]}")):
                 for phase, operand in choices:
-                    with m.Case(1 << phase):
+                    with m.Case(phase):
                         m.d.comb += operands[unit][side].eq(operand)

@@ -3,7 +3,7 @@ handshake it writes once for every pipeline, on a pipeline of plain registers.""
 
 import numpy as np
 import pytest
-from amaranth.hdl import Assert, Cat, Module, signed
+from amaranth.hdl import Assert, Cat, Const, Module, signed
 
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.stream import StreamPipeline
@@ -42,6 +42,9 @@ class Delay(StreamPipeline):
             advance, result, phases = self.fold_control(m, self.stages, self.fold)
             copy = self.phase_copy(m, "copy")
             m.d.comb += Assert(Cat(*copy) == Cat(*phases), "the copy of the ring differs")
+            index = self.phase_index_copy(m, "index")
+            m.d.comb += Assert(Cat(*phases) == (Const(1, self.fold) << index),
+                               "the binary phase is not the ring's high bit")
         positions = self.stages * self.slots
         line = tapped_delay_line(m, self.i.payload.value + 1, [positions], advance, "data")
         m.d.comb += result.value.eq(line[positions])
@@ -104,9 +107,13 @@ def test_tag_width_is_checked(tag_width):
 def test_control_register_bits_count_the_netlist(stages, period, fold, slots):
     # Counted in the elaborated design: the control's registers, the test's data line (9
     # bits a position: value + 1) and, with a period, the test's own copy of advance (a
-    # phase counter and its register); folded, the test's copy of the ring.
+    # phase counter and its register); folded, the test's copy of the ring (fold bits) and its
+    # binary phase (a count to fold - 1).
     dut = Delay(stages, period, fold=fold, slots=slots)
-    own = (period - 1).bit_length() + 1 if period > 1 else (fold or 0)
+    if fold:
+        own = fold + (fold - 1).bit_length()
+    else:
+        own = (period - 1).bit_length() + 1 if period > 1 else 0
     assert register_bits(dut) == (dut.control_register_bits(stages, period, fold or 1, slots)
                                   + 9 * stages * slots + own)
 
@@ -119,7 +126,8 @@ def test_slots_are_checked(slots):
 
 @pytest.mark.parametrize("copy, message", [
     ("advance_copy", "advance_copy needs pipeline_control with a period first"),
-    ("phase_copy", "phase_copy needs fold_control first")])
+    ("phase_copy", "phase_copy needs fold_control first"),
+    ("phase_index_copy", "phase_index_copy needs fold_control first")])
 def test_a_copy_needs_its_control_first(copy, message):
     class Early(Delay):
         def elaborate(self, platform):

@@ -1,9 +1,10 @@
 """Stream payloads as plain integers, for simulators that see a flattened port
 (exported Verilog under cocotb) and for the sidecars that document exported ports."""
 
+import numpy as np
 from amaranth.hdl import Shape
 
-__all__ = ["layout_fields", "pack", "unpack"]
+__all__ = ["layout_fields", "pack", "unpack", "pack_words", "unpack_words"]
 
 
 def layout_fields(layout):
@@ -33,3 +34,45 @@ def unpack(fields, word):
             value -= 1 << width
         values[name] = value
     return values
+
+
+def pack_words(fields, columns, count, words):
+    """Payloads as a ``(count, words)`` array of 32-bit words, low word first (a compiled
+    simulator's flat port): ``columns`` maps field names to sequences of ``count`` integers
+    (missing fields are zero); every field is at most 64 bits wide."""
+    out = np.zeros((count, words), dtype=np.uint64)
+    for name, column in columns.items():
+        offset, width, _ = fields[name]
+        if not width:
+            continue
+        values = np.asarray(column, dtype=np.int64).astype(np.uint64) & _mask(width)
+        for word in range(offset // 32, (offset + width - 1) // 32 + 1):
+            shift = offset - 32 * word
+            part = values << np.uint64(shift) if shift >= 0 else values >> np.uint64(-shift)
+            out[:, word] |= part & np.uint64(0xFFFFFFFF)
+    return out.astype(np.uint32)
+
+
+def unpack_words(fields, array):
+    """The inverse of :func:`pack_words`: ``{name: int64 array}``, signed fields
+    sign-extended."""
+    array = np.asarray(array, dtype=np.uint64)
+    columns = {}
+    for name, (offset, width, is_signed) in fields.items():
+        values = np.zeros(len(array), dtype=np.uint64)
+        for word in range(offset // 32, (offset + width - 1) // 32 + 1) if width else ():
+            shift = offset - 32 * word
+            part = array[:, word]
+            values |= part >> np.uint64(shift) if shift >= 0 else part << np.uint64(-shift)
+        values &= _mask(width)
+        if is_signed and width:
+            sign = np.uint64(1 << (width - 1))
+            values = (values ^ sign) - sign  # modulo 2**64: two's complement in 64 bits
+        columns[name] = values.view(np.int64)
+    return columns
+
+
+def _mask(width):
+    if width > 64:
+        raise ValueError(f"a field of {width} bits does not fit one 64-bit column")
+    return np.uint64((1 << width) - 1)

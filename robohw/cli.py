@@ -167,13 +167,14 @@ def _parser():
         commands, "ik", "inverse kinematics of hand poses from a CSV file",
         "robohw ik --poses poses.csv --out joints.csv --backend model", "--poses",
         "header nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz (metres)",
-        "written with the header q1,...,q6,valid (radians)", ["float", "model", "rtl"],
-        "closed form, bit-exact model or Amaranth RTL")
+        "written with the header q1,...,q6,valid (radians)",
+        ["float", "model", "rtl", "compiled"],
+        "closed form, bit-exact model, Amaranth RTL, or the RTL compiled by CXXRTL")
     ik.add_argument("--graph", choices=["best", "paper"], default="best",
-                    help="CCM graph of the model and rtl backends: the best decomposition or "
+                    help="CCM graph of the hardware backends: the best decomposition or "
                          "the reconstruction of Lee & Chang's (default best)")
     ik.add_argument("--width", type=_integer("--width", 16, 40), default=24,
-                    help="data width of the model and rtl backends, 16..40 (default 24)")
+                    help="data width of the hardware backends, 16..40 (default 24)")
     ik.add_argument("--arm", choices=["right", "left"],
                     help="right: the wrist centre on the +x1 side of the shoulder (default)")
     ik.add_argument("--elbow", choices=["up", "down"],
@@ -194,17 +195,19 @@ def _parser():
         commands, "inertia", "manipulator inertia matrices of joint configurations from a CSV "
         "file", "robohw inertia --q q.csv --out h.csv --backend model --array logdepth", "--q",
         "header q1,...,qN (rad for revolute, m for prismatic joints)",
-        "written with the header H11,H12,...,HNN,valid (row-major)", ["float", "model", "rtl"],
-        "float64 algorithm, bit-exact model or Amaranth RTL")
+        "written with the header H11,H12,...,HNN,valid (row-major)",
+        ["float", "model", "rtl", "compiled"],
+        "float64 algorithm, bit-exact model, Amaranth RTL, or the RTL compiled by CXXRTL")
     inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
                          help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
                               "(Table 2) (default linear)")
     inertia.add_argument("--reasons", action="store_true",
                          help="add a reason column: ok, outside_limits")
     inertia.add_argument("--width", type=_integer("--width", 12, 31), default=24,
-                         help="data width of the model and rtl backends, 12..31 (default 24)")
+                         help="data width of the hardware backends, 12..31 (default 24)")
     inertia.add_argument("--fold", type=_integer("--fold", 1),
-                         help="cycles per configuration of the rtl backend's array (default: "
+                         help="cycles per configuration of the rtl and compiled backends' "
+                              "array (default: "
                               "the registry's, the smallest that fits an ECP5-85F; the model "
                               "computes the same bits at every fold)")
 
@@ -230,9 +233,10 @@ def _parser():
         description=f"designs: {design_list}",
         epilog="example: robohw sim inertia-logdepth --count 8 --vcd inertia.vcd")
     sim.add_argument("design", metavar="DESIGN", help="one of the designs listed above")
-    sim.add_argument("--backend", choices=["amaranth", "verilator", "model"],
-                     default="amaranth", help="Amaranth simulator, exported Verilog under "
-                     "cocotb + Verilator, or the bit-exact model alone (default amaranth)")
+    sim.add_argument("--backend", choices=["amaranth", "compiled", "verilator", "model"],
+                     default="amaranth", help="Amaranth simulator, the RTL compiled by CXXRTL, "
+                     "exported Verilog under cocotb + Verilator, or the bit-exact model alone "
+                     "(default amaranth)")
     sim.add_argument("--width", type=_integer("--width", 4, 40),
                      help="data width (default: the design's)")
     sim.add_argument("--fold", type=_integer("--fold", 1), help=_FOLD_HELP)

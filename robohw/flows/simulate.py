@@ -1,7 +1,8 @@
 """``robohw sim``: one design, one backend, a seeded workload, an optional waveform.
 
-Backends: ``amaranth`` (the Python simulator, cycle by cycle), ``verilator`` (the exported
-Verilog under cocotb + Verilator) and ``model`` (the bit-exact model alone: no cycles). Each
+Backends: ``amaranth`` (the Python simulator, cycle by cycle), ``compiled`` (the design compiled
+by CXXRTL, :mod:`robohw.sim.compiled`), ``verilator`` (the exported Verilog under cocotb +
+Verilator) and ``model`` (the bit-exact model alone: no cycles). Each
 simulated run is checked against the bit-exact model and measured against float64.
 """
 
@@ -10,12 +11,13 @@ import tempfile
 from robohw.designs import design as find_design
 from robohw.measure import measure_timing
 from robohw.progress import Progress
+from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
 
 __all__ = ["BACKENDS", "simulate"]
 
-BACKENDS = ("amaranth", "verilator", "model")
+BACKENDS = ("amaranth", "compiled", "verilator", "model")
 
 
 def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, stream=None,
@@ -26,7 +28,8 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if vcd is not None and backend == "model":
-        raise ValueError("--vcd needs a simulated backend (amaranth or verilator), not model")
+        raise ValueError("--vcd needs a simulated backend (amaranth, compiled or verilator), "
+                         "not model")
     if not isinstance(count, int) or count < 1:
         raise ValueError(f"count must be a positive integer, not {count!r}")
     design = find_design(name)
@@ -43,6 +46,12 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
         run = run_stream(dut, workload.payloads, vcd=vcd,
                          on_result=lambda done: progress.update(done, f"{name} results"))
         outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
+    elif backend == "compiled":
+        bar = Progress(1, stream)
+        run = run_stream_compiled(dut, workload.payloads, vcd=vcd, say=lambda step: bar.update(
+            0, f"{name}: compiled model: {step}", force=True))
+        outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
+        result["cycles_per_second"] = round(run.cycles / max(run.wall_seconds, 1e-9))
     else:
         Progress(1, stream).update(0, f"{name}: Verilator builds the model (a large design "
                                       f"takes minutes)", force=True)

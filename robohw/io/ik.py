@@ -4,7 +4,8 @@
 column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid`` (radians in (-pi, pi], ``valid`` 1 or
 0), with ``branch`` first when every branch is asked for and ``reason`` last when reasons are.
 Backends: ``float`` (the closed form of :mod:`robohw.reference.kinematics`), ``model`` (the
-bit-exact model of a CCM graph) and ``rtl`` (its Amaranth pipeline, simulated cycle by cycle).
+bit-exact model of a CCM graph), ``rtl`` (its Amaranth pipeline, simulated cycle by cycle) and
+``compiled`` (the same pipeline compiled by CXXRTL, :mod:`robohw.sim.compiled`).
 
 Every row is solved on its own: a row that cannot be is ``valid = 0`` with zero angles and a
 reason, by precedence (``../CONVENTIONS``): ``out_of_format`` (a value outside the hardware's
@@ -24,13 +25,12 @@ from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs, puma_format
 from robohw.io.csv_table import CsvFileError, read_columns, write_rows
 from robohw.reference.kinematics import BRANCHES, puma_ik
-from robohw.progress import Progress
-from robohw.sim.harness import run_stream
+from robohw.sim.run import run_backend
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
            "branch_index", "BACKENDS", "REASONS"]
 
-BACKENDS = ("float", "model", "rtl")
+BACKENDS = ("float", "model", "rtl", "compiled")
 REASONS = ("ok", "out_of_format", "unreachable", "near_singular", "outside_limits")
 # A rotation whose columns are further than this from orthonormal is not a hand pose.
 ORTHONORMAL_TOLERANCE = 1e-4
@@ -123,9 +123,12 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
         in_format = fmt.fits(values).all(-1) if count else in_format
         q, valid = np.zeros((count, 6)), np.zeros(count, dtype=bool)
         rows = np.flatnonzero(in_format)
-        solve = _model_rows if backend == "model" else _rtl_rows
-        q[rows], valid[rows] = solve(GRAPHS[graph](robot), poses[rows], branch[rows], width,
-                                     progress)
+        if backend == "model":
+            q[rows], valid[rows] = _model_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
+                                               width)
+        else:
+            q[rows], valid[rows] = _rtl_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
+                                             width, backend, progress)
     reason = np.full(count, "ok", dtype=object)
     outside = valid & ~_within(robot, q) if within_limits else np.zeros(count, dtype=bool)
     reason[outside] = "outside_limits"
@@ -141,13 +144,13 @@ def _indicators(branch):
     return dict(zip(("arm", "elbow", "wrist"), signs.T))
 
 
-def _model_rows(graph, poses, branch, width, progress):
+def _model_rows(graph, poses, branch, width):
     out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch),
                                    **puma_format(width))
     return _wrap(np.stack([out[f"q{k}"] for k in range(1, 7)], -1)), valid
 
 
-def _rtl_rows(graph, poses, branch, width, progress):
+def _rtl_rows(graph, poses, branch, width, backend, progress):
     dut = TaskGraphPipeline(graph, **puma_format(width))
     fmt = FixedFormat(width, dut.plan.frac_bits)
     codes = {n: fmt.from_float(v) for n, v in pose_inputs(poses).items()}
@@ -155,9 +158,8 @@ def _rtl_rows(graph, poses, branch, width, progress):
             if b in graph.branches}
     payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS},
                  **{b: int(v[k]) for b, v in bits.items()}} for k in range(len(poses))]
-    bar = Progress(len(payloads), progress)
-    run = run_stream(dut, payloads, on_result=lambda done: bar.update(
-        done, f"poses through the {dut.latency}-cycle pipeline"))
+    run = run_backend(dut, payloads, backend,
+                      f"poses through the {dut.latency}-cycle pipeline", progress)
     valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
     q = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in run.outputs], dtype=np.float64)
     return _wrap(q.reshape(-1, 6) * (2 * np.pi / 2 ** width)), valid

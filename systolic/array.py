@@ -8,7 +8,6 @@ elements run (the plan subclass's ``_first_cycle``). :class:`InertiaPlan` holds 
 :class:`InertiaArray` builds it; :mod:`robohw.systolic.model` evaluates it bit for bit.
 """
 
-import math
 from collections import Counter
 from fractions import Fraction
 

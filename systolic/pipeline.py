@@ -279,8 +279,8 @@ def _shared_multipliers(m, width, plan, enable):
     multiplexer, driven by :func:`_select_operands` once every value exists), registers them
     :data:`MULTIPLIER_OPERAND_REGISTERS` times and their product
     :data:`MULTIPLIER_PRODUCT_REGISTERS` times: :data:`MULTIPLIER_STAGES` cycles with the
-    rounding into the node's register. The operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits);
-    a negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
+    rounding into the node's register. The operands are ``signed(width)`` (one 18 x 18 DSP
+    tile up to 18 bits); a negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
     (:func:`~robohw.systolic.dataflow.frac_bits_for` keeps a margin), so its negation is one."""
     by_unit, operands = {}, {}
 

@@ -9,7 +9,8 @@ bit-exact model of a CCM graph), ``rtl`` (its Amaranth pipeline, simulated cycle
 
 Every row is solved on its own: a row that cannot be is ``valid = 0`` with zero angles and a
 reason, by precedence (``../CONVENTIONS``): ``out_of_format`` (a value outside the hardware's
-number format, [-2, 2) m: :func:`robohw.ik.puma_graph.puma_format`; the float backend has none), ``unreachable`` (no solution exists),
+number format, [-2, 2) m: :func:`robohw.ik.puma_graph.puma_format`; the float backend has
+none), ``unreachable`` (no solution exists),
 ``near_singular`` (reachable, but the graph flags it: within 0.3 mm of the shoulder-singular line
 or with the elbow within 0.11 degrees of straight or folded), ``outside_limits`` (with
 ``within_limits``: the solution leaves the robot file's joint limits), else ``ok``.
@@ -25,6 +26,7 @@ from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs, puma_format
 from robohw.io.csv_table import CsvFileError, read_columns, write_rows
 from robohw.reference.kinematics import BRANCHES, puma_ik
+from robohw.progress import Progress
 from robohw.sim.run import run_backend
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
@@ -158,8 +160,8 @@ def _rtl_rows(graph, poses, branch, width, backend, progress):
             if b in graph.branches}
     payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS},
                  **{b: int(v[k]) for b, v in bits.items()}} for k in range(len(poses))]
-    run = run_backend(dut, payloads, backend,
-                      f"poses through the {dut.latency}-cycle pipeline", progress)
+    run = run_backend(dut, payloads, backend, f"poses through the {dut.latency}-cycle pipeline",
+                      Progress(len(payloads), progress))
     valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
     q = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in run.outputs], dtype=np.float64)
     return _wrap(q.reshape(-1, 6) * (2 * np.pi / 2 ** width)), valid

@@ -4,7 +4,8 @@
 ones; any column order). ``OUT.csv`` has ``H11,H12,...,HNN,valid`` (``reason`` last when
 asked): the full N x N matrix, row by row; a configuration the hardware cannot compute (a
 prismatic joint outside the limits its formats are proven for) is ``valid = 0``, reason
-``outside_limits``, with zeros, and the rest of the file is computed. Backends: ``float`` (the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
+``outside_limits``, with zeros, and the rest of the file is computed. Backends: ``float``
+(the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
 ``logdepth``), ``model`` (the array's bit-exact model), ``rtl`` (its Amaranth pipeline,
 simulated cycle by cycle) and ``compiled`` (the same array compiled by CXXRTL,
 :mod:`robohw.sim.compiled`).
@@ -14,6 +15,7 @@ import numpy as np
 
 from robohw.io.csv_table import read_columns, write_rows
 from robohw.reference.inertia import inertia_matrix
+from robohw.progress import Progress
 from robohw.sim.run import run_backend
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.systolic.model import decode_outputs, encode_joints, model_inertia
@@ -56,7 +58,8 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None
     """``(H, valid, reason)``: inertia matrices ``(rows, N, N)`` of configurations ``q`` by
     ``backend`` (zeros where not valid), and per row ``valid`` and ``reason`` (``ok``, or
     ``outside_limits`` for the hardware backends: see :func:`outside_limits`). ``fold``:
-    cycles per configuration of the rtl and compiled backends' array (default :data:`robohw.systolic.DEFAULT_FOLDS`)."""
+    cycles per configuration of the rtl and compiled backends' array (default
+    :data:`robohw.systolic.DEFAULT_FOLDS`)."""
     if array not in ALGORITHMS:
         raise ValueError(f"array must be one of {', '.join(ALGORITHMS)}, not {array!r}")
     if backend not in BACKENDS:
@@ -82,7 +85,8 @@ def _hardware(robot, q, backend, array, width, fold, progress):
     codes = encode_joints(dut.plan, q)
     payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
     run = run_backend(dut, payloads, backend,
-                      f"configurations through the {dut.latency}-cycle {array} array", progress)
+                      f"configurations through the {dut.latency}-cycle {array} array",
+                      Progress(len(payloads), progress))
     out = {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in run.outputs], dtype=np.int64)
            for key in dut.output_fracs}
     return decode_outputs(dut.plan, out)

@@ -40,7 +40,9 @@ def test_wheel_holds_one_top_level_package(wheel):
     top = {name.split("/")[0] for name in wheel}
     assert top == {"robohw", f"robohw-{robohw.__version__}.dist-info"}
     assert "robohw/robots/puma560.toml" in wheel
-    assert "robohw/sim/driver.cc" in wheel  # the compiled backend's C++ driver
+    # the compiled backend's C++ driver and its adapters
+    assert {"robohw/sim/driver.cc", "robohw/sim/verilator_model.h",
+            "robohw/sim/cxxrtl_model.h"} <= set(wheel)
     entry_points = wheel[f"robohw-{robohw.__version__}.dist-info/entry_points.txt"].decode()
     assert "robohw = robohw.cli:main" in entry_points
 

@@ -75,6 +75,16 @@ def _names(text):
     return names
 
 
+def _simulators(text):
+    from robohw.sim.compiled import SIMULATORS
+    names = tuple(n.strip() for n in text.split(",") if n.strip())
+    unknown = [n for n in names if n not in SIMULATORS]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"unknown simulator {(unknown or [text])[0]!r}; "
+                                         f"known: {', '.join(SIMULATORS)}")
+    return names
+
+
 def _width_list(text):
     try:
         return tuple(int(w) for w in text.split(","))
@@ -136,8 +146,9 @@ def _parser():
     bench = commands.add_parser(
         "bench", help="benchmark a design family",
         epilog="example: robohw bench cordic --widths 16 --no-verilator")
-    bench.add_argument("design", choices=["cordic", "buffers"],
-                       help="CORDIC processors, or the buffer assignment on random graphs")
+    bench.add_argument("design", choices=["cordic", "buffers", "sim"],
+                       help="CORDIC processors, the buffer assignment on random graphs, or "
+                            "the simulators' speed on every design (compiled and Amaranth)")
     bench.add_argument("--widths", type=_widths, default=(16, 24, 32),
                        help="data widths, comma-separated (default 16,24,32)")
     bench.add_argument("--no-verilator", action="store_true",
@@ -145,6 +156,14 @@ def _parser():
     bench.add_argument("--nodes", type=_integer("--nodes", 1), nargs="+",
                        default=[1_000, 10_000],
                        help="graph sizes for 'bench buffers' (default 1000 10000)")
+    bench.add_argument("--designs", type=_names, metavar="NAMES",
+                       help="comma-separated designs for 'bench sim' (default: all)")
+    bench.add_argument("--cycles", type=_integer("--cycles", 1), default=1_000_000,
+                       help="cycles of each compiled run in 'bench sim' (default 1000000)")
+    bench.add_argument("--simulators", type=_simulators, default=("verilator",),
+                       metavar="NAMES", help="compiled simulators for 'bench sim', "
+                       "comma-separated: verilator, cxxrtl (default verilator; CXXRTL builds "
+                       "of the large designs take many minutes)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
 
     ik_graph = commands.add_parser(
@@ -325,6 +344,14 @@ def main(argv=None):
             from robohw.bench.buffers import bench_buffers, format_buffer_bench
             rows = bench_buffers(args.nodes)
             print(format_buffer_bench(rows))
+            if args.json:
+                write_json(args.json, rows)
+        elif args.command == "bench" and args.design == "sim":
+            from robohw.designs import DESIGNS
+            from robohw.flows.sim_speed import bench_sim, format_sim_bench
+            rows = bench_sim(args.designs or list(DESIGNS), cycles=args.cycles,
+                             simulators=args.simulators)
+            print(format_sim_bench(rows))
             if args.json:
                 write_json(args.json, rows)
         elif args.command == "bench":

@@ -3,12 +3,18 @@ as the Amaranth simulator under one stall pattern, the bit-exact model's outputs
 vectors with random stalls, waveforms with the hierarchy and the payload fields, the build
 cache, and its errors."""
 
+import json
 import re
 
 import numpy as np
 import pytest
 
+from robohw.cli import main
 from robohw.designs import DESIGNS
+from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
+from robohw.reference.kinematics import forward_kinematics
+from robohw.robots import load_robot
+from robohw.robots.sampling import sample_joints
 from robohw.hw.payload import pack, pack_words, unpack, unpack_words
 from robohw.sim.compiled import build_compiled, run_stream_compiled
 from robohw.sim.harness import run_stream
@@ -127,3 +133,60 @@ def test_payload_words_round_trip_against_the_integer_packing():
     for k, row in enumerate(rows):
         assert {name: int(columns[name][k]) for name in row} == row
         assert unpack(fields, pack(fields, row)) == {**row, "e": 0}
+
+
+def _write_poses(path, count, seed):
+    robot = load_robot()
+    q = sample_joints(robot, count, np.random.default_rng(seed))
+    inputs = pose_inputs(forward_kinematics(robot, q))
+    rows = [",".join(POSE_INPUTS)] + [",".join(repr(float(inputs[n][k])) for n in POSE_INPUTS)
+                                      for k in range(count)]
+    path.write_text("\n".join(rows) + "\n")
+
+
+@pytest.mark.parametrize("command", ["ik", "inertia"])
+def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_path, monkeypatch,
+                                                         capsys):
+    monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
+    source = tmp_path / "in.csv"
+    if command == "ik":
+        _write_poses(source, 300, seed=5)
+        argv = ["ik", "--poses", str(source), "--width", "16", "--all-branches", "--reasons"]
+    else:
+        q = np.random.default_rng(6).uniform(-3, 3, (300, 6))
+        source.write_text("q1,q2,q3,q4,q5,q6\n" + "".join(
+            ",".join(repr(float(v)) for v in row) + "\n" for row in q))
+        argv = ["inertia", "--q", str(source), "--width", "14", "--array", "logdepth",
+                "--reasons"]
+    outputs = {}
+    for backend in ("model", "compiled"):
+        outputs[backend] = tmp_path / f"{backend}.csv"
+        assert main([*argv, "--out", str(outputs[backend]), "--backend", backend]) == 0
+    assert outputs["compiled"].read_bytes() == outputs["model"].read_bytes()
+    assert len(outputs["model"].read_text().splitlines()) > 300
+
+
+def test_bench_sim_measures_every_simulator(models, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
+    out = tmp_path / "sim.json"
+    assert main(["bench", "sim", "--designs", "cordic-word-serial", "--cycles", "20000",
+                 "--simulators", "verilator,cxxrtl", "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| cordic-word-serial | 16 | — | 51 | 48 |" in table
+    (row,) = json.loads(out.read_text())
+    # A run of count results ends in the cycle after the last: latency + interval * (count - 1).
+    count = 20000 // 48
+    assert row["verilator_cycles"] == row["cxxrtl_cycles"] == 51 + 48 * (count - 1) + 1
+    assert row["verilator_cycles_per_s"] > 0 and row["amaranth_cycles_per_s"] > 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["bench", "sim", "--simulators", "icarus"], "unknown simulator 'icarus'; known: verilator"),
+    (["sim", "cordic-pipelined", "--backend", "spice"], "invalid choice: 'spice'"),
+    (["ik", "--poses", "p.csv", "--out", "o.csv", "--backend", "gpu"], "invalid choice: 'gpu'"),
+])
+def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert re.search(message, capsys.readouterr().err)

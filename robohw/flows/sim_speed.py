@@ -1,0 +1,92 @@
+"""``robohw bench sim``: how fast each simulator runs each design, measured in one run.
+
+For every design at its registry default (width and fold) it measures the compiled backend
+(:mod:`robohw.sim.compiled`: the cold or cached build's seconds, then cycles per second over a
+long seeded workload, checked against the bit-exact model) and the Amaranth simulator (cycles
+per second over a short workload, checked too). Wall-clock figures: they depend on the machine
+and its load, so they live in the report and the README, never in a test.
+"""
+
+import time
+
+from robohw.designs import design as find_design
+from robohw.progress import Progress
+from robohw.sim.compiled import SIMULATORS, build_compiled, run_stream_compiled
+from robohw.sim.harness import run_stream
+
+__all__ = ["bench_sim", "format_sim_bench"]
+
+
+def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("verilator",),
+              directory=None, stream=None):
+    """One row per design in ``names``: the compiled backend run for about ``cycles`` cycles
+    per simulator in ``simulators`` (:data:`robohw.sim.compiled.SIMULATORS`), the Amaranth
+    simulator for about ``amaranth_cycles`` (past one latency). Raises ``AssertionError`` if a
+    simulation differs from the bit-exact model."""
+    for simulator in simulators:
+        if simulator not in SIMULATORS:
+            raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not "
+                             f"{simulator!r}")
+    designs = [find_design(name) for name in names]
+    progress = Progress(len(designs) * (len(simulators) + 1), stream)
+    rows = []
+    for design in designs:
+        dut = design.build()
+        row = {"design": design.name, "width": design.width_of(dut),
+               "fold": design.fold_of(dut) if design.default_fold else None,
+               "latency": dut.latency, "interval": dut.interval}
+        count = max(10, cycles // dut.interval)
+        workload = design.workload(dut, count, seed=1)
+        for simulator in simulators:
+            say = (lambda step, s=simulator: progress.update(
+                progress.done, f"{design.name}, {s}: {step}", force=True))
+            model = build_compiled(dut, simulator=simulator, directory=directory, say=say)
+            run = run_stream_compiled(dut, workload.payloads, simulator=simulator,
+                                      directory=directory)
+            _check(design, dut, workload, run.outputs, simulator)
+            row[f"{simulator}_build_s"] = model.build_seconds
+            row[f"{simulator}_cached"] = model.cached
+            row[f"{simulator}_cycles"] = run.cycles
+            row[f"{simulator}_cycles_per_s"] = run.cycles / run.wall_seconds
+            progress.step(f"{design.name}: {simulator}")
+        short = design.workload(dut, max(2, (amaranth_cycles - dut.latency) // dut.interval),
+                                seed=2)
+        started = time.perf_counter()
+        run = run_stream(dut, short.payloads)
+        row["amaranth_elaborate_s"] = time.perf_counter() - started - run.wall_seconds
+        _check(design, dut, short, run.outputs, "amaranth")
+        row["amaranth_cycles"] = run.cycles
+        row["amaranth_cycles_per_s"] = run.cycles / run.wall_seconds
+        progress.step(f"{design.name}: amaranth")
+        rows.append(row)
+    return rows
+
+
+def _check(design, dut, workload, outputs, simulator):
+    equal, _ = design.check(dut, workload, outputs)
+    if not equal:
+        raise AssertionError(f"{design.name}: the {simulator} simulation differs from the "
+                             f"bit-exact model")
+
+
+def format_sim_bench(rows):
+    """A Markdown table of :func:`bench_sim` rows."""
+    simulators = [s for s in SIMULATORS if any(f"{s}_cycles_per_s" in row for row in rows)]
+    head = ["design", "width", "fold", "latency", "interval", "Amaranth (cycles/s)"]
+    for simulator in simulators:
+        head += [f"{simulator} build (s)", f"{simulator} (cycles/s)", "speed-up"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for row in rows:
+        cells = [row["design"], row["width"], row["fold"] or "—", row["latency"],
+                 row["interval"], f"{row['amaranth_cycles_per_s']:,.0f}"]
+        for simulator in simulators:
+            if f"{simulator}_cycles_per_s" not in row:
+                cells += ["—"] * 3
+                continue
+            build = f"{row[f'{simulator}_build_s']:.1f}"
+            if row[f"{simulator}_cached"]:
+                build += " (cached)"
+            speed = row[f"{simulator}_cycles_per_s"]
+            cells += [build, f"{speed:,.0f}", f"{speed / row['amaranth_cycles_per_s']:,.0f}x"]
+        lines.append("| " + " | ".join(str(c) for c in cells) + " |")
+    return "\n".join(lines)

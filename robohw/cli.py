@@ -164,6 +164,9 @@ def _parser():
                        metavar="NAMES", help="compiled simulators for 'bench sim', "
                        "comma-separated: verilator, cxxrtl (default verilator; CXXRTL builds "
                        "of the large designs take many minutes)")
+    bench.add_argument("--threads", type=_integer("--threads", 1), default=1,
+                       help="Verilator model threads for 'bench sim' (default 1; its threads "
+                            "wait busily: only on idle cores)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
 
     ik_graph = commands.add_parser(
@@ -350,7 +353,7 @@ def main(argv=None):
             from robohw.designs import DESIGNS
             from robohw.flows.sim_speed import bench_sim, format_sim_bench
             rows = bench_sim(args.designs or list(DESIGNS), cycles=args.cycles,
-                             simulators=args.simulators)
+                             simulators=args.simulators, threads=args.threads)
             print(format_sim_bench(rows))
             if args.json:
                 write_json(args.json, rows)

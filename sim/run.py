@@ -10,18 +10,19 @@ __all__ = ["HARDWARE_BACKENDS", "run_backend"]
 HARDWARE_BACKENDS = ("rtl", "compiled")
 
 
-def run_backend(dut, payloads, backend, label, progress):
+def run_backend(dut, payloads, backend, label, progress, identity):
     """Run ``payloads`` through ``dut`` by ``backend`` (:data:`HARDWARE_BACKENDS`); returns the
     :class:`~robohw.sim.harness.StreamRun`. ``progress`` has the method
     ``update(done, label, force=False)`` of :class:`robohw.progress.Progress` over
     ``len(payloads)``: a line per batch of results (``rtl``), per build step and at the end
-    (``compiled``)."""
+    (``compiled``). ``identity``: what determines ``dut`` besides the code (the compiled
+    model's cache key, :func:`robohw.sim.compiled.build_compiled`)."""
     if backend not in HARDWARE_BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(HARDWARE_BACKENDS)}, not "
                          f"{backend!r}")
     if backend == "rtl":
         return run_stream(dut, payloads, on_result=lambda done: progress.update(done, label))
-    run = run_stream_compiled(dut, payloads, say=lambda step: progress.update(
+    run = run_stream_compiled(dut, payloads, identity=identity, say=lambda step: progress.update(
         0, f"compiled model: {step}", force=True))
     progress.update(len(payloads), f"{label} in {run.cycles:,} cycles", force=True)
     return run

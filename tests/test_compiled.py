@@ -4,6 +4,7 @@ vectors with random stalls, waveforms with the hierarchy and the payload fields,
 cache, and its errors."""
 
 import json
+import pathlib
 import re
 
 import numpy as np
@@ -16,6 +17,7 @@ from robohw.reference.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
 from robohw.hw.payload import pack, pack_words, unpack, unpack_words
+from robohw.sim import compiled
 from robohw.sim.compiled import build_compiled, run_stream_compiled
 from robohw.sim.harness import run_stream
 
@@ -98,11 +100,23 @@ def test_the_waveform_names_every_payload_field_and_keeps_the_hierarchy(simulato
     assert "#10" in lines and "#15" in lines
 
 
-def test_a_second_build_comes_from_the_cache(models):
+def test_a_second_build_comes_from_the_cache(models, monkeypatch):
     dut = DESIGNS["cordic-pipelined"].build(12)
     build_compiled(dut, directory=models)
     again = build_compiled(dut, directory=models)
     assert again.cached and again.library.exists()
+    # With an identity the cache is found without elaborating the design (20 s for a large
+    # one); a different identity is a different model.
+    first = build_compiled(dut, identity="cordic-pipelined width=12", directory=models)
+    assert not first.cached
+
+    def elaborate(*args):
+        raise AssertionError("elaborated although cached")
+    monkeypatch.setattr(compiled, "_design_text", elaborate)
+    cached = build_compiled(dut, identity="cordic-pipelined width=12", directory=models)
+    assert cached.cached and cached.library == first.library
+    with pytest.raises(AssertionError, match="elaborated although cached"):
+        build_compiled(dut, identity="cordic-pipelined width=13", directory=models)
 
 
 def test_errors_are_one_clear_line(models, monkeypatch):
@@ -113,6 +127,12 @@ def test_errors_are_one_clear_line(models, monkeypatch):
         run_stream_compiled(dut, [{"x": 1}, {"x": 2}], max_cycles=5, directory=models)
     with pytest.raises(ValueError, match="sink_pattern must not be empty"):
         run_stream_compiled(dut, [{"x": 1}], sink_pattern=[], directory=models)
+    with pytest.raises(ValueError, match="threads must be a positive integer, not 0"):
+        build_compiled(dut, threads=0, directory=models)
+    with pytest.raises(ValueError, match="threads > 1 needs the verilator simulator"):
+        build_compiled(dut, simulator="cxxrtl", threads=2, directory=models)
+    with pytest.raises(ValueError, match="simulator must be one of verilator, cxxrtl"):
+        build_compiled(dut, simulator="icarus", directory=models)
     monkeypatch.setenv("CXX", "no-such-compiler")
     with pytest.raises(RuntimeError, match="needs a C\\+\\+ compiler"):
         build_compiled(dut, directory=models)
@@ -190,3 +210,28 @@ def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
         main(argv)
     assert exit_info.value.code == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(DESIGNS))
+def test_a_million_vectors_of_every_default_design_under_random_stalls(name, models):
+    # In runs of 200,000 (each a fresh model: the payload dicts of a million poses would take
+    # gigabytes), each with its own stall patterns.
+    design = DESIGNS[name]
+    dut = design.build()
+    for run_index in range(5):
+        workload = design.workload(dut, 200_000, seed=100 + run_index)
+        source, sink = _stalls(seed=run_index, length=997)
+        run = run_stream_compiled(dut, workload.payloads, source_pattern=source,
+                                  sink_pattern=sink, directory=models)
+        equal, _ = design.check(dut, workload, run.outputs)
+        assert equal, run_index
+        assert [o["tag"] for o in run.outputs] == [p["tag"] for p in workload.payloads]
+
+
+def test_the_source_digest_covers_every_installed_package():
+    import tomllib
+    from robohw.sim.compiled import _robohw_packages
+    root = pathlib.Path(__file__).resolve().parent.parent
+    config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert _robohw_packages() == set(config["packages"])

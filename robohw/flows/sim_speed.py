@@ -18,11 +18,12 @@ __all__ = ["bench_sim", "format_sim_bench"]
 
 
 def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("verilator",),
-              directory=None, stream=None):
+              threads=1, directory=None, stream=None):
     """One row per design in ``names``: the compiled backend run for about ``cycles`` cycles
-    per simulator in ``simulators`` (:data:`robohw.sim.compiled.SIMULATORS`), the Amaranth
-    simulator for about ``amaranth_cycles`` (past one latency). Raises ``AssertionError`` if a
-    simulation differs from the bit-exact model."""
+    per simulator in ``simulators`` (:data:`robohw.sim.compiled.SIMULATORS`; Verilator's
+    model on ``threads`` threads), the Amaranth simulator for about ``amaranth_cycles`` (past
+    one latency). Raises ``AssertionError`` if a simulation differs from the bit-exact
+    model."""
     for simulator in simulators:
         if simulator not in SIMULATORS:
             raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not "
@@ -34,14 +35,18 @@ def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("ve
         dut = design.build()
         row = {"design": design.name, "width": design.width_of(dut),
                "fold": design.fold_of(dut) if design.default_fold else None,
-               "latency": dut.latency, "interval": dut.interval}
+               "latency": dut.latency, "interval": dut.interval, "threads": threads}
         count = max(10, cycles // dut.interval)
         workload = design.workload(dut, count, seed=1)
         for simulator in simulators:
             say = (lambda step, s=simulator: progress.update(
                 progress.done, f"{design.name}, {s}: {step}", force=True))
-            model = build_compiled(dut, simulator=simulator, directory=directory, say=say)
+            parallel = threads if simulator == "verilator" else 1
+            identity = f"{design.name} width={row['width']} fold={row['fold']}"
+            model = build_compiled(dut, simulator=simulator, threads=parallel,
+                                   identity=identity, directory=directory, say=say)
             run = run_stream_compiled(dut, workload.payloads, simulator=simulator,
+                                      threads=parallel, identity=identity,
                                       directory=directory)
             _check(design, dut, workload, run.outputs, simulator)
             row[f"{simulator}_build_s"] = model.build_seconds

@@ -48,8 +48,10 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
         outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
     elif backend == "compiled":
         bar = Progress(1, stream)
-        run = run_stream_compiled(dut, workload.payloads, vcd=vcd, say=lambda step: bar.update(
-            0, f"{name}: compiled model: {step}", force=True))
+        run = run_stream_compiled(dut, workload.payloads, vcd=vcd,
+                                  identity=f"{name} width={width} fold={result['fold']}",
+                                  say=lambda step: bar.update(
+                                      0, f"{name}: compiled model: {step}", force=True))
         outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
         result["cycles_per_second"] = round(run.cycles / max(run.wall_seconds, 1e-9))
     else:

@@ -129,8 +129,9 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
             q[rows], valid[rows] = _model_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
                                                width)
         else:
+            identity = f"ik {graph} width={width} {robot!r}"  # the compiled model's cache key
             q[rows], valid[rows] = _rtl_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
-                                             width, backend, progress)
+                                             width, backend, progress, identity)
     reason = np.full(count, "ok", dtype=object)
     outside = valid & ~_within(robot, q) if within_limits else np.zeros(count, dtype=bool)
     reason[outside] = "outside_limits"
@@ -152,7 +153,7 @@ def _model_rows(graph, poses, branch, width):
     return _wrap(np.stack([out[f"q{k}"] for k in range(1, 7)], -1)), valid
 
 
-def _rtl_rows(graph, poses, branch, width, backend, progress):
+def _rtl_rows(graph, poses, branch, width, backend, progress, identity):
     dut = TaskGraphPipeline(graph, **puma_format(width))
     fmt = FixedFormat(width, dut.plan.frac_bits)
     codes = {n: fmt.from_float(v) for n, v in pose_inputs(poses).items()}
@@ -161,7 +162,7 @@ def _rtl_rows(graph, poses, branch, width, backend, progress):
     payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS},
                  **{b: int(v[k]) for b, v in bits.items()}} for k in range(len(poses))]
     run = run_backend(dut, payloads, backend, f"poses through the {dut.latency}-cycle pipeline",
-                      Progress(len(payloads), progress))
+                      Progress(len(payloads), progress), identity)
     valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
     q = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in run.outputs], dtype=np.float64)
     return _wrap(q.reshape(-1, 6) * (2 * np.pi / 2 ** width)), valid

@@ -81,12 +81,14 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None
 def _hardware(robot, q, backend, array, width, fold, progress):
     if backend == "model":
         return model_inertia(PLANS[array](robot, width=width), q)
-    dut = ARRAYS[array](robot, width=width, fold=fold or DEFAULT_FOLDS[array])
+    fold = fold or DEFAULT_FOLDS[array]
+    dut = ARRAYS[array](robot, width=width, fold=fold)
     codes = encode_joints(dut.plan, q)
     payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
     run = run_backend(dut, payloads, backend,
                       f"configurations through the {dut.latency}-cycle {array} array",
-                      Progress(len(payloads), progress))
+                      Progress(len(payloads), progress),
+                      f"inertia {array} width={width} fold={fold} {robot!r}")
     out = {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in run.outputs], dtype=np.int64)
            for key in dut.output_fracs}
     return decode_outputs(dut.plan, out)

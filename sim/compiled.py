@@ -107,11 +107,14 @@ def _key(simulator, text, compiler, options):
 
 @dataclass
 class CompiledModel:
-    """A built model: the shared library and the payload fields of both streams
-    (``{name: (offset, width, signed)}``, :func:`robohw.hw.payload.layout_fields`)."""
+    """A built model: the shared library, the payload fields of both streams
+    (``{name: (offset, width, signed)}``, :func:`robohw.hw.payload.layout_fields`), whether it
+    can write waveforms, whether it came from the cache and the seconds its build (or look-up)
+    took."""
     library: pathlib.Path
     inputs: dict
     outputs: dict
+    waveforms: bool
     cached: bool
     build_seconds: float
 
@@ -135,6 +138,8 @@ class CompiledModel:
         """Clock ``inputs`` (``(count, input_words)`` uint32, :func:`pack_words`) through a
         fresh model. Returns ``(outputs, input_cycles, output_cycles, cycles)``: the output
         words of the results received, in order, and the cycle of every transfer."""
+        if vcd is not None and not self.waveforms:
+            raise ValueError("this model was built without waveforms: build it with trace=True")
         inputs = np.ascontiguousarray(inputs, dtype=np.uint32)
         count = len(inputs)
         if inputs.shape != (count, self.input_words):
@@ -189,7 +194,9 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
     started = time.perf_counter()
     compiler = _compiler()
     root = pathlib.Path(directory) if directory is not None else cache_dir()
-    fields = (layout_fields(dut.i.payload.shape()), layout_fields(dut.o.payload.shape()))
+    # CXXRTL's models always carry their debug information (what its waveforms read).
+    fields = (layout_fields(dut.i.payload.shape()), layout_fields(dut.o.payload.shape()),
+              trace or simulator == "cxxrtl")
     text = None
     if identity is None:
         text = _design_text(dut, simulator, trace)

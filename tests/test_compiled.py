@@ -127,6 +127,9 @@ def test_errors_are_one_clear_line(models, monkeypatch):
         run_stream_compiled(dut, [{"x": 1}, {"x": 2}], max_cycles=5, directory=models)
     with pytest.raises(ValueError, match="sink_pattern must not be empty"):
         run_stream_compiled(dut, [{"x": 1}], sink_pattern=[], directory=models)
+    untraced = build_compiled(dut, directory=models)
+    with pytest.raises(ValueError, match="built without waveforms: build it with trace=True"):
+        untraced.run(np.zeros((1, untraced.input_words), np.uint32), max_cycles=9, vcd="x.vcd")
     with pytest.raises(ValueError, match="threads must be a positive integer, not 0"):
         build_compiled(dut, threads=0, directory=models)
     with pytest.raises(ValueError, match="threads > 1 needs the verilator simulator"):

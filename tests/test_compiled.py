@@ -238,3 +238,16 @@ def test_the_source_digest_covers_every_installed_package():
     root = pathlib.Path(__file__).resolve().parent.parent
     config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert _robohw_packages() == set(config["packages"])
+
+
+def test_robohw_sim_compiled_measures_the_stated_timing(models, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
+    vcd, out = tmp_path / "ws.vcd", tmp_path / "ws.json"
+    assert main(["sim", "cordic-word-serial", "--backend", "compiled", "--width", "12",
+                 "--count", "40", "--vcd", str(vcd), "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert result["equals_model"] and result["backend"] == "compiled"
+    assert (result["latency"], result["interval"]) == (result["stated_latency"],
+                                                        result["stated_interval"])
+    assert result["cycles_per_second"] > 0
+    assert "o__payload.x" in vcd.read_text()

@@ -400,6 +400,14 @@ def main(argv=None):
     except OSError as error:
         print(f"robohw: {error}", file=sys.stderr)
         return 1
+    except RuntimeError as error:
+        # The compiled backend could not be built (no compiler, a tool failed): one line. The
+        # import waits for it: the backend's modules would double the command's start-up.
+        from robohw.sim.compiled import CompiledBuildError
+        if not isinstance(error, CompiledBuildError):
+            raise
+        print(f"robohw {args.command}: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

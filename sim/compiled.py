@@ -44,8 +44,8 @@ from amaranth.back import rtlil, verilog
 from robohw.hw.payload import layout_fields, pack_words, unpack_words
 from robohw.sim.harness import StreamRun, cycle_budget
 
-__all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "source_digest", "CompiledModel",
-           "build_compiled", "run_stream_compiled"]
+__all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "source_digest", "CompiledBuildError",
+           "CompiledModel", "build_compiled", "run_stream_compiled"]
 
 SIMULATORS = ("verilator", "cxxrtl")
 CACHE_ENV = "ROBOHW_CACHE"
@@ -64,6 +64,11 @@ _HERE = pathlib.Path(__file__).parent
 _DRIVER = _HERE / "driver.cc"
 _ADAPTERS = {"verilator": _HERE / "verilator_model.h", "cxxrtl": _HERE / "cxxrtl_model.h"}
 _UNSETTLED = 2 ** 64 - 1  # driver.cc's UNSETTLED
+
+
+class CompiledBuildError(RuntimeError):
+    """A compiled model could not be built: no compiler, or a tool failed (its output is in
+    the log file the message names)."""
 
 
 def cache_dir():
@@ -88,8 +93,8 @@ def _verilator_root():
 def _compiler():
     compiler = shutil.which(os.environ.get("CXX", "g++"))
     if compiler is None:
-        raise RuntimeError("the compiled backend needs a C++ compiler: g++ (or $CXX) not found "
-                           "on PATH")
+        raise CompiledBuildError("the compiled backend needs a C++ compiler: g++ (or $CXX) not "
+                                 "found on PATH")
     return compiler
 
 
@@ -212,10 +217,16 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
     say = say or (lambda step: None)
     with tempfile.TemporaryDirectory(prefix=f"{key}-", dir=root) as work:
         work = pathlib.Path(work)
-        if simulator == "cxxrtl":
-            _build_cxxrtl(work, text, compiler, say)
-        else:
-            _build_verilator(work, text, compiler, trace, threads, say)
+        try:
+            if simulator == "cxxrtl":
+                _build_cxxrtl(work, text, compiler, say)
+            else:
+                _build_verilator(work, text, compiler, trace, threads, say)
+        except _ToolFailed as failure:
+            log = root / f"{simulator}-{key}.log"
+            log.write_text(failure.output)
+            raise CompiledBuildError(f"{failure.what} failed building the compiled model; its "
+                                     f"output is in {log}") from None
         os.replace(work / "model.so", library)  # atomic: parallel builds of one key agree
     return CompiledModel(library, *fields, False, time.perf_counter() - started)
 
@@ -339,10 +350,16 @@ def _compile(compiler, work, jobs):
             future.result()
 
 
+class _ToolFailed(Exception):
+    def __init__(self, what, output):
+        super().__init__(what)
+        self.what, self.output = what, output
+
+
 def _run(command, cwd, what, env=None):
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, env=env)
     if done.returncode:
-        raise RuntimeError(f"{what} failed:\n{(done.stdout + done.stderr)[-4000:]}")
+        raise _ToolFailed(what, f"$ {' '.join(map(str, command))}\n{done.stdout}{done.stderr}")
 
 
 def run_stream_compiled(dut, payloads, *, source_pattern=(True,), sink_pattern=(True,),

@@ -18,7 +18,7 @@ from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
 from robohw.hw.payload import pack, pack_words, unpack, unpack_words
 from robohw.sim import compiled
-from robohw.sim.compiled import build_compiled, run_stream_compiled
+from robohw.sim.compiled import CompiledBuildError, build_compiled, run_stream_compiled
 from robohw.sim.harness import run_stream
 
 # Small configurations of every family (the arrays at their default folds): a cold Verilator
@@ -137,8 +137,23 @@ def test_errors_are_one_clear_line(models, monkeypatch):
     with pytest.raises(ValueError, match="simulator must be one of verilator, cxxrtl"):
         build_compiled(dut, simulator="icarus", directory=models)
     monkeypatch.setenv("CXX", "no-such-compiler")
-    with pytest.raises(RuntimeError, match="needs a C\\+\\+ compiler"):
+    with pytest.raises(CompiledBuildError, match="needs a C\\+\\+ compiler"):
         build_compiled(dut, directory=models)
+
+
+def test_a_failed_build_is_one_line_naming_its_log(models, tmp_path, monkeypatch, capsys):
+    # A "compiler" that fails: the command says so in one line, exit 2, and keeps the output.
+    compiler = tmp_path / "broken-g++"
+    compiler.write_text("#!/bin/sh\necho 'cc1plus: out of memory' >&2\nexit 1\n")
+    compiler.chmod(0o755)
+    monkeypatch.setenv("CXX", str(compiler))
+    monkeypatch.setenv("ROBOHW_CACHE", str(tmp_path))
+    assert main(["sim", "cordic-pipelined", "--backend", "compiled", "--width", "12",
+                 "--count", "2"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "failed building the compiled model; its output is in" in err[0]
+    log = pathlib.Path(err[0].rsplit(" ", 1)[1])
+    assert "cc1plus: out of memory" in log.read_text()
 
 
 def test_payload_words_round_trip_against_the_integer_packing():

@@ -164,6 +164,9 @@ def _parser():
                        metavar="NAMES", help="compiled simulators for 'bench sim', "
                        "comma-separated: verilator, cxxrtl (default verilator; CXXRTL builds "
                        "of the large designs take many minutes)")
+    bench.add_argument("--cocotb", type=_integer("--cocotb", 0), default=0, metavar="CYCLES",
+                       help="also run cocotb + Verilator for about this many cycles in 'bench "
+                            "sim' (default 0: not; its build takes minutes for a large design)")
     bench.add_argument("--threads", type=_integer("--threads", 1), default=1,
                        help="Verilator model threads for 'bench sim' (default 1; its threads "
                             "wait busily: only on idle cores)")
@@ -353,7 +356,8 @@ def main(argv=None):
             from robohw.designs import DESIGNS
             from robohw.flows.sim_speed import bench_sim, format_sim_bench
             rows = bench_sim(args.designs or list(DESIGNS), cycles=args.cycles,
-                             simulators=args.simulators, threads=args.threads)
+                             simulators=args.simulators, threads=args.threads,
+                             cocotb_cycles=args.cocotb)
             print(format_sim_bench(rows))
             if args.json:
                 write_json(args.json, rows)

@@ -208,14 +208,17 @@ def test_bench_sim_measures_every_simulator(models, monkeypatch, capsys, tmp_pat
     monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
     out = tmp_path / "sim.json"
     assert main(["bench", "sim", "--designs", "cordic-word-serial", "--cycles", "20000",
-                 "--simulators", "verilator,cxxrtl", "--json", str(out)]) == 0
+                 "--simulators", "verilator,cxxrtl", "--cocotb", "500", "--json",
+                 str(out)]) == 0
     table = capsys.readouterr().out
     assert "| cordic-word-serial | 16 | — | 51 | 48 |" in table
+    assert "cocotb + Verilator (cycles/s)" in table
     (row,) = json.loads(out.read_text())
     # A run of count results ends in the cycle after the last: latency + interval * (count - 1).
     count = 20000 // 48
     assert row["verilator_cycles"] == row["cxxrtl_cycles"] == 51 + 48 * (count - 1) + 1
     assert row["verilator_cycles_per_s"] > 0 and row["amaranth_cycles_per_s"] > 0
+    assert row["cocotb_cycles"] == 51 + 48 * ((500 - 51) // 48 - 1) + 1
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -2,34 +2,38 @@
 
 For every design at its registry default (width and fold) it measures the compiled backend
 (:mod:`robohw.sim.compiled`: the cold or cached build's seconds, then cycles per second over a
-long seeded workload, checked against the bit-exact model) and the Amaranth simulator (cycles
-per second over a short workload, checked too). Wall-clock figures: they depend on the machine
+long seeded workload, checked against the bit-exact model), the Amaranth simulator (cycles
+per second over a short workload, checked too) and, if asked, cocotb + Verilator
+(:mod:`robohw.sim.verilator`, a Python testbench in every cycle). Wall-clock figures: they depend on the machine
 and its load, so they live in the report and the README, never in a test.
 """
 
+import tempfile
 import time
 
 from robohw.designs import design as find_design
 from robohw.progress import Progress
 from robohw.sim.compiled import SIMULATORS, build_compiled, run_stream_compiled
 from robohw.sim.harness import run_stream
+from robohw.sim.verilator import run_stream_verilator
 
 __all__ = ["bench_sim", "format_sim_bench"]
 
 
 def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("verilator",),
-              threads=1, directory=None, stream=None):
+              threads=1, cocotb_cycles=0, directory=None, stream=None):
     """One row per design in ``names``: the compiled backend run for about ``cycles`` cycles
     per simulator in ``simulators`` (:data:`robohw.sim.compiled.SIMULATORS`; Verilator's
     model on ``threads`` threads), the Amaranth simulator for about ``amaranth_cycles`` (past
-    one latency). Raises ``AssertionError`` if a simulation differs from the bit-exact
-    model."""
+    one latency) and, with ``cocotb_cycles``, the exported Verilog under cocotb + Verilator
+    for about that many (its build takes a minute or more for a large design). Raises
+    ``AssertionError`` if a simulation differs from the bit-exact model."""
     for simulator in simulators:
         if simulator not in SIMULATORS:
             raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not "
                              f"{simulator!r}")
     designs = [find_design(name) for name in names]
-    progress = Progress(len(designs) * (len(simulators) + 1), stream)
+    progress = Progress(len(designs) * (len(simulators) + 1 + bool(cocotb_cycles)), stream)
     rows = []
     for design in designs:
         dut = design.build()
@@ -63,6 +67,16 @@ def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("ve
         row["amaranth_cycles"] = run.cycles
         row["amaranth_cycles_per_s"] = run.cycles / run.wall_seconds
         progress.step(f"{design.name}: amaranth")
+        if cocotb_cycles:
+            short = design.workload(dut, max(2, (cocotb_cycles - dut.latency) // dut.interval),
+                                    seed=3)
+            with tempfile.TemporaryDirectory(prefix="robohw-bench-") as build_dir:
+                outputs, stats = run_stream_verilator(dut, short.payloads, name="top",
+                                                      build_dir=build_dir, optimize=True)
+            _check(design, dut, short, outputs, "cocotb")
+            row["cocotb_cycles"] = stats["cycles"]
+            row["cocotb_cycles_per_s"] = stats["cycles"] / stats["wall_seconds"]
+            progress.step(f"{design.name}: cocotb")
         rows.append(row)
     return rows
 
@@ -77,13 +91,19 @@ def _check(design, dut, workload, outputs, simulator):
 def format_sim_bench(rows):
     """A Markdown table of :func:`bench_sim` rows."""
     simulators = [s for s in SIMULATORS if any(f"{s}_cycles_per_s" in row for row in rows)]
+    cocotb = any("cocotb_cycles_per_s" in row for row in rows)
     head = ["design", "width", "fold", "latency", "interval", "Amaranth (cycles/s)"]
+    if cocotb:
+        head.append("cocotb + Verilator (cycles/s)")
     for simulator in simulators:
         head += [f"{simulator} build (s)", f"{simulator} (cycles/s)", "speed-up"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for row in rows:
         cells = [row["design"], row["width"], row["fold"] or "—", row["latency"],
                  row["interval"], f"{row['amaranth_cycles_per_s']:,.0f}"]
+        if cocotb:
+            cells.append(f"{row['cocotb_cycles_per_s']:,.0f}" if "cocotb_cycles_per_s" in row
+                         else "—")
         for simulator in simulators:
             if f"{simulator}_cycles_per_s" not in row:
                 cells += ["—"] * 3

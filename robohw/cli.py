@@ -194,7 +194,7 @@ def _parser():
         "header nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz (metres)",
         "written with the header q1,...,q6,valid (radians)",
         ["float", "model", "rtl", "compiled"],
-        "closed form, bit-exact model, Amaranth RTL, or the RTL compiled by CXXRTL")
+        "closed form, bit-exact model, Amaranth RTL, or the RTL compiled by Verilator")
     ik.add_argument("--graph", choices=["best", "paper"], default="best",
                     help="CCM graph of the hardware backends: the best decomposition or "
                          "the reconstruction of Lee & Chang's (default best)")
@@ -222,7 +222,7 @@ def _parser():
         "header q1,...,qN (rad for revolute, m for prismatic joints)",
         "written with the header H11,H12,...,HNN,valid (row-major)",
         ["float", "model", "rtl", "compiled"],
-        "float64 algorithm, bit-exact model, Amaranth RTL, or the RTL compiled by CXXRTL")
+        "float64 algorithm, bit-exact model, Amaranth RTL, or the RTL compiled by Verilator")
     inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
                          help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
                               "(Table 2) (default linear)")
@@ -259,7 +259,7 @@ def _parser():
         epilog="example: robohw sim inertia-logdepth --count 8 --vcd inertia.vcd")
     sim.add_argument("design", metavar="DESIGN", help="one of the designs listed above")
     sim.add_argument("--backend", choices=["amaranth", "compiled", "verilator", "model"],
-                     default="amaranth", help="Amaranth simulator, the RTL compiled by CXXRTL, "
+                     default="amaranth", help="Amaranth simulator, the RTL compiled by Verilator, "
                      "exported Verilog under cocotb + Verilator, or the bit-exact model alone "
                      "(default amaranth)")
     sim.add_argument("--width", type=_integer("--width", 4, 40),

@@ -199,7 +199,9 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
     started = time.perf_counter()
     compiler = _compiler()
     root = pathlib.Path(directory) if directory is not None else cache_dir()
-    # CXXRTL's models always carry their debug information (what its waveforms read).
+    # CXXRTL's models always carry their debug information (what its waveforms read): one
+    # model serves both.
+    trace = trace and simulator == "verilator"
     fields = (layout_fields(dut.i.payload.shape()), layout_fields(dut.o.payload.shape()),
               trace or simulator == "cxxrtl")
     text = None

@@ -1,7 +1,7 @@
 """``robohw sim``: one design, one backend, a seeded workload, an optional waveform.
 
 Backends: ``amaranth`` (the Python simulator, cycle by cycle), ``compiled`` (the design compiled
-by CXXRTL, :mod:`robohw.sim.compiled`), ``verilator`` (the exported Verilog under cocotb +
+by Verilator, :mod:`robohw.sim.compiled`), ``verilator`` (the exported Verilog under cocotb +
 Verilator) and ``model`` (the bit-exact model alone: no cycles). Each
 simulated run is checked against the bit-exact model and measured against float64.
 """

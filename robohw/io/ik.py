@@ -5,7 +5,7 @@ column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid`` (radians in (-pi, pi]
 0), with ``branch`` first when every branch is asked for and ``reason`` last when reasons are.
 Backends: ``float`` (the closed form of :mod:`robohw.reference.kinematics`), ``model`` (the
 bit-exact model of a CCM graph), ``rtl`` (its Amaranth pipeline, simulated cycle by cycle) and
-``compiled`` (the same pipeline compiled by CXXRTL, :mod:`robohw.sim.compiled`).
+``compiled`` (the same pipeline compiled by Verilator, :mod:`robohw.sim.compiled`).
 
 Every row is solved on its own: a row that cannot be is ``valid = 0`` with zero angles and a
 reason, by precedence (``../CONVENTIONS``): ``out_of_format`` (a value outside the hardware's

@@ -7,7 +7,7 @@ prismatic joint outside the limits its formats are proven for) is ``valid = 0``,
 ``outside_limits``, with zeros, and the rest of the file is computed. Backends: ``float``
 (the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
 ``logdepth``), ``model`` (the array's bit-exact model), ``rtl`` (its Amaranth pipeline,
-simulated cycle by cycle) and ``compiled`` (the same array compiled by CXXRTL,
+simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator,
 :mod:`robohw.sim.compiled`).
 """
 

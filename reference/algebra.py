@@ -1,7 +1,7 @@
 """Scalar algebra shared by the references that are written once over *scalars* of any type
 supporting ``+``, ``-`` and ``*`` (:mod:`robohw.reference.inertia`,
 :mod:`robohw.reference.dynamics`): numpy arrays (one entry per state: the float64 references) or
-the counting and tracing nodes of :class:`robohw.systolic.dataflow.Tracer`.
+the counting and tracing nodes of :class:`robohw.dataflow.graph.Tracer`.
 
 An ``arith`` object supplies what differs between scalar worlds: ``const(value)`` (a link
 constant), ``reciprocal(value)``, ``cell(*name)`` (a context: which processing element, phase or

@@ -172,7 +172,7 @@ def _link_input(joint, value, arith):
     return rot, p
 
 
-def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan):
+def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan, bounds=None):
     """Lee & Chang's steps (15)-(31) over scalars: the ``N`` joint torques (forces).
 
     ``joints[i]``: joint ``i + 1``'s input, ``(cos, sin)`` of ``q + offset`` (revolute) or
@@ -181,9 +181,14 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan):
     frame (3 scalars each); ``arith``: see :mod:`robohw.reference.algebra`;
     ``scan(phase, elements, combine)``: the prefixes of ``elements`` (see
     :mod:`robohw.reference.scans`). Local work runs in ``arith.cell(phase, None, link)``.
+    ``bounds``: a :class:`robohw.reference.dynamics_bounds.DynamicsBounds`, whose norm bounds
+    are handed to ``arith.bound`` (the hardware's proven ranges; float arithmetic ignores them).
     """
     n = robot.dof
     revolute = [joint.type == "revolute" for joint in robot.joints]
+
+    def fit(vector, limit):
+        return vector if bounds is None else arith.bound(vector, limit)
 
     def local(phase, function):
         out = []
@@ -193,8 +198,10 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan):
         return out
 
     links = local("rotations", lambda i: _link_input(robot.joints[i], joints[i], arith))
-    # Step 1: 0R_i = 0R_{i-1} (i-1)R_i (0R_0 = I, the identity: a scan of the N others).
-    rot = [_IDENTITY] + scan("R", [r for r, _ in links], matmul)
+    # Step 1: 0R_i = 0R_{i-1} (i-1)R_i (0R_0 = I, the identity: a scan of the N others). Every
+    # product of rotations is a rotation: its entries are within 1.
+    rot = [_IDENTITY] + scan("R", [r for r, _ in links],
+                             lambda a, b: tuple(fit(row, 1.0) for row in matmul(a, b)))
     # Step 2: axes z_i (a column: no arithmetic), p*_i and the centres of mass in base
     # coordinates, and the b of step 3 (eq. (17) with qd: the printed qdd is a slip).
     z = [tuple(row[2] for row in r) for r in rot]
@@ -202,20 +209,32 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan):
     def axes(i):
         com = tuple(arith.const(v) for v in robot.joints[i].com)
         spin = vscale(qd[i], z[i])                                    # z_{i-1} qd_i
-        return matvec(rot[i + 1], links[i][1]), matvec(rot[i + 1], com), spin
+        return (fit(matvec(rot[i + 1], links[i][1]), bounds and bounds.p[i]),
+                fit(matvec(rot[i + 1], com), bounds and bounds.s[i]),
+                fit(spin, bounds and bounds.velocity[i]))
 
     p, s, spin = zip(*local("axes", axes))
     w = scan("omega", [_ZERO] + [spin[i] if revolute[i] else _ZERO for i in range(n)], vadd)
-    dw_b = local("b omega-dot", lambda i: vadd(vscale(qdd[i], z[i]), cross(w[i], spin[i]))
+
+    def turning(i):  # w_{i-1} x (z_{i-1} qd_i)
+        return fit(cross(w[i], spin[i]), bounds and bounds.velocity[i] * (
+            bounds.omega[i - 1] if i else 0.0))
+
+    dw_b = local("b omega-dot", lambda i: fit(vadd(vscale(qdd[i], z[i]), turning(i)),
+                                              bounds and bounds.wd_b[i])
                  if revolute[i] else _ZERO)
     dw = scan("omega-dot", [_ZERO] + dw_b, vadd)
 
+    def motion(i, r, size):  # dw_i x r + w_i x (w_i x r), |r| <= size
+        inner = fit(cross(w[i + 1], r), bounds and bounds.omega[i] * size)
+        return vadd(fit(cross(dw[i + 1], r), bounds and bounds.omega_dot[i] * size),
+                    fit(cross(w[i + 1], inner), bounds and bounds.omega[i] ** 2 * size))
+
     def ddp_b(i):
-        b = vadd(cross(dw[i + 1], p[i]), cross(w[i + 1], cross(w[i + 1], p[i])))
+        b = motion(i, p[i], bounds and bounds.p[i])
         if not revolute[i]:
-            b = vadd(b, vadd(vscale(qdd[i], z[i]), vscale(arith.const(2.0),
-                                                           cross(w[i], spin[i]))))
-        return b
+            b = vadd(b, vadd(vscale(qdd[i], z[i]), vscale(arith.const(2.0), turning(i))))
+        return fit(b, bounds and bounds.acc_b[i])
 
     # p-ddot_0 = -gravity: the base accelerates upwards (Luh, Walker & Paul's device).
     base = tuple(arith.const(-g) for g in robot.gravity)
@@ -225,12 +244,19 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan):
         joint = robot.joints[i]
         ixx, iyy, izz, ixy, iyz, ixz = (arith.const(v) for v in joint.inertia)
         inertia = ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
-        acc = vadd(vadd(cross(dw[i + 1], s[i]), cross(w[i + 1], cross(w[i + 1], s[i]))),
-                   ddp[i + 1])
+        acc = fit(vadd(motion(i, s[i], bounds and bounds.s[i]), ddp[i + 1]),
+                  bounds and bounds.r_ddot[i])
         # Steps 7-8: F = m r-ddot; N by turning omega into the link frame, not J out of it.
-        w_local, dw_local = matTvec(rot[i + 1], w[i + 1]), matTvec(rot[i + 1], dw[i + 1])
-        moment = vadd(matvec(inertia, dw_local), cross(w_local, matvec(inertia, w_local)))
-        return vscale(arith.const(joint.mass), acc), matvec(rot[i + 1], moment)
+        w_local = fit(matTvec(rot[i + 1], w[i + 1]), bounds and bounds.omega[i])
+        dw_local = fit(matTvec(rot[i + 1], dw[i + 1]), bounds and bounds.omega_dot[i])
+        spun = fit(matvec(inertia, w_local), bounds and bounds.inertia[i] * bounds.omega[i])
+        moment = fit(vadd(fit(matvec(inertia, dw_local),
+                              bounds and bounds.inertia[i] * bounds.omega_dot[i]),
+                          fit(cross(w_local, spun),
+                              bounds and bounds.inertia[i] * bounds.omega[i] ** 2)),
+                     bounds and bounds.moment[i])
+        return (fit(vscale(arith.const(joint.mass), acc), bounds and bounds.force[i]),
+                fit(matvec(rot[i + 1], moment), bounds and bounds.moment[i]))
 
     force, moment = zip(*local("F, N", force_moment))
     # Steps 9-11: suffix scans from the hand (f_{N+1}, n_{N+1}: what the tool exerts on the
@@ -238,12 +264,21 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan):
     f_hand = n_hand = _ZERO
     if hand is not None:
         with arith.cell("hand", None, n - 1):
-            f_hand = vscale(-1, matvec(rot[n], hand[0]))
-            n_hand = vscale(-1, matvec(rot[n], hand[1]))
+            f_hand = fit(vscale(-1, matvec(rot[n], hand[0])), bounds and bounds.f[n])
+            n_hand = fit(vscale(-1, matvec(rot[n], hand[1])), bounds and bounds.n[n])
     f = scan("f", [f_hand] + list(force[::-1]), vadd)[::-1]       # f[i] = f_{i+1}
-    n_b = local("b n", lambda i: vadd(vadd(moment[i], cross(vadd(p[i], s[i]), force[i])),
-                                      cross(p[i], f[i + 1])))
-    moments = scan("n", [n_hand] + n_b[::-1], vadd)[::-1]
+
+    def n_b(i):
+        lever = fit(vadd(p[i], s[i]), bounds and bounds.p[i] + bounds.s[i])
+        return fit(vadd(vadd(moment[i], fit(cross(lever, force[i]),
+                                            bounds and lever_bound(i))),
+                        fit(cross(p[i], f[i + 1]), bounds and bounds.p[i] * bounds.f[i + 1])),
+                   bounds and bounds.n_b[i])
+
+    def lever_bound(i):
+        return (bounds.p[i] + bounds.s[i]) * bounds.force[i]
+
+    moments = scan("n", [n_hand] + local("b n", n_b)[::-1], vadd)[::-1]
     return local("tau", lambda i: dot(moments[i] if revolute[i] else f[i], z[i]))
 
 

@@ -3,7 +3,7 @@ O(N) algorithm (their Table 1) and O(log2 N) recursive-doubling algorithm (their
 
 Both algorithms are written once, over *scalars* of any type that supports ``+``, ``-`` and
 ``*``: numpy arrays (one entry per configuration: the vectorized float64 references),
-:class:`robohw.systolic.dataflow.Tracer` nodes (the operation counts, and the dataflow graph the
+:class:`robohw.dataflow.graph.Tracer` nodes (the operation counts, and the dataflow graph the
 hardware arrays are built from). An ``arith`` object supplies what differs between the two
 (:class:`robohw.reference.algebra.FloatArith` for floats): link constants, reciprocals of composite masses, ``cell`` marks
 (which processing element an operation belongs to) and ``bound`` marks (proven ranges).

@@ -240,15 +240,23 @@ def _parser():
         commands, "dynamics", "joint torques of robot states from a CSV file (inverse "
         "dynamics)", "robohw dynamics --states s.csv --out tau.csv --formulation scan",
         "--states", "header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2)",
-        "written with the header tau1,...,tauN,valid (N m or N)", ["float"],
-        "float64 reference (the hardware backends come with the dynamics hardware)")
+        "written with the header tau1,...,tauN,valid (N m or N)",
+        ["float", "model", "rtl", "compiled"],
+        "float64 reference, or the Newton-Euler pipeline: its bit-exact model, its Amaranth "
+        "RTL, or the RTL compiled by Verilator")
     dynamics.add_argument("--formulation", choices=["link", "scan", "lagrange"],
                           default="link",
                           help="link-frame Newton-Euler, Lee & Chang's base-coordinate scans, "
                                "or H qdd + C qd + g (default link)")
     dynamics.add_argument("--wrench", type=_wrench, metavar="FX,FY,FZ,MX,MY,MZ",
                           help="constant wrench the environment exerts on the tool, in the "
-                               "last link's frame (N, N m)")
+                               "last link's frame (N, N m; float backend only)")
+    dynamics.add_argument("--width", type=_integer("--width", 16, 56), default=24,
+                          help="data width of the hardware backends, 16..56 (default 24; the "
+                               "CORDICs' sin and cos at up to 40)")
+    dynamics.add_argument("--reasons", action="store_true",
+                          help="add a reason column: ok, outside_limits (a hardware backend's "
+                               "state outside the robot file's limits), not_finite")
 
     from robohw.designs import DESIGNS
     design_list = ", ".join(DESIGNS)
@@ -507,11 +515,12 @@ def _dynamics(args):
     try:
         robot = load_robot(args.robot)
         q, qd, qdd = read_states(args.states, robot.dof)
-        tau, valid = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation,
-                                    args.wrench)
+        tau, valid, reason = solve_dynamics(robot, q, qd, qdd, args.backend,
+                                            args.formulation, args.wrench, width=args.width,
+                                            progress=sys.stderr)
     except (RobotFileError, CsvFileError, ValueError) as error:
         return _usage("dynamics", error)
-    write_torques(args.out, tau, valid)
+    write_torques(args.out, tau, valid, reason if args.reasons else None)
     print(f"{len(tau)} states, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
     return 0
 

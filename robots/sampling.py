@@ -29,7 +29,8 @@ def sample_joints(robot, count, rng):
 
 def random_robot(rng, n, prismatic=0.25):
     """A random serial robot with ``n`` joints and plausible inertial data (positive definite
-    inertias that obey the triangle inequality), for tests: a :class:`robohw.robots.Robot`."""
+    inertias that obey the triangle inequality), for tests: a :class:`robohw.robots.Robot`.
+    Every joint may move at 2 per second and accelerate at 5 per second squared (rad or m)."""
     joints = []
     for _ in range(n):
         kind = "prismatic" if rng.random() < prismatic else "revolute"
@@ -46,6 +47,7 @@ def random_robot(rng, n, prismatic=0.25):
         joints.append(Joint(
             type=kind, a=a, alpha=float(alpha), d=d, offset=offset, theta=theta,
             limits=(-0.5, 0.5) if kind == "prismatic" else (-math.pi, math.pi),
+            velocity_limit=2.0, acceleration_limit=5.0,
             mass=float(rng.uniform(0.5, 10.0)), com=tuple(float(v) for v in
                                                           rng.uniform(-0.2, 0.2, 3)),
             inertia=(tensor[0, 0], tensor[1, 1], tensor[2, 2], tensor[0, 1], tensor[1, 2],

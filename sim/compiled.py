@@ -257,7 +257,8 @@ def source_digest():
 
 # The packages pyproject.toml installs from folders of their own (its package-dir; a test
 # holds the two lists equal).
-_LAYER_PACKAGES = ("hw", "buffers", "robots", "sim", "cordic", "reference", "ik", "systolic")
+_LAYER_PACKAGES = ("hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik",
+                   "systolic", "dynamics")
 
 
 def _robohw_packages():

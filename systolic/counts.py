@@ -1,6 +1,6 @@
 """Operation counts of the inertia-matrix algorithms (:func:`robohw.reference.inertia.table1`,
 :func:`~robohw.reference.inertia.table2`), counted by running the references over counting
-scalars: a :class:`~robohw.systolic.dataflow.Tracer` that folds no constant."""
+scalars: a :class:`~robohw.dataflow.graph.Tracer` that folds no constant."""
 
 import math
 from dataclasses import dataclass
@@ -9,7 +9,7 @@ from robohw.reference.dynamics import PHASES, SCHEDULES, base_coordinate_steps
 from robohw.reference.inertia import LinkFrame, table1, table2
 from robohw.reference.scans import run_schedule
 from robohw.robots import Joint, Robot
-from robohw.systolic.dataflow import OPS, Tracer
+from robohw.dataflow.graph import OPS, Tracer
 
 __all__ = ["operation_counts", "general_robot", "PhaseCount", "dynamics_counts", "summarize"]
 
@@ -17,7 +17,7 @@ __all__ = ["operation_counts", "general_robot", "PhaseCount", "dynamics_counts",
 def operation_counts(n, method="table1"):
     """Multiplications, additions and divisions of the general algorithm for ``n`` revolute links
     with general twists, counted by running the reference over counting scalars
-    (:class:`robohw.systolic.dataflow.Tracer` with ``fold=False``: every product with a link
+    (:class:`robohw.dataflow.graph.Tracer` with ``fold=False``: every product with a link
     constant counts; only the structural zeros of ``Rz`` and ``z0`` are free). Composite masses are
     constants and are not counted; each ``1/M`` is one division."""
     algorithms = {"table1": table1, "table2": table2}
@@ -66,7 +66,7 @@ def dynamics_counts(robot, processors=None, scan="doubling", *, hand=True):
     """Operation counts of Lee & Chang's inverse dynamics of ``robot`` on ``processors``
     (default ``N``), each scan by ``scan`` (``"serial"``, ``"doubling"``, ``"pfp"``), counted by
     running :func:`robohw.reference.dynamics.base_coordinate_steps` over
-    :class:`~robohw.systolic.dataflow.Tracer` scalars (``fold=True``: the robot's constants are
+    :class:`~robohw.dataflow.graph.Tracer` scalars (``fold=True``: the robot's constants are
     known, so its zeros and ones cost nothing and products of constants are made at
     elaboration; a multiplication by any other constant counts). Local work of link ``i`` runs
     on processor ``i // ceil(N / p)``; a scan step's operations on the processors its schedule

@@ -1,125 +1,24 @@
-"""The bit-exact model of the inertia arrays, and the evaluation of traced dataflow graphs it
-rests on.
+"""The bit-exact model of the inertia arrays, on the evaluation of traced dataflow graphs
+(:mod:`robohw.dataflow.evaluate`).
 
-A traced graph (:mod:`robohw.systolic.dataflow`) is evaluated in float64 (:func:`evaluate_float`)
-and bit-exactly in the fixed-point formats the hardware uses (:func:`evaluate_fixed`;
-:func:`fixed_op` is the one definition of every operation's integer arithmetic, and
-:func:`robohw.systolic.pipeline.build_dataflow` builds the same arithmetic in Amaranth).
 An array's plan (:class:`robohw.systolic.array.InertiaPlan`) is evaluated through its payloads:
 :func:`encode_joints` (joint values to ``q`` codes), :func:`model_outputs` (``q`` codes to the
 ``h`` codes the hardware streams out, bit for bit), :func:`decode_outputs` (codes to H), and
 :func:`model_inertia` all three at once.
 
-Integer arithmetic runs in numpy ``int64``: widths up to 31 bits keep every product below
-``2**62``.
+The arrays' widths stop at :data:`MAX_WIDTH`, where numpy ``int64`` still holds every product.
 """
 
 import numpy as np
 
 from robohw.cordic.model import cordic_model
-from robohw.hw.fixed import Rounding, angle_to_code, round_shift, wrap
+from robohw.dataflow.evaluate import INT64_WIDTH, evaluate_fixed, evaluate_float
+from robohw.hw.fixed import angle_to_code, wrap
 
-__all__ = ["evaluate_float", "evaluate_fixed", "fixed_op", "ROUNDING", "MAX_WIDTH",
-           "encode_joints", "model_outputs", "decode_outputs", "model_inertia", "traced_float"]
+__all__ = ["MAX_WIDTH", "encode_joints", "model_outputs", "decode_outputs", "model_inertia",
+           "traced_float"]
 
-ROUNDING = Rounding.HALF_EVEN
-MAX_WIDTH = 31
-
-
-def evaluate_float(tracer, indices, inputs):
-    """``{index: float64 array}`` of the nodes ``indices`` for input values by name."""
-    values = {}
-    for k in indices:
-        node = tracer.nodes[k]
-        args = [values[a.index] for a in node.args]
-        op = node.op
-        if op == "input":
-            values[k] = np.asarray(inputs[node.name], dtype=np.float64)
-        elif op == "const":
-            values[k] = node.constant
-        elif op == "recip":
-            values[k] = 1.0 / args[0]
-        elif op == "add":
-            values[k] = args[0] + args[1]
-        elif op == "sub":
-            values[k] = args[0] - args[1]
-        elif op == "addc":
-            values[k] = args[0] + node.constant
-        elif op == "mul":
-            values[k] = args[0] * args[1]
-        elif op == "cmul":
-            values[k] = args[0] * node.constant
-        elif op == "neg":
-            values[k] = -args[0]
-        else:
-            raise ValueError(f"{node}: unknown op")
-    return values
-
-
-# Integer bits numpy's int64 holds with a sign and a carry to spare.
-_INT64_BITS = 62
-
-
-def _align(codes, frac, to, width):
-    """``codes * 2**(to - frac)``, exact: in Python integers where ``int64`` could not hold the
-    shifted ``signed(width)`` values (formats of very different scales, e.g. a 3e6 kg link
-    beside a 1 kg one)."""
-    shift = to - frac
-    if width + shift > _INT64_BITS:
-        codes = np.asarray(codes).astype(object)
-    return codes << shift
-
-
-def fixed_op(node, fmt, args, arg_formats, width=MAX_WIDTH):
-    """The integer result of one registered node, before it is stored: exact for operands in
-    ``signed(width)`` (numpy ``int64``, or Python integers where an intermediate needs more
-    than 62 bits: the hardware's adders are as wide as the operation needs)."""
-    op, frac = node.op, fmt.frac
-    if op in ("add", "sub"):
-        top = max(f.frac for f in arg_formats)
-        a, b = (_align(v, f.frac, top, width) for v, f in zip(args, arg_formats))
-        return round_shift(a + b if op == "add" else a - b, top - frac, ROUNDING)
-    if op == "addc":
-        top = max(arg_formats[0].frac, frac)
-        constant = round(node.constant * 2.0 ** top)
-        aligned = _align(args[0], arg_formats[0].frac, top, width)
-        if constant.bit_length() > _INT64_BITS and aligned.dtype != object:
-            aligned = aligned.astype(object)
-        return round_shift(aligned + constant, top - frac, ROUNDING)
-    if op == "mul":
-        return round_shift(args[0] * args[1], arg_formats[0].frac + arg_formats[1].frac - frac,
-                           ROUNDING)
-    if op == "cmul":
-        return round_shift(args[0] * fmt.const_code, arg_formats[0].frac + fmt.const_frac - frac,
-                           ROUNDING)
-    raise ValueError(f"{node}: not a registered op")
-
-
-def evaluate_fixed(tracer, indices, formats, inputs, width):
-    """``{index: int64 codes}`` of the nodes ``indices``; ``inputs`` are codes by name.
-
-    Raises ``OverflowError`` naming the node if a registered value leaves ``signed(width)``:
-    the formats promise that never happens within the joint ranges.
-    """
-    if width > MAX_WIDTH:
-        raise ValueError(f"width must be at most {MAX_WIDTH} for the int64 model, not {width}")
-    low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
-    values = {}
-    for k in indices:
-        node = tracer.nodes[k]
-        if node.op == "input":
-            values[k] = np.asarray(inputs[node.name], dtype=np.int64)
-        elif node.op == "neg":
-            values[k] = -values[node.args[0].index]
-        else:
-            args = [values[a.index] for a in node.args]
-            result = fixed_op(node, formats[k], args, [formats[a.index] for a in node.args],
-                              width)
-            if result.size and (result.min() < low or result.max() > high):
-                raise OverflowError(f"{node} ({node.op}) leaves signed({width}) with "
-                                    f"{formats[k].frac} fraction bits")
-            values[k] = result.astype(np.int64)
-    return values
+MAX_WIDTH = INT64_WIDTH
 
 
 def encode_joints(plan, q):

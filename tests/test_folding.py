@@ -16,8 +16,8 @@ from robohw.robots.sampling import random_robot
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
-from robohw.systolic.folding import modulo_schedule, shared_products
-from robohw.systolic.pipeline import SHARED_OPS
+from robohw.dataflow.folding import modulo_schedule, shared_products
+from robohw.dataflow.pipeline import SHARED_OPS
 from robohw.systolic.model import encode_joints, model_outputs
 from test_inertia_arrays import check_rtl, configurations, payloads
 

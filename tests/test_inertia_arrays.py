@@ -17,7 +17,7 @@ from robohw.sim.harness import run_stream
 from robohw.reference.inertia import jacobian_inertia, log2_levels
 from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDepthPlan
-from robohw.systolic.pipeline import schedule
+from robohw.dataflow.pipeline import schedule
 from robohw.systolic.model import (encode_joints, model_inertia, model_outputs,
                                    traced_float)
 from robohw.sim.verilator import run_stream_verilator

@@ -18,7 +18,8 @@ LAYERS = (
     ("robohw.hw", "robohw.buffers", "robohw.robots"),   # primitives, the optimizer, robots
     ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
     ("robohw.reference",),                              # float64 references
-    ("robohw.ik", "robohw.systolic"),                   # the IK and inertia families
+    ("robohw.dataflow",),                               # traced graphs as pipelines
+    ("robohw.ik", "robohw.systolic", "robohw.dynamics"),  # IK, inertia, inverse dynamics
     # The application: what it measures and reads, the design registry, the flows, the CLI.
     ("robohw.progress",),
     ("robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),
@@ -28,7 +29,8 @@ LAYERS = (
 )
 ROOT_PACKAGE = "robohw"
 # The layer packages' own folders: imports of these names without the root are forbidden.
-BARE = {"hw", "buffers", "robots", "sim", "cordic", "reference", "ik", "systolic"}
+BARE = {"hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik", "systolic",
+        "dynamics"}
 
 
 def _package_dirs():

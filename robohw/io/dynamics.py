@@ -1,20 +1,29 @@
-"""``robohw dynamics``: robot states from CSV to joint torques in CSV.
+"""``robohw dynamics``: robot states from CSV to joint torques in CSV, by any backend.
 
 ``IN.csv`` has the header ``q1..qN,qd1..qdN,qdd1..qddN`` (rad, rad/s, rad/s^2 for revolute
 joints; m, m/s, m/s^2 for prismatic ones; any column order). ``OUT.csv`` has
-``tau1..tauN,valid`` (N m or N: what each joint must exert, gravity included). Backend:
-``float`` (:mod:`robohw.reference.dynamics`, by the ``link``, ``scan`` or ``lagrange``
-formulation); the hardware backends come with the dynamics hardware.
+``tau1..tauN,valid`` (``reason`` last when asked; N m or N: what each joint must exert, gravity
+included). Backends: ``float`` (:mod:`robohw.reference.dynamics`, by the ``link``, ``scan`` or
+``lagrange`` formulation), ``model`` (the Newton-Euler pipeline's bit-exact model,
+:mod:`robohw.dynamics.model`), ``rtl`` (its Amaranth pipeline, simulated cycle by cycle) and
+``compiled`` (the same pipeline compiled by Verilator, :mod:`robohw.sim.compiled`). The
+hardware proves its torques for states within the robot file's position, velocity and
+acceleration limits only: a state outside them is ``valid = 0``, reason ``outside_limits``,
+with zeros, and the rest of the file is computed.
 """
 
 import numpy as np
 
+from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
+from robohw.dynamics.model import decode_torques, encode_states, model_outputs
 from robohw.io.csv_table import read_columns, write_rows
+from robohw.progress import Progress
 from robohw.reference.dynamics import FORMULATIONS, inverse_dynamics
+from robohw.sim.run import run_backend
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "BACKENDS"]
 
-BACKENDS = ("float",)
+BACKENDS = ("float", "model", "rtl", "compiled")
 
 
 def read_states(path, dof):
@@ -24,18 +33,50 @@ def read_states(path, dof):
     return values[:, :dof], values[:, dof:2 * dof], values[:, 2 * dof:]
 
 
-def write_torques(path, tau, valid):
-    """Write ``OUT.csv`` atomically: a failure leaves no file behind."""
-    header = [f"tau{k}" for k in range(1, tau.shape[1] + 1)] + ["valid"]
-    write_rows(path, header, ([*map(float, row), int(ok)] for row, ok in zip(tau, valid)))
+def write_torques(path, tau, valid, reason=None):
+    """Write ``OUT.csv`` (``tau1..tauN,valid``, and ``reason`` when given) atomically: a
+    failure leaves no file behind."""
+    header = [f"tau{k}" for k in range(1, tau.shape[1] + 1)] + ["valid"] + \
+        (["reason"] if reason is not None else [])
+    reason = reason if reason is not None else [None] * len(tau)
+    write_rows(path, header, ([*map(float, row), int(ok), *([r] if r else [])]
+                              for row, ok, r in zip(tau, valid, reason)))
 
 
-def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None):
-    """``(tau, valid)`` of the states by ``backend`` and ``formulation``."""
+def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
+                   width=24, progress=None):
+    """``(tau, valid, reason)`` of the states by ``backend``: torques ``(rows, N)`` (zeros
+    where not valid), and per row ``valid`` and ``reason`` (``ok``; ``outside_limits`` for a
+    hardware backend's state outside the robot's limits; ``not_finite`` for a float result
+    that is not). ``formulation`` and ``wrench`` are the float backend's; the hardware
+    (``width`` bits, :class:`robohw.dynamics.NewtonEulerPipeline`) carries no tool load."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}, not "
                          f"{formulation!r}")
-    tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)
-    return tau, np.isfinite(tau).all(-1)
+    if backend == "float":
+        tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)
+        valid = np.isfinite(tau).all(-1)
+        tau = np.where(valid[:, None], tau, 0.0)
+        return tau, valid, np.where(valid, "ok", "not_finite").astype(object)
+    if wrench is not None:
+        raise ValueError(f"a wrench needs the float backend: the {backend} backend's hardware "
+                         f"computes without a tool load")
+    if backend == "model":
+        plan = NewtonEulerPlan(robot, width=width)
+        out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
+    else:
+        dut = NewtonEulerPipeline(robot, width=width)
+        plan = dut.plan
+        codes = encode_states(plan, q, qd, qdd)
+        payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
+        run = run_backend(dut, payloads, backend,
+                          f"states through the {dut.latency}-cycle Newton-Euler pipeline",
+                          Progress(len(payloads), progress),
+                          f"dynamics pipelined width={width} {robot!r}")
+        out = {k: np.array([o[f"tau{k}"] for o in run.outputs], dtype=object)
+               for k in range(1, plan.dof + 1)}
+        valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
+    tau = np.where(valid[:, None], decode_torques(plan, out), 0.0)
+    return tau, valid, np.where(valid, "ok", "outside_limits").astype(object)

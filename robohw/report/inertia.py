@@ -15,7 +15,7 @@ from robohw.reference.inertia import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
 from robohw.systolic.model import model_inertia
-from robohw.systolic.pipeline import MULTIPLIER_STAGES
+from robohw.dataflow.pipeline import MULTIPLIER_STAGES
 from robohw.progress import Progress
 from robohw.measure import measure_design
 from robohw.report.plots import pyplot
@@ -243,7 +243,7 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
         "## Folding curve",
         "Folded by k, an array takes a configuration every k cycles: its products (variable "
         "and constant) share ceil(products / k) multipliers and its joints ceil(5 / k) "
-        "CORDICs, scheduled by a modulo reservation table (robohw.systolic.folding). The "
+        "CORDICs, scheduled by a modulo reservation table (robohw.dataflow.folding). The "
         "processing elements' windows are the unfolded array's timing; folded, every operation "
         "starts as soon as its operands and a multiplier are free, so a folded array is about "
         "as deep as the unfolded one although each shared product takes "

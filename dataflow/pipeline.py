@@ -8,24 +8,25 @@ formula in its window lengths. Inside a window nodes run as soon as their operan
 Each producer drives one tapped delay line (:func:`robohw.hw.delay_line.tapped_delay_line`) that
 serves every consumer, and the whole pipeline moves on one enable.
 
-Folded by ``k`` (:mod:`robohw.systolic.folding` schedules it), the pipeline takes an input every
+Folded by ``k`` (:mod:`robohw.dataflow.folding` schedules it), the pipeline takes an input every
 ``k`` cycles and every register takes a new value once every ``k`` cycles, in the phase its
 node's schedule gives it: a node's register holds its value for ``k`` cycles and each stage of
 its delay line for ``k`` more, and the products share ``ceil(products / k)`` multipliers whose
 operands a multiplexer picks by phase.
 """
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
 from amaranth.hdl import Assert, Const, Signal, signed
 
+from robohw.dataflow.evaluate import ROUNDING
+from robohw.dataflow.graph import OPS
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift
-from robohw.systolic.dataflow import OPS
-from robohw.systolic.model import ROUNDING
 
-__all__ = ["cell_depths", "Schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL",
+__all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL",
            "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
            "MULTIPLIER_PRODUCT_REGISTERS", "control_parts"]
 
@@ -65,7 +66,7 @@ def cell_depths(tracer, indices):
 @dataclass
 class Schedule:
     """Start and ready cycles of every node (by index), each cell's window, and for a folded
-    schedule (:func:`robohw.systolic.folding.modulo_schedule`) the fold, the number of shared
+    schedule (:func:`robohw.dataflow.folding.modulo_schedule`) the fold, the number of shared
     multipliers and the multiplier of every product (by index)."""
     start: dict
     ready: dict
@@ -91,6 +92,20 @@ class Schedule:
     def line_phase(self, node):
         """The phase in which ``node``'s delay line moves: the last cycle its own signal holds."""
         return (self.ready[node.index] + self.hold(node) - 1) % self.fold
+
+
+def asap_schedule(tracer, indices, input_ready):
+    """Schedule the live ``indices`` with every node as soon as its operands are ready
+    (``input_ready[name]``: the cycle an input node's value exists); no windows."""
+    start, ready = {}, {}
+    for k in indices:
+        node = tracer.nodes[k]
+        if node.op == "input":
+            start[k] = ready[k] = input_ready[node.name]
+            continue
+        start[k] = max(ready[a.index] for a in node.args)
+        ready[k] = start[k] + _latency(node)
+    return Schedule(start, ready, {})
 
 
 def schedule(tracer, indices, window, input_ready):
@@ -150,7 +165,10 @@ def _hdl_op(node, fmt, args, arg_formats):
 
 
 def _cell_name(cell):
-    return "_".join(str(part) for part in cell) if cell else "top"
+    """A signal-name prefix of a cell: its parts joined by ``_`` (``None`` parts left out), any
+    character other than a letter, a digit or ``_`` replaced (RTLIL names end at a space)."""
+    name = "_".join(str(part) for part in cell if part is not None) if cell else "top"
+    return re.sub(r"\W", "_", name) or "top"
 
 
 def delay_taps(tracer, indices, plan, reads):
@@ -281,7 +299,7 @@ def _shared_multipliers(m, width, plan, enable):
     :data:`MULTIPLIER_PRODUCT_REGISTERS` times: :data:`MULTIPLIER_STAGES` cycles with the
     rounding into the node's register. The operands are ``signed(width)`` (one 18 x 18 DSP
     tile up to 18 bits); a negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
-    (:func:`~robohw.systolic.dataflow.frac_bits_for` keeps a margin), so its negation is one."""
+    (:func:`~robohw.dataflow.graph.frac_bits_for` keeps a margin), so its negation is one."""
     by_unit, operands = {}, {}
 
     def register(value, name):

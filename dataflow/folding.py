@@ -14,8 +14,8 @@ The adders are not shared: a shared adder would cost as much in multiplexers as 
 import math
 
 from robohw.hw.stream import check_fold
-from robohw.systolic.dataflow import OPS
-from robohw.systolic.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
+from robohw.dataflow.graph import OPS
+from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
 
 __all__ = ["modulo_schedule", "shared_products"]
 
@@ -26,11 +26,11 @@ def shared_products(tracer, indices):
 
 
 def modulo_schedule(tracer, indices, fold, input_ready):
-    """A :class:`~robohw.systolic.pipeline.Schedule` of the live ``indices`` folded by ``fold``.
+    """A :class:`~robohw.dataflow.pipeline.Schedule` of the live ``indices`` folded by ``fold``.
 
     ``input_ready[name]`` is the cycle each input node's value exists (for one cycle: a port or
     a CORDIC's last stage). Products go on ``ceil(products / fold)`` multipliers, no two in the
-    same phase on one, and are ready :data:`~robohw.systolic.pipeline.MULTIPLIER_STAGES` cycles
+    same phase on one, and are ready :data:`~robohw.dataflow.pipeline.MULTIPLIER_STAGES` cycles
     after they start; every other node starts when its operands are ready. The schedule's
     ``windows`` are empty: a folded array is one pool of multipliers, not cells in windows.
     """

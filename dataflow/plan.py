@@ -1,0 +1,296 @@
+"""A traced algorithm planned as a fixed-point pipeline, and its bit-exact model.
+
+:class:`TracedPlan` is what a traced design is built from, without building it: the algorithm
+traced over the robot's constants (:mod:`robohw.dataflow.graph`, constants folded) from its
+inputs, every value's format, and the schedule (every node as soon as its operands are ready,
+or the windows of a subclass's processing elements; folded by ``k``, the modulo schedule of
+:mod:`robohw.dataflow.folding`). Its inputs are payload fields: a joint angle enters through a
+pipelined circular CORDIC that gives its cos and sin (a binary angle, one turn ``2**width``,
+plus the joint's offset), any other value enters as a fixed-point code with fraction bits of its
+own. :class:`~robohw.dataflow.component.TracedPipeline` builds a plan; :func:`model_codes`
+evaluates it bit for bit.
+"""
+
+import math
+from collections import Counter
+from fractions import Fraction
+
+import numpy as np
+
+from robohw.cordic.config import CordicConfig
+from robohw.cordic.model import cordic_model
+from robohw.cordic.pipelined import pipelined_latency, pipelined_register_bits
+from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
+from robohw.dataflow.folding import modulo_schedule
+from robohw.dataflow.graph import OPS, Tracer, assign_formats, frac_bits_for
+from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
+                                      MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
+from robohw.hw.fixed import angle_to_code, wrap
+from robohw.hw.stream import check_fold
+
+__all__ = ["TracedPlan", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_codes", "in_bounds",
+           "traced_float_values"]
+
+# cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; robohw.accuracy.cordic) of
+# [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
+TRIG_MARGIN = 1.0 / 64
+# Worst-case error of the CORDIC's cos and sin, in their LSBs: the stated bound of the circular
+# system (robohw.accuracy.cordic.ERROR_BOUND_LSB; tests/test_inertia_arrays.py holds them equal).
+TRIG_ERROR_LSB = 1.25
+
+
+class TracedPlan:
+    """Base of the plans of traced designs; a subclass traces its algorithm in :meth:`_trace`
+    (with :meth:`angle_input` and :meth:`value_input`) and returns its outputs.
+
+    Parameters
+    ----------
+    width : int
+        Bits of every datapath value; each value has its own fraction bits, as many as its
+        proven range leaves (:attr:`output_fracs` for the outputs).
+    fold : int
+        Cycles per input, 1 or more. With 1 every operation has its own hardware; folded by
+        ``k`` (:mod:`robohw.dataflow.folding`), the products share ``ceil(products / k)``
+        multipliers, the joints' sin and cos ``ceil(joints / k)`` CORDICs, and the latency is
+        the modulo schedule's.
+    trig_width : int
+        Bits of the CORDICs and of the angle fields (default ``width``; at most ``width``).
+    """
+
+    def __init__(self, *, width, fold, trig_width=None):
+        self._width, self._fold = width, check_fold(fold)
+        trig_width = width if trig_width is None else trig_width
+        if not isinstance(trig_width, int) or trig_width > width:
+            raise ValueError(f"trig_width must be an integer of at most width={width}, not "
+                             f"{trig_width!r}")
+        self.cordic = CordicConfig("circular", "rotation", width=trig_width)
+        self.tracer = Tracer(fold=True)
+        self._input_fracs, self._input_errors, self._input_ready = {}, {}, {}
+        # {joint: payload field} of the angles, {input node name: payload field} of the rest,
+        # {payload field: code added to it at the input}.
+        self._angle_fields, self._value_fields, self._offsets = {}, {}, {}
+        self._field_limits = {}
+        outputs = self._trace()
+        self.outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
+                        for key, value in outputs.items()}
+        self.live = self.tracer.live(self.outputs.values())
+        self.formats = assign_formats(self.tracer, self.live, width, self._input_fracs,
+                                      self._input_errors)
+        live = {self.tracer.nodes[k].name for k in self.live}
+        joints = [k for k in self._angle_fields if {f"cos{k}", f"sin{k}"} & live]
+        self.cordic_slots = {k: divmod(index, fold) for index, k in enumerate(joints)}
+        if fold == 1:
+            self.schedule = self._unfolded_schedule()
+        else:
+            # A CORDIC takes joint k's angle in its phase and gives cos and sin L_in later.
+            ready = dict(self._input_ready)
+            for k, (_, slot) in self.cordic_slots.items():
+                ready[f"cos{k}"] = ready[f"sin{k}"] = slot + pipelined_latency(self.cordic)
+            self.schedule = modulo_schedule(self.tracer, self.live, fold, ready)
+
+    # --- construction (for the subclass's _trace) --------------------------------------------
+    def _trace(self):
+        """Trace the algorithm on :attr:`tracer`; return ``{output key: node or number}``."""
+        raise NotImplementedError
+
+    def angle_input(self, k, field, offset):
+        """``(cos, sin)`` nodes of joint ``k``'s angle, the payload ``field`` plus ``offset``
+        (rad), from a CORDIC."""
+        trig = 1 + TRIG_MARGIN
+        nodes = []
+        for name in (f"cos{k}", f"sin{k}"):
+            with self.tracer.cell(*INPUT_CELL):
+                nodes.append(self.tracer.input(name, -trig, trig))
+            self._input_fracs[name] = self.cordic.frac_bits
+            self._input_errors[name] = TRIG_ERROR_LSB * 2.0 ** -self.cordic.frac_bits
+            self._input_ready[name] = pipelined_latency(self.cordic)
+        self._angle_fields[k] = field
+        self._offsets[field] = int(angle_to_code(offset, self.cordic.width))
+        return tuple(nodes)
+
+    def value_input(self, name, field, low, high, offset=0.0, error_lsb=0.5):
+        """The node of a fixed-point input, the payload ``field`` plus ``offset``, with its
+        value in ``[low, high]`` (offset included); its fraction bits are as many as the range
+        leaves (of the field and of the sum), and it carries an error of ``error_lsb`` LSBs
+        (half an LSB: the field rounded to them; one: the offset rounded too)."""
+        frac = frac_bits_for(max(abs(low), abs(high), abs(low - offset), abs(high - offset)),
+                             self._width)
+        with self.tracer.cell(*INPUT_CELL):
+            node = self.tracer.input(name, low, high)
+        self._input_fracs[name] = frac
+        self._input_errors[name] = error_lsb * 2.0 ** -frac
+        self._input_ready[name] = 0
+        self._value_fields[name] = field
+        self._offsets[field] = round(offset * 2.0 ** frac)
+        # The field codes the proven ranges cover: the value within [low, high] up to half an
+        # LSB of its rounding.
+        self._field_limits[field] = (math.ceil((low - offset) * 2.0 ** frac - 0.5),
+                                     math.floor((high - offset) * 2.0 ** frac + 0.5))
+        return node
+
+    def _unfolded_schedule(self):
+        """Every node as soon as its operands are ready; a subclass may give windows."""
+        return asap_schedule(self.tracer, self.live, self._input_ready)
+
+    def _output_sources(self):
+        """``{key: node}``: the node whose register holds each computed output (a negated
+        output reads its operand's line); constant outputs have none."""
+        return {key: node.args[0] if node.op == "neg" else node
+                for key, node in self.outputs.items() if not isinstance(node, float)}
+
+    def _processor(self, cell):
+        """The processing element a cell belongs to (for counting)."""
+        return cell
+
+    # --- properties --------------------------------------------------------------------------
+    @property
+    def width(self):
+        return self._width
+
+    @property
+    def fold(self):
+        """Cycles per input (1: unfolded)."""
+        return self._fold
+
+    @property
+    def latency(self):
+        """Cycles from an input transfer to its result being valid: the schedule's length (the
+        last output's ready cycle)."""
+        return max((self.schedule.ready[source.index]
+                    for source in self._output_sources().values()), default=1)
+
+    @property
+    def interval(self):
+        """Cycles between results under continuous input: the fold."""
+        return self._fold
+
+    @property
+    def throughput(self):
+        return Fraction(1, self._fold)
+
+    @property
+    def traced_inputs(self):
+        """Fraction bits of every input of the traced graph by name: ``cos{k}`` and ``sin{k}``
+        from the CORDICs, the fixed-point inputs by their names."""
+        return dict(self._input_fracs)
+
+    @property
+    def angle_fields(self):
+        """``{joint: payload field}`` of the inputs that go through a CORDIC."""
+        return dict(self._angle_fields)
+
+    @property
+    def value_fields(self):
+        """``{input node name: payload field}`` of the fixed-point inputs."""
+        return dict(self._value_fields)
+
+    def field_offset(self, field):
+        """The code added to a payload field at the input (wrapping, as angles do)."""
+        return self._offsets.get(field, 0)
+
+    @property
+    def field_limits(self):
+        """``{payload field: (low, high)}``: the codes of each fixed-point field that the
+        proven ranges cover (angles have none: they wrap)."""
+        return dict(self._field_limits)
+
+    @property
+    def output_fracs(self):
+        """Fraction bits of each output (``{key: bits}``)."""
+        out = {}
+        for key, node in self.outputs.items():
+            if isinstance(node, float):
+                # As many fraction bits as the constant's magnitude leaves (a small constant
+                # capped at width - 1 would lose its precision: 1.5e-4 at 24 bits by 2e-4).
+                out[key] = frac_bits_for(abs(node), self._width) if node else self._width - 1
+            else:
+                out[key] = self.formats[node.index].frac
+        return out
+
+    def resources(self):
+        """Processing elements, CORDICs, multipliers (constant and variable; folded, the shared
+        ones, which take the constant products too), adders and register bits of the datapath
+        (registers, delay lines, CORDIC stages, the folded plan's held angles and multiplier
+        registers; the stream control's are the component's)."""
+        nodes = [self.tracer.nodes[k] for k in self.live]
+        ops = Counter(node.op for node in nodes)
+        processors = {self._processor(node.cell) for node in nodes if node.op != "input"}
+        reads = [(source.index, self.latency) for source in self._output_sources().values()]
+        taps = delay_taps(self.tracer, self.live, self.schedule, reads)
+        w = self._width
+        registered = sum(1 for node in nodes if OPS[node.op][1])
+        delay_stages = sum(max(t) for t in taps.values() if t)
+        slots = self.cordic_slots.values()
+        cordics = len({unit for unit, _ in slots})
+        held = sum(1 for _, slot in slots if slot)  # angles waiting for their phase
+        cordic_bits = cordics * pipelined_register_bits(self.cordic)
+        folded = self._fold > 1
+        # A shared multiplier's registers: its operand pairs and double-width products.
+        multiplier_bits = self.schedule.multipliers * 2 * w * (
+            MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS) if folded else 0
+        return {
+            "processing_elements": len(processors),
+            "cordics": cordics,
+            "multipliers": self.schedule.multipliers if folded else ops["mul"],
+            "constant_multipliers": 0 if folded else ops["cmul"],
+            "adders": ops["add"] + ops["sub"] + ops["addc"],
+            "register_bits": (registered + delay_stages + held) * w + cordic_bits +
+            multiplier_bits,
+        }
+
+
+def _input_codes(plan, codes):
+    """The traced graph's inputs from payload codes: cos and sin from the CORDIC model."""
+    inputs = {}
+    one = 1 << plan.cordic.frac_bits
+    live = {plan.tracer.nodes[k].name for k in plan.live}
+    for k, field in plan.angle_fields.items():
+        if {f"cos{k}", f"sin{k}"} & live:
+            z = wrap(np.asarray(codes[field], dtype=np.int64) + plan.field_offset(field),
+                     plan.width)
+            out = cordic_model(plan.cordic, np.full(z.shape, one), np.zeros_like(z), z)
+            inputs[f"cos{k}"], inputs[f"sin{k}"] = out.x, out.y
+    for name, field in plan.value_fields.items():
+        # The offset is added in a signed(width) signal: it wraps (only out of bounds).
+        inputs[name] = wrap(np.asarray(codes[field], dtype=np.int64) + plan.field_offset(field),
+                            plan.width)
+    return inputs
+
+
+def in_bounds(plan, codes):
+    """``(B,)`` bool: every fixed-point field's code within :attr:`TracedPlan.field_limits`
+    (what a pipeline built with an ``in_bounds`` flag streams out)."""
+    batch = len(np.atleast_1d(next(iter(codes.values()))))
+    inside = np.ones(batch, dtype=bool)
+    for field, (low, high) in plan.field_limits.items():
+        value = np.asarray(codes[field])
+        inside &= (value >= low) & (value <= high)
+    return inside
+
+
+def model_codes(plan, codes, overflow="raise"):
+    """Output codes ``{key: array}`` for payload codes ``{field: array}``, bit for bit what the
+    pipeline streams out (``int64``, or Python integers above
+    :data:`~robohw.dataflow.evaluate.INT64_WIDTH` bits). ``overflow``: see
+    :func:`~robohw.dataflow.evaluate.evaluate_fixed` (``"wrap"`` for inputs outside the
+    proven ranges)."""
+    batch = len(np.atleast_1d(next(iter(codes.values()))))
+    values = evaluate_fixed(plan.tracer, plan.live, plan.formats, _input_codes(plan, codes),
+                            plan.width, overflow)
+    fracs = plan.output_fracs
+    out = {}
+    for key, node in plan.outputs.items():
+        if isinstance(node, float):
+            out[key] = np.full(batch, round(node * 2.0 ** fracs[key]), dtype=np.int64)
+        else:
+            out[key] = np.broadcast_to(values[node.index], (batch,)).copy()
+    return out
+
+
+def traced_float_values(plan, inputs):
+    """The plan's traced graph in float64 (``inputs``: values by input name): ``{key: (B,)
+    array}``; equal to the references up to float rounding, which checks the tracing."""
+    batch = len(np.atleast_1d(next(iter(inputs.values()))))
+    values = evaluate_float(plan.tracer, plan.live, inputs)
+    return {key: np.full(batch, node) if isinstance(node, float) else
+            np.broadcast_to(values[node.index], (batch,)) for key, node in plan.outputs.items()}

@@ -1,0 +1,156 @@
+"""The Newton-Euler inverse dynamics as one fully pipelined datapath: one torque vector per clock.
+
+Lee & Chang's base-coordinate steps (15)-(31) (:func:`robohw.reference.dynamics.base_coordinate_steps`)
+are traced over the robot's constants from the joints' cos and sin (pipelined CORDICs), rates and
+accelerations, every recurrence a recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels
+for ``K`` elements), so the depth grows with ``log2 N``. Every value's fixed-point format comes
+from its proven range (:class:`robohw.reference.dynamics_bounds.DynamicsBounds`, from the joints'
+velocity and acceleration limits); a state outside them leaves the pipeline with ``in_bounds``
+low.
+"""
+
+from amaranth.hdl import signed
+
+from robohw.dataflow.component import TracedPipeline
+from robohw.dataflow.plan import TracedPlan
+from robohw.reference.dynamics import base_coordinate_steps
+from robohw.reference.dynamics_bounds import DynamicsBounds
+from robohw.reference.scans import doubling_schedule, run_schedule
+from robohw.robots import Robot, load_robot
+
+__all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
+
+MIN_WIDTH = 16
+# Payload codes are numpy int64 (the model's inputs and the CSV files' codes).
+MAX_WIDTH = 56
+# The CORDIC's widest configuration (robohw.cordic.config.MAX_WIDTH: its bit-exact model runs in
+# int64); a wider datapath takes cos and sin at this width.
+MAX_TRIG_WIDTH = 40
+
+
+class NewtonEulerPlan(TracedPlan):
+    """What :class:`NewtonEulerPipeline` is built from: the traced equations, every value's
+    format and the schedule (:mod:`robohw.dynamics.model` evaluates it bit for bit).
+
+    Parameters
+    ----------
+    robot : :class:`robohw.robots.Robot` or str
+        A robot with inertial data and every joint's ``velocity_limit`` and
+        ``acceleration_limit`` (a robot file or shipped name; default ``"puma560"``).
+    width : int
+        Bits of every datapath value, 16 to 56 (default 24). Each value has its own fraction
+        bits, as many as its proven range leaves.
+    fold : int
+        Cycles per state (default 1: every operation its own hardware; see
+        :class:`~robohw.dataflow.plan.TracedPlan`).
+    trig_width : int
+        Bits of the joints' angles and of the CORDICs (default ``min(width, 40)``).
+    """
+
+    def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None):
+        if not isinstance(width, int) or isinstance(width, bool) or \
+                not MIN_WIDTH <= width <= MAX_WIDTH:
+            raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], "
+                             f"not {width!r}")
+        trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
+        if not isinstance(trig_width, int) or isinstance(trig_width, bool) or \
+                not MIN_WIDTH <= trig_width <= min(width, MAX_TRIG_WIDTH):
+            raise ValueError(f"trig_width must be an integer in [{MIN_WIDTH}, "
+                             f"{min(width, MAX_TRIG_WIDTH)}], not {trig_width!r}")
+        if not isinstance(robot, Robot):
+            robot = load_robot(robot)
+        if not robot.has_dynamics:
+            raise ValueError(f"{robot.source or robot.name}: the dynamics needs mass, com and "
+                             f"inertia for every joint")
+        self._robot = robot
+        self.bounds = DynamicsBounds(robot)
+        super().__init__(width=width, fold=fold, trig_width=trig_width)
+
+    def _trace(self):
+        robot, tracer, bounds = self._robot, self.tracer, self.bounds
+        joints, qd, qdd = [], [], []
+        for k, joint in enumerate(robot.joints, start=1):
+            if joint.type == "revolute":
+                joints.append(self.angle_input(k, f"q{k}", joint.offset))
+            else:
+                low, high = (limit + joint.offset for limit in joint.limits)
+                joints.append(self.value_input(f"d{k}", f"q{k}", low, high, joint.offset,
+                                               error_lsb=1.0))
+        for k in range(1, robot.dof + 1):
+            v, a = bounds.velocity[k - 1], bounds.acceleration[k - 1]
+            qd.append(self.value_input(f"qd{k}", f"qd{k}", -v, v))
+            qdd.append(self.value_input(f"qdd{k}", f"qdd{k}", -a, a))
+
+        def scan(phase, elements, combine):
+            return run_schedule(doubling_schedule(len(elements)), elements, combine,
+                                at=lambda step, pe: tracer.cell(phase, step, pe))
+
+        tau = base_coordinate_steps(robot, joints, qd, qdd, None, tracer, scan, bounds)
+        return {k: value for k, value in enumerate(tau, start=1)}
+
+    @property
+    def robot(self):
+        return self._robot
+
+    @property
+    def dof(self):
+        return self._robot.dof
+
+    @property
+    def input_fracs(self):
+        """Fraction bits of the fixed-point input fields (``qd{k}``, ``qdd{k}``, and ``q{k}``
+        of prismatic joints), by field."""
+        return {self.value_fields[name]: bits for name, bits in self.traced_inputs.items()
+                if name in self.value_fields}
+
+
+class NewtonEulerPipeline(TracedPipeline):
+    """The joint torques of a serial robot, one state per clock (one per ``fold`` clocks).
+
+    Parameters
+    ----------
+    robot, width, fold, trig_width
+        See :class:`NewtonEulerPlan`.
+    tag_width : int
+        User tag carried from ``i`` to ``o``.
+    check_ranges : bool
+        Simulation aid: ``Assert`` that no register holding a state within the bounds
+        overflows (the formats promise it).
+
+    Members
+    -------
+    i : ``In(stream.Signature(...))``
+        ``q1`` .. ``qN``: binary angles of ``trig_width`` bits for revolute joints (one turn
+        = ``2**trig_width``), ``signed(width)`` fixed point for prismatic ones (m);
+        ``qd1`` .. ``qdN`` (rad/s, m/s), ``qdd1`` .. ``qddN`` (rad/s^2, m/s^2),
+        ``signed(width)`` fixed point; fraction bits :attr:`input_fracs`; ``tag``.
+    o : ``Out(stream.Signature(...))``
+        ``tau1`` .. ``tauN`` (N m, N: what each joint exerts, gravity included; no tool
+        load), ``signed(width)`` with :attr:`output_fracs` fraction bits; ``in_bounds``: 1 if
+        every rate, acceleration and prismatic position was within the robot's limits (only
+        then are the torques proven; outside, registers may wrap); ``tag``.
+
+    Latency :attr:`latency` cycles (the CORDIC, then the longest chain of registered
+    operations through the recursive-doubling scans, then the output queue); one state per
+    clock, or per ``fold`` clocks. Nothing is lost, duplicated or reordered under backpressure.
+    """
+
+    def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None, tag_width=0,
+                 check_ranges=False):
+        plan = NewtonEulerPlan(robot, width=width, fold=fold, trig_width=trig_width)
+        n = plan.dof
+        inputs = {}
+        for k, joint in enumerate(plan.robot.joints, start=1):
+            inputs[f"q{k}"] = signed(plan.cordic.width if joint.type == "revolute" else width)
+        inputs.update({f"{kind}{k}": signed(width) for kind in ("qd", "qdd")
+                       for k in range(1, n + 1)})
+        super().__init__(plan, inputs, {k: f"tau{k}" for k in range(1, n + 1)},
+                         tag_width=tag_width, check_ranges=check_ranges, flag="in_bounds")
+
+    @property
+    def input_fracs(self):
+        return self._plan.input_fracs
+
+    @property
+    def dof(self):
+        return self._plan.dof

@@ -1,0 +1,230 @@
+"""The fully pipelined Newton-Euler datapath: the traced graph against the references, the
+bit-exact model against float within the proven formats, the RTL against the model bit for bit
+(Amaranth and Verilator), latency and throughput against an independent count, states out of
+bounds flagged."""
+
+import dataclasses
+
+import networkx as nx
+import numpy as np
+import pytest
+from netlist import register_depths
+
+from robohw.cordic.pipelined import pipelined_latency
+from robohw.dataflow.graph import OPS
+from robohw.dataflow.plan import traced_float_values
+from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
+from robohw.dynamics.model import decode_torques, encode_states, model_outputs, model_torques
+from robohw.reference.dynamics import inverse_dynamics
+from robohw.robots import Robot, load_robot
+from robohw.robots.sampling import joint_limits, random_robot, sample_joints
+from robohw.sim.compiled import run_stream_compiled
+from robohw.sim.harness import run_stream
+
+# The issue's goal at 24 bits: max |tau_fixed - tau_float| <= 1e-4 max |tau|.
+ACCURACY_GOAL = 1e-4
+
+
+def limits(robot):
+    return (np.array([j.velocity_limit for j in robot.joints]),
+            np.array([j.acceleration_limit for j in robot.joints]))
+
+
+def states(robot, rng, count, corners=True):
+    """Uniform within the robot's position, velocity and acceleration limits; a quarter at the
+    limits themselves."""
+    v, a = limits(robot)
+    q = sample_joints(robot, count, rng)
+    qd = rng.uniform(-1, 1, (count, robot.dof)) * v
+    qdd = rng.uniform(-1, 1, (count, robot.dof)) * a
+    if corners:
+        edge = joint_limits(robot)
+        for values, low, high in ((q, edge[:, 0], edge[:, 1]), (qd, -v, v), (qdd, -a, a)):
+            pick = rng.integers(0, 2, (count // 4, robot.dof))
+            values[:count // 4] = np.where(pick, high, low)
+    return q, qd, qdd
+
+
+def payloads(dut, q, qd, qdd):
+    codes = encode_states(dut.plan, q, qd, qdd)
+    return codes, [{**{name: int(v[b]) for name, v in codes.items()}, "tag": b % 256}
+                   for b in range(len(q))]
+
+
+def check_outputs(dut, codes, inputs, outputs):
+    expected, inside = model_outputs(dut.plan, codes)
+    assert [o["tag"] for o in outputs] == [p["tag"] for p in inputs]
+    assert [o["in_bounds"] for o in outputs] == inside.astype(int).tolist()
+    for k, values in expected.items():
+        assert [o[f"tau{k}"] for o in outputs] == [int(v) for v in values], f"tau{k}"
+
+
+def check_rtl(dut, q, qd, qdd, **stalls):
+    codes, inputs = payloads(dut, q, qd, qdd)
+    run = run_stream(dut, inputs, **stalls)
+    check_outputs(dut, codes, inputs, run.outputs)
+    return run
+
+
+def test_constructor_checks():
+    with pytest.raises(ValueError, match=r"width must be an integer in \[16, 56\], not 12"):
+        NewtonEulerPlan(width=12)
+    with pytest.raises(ValueError, match=r"trig_width must be an integer in \[16, 24\]"):
+        NewtonEulerPlan(width=24, trig_width=32)
+    robot = load_robot()
+    bare = Robot("no limits", tuple(dataclasses.replace(j, velocity_limit=None)
+                                    for j in robot.joints))
+    with pytest.raises(ValueError, match=r"joints \[1, 2, 3, 4, 5, 6\] have no velocity_limit"):
+        NewtonEulerPlan(bare)
+    with pytest.raises(ValueError, match="fold must be a positive integer"):
+        NewtonEulerPlan(fold=0)
+
+
+@pytest.mark.parametrize("name", ["puma560", "stanford"])
+def test_traced_graph_equals_reference(name):
+    robot = load_robot(name)
+    plan = NewtonEulerPlan(robot)
+    q, qd, qdd = states(robot, np.random.default_rng(1), 200)
+    inputs = {}
+    for k, joint in enumerate(robot.joints, start=1):
+        value = q[:, k - 1] + joint.offset
+        inputs.update({f"cos{k}": np.cos(value), f"sin{k}": np.sin(value), f"d{k}": value,
+                       f"qd{k}": qd[:, k - 1], f"qdd{k}": qdd[:, k - 1]})
+    traced = traced_float_values(plan, inputs)
+    got = np.stack([traced[k] for k in range(1, robot.dof + 1)], -1)
+    assert np.abs(got - inverse_dynamics(robot, q, qd, qdd)).max() < 1e-9
+
+
+@pytest.mark.parametrize("name", ["puma560", "stanford"])
+def test_accuracy_at_24_bits(name):
+    robot = load_robot(name)
+    q, qd, qdd = states(robot, np.random.default_rng(2), 4000)
+    tau, inside = model_torques(NewtonEulerPlan(robot, width=24), q, qd, qdd)
+    reference = inverse_dynamics(robot, q, qd, qdd)
+    assert inside.all()
+    assert np.abs(tau - reference).max() <= ACCURACY_GOAL * np.abs(reference).max()
+
+
+@pytest.mark.parametrize("width", [16, 20, 31, 32, 40, 48, 56])
+def test_formats_never_overflow_within_the_limits(width):
+    # The model raises OverflowError naming the node if a register would leave signed(width):
+    # states drawn in the limits and at them, on both arms. Wider is more accurate, up to the
+    # CORDICs' 40 bits (their cos and sin then bound the error).
+    errors = []
+    for name in ("puma560", "stanford"):
+        robot = load_robot(name)
+        q, qd, qdd = states(robot, np.random.default_rng(width), 600)
+        tau, inside = model_torques(NewtonEulerPlan(robot, width=width), q, qd, qdd)
+        assert inside.all()
+        reference = inverse_dynamics(robot, q, qd, qdd)
+        errors.append(np.abs(tau - reference).max() / np.abs(reference).max())
+    assert max(errors) < 2.0 ** -(min(width, 40) - 12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5])
+def test_random_robots_never_overflow(n):
+    rng = np.random.default_rng(30 + n)
+    robot = random_robot(rng, n, prismatic=0.3)
+    q, qd, qdd = states(robot, rng, 2000)
+    tau, inside = model_torques(NewtonEulerPlan(robot, width=20), q, qd, qdd)
+    reference = inverse_dynamics(robot, q, qd, qdd)
+    assert inside.all()
+    assert np.abs(tau - reference).max() <= 1e-2 * np.abs(reference).max()
+
+
+def test_states_out_of_bounds_are_flagged():
+    robot = load_robot()
+    plan = NewtonEulerPlan(robot, width=16)
+    v, a = limits(robot)
+    q, qd, qdd = states(robot, np.random.default_rng(3), 8, corners=False)
+    qd[1, 2] = 1.01 * v[2]
+    qdd[3, 0] = -1.2 * a[0]
+    qd[5, 4] = 1e9            # beyond the field itself: wraps, flagged all the same
+    _, inside = model_torques(plan, q, qd, qdd)
+    assert inside.tolist() == [True, False, True, False, True, False, True, True]
+    # A rate exactly at the limit is in bounds.
+    qd[1, 2] = v[2]
+    assert model_torques(plan, q[1:2], qd[1:2], qdd[1:2])[1].all()
+    # A value beyond its field saturates to the field's extreme code, which is never within
+    # the limits (the formats' margin keeps the limits below it), at any width.
+    for width in (16, 24, 40, 56):
+        wide = NewtonEulerPlan(robot, width=width)
+        for field, (low, high) in wide.field_limits.items():
+            assert -(1 << (width - 1)) < low and high < (1 << (width - 1)) - 1, field
+    with pytest.raises(ValueError, match="qd must be finite"):
+        encode_states(plan, q, np.full_like(qd, np.nan), qdd)
+    with pytest.raises(ValueError, match="qdd must have 6 columns, not 2"):
+        encode_states(plan, q, qd, qdd[:, :2])
+
+
+def test_rtl_equals_model_under_stalls_with_states_out_of_bounds():
+    robot = load_robot()
+    dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
+    q, qd, qdd = states(robot, np.random.default_rng(4), 24)
+    v, a = limits(robot)
+    qd[3] *= 1.5          # a row out of bounds: its registers may wrap, the model's too
+    qdd[7, 1] = 40 * a[1]
+    source, sink = [1, 1, 0, 1, 1, 1, 0], [1, 0, 1, 1, 0]
+    run = check_rtl(dut, q, qd, qdd, source_valid=lambda c: source[c % len(source)],
+                    sink_ready=lambda c: sink[c % len(sink)])
+    assert [o["in_bounds"] for o in run.outputs].count(0) == 2
+
+
+def critical_path(plan):
+    """Cycles on the longest path through the traced graph, counted with networkx (not the
+    plan's schedule): the CORDIC in front of every cos and sin, one per registered operation."""
+    graph = nx.DiGraph()
+    for k in plan.live:
+        node = plan.tracer.nodes[k]
+        if node.op == "input":
+            trig = node.name[:3] in ("cos", "sin")
+            graph.add_edge("ports", k, weight=pipelined_latency(plan.cordic) if trig else 0)
+        for arg in node.args:
+            graph.add_edge(arg.index, k, weight=OPS[node.op][1])
+    return nx.dag_longest_path_length(graph)
+
+
+def test_latency_and_throughput_against_independent_counts():
+    robot = load_robot()
+    dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
+    run = check_rtl(dut, *states(robot, np.random.default_rng(5), 12))
+    # The CORDIC, the longest chain of registered operations, the output queue's two.
+    formula = critical_path(dut.plan) + 2
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == formula
+    # Counted in the elaborated netlist: every path crosses that many registers.
+    assert register_depths(NewtonEulerPipeline(robot, width=16, tag_width=8)) == {formula}
+    assert np.all(np.diff(run.input_cycles) == 1) and np.all(np.diff(run.output_cycles) == 1)
+    assert dut.interval == 1
+
+
+def test_the_scans_make_the_depth_logarithmic():
+    # Recursive doubling: a 12-joint arm's pipeline is far less than twice a 6-joint one's.
+    rng = np.random.default_rng(7)
+    six, twelve = (critical_path(NewtonEulerPlan(random_robot(rng, n, prismatic=0.0),
+                                                 width=20)) for n in (6, 12))
+    assert twelve < 1.5 * six
+
+
+def test_a_48_bit_datapath_rtl_equals_model():
+    # Products of 48-bit codes exceed int64: the model runs on Python integers.
+    robot = load_robot("stanford")
+    dut = NewtonEulerPipeline(robot, width=48, tag_width=8)
+    assert dut.plan.cordic.width == 40
+    check_rtl(dut, *states(robot, np.random.default_rng(8), 6))
+
+
+def test_compiled_backend_equals_model_on_10000_states(tmp_path):
+    robot = load_robot()
+    dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
+    q, qd, qdd = states(robot, np.random.default_rng(9), 10_000)
+    qd[::97] *= 1.3       # some rows out of bounds
+    codes, inputs = payloads(dut, q, qd, qdd)
+    run = run_stream_compiled(dut, inputs, directory=tmp_path,
+                              source_pattern=[1, 1, 0, 1, 1], sink_pattern=[1, 0, 1, 1, 1, 1])
+    check_outputs(dut, codes, inputs, run.outputs)
+
+
+def test_decode_matches_the_output_formats():
+    plan = NewtonEulerPlan(width=20)
+    out = {k: np.array([1 << plan.output_fracs[k]]) for k in range(1, 7)}
+    assert decode_torques(plan, out).tolist() == [[1.0] * 6]

@@ -26,8 +26,8 @@ from robohw.dataflow.graph import OPS
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift
 
-__all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow", "INPUT_CELL",
-           "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
+__all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
+           "INPUT_CELL", "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
            "MULTIPLIER_PRODUCT_REGISTERS", "control_parts"]
 
 INPUT_CELL = ("in",)
@@ -298,8 +298,9 @@ def _shared_multipliers(m, width, plan, enable):
     :data:`MULTIPLIER_OPERAND_REGISTERS` times and their product
     :data:`MULTIPLIER_PRODUCT_REGISTERS` times: :data:`MULTIPLIER_STAGES` cycles with the
     rounding into the node's register. The operands are ``signed(width)`` (one 18 x 18 DSP
-    tile up to 18 bits); a negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
-    (:func:`~robohw.dataflow.graph.frac_bits_for` keeps a margin), so its negation is one."""
+    tile up to 18 bits); a negated operand fits too: every code is under ``2**(width - 1)`` in
+    magnitude (:func:`~robohw.dataflow.graph.frac_bits_for` keeps a margin), so its negation is
+    one."""
     by_unit, operands = {}, {}
 
     def register(value, name):

@@ -1,7 +1,7 @@
 """The Newton-Euler inverse dynamics as one fully pipelined datapath: one torque vector per clock.
 
-Lee & Chang's base-coordinate steps (15)-(31) (:func:`robohw.reference.dynamics.base_coordinate_steps`)
-are traced over the robot's constants from the joints' cos and sin (pipelined CORDICs), rates and
+Lee & Chang's base-coordinate steps (15)-(31)
+(:func:`robohw.reference.dynamics.base_coordinate_steps`) are traced over the robot's constants from the joints' cos and sin (pipelined CORDICs), rates and
 accelerations, every recurrence a recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels
 for ``K`` elements), so the depth grows with ``log2 N``. Every value's fixed-point format comes
 from its proven range (:class:`robohw.reference.dynamics_bounds.DynamicsBounds`, from the joints'

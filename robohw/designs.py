@@ -16,6 +16,7 @@ name                       component
 ``ik-paper-word-serial``   the same on word-serial CCMs
 ``inertia-linear``         :class:`robohw.systolic.LinearInertiaArray` for the PUMA 560
 ``inertia-logdepth``       :class:`robohw.systolic.LogDepthInertiaArray` for the PUMA 560
+``dynamics-pipelined``     :class:`robohw.dynamics.NewtonEulerPipeline` for the PUMA 560
 =========================  ====================================================================
 """
 
@@ -29,18 +30,22 @@ from robohw.accuracy.ik import well_conditioned
 from robohw.cordic import ARCHITECTURES
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
+from robohw.dynamics import NewtonEulerPipeline
+from robohw.dynamics.model import decode_torques, encode_states
+from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.hw.payload import layout_fields
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
+from robohw.reference.dynamics import inverse_dynamics
 from robohw.reference.inertia import jacobian_inertia
 from robohw.reference.kinematics import forward_kinematics, puma_ik
 from robohw.robots import load_robot
-from robohw.robots.sampling import sample_joints
+from robohw.robots.sampling import sample_joints, sample_states
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS
 from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
 
-__all__ = ["Design", "Workload", "InertiaDesign", "DESIGNS", "design"]
+__all__ = ["Design", "Workload", "InertiaDesign", "DynamicsDesign", "DESIGNS", "design"]
 
 TAG_WIDTH = 8
 # Delay-line segments longer than this are memories in the pipelined IK designs (block RAM:
@@ -51,6 +56,10 @@ PIPELINED_IK_WIDTH = 18
 # and its placement on an ECP5-85F did not finish routing; README, "FPGA synthesis"), at 7.1e-5
 # of max |H| from float64 (24 bits: 9.5e-7).
 INERTIA_WIDTH = 18
+# The Newton-Euler pipeline at 18 bits, folded by 6: 98 shared 18 x 18 products of the PUMA
+# 560's 586 (the ECP5-85F has 156 tiles), at 3e-4 of max |tau| (24 bits: 5e-6).
+DYNAMICS_WIDTH = 18
+DYNAMICS_FOLD = 6
 
 
 @dataclass
@@ -272,6 +281,15 @@ class IkDesign(Design):
 
 # --- inertia matrix ----------------------------------------------------------------------------
 
+def _traced_configuration(dut, cordics=""):
+    """One line of a design built on :mod:`robohw.dataflow`: size, width, fold."""
+    plan = dut.plan
+    folded = (f"folded by {plan.fold}: {dut.resources()['multipliers']} shared "
+              f"multipliers" if plan.fold > 1 else "unfolded")
+    return (f"N = {plan.dof}, {plan.width}-bit datapath, {cordics}per-signal fraction bits, "
+            f"{folded}")
+
+
 class InertiaDesign(Design):
     family = "inertia"
     error_unit = "of max abs(H)"
@@ -291,11 +309,7 @@ class InertiaDesign(Design):
         return dut.plan.width
 
     def configuration(self, dut):
-        plan = dut.plan
-        folded = (f"folded by {plan.fold}: {dut.resources()['multipliers']} shared "
-                  f"multipliers" if plan.fold > 1 else "unfolded")
-        return (f"N = {plan.dof}, {plan.width}-bit datapath, per-signal fraction bits, "
-                f"{folded}")
+        return _traced_configuration(dut)
 
     def workload(self, dut, count, seed=0):
         q = sample_joints(dut.plan.robot, count, np.random.default_rng(seed))
@@ -334,6 +348,70 @@ class InertiaDesign(Design):
         return out
 
 
+# --- inverse dynamics --------------------------------------------------------------------------
+
+class DynamicsDesign(Design):
+    family = "dynamics"
+    error_unit = "of max abs(tau)"
+    default_fold = DYNAMICS_FOLD
+
+    def __init__(self, name, robot="puma560"):
+        label = robot if isinstance(robot, str) else robot.name
+        super().__init__(name, f"joint torques of {label}, Newton-Euler with recursive-doubling "
+                         f"scans, fully pipelined", DYNAMICS_WIDTH, (18, 24))
+        self.robot = robot
+
+    def build(self, width=None, fold=None):
+        return NewtonEulerPipeline(self.robot, width=width or self.default_width,
+                                   fold=fold or self.default_fold, tag_width=TAG_WIDTH)
+
+    def width_of(self, dut):
+        return dut.plan.width
+
+    def configuration(self, dut):
+        return _traced_configuration(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
+
+    def workload(self, dut, count, seed=0):
+        q, qd, qdd = sample_states(dut.plan.robot, count, np.random.default_rng(seed))
+        codes = encode_states(dut.plan, q, qd, qdd)
+        payloads = [{**{n: int(v[b]) for n, v in codes.items()}, "tag": b % (1 << TAG_WIDTH)}
+                    for b in range(count)]
+        return Workload(payloads, {"states": (q, qd, qdd), "codes": codes})
+
+    def check(self, dut, workload, outputs):
+        expected = self.model_outputs(dut, workload)
+        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        got = decode_torques(dut.plan, {k: np.array([o[f"tau{k}"] for o in outputs],
+                                                     dtype=object)
+                                        for k in range(1, dut.dof + 1)})
+        reference = inverse_dynamics(dut.plan.robot, *workload.context["states"])
+        errors = np.abs(got - reference).max(-1) / np.abs(reference).max()
+        return equal, errors
+
+    def model_outputs(self, dut, workload):
+        out, inside = model_outputs_dynamics(dut.plan, workload.context["codes"])
+        return [{**{f"tau{k}": int(v[b]) for k, v in out.items()}, "in_bounds": int(inside[b])}
+                for b in range(len(workload.payloads))]
+
+    def structure(self, dut):
+        return "multipliers", dut.resources()["multipliers"]
+
+    def formats(self, dut):
+        plan = dut.plan
+        out = {}
+        for k, joint in enumerate(plan.robot.joints, start=1):
+            out[f"q{k}"] = f"angle({plan.cordic.width})" if joint.type == "revolute" else \
+                f"fixed({plan.width}, {dut.input_fracs[f'q{k}']})"
+        for kind in ("qd", "qdd"):
+            out.update({f"{kind}{k}": f"fixed({plan.width}, {dut.input_fracs[f'{kind}{k}']})"
+                        for k in range(1, plan.dof + 1)})
+        out.update({f"tau{k}": f"fixed({plan.width}, {frac})"
+                    for k, frac in dut.output_fracs.items()})
+        out["in_bounds"] = "bit"
+        out["tag"] = "tag"
+        return out
+
+
 DESIGNS = {d.name: d for d in (
     CordicDesign("cordic-pipelined", "pipelined"),
     CordicDesign("cordic-word-serial", "word_serial"),
@@ -343,6 +421,7 @@ DESIGNS = {d.name: d for d in (
     IkDesign("ik-paper-word-serial", "paper", "word_serial"),
     InertiaDesign("inertia-linear", "linear", default_fold=DEFAULT_FOLDS["linear"]),
     InertiaDesign("inertia-logdepth", "logdepth", default_fold=DEFAULT_FOLDS["logdepth"]),
+    DynamicsDesign("dynamics-pipelined"),
 )}
 
 

@@ -2,7 +2,8 @@
 report and the design registry.
 
 :func:`sample_joints` is the one way joint vectors are drawn within a robot's limits (a joint
-without limits takes a full turn); :func:`random_robot` makes plausible serial robots for the
+without limits takes a full turn), :func:`sample_states` the one way whole states (with rates
+and accelerations) are; :func:`random_robot` makes plausible serial robots for the
 inertia-matrix trade-off and the tests.
 """
 
@@ -12,7 +13,7 @@ import numpy as np
 
 from robohw.robots.description import Joint, Robot
 
-__all__ = ["joint_limits", "sample_joints", "random_robot"]
+__all__ = ["joint_limits", "sample_joints", "sample_states", "random_robot"]
 
 
 def joint_limits(robot):
@@ -25,6 +26,22 @@ def sample_joints(robot, count, rng):
     generator ``rng`` (one ``uniform`` call, so a seed gives the same vectors everywhere)."""
     limits = joint_limits(robot)
     return rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+
+
+def sample_states(robot, count, rng):
+    """``(q, qd, qdd)``, each ``(count, dof)``, uniform within the joint limits and within
+    every joint's ``velocity_limit`` and ``acceleration_limit`` (``ValueError`` if a joint has
+    none)."""
+    missing = [k + 1 for k, joint in enumerate(robot.joints)
+               if joint.velocity_limit is None or joint.acceleration_limit is None]
+    if missing:
+        raise ValueError(f"{robot.name}: joints {missing} have no velocity_limit and "
+                         f"acceleration_limit")
+    q = sample_joints(robot, count, rng)
+    velocity = np.array([joint.velocity_limit for joint in robot.joints])
+    acceleration = np.array([joint.acceleration_limit for joint in robot.joints])
+    return (q, rng.uniform(-velocity, velocity, (count, robot.dof)),
+            rng.uniform(-acceleration, acceleration, (count, robot.dof)))
 
 
 def random_robot(rng, n, prismatic=0.25):

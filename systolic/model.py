@@ -11,8 +11,8 @@ The arrays' widths stop at :data:`MAX_WIDTH`, where numpy ``int64`` still holds 
 
 import numpy as np
 
-from robohw.cordic.model import cordic_model
-from robohw.dataflow.evaluate import INT64_WIDTH, evaluate_fixed, evaluate_float
+from robohw.dataflow.evaluate import INT64_WIDTH, evaluate_float
+from robohw.dataflow.plan import model_codes
 from robohw.hw.fixed import angle_to_code, wrap
 
 __all__ = ["MAX_WIDTH", "encode_joints", "model_outputs", "decode_outputs", "model_inertia",
@@ -42,36 +42,10 @@ def encode_joints(plan, q):
     return codes
 
 
-def _input_codes(plan, codes):
-    """The traced graph's inputs from payload codes: cos and sin from the CORDIC model."""
-    inputs = {}
-    one = 1 << plan.cordic.frac_bits
-    for name in plan.traced_inputs:
-        k = int(name[3:] if name[0] in "cs" else name[1:])
-        q = np.asarray(codes[f"q{k}"], dtype=np.int64)
-        if name.startswith("cos"):
-            z = wrap(q + plan.offset_code(k), plan.width)
-            out = cordic_model(plan.cordic, np.full(z.shape, one), np.zeros_like(z), z)
-            inputs[f"cos{k}"], inputs[f"sin{k}"] = out.x, out.y
-        elif name.startswith("d"):
-            inputs[name] = q + plan.offset_code(k)
-    return inputs
-
-
 def model_outputs(plan, codes):
     """Output codes ``{(j, i): int64 array}`` for payload codes (:func:`encode_joints`), bit
     for bit what the array streams out."""
-    batch = len(np.atleast_1d(next(iter(codes.values()))))
-    values = evaluate_fixed(plan.tracer, plan.live, plan.formats, _input_codes(plan, codes),
-                            plan.width)
-    fracs = plan.output_fracs
-    out = {}
-    for key, node in plan.outputs.items():
-        if isinstance(node, float):
-            out[key] = np.full(batch, round(node * 2.0 ** fracs[key]), dtype=np.int64)
-        else:
-            out[key] = np.broadcast_to(values[node.index], (batch,)).copy()
-    return out
+    return model_codes(plan, codes)
 
 
 def _symmetric(upper, batch, n):

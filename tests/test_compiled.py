@@ -182,7 +182,7 @@ def _write_poses(path, count, seed):
     path.write_text("\n".join(rows) + "\n")
 
 
-@pytest.mark.parametrize("command", ["ik", "inertia"])
+@pytest.mark.parametrize("command", ["ik", "inertia", "dynamics"])
 def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_path, monkeypatch,
                                                          capsys):
     monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
@@ -190,18 +190,30 @@ def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_pa
     if command == "ik":
         _write_poses(source, 300, seed=5)
         argv = ["ik", "--poses", str(source), "--width", "16", "--all-branches", "--reasons"]
-    else:
+    elif command == "inertia":
         q = np.random.default_rng(6).uniform(-3, 3, (300, 6))
         source.write_text("q1,q2,q3,q4,q5,q6\n" + "".join(
             ",".join(repr(float(v)) for v in row) + "\n" for row in q))
         argv = ["inertia", "--q", str(source), "--width", "14", "--array", "logdepth",
                 "--reasons"]
+    else:
+        # Rates and accelerations up to 1.05 times the PUMA's limits (1 rad/s, 2 rad/s^2):
+        # about half the rows out of bounds.
+        scale = np.repeat([3.0, 1.05, 2.1], 6)
+        states = np.random.default_rng(7).uniform(-1, 1, (300, 18)) * scale
+        header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
+        source.write_text(",".join(header) + "\n" + "".join(
+            ",".join(repr(float(v)) for v in row) + "\n" for row in states))
+        argv = ["dynamics", "--states", str(source), "--width", "16", "--reasons"]
     outputs = {}
     for backend in ("model", "compiled"):
         outputs[backend] = tmp_path / f"{backend}.csv"
         assert main([*argv, "--out", str(outputs[backend]), "--backend", backend]) == 0
     assert outputs["compiled"].read_bytes() == outputs["model"].read_bytes()
-    assert len(outputs["model"].read_text().splitlines()) > 300
+    lines = outputs["model"].read_text().splitlines()
+    assert len(lines) > 300
+    if command == "dynamics":
+        assert 50 < sum(line.endswith(",0,outside_limits") for line in lines) < 250
 
 
 def test_bench_sim_measures_every_simulator(models, monkeypatch, capsys, tmp_path):

@@ -20,6 +20,7 @@ from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
+from robohw.cli import main
 
 # The goal at 24 bits: max |tau_fixed - tau_float| <= 1e-4 max |tau|.
 ACCURACY_GOAL = 1e-4
@@ -228,3 +229,55 @@ def test_decode_matches_the_output_formats():
     plan = NewtonEulerPlan(width=20)
     out = {k: np.array([1 << plan.output_fracs[k]]) for k in range(1, 7)}
     assert decode_torques(plan, out).tolist() == [[1.0] * 6]
+
+
+def write_state_file(path, q, qd, qdd):
+    n = q.shape[1]
+    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, n + 1)]
+    rows = np.concatenate([q, qd, qdd], -1)
+    path.write_text(",".join(header) + "\n" + "".join(
+        ",".join(repr(float(v)) for v in row) + "\n" for row in rows))
+
+
+def test_dynamics_command_hardware_backends(tmp_path, capsys):
+    robot = load_robot("stanford")
+    q, qd, qdd = states(robot, np.random.default_rng(11), 30)
+    v, _ = limits(robot)
+    qd[4, 3] = 1.2 * v[3]              # outside the limits: valid 0, zeros, the rest computed
+    source = tmp_path / "s.csv"
+    write_state_file(source, q, qd, qdd)
+    files = {}
+    for backend in ("model", "rtl"):
+        files[backend] = tmp_path / f"{backend}.csv"
+        assert main(["dynamics", "--states", str(source), "--out", str(files[backend]),
+                     "--robot", "stanford", "--backend", backend, "--width", "20",
+                     "--reasons"]) == 0
+    assert files["rtl"].read_bytes() == files["model"].read_bytes()
+    lines = files["model"].read_text().splitlines()
+    assert lines[0] == "tau1,tau2,tau3,tau4,tau5,tau6,valid,reason"
+    rows = [line.split(",") for line in lines[1:]]
+    assert [r[-2:] for r in rows].count(["0", "outside_limits"]) == 1
+    assert rows[4][-2:] == ["0", "outside_limits"] and rows[4][:6] == ["0.0"] * 6
+    got = np.array([[float(v) for v in r[:6]] for r in rows])
+    reference = inverse_dynamics(robot, q, qd, qdd)
+    keep = np.arange(30) != 4
+    assert np.abs(got[keep] - reference[keep]).max() <= 1e-3 * np.abs(reference).max()
+    assert "1 valid" not in capsys.readouterr().err
+    # What the hardware cannot do is refused in one line.
+    assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "w.csv"),
+                 "--robot", "stanford", "--backend", "model", "--wrench",
+                 "1,2,3,0,0,0"]) == 2
+    assert "a wrench needs the float backend" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["dynamics", "--states", str(source), "--out", str(tmp_path / "w.csv"),
+              "--backend", "model", "--width", "60"])
+    assert "--width must be" in capsys.readouterr().err
+    bare = tmp_path / "bare.toml"
+    bare.write_text('name = "bare"\n[[joint]]\ntype = "revolute"\na = 1.0\nalpha = 0.0\n'
+                    'd = 0.0\noffset = 0.0\nmass = 1.0\ncom = [0.5, 0.0, 0.0]\n'
+                    'inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n')
+    one = tmp_path / "one.csv"
+    one.write_text("q1,qd1,qdd1\n0.1,0.2,0.3\n")
+    assert main(["dynamics", "--states", str(one), "--out", str(tmp_path / "b.csv"),
+                 "--robot", str(bare), "--backend", "model"]) == 2
+    assert "have no velocity_limit and acceleration_limit" in capsys.readouterr().err

@@ -153,6 +153,6 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
                                    for name in ("linear", "logdepth")},
                          quick=quick, stream=stream)
-    write_dynamics_report(out_dir)
+    write_dynamics_report(out_dir, by_name["dynamics-pipelined"], quick=quick)
     progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md")
     return table

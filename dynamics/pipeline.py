@@ -67,7 +67,7 @@ class NewtonEulerPlan(TracedPlan):
         super().__init__(width=width, fold=fold, trig_width=trig_width)
 
     def _trace(self):
-        robot, tracer, bounds = self._robot, self.tracer, self.bounds
+        robot, bounds = self._robot, self.bounds
         joints, qd, qdd = [], [], []
         for k, joint in enumerate(robot.joints, start=1):
             if joint.type == "revolute":
@@ -81,12 +81,14 @@ class NewtonEulerPlan(TracedPlan):
             qd.append(self.value_input(f"qd{k}", f"qd{k}", -v, v))
             qdd.append(self.value_input(f"qdd{k}", f"qdd{k}", -a, a))
 
-        def scan(phase, elements, combine):
-            return run_schedule(doubling_schedule(len(elements)), elements, combine,
-                                at=lambda step, pe: tracer.cell(phase, step, pe))
-
-        tau = base_coordinate_steps(robot, joints, qd, qdd, None, tracer, scan, bounds)
+        tau = base_coordinate_steps(robot, joints, qd, qdd, None, self.tracer, self._scan, bounds)
         return {k: value for k, value in enumerate(tau, start=1)}
+
+    def _scan(self, phase, elements, combine):
+        """The prefixes of one recurrence: recursive doubling (a balanced tree of depth
+        ``ceil(log2 K)``), every combination in the cell ``(phase, step, position)``."""
+        return run_schedule(doubling_schedule(len(elements)), elements, combine,
+                            at=lambda step, pe: self.tracer.cell(phase, step, pe))
 
     @property
     def robot(self):

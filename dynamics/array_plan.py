@@ -1,0 +1,314 @@
+"""Lee & Chang's processor array for the Newton-Euler equations, planned: which element
+computes what, when, and what the network carries.
+
+The machine (what we chose where the paper defers to its ref. [10]):
+
+- ``p`` identical processing elements, each one pipelined multiplier (``multiplier_latency``
+  cycles from operands to a readable result) and one adder (``adder_latency``), both issuing
+  once per cycle, and a register file holding every value the element computes or receives
+  (no register is reused: its size is stated). Each executes the fixed-point operation of its
+  traced node exactly (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the
+  product, rounding to the node's format), so the array equals the bit-exact model of its
+  traced graph.
+- The work: the base-coordinate equations traced with every recurrence solved by Lee & Chang's
+  PFP on the ``p`` elements (:func:`robohw.reference.scans.pfp_schedule`: P3 serial blocks, P4
+  recursive doubling of the block totals, P5 the fix-ups); the local work of link ``i`` on
+  element ``i // ceil(n / p)`` (blocks of links, as the paper's "the j-th processor computes the
+  elements in the j-th block serially"); each scan operation on the element its schedule
+  names.
+- A value an element needs from another travels over the network (:mod:`robohw.dynamics.network`,
+  direct links or an Omega network) in rounds.
+- A controller with one program counter steps every element through its own micro-program
+  (a horizontal micro-code word per cycle: the multiplier's and the adder's operation, a send,
+  a receive), so the elements work in lock step, as the paper's single instruction stream
+  does; the words differ between elements where their blocks differ.
+- The joints' sin and cos come from one shared pipelined CORDIC, one joint per cycle.
+
+The program is a list schedule: every cycle, each element issues its most urgent ready
+multiplication and addition (urgency: the longest chain of latencies from the operation to a
+torque), and the network its most urgent ready transfers that fit one round.
+"""
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from robohw.cordic.pipelined import pipelined_latency
+from robohw.dataflow.graph import OPS
+from robohw.dynamics.network import NETWORKS
+from robohw.dynamics.pipeline import NewtonEulerPlan
+from robohw.reference.scans import pfp_schedule, run_schedule
+
+__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS"]
+
+MULTIPLIES = ("mul", "cmul")
+ADDS = ("add", "sub", "addc")
+
+
+@dataclass(frozen=True)
+class Instruction:
+    """One operation an element issues: the traced ``node`` (its index), in ``cycle``."""
+    cycle: int
+    element: int
+    node: int
+
+
+@dataclass(frozen=True)
+class Hop:
+    """One value (``node``) sent from ``source`` to ``target`` in the round starting at
+    ``cycle``."""
+    cycle: int
+    source: int
+    target: int
+    node: int
+
+
+@dataclass
+class Program:
+    """The array's schedule: the multiplier's and the adder's instructions and the network's
+    hops, the cycle each value becomes readable at each element (``ready[(node, element)]``),
+    the cycle the last torque is readable (``length``) and which element holds each node
+    (``owner``)."""
+    multiplies: list = field(default_factory=list)
+    adds: list = field(default_factory=list)
+    hops: list = field(default_factory=list)
+    ready: dict = field(default_factory=dict)
+    owner: dict = field(default_factory=dict)
+    length: int = 0
+
+
+class ArrayPlan(NewtonEulerPlan):
+    """The plan of :class:`robohw.dynamics.array.NewtonEulerArray`.
+
+    Parameters
+    ----------
+    robot, width, trig_width
+        See :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`.
+    processors : int
+        ``p``, 1 or more (default: the robot's joints).
+    network : str
+        ``"direct"`` or ``"shuffle"`` (:data:`robohw.dynamics.network.NETWORKS`).
+    multiplier_latency, adder_latency : int
+        Cycles from an operation's issue to its result being readable, 1 or more (defaults
+        3 and 1).
+    """
+
+    def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
+                 trig_width=None, multiplier_latency=3, adder_latency=1):
+        for name, value in (("multiplier_latency", multiplier_latency),
+                            ("adder_latency", adder_latency)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        if network not in NETWORKS:
+            raise ValueError(f"network must be one of {', '.join(NETWORKS)}, not {network!r}")
+        if processors is not None and (not isinstance(processors, int) or
+                                       isinstance(processors, bool) or processors < 1):
+            raise ValueError(f"processors must be a positive integer, not {processors!r}")
+        self._processors = processors
+        self.multiplier_latency, self.adder_latency = multiplier_latency, adder_latency
+        super().__init__(robot, width=width, trig_width=trig_width)
+        self.network = NETWORKS[network](self.processors)
+        self.program = self._compile()
+
+    @property
+    def processors(self):
+        return self._robot.dof if self._processors is None else self._processors
+
+    def _scan(self, phase, elements, combine):
+        """PFP on the ``p`` elements, every combination in the cell ``(phase, step, pe)``."""
+        return run_schedule(pfp_schedule(len(elements), self.processors), elements, combine,
+                            at=lambda step, pe: self.tracer.cell(phase, step, pe))
+
+    # --- placement -------------------------------------------------------------------------
+    def _block(self):
+        return math.ceil(self._robot.dof / self.processors)
+
+    def element_of(self, node):
+        """The element that computes (or, for an input, receives) ``node``."""
+        if node.op == "input":
+            k = int(node.name.lstrip("cosinqd"))       # cos3, sin3, d3, qd3, qdd3 -> 3
+            return (k - 1) // self._block()
+        phase, step, where = node.cell
+        return where // self._block() if step is None else where
+
+    def trig_slots(self):
+        """``{joint: cycle}``: when the shared CORDIC takes each revolute joint's angle."""
+        return {k: slot for slot, k in enumerate(sorted(self.cordic_slots))}
+
+    def input_ready(self, node):
+        """The cycle an input is readable at its element: rates, accelerations and lengths at
+        once; sin and cos after the shared CORDIC (one joint a cycle) and its output
+        register."""
+        if node.name[:3] in ("cos", "sin"):
+            return self.trig_slots()[int(node.name[3:])] + pipelined_latency(self.cordic) + 1
+        return 0
+
+    # --- the list schedule -----------------------------------------------------------------
+    def _compile(self):
+        nodes = self.tracer.nodes
+        live = [nodes[k] for k in self.live]
+
+        def source(node):        # a neg is wiring: read its operand
+            return source(node.args[0]) if node.op == "neg" else node
+
+        program = Program()
+        owner = program.owner
+        for node in live:
+            if node.op != "neg":
+                owner[node.index] = self.element_of(node)
+        latency = {node.index: (self.multiplier_latency if node.op in MULTIPLIES else
+                                self.adder_latency) for node in live
+                   if node.op in MULTIPLIES + ADDS}
+        # Urgency: the longest chain of latencies from a node to any torque.
+        consumers = defaultdict(list)
+        for node in live:
+            for arg in node.args:
+                consumers[source(arg).index].append(node)
+        urgency = {}
+        for node in reversed(live):
+            if node.op == "neg":
+                continue
+            below = [urgency[c.index] for c in consumers[node.index] if c.op != "neg"]
+            urgency[node.index] = latency.get(node.index, 0) + max(below, default=0)
+        ready = program.ready
+        for node in live:
+            if node.op == "input":
+                ready[(node.index, owner[node.index])] = self.input_ready(node)
+        # Every value an element reads from another arrives by the network's path.
+        needs = defaultdict(set)          # node -> elements that read it
+        for node in live:
+            if node.op in ("input", "neg"):
+                continue
+            for arg in node.args:
+                needs[source(arg).index].add(owner[node.index])
+        for key, value in self.outputs.items():
+            if not isinstance(value, float):
+                needs[source(value).index]          # read where it is
+        pending_hops = []                 # [node, remaining hops]
+        for index, elements in needs.items():
+            for element in sorted(elements - {owner[index]}):
+                pending_hops.append([index, self.network.path(owner[index], element)])
+        waiting = {node.index for node in live if node.op in MULTIPLIES + ADDS}
+        cycle = 0
+        outputs = [source(v).index for v in self.outputs.values() if not isinstance(v, float)]
+        while waiting or pending_hops or any((k, owner[k]) not in ready for k in outputs):
+            # The network: the most urgent ready hops that share a round.
+            chosen = []
+            for entry in sorted(pending_hops, key=lambda e: -urgency.get(e[0], 0)):
+                index, hops = entry
+                first = hops[0]
+                if ready.get((index, first[0]), math.inf) > cycle:
+                    continue
+                if self.network.compatible([h for _, h in chosen] + [first]):
+                    chosen.append((entry, first))
+            for entry, hop in chosen:
+                program.hops.append(Hop(cycle, hop[0], hop[1], entry[0]))
+                ready.setdefault((entry[0], hop[1]), cycle + self.network.stages + 1)
+                entry[1] = entry[1][1:]
+            pending_hops = [e for e in pending_hops if e[1]]
+            # Each element: its most urgent ready multiplication and addition.
+            issued = set()
+            for unit, ops, store in ((MULTIPLIES, MULTIPLIES, program.multiplies),
+                                     (ADDS, ADDS, program.adds)):
+                best = {}
+                for index in waiting:
+                    node = nodes[index]
+                    if node.op not in ops:
+                        continue
+                    element = owner[index]
+                    if any(ready.get((source(a).index, element), math.inf) > cycle
+                           for a in node.args):
+                        continue
+                    if element not in best or urgency[index] > urgency[best[element]] or (
+                            urgency[index] == urgency[best[element]] and index < best[element]):
+                        best[element] = index
+                for element, index in best.items():
+                    store.append(Instruction(cycle, element, index))
+                    ready[(index, element)] = cycle + latency[index]
+                    issued.add(index)
+            waiting -= issued
+            cycle += 1
+            if cycle > 100_000:
+                raise AssertionError("the array's schedule does not terminate")
+        program.length = max(ready[(k, owner[k])] for k in outputs) if outputs else 1
+        return program
+
+    # --- figures ---------------------------------------------------------------------------
+    @property
+    def program_cycles(self):
+        """Cycles from the state's arrival to the last torque being readable."""
+        return self.program.length
+
+    def counts(self):
+        """Per element: ``multiplies``, ``adds`` (operations issued per torque vector),
+        ``sends`` and ``receives`` (network hops), ``idle`` (cycles of the program with
+        neither unit issuing)."""
+        out = [{"multiplies": 0, "adds": 0, "sends": 0, "receives": 0}
+               for _ in range(self.processors)]
+        busy = [set() for _ in range(self.processors)]
+        for kind, store in (("multiplies", self.program.multiplies),
+                            ("adds", self.program.adds)):
+            for instruction in store:
+                out[instruction.element][kind] += 1
+                busy[instruction.element].add(instruction.cycle)
+        for hop in self.program.hops:
+            out[hop.source]["sends"] += 1
+            out[hop.target]["receives"] += 1
+        for element, row in enumerate(out):
+            row["idle"] = self.program.length - len(busy[element])
+        return out
+
+    def scan_steps(self):
+        """``{phase: steps}``: the scan steps of each recurrence that hold an operation (the
+        traced cells' step numbers), the paper's T_p measured on the traced work."""
+        steps = defaultdict(set)
+        for k in self.live:
+            node = self.tracer.nodes[k]
+            if node.op in MULTIPLIES + ADDS and node.cell and node.cell[1] is not None:
+                steps[node.cell[0]].add(node.cell[1])
+        return {phase: len(found) for phase, found in steps.items()}
+
+    def registers(self):
+        """Register-file entries each element needs: every value it computes, receives or is
+        given."""
+        return [len(held) for held in self.addresses()]
+
+    def addresses(self):
+        """Per element, ``{node: address}`` of its register file: the values it is given (its
+        joints' inputs) first, then the ones it computes or receives, in node order."""
+        held = [set() for _ in range(self.processors)]
+        for (index, element) in self.program.ready:
+            held[element].add(index)
+        nodes = self.tracer.nodes
+        return [{index: address for address, index in enumerate(
+            sorted(found, key=lambda k: (nodes[k].op != "input", k)))} for found in held]
+
+    def operation(self, index):
+        """The micro-operation of node ``index`` as its element's unit executes it (the fields
+        of :func:`robohw.dataflow.evaluate.fixed_op`): ``a``, ``b`` (operand nodes, ``b``
+        ``None`` for a constant), ``neg_a``, ``neg_b``, ``subtract``, ``constant`` (an integer
+        code), ``shift_a``, ``shift_b`` (alignment, adds only), ``shift`` (the rounding
+        shift)."""
+        node = self.tracer.nodes[index]
+        fmt = self.formats[index]
+        args = list(node.args)
+        negs = [a.op == "neg" for a in args]
+        args = [a.args[0] if a.op == "neg" else a for a in args]
+        fracs = [self.formats[a.index].frac for a in node.args]
+        word = {"a": args[0].index, "b": None, "neg_a": negs[0], "neg_b": False,
+                "subtract": node.op == "sub", "constant": 0, "shift_a": 0, "shift_b": 0}
+        if node.op in ("add", "sub"):
+            top = max(fracs)
+            word.update(b=args[1].index, neg_b=negs[1], shift_a=top - fracs[0],
+                        shift_b=top - fracs[1], shift=top - fmt.frac)
+        elif node.op == "addc":
+            top = max(fracs[0], fmt.frac)
+            word.update(constant=round(node.constant * 2.0 ** top), shift_a=top - fracs[0],
+                        shift=top - fmt.frac)
+        elif node.op == "mul":
+            word.update(b=args[1].index, neg_b=negs[1], shift=fracs[0] + fracs[1] - fmt.frac)
+        elif node.op == "cmul":
+            word.update(constant=fmt.const_code, shift=fracs[0] + fmt.const_frac - fmt.frac)
+        else:
+            raise ValueError(f"{node}: not an operation of a processing element")
+        return word

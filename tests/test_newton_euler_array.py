@@ -1,0 +1,190 @@
+"""Lee & Chang's processor array for the Newton-Euler equations: the networks route what they
+claim, the compiled program is a valid schedule (replayed independently), the RTL equals the
+bit-exact model for both networks and any number of elements, the counters count the program,
+and interval and latency are measured as stated."""
+
+import math
+
+import numpy as np
+import pytest
+from amaranth.sim import Simulator
+
+from robohw.dynamics.array import NewtonEulerArray
+from robohw.dynamics.array_plan import ADDS, MULTIPLIES, ArrayPlan
+from robohw.dynamics.model import encode_states, model_outputs, model_torques
+from robohw.dynamics.network import DirectNetwork, OmegaNetwork, omega_route
+from robohw.reference.dynamics import inverse_dynamics
+from robohw.reference.scans import corrected_pfp_time, pfp_schedule
+from robohw.robots import load_robot
+from robohw.robots.sampling import random_robot, sample_states
+from robohw.sim.harness import run_stream
+
+
+@pytest.mark.parametrize("ports", [2, 4, 8, 16])
+def test_every_cyclic_shift_passes_the_omega_network_in_one_round(ports):
+    for shift in range(ports):
+        pairs = [(j, (j + shift) % ports) for j in range(ports)]
+        trace = omega_route(ports, pairs)
+        assert trace is not None and all(trace[pair][-1] == pair[1] for pair in pairs)
+    # Not every permutation does: two values that need one switch output conflict.
+    assert omega_route(8, [(0, 0), (4, 1)]) is None
+
+
+def test_direct_paths_use_the_links_only():
+    network = DirectNetwork(7)
+    assert network.distances == [-4, -2, -1, 1, 2, 4]
+    for source in range(7):
+        for target in range(7):
+            hops = network.path(source, target)
+            assert (hops[-1][1] if hops else source) == target
+            assert all(b - a in network.distances for a, b in hops)
+            assert len(hops) <= math.ceil(math.log2(7)) + 1
+    assert not network.compatible([(0, 1), (2, 1)])       # one receive per round
+    assert OmegaNetwork(6).ports == 8 and OmegaNetwork(6).stages == 3
+
+
+def replay(plan):
+    """Check the program without the plan's own bookkeeping: every operand is at the element
+    (computed there, given there, or delivered by a hop) before the operation issues, a unit
+    issues once a cycle, every round is one the network can carry, and every value a hop sends
+    is at the sender when it leaves."""
+    nodes, program = plan.tracer.nodes, plan.program
+    at = {}                                # (node, element) -> readable from this cycle
+
+    def source(node):
+        return source(node.args[0]) if node.op == "neg" else node
+
+    for k in plan.live:
+        if nodes[k].op == "input":
+            at[(k, plan.element_of(nodes[k]))] = plan.input_ready(nodes[k])
+    events = sorted([(i.cycle, "op", i) for i in program.multiplies + program.adds] +
+                    [(h.cycle, "hop", h) for h in program.hops], key=lambda e: e[0])
+    latency = {**{op: plan.multiplier_latency for op in MULTIPLIES},
+               **{op: plan.adder_latency for op in ADDS}}
+    used, rounds = set(), {}
+    for cycle, kind, item in events:
+        if kind == "op":
+            node = nodes[item.node]
+            unit = "mul" if node.op in MULTIPLIES else "add"
+            assert (cycle, item.element, unit) not in used
+            used.add((cycle, item.element, unit))
+            for arg in node.args:
+                assert at.get((source(arg).index, item.element), math.inf) <= cycle, node
+            at[(item.node, item.element)] = cycle + latency[node.op]
+        else:
+            assert at.get((item.node, item.source), math.inf) <= cycle
+            rounds.setdefault(cycle, []).append((item.source, item.target))
+            at.setdefault((item.node, item.target), cycle + plan.network.stages + 1)
+    assert all(plan.network.compatible(hops) for hops in rounds.values())
+    done = [at[(source(v).index, program.owner[source(v).index])]
+            for v in plan.outputs.values() if not isinstance(v, float)]
+    assert max(done) == plan.program_cycles
+    # Every live operation is issued exactly once.
+    issued = sorted(i.node for i in program.multiplies + program.adds)
+    assert issued == sorted(k for k in plan.live if nodes[k].op in MULTIPLIES + ADDS)
+
+
+@pytest.mark.parametrize("network", ["direct", "shuffle"])
+@pytest.mark.parametrize("processors", [1, 2, 3, 4, 6, 7])
+def test_the_program_is_a_valid_schedule(processors, network):
+    replay(ArrayPlan("puma560", processors=processors, network=network, width=20))
+
+
+@pytest.mark.parametrize("n", [2, 5, 9])
+def test_random_robots_compile_and_replay(n):
+    rng = np.random.default_rng(40 + n)
+    robot = random_robot(rng, n, prismatic=0.3)
+    for processors, network in ((1, "direct"), (3, "shuffle"), (n, "direct")):
+        replay(ArrayPlan(robot, processors=processors, network=network, width=20,
+                         multiplier_latency=2, adder_latency=2))
+
+
+def test_the_array_runs_pfp_whose_steps_are_the_corrected_t_p():
+    # The scans with n + 1 elements (omega, omega-dot, p-ddot, f, n) run PFP's schedule on p
+    # elements; its steps are part 1's measured T_p. Steps holding work can be fewer: the
+    # robot's structural zeros (omega_0 = 0, no tool load) cost nothing.
+    robot = load_robot("puma560")
+    for processors in range(1, 8):
+        plan = ArrayPlan(robot, processors=processors, width=20)
+        schedule = len(pfp_schedule(robot.dof + 1, processors))
+        assert schedule == corrected_pfp_time(robot.dof, processors)
+        for phase, steps in plan.scan_steps().items():
+            assert steps <= schedule, phase
+
+
+def test_constructor_checks():
+    with pytest.raises(ValueError, match="network must be one of direct, shuffle, not 'ring'"):
+        ArrayPlan(network="ring")
+    with pytest.raises(ValueError, match="processors must be a positive integer, not 0"):
+        ArrayPlan(processors=0)
+    with pytest.raises(ValueError, match="multiplier_latency must be a positive integer"):
+        ArrayPlan(multiplier_latency=0)
+
+
+def check(dut, q, qd, qdd, **stalls):
+    codes = encode_states(dut.plan, q, qd, qdd)
+    inputs = [{**{n: int(v[b]) for n, v in codes.items()}, "tag": b % 256}
+              for b in range(len(q))]
+    run = run_stream(dut, inputs, **stalls)
+    expected, inside = model_outputs(dut.plan, codes)
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
+    assert [o["in_bounds"] for o in run.outputs] == inside.astype(int).tolist()
+    for k, values in expected.items():
+        assert [o[f"tau{k}"] for o in run.outputs] == values.tolist(), f"tau{k}"
+    return run
+
+
+@pytest.mark.parametrize("robot, processors, network", [
+    ("puma560", 6, "direct"), ("puma560", 6, "shuffle"), ("puma560", 1, "direct"),
+    ("stanford", 3, "shuffle"), ("stanford", 4, "direct")])
+def test_rtl_equals_model(robot, processors, network):
+    robot = load_robot(robot)
+    dut = NewtonEulerArray(robot, processors=processors, network=network, width=18,
+                           multiplier_latency=2, tag_width=8)
+    q, qd, qdd = sample_states(robot, 3, np.random.default_rng(processors))
+    qd[1] *= 1.5                         # out of bounds: flagged, registers wrap as modelled
+    run = check(dut, q, qd, qdd)
+    # Interval and latency measured: one state per program (and its capture cycle).
+    assert np.all(np.diff(run.input_cycles) == dut.plan.program_cycles + 1)
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == \
+        dut.plan.program_cycles + 1 + 2
+
+
+def test_backpressure_loses_nothing():
+    robot = load_robot("puma560")
+    dut = NewtonEulerArray(robot, processors=3, network="shuffle", width=16, tag_width=8)
+    sink = [1, 0, 0, 1, 0, 0, 0]
+    check(dut, *sample_states(robot, 5, np.random.default_rng(12)),
+          sink_ready=lambda c: sink[(c // 50) % len(sink)], source_valid=lambda c: c % 3 != 1)
+
+
+def test_counters_count_the_program():
+    # The elements run their programs every interval from reset; after two intervals each
+    # counter holds twice the plan's count.
+    dut = NewtonEulerArray("stanford", processors=3, network="direct", width=16)
+    counted = {}
+
+    async def bench(ctx):
+        await ctx.tick().repeat(2 * dut.interval)
+        for element, counters in enumerate(dut.counters):
+            counted[element] = {kind: ctx.get(signal) for kind, signal in counters.items()}
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    for element, row in enumerate(dut.plan.counts()):
+        assert counted[element] == {kind: 2 * row[kind]
+                                    for kind in ("multiplies", "adds", "idle")}
+    assert sum(row["multiplies"] for row in dut.plan.counts()) == \
+        dut.plan.tracer.counts(dut.plan.live)["mul"]
+
+
+def test_the_array_is_accurate_at_24_bits():
+    robot = load_robot("stanford")
+    states = sample_states(robot, 2000, np.random.default_rng(13))
+    tau, inside = model_torques(ArrayPlan(robot, processors=3, network="shuffle", width=24),
+                                *states)
+    reference = inverse_dynamics(robot, *states)
+    assert inside.all()
+    assert np.abs(tau - reference).max() <= 1e-4 * np.abs(reference).max()

@@ -37,8 +37,9 @@ __all__ = ["NewtonEulerArray", "round_shift_by"]
 def round_shift_by(value, shift):
     """``value`` divided by ``2**shift`` (``shift`` a signal), rounded half to even: the
     Amaranth twin of :func:`robohw.hw.fixed.round_shift` with a variable shift."""
-    bias = ((Const(1, unsigned(1)) << shift) >> 1) - (shift != 0)
-    odd = Mux(shift == 0, 0, (value >> shift)[0])
+    shifting = shift.any()      # a reduction, not a logical not (lint-clean Verilog)
+    bias = ((Const(1, unsigned(1)) << shift) >> 1) - shifting
+    odd = Mux(shifting, (value >> shift)[0], 0)
     return (value + bias + odd) >> shift
 
 

@@ -254,6 +254,14 @@ def _parser():
     dynamics.add_argument("--width", type=_integer("--width", 16, 56), default=24,
                           help="data width of the hardware backends, 16..56 (default 24; the "
                                "CORDICs' sin and cos at up to 40)")
+    dynamics.add_argument("--design", choices=["pipelined", "array"], default="pipelined",
+                          help="the hardware backends' design: one pipelined datapath, or Lee "
+                               "& Chang's processor array (default pipelined)")
+    dynamics.add_argument("--processors", type=_integer("--processors", 1, 64),
+                          help="elements of the array, 1..64 (default: one per joint)")
+    dynamics.add_argument("--network", choices=["direct", "shuffle"],
+                          help="the array's interconnect: recursive-doubling links or an "
+                               "Omega (inverse perfect shuffle) network (default direct)")
     dynamics.add_argument("--reasons", action="store_true",
                           help="add a reason column: ok, outside_limits (a hardware backend's "
                                "state outside the robot file's limits), not_finite")
@@ -517,7 +525,8 @@ def _dynamics(args):
         q, qd, qdd = read_states(args.states, robot.dof)
         tau, valid, reason = solve_dynamics(robot, q, qd, qdd, args.backend,
                                             args.formulation, args.wrench, width=args.width,
-                                            progress=sys.stderr)
+                                            design=args.design, processors=args.processors,
+                                            network=args.network, progress=sys.stderr)
     except (RobotFileError, CsvFileError, ValueError) as error:
         return _usage("dynamics", error)
     write_torques(args.out, tau, valid, reason if args.reasons else None)

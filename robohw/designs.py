@@ -17,6 +17,7 @@ name                       component
 ``inertia-linear``         :class:`robohw.systolic.LinearInertiaArray` for the PUMA 560
 ``inertia-logdepth``       :class:`robohw.systolic.LogDepthInertiaArray` for the PUMA 560
 ``dynamics-pipelined``     :class:`robohw.dynamics.NewtonEulerPipeline` for the PUMA 560
+``dynamics-array``         :class:`robohw.dynamics.array.NewtonEulerArray`, 6 elements, direct
 =========================  ====================================================================
 """
 
@@ -31,6 +32,7 @@ from robohw.cordic import ARCHITECTURES
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
 from robohw.dynamics import NewtonEulerPipeline
+from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.model import decode_torques, encode_states
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.hw.payload import layout_fields
@@ -351,25 +353,42 @@ class InertiaDesign(Design):
 # --- inverse dynamics --------------------------------------------------------------------------
 
 class DynamicsDesign(Design):
+    """The Newton-Euler pipeline (``array=None``) or Lee & Chang's processor array
+    (``array=(processors, network)``)."""
     family = "dynamics"
     error_unit = "of max abs(tau)"
-    default_fold = DYNAMICS_FOLD
 
-    def __init__(self, name, robot="puma560"):
+    def __init__(self, name, robot="puma560", array=None):
         label = robot if isinstance(robot, str) else robot.name
-        super().__init__(name, f"joint torques of {label}, Newton-Euler with recursive-doubling "
-                         f"scans, fully pipelined", DYNAMICS_WIDTH, (18, 24))
-        self.robot = robot
+        if array is None:
+            summary = (f"joint torques of {label}, Newton-Euler with recursive-doubling scans, "
+                       f"fully pipelined")
+            self.default_fold = DYNAMICS_FOLD
+        else:
+            summary = (f"joint torques of {label}, Lee & Chang's array of {array[0]} elements, "
+                       f"{array[1]} network")
+        super().__init__(name, summary, DYNAMICS_WIDTH, (18, 24))
+        self.robot, self.array = robot, array
 
     def build(self, width=None, fold=None):
-        return NewtonEulerPipeline(self.robot, width=width or self.default_width,
-                                   fold=fold or self.default_fold, tag_width=TAG_WIDTH)
+        width = width or self.default_width
+        if self.array is None:
+            return NewtonEulerPipeline(self.robot, width=width, fold=fold or self.default_fold,
+                                       tag_width=TAG_WIDTH)
+        processors, network = self.array
+        return NewtonEulerArray(self.robot, processors=processors, network=network,
+                                width=width, tag_width=TAG_WIDTH)
 
     def width_of(self, dut):
         return dut.plan.width
 
     def configuration(self, dut):
-        return _traced_configuration(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
+        if self.array is None:
+            return _traced_configuration(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
+        plan = dut.plan
+        return (f"N = {plan.dof}, {plan.processors} elements, {plan.network.name} network, "
+                f"{plan.width}-bit datapath, multiplier {plan.multiplier_latency} and adder "
+                f"{plan.adder_latency} cycles, {plan.program_cycles}-cycle program")
 
     def workload(self, dut, count, seed=0):
         q, qd, qdd = sample_states(dut.plan.robot, count, np.random.default_rng(seed))
@@ -394,6 +413,8 @@ class DynamicsDesign(Design):
                 for b in range(len(workload.payloads))]
 
     def structure(self, dut):
+        if self.array is not None:
+            return "processing elements", dut.plan.processors
         return "multipliers", dut.resources()["multipliers"]
 
     def formats(self, dut):
@@ -401,12 +422,12 @@ class DynamicsDesign(Design):
         out = {}
         for k, joint in enumerate(plan.robot.joints, start=1):
             out[f"q{k}"] = f"angle({plan.cordic.width})" if joint.type == "revolute" else \
-                f"fixed({plan.width}, {dut.input_fracs[f'q{k}']})"
+                f"fixed({plan.width}, {plan.input_fracs[f'q{k}']})"
         for kind in ("qd", "qdd"):
-            out.update({f"{kind}{k}": f"fixed({plan.width}, {dut.input_fracs[f'{kind}{k}']})"
+            out.update({f"{kind}{k}": f"fixed({plan.width}, {plan.input_fracs[f'{kind}{k}']})"
                         for k in range(1, plan.dof + 1)})
         out.update({f"tau{k}": f"fixed({plan.width}, {frac})"
-                    for k, frac in dut.output_fracs.items()})
+                    for k, frac in plan.output_fracs.items()})
         out["in_bounds"] = "bit"
         out["tag"] = "tag"
         return out
@@ -422,6 +443,7 @@ DESIGNS = {d.name: d for d in (
     InertiaDesign("inertia-linear", "linear", default_fold=DEFAULT_FOLDS["linear"]),
     InertiaDesign("inertia-logdepth", "logdepth", default_fold=DEFAULT_FOLDS["logdepth"]),
     DynamicsDesign("dynamics-pipelined"),
+    DynamicsDesign("dynamics-array", array=(6, "direct")),
 )}
 
 

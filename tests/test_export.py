@@ -12,7 +12,8 @@ from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
 
 @pytest.mark.parametrize("name, width, fold, suffix", [
     ("cordic-pipelined", 16, None, ""), ("cordic-word-serial", 24, 3, ""),  # no fold: ignored
-    ("inertia-logdepth", 18, None, "_f8"), ("inertia-linear", 18, 3, "_f3")])
+    ("inertia-logdepth", 18, None, "_f8"), ("inertia-linear", 18, 3, "_f3"),
+    ("dynamics-array", 16, None, "")])
 def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix):
     design = DESIGNS[name]
     sidecar = export_design(design, width, tmp_path, fold=fold)

@@ -188,3 +188,26 @@ def test_the_array_is_accurate_at_24_bits():
     reference = inverse_dynamics(robot, *states)
     assert inside.all()
     assert np.abs(tau - reference).max() <= 1e-4 * np.abs(reference).max()
+
+
+def test_dynamics_command_on_the_array(tmp_path, capsys):
+    from robohw.cli import main
+    robot = load_robot("puma560")
+    q, qd, qdd = sample_states(robot, 4, np.random.default_rng(14))
+    qdd[2, 5] = 2.5                      # beyond the PUMA file's 2 rad/s^2
+    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
+    source = tmp_path / "s.csv"
+    source.write_text(",".join(header) + "\n" + "".join(
+        ",".join(repr(float(v)) for v in row) + "\n" for row in np.concatenate([q, qd, qdd], 1)))
+    files = {}
+    for backend in ("model", "rtl"):
+        files[backend] = tmp_path / f"{backend}.csv"
+        assert main(["dynamics", "--states", str(source), "--out", str(files[backend]),
+                     "--backend", backend, "--design", "array", "--processors", "3",
+                     "--network", "shuffle", "--width", "18", "--reasons"]) == 0
+    assert files["rtl"].read_bytes() == files["model"].read_bytes()
+    rows = files["model"].read_text().splitlines()[1:]
+    assert [r.endswith(",0,outside_limits") for r in rows] == [False, False, True, False]
+    assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),
+                 "--backend", "model", "--processors", "3"]) == 2
+    assert "they need design 'array'" in capsys.readouterr().err

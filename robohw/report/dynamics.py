@@ -11,6 +11,7 @@ import pathlib
 import numpy as np
 
 from robohw.dynamics import NewtonEulerPlan
+from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.model import model_torques
 from robohw.reference.dynamics import inverse_dynamics
 from robohw.reference.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
@@ -21,7 +22,7 @@ from robohw.robots.sampling import sample_joints, sample_states
 from robohw.systolic.counts import dynamics_counts, general_robot, summarize
 
 __all__ = ["pfp_times", "count_rows", "puma_counts", "pfp_speedups", "formulation_agreement",
-           "pipeline_accuracy", "write_dynamics_report"]
+           "pipeline_accuracy", "array_rows", "write_dynamics_report"]
 
 LARGEST_N = 32
 # Widths of the pipeline's accuracy table, and its states per (robot, width): the issue's
@@ -283,6 +284,76 @@ def pipeline_accuracy(quick=False, seed=0):
     return rows
 
 
+def array_rows(width=24):
+    """One dict per (robot, p, network) of Lee & Chang's array (p = 1 .. N + 1): cycles per
+    torque vector (the program and the state's capture), network hops, the elements' busy
+    share (cycles in which a unit issues, over the program), scan steps holding work per
+    recurrence beside PFP's corrected T_p."""
+    rows = []
+    for name in ("puma560", "stanford"):
+        robot = load_robot(name)
+        for processors in range(1, robot.dof + 2):
+            for network in ("direct", "shuffle"):
+                plan = ArrayPlan(robot, processors=processors, network=network, width=width)
+                counts = plan.counts()
+                busy = [1 - row["idle"] / plan.program_cycles for row in counts]
+                rows.append({
+                    "robot": name, "processors": processors, "network": network,
+                    "cycles": plan.program_cycles + 1, "hops": len(plan.program.hops),
+                    "busy_mean": float(np.mean(busy)), "busy_min": float(min(busy)),
+                    "busy_max": float(max(busy)),
+                    "multiplies": [row["multiplies"] for row in counts],
+                    "adds": [row["adds"] for row in counts],
+                    "registers": max(plan.registers()),
+                    "scan_steps": plan.scan_steps(),
+                    "t_p": corrected_pfp_time(robot.dof, processors)})
+    return rows
+
+
+def _array_section(rows, measured):
+    lines = ["## Lee & Chang's processor array",
+             "p identical elements (a multiplier of 3 cycles, an adder of 1, a register file), "
+             "each stepping through its own micro-program under one program counter; the "
+             "recurrences by PFP on the p elements, the local work of link i on element "
+             "i // ceil(N/p); values between elements over the network (robohw.dynamics.array). "
+             "Cycles per torque vector at 24 bits (the list-scheduled program and the cycle "
+             "the state is captured in; the latency is two more), the elements' busy share "
+             "(cycles in which a unit issues), the hops the network carries:"]
+    table = ["| robot | p | direct: cycles | hops | busy (mean, min-max) | shuffle: cycles "
+             "| hops | busy | registers per element (max) |", "|" + "---|" * 9]
+    by_key = {(r["robot"], r["processors"], r["network"]): r for r in rows}
+    for r in rows:
+        if r["network"] != "direct":
+            continue
+        s = by_key[(r["robot"], r["processors"], "shuffle")]
+        table.append(
+            f"| {r['robot']} | {r['processors']} | {r['cycles']} | {r['hops']} | "
+            f"{r['busy_mean']:.0%} ({r['busy_min']:.0%}-{r['busy_max']:.0%}) | "
+            f"{s['cycles']} | {s['hops']} | {s['busy_mean']:.0%} | {r['registers']} |")
+    lines.append("\n".join(table))
+    steps = ["| p | T_p (corrected) | " + " | ".join(rows[0]["scan_steps"]) + " |",
+             "|" + "---|" * (2 + len(rows[0]["scan_steps"]))]
+    for r in rows:
+        if r["robot"] == "puma560" and r["network"] == "direct":
+            steps.append(f"| {r['processors']} | {r['t_p']} | " + " | ".join(
+                str(r["scan_steps"].get(phase, 0)) for phase in rows[0]["scan_steps"]) + " |")
+    lines += [
+        "Scan steps that hold work in each recurrence (PUMA 560) beside PFP's T_p for the "
+        "n + 1 elements, the length of the schedule the array runs (part 1 measured it equal "
+        "to the corrected closed form): the recurrences' structural zeros (omega_0 = "
+        "omega-dot_0 = 0, no tool load, the rotation scan's n elements) leave some steps "
+        "without an operation, and the list schedule overlaps the steps of one recurrence with "
+        "other work, so a step is not a time unit of this machine:",
+        "\n".join(steps)]
+    if measured:
+        lines.append(
+            f"The registry's dynamics-array ({measured['configuration']}), simulated in "
+            f"Amaranth: latency {measured['latency']} cycles (stated "
+            f"{measured['stated_latency']}), a state every {measured['interval']} cycles, "
+            f"equal to the model: {'yes' if measured['equals_model'] else 'NO'}.")
+    return "\n\n".join(lines)
+
+
 def _pipeline_section(rows, measured):
     table = ["| robot | width (CORDIC) | states | max error | p99 | latency (cycles, unfolded) |",
              "|---|---|---|---|---|---|"]
@@ -318,9 +389,12 @@ def _pipeline_section(rows, measured):
 
 def write_dynamics_report(out_dir, measured=None, quick=False):
     """Measure, write ``dynamics.md``, ``dynamics.json`` and ``dynamics_tp.png``; return the
-    Markdown. ``measured``: the registry design's row (:func:`robohw.measure.measure_design`)."""
+    Markdown. ``measured``: the registry designs' rows by name
+    (:func:`robohw.measure.measure_design`)."""
     out_dir = pathlib.Path(out_dir)
+    measured = measured or {}
     accuracy = pipeline_accuracy(quick)
+    arrays = array_rows()
     rows = pfp_times()
     counts, pumas = count_rows(), puma_counts()
     speedups = {n: pfp_speedups(n) for n in (6, 12)}
@@ -369,12 +443,13 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         "torque over random states in the limits: " + "; ".join(
             f"{r['robot']}: scan {r['scan_vs_link']:.1e}, Lagrange {r['lagrange_vs_link']:.1e}"
             for r in agreement) + ".",
-        _pipeline_section(accuracy, measured),
+        _pipeline_section(accuracy, measured.get("dynamics-pipelined")),
+        _array_section(arrays, measured.get("dynamics-array")),
     ]) + "\n"
     (out_dir / "dynamics.md").write_text(text)
     (out_dir / "dynamics.json").write_text(json.dumps({
         "pfp": rows, "counts": counts, "puma_counts": pumas,
         "pfp_speedups": [r for n in speedups for r in speedups[n]], "agreement": agreement,
-        "pipeline_accuracy": accuracy, "measured": measured},
+        "pipeline_accuracy": accuracy, "arrays": arrays, "measured": measured},
         indent=1))
     return text

@@ -153,6 +153,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
                                    for name in ("linear", "logdepth")},
                          quick=quick, stream=stream)
-    write_dynamics_report(out_dir, by_name["dynamics-pipelined"], quick=quick)
+    write_dynamics_report(out_dir, {name: by_name[name] for name in
+                                    ("dynamics-pipelined", "dynamics-array")}, quick=quick)
     progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md")
     return table

@@ -17,7 +17,8 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   network (``ceil(log2 p)`` stages of 2 x 2 switches, each registered, steering every value by
   the destination tag that travels with it).
 - **Counters** per element (``counters[e]``): multiplications and additions issued, cycles of
-  the program with neither unit busy; they count from reset.
+  the program with neither unit busy; sequenced by steps, the controller's count of the steps
+  it runs of each scan (``steps[phase]``). They count from reset.
 
 The array takes one state every :attr:`interval` cycles (the program, plus the cycle the state
 is captured in) and gives its torques :attr:`latency` cycles after the state's transfer; the
@@ -52,7 +53,7 @@ class NewtonEulerArray(StreamPipeline):
 
     Parameters
     ----------
-    robot, processors, network, width, trig_width, multiplier_latency, adder_latency
+    robot, processors, network, width, trig_width, multiplier_latency, adder_latency, sequencing
         See :class:`~robohw.dynamics.array_plan.ArrayPlan`.
     tag_width : int
         User tag carried from ``i`` to ``o``.
@@ -64,11 +65,12 @@ class NewtonEulerArray(StreamPipeline):
     """
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
-                 trig_width=None, multiplier_latency=3, adder_latency=1, tag_width=0):
+                 trig_width=None, multiplier_latency=3, adder_latency=1,
+                 sequencing="dataflow", tag_width=0):
         check_tag_width(tag_width)
         plan = ArrayPlan(robot, processors=processors, network=network, width=width,
                          trig_width=trig_width, multiplier_latency=multiplier_latency,
-                         adder_latency=adder_latency)
+                         adder_latency=adder_latency, sequencing=sequencing)
         self._plan = plan
         inputs = {}
         for k, joint in enumerate(plan.robot.joints, start=1):
@@ -81,6 +83,8 @@ class NewtonEulerArray(StreamPipeline):
         self.counters = [{kind: Signal(32, name=f"pe{e}_{kind}")
                           for kind in ("multiplies", "adds", "idle")}
                          for e in range(plan.processors)]
+        self.steps = {phase: Signal(16, name=f"steps_{phase.replace('-', '_')}")
+                      for phase in plan.step_counts()}
 
     @property
     def plan(self):
@@ -130,6 +134,12 @@ class NewtonEulerArray(StreamPipeline):
                 writes[element].append(self._unit(m, pc, element, unit, files[element],
                                                   addresses[element]))
             self._count(m, pc, element)
+        for phase, counter in self.steps.items():
+            starts = [cycle for (name, step), cycle in plan.program.steps
+                      if name == phase and step is not None]
+            with m.Switch(pc):
+                with m.Case(*starts):
+                    m.d.sync += counter.eq(counter + 1)
         for element, write in self._network(m, pc, files, addresses).items():
             writes[element].append(write)
         for element, registers in enumerate(files):

@@ -26,7 +26,17 @@ The machine (what we chose where the paper defers to its ref. [10]):
 
 The program is a list schedule: every cycle, each element issues its most urgent ready
 multiplication and addition (urgency: the longest chain of latencies from the operation to a
-torque), and the network its most urgent ready transfers that fit one round.
+torque), and the network its most urgent ready transfers that fit one round. Two ways to
+sequence it:
+
+- ``"dataflow"``: an operation issues as soon as its operands are at its element, so the
+  phases and the scan steps overlap (the faster program);
+- ``"steps"``: the paper's discipline: the controller runs the phases in order and each scan
+  step of P3-P5 as a step of its own, a barrier between (an operation of the next waits until
+  every operation of the current one is done); a scan step without an operation for this
+  robot (a combination with a structural zero or with padding) still takes its cycle, so the
+  steps the controller counts for a scan of ``K`` elements are the schedule's, part 1's
+  ``T_p``. Values may travel ahead of their step.
 """
 
 import math
@@ -37,12 +47,14 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.graph import OPS
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
+from robohw.reference.dynamics import PHASES
 from robohw.reference.scans import pfp_schedule, run_schedule
 
-__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS"]
+__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS"]
 
 MULTIPLIES = ("mul", "cmul")
 ADDS = ("add", "sub", "addc")
+SEQUENCINGS = ("dataflow", "steps")
 
 
 @dataclass(frozen=True)
@@ -67,14 +79,16 @@ class Hop:
 class Program:
     """The array's schedule: the multiplier's and the adder's instructions and the network's
     hops, the cycle each value becomes readable at each element (``ready[(node, element)]``),
-    the cycle the last torque is readable (``length``) and which element holds each node
-    (``owner``)."""
+    the cycle the last torque is readable (``length``), which element holds each node
+    (``owner``) and, sequenced by steps, the cycle each step begins (``steps``, a list of
+    ``((phase, step), cycle)`` in order; ``step`` is ``None`` for a phase of local work)."""
     multiplies: list = field(default_factory=list)
     adds: list = field(default_factory=list)
     hops: list = field(default_factory=list)
     ready: dict = field(default_factory=dict)
     owner: dict = field(default_factory=dict)
     length: int = 0
+    steps: list = field(default_factory=list)
 
 
 class ArrayPlan(NewtonEulerPlan):
@@ -91,10 +105,18 @@ class ArrayPlan(NewtonEulerPlan):
     multiplier_latency, adder_latency : int
         Cycles from an operation's issue to its result being readable, 1 or more (defaults
         3 and 1).
+    sequencing : str
+        ``"dataflow"`` (default) or ``"steps"`` (see the module docstring).
     """
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
-                 trig_width=None, multiplier_latency=3, adder_latency=1):
+                 trig_width=None, multiplier_latency=3, adder_latency=1,
+                 sequencing="dataflow"):
+        if sequencing not in SEQUENCINGS:
+            raise ValueError(f"sequencing must be one of {', '.join(SEQUENCINGS)}, not "
+                             f"{sequencing!r}")
+        self.sequencing = sequencing
+        self._scan_sizes = {}
         for name, value in (("multiplier_latency", multiplier_latency),
                             ("adder_latency", adder_latency)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -116,6 +138,7 @@ class ArrayPlan(NewtonEulerPlan):
 
     def _scan(self, phase, elements, combine):
         """PFP on the ``p`` elements, every combination in the cell ``(phase, step, pe)``."""
+        self._scan_sizes[phase] = len(elements)
         return run_schedule(pfp_schedule(len(elements), self.processors), elements, combine,
                             at=lambda step, pe: self.tracer.cell(phase, step, pe))
 
@@ -191,7 +214,21 @@ class ArrayPlan(NewtonEulerPlan):
         waiting = {node.index for node in live if node.op in MULTIPLIES + ADDS}
         cycle = 0
         outputs = [source(v).index for v in self.outputs.values() if not isinstance(v, float)]
-        while waiting or pending_hops or any((k, owner[k]) not in ready for k in outputs):
+        segments, segment_of = self._segments(live)
+        current, members = 0, defaultdict(set)
+        for index, segment in segment_of.items():
+            members[segment].add(index)
+        if segments:
+            program.steps.append((segments[0], 0))
+        while waiting or pending_hops or any((k, owner[k]) not in ready for k in outputs) or \
+                current < len(segments) - 1:
+            # Steps: the next begins once every operation of the current one is readable (and
+            # it has had its cycle).
+            if segments and current < len(segments) - 1 and \
+                    program.steps[-1][1] < cycle and \
+                    all(ready.get((k, owner[k]), math.inf) <= cycle for k in members[current]):
+                current += 1
+                program.steps.append((segments[current], cycle))
             # The network: the most urgent ready hops that share a round.
             chosen = []
             for entry in sorted(pending_hops, key=lambda e: -urgency.get(e[0], 0)):
@@ -213,7 +250,7 @@ class ArrayPlan(NewtonEulerPlan):
                 best = {}
                 for index in waiting:
                     node = nodes[index]
-                    if node.op not in ops:
+                    if node.op not in ops or segment_of.get(index, current) != current:
                         continue
                     element = owner[index]
                     if any(ready.get((source(a).index, element), math.inf) > cycle
@@ -232,6 +269,30 @@ class ArrayPlan(NewtonEulerPlan):
                 raise AssertionError("the array's schedule does not terminate")
         program.length = max(ready[(k, owner[k])] for k in outputs) if outputs else 1
         return program
+
+    def _segments(self, live):
+        """Sequenced by steps: the steps in order and ``{node: step number}`` of every
+        operation; by dataflow, none."""
+        if self.sequencing == "dataflow":
+            return [], {}
+        segments = []
+        for phase, kind in PHASES.items():
+            if kind.endswith("scan") and phase in self._scan_sizes:
+                steps = len(pfp_schedule(self._scan_sizes[phase], self.processors))
+                segments += [(phase, step) for step in range(steps)]
+            else:
+                segments.append((phase, None))
+        number = {key: k for k, key in enumerate(segments)}
+        return segments, {node.index: number[node.cell[:2]] for node in live
+                          if node.op in MULTIPLIES + ADDS}
+
+    def step_counts(self):
+        """Sequenced by steps, ``{scan phase: steps the controller runs}``."""
+        counts = defaultdict(int)
+        for (phase, step), _ in self.program.steps:
+            if step is not None:
+                counts[phase] += 1
+        return dict(counts)
 
     # --- figures ---------------------------------------------------------------------------
     @property

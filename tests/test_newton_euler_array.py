@@ -211,3 +211,38 @@ def test_dynamics_command_on_the_array(tmp_path, capsys):
     assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),
                  "--backend", "model", "--processors", "3"]) == 2
     assert "they need design 'array'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("n", range(2, 9))
+def test_sequenced_by_steps_the_controller_runs_t_p_steps(n):
+    # Every (n, p): the steps of each scan the program holds are PFP's, part 1's corrected
+    # T_p for its K elements (n + 1, or n for the rotations).
+    robot = random_robot(np.random.default_rng(60 + n), n, prismatic=0.2)
+    for processors in range(1, n + 2):
+        plan = ArrayPlan(robot, processors=processors, width=20, sequencing="steps")
+        counts = plan.step_counts()
+        assert counts.pop("R") == corrected_pfp_time(n - 1, processors)
+        assert set(counts.values()) == {corrected_pfp_time(n, processors)}, counts
+        replay(plan)
+
+
+@pytest.mark.parametrize("robot, processors, network", [
+    ("puma560", 6, "direct"), ("puma560", 2, "shuffle"), ("stanford", 3, "direct")])
+def test_sequenced_by_steps_rtl_equals_model_and_counts_t_p(robot, processors, network):
+    robot = load_robot(robot)
+    dut = NewtonEulerArray(robot, processors=processors, network=network, width=18,
+                           sequencing="steps", tag_width=8)
+    check(dut, *sample_states(robot, 2, np.random.default_rng(15)))
+    counted = {}
+
+    async def bench(ctx):
+        await ctx.tick().repeat(dut.interval)
+        counted.update({phase: ctx.get(signal) for phase, signal in dut.steps.items()})
+
+    sim = Simulator(dut)
+    sim.add_clock(1e-8)
+    sim.add_testbench(bench)
+    sim.run()
+    n = robot.dof
+    assert counted.pop("R") == corrected_pfp_time(n - 1, processors)
+    assert set(counted.values()) == {corrected_pfp_time(n, processors)}

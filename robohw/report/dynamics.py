@@ -295,6 +295,8 @@ def array_rows(width=24):
         for processors in range(1, robot.dof + 2):
             for network in ("direct", "shuffle"):
                 plan = ArrayPlan(robot, processors=processors, network=network, width=width)
+                stepped = ArrayPlan(robot, processors=processors, network=network, width=width,
+                                    sequencing="steps")
                 counts = plan.counts()
                 busy = [1 - row["idle"] / plan.program_cycles for row in counts]
                 rows.append({
@@ -306,6 +308,8 @@ def array_rows(width=24):
                     "adds": [row["adds"] for row in counts],
                     "registers": max(plan.registers()),
                     "scan_steps": plan.scan_steps(),
+                    "stepped_cycles": stepped.program_cycles + 1,
+                    "controller_steps": stepped.step_counts(),
                     "t_p": corrected_pfp_time(robot.dof, processors)})
     return rows
 
@@ -320,7 +324,8 @@ def _array_section(rows, measured):
              "the state is captured in; the latency is two more), the elements' busy share "
              "(cycles in which a unit issues), the hops the network carries:"]
     table = ["| robot | p | direct: cycles | hops | busy (mean, min-max) | shuffle: cycles "
-             "| hops | busy | registers per element (max) |", "|" + "---|" * 9]
+             "| hops | busy | by steps: direct, shuffle | registers per element (max) |",
+             "|" + "---|" * 10]
     by_key = {(r["robot"], r["processors"], r["network"]): r for r in rows}
     for r in rows:
         if r["network"] != "direct":
@@ -329,21 +334,26 @@ def _array_section(rows, measured):
         table.append(
             f"| {r['robot']} | {r['processors']} | {r['cycles']} | {r['hops']} | "
             f"{r['busy_mean']:.0%} ({r['busy_min']:.0%}-{r['busy_max']:.0%}) | "
-            f"{s['cycles']} | {s['hops']} | {s['busy_mean']:.0%} | {r['registers']} |")
+            f"{s['cycles']} | {s['hops']} | {s['busy_mean']:.0%} | "
+            f"{r['stepped_cycles']}, {s['stepped_cycles']} | {r['registers']} |")
     lines.append("\n".join(table))
-    steps = ["| p | T_p (corrected) | " + " | ".join(rows[0]["scan_steps"]) + " |",
-             "|" + "---|" * (2 + len(rows[0]["scan_steps"]))]
+    phases = list(rows[0]["scan_steps"])
+    steps = ["| p | T_p (corrected, n + 1 elements) | steps the controller runs, by steps: "
+             + ", ".join(phases) + " | steps holding work: " + ", ".join(phases) + " |",
+             "|---|---|---|---|"]
     for r in rows:
         if r["robot"] == "puma560" and r["network"] == "direct":
-            steps.append(f"| {r['processors']} | {r['t_p']} | " + " | ".join(
-                str(r["scan_steps"].get(phase, 0)) for phase in rows[0]["scan_steps"]) + " |")
+            steps.append(f"| {r['processors']} | {r['t_p']} | " + ", ".join(
+                str(r["controller_steps"].get(phase, 0)) for phase in phases) + " | " +
+                ", ".join(str(r["scan_steps"].get(phase, 0)) for phase in phases) + " |")
     lines += [
-        "Scan steps that hold work in each recurrence (PUMA 560) beside PFP's T_p for the "
-        "n + 1 elements, the length of the schedule the array runs (part 1 measured it equal "
-        "to the corrected closed form): the recurrences' structural zeros (omega_0 = "
-        "omega-dot_0 = 0, no tool load, the rotation scan's n elements) leave some steps "
-        "without an operation, and the list schedule overlaps the steps of one recurrence with "
-        "other work, so a step is not a time unit of this machine:",
+        "Sequenced by steps (the paper's discipline: the phases in order, each scan step of "
+        "P3-P5 a step of its own with a barrier after it, a step without work still a cycle), "
+        "the controller runs PFP's schedule and counts its steps: T_p for every scan of n + 1 "
+        "elements, and for the rotations' n elements the T_p of n - 1 (RTL counters, tested). "
+        "Sequenced by dataflow (the default, the cycles above) operations start as soon as "
+        "their operands arrive, the steps overlap, and the structural zeros (omega_0 = "
+        "omega-dot_0 = 0, no tool load) leave some steps without an operation (PUMA 560):",
         "\n".join(steps)]
     if measured:
         lines.append(

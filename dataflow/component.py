@@ -7,7 +7,18 @@ from robohw.dataflow.pipeline import build_dataflow, control_parts
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["TracedPipeline"]
+__all__ = ["TracedPipeline", "within_limits"]
+
+
+def within_limits(plan, payload):
+    """1 when every fixed-point field of ``payload`` is within the plan's
+    :attr:`~robohw.dataflow.plan.TracedPlan.field_limits` (the states its formats are proven
+    for)."""
+    inside = Const(1)
+    for field, (low, high) in plan.field_limits.items():
+        value = getattr(payload, field)
+        inside &= (value >= low) & (value <= high)
+    return inside
 
 
 class TracedPipeline(StreamPipeline):
@@ -129,11 +140,8 @@ class TracedPipeline(StreamPipeline):
                                 phase_index_copy=lambda part: self.phase_index_copy(
                                     m, f"{part}_phase"))
         if self._flag is not None:
-            inside = Const(1)
-            for field, (low, high) in plan.field_limits.items():
-                value = getattr(self.i.payload, field)
-                inside &= (value >= low) & (value <= high)
-            line = tapped_delay_line(m, inside, {depth}, advance, self._flag)
+            line = tapped_delay_line(m, within_limits(plan, self.i.payload), {depth}, advance,
+                                     self._flag)
             m.d.comb += getattr(result, self._flag).eq(line[depth])
         fracs = plan.output_fracs
         for key, node in plan.outputs.items():

@@ -29,7 +29,9 @@ result under backpressure.
 from amaranth.hdl import Array, Const, Module, Mux, Signal, signed, unsigned
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
-from robohw.dynamics.array_plan import ADDS, ArrayPlan
+from robohw.dataflow.component import within_limits
+from robohw.dynamics.array_plan import ArrayPlan
+from robohw.dynamics.pipeline import state_fields
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
 __all__ = ["NewtonEulerArray", "round_shift_by"]
@@ -72,14 +74,9 @@ class NewtonEulerArray(StreamPipeline):
                          trig_width=trig_width, multiplier_latency=multiplier_latency,
                          adder_latency=adder_latency, sequencing=sequencing)
         self._plan = plan
-        inputs = {}
-        for k, joint in enumerate(plan.robot.joints, start=1):
-            inputs[f"q{k}"] = signed(plan.cordic.width if joint.type == "revolute" else width)
-        inputs.update({f"{kind}{k}": signed(width) for kind in ("qd", "qdd")
-                       for k in range(1, plan.dof + 1)})
         outputs = {f"tau{k}": signed(width) for k in range(1, plan.dof + 1)}
         outputs["in_bounds"] = unsigned(1)
-        super().__init__(inputs, outputs, tag_width=tag_width)
+        super().__init__(state_fields(plan), outputs, tag_width=tag_width)
         self.counters = [{kind: Signal(32, name=f"pe{e}_{kind}")
                           for kind in ("multiplies", "adds", "idle")}
                          for e in range(plan.processors)]
@@ -172,13 +169,9 @@ class NewtonEulerArray(StreamPipeline):
             with m.If(advance):
                 m.d.sync += held[field].eq(getattr(self.i.payload, field) +
                                            plan.field_offset(field))
-        inside = Const(1)
-        for field, (low, high) in plan.field_limits.items():
-            value = getattr(self.i.payload, field)
-            inside &= (value >= low) & (value <= high)
         sources = {"in_bounds": Signal(name="in_bounds_held", reset_less=True)}
         with m.If(advance):
-            m.d.sync += sources["in_bounds"].eq(inside)
+            m.d.sync += sources["in_bounds"].eq(within_limits(plan, self.i.payload))
         for name, field in plan.value_fields.items():
             sources[name] = held[field]
         slots = plan.trig_slots()
@@ -189,8 +182,9 @@ class NewtonEulerArray(StreamPipeline):
                 for k, slot in slots.items():
                     with m.Case(slot):
                         m.d.comb += z.eq(held[plan.angle_fields[k]])
-            out = pipelined_datapath(m, cordic, Const(1 << cordic.frac_bits, signed(cordic.width)),
-                                     Const(0, signed(cordic.width)), z, Const(1), name="cordic")
+            shape = signed(cordic.width)
+            out = pipelined_datapath(m, cordic, Const(1 << cordic.frac_bits, shape),
+                                     Const(0, shape), z, Const(1), name="cordic")
             arrive = pipelined_latency(cordic)
             for k, slot in slots.items():
                 for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):

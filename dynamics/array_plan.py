@@ -44,7 +44,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
-from robohw.dataflow.graph import OPS
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.reference.dynamics import PHASES

@@ -1,9 +1,10 @@
 """The Newton-Euler inverse dynamics as one fully pipelined datapath: one torque vector per clock.
 
 Lee & Chang's base-coordinate steps (15)-(31)
-(:func:`robohw.reference.dynamics.base_coordinate_steps`) are traced over the robot's constants from the joints' cos and sin (pipelined CORDICs), rates and
-accelerations, every recurrence a recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels
-for ``K`` elements), so the depth grows with ``log2 N``. Every value's fixed-point format comes
+(:func:`robohw.reference.dynamics.base_coordinate_steps`) are traced over the robot's constants
+from the joints' cos and sin (pipelined CORDICs), rates and accelerations, every recurrence a
+recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels for ``K`` elements), so the depth
+grows with ``log2 N``. Every value's fixed-point format comes
 from its proven range (:class:`robohw.reference.dynamics_bounds.DynamicsBounds`, from the joints'
 velocity and acceleration limits); a state outside them leaves the pipeline with ``in_bounds``
 low.
@@ -18,7 +19,8 @@ from robohw.reference.dynamics_bounds import DynamicsBounds
 from robohw.reference.scans import doubling_schedule, run_schedule
 from robohw.robots import Robot, load_robot
 
-__all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
+__all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "state_fields", "MIN_WIDTH", "MAX_WIDTH",
+           "MAX_TRIG_WIDTH"]
 
 MIN_WIDTH = 16
 # Payload codes are numpy int64 (the model's inputs and the CSV files' codes).
@@ -106,6 +108,18 @@ class NewtonEulerPlan(TracedPlan):
                 if name in self.value_fields}
 
 
+def state_fields(plan):
+    """The input payload's fields of a state, ``{name: shape}``: ``q1..qN`` (binary angles of
+    the CORDICs' width for revolute joints, ``signed(width)`` for prismatic ones), ``qd1..qdN``,
+    ``qdd1..qddN`` (``signed(width)``)."""
+    fields = {}
+    for k, joint in enumerate(plan.robot.joints, start=1):
+        fields[f"q{k}"] = signed(plan.cordic.width if joint.type == "revolute" else plan.width)
+    fields.update({f"{kind}{k}": signed(plan.width) for kind in ("qd", "qdd")
+                   for k in range(1, plan.dof + 1)})
+    return fields
+
+
 class NewtonEulerPipeline(TracedPipeline):
     """The joint torques of a serial robot, one state per clock (one per ``fold`` clocks).
 
@@ -140,13 +154,7 @@ class NewtonEulerPipeline(TracedPipeline):
     def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None, tag_width=0,
                  check_ranges=False):
         plan = NewtonEulerPlan(robot, width=width, fold=fold, trig_width=trig_width)
-        n = plan.dof
-        inputs = {}
-        for k, joint in enumerate(plan.robot.joints, start=1):
-            inputs[f"q{k}"] = signed(plan.cordic.width if joint.type == "revolute" else width)
-        inputs.update({f"{kind}{k}": signed(width) for kind in ("qd", "qdd")
-                       for k in range(1, n + 1)})
-        super().__init__(plan, inputs, {k: f"tau{k}" for k in range(1, n + 1)},
+        super().__init__(plan, state_fields(plan), {k: f"tau{k}" for k in range(1, plan.dof + 1)},
                          tag_width=tag_width, check_ranges=check_ranges, flag="in_bounds")
 
     @property

@@ -14,7 +14,7 @@ from amaranth.hdl import signed
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.component import TracedPipeline
-from robohw.dataflow.pipeline import INPUT_CELL, cell_depths, schedule
+from robohw.dataflow.pipeline import cell_depths, schedule
 from robohw.dataflow.plan import TRIG_ERROR_LSB, TracedPlan
 from robohw.reference.inertia import link_frames
 from robohw.robots import Robot, load_robot

@@ -244,8 +244,7 @@ class ArrayPlan(NewtonEulerPlan):
             pending_hops = [e for e in pending_hops if e[1]]
             # Each element: its most urgent ready multiplication and addition.
             issued = set()
-            for unit, ops, store in ((MULTIPLIES, MULTIPLIES, program.multiplies),
-                                     (ADDS, ADDS, program.adds)):
+            for ops, store in ((MULTIPLIES, program.multiplies), (ADDS, program.adds)):
                 best = {}
                 for index in waiting:
                     node = nodes[index]

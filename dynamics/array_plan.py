@@ -148,8 +148,7 @@ class ArrayPlan(NewtonEulerPlan):
     def element_of(self, node):
         """The element that computes (or, for an input, receives) ``node``."""
         if node.op == "input":
-            k = int(node.name.lstrip("cosinqd"))       # cos3, sin3, d3, qd3, qdd3 -> 3
-            return (k - 1) // self._block()
+            return (self.input_joints[node.name] - 1) // self._block()
         phase, step, where = node.cell
         return where // self._block() if step is None else where
 

@@ -71,6 +71,7 @@ class NewtonEulerPlan(TracedPlan):
     def _trace(self):
         robot, bounds = self._robot, self.bounds
         joints, qd, qdd = [], [], []
+        self.input_joints = {}           # input node name -> its joint (1-based)
         for k, joint in enumerate(robot.joints, start=1):
             if joint.type == "revolute":
                 joints.append(self.angle_input(k, f"q{k}", joint.offset))
@@ -82,6 +83,8 @@ class NewtonEulerPlan(TracedPlan):
             v, a = bounds.velocity[k - 1], bounds.acceleration[k - 1]
             qd.append(self.value_input(f"qd{k}", f"qd{k}", -v, v))
             qdd.append(self.value_input(f"qdd{k}", f"qdd{k}", -a, a))
+            self.input_joints.update({name: k for name in (
+                f"cos{k}", f"sin{k}", f"d{k}", f"qd{k}", f"qdd{k}")})
 
         tau = base_coordinate_steps(robot, joints, qd, qdd, None, self.tracer, self._scan, bounds)
         return {k: value for k, value in enumerate(tau, start=1)}

@@ -9,6 +9,7 @@ that; :class:`InertiaArray` builds it; :mod:`robohw.systolic.model` evaluates it
 """
 
 from collections import Counter
+from functools import cached_property
 
 from amaranth.hdl import signed
 
@@ -81,13 +82,13 @@ class InertiaPlan(TracedPlan):
 
     def _unfolded_schedule(self):
         # The processing elements run in the windows of the paper's timing.
-        self._lengths = self._window_lengths(cell_depths(self.tracer, self.live))
         return schedule(self.tracer, self.live, self._window, self._input_ready)
 
-    def _window_lengths(self, depths):
+    @cached_property
+    def _lengths(self):
         """``{kind: cycles}`` of each kind of cell, from the traced depths."""
         lengths = Counter({kind: 0 for kind in self.kinds})
-        for cell, depth in depths.items():
+        for cell, depth in cell_depths(self.tracer, self.live).items():
             lengths[cell[0]] = max(lengths[cell[0]], depth)
         lengths["in"] = pipelined_latency(self.cordic)
         return dict(lengths)
@@ -140,8 +141,6 @@ class InertiaPlan(TracedPlan):
     @property
     def window_lengths(self):
         """Cycles each kind of processing element takes (``"in"``: the CORDIC front end)."""
-        if not hasattr(self, "_lengths"):
-            self._lengths = self._window_lengths(cell_depths(self.tracer, self.live))
         return dict(self._lengths)
 
     @property

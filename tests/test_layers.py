@@ -126,8 +126,9 @@ def test_no_circle_between_files():
 
 
 @pytest.mark.parametrize("module", ["robohw.cordic.model", "robohw.ik.model",
-                                    "robohw.systolic.model", "robohw.reference.cordic",
-                                    "robohw.reference.kinematics", "robohw.reference.inertia"])
+                                    "robohw.systolic.model", "robohw.dynamics.model",
+                                    "robohw.reference.cordic", "robohw.reference.kinematics",
+                                    "robohw.reference.inertia", "robohw.reference.dynamics"])
 def test_each_family_keeps_its_model_and_reference_in_one_place(module):
     # The README's "what is where" table names these files.
     assert module in MODULES

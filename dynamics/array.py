@@ -8,11 +8,23 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   fixed-point operation: operands from the register file (either negated), for the adder each
   shifted left by its own amount (alignment), a constant from the micro-instruction in place of
   the second operand (``cmul``, ``addc``), the sum, difference or product rounded half to even
-  by a variable right shift into the ``signed(width)`` register its node's format gives, written
-  ``multiplier_latency`` (``adder_latency``) cycles after issue. Every element has the same
-  units; only its micro-program (the fields each cycle) differs.
-- **The micro-program** of an element is one word per cycle, read by the program counter: the
-  multiplier's operation, the adder's operation, a send and a receive.
+  by a variable right shift into the ``signed(width)`` register its node's format gives. Every
+  element has the same units; only its micro-program differs.
+- **A unit is a pipeline**, one register stage per step, so no cycle holds more than one of
+  them (a file read, a carry chain, a shifter; the ECP5 at 100 MHz): the operand read from the
+  file, the operands' preparation (the adder's negations and alignment shifts, the
+  multiplier's constant and operand complement), the product or sum, for the multiplier the
+  sign correction (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits),
+  the rounding's shift with its sticky bit, and its increment into the file:
+  :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
+  :data:`~robohw.dynamics.array_plan.ADDER_STAGES` cycles, more (registers on the exact result)
+  if the plan asks.
+- **The micro-program** of an element is, for each unit and each of its stages, one ROM word
+  per cycle (the fields that stage needs), read a cycle ahead by a second program counter
+  into registers; likewise the network's sends and receives.
+- **The register file** holds each value from its write to its last read; registers are
+  reused (:meth:`~robohw.dynamics.array_plan.ArrayPlan.addresses`), so a file has as many
+  entries as values live at once.
 - **The network**: direct links (``j`` to ``j +- 2**k``, a send register between) or an Omega
   network (``ceil(log2 p)`` stages of 2 x 2 switches, each registered, steering every value by
   the destination tag that travels with it).
@@ -30,20 +42,11 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal, signed, unsigned
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.component import within_limits
-from robohw.dynamics.array_plan import ArrayPlan
+from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.dynamics.pipeline import state_fields
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["NewtonEulerArray", "round_shift_by"]
-
-
-def round_shift_by(value, shift):
-    """``value`` divided by ``2**shift`` (``shift`` a signal), rounded half to even: the
-    Amaranth twin of :func:`robohw.hw.fixed.round_shift` with a variable shift."""
-    shifting = shift.any()      # a reduction, not a logical not (lint-clean Verilog)
-    bias = ((Const(1, unsigned(1)) << shift) >> 1) - shifting
-    odd = Mux(shifting, (value >> shift)[0], 0)
-    return (value + bias + odd) >> shift
+__all__ = ["NewtonEulerArray"]
 
 
 def _bits(limit):
@@ -55,8 +58,12 @@ class NewtonEulerArray(StreamPipeline):
 
     Parameters
     ----------
-    robot, processors, network, width, trig_width, multiplier_latency, adder_latency, sequencing
+    robot, processors, network, width, trig_width, sequencing
         See :class:`~robohw.dynamics.array_plan.ArrayPlan`.
+    multiplier_latency, adder_latency : int
+        Cycles from an operation's issue to its result being readable: at least the units'
+        pipelines, :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
+        :data:`~robohw.dynamics.array_plan.ADDER_STAGES` (the defaults).
     tag_width : int
         User tag carried from ``i`` to ``o``.
 
@@ -67,9 +74,15 @@ class NewtonEulerArray(StreamPipeline):
     """
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
-                 trig_width=None, multiplier_latency=3, adder_latency=1,
-                 sequencing="dataflow", tag_width=0):
+                 trig_width=None, multiplier_latency=MULTIPLIER_STAGES,
+                 adder_latency=ADDER_STAGES, sequencing="dataflow", tag_width=0):
         check_tag_width(tag_width)
+        for name, value, least in (("multiplier_latency", multiplier_latency,
+                                    MULTIPLIER_STAGES),
+                                   ("adder_latency", adder_latency, ADDER_STAGES)):
+            if isinstance(value, int) and not isinstance(value, bool) and 1 <= value < least:
+                raise ValueError(f"{name} must be at least {least} (the unit's pipeline), "
+                                 f"not {value}")
         plan = ArrayPlan(robot, processors=processors, network=network, width=width,
                          trig_width=trig_width, multiplier_latency=multiplier_latency,
                          adder_latency=adder_latency, sequencing=sequencing)
@@ -107,37 +120,40 @@ class NewtonEulerArray(StreamPipeline):
         plan, width = self._plan, self._plan.width
         period = self.interval
         advance, result = self.pipeline_control(m, 1, period=period, slots=1)
-        # The program counter: 0 in the cycle after a state is captured (advance_copy's
-        # phase, which starts at 0 too and raises advance at period - 1).
+        # The program counter (0 in the cycle after a state is captured, as advance_copy's
+        # phase) and its copy one cycle ahead, from which every micro-word is read into
+        # registers: a field holds, in cycle c, the word the program gives cycle c.
         pc = Signal(range(period), name="pc")
-        m.d.sync += pc.eq(Mux(pc == period - 1, 0, pc + 1))
+        ahead = Signal(range(period), name="pc_ahead", init=1 % period)
+        m.d.sync += [pc.eq(ahead), ahead.eq(Mux(ahead == period - 1, 0, ahead + 1))]
         sources = self._inputs(m, pc, advance)
         addresses = plan.addresses()
         files, computed = [], []
-        for element, table in enumerate(addresses):
-            registers, written = [None] * len(table), []
+        for element, (table, size) in enumerate(zip(addresses, plan.registers())):
+            registers = [None] * size
             for index, address in table.items():
                 if plan.tracer.nodes[index].op == "input":
                     registers[address] = sources[plan.tracer.nodes[index].name]
-                else:
-                    registers[address] = Signal(signed(width), name=f"pe{element}_r{address}",
-                                                reset_less=True)
-                    written.append(address)
+            written = [a for a in range(size) if registers[a] is None]
+            for address in written:
+                registers[address] = Signal(signed(width), name=f"pe{element}_r{address}",
+                                            reset_less=True)
             files.append(registers)
             computed.append(written)
         writes = [[] for _ in files]          # (enable, address, value) per element
         for element in range(plan.processors):
-            for unit in ("multiplies", "adds"):
-                writes[element].append(self._unit(m, pc, element, unit, files[element],
-                                                  addresses[element]))
-            self._count(m, pc, element)
+            issues = [self._unit(m, ahead, element, unit, files[element], addresses[element],
+                                 writes[element]) for unit in ("multiplies", "adds")]
+            self._count(m, pc, element, issues)
         for phase, counter in self.steps.items():
             starts = [cycle for (name, step), cycle in plan.program.steps
                       if name == phase and step is not None]
-            with m.Switch(pc):
-                with m.Case(*starts):
-                    m.d.sync += counter.eq(counter + 1)
-        for element, write in self._network(m, pc, files, addresses).items():
+            starting = self._fetch(m, ahead, {"valid": unsigned(1)},
+                                   {cycle: {"valid": 1} for cycle in starts},
+                                   f"steps_{phase.replace('-', '_')}")["valid"]
+            with m.If(starting):
+                m.d.sync += counter.eq(counter + 1)
+        for element, write in self._network(m, ahead, files, addresses).items():
             writes[element].append(write)
         for element, registers in enumerate(files):
             for address in computed[element]:
@@ -156,6 +172,24 @@ class NewtonEulerArray(StreamPipeline):
             m.d.comb += field.eq(-value if negate else value)
         m.d.comb += result.in_bounds.eq(sources["in_bounds"])
         return m
+
+    @staticmethod
+    def _fetch(m, ahead, shapes, words, name):
+        """Micro-program fields as registers: ``words[cycle]`` gives ``{field: value}`` for
+        the cycles the program uses the fields; in cycle ``c`` each field holds
+        ``words[c]``'s value (read at ``ahead == c``, a ROM). A ``valid`` field is 0 in every
+        other cycle and resets to cycle 0's value (the first cycle after reset is the
+        program's cycle 0); the others are datapath and keep their last value."""
+        fields = {key: Signal(shape, name=f"{name}_{key}", reset_less=key != "valid",
+                              init=int(key == "valid" and 0 in words))
+                  for key, shape in shapes.items()}
+        if "valid" in fields:
+            m.d.sync += fields["valid"].eq(0)
+        with m.Switch(ahead):
+            for cycle, values in sorted(words.items()):
+                with m.Case(cycle):
+                    m.d.sync += [fields[key].eq(value) for key, value in values.items()]
+        return fields
 
     def _inputs(self, m, pc, advance):
         """The state, captured when it is taken, and the joints' sin and cos from the shared
@@ -177,15 +211,17 @@ class NewtonEulerArray(StreamPipeline):
         slots = plan.trig_slots()
         if slots:
             cordic = plan.cordic
-            z = Signal(signed(cordic.width), name="cordic_angle")
+            # The angle of slot s is registered in cycle s (the held state exists from cycle
+            # 0 on), enters the CORDIC in s + 1 and leaves it pipelined_latency later.
+            z = Signal(signed(cordic.width), name="cordic_angle", reset_less=True)
             with m.Switch(pc):
                 for k, slot in slots.items():
                     with m.Case(slot):
-                        m.d.comb += z.eq(held[plan.angle_fields[k]])
+                        m.d.sync += z.eq(held[plan.angle_fields[k]])
             shape = signed(cordic.width)
             out = pipelined_datapath(m, cordic, Const(1 << cordic.frac_bits, shape),
                                      Const(0, shape), z, Const(1), name="cordic")
-            arrive = pipelined_latency(cordic)
+            arrive = 1 + pipelined_latency(cordic)
             for k, slot in slots.items():
                 for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
                     sources[name] = Signal(signed(width), name=f"{name}_held",
@@ -194,86 +230,102 @@ class NewtonEulerArray(StreamPipeline):
                         m.d.sync += sources[name].eq(out[port])
         return sources
 
-    def _unit(self, m, pc, element, unit, registers, table):
-        """One element's multiplier or adder: the micro-program's fields each cycle, the
-        generic operation, the result ``latency - 1`` registers later as a write."""
+    def _unit(self, m, ahead, element, unit, registers, table, writes):
+        """One element's multiplier or adder, its pipeline stages (see the module docstring)
+        each reading its fields of the micro-program: appends the unit's register-file write
+        ``(enable, address, value)`` to ``writes`` and returns its issue flag (1 in the cycles
+        it issues)."""
         plan, width = self._plan, self._plan.width
-        store = plan.program.multiplies if unit == "multiplies" else plan.program.adds
+        multiplier = unit == "multiplies"
+        store = plan.program.multiplies if multiplier else plan.program.adds
         program = [(i.cycle, plan.operation(i.node), i.node) for i in store
                    if i.element == element]
-        prefix = f"pe{element}_{'mul' if unit == 'multiplies' else 'add'}"
+        prefix = f"pe{element}_{'mul' if multiplier else 'add'}"
         size = max(len(registers), 1)
         constant_bits = max([_bits(abs(w["constant"])) + 1 for _, w, _ in program] + [width])
         shift_limit = max([w["shift"] for _, w, _ in program] + [1])
         align_limit = max([max(w["shift_a"], w["shift_b"]) for _, w, _ in program] + [1])
-        word = {
-            "valid": Signal(name=f"{prefix}_valid"),
-            "a": Signal(range(size), name=f"{prefix}_a"),
-            "b": Signal(range(size), name=f"{prefix}_b"),
-            "neg_a": Signal(name=f"{prefix}_neg_a"), "neg_b": Signal(name=f"{prefix}_neg_b"),
-            "use_constant": Signal(name=f"{prefix}_use_constant"),
-            "constant": Signal(signed(constant_bits), name=f"{prefix}_constant"),
-            "subtract": Signal(name=f"{prefix}_subtract"),
-            "shift_a": Signal(range(align_limit + 1), name=f"{prefix}_shift_a"),
-            "shift_b": Signal(range(align_limit + 1), name=f"{prefix}_shift_b"),
-            "shift": Signal(range(shift_limit + 1), name=f"{prefix}_shift"),
-            "target": Signal(range(size), name=f"{prefix}_target"),
-        }
-        with m.Switch(pc):
-            for cycle, fields, index in program:
-                with m.Case(cycle):
-                    m.d.comb += [word["valid"].eq(1), word["a"].eq(table[fields["a"]]),
-                                 word["neg_a"].eq(fields["neg_a"]),
-                                 word["neg_b"].eq(fields["neg_b"]),
-                                 word["subtract"].eq(fields["subtract"]),
-                                 word["constant"].eq(fields["constant"]),
-                                 word["use_constant"].eq(fields["b"] is None),
-                                 word["shift_a"].eq(fields["shift_a"]),
-                                 word["shift_b"].eq(fields["shift_b"]),
-                                 word["shift"].eq(fields["shift"]),
-                                 word["target"].eq(table[index])]
-                    if fields["b"] is not None:
-                        m.d.comb += word["b"].eq(table[fields["b"]])
+        latency = plan.multiplier_latency if multiplier else plan.adder_latency
+        extra = latency - (MULTIPLIER_STAGES if multiplier else ADDER_STAGES)
         files = Array(registers)
-        a = Mux(word["neg_a"], -files[word["a"]], files[word["a"]])
-        b = Mux(word["neg_b"], -files[word["b"]], files[word["b"]])
-        if unit == "multiplies":
-            exact = a * Mux(word["use_constant"], word["constant"], b)
-            latency = plan.multiplier_latency
+
+        def fetch(offset, shapes, word):
+            """The fields of stage ``offset`` (cycles after the issue)."""
+            return self._fetch(m, ahead, shapes, {
+                cycle + offset: word(fields, index) for cycle, fields, index in program},
+                f"{prefix}_s{offset}")
+
+        def stage(value, name):
+            held = Signal(value.shape(), name=f"{prefix}_{name}", reset_less=True)
+            m.d.sync += held.eq(value)
+            return held
+
+        # The issue cycle: the operands' addresses, read from the file.
+        read = fetch(0, {"valid": unsigned(1), "a": range(size), "b": range(size)},
+                     lambda f, _: {"valid": 1, "a": table[f["a"]],
+                                   "b": table[f["b"]] if f["b"] is not None else 0})
+        a, b = stage(files[read["a"]], "a"), stage(files[read["b"]], "b")
+        if multiplier:
+            # -a * b = ~a * b + b: the complement keeps the tile's operand width bits.
+            prep = fetch(1, {"complement": unsigned(1), "use_constant": unsigned(1),
+                             "constant": signed(constant_bits)},
+                         lambda f, _: {"complement": f["neg_a"] ^ f["neg_b"],
+                                       "use_constant": f["b"] is None,
+                                       "constant": f["constant"]})
+            right = Mux(prep["use_constant"], prep["constant"], b)
+            left = stage(Mux(prep["complement"], ~a, a), "left")
+            right, correction = stage(right, "right"), stage(
+                Mux(prep["complement"], right, 0), "correction")
+            product = stage(left * right, "product")
+            correction = stage(correction, "correction1")
+            for k in range(extra):
+                product = stage(product, f"product{k}")
+                correction = stage(correction, f"correction{k + 2}")
+            exact = stage(product + correction, "exact")
+            offset = 4 + extra
         else:
-            left = a << word["shift_a"]
-            right = Mux(word["use_constant"], word["constant"], b << word["shift_b"])
-            exact = Mux(word["subtract"], left - right, left + right)
-            latency = plan.adder_latency
-        value = Signal(signed(width), name=f"{prefix}_result")
-        m.d.comb += value.eq(round_shift_by(exact, word["shift"]))  # wraps out of bounds
-        enable, target = word["valid"], word["target"]
-        for stage in range(latency - 1):       # the unit's pipeline registers
-            staged = (Signal(name=f"{prefix}_valid{stage}"),
-                      Signal(range(size), name=f"{prefix}_target{stage}"),
-                      Signal(signed(width), name=f"{prefix}_value{stage}", reset_less=True))
-            m.d.sync += [staged[0].eq(enable), staged[1].eq(target), staged[2].eq(value)]
-            enable, target, value = staged
-        return enable, target, value
+            prep = fetch(1, {"neg_a": unsigned(1), "neg_b": unsigned(1),
+                             "use_constant": unsigned(1), "constant": signed(constant_bits),
+                             "shift_a": range(align_limit + 1),
+                             "shift_b": range(align_limit + 1)},
+                         lambda f, _: {key: f[key] for key in ("neg_a", "neg_b", "constant",
+                                                               "shift_a", "shift_b")} |
+                         {"use_constant": f["b"] is None})
+            left = stage(Mux(prep["neg_a"], -a, a) << prep["shift_a"], "left")
+            right = stage(Mux(prep["use_constant"], prep["constant"],
+                              Mux(prep["neg_b"], -b, b) << prep["shift_b"]), "right")
+            operation = fetch(2, {"subtract": unsigned(1)},
+                              lambda f, _: {"subtract": f["subtract"]})
+            exact = stage(Mux(operation["subtract"], left - right, left + right), "exact")
+            for k in range(extra):
+                exact = stage(exact, f"exact{k}")
+            offset = 3 + extra
+        # Rounding half to even by `shift` bits, in two steps: the value shifted by one bit
+        # less (its lowest bit the half) with the sticky OR of the bits below, then the
+        # increment: up if the half is set and the sticky or the result's last bit is.
+        rounding = fetch(offset, {"shift": range(shift_limit + 1),
+                                  "mask": unsigned(max(shift_limit - 1, 1))},
+                         lambda f, _: {"shift": f["shift"],
+                                       "mask": (1 << max(f["shift"] - 1, 0)) - 1})
+        halved = stage((exact << 1) >> rounding["shift"], "halved")
+        sticky = stage((exact & rounding["mask"]).any(), "sticky")
+        write = fetch(offset + 1, {"valid": unsigned(1), "target": range(size)},
+                      lambda _, index: {"valid": 1, "target": table[index]})
+        value = (halved >> 1) + (halved[0] & (sticky | halved[1]))
+        writes.append((write["valid"], write["target"], value))   # wraps out of bounds
+        return read["valid"]
 
-    def _count(self, m, pc, element):
-        plan, counters = self._plan, self.counters[element]
-        busy = {unit: {i.cycle for i in store if i.element == element}
-                for unit, store in (("multiplies", plan.program.multiplies),
-                                    ("adds", plan.program.adds))}
-        for unit, cycles in busy.items():
-            if cycles:
-                with m.Switch(pc):
-                    with m.Case(*sorted(cycles)):
-                        m.d.sync += counters[unit].eq(counters[unit] + 1)
-        idle = [c for c in range(plan.program_cycles)
-                if c not in busy["multiplies"] | busy["adds"]]
-        if idle:
-            with m.Switch(pc):
-                with m.Case(*idle):
-                    m.d.sync += counters["idle"].eq(counters["idle"] + 1)
+    def _count(self, m, pc, element, issues):
+        """The element's counters, from its units' issue flags."""
+        counters = self.counters[element]
+        for kind, issued in zip(("multiplies", "adds"), issues):
+            with m.If(issued):
+                m.d.sync += counters[kind].eq(counters[kind] + 1)
+        # The program's cycles are those before the capture cycle (pc == period - 1).
+        with m.If((pc != self.interval - 1) & ~issues[0] & ~issues[1]):
+            m.d.sync += counters["idle"].eq(counters["idle"] + 1)
 
-    def _network(self, m, pc, files, addresses):
+    def _network(self, m, ahead, files, addresses):
         """The network's sends and receives: ``{element: (enable, address, value)}``, the
         receive write of each element."""
         plan, width = self._plan, self._plan.width
@@ -282,50 +334,49 @@ class NewtonEulerArray(StreamPipeline):
             return {}
         stages = network.stages
         writes = {}
+
+        def first(hop):
+            # A value may pass an element that has it already (on its way elsewhere): only
+            # its first arrival is written (its register may hold another value later).
+            return plan.program.ready[(hop.node, hop.target)] == hop.cycle + stages + 1
         sends = []       # per element: (valid, target element, value) entering the network
         for element in range(p):
             table = addresses[element]
-            hops = [h for h in plan.program.hops if h.source == element]
-            valid = Signal(name=f"pe{element}_send_valid")
-            source = Signal(range(max(len(table), 1)), name=f"pe{element}_send_source")
-            target = Signal(range(max(p, 2)), name=f"pe{element}_send_target")
-            with m.Switch(pc):
-                for hop in hops:
-                    with m.Case(hop.cycle):
-                        m.d.comb += [valid.eq(1), source.eq(table[hop.node]),
-                                     target.eq(hop.target)]
-            sends.append((valid, target, Array(files[element])[source]))
+            send = self._fetch(m, ahead, {"valid": unsigned(1),
+                                          "source": range(max(len(files[element]), 1)),
+                                          "target": range(max(p, 2))},
+                               {hop.cycle: {"valid": 1, "source": table[hop.node],
+                                            "target": hop.target}
+                                for hop in plan.program.hops if hop.source == element},
+                               f"pe{element}_send")
+            sends.append((send["valid"], send["target"],
+                          Array(files[element])[send["source"]]))
         if network.name == "direct":
             held = []
             for element, (valid, target, value) in enumerate(sends):
                 register = Signal(signed(width), name=f"pe{element}_send", reset_less=True)
                 m.d.sync += register.eq(value)
                 held.append(register)
-            for element in range(p):
-                links = [element - d for d in network.distances if 0 <= element - d < p]
-                arrivals = [h for h in plan.program.hops if h.target == element]
-                enable = Signal(name=f"pe{element}_receive")
-                link = Signal(range(max(len(links), 1)), name=f"pe{element}_link")
-                address = Signal(range(max(len(addresses[element]), 1)),
-                                 name=f"pe{element}_receive_target")
-                with m.Switch(pc):
-                    for hop in arrivals:
-                        with m.Case(hop.cycle + stages):
-                            m.d.comb += [enable.eq(1), link.eq(links.index(hop.source)),
-                                         address.eq(addresses[element][hop.node])]
-                writes[element] = (enable, address, Array([held[s] for s in links])[link])
-            return writes
-        arrived = self._omega(m, sends)
+        else:
+            arrived = self._omega(m, sends)
         for element in range(p):
-            arrivals = [h for h in plan.program.hops if h.target == element]
-            enable = Signal(name=f"pe{element}_receive")
-            address = Signal(range(max(len(addresses[element]), 1)),
-                             name=f"pe{element}_receive_target")
-            with m.Switch(pc):
-                for hop in arrivals:
-                    with m.Case(hop.cycle + stages):
-                        m.d.comb += [enable.eq(1), address.eq(addresses[element][hop.node])]
-            writes[element] = (enable & arrived[element][0], address, arrived[element][2])
+            links = [element - d for d in network.distances if 0 <= element - d < p] \
+                if network.name == "direct" else []
+            receive = self._fetch(m, ahead, {"valid": unsigned(1),
+                                             "link": range(max(len(links), 1)),
+                                             "target": range(max(len(files[element]), 1))},
+                                  {hop.cycle + stages: {
+                                      "valid": 1, "target": addresses[element][hop.node],
+                                      "link": links.index(hop.source) if links else 0}
+                                   for hop in plan.program.hops if hop.target == element
+                                   and first(hop)},
+                                  f"pe{element}_receive")
+            if network.name == "direct":
+                value = Array([held[s] for s in links])[receive["link"]]
+                writes[element] = (receive["valid"], receive["target"], value)
+            else:
+                writes[element] = (receive["valid"] & arrived[element][0], receive["target"],
+                                   arrived[element][2])
         return writes
 
     def _omega(self, m, sends):

@@ -5,8 +5,9 @@ The machine (what we chose where the paper defers to its ref. [10]):
 
 - ``p`` identical processing elements, each one pipelined multiplier (``multiplier_latency``
   cycles from operands to a readable result) and one adder (``adder_latency``), both issuing
-  once per cycle, and a register file holding every value the element computes or receives
-  (no register is reused: its size is stated). Each executes the fixed-point operation of its
+  once per cycle, and a register file holding the values the element computes or receives,
+  each from its write to its last read (a register is reused once free,
+  :meth:`ArrayPlan.addresses`). Each executes the fixed-point operation of its
   traced node exactly (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the
   product, rounding to the node's format), so the array equals the bit-exact model of its
   traced graph.
@@ -39,6 +40,8 @@ sequence it:
   ``T_p``. Values may travel ahead of their step.
 """
 
+import functools
+import heapq
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -49,11 +52,18 @@ from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.reference.dynamics import PHASES
 from robohw.reference.scans import pfp_schedule, run_schedule
 
-__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS"]
+__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS",
+           "MULTIPLIER_STAGES", "ADDER_STAGES"]
 
 MULTIPLIES = ("mul", "cmul")
 ADDS = ("add", "sub", "addc")
 SEQUENCINGS = ("dataflow", "steps")
+# The pipelines of NewtonEulerArray's units, one register stage each (the least latency the
+# hardware has, and the default): the operand read, the operands' preparation, the product
+# (the sum), the product's sign correction (multiplier only), and the rounding in two steps,
+# the second into the register file.
+MULTIPLIER_STAGES = 6
+ADDER_STAGES = 5
 
 
 @dataclass(frozen=True)
@@ -103,14 +113,15 @@ class ArrayPlan(NewtonEulerPlan):
         ``"direct"`` or ``"shuffle"`` (:data:`robohw.dynamics.network.NETWORKS`).
     multiplier_latency, adder_latency : int
         Cycles from an operation's issue to its result being readable, 1 or more (defaults
-        3 and 1).
+        :data:`MULTIPLIER_STAGES` and :data:`ADDER_STAGES`, the hardware's units; a plan
+        with less is a what-if the hardware does not build).
     sequencing : str
         ``"dataflow"`` (default) or ``"steps"`` (see the module docstring).
     """
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
-                 trig_width=None, multiplier_latency=3, adder_latency=1,
-                 sequencing="dataflow"):
+                 trig_width=None, multiplier_latency=MULTIPLIER_STAGES,
+                 adder_latency=ADDER_STAGES, sequencing="dataflow"):
         if sequencing not in SEQUENCINGS:
             raise ValueError(f"sequencing must be one of {', '.join(SEQUENCINGS)}, not "
                              f"{sequencing!r}")
@@ -158,10 +169,10 @@ class ArrayPlan(NewtonEulerPlan):
 
     def input_ready(self, node):
         """The cycle an input is readable at its element: rates, accelerations and lengths at
-        once; sin and cos after the shared CORDIC (one joint a cycle) and its output
-        register."""
+        once; sin and cos after the shared CORDIC (one joint a cycle, its angle registered on
+        the way in) and its output register."""
         if node.name[:3] in ("cos", "sin"):
-            return self.trig_slots()[int(node.name[3:])] + pipelined_latency(self.cordic) + 1
+            return self.trig_slots()[int(node.name[3:])] + pipelined_latency(self.cordic) + 2
         return 0
 
     # --- the list schedule -----------------------------------------------------------------
@@ -327,19 +338,70 @@ class ArrayPlan(NewtonEulerPlan):
         return {phase: len(found) for phase, found in steps.items()}
 
     def registers(self):
-        """Register-file entries each element needs: every value it computes, receives or is
-        given."""
-        return [len(held) for held in self.addresses()]
+        """Register-file entries each element needs (:meth:`addresses`)."""
+        return [max(table.values(), default=-1) + 1 for table in self.addresses()]
+
+    def last_reads(self):
+        """``{(node, element): cycle}``: the last cycle each value is read at each element
+        that holds it: an operation's issue (its operands are read then), a send, or, for a
+        torque, the program's end (the stream takes the torques in that cycle)."""
+        nodes, program = self.tracer.nodes, self.program
+        last = defaultdict(lambda: -1)
+
+        def read(node, element, cycle):
+            while node.op == "neg":
+                node = node.args[0]
+            key = (node.index, element)
+            last[key] = max(last[key], cycle)
+
+        for instruction in program.multiplies + program.adds:
+            for arg in nodes[instruction.node].args:
+                read(arg, instruction.element, instruction.cycle)
+        for hop in program.hops:
+            read(nodes[hop.node], hop.source, hop.cycle)
+        for value in self.outputs.values():
+            if not isinstance(value, float):
+                source = value.args[0] if value.op == "neg" else value
+                read(source, program.owner[source.index], self.program_cycles)
+        return dict(last)
+
+    @functools.cached_property
+    def _addresses(self):
+        nodes, program = self.tracer.nodes, self.program
+        last = self.last_reads()
+        tables = []
+        for element in range(self.processors):
+            held = sorted(k for (k, e) in program.ready if e == element)
+            given = [k for k in held if nodes[k].op == "input"]
+            table = {k: address for address, k in enumerate(given)}
+            # Left-edge allocation: in the order the values are written (the cycle before
+            # they are readable), each takes the lowest register free by then; a register is
+            # free from the cycle of its value's last read (a write lands after the read).
+            written = sorted((program.ready[(k, element)] - 1, k) for k in held
+                             if nodes[k].op != "input")
+            free = []                   # heap of (address) free now
+            busy = []                   # heap of (free from cycle, address)
+            size = len(given)
+            for write, k in written:
+                while busy and busy[0][0] <= write:
+                    heapq.heappush(free, heapq.heappop(busy)[1])
+                if free:
+                    address = heapq.heappop(free)
+                else:
+                    address, size = size, size + 1
+                table[k] = address
+                heapq.heappush(busy, (max(last.get((k, element), write), write + 1), address))
+            tables.append(table)
+        return tables
 
     def addresses(self):
-        """Per element, ``{node: address}`` of its register file: the values it is given (its
-        joints' inputs) first, then the ones it computes or receives, in node order."""
-        held = [set() for _ in range(self.processors)]
-        for (index, element) in self.program.ready:
-            held[element].add(index)
-        nodes = self.tracer.nodes
-        return [{index: address for address, index in enumerate(
-            sorted(found, key=lambda k: (nodes[k].op != "input", k)))} for found in held]
+        """Per element, ``{node: address}`` of its register file. The values the element is
+        given (its joints' inputs) hold the first addresses all program long; a value it
+        computes or receives holds a register from its write (the cycle before it is
+        readable) to its last read (:meth:`last_reads`), and takes the lowest register free
+        by its write (left-edge allocation in the order of the writes): the file needs as
+        many registers as values are live at once, not one per value."""
+        return [dict(table) for table in self._addresses]
 
     def operation(self, index):
         """The micro-operation of node ``index`` as its element's unit executes it (the fields

@@ -82,6 +82,27 @@ def replay(plan):
     # Every live operation is issued exactly once.
     issued = sorted(i.node for i in program.multiplies + program.adds)
     assert issued == sorted(k for k in plan.live if nodes[k].op in MULTIPLIES + ADDS)
+    # The register files, replayed: each value is written in the cycle before it is readable
+    # and every read (an operand at its issue, a send, a torque at the end) finds it still in
+    # its register, not overwritten by a value that reuses the register.
+    addresses = plan.addresses()
+    reads = [(i.cycle, i.element, source(a).index)
+             for i in program.multiplies + program.adds for a in nodes[i.node].args]
+    reads += [(h.cycle, h.source, h.node) for h in program.hops]
+    reads += [(plan.program_cycles, program.owner[source(v).index], source(v).index)
+              for v in plan.outputs.values() if not isinstance(v, float)]
+    writes = sorted((ready - 1, element, k) for (k, element), ready in at.items()
+                    if nodes[k].op != "input")
+    files = [{address: k for k, address in table.items() if nodes[k].op == "input"}
+             for table in addresses]
+    done = 0
+    for cycle, element, k in sorted(reads):
+        while done < len(writes) and writes[done][0] < cycle:
+            _, target, value = writes[done]
+            files[target][addresses[target][value]] = value
+            done += 1
+        assert files[element][addresses[element][k]] == k, (cycle, element, nodes[k])
+    assert plan.registers() == [max(t.values(), default=-1) + 1 for t in addresses]
 
 
 @pytest.mark.parametrize("network", ["direct", "shuffle"])
@@ -119,6 +140,11 @@ def test_constructor_checks():
         ArrayPlan(processors=0)
     with pytest.raises(ValueError, match="multiplier_latency must be a positive integer"):
         ArrayPlan(multiplier_latency=0)
+    # A plan may be a what-if; the hardware's units have their pipelines.
+    assert ArrayPlan(multiplier_latency=3, adder_latency=1).program_cycles > 0
+    with pytest.raises(ValueError, match=r"adder_latency must be at least 5 \(the unit's "
+                                         r"pipeline\), not 1"):
+        NewtonEulerArray(adder_latency=1)
 
 
 def check(dut, q, qd, qdd, **stalls):
@@ -134,13 +160,15 @@ def check(dut, q, qd, qdd, **stalls):
     return run
 
 
-@pytest.mark.parametrize("robot, processors, network", [
-    ("puma560", 6, "direct"), ("puma560", 6, "shuffle"), ("puma560", 1, "direct"),
-    ("stanford", 3, "shuffle"), ("stanford", 4, "direct")])
-def test_rtl_equals_model(robot, processors, network):
+@pytest.mark.parametrize("robot, processors, network, latencies", [
+    ("puma560", 6, "direct", {}), ("puma560", 6, "shuffle", {"multiplier_latency": 8}),
+    ("puma560", 1, "direct", {"adder_latency": 7}), ("stanford", 3, "shuffle", {}),
+    ("stanford", 4, "direct", {"multiplier_latency": 7, "adder_latency": 6})])
+def test_rtl_equals_model(robot, processors, network, latencies):
+    # The units' least latencies, and more (registers on the exact result).
     robot = load_robot(robot)
     dut = NewtonEulerArray(robot, processors=processors, network=network, width=18,
-                           multiplier_latency=2, tag_width=8)
+                           tag_width=8, **latencies)
     q, qd, qdd = sample_states(robot, 3, np.random.default_rng(processors))
     qd[1] *= 1.5                         # out of bounds: flagged, registers wrap as modelled
     run = check(dut, q, qd, qdd)

@@ -19,9 +19,10 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
   :data:`~robohw.dynamics.array_plan.ADDER_STAGES` cycles, more (registers on the exact result)
   if the plan asks.
-- **The micro-program** of an element is, for each unit and each of its stages, one ROM word
-  per cycle (the fields that stage needs), read a cycle ahead by a second program counter
-  into registers; likewise the network's sends and receives.
+- **The micro-program** of an element gives, for each cycle, the fields each stage of its
+  units and its network port need then: the datapath fields (addresses, shifts, constants)
+  as one word of a ROM (a block RAM), the valid bits (issue, write, send, receive) decoded
+  from the program counter; both read ahead into registers (:class:`_MicroProgram`).
 - **The register file** holds each value from its write to its last read; registers are
   reused (:meth:`~robohw.dynamics.array_plan.ArrayPlan.addresses`), so a file has as many
   entries as values live at once.
@@ -39,6 +40,7 @@ result under backpressure.
 """
 
 from amaranth.hdl import Array, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.component import within_limits
@@ -51,6 +53,64 @@ __all__ = ["NewtonEulerArray"]
 
 def _bits(limit):
     return max(1, int(limit).bit_length())
+
+
+class _MicroProgram:
+    """One element's micro-program (or the controller's): fields that hold, in each cycle
+    ``c`` of the program, the value the program gives cycle ``c``.
+
+    :meth:`fetch` declares fields. A ``valid`` field (an issue, a write, a send) is a register
+    decoded from ``ahead`` (the program counter of the next cycle), 0 in the cycles the
+    program does not name; it resets to cycle 0's value, so counters count from reset. Every
+    other field is datapath: all of them are one word of a ROM read at ``ahead2`` (two cycles
+    on), registered in the memory and once more in the fabric (a block RAM's read is slow),
+    so a field needs no logic of its own. :meth:`build` makes the ROM once every field is
+    declared.
+    """
+
+    def __init__(self, m, ahead, ahead2, name):
+        self._m, self._ahead, self._ahead2, self._name = m, ahead, ahead2, name
+        self._fields = []                     # (signal, {cycle: value})
+
+    def fetch(self, shapes, words, name):
+        """``{field: signal}`` for ``shapes``; ``words[cycle]`` gives ``{field: value}`` in
+        the cycles the program uses the fields."""
+        m, fields = self._m, {}
+        for key, shape in shapes.items():
+            if key == "valid":
+                flag = fields[key] = Signal(name=f"{name}_valid", init=int(0 in words))
+                m.d.sync += flag.eq(0)
+                if words:
+                    with m.Switch(self._ahead):
+                        with m.Case(*sorted(words)):
+                            m.d.sync += flag.eq(1)
+            else:
+                fields[key] = Signal(shape, name=f"{name}_{key}")
+                self._fields.append((fields[key], {c: w[key] for c, w in words.items()}))
+        return fields
+
+    def build(self, period):
+        """The ROM of the datapath fields, ``period`` words."""
+        total = sum(len(signal) for signal, _ in self._fields)
+        if not total:
+            return
+        words = [0] * period
+        low = 0
+        for signal, values in self._fields:
+            mask = (1 << len(signal)) - 1
+            for cycle, value in values.items():
+                words[cycle] |= (int(value) & mask) << low
+            low += len(signal)
+        memory = self._m.submodules[f"{self._name}_rom"] = Memory(
+            shape=unsigned(total), depth=period, init=words)
+        port = memory.read_port()
+        word = Signal(total, name=f"{self._name}_word", reset_less=True)
+        self._m.d.comb += port.addr.eq(self._ahead2)
+        self._m.d.sync += word.eq(port.data)
+        low = 0
+        for signal, _ in self._fields:
+            self._m.d.comb += signal.eq(word[low:low + len(signal)])
+            low += len(signal)
 
 
 class NewtonEulerArray(StreamPipeline):
@@ -121,11 +181,15 @@ class NewtonEulerArray(StreamPipeline):
         period = self.interval
         advance, result = self.pipeline_control(m, 1, period=period, slots=1)
         # The program counter (0 in the cycle after a state is captured, as advance_copy's
-        # phase) and its copy one cycle ahead, from which every micro-word is read into
-        # registers: a field holds, in cycle c, the word the program gives cycle c.
+        # phase) and its copies one and two cycles ahead, from which the micro-programs are
+        # read (_MicroProgram).
         pc = Signal(range(period), name="pc")
         ahead = Signal(range(period), name="pc_ahead", init=1 % period)
-        m.d.sync += [pc.eq(ahead), ahead.eq(Mux(ahead == period - 1, 0, ahead + 1))]
+        ahead2 = Signal(range(period), name="pc_ahead2", init=2 % period)
+        m.d.sync += [pc.eq(ahead), ahead.eq(ahead2),
+                     ahead2.eq(Mux(ahead2 == period - 1, 0, ahead2 + 1))]
+        programs = [_MicroProgram(m, ahead, ahead2, f"pe{e}")
+                    for e in range(plan.processors)]
         sources = self._inputs(m, pc, advance)
         addresses = plan.addresses()
         files, computed = [], []
@@ -142,19 +206,23 @@ class NewtonEulerArray(StreamPipeline):
             computed.append(written)
         writes = [[] for _ in files]          # (enable, address, value) per element
         for element in range(plan.processors):
-            issues = [self._unit(m, ahead, element, unit, files[element], addresses[element],
-                                 writes[element]) for unit in ("multiplies", "adds")]
+            issues = [self._unit(m, programs[element], element, unit, files[element],
+                                 addresses[element], writes[element])
+                      for unit in ("multiplies", "adds")]
             self._count(m, pc, element, issues)
+        controller = _MicroProgram(m, ahead, ahead2, "controller")
         for phase, counter in self.steps.items():
             starts = [cycle for (name, step), cycle in plan.program.steps
                       if name == phase and step is not None]
-            starting = self._fetch(m, ahead, {"valid": unsigned(1)},
-                                   {cycle: {"valid": 1} for cycle in starts},
-                                   f"steps_{phase.replace('-', '_')}")["valid"]
+            starting = controller.fetch({"valid": unsigned(1)},
+                                        {cycle: {"valid": 1} for cycle in starts},
+                                        f"steps_{phase.replace('-', '_')}")["valid"]
             with m.If(starting):
                 m.d.sync += counter.eq(counter + 1)
-        for element, write in self._network(m, ahead, files, addresses).items():
+        for element, write in self._network(m, programs, files, addresses).items():
             writes[element].append(write)
+        for program in programs:
+            program.build(period)
         for element, registers in enumerate(files):
             for address in computed[element]:
                 for enable, target, value in writes[element]:
@@ -172,24 +240,6 @@ class NewtonEulerArray(StreamPipeline):
             m.d.comb += field.eq(-value if negate else value)
         m.d.comb += result.in_bounds.eq(sources["in_bounds"])
         return m
-
-    @staticmethod
-    def _fetch(m, ahead, shapes, words, name):
-        """Micro-program fields as registers: ``words[cycle]`` gives ``{field: value}`` for
-        the cycles the program uses the fields; in cycle ``c`` each field holds
-        ``words[c]``'s value (read at ``ahead == c``, a ROM). A ``valid`` field is 0 in every
-        other cycle and resets to cycle 0's value (the first cycle after reset is the
-        program's cycle 0); the others are datapath and keep their last value."""
-        fields = {key: Signal(shape, name=f"{name}_{key}", reset_less=key != "valid",
-                              init=int(key == "valid" and 0 in words))
-                  for key, shape in shapes.items()}
-        if "valid" in fields:
-            m.d.sync += fields["valid"].eq(0)
-        with m.Switch(ahead):
-            for cycle, values in sorted(words.items()):
-                with m.Case(cycle):
-                    m.d.sync += [fields[key].eq(value) for key, value in values.items()]
-        return fields
 
     def _inputs(self, m, pc, advance):
         """The state, captured when it is taken, and the joints' sin and cos from the shared
@@ -230,7 +280,7 @@ class NewtonEulerArray(StreamPipeline):
                         m.d.sync += sources[name].eq(out[port])
         return sources
 
-    def _unit(self, m, ahead, element, unit, registers, table, writes):
+    def _unit(self, m, program, element, unit, registers, table, writes):
         """One element's multiplier or adder, its pipeline stages (see the module docstring)
         each reading its fields of the micro-program: appends the unit's register-file write
         ``(enable, address, value)`` to ``writes`` and returns its issue flag (1 in the cycles
@@ -238,22 +288,23 @@ class NewtonEulerArray(StreamPipeline):
         plan, width = self._plan, self._plan.width
         multiplier = unit == "multiplies"
         store = plan.program.multiplies if multiplier else plan.program.adds
-        program = [(i.cycle, plan.operation(i.node), i.node) for i in store
-                   if i.element == element]
+        instructions = [(i.cycle, plan.operation(i.node), i.node) for i in store
+                        if i.element == element]
         prefix = f"pe{element}_{'mul' if multiplier else 'add'}"
         size = max(len(registers), 1)
-        constant_bits = max([_bits(abs(w["constant"])) + 1 for _, w, _ in program] + [width])
-        shift_limit = max([w["shift"] for _, w, _ in program] + [1])
-        align_limit = max([max(w["shift_a"], w["shift_b"]) for _, w, _ in program] + [1])
+        constant_bits = max([_bits(abs(w["constant"])) + 1 for _, w, _ in instructions] + [width])
+        shift_limit = max([w["shift"] for _, w, _ in instructions] + [1])
+        align_limit = max([max(w["shift_a"], w["shift_b"]) for _, w, _ in instructions] +
+                          [1])
         latency = plan.multiplier_latency if multiplier else plan.adder_latency
         extra = latency - (MULTIPLIER_STAGES if multiplier else ADDER_STAGES)
         files = Array(registers)
 
         def fetch(offset, shapes, word):
             """The fields of stage ``offset`` (cycles after the issue)."""
-            return self._fetch(m, ahead, shapes, {
-                cycle + offset: word(fields, index) for cycle, fields, index in program},
-                f"{prefix}_s{offset}")
+            return program.fetch(shapes, {cycle + offset: word(fields, index)
+                                          for cycle, fields, index in instructions},
+                                 f"{prefix}_s{offset}")
 
         def stage(value, name):
             held = Signal(value.shape(), name=f"{prefix}_{name}", reset_less=True)
@@ -325,7 +376,7 @@ class NewtonEulerArray(StreamPipeline):
         with m.If((pc != self.interval - 1) & ~issues[0] & ~issues[1]):
             m.d.sync += counters["idle"].eq(counters["idle"] + 1)
 
-    def _network(self, m, ahead, files, addresses):
+    def _network(self, m, programs, files, addresses):
         """The network's sends and receives: ``{element: (enable, address, value)}``, the
         receive write of each element."""
         plan, width = self._plan, self._plan.width
@@ -342,7 +393,7 @@ class NewtonEulerArray(StreamPipeline):
         sends = []       # per element: (valid, target element, value) entering the network
         for element in range(p):
             table = addresses[element]
-            send = self._fetch(m, ahead, {"valid": unsigned(1),
+            send = programs[element].fetch({"valid": unsigned(1),
                                           "source": range(max(len(files[element]), 1)),
                                           "target": range(max(p, 2))},
                                {hop.cycle: {"valid": 1, "source": table[hop.node],
@@ -362,7 +413,7 @@ class NewtonEulerArray(StreamPipeline):
         for element in range(p):
             links = [element - d for d in network.distances if 0 <= element - d < p] \
                 if network.name == "direct" else []
-            receive = self._fetch(m, ahead, {"valid": unsigned(1),
+            receive = programs[element].fetch({"valid": unsigned(1),
                                              "link": range(max(len(links), 1)),
                                              "target": range(max(len(files[element]), 1))},
                                   {hop.cycle + stages: {

@@ -39,7 +39,7 @@ stream's output queue (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`
 result under backpressure.
 """
 
-from amaranth.hdl import Array, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
@@ -48,11 +48,27 @@ from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPla
 from robohw.dynamics.pipeline import state_fields
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["NewtonEulerArray"]
+__all__ = ["NewtonEulerArray", "read_port"]
 
 
 def _bits(limit):
     return max(1, int(limit).bit_length())
+
+
+def read_port(registers, address):
+    """``registers[address]`` as a tree of 2 x 1 multiplexers on the address's bits, most
+    significant at the root: log2 levels that the ECP5 packs into its wide multiplexers
+    (LUT4, PFUMX, L6MUX21). An index into an ``Array`` becomes a parallel case with one
+    comparator per register, which took three times the LUTs. No registers read as 0 (an
+    element without work)."""
+    def tree(values, bit):
+        if len(values) == 1:
+            return values[0]
+        half = 1 << bit
+        if len(values) <= half:
+            return tree(values, bit - 1)
+        return Mux(address[bit], tree(values[half:], bit - 1), tree(values[:half], bit - 1))
+    return tree(list(registers), len(address) - 1) if registers else Const(0)
 
 
 class _MicroProgram:
@@ -298,7 +314,6 @@ class NewtonEulerArray(StreamPipeline):
                           [1])
         latency = plan.multiplier_latency if multiplier else plan.adder_latency
         extra = latency - (MULTIPLIER_STAGES if multiplier else ADDER_STAGES)
-        files = Array(registers)
 
         def fetch(offset, shapes, word):
             """The fields of stage ``offset`` (cycles after the issue)."""
@@ -315,7 +330,8 @@ class NewtonEulerArray(StreamPipeline):
         read = fetch(0, {"valid": unsigned(1), "a": range(size), "b": range(size)},
                      lambda f, _: {"valid": 1, "a": table[f["a"]],
                                    "b": table[f["b"]] if f["b"] is not None else 0})
-        a, b = stage(files[read["a"]], "a"), stage(files[read["b"]], "b")
+        a = stage(read_port(registers, read["a"]), "a")
+        b = stage(read_port(registers, read["b"]), "b")
         if multiplier:
             # -a * b = ~a * b + b: the complement keeps the tile's operand width bits.
             prep = fetch(1, {"complement": unsigned(1), "use_constant": unsigned(1),
@@ -401,7 +417,7 @@ class NewtonEulerArray(StreamPipeline):
                                 for hop in plan.program.hops if hop.source == element},
                                f"pe{element}_send")
             sends.append((send["valid"], send["target"],
-                          Array(files[element])[send["source"]]))
+                          read_port(files[element], send["source"])))
         if network.name == "direct":
             held = []
             for element, (valid, target, value) in enumerate(sends):
@@ -423,7 +439,7 @@ class NewtonEulerArray(StreamPipeline):
                                    and first(hop)},
                                   f"pe{element}_receive")
             if network.name == "direct":
-                value = Array([held[s] for s in links])[receive["link"]]
+                value = read_port([held[s] for s in links], receive["link"])
                 writes[element] = (receive["valid"], receive["target"], value)
             else:
                 writes[element] = (receive["valid"] & arrived[element][0], receive["target"],

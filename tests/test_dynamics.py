@@ -273,3 +273,16 @@ def test_count_tables_of_the_report():
     assert rows[12]["total"][0] - rows[6]["total"][0] == 27      # as the paper says
     speedups = pfp_speedups(6)
     assert speedups[0]["speedup"] == 1 and speedups[0]["time"] == rows[6]["uniprocessor"]
+
+
+def test_time_per_torque_vector_from_synthesis_rows():
+    from robohw.report.dynamics import time_rows
+    measured = {"dynamics-pipelined": {"latency": 104, "interval": 6}}
+    synth = [{"design": "dynamics-array", "fmax_mhz": 125.0, "latency_cycles": 250,
+              "interval_cycles": 248, "device": "ecp5-85k", "speed_grade": 6, "width": 18},
+             {"design": "dynamics-pipelined", "fmax_mhz": None, "placed": False}]
+    pipelined, array = time_rows(measured, synth)
+    # Not placed: cycles only. Placed: cycles over MHz are microseconds (250 / 125 = 2).
+    assert pipelined["fmax_mhz"] is None and "latency_us" not in pipelined
+    assert (pipelined["latency"], pipelined["interval"]) == (104, 6)
+    assert array["latency_us"] == 2.0 and array["interval_us"] == 248 / 125

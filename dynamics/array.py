@@ -26,9 +26,9 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
 - **The register file** holds each value from its write to its last read; registers are
   reused (:meth:`~robohw.dynamics.array_plan.ArrayPlan.addresses`), so a file has as many
   entries as values live at once.
-- **The network**: direct links (``j`` to ``j +- 2**k``, a send register between) or an Omega
+- **The network**: direct links (``j`` to ``j +- 2**k``, a send register) or an Omega
   network (``ceil(log2 p)`` stages of 2 x 2 switches, each registered, steering every value by
-  the destination tag that travels with it).
+  the destination tag that travels with it); either ends in a receive register at the element.
 - **Counters** per element (``counters[e]``): multiplications and additions issued, cycles of
   the program with neither unit busy; sequenced by steps, the controller's count of the steps
   it runs of each scan (``steps[phase]``). They count from reset.
@@ -406,16 +406,16 @@ class NewtonEulerArray(StreamPipeline):
             # A value may pass an element that has it already (on its way elsewhere): only
             # its first arrival is written (its register may hold another value later).
             return plan.program.ready[(hop.node, hop.target)] == hop.cycle + stages + 1
+
         sends = []       # per element: (valid, target element, value) entering the network
         for element in range(p):
             table = addresses[element]
-            send = programs[element].fetch({"valid": unsigned(1),
-                                          "source": range(max(len(files[element]), 1)),
-                                          "target": range(max(p, 2))},
-                               {hop.cycle: {"valid": 1, "source": table[hop.node],
-                                            "target": hop.target}
-                                for hop in plan.program.hops if hop.source == element},
-                               f"pe{element}_send")
+            send = programs[element].fetch(
+                {"valid": unsigned(1), "source": range(max(len(files[element]), 1)),
+                 "target": range(max(p, 2))},
+                {hop.cycle: {"valid": 1, "source": table[hop.node], "target": hop.target}
+                 for hop in plan.program.hops if hop.source == element},
+                f"pe{element}_send")
             sends.append((send["valid"], send["target"],
                           read_port(files[element], send["source"])))
         if network.name == "direct":
@@ -427,23 +427,26 @@ class NewtonEulerArray(StreamPipeline):
         else:
             arrived = self._omega(m, sends)
         for element in range(p):
-            links = [element - d for d in network.distances if 0 <= element - d < p] \
-                if network.name == "direct" else []
-            receive = programs[element].fetch({"valid": unsigned(1),
-                                             "link": range(max(len(links), 1)),
-                                             "target": range(max(len(files[element]), 1))},
-                                  {hop.cycle + stages: {
-                                      "valid": 1, "target": addresses[element][hop.node],
-                                      "link": links.index(hop.source) if links else 0}
-                                   for hop in plan.program.hops if hop.target == element
-                                   and first(hop)},
-                                  f"pe{element}_receive")
+            arrivals = [hop for hop in plan.program.hops if hop.target == element and first(hop)]
+            # The receive register takes the value one cycle before the write.
+            received = Signal(signed(width), name=f"pe{element}_received", reset_less=True)
             if network.name == "direct":
-                value = read_port([held[s] for s in links], receive["link"])
-                writes[element] = (receive["valid"], receive["target"], value)
+                links = [element - d for d in network.distances if 0 <= element - d < p]
+                select = programs[element].fetch(
+                    {"link": range(max(len(links), 1))},
+                    {hop.cycle + 1: {"link": links.index(hop.source)} for hop in arrivals},
+                    f"pe{element}_link")
+                m.d.sync += received.eq(read_port([held[s] for s in links], select["link"]))
+                present = Const(1)
             else:
-                writes[element] = (receive["valid"] & arrived[element][0], receive["target"],
-                                   arrived[element][2])
+                present = Signal(name=f"pe{element}_received_valid")
+                m.d.sync += [received.eq(arrived[element][2]),
+                             present.eq(arrived[element][0])]
+            receive = programs[element].fetch(
+                {"valid": unsigned(1), "target": range(max(len(files[element]), 1))},
+                {hop.cycle + stages: {"valid": 1, "target": addresses[element][hop.node]}
+                 for hop in arrivals}, f"pe{element}_receive")
+            writes[element] = (receive["valid"] & present, receive["target"], received)
         return writes
 
     def _omega(self, m, sends):

@@ -7,16 +7,17 @@ sends at most one value and receives at most one. Two networks:
 - :class:`DirectNetwork`: the recursive-doubling links themselves, element ``j`` wired to
   ``j + 2**k`` and ``j - 2**k`` for every ``k`` (Kogge-Stone in both directions: the suffix
   scans run the other way). A value travels farther than one link in several rounds, stored
-  at each element on its way; one register between sender and receiver.
+  at each element on its way; a register at the sender and one at the receiver.
 - :class:`OmegaNetwork`: an inverse-perfect-shuffle (Omega) network of ``m = ceil(log2 p)``
   stages of 2 x 2 switches, ``2**m`` ports, routed by destination tags carried with each value
   (stage ``s`` steers by bit ``m - 1 - s`` of the destination); every cyclic shift, the
   recursive-doubling pattern, passes in one round without conflict. One register after each
-  stage.
+  stage and one at the receiver.
 
 Both give :meth:`path` (the rounds a transfer takes, as hops) and :meth:`compatible` (whether a
 set of hops can share one round); :attr:`stages` is the registers from a sender's read to the
-receiver's write.
+receiver's write. Each ends in a register at the receiver, beside its register file: a net
+from one element to another never reaches a register file's write multiplexers directly.
 """
 
 import math
@@ -41,7 +42,7 @@ class DirectNetwork:
 
     @property
     def stages(self):
-        return 1
+        return 2                         # the send and the receive register
 
     def path(self, source, target):
         """Hops ``[(from, to), ...]`` from ``source`` to ``target``: the largest link towards
@@ -96,7 +97,7 @@ class OmegaNetwork:
 
     @property
     def stages(self):
-        return max(1, self.levels)
+        return max(1, self.levels) + 1   # each switch column's register, the receive register
 
     def path(self, source, target):
         """One hop: any element reaches any other in one pass."""

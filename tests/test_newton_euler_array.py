@@ -40,7 +40,7 @@ def test_direct_paths_use_the_links_only():
             assert all(b - a in network.distances for a, b in hops)
             assert len(hops) <= math.ceil(math.log2(7)) + 1
     assert not network.compatible([(0, 1), (2, 1)])       # one receive per round
-    assert OmegaNetwork(6).ports == 8 and OmegaNetwork(6).stages == 3
+    assert OmegaNetwork(6).ports == 8 and OmegaNetwork(6).stages == 4
 
 
 def replay(plan):

@@ -100,7 +100,9 @@ class TracedPipeline(StreamPipeline):
         if plan.fold > 1:
             # Each processor's copy of the phase ring (phase_copy); each operand multiplexer's
             # and each shared CORDIC's binary phase (phase_index_copy).
-            rings, selects = control_parts(plan.tracer, plan.live, plan.schedule)
+            rings, selects = control_parts(plan.tracer, plan.live, plan.schedule,
+                                           list(self._reads().values()), plan.width,
+                                           plan.ring_fanout)
             resources["register_bits"] += (len(rings) * plan.fold + (len(selects) + resources[
                 "cordics"]) * (plan.fold - 1).bit_length())
         return resources
@@ -129,8 +131,7 @@ class TracedPipeline(StreamPipeline):
                 for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
                     if owner == unit and name in by_name:
                         sources[by_name[name]] = fields[port]
-        reads = {key: (node.index, depth) for key, node in plan.outputs.items()
-                 if not isinstance(node, float)}
+        reads = self._reads()
         taken = self.i.valid & phases[0]
         values = build_dataflow(m, plan.tracer, plan.live, plan.formats, plan.schedule, sources,
                                 advance, width, list(reads.values()),
@@ -138,7 +139,8 @@ class TracedPipeline(StreamPipeline):
                                 phases=phases,
                                 phase_copy=lambda part: self.phase_copy(m, f"{part}_phase"),
                                 phase_index_copy=lambda part: self.phase_index_copy(
-                                    m, f"{part}_phase"))
+                                    m, f"{part}_phase"),
+                                ring_fanout=plan.ring_fanout)
         if self._flag is not None:
             line = tapped_delay_line(m, within_limits(plan, self.i.payload), {depth}, advance,
                                      self._flag)
@@ -151,6 +153,12 @@ class TracedPipeline(StreamPipeline):
             else:
                 m.d.comb += field.eq(values[reads[key]])
         return m
+
+    def _reads(self):
+        """``{output key: (node, cycle)}``: where the outputs are read, the plan's depth."""
+        plan = self._plan
+        return {key: (node.index, plan.latency) for key, node in plan.outputs.items()
+                if not isinstance(node, float)}
 
     def _cordics(self, m, angles, advance, phases):
         """The sin/cos processors: ``{unit: fields}``. Each takes, in phase ``slot``, the angle

@@ -28,7 +28,7 @@ from robohw.hw.fixed import hdl_round_shift
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
            "INPUT_CELL", "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
-           "MULTIPLIER_PRODUCT_REGISTERS", "control_parts"]
+           "MULTIPLIER_PRODUCT_REGISTERS", "control_parts", "ring_parts"]
 
 INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
@@ -200,8 +200,34 @@ def _product_shift(node, fmt, arg_formats):
     return arg_formats[0].frac + fmt.const_frac - fmt.frac
 
 
+def ring_parts(tracer, indices, taps, width, fanout=None):
+    """``{index: part}``: the part whose phase ring (:func:`build_dataflow`'s ``phase_copy``)
+    enables each node's register and delay line. Without ``fanout`` the part is the node's
+    cell. With it, each cell is split, in node order, into groups of at most ``fanout``
+    flip-flops (a node's register and its line's ``max(taps)`` stages of ``width`` bits; a
+    group holds at least one node): one ring bit driving the enables of a thousand flip-flops
+    spread over the chip was the Newton-Euler pipeline's limit (its cells are whole phases of
+    the equations)."""
+    parts, load, group = {}, defaultdict(int), defaultdict(int)
+    for k in indices:
+        node = tracer.nodes[k]
+        if node.op == "neg":
+            continue
+        cell = _cell_name(node.cell)
+        if fanout is None:
+            parts[k] = cell
+            continue
+        bits = width * ((node.op != "input") + max(taps[k] | {0}))
+        if load[cell] and load[cell] + bits > fanout:
+            group[cell], load[cell] = group[cell] + 1, 0
+        load[cell] += bits
+        parts[k] = f"{cell}_{group[cell]}"
+    return parts
+
+
 def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, reads,
-                   check_valid=None, phases=None, phase_copy=None, phase_index_copy=None):
+                   check_valid=None, phases=None, phase_copy=None, phase_index_copy=None,
+                   ring_fanout=None):
     """Registers and delay lines of the scheduled graph inside module ``m``.
 
     ``sources[index]`` is the signal of each input node (valid in its ready cycle);
@@ -224,6 +250,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     if fold > 1 and phase_index_copy is None:
         raise ValueError(f"a schedule folded by {fold} needs phase_index_copy")
     taps = delay_taps(tracer, indices, plan, reads)
+    rings = ring_parts(tracer, indices, taps, width, ring_fanout)
     lines = {}
 
     parts = {}
@@ -268,27 +295,29 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
             # The register takes its value in the cycle before the node is ready.
             take = plan.ready[k] - 1
             register = Signal(signed(width), name=label, reset_less=True)
-            with m.If(at(take, cell)):
+            with m.If(at(take, rings[k])):
                 m.d.sync += register.eq(expr)
             if check_valid is not None:
                 real = holds[take]
                 # Checked at the clock edge, on settled values: the shared multipliers'
                 # operand multiplexers may glitch while a cycle settles.
-                m.d.sync += Assert(~at(take, cell) | ~real |
+                m.d.sync += Assert(~at(take, rings[k]) | ~real |
                                    ((expr >= low) & (expr <= high)),
                                    f"{label} ({node.op}) overflows signed({width})")
         lines[k] = tapped_delay_line(m, register, taps[k] | {0},
-                                     at(plan.line_phase(node), cell), label)
+                                     at(plan.line_phase(node), rings[k]), label)
     _select_operands(m, nodes, formats, plan, operands, value, phase_index_copy)
     return {(index, cycle): value(index, cycle) for index, cycle in reads}
 
 
-def control_parts(tracer, indices, plan):
-    """``(rings, selects)``: the names of the parts that :func:`build_dataflow` asks
-    ``phase_copy`` for (every processor, or cell, that holds a register or a line) and those it
-    asks ``phase_index_copy`` for (both operand multiplexers of every shared multiplier)."""
-    cells = {_cell_name(tracer.nodes[k].cell) for k in indices if tracer.nodes[k].op != "neg"}
-    return cells, {f"mul{unit}_{side}" for unit in set(plan.unit.values()) for side in "ab"}
+def control_parts(tracer, indices, plan, reads, width, ring_fanout=None):
+    """``(rings, selects)``: the names of the parts that :func:`build_dataflow` (with the same
+    arguments) asks ``phase_copy`` for (:func:`ring_parts`: every processor, or cell, that
+    holds a register or a line, or its groups) and those it asks ``phase_index_copy`` for (both
+    operand multiplexers of every shared multiplier)."""
+    taps = delay_taps(tracer, indices, plan, reads)
+    rings = set(ring_parts(tracer, indices, taps, width, ring_fanout).values())
+    return rings, {f"mul{unit}_{side}" for unit in set(plan.unit.values()) for side in "ab"}
 
 
 def _shared_multipliers(m, width, plan, enable):

@@ -55,7 +55,15 @@ class TracedPlan:
         the modulo schedule's.
     trig_width : int
         Bits of the CORDICs and of the angle fields (default ``width``; at most ``width``).
+
+    Attributes
+    ----------
+    ring_fanout : int or None
+        Folded, the most flip-flops one copy of the phase ring enables
+        (:func:`~robohw.dataflow.pipeline.ring_parts`); ``None`` (the base's): one copy per
+        cell of the trace.
     """
+    ring_fanout = None
 
     def __init__(self, *, width, fold, trig_width=None):
         self._width, self._fold = width, check_fold(fold)

@@ -48,6 +48,9 @@ class NewtonEulerPlan(TracedPlan):
     trig_width : int
         Bits of the joints' angles and of the CORDICs (default ``min(width, 40)``).
     """
+    # Folded, one ring copy per group of registers of this many flip-flops: the traced cells
+    # are whole phases of the equations, up to 1,746 flip-flops (placed at 64 MHz).
+    ring_fanout = 256
 
     def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None):
         if not isinstance(width, int) or isinstance(width, bool) or \

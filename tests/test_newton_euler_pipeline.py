@@ -3,6 +3,7 @@ bit-exact model against float within the proven formats, the RTL against the mod
 (Amaranth and Verilator), latency and throughput against an independent count, states out of
 bounds flagged."""
 
+import collections
 import dataclasses
 
 import networkx as nx
@@ -12,6 +13,7 @@ from netlist import register_depths
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.graph import OPS
+from robohw.dataflow.pipeline import delay_taps, ring_parts
 from robohw.dataflow.plan import traced_float_values
 from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.model import decode_torques, encode_states, model_outputs, model_torques
@@ -223,6 +225,31 @@ def test_compiled_backend_equals_model_on_10000_states(tmp_path):
     run = run_stream_compiled(dut, inputs, directory=tmp_path,
                               source_pattern=[1, 1, 0, 1, 1], sink_pattern=[1, 0, 1, 1, 1, 1])
     check_outputs(dut, codes, inputs, run.outputs)
+
+
+def test_phase_rings_enable_at_most_ring_fanout_flip_flops():
+    # Folded, each register and delay line takes its value in its phase, enabled by a copy of
+    # the phase ring; a copy serves at most ring_fanout flip-flops (or one node's own).
+    plan = NewtonEulerPlan("puma560", width=18, fold=6)
+    reads = [(node.index, plan.latency) for node in plan.outputs.values()
+             if not isinstance(node, float)]
+    taps = delay_taps(plan.tracer, plan.live, plan.schedule, reads)
+    loads, members = {}, {}
+    for grouped in (None, plan.ring_fanout):
+        parts = ring_parts(plan.tracer, plan.live, taps, 18, grouped)
+        load, count = collections.Counter(), collections.Counter()
+        for k, part in parts.items():
+            node = plan.tracer.nodes[k]
+            # the node's register (an input has none: the port or the CORDIC drives its line)
+            # and its line's stages, 18 bits each
+            load[part] += 18 * ((node.op != "input") + max(taps[k] | {0}))
+            count[part] += 1
+        loads[grouped], members[grouped] = load, count
+    assert max(loads[None].values()) > 1000          # a whole cell: one ring bit for all
+    grouped = plan.ring_fanout
+    assert all(load <= grouped or members[grouped][part] == 1
+               for part, load in loads[grouped].items())
+    assert sum(loads[grouped].values()) == sum(loads[None].values())
 
 
 def test_decode_matches_the_output_formats():

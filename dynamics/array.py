@@ -39,7 +39,7 @@ stream's output queue (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`
 result under backpressure.
 """
 
-from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
@@ -55,20 +55,40 @@ def _bits(limit):
     return max(1, int(limit).bit_length())
 
 
-def read_port(registers, address):
-    """``registers[address]`` as a tree of 2 x 1 multiplexers on the address's bits, most
-    significant at the root: log2 levels that the ECP5 packs into its wide multiplexers
-    (LUT4, PFUMX, L6MUX21). An index into an ``Array`` becomes a parallel case with one
-    comparator per register, which took three times the LUTs. No registers read as 0 (an
-    element without work)."""
-    def tree(values, bit):
+# Data bits each copy of a read port's address selects: one address register driving all 18
+# bits' trees (576 LUT inputs from its lowest bit) routed in 21.8 ns, the array's first limit.
+READ_SLICE_BITS = 3
+
+
+def read_copies(width):
+    """Copies of a read port's address for ``width``-bit registers (:data:`READ_SLICE_BITS`
+    bits each)."""
+    return -(-width // READ_SLICE_BITS)
+
+
+def read_port(registers, addresses):
+    """``registers[address]``, signed, the registers' bits split into as many slices as there
+    are ``addresses`` (equal copies of the address, so that no address register drives every
+    bit's tree), each slice a tree of 2 x 1 multiplexers on its copy's bits, most significant
+    at the root: log2 levels that the ECP5 packs into its wide multiplexers (LUT4, PFUMX,
+    L6MUX21). An index into an ``Array`` became a parallel case with one comparator per
+    register, three times the LUTs. No registers read as 0 (an element without work)."""
+    if not registers:
+        return Const(0)
+    width = max(len(r) for r in registers)
+    values = [Cat(r, r.as_signed()[-1].replicate(width - len(r))) for r in registers]
+
+    def tree(values, address, bit):
         if len(values) == 1:
             return values[0]
         half = 1 << bit
         if len(values) <= half:
-            return tree(values, bit - 1)
-        return Mux(address[bit], tree(values[half:], bit - 1), tree(values[:half], bit - 1))
-    return tree(list(registers), len(address) - 1) if registers else Const(0)
+            return tree(values, address, bit - 1)
+        return Mux(address[bit], tree(values[half:], address, bit - 1),
+                   tree(values[:half], address, bit - 1))
+    bounds = [round(k * width / len(addresses)) for k in range(len(addresses) + 1)]
+    return Cat(*(tree([v[low:high] for v in values], address, len(address) - 1)
+                 for address, low, high in zip(addresses, bounds, bounds[1:]))).as_signed()
 
 
 class _MicroProgram:
@@ -88,11 +108,20 @@ class _MicroProgram:
         self._m, self._ahead, self._ahead2, self._name = m, ahead, ahead2, name
         self._fields = []                     # (signal, {cycle: value})
 
-    def fetch(self, shapes, words, name):
+    def fetch(self, shapes, words, name, copies=None):
         """``{field: signal}`` for ``shapes``; ``words[cycle]`` gives ``{field: value}`` in
-        the cycles the program uses the fields."""
+        the cycles the program uses the fields. ``copies[field]``, if given, makes that field
+        a list of as many equal signals, each from its own bits of the ROM (equal registers
+        fed by one net would be merged by synthesis)."""
         m, fields = self._m, {}
+        copies = copies or {}
         for key, shape in shapes.items():
+            if key in copies:
+                fields[key] = [Signal(shape, name=f"{name}_{key}{k}")
+                               for k in range(copies[key])]
+                for signal in fields[key]:
+                    self._fields.append((signal, {c: w[key] for c, w in words.items()}))
+                continue
             if key == "valid":
                 flag = fields[key] = Signal(name=f"{name}_valid", init=int(0 in words))
                 m.d.sync += flag.eq(0)
@@ -315,11 +344,11 @@ class NewtonEulerArray(StreamPipeline):
         latency = plan.multiplier_latency if multiplier else plan.adder_latency
         extra = latency - (MULTIPLIER_STAGES if multiplier else ADDER_STAGES)
 
-        def fetch(offset, shapes, word):
+        def fetch(offset, shapes, word, copies=None):
             """The fields of stage ``offset`` (cycles after the issue)."""
             return program.fetch(shapes, {cycle + offset: word(fields, index)
                                           for cycle, fields, index in instructions},
-                                 f"{prefix}_s{offset}")
+                                 f"{prefix}_s{offset}", copies)
 
         def stage(value, name):
             held = Signal(value.shape(), name=f"{prefix}_{name}", reset_less=True)
@@ -327,9 +356,11 @@ class NewtonEulerArray(StreamPipeline):
             return held
 
         # The issue cycle: the operands' addresses, read from the file.
+        copies = read_copies(width)
         read = fetch(0, {"valid": unsigned(1), "a": range(size), "b": range(size)},
                      lambda f, _: {"valid": 1, "a": table[f["a"]],
-                                   "b": table[f["b"]] if f["b"] is not None else 0})
+                                   "b": table[f["b"]] if f["b"] is not None else 0},
+                     {"a": copies, "b": copies})
         a = stage(read_port(registers, read["a"]), "a")
         b = stage(read_port(registers, read["b"]), "b")
         if multiplier:
@@ -415,7 +446,7 @@ class NewtonEulerArray(StreamPipeline):
                  "target": range(max(p, 2))},
                 {hop.cycle: {"valid": 1, "source": table[hop.node], "target": hop.target}
                  for hop in plan.program.hops if hop.source == element},
-                f"pe{element}_send")
+                f"pe{element}_send", {"source": read_copies(width)})
             sends.append((send["valid"], send["target"],
                           read_port(files[element], send["source"])))
         if network.name == "direct":
@@ -436,7 +467,7 @@ class NewtonEulerArray(StreamPipeline):
                     {"link": range(max(len(links), 1))},
                     {hop.cycle + 1: {"link": links.index(hop.source)} for hop in arrivals},
                     f"pe{element}_link")
-                m.d.sync += received.eq(read_port([held[s] for s in links], select["link"]))
+                m.d.sync += received.eq(read_port([held[s] for s in links], [select["link"]]))
                 present = Const(1)
             else:
                 present = Signal(name=f"pe{element}_received_valid")

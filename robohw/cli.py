@@ -324,6 +324,9 @@ def _parser():
     synth.add_argument("--tools", choices=["wasm", "native"], default="wasm",
                        help="wasm: the PyPI WebAssembly Yosys and nextpnr (default); native: "
                             "yosys and nextpnr-* on PATH, e.g. the OSS CAD Suite")
+    synth.add_argument("--router", choices=["router1", "router2"], default="router1",
+                       help="nextpnr's router (default router1; router2 finishes congested "
+                            "designs, such as dynamics-array, where router1 stalls)")
     synth.add_argument("--jobs", type=_integer("--jobs", 1), default=1,
                        help="designs synthesized at once (default 1)")
     synth.add_argument("--no-cache", action="store_true",
@@ -602,7 +605,8 @@ def _synth(args):
         name, width, fold = job
         return synthesize(DESIGNS[name], width, args.device, args.out, fold=fold,
                           speed=args.speed,
-                          seed=args.seed, tools=args.tools, cache=not args.no_cache,
+                          seed=args.seed, tools=args.tools, router=args.router,
+                          cache=not args.no_cache,
                           progress=sys.stderr)
     try:
         # The tools are subprocesses: threads run them side by side.

@@ -50,6 +50,7 @@ def test_unknown_device(tmp_path):
     (dict(device="ice40-up5k", speed=6), "speed grades apply to ECP5 devices"),
     (dict(seed=-1), "seed must be a non-negative integer"),
     (dict(tools="vivado"), "tools must be one of wasm, native"),
+    (dict(router="router3"), "router must be one of router1, router2"),
 ])
 def test_bad_synthesis_arguments_are_refused(kwargs, message, tmp_path):
     kwargs = {"device": "ecp5-85k", **kwargs}

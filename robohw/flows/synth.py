@@ -20,8 +20,8 @@ import time
 
 from robohw.flows.export import export_design
 
-__all__ = ["DEVICES", "TOOLS", "SPEED_GRADES", "SynthError", "synthesize", "critical_path",
-           "format_synth"]
+__all__ = ["DEVICES", "TOOLS", "ROUTERS", "SPEED_GRADES", "SynthError", "synthesize",
+           "critical_path", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -47,6 +47,7 @@ class SynthError(RuntimeError):
 
 
 TOOLS = ("wasm", "native")
+ROUTERS = ("router1", "router2")
 SPEED_GRADES = (6, 7, 8)
 # The commands of each tool set: the PyPI WebAssembly builds, or a native install on PATH
 # (the OSS CAD Suite, say).
@@ -121,7 +122,7 @@ def critical_path(report):
 
 
 def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
-               cache=True, progress=None):
+               router="router1", cache=True, progress=None):
     """Export, synthesize, place and route ``design`` at ``width`` (folded by ``fold``, default
     the design's; ignored by a design without one) for ``device``; return a
     dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us``, the limiting
@@ -130,8 +131,10 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     ``speed``: the ECP5 speed grade (6, 7 or 8; default 6; iCE40 parts have none). ``seed``:
     nextpnr's placement seed (fixed by default: the same inputs place the same way). ``tools``:
     ``"wasm"`` (the PyPI WebAssembly builds) or ``"native"`` (``yosys`` and ``nextpnr-*`` on
-    PATH). With ``cache`` a result is reused when the exported Verilog, the tool versions, the
-    device, the speed grade and the seed are all the same (``"cached": true`` in the row)."""
+    PATH). ``router``: nextpnr's ``"router1"`` (its default) or ``"router2"`` (which finished
+    designs with congested regions, the processor array's, where router1 stalled). With
+    ``cache`` a result is reused when the exported Verilog, the tool versions, the device, the
+    speed grade, the seed and the router are all the same (``"cached": true`` in the row)."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
     if tools not in TOOLS:
@@ -146,6 +149,10 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         arguments = [*arguments, "--speed", str(speed)]
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+    if router not in ROUTERS:
+        raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {router!r}")
+    if router != "router1":     # router1's runs keep their cache keys
+        arguments = [*arguments, "--router", router]
     out_dir = pathlib.Path(out_dir)
     sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False)
     module = sidecar["module"]
@@ -179,7 +186,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
     row = {"design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
            "device": device,
-           "speed_grade": speed, "seed": seed, "tools": versions, "commit": _commit(),
+           "speed_grade": speed, "seed": seed, "router": router, "tools": versions,
+           "commit": _commit(),
            "latency_cycles": sidecar["latency_cycles"],
            "interval_cycles": sidecar["interval_cycles"],
            "register_bits": sidecar["register_bits"]}

@@ -91,6 +91,14 @@ def read_port(registers, addresses):
                  for address, low, high in zip(addresses, bounds, bounds[1:]))).as_signed()
 
 
+def _one_hot(m, valid, target, size, name):
+    """A register of ``size`` bits, in the next cycle bit ``target`` high if ``valid`` (a
+    register file's write enables, decoded a cycle before the write)."""
+    enables = Signal(max(size, 1), name=name)
+    m.d.sync += enables.eq(Mux(valid, Const(1, len(enables)) << target, 0))
+    return enables
+
+
 class _MicroProgram:
     """One element's micro-program (or the controller's): fields that hold, in each cycle
     ``c`` of the program, the value the program gives cycle ``c``.
@@ -249,7 +257,7 @@ class NewtonEulerArray(StreamPipeline):
                                             reset_less=True)
             files.append(registers)
             computed.append(written)
-        writes = [[] for _ in files]          # (enable, address, value) per element
+        writes = [[] for _ in files]          # (one-hot enables, value) per element
         for element in range(plan.processors):
             issues = [self._unit(m, programs[element], element, unit, files[element],
                                  addresses[element], writes[element])
@@ -270,8 +278,8 @@ class NewtonEulerArray(StreamPipeline):
             program.build(period)
         for element, registers in enumerate(files):
             for address in computed[element]:
-                for enable, target, value in writes[element]:
-                    with m.If(enable & (target == address)):
+                for enables, value in writes[element]:
+                    with m.If(enables[address]):
                         m.d.sync += registers[address].eq(value)
         for key, node in plan.outputs.items():
             field = getattr(result, f"tau{key}")
@@ -407,10 +415,15 @@ class NewtonEulerArray(StreamPipeline):
                                        "mask": (1 << max(f["shift"] - 1, 0)) - 1})
         halved = stage((exact << 1) >> rounding["shift"], "halved")
         sticky = stage((exact & rounding["mask"]).any(), "sticky")
+        # The increment, into a register (wrapping out of bounds, as the model's register
+        # does), beside the write's one-hot enables decoded from its target: the write is a
+        # register's enable and a multiplexer, nothing before them.
         write = fetch(offset + 1, {"valid": unsigned(1), "target": range(size)},
                       lambda _, index: {"valid": 1, "target": table[index]})
-        value = (halved >> 1) + (halved[0] & (sticky | halved[1]))
-        writes.append((write["valid"], write["target"], value))   # wraps out of bounds
+        value = Signal(signed(width), name=f"{prefix}_value", reset_less=True)
+        m.d.sync += value.eq((halved >> 1) + (halved[0] & (sticky | halved[1])))
+        writes.append((_one_hot(m, write["valid"], write["target"], len(registers),
+                                f"{prefix}_write"), value))
         return read["valid"]
 
     def _count(self, m, pc, element, issues):
@@ -473,11 +486,14 @@ class NewtonEulerArray(StreamPipeline):
                 present = Signal(name=f"pe{element}_received_valid")
                 m.d.sync += [received.eq(arrived[element][2]),
                              present.eq(arrived[element][0])]
+            # The write's one-hot enables, decoded a cycle ahead like the units'.
             receive = programs[element].fetch(
                 {"valid": unsigned(1), "target": range(max(len(files[element]), 1))},
-                {hop.cycle + stages: {"valid": 1, "target": addresses[element][hop.node]}
+                {hop.cycle + stages - 1: {"valid": 1, "target": addresses[element][hop.node]}
                  for hop in arrivals}, f"pe{element}_receive")
-            writes[element] = (receive["valid"] & present, receive["target"], received)
+            enables = _one_hot(m, receive["valid"], receive["target"], len(files[element]),
+                               f"pe{element}_receive_write")
+            writes[element] = (enables & present.replicate(len(enables)), received)
         return writes
 
     def _omega(self, m, sends):

@@ -60,10 +60,10 @@ ADDS = ("add", "sub", "addc")
 SEQUENCINGS = ("dataflow", "steps")
 # The pipelines of NewtonEulerArray's units, one register stage each (the least latency the
 # hardware has, and the default): the operand read, the operands' preparation, the product
-# (the sum), the product's sign correction (multiplier only), and the rounding in two steps,
-# the second into the register file.
-MULTIPLIER_STAGES = 6
-ADDER_STAGES = 5
+# (the sum), the product's sign correction (multiplier only), the rounding in two steps, and
+# the write into the register file.
+MULTIPLIER_STAGES = 7
+ADDER_STAGES = 6
 
 
 @dataclass(frozen=True)

@@ -142,7 +142,7 @@ def test_constructor_checks():
         ArrayPlan(multiplier_latency=0)
     # A plan may be a what-if; the hardware's units have their pipelines.
     assert ArrayPlan(multiplier_latency=3, adder_latency=1).program_cycles > 0
-    with pytest.raises(ValueError, match=r"adder_latency must be at least 5 \(the unit's "
+    with pytest.raises(ValueError, match=r"adder_latency must be at least 6 \(the unit's "
                                          r"pipeline\), not 1"):
         NewtonEulerArray(adder_latency=1)
 
@@ -163,7 +163,7 @@ def check(dut, q, qd, qdd, **stalls):
 @pytest.mark.parametrize("robot, processors, network, latencies", [
     ("puma560", 6, "direct", {}), ("puma560", 6, "shuffle", {"multiplier_latency": 8}),
     ("puma560", 1, "direct", {"adder_latency": 7}), ("stanford", 3, "shuffle", {}),
-    ("stanford", 4, "direct", {"multiplier_latency": 7, "adder_latency": 6})])
+    ("stanford", 4, "direct", {"multiplier_latency": 9, "adder_latency": 7})])
 def test_rtl_equals_model(robot, processors, network, latencies):
     # The units' least latencies, and more (registers on the exact result).
     robot = load_robot(robot)

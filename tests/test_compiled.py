@@ -250,7 +250,7 @@ def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
 def test_a_million_vectors_of_every_default_design_under_random_stalls(name, models):
     # In runs of 200,000 (each a fresh model: the payload dicts of a million poses would take
     # gigabytes), each with its own stall patterns. The processor array takes a state per
-    # 233 cycles: one run of 200,000 states (47 million cycles).
+    # 256 cycles: one run of 200,000 states (51 million cycles).
     design = DESIGNS[name]
     dut = design.build()
     for run_index in range(5 if dut.interval < 100 else 1):

@@ -49,7 +49,7 @@ from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPla
 from robohw.dynamics.pipeline import state_fields
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["NewtonEulerArray", "read_port"]
+__all__ = ["NewtonEulerArray", "read_port", "rounding_shift", "rounding_increment"]
 
 
 def _bits(limit):
@@ -90,6 +90,20 @@ def read_port(registers, addresses):
     bounds = [round(k * width / len(addresses)) for k in range(len(addresses) + 1)]
     return Cat(*(tree([v[low:high] for v in values], address, len(address) - 1)
                  for address, low, high in zip(addresses, bounds, bounds[1:]))).as_signed()
+
+
+def rounding_shift(value, shift, mask):
+    """The first step of rounding ``value`` half to even by ``shift`` bits (a signal):
+    ``(halved, sticky)``, the value shifted by one bit less (its lowest bit the half) and the
+    OR of the bits below the half (``mask`` is ``2**(shift - 1) - 1``, 0 for no shift, a
+    micro-program field)."""
+    return (value << 1) >> shift, (value & mask).any()
+
+
+def rounding_increment(halved, sticky):
+    """The second step: up if the half is set and the sticky bit or the result's last bit is
+    (equal to :func:`robohw.hw.fixed.round_shift` with ``HALF_EVEN``, tested)."""
+    return (halved >> 1) + (halved[0] & (sticky | halved[1]))
 
 
 def _one_hot(m, valid, target, size, name):
@@ -407,22 +421,21 @@ class NewtonEulerArray(StreamPipeline):
             for k in range(extra):
                 exact = stage(exact, f"exact{k}")
             offset = 3 + extra
-        # Rounding half to even by `shift` bits, in two steps: the value shifted by one bit
-        # less (its lowest bit the half) with the sticky OR of the bits below, then the
-        # increment: up if the half is set and the sticky or the result's last bit is.
+        # Rounding half to even by `shift` bits, in two steps (rounding_shift, then
+        # rounding_increment a cycle later).
         rounding = fetch(offset, {"shift": range(shift_limit + 1),
                                   "mask": unsigned(max(shift_limit - 1, 1))},
                          lambda f, _: {"shift": f["shift"],
                                        "mask": (1 << max(f["shift"] - 1, 0)) - 1})
-        halved = stage((exact << 1) >> rounding["shift"], "halved")
-        sticky = stage((exact & rounding["mask"]).any(), "sticky")
+        halved, sticky = rounding_shift(exact, rounding["shift"], rounding["mask"])
+        halved, sticky = stage(halved, "halved"), stage(sticky, "sticky")
         # The increment, into a register (wrapping out of bounds, as the model's register
         # does), beside the write's one-hot enables decoded from its target: the write is a
         # register's enable and a multiplexer, nothing before them.
         write = fetch(offset + 1, {"valid": unsigned(1), "target": range(size)},
                       lambda _, index: {"valid": 1, "target": table[index]})
         value = Signal(signed(width), name=f"{prefix}_value", reset_less=True)
-        m.d.sync += value.eq((halved >> 1) + (halved[0] & (sticky | halved[1])))
+        m.d.sync += value.eq(rounding_increment(halved, sticky))
         writes.append((_one_hot(m, write["valid"], write["target"], len(registers),
                                 f"{prefix}_write"), value))
         return read["valid"]

@@ -362,12 +362,17 @@ def _array_section(rows, measured):
         "omega-dot_0 = 0, no tool load) leave some steps without an operation (PUMA 560):",
         "\n".join(steps)]
     if measured:
-        lines.append(
-            f"The registry's dynamics-array ({measured['configuration']}), simulated in "
-            f"Amaranth: latency {measured['latency']} cycles (stated "
-            f"{measured['stated_latency']}), a state every {measured['interval']} cycles, "
-            f"equal to the model: {'yes' if measured['equals_model'] else 'NO'}.")
+        lines.append(_simulated("The registry's dynamics-array", measured) + ".")
     return "\n\n".join(lines)
+
+
+def _simulated(title, measured):
+    """The sentence on a registry design simulated in Amaranth (``measured``: its row of
+    :func:`robohw.measure.measure_design`)."""
+    return (f"{title} ({measured['configuration']}), simulated in Amaranth: latency "
+            f"{measured['latency']} cycles (stated {measured['stated_latency']}), a state "
+            f"every {measured['interval']} cycles, equal to the model: "
+            f"{'yes' if measured['equals_model'] else 'NO'}")
 
 
 def _pipeline_section(rows, measured):
@@ -394,12 +399,8 @@ def _pipeline_section(rows, measured):
         "the CORDICs' sin and cos (40 bits at most) bound the error.",
     ]
     if measured:
-        lines.append(
-            f"The registry's design ({measured['configuration']}), simulated in Amaranth: "
-            f"latency {measured['latency']} cycles (stated {measured['stated_latency']}), "
-            f"one state every {measured['interval']} cycles, equal to the model: "
-            f"{'yes' if measured['equals_model'] else 'NO'}, max error "
-            f"{measured['max_error']:.1e} of max |tau|.")
+        lines.append(_simulated("The registry's design", measured) +
+                     f", max error {measured['max_error']:.1e} of max |tau|.")
     return "\n\n".join(lines)
 
 

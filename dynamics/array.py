@@ -351,7 +351,7 @@ class NewtonEulerArray(StreamPipeline):
     def _unit(self, m, program, element, unit, registers, table, writes):
         """One element's multiplier or adder, its pipeline stages (see the module docstring)
         each reading its fields of the micro-program: appends the unit's register-file write
-        ``(enable, address, value)`` to ``writes`` and returns its issue flag (1 in the cycles
+        ``(one-hot enables, value)`` to ``writes`` and returns its issue flag (1 in the cycles
         it issues)."""
         plan, width = self._plan, self._plan.width
         multiplier = unit == "multiplies"

@@ -459,12 +459,6 @@ class NewtonEulerArray(StreamPipeline):
             return {}
         stages = network.stages
         writes = {}
-
-        def first(hop):
-            # A value may pass an element that has it already (on its way elsewhere): only
-            # its first arrival is written (its register may hold another value later).
-            return plan.program.ready[(hop.node, hop.target)] == hop.cycle + stages + 1
-
         sends = []       # per element: (valid, target element, value) entering the network
         for element in range(p):
             table = addresses[element]
@@ -485,7 +479,8 @@ class NewtonEulerArray(StreamPipeline):
         else:
             arrived = self._omega(m, sends)
         for element in range(p):
-            arrivals = [hop for hop in plan.program.hops if hop.target == element and first(hop)]
+            arrivals = [hop for hop in plan.program.hops
+                        if hop.target == element and plan.writes(hop)]
             # The receive register takes the value one cycle before the write.
             received = Signal(signed(width), name=f"pe{element}_received", reset_less=True)
             if network.name == "direct":

@@ -294,6 +294,13 @@ class ArrayPlan(NewtonEulerPlan):
         return segments, {node.index: number[node.cell[:2]] for node in live
                           if node.op in MULTIPLIES + ADDS}
 
+    def writes(self, hop):
+        """Whether ``hop``'s arrival writes its value into the target's register file: only
+        the value's first arrival there does (a value may pass an element that has it
+        already, on its way elsewhere; the register it had may hold another value by then)."""
+        return self.program.ready[(hop.node, hop.target)] == \
+            hop.cycle + self.network.stages + 1
+
     def step_counts(self):
         """Sequenced by steps, ``{scan phase: steps the controller runs}``."""
         counts = defaultdict(int)

@@ -62,8 +62,13 @@ class TracedPlan:
         Folded, the most flip-flops one copy of the phase ring enables
         (:func:`~robohw.dataflow.pipeline.ring_parts`); ``None`` (the base's): one copy per
         cell of the trace.
+    locality : bool
+        Folded, bind the products to multipliers by
+        :func:`~robohw.dataflow.folding.bind_by_locality` (``False``, the base's: the first
+        free multiplier of each phase).
     """
     ring_fanout = None
+    locality = False
 
     def __init__(self, *, width, fold, trig_width=None):
         self._width, self._fold = width, check_fold(fold)
@@ -94,7 +99,8 @@ class TracedPlan:
             ready = dict(self._input_ready)
             for k, (_, slot) in self.cordic_slots.items():
                 ready[f"cos{k}"] = ready[f"sin{k}"] = slot + pipelined_latency(self.cordic)
-            self.schedule = modulo_schedule(self.tracer, self.live, fold, ready)
+            self.schedule = modulo_schedule(self.tracer, self.live, fold, ready,
+                                            locality=self.locality)
 
     # --- construction (for the subclass's _trace) --------------------------------------------
     def _trace(self):

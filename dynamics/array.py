@@ -47,9 +47,10 @@ from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.component import within_limits
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.dynamics.pipeline import state_fields
+from robohw.hw.fixed import rounding_increment, rounding_shift
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["NewtonEulerArray", "read_port", "rounding_shift", "rounding_increment"]
+__all__ = ["NewtonEulerArray", "read_port"]
 
 
 def _bits(limit):
@@ -90,20 +91,6 @@ def read_port(registers, addresses):
     bounds = [round(k * width / len(addresses)) for k in range(len(addresses) + 1)]
     return Cat(*(tree([v[low:high] for v in values], address, len(address) - 1)
                  for address, low, high in zip(addresses, bounds, bounds[1:]))).as_signed()
-
-
-def rounding_shift(value, shift, mask):
-    """The first step of rounding ``value`` half to even by ``shift`` bits (a signal):
-    ``(halved, sticky)``, the value shifted by one bit less (its lowest bit the half) and the
-    OR of the bits below the half (``mask`` is ``2**(shift - 1) - 1``, 0 for no shift, a
-    micro-program field)."""
-    return (value << 1) >> shift, (value & mask).any()
-
-
-def rounding_increment(halved, sticky):
-    """The second step: up if the half is set and the sticky bit or the result's last bit is
-    (equal to :func:`robohw.hw.fixed.round_shift` with ``HALF_EVEN``, tested)."""
-    return (halved >> 1) + (halved[0] & (sticky | halved[1]))
 
 
 def _one_hot(m, valid, target, size, name):

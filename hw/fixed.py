@@ -14,7 +14,8 @@ from amaranth.hdl import Cat, Const, Mux, Value, signed
 __all__ = [
     "Rounding", "FixedFormat",
     "wrap", "round_shift", "saturate",
-    "hdl_round_shift", "hdl_add_sub", "hdl_saturate", "angle_to_code", "code_to_angle",
+    "hdl_round_shift", "rounding_shift", "rounding_increment", "hdl_add_sub", "hdl_saturate",
+    "angle_to_code", "code_to_angle",
 ]
 
 
@@ -122,6 +123,21 @@ def hdl_round_shift(value, shift, rounding):
     if rounding is Rounding.TRUNCATE:
         return value >> shift
     return (value + ((1 << (shift - 1)) - 1) + value[shift]) >> shift
+
+
+def rounding_shift(value, shift, mask):
+    """The first step of :func:`hdl_round_shift` with ``HALF_EVEN`` in two register stages:
+    ``(halved, sticky)``, ``value`` shifted by one bit less than ``shift`` (its lowest bit the
+    half) and the OR of the bits below the half. ``shift`` and ``mask`` (``2**(shift - 1) -
+    1``, 0 for no shift) are numbers or signals (a micro-program's fields). Unlike
+    :func:`hdl_round_shift` the carry chain spans the kept bits only, not the dropped ones."""
+    return (value << 1) >> shift, (value & mask).any()
+
+
+def rounding_increment(halved, sticky):
+    """The second step: up if the half is set and the sticky bit or the result's last bit is
+    (equal to :func:`round_shift` with ``HALF_EVEN``, tested)."""
+    return (halved >> 1) + (halved[0] & (sticky | halved[1]))
 
 
 def hdl_add_sub(a, b, subtract):

@@ -4,7 +4,8 @@ supporting ``+``, ``-`` and ``*`` (:mod:`robohw.reference.inertia`,
 the counting and tracing nodes of :class:`robohw.dataflow.graph.Tracer`.
 
 An ``arith`` object supplies what differs between scalar worlds: ``const(value)`` (a link
-constant), ``reciprocal(value)``, ``cell(*name)`` (a context: which processing element, phase or
+constant), ``reciprocal(value)``, ``sqrt(value)`` (the platforms' leg lengths),
+``cell(*name)`` (a context: which processing element, phase or
 step the operations traced inside belong to) and ``bound(values, limit)`` (a proven range).
 :class:`FloatArith` is the float64 one.
 
@@ -26,6 +27,9 @@ class FloatArith:
 
     def reciprocal(self, value):
         return 1.0 / value
+
+    def sqrt(self, value):
+        return value ** 0.5
 
     def cell(self, *name):
         return nullcontext()

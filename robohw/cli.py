@@ -10,6 +10,8 @@ Examples::
     robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
     robohw inertia --q q.csv --out h.csv --backend model --array logdepth
     robohw dynamics --states s.csv --out tau.csv --robot stanford --formulation scan
+    robohw platform ik --poses poses.csv --out legs.csv --platform hexapod
+    robohw platform fk --lengths legs.csv --out poses.csv
     robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
     robohw export --out verilog --designs cordic-pipelined --widths 16
     robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
@@ -52,6 +54,30 @@ def _wrench(text):
         raise argparse.ArgumentTypeError(f"--wrench must be six finite numbers "
                                          f"FX,FY,FZ,MX,MY,MZ, not {text!r}")
     return values
+
+
+def _pose(text):
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) not in (3, 6) or not all(np.isfinite(values)):
+        raise argparse.ArgumentTypeError(f"--guess must be six finite numbers "
+                                         f"x,y,z,roll,pitch,yaw (planar: three, x,y,phi), not "
+                                         f"{text!r}")
+    return values
+
+
+def _positive(name):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            value = float("nan")
+        if not (np.isfinite(value) and value > 0):
+            raise argparse.ArgumentTypeError(f"{name} must be a positive number, not {text!r}")
+        return value
+    return parse
 
 
 def _widths(text):
@@ -266,6 +292,8 @@ def _parser():
                           help="add a reason column: ok, outside_limits (a hardware backend's "
                                "state outside the robot file's limits), not_finite")
 
+    _platform_parser(commands)
+
     from robohw.designs import DESIGNS
     design_list = ", ".join(DESIGNS)
 
@@ -343,10 +371,71 @@ def _parser():
                         help="fewer widths, vectors and simulated results (about a minute)")
     report.add_argument("--verilator", action="store_true",
                         help="also measure the CORDICs' Verilator speed (adds ~2 min)")
-    for command in commands.choices.values():
-        command.add_argument("--quiet", action="store_true",
-                             help="no progress lines on stderr (they appear only on a terminal)")
+    for name, command in commands.choices.items():
+        if name != "platform":       # its own commands have it
+            _quiet(command)
     return parser
+
+
+def _quiet(command):
+    command.add_argument("--quiet", action="store_true",
+                         help="no progress lines on stderr (they appear only on a terminal)")
+
+
+def _platform_parser(commands):
+    """``robohw platform ik|jacobian|dynamics|fk``."""
+    platform = commands.add_parser(
+        "platform", help="parallel manipulators (Gosselin): leg lengths, Jacobians, actuator "
+        "forces, forward kinematics",
+        epilog="example: robohw platform ik --poses poses.csv --out legs.csv")
+    actions = platform.add_subparsers(dest="action", metavar="ACTION", required=True,
+                                      parser_class=_Parser)
+    specs = {
+        "ik": ("leg lengths of platform poses", "--poses",
+               "header x,y,z,roll,pitch,yaw (m, rad; planar x,y,phi)",
+               "rho1..rho6 (m; planar rho1..rho3)"),
+        "jacobian": ("the rows of K/rho and their condition number", "--poses",
+                     "header x,y,z,roll,pitch,yaw (m, rad; planar x,y,phi)",
+                     "k1_1..k6_6 (rho_dot = (K/rho) (w, v)), cond"),
+        "dynamics": ("actuator forces of platform states (inverse dynamics)", "--states",
+                     "the pose, then vx,vy,vz,wx,wy,wz,dvx,dvy,dvz,dwx,dwy,dwz (base frame; "
+                     "planar x,y,phi,vx,vy,wz,dvx,dvy,dwz)",
+                     "f1..f6 (N along the legs, positive extending; planar f1..f3)"),
+        "fk": ("platform poses of leg lengths (forward kinematics, Newton-Raphson)",
+               "--lengths", "header rho1..rho6 (m; planar rho1..rho3)",
+               "x,y,z,roll,pitch,yaw,iterations (planar x,y,phi,iterations)"),
+    }
+    for action, (summary, source, source_help, out_help) in specs.items():
+        command = actions.add_parser(
+            action, help=summary,
+            epilog=f"example: robohw platform {action} {source} in.csv --out out.csv")
+        command.add_argument(source, required=True, metavar="IN.csv", help=source_help)
+        command.add_argument("--out", required=True, metavar="OUT.csv",
+                             help=f"written with the header {out_help},valid")
+        command.add_argument("--platform", default="hexapod", metavar="FILE.toml",
+                             help="platform file or shipped name: hexapod (default), "
+                                  "planar_3rpr")
+        command.add_argument("--backend", choices=["float"], default="float",
+                             help="float64 reference (default float; the hardware backends "
+                                  "come with the leg processors)")
+        command.add_argument("--reasons", action="store_true",
+                             help="add a reason column: ok, unreachable, near_singular, "
+                                  "outside_limits (a leg outside its stroke)")
+        if action in ("jacobian", "dynamics"):
+            command.add_argument("--max-cond", type=_positive("--max-cond"), metavar="C",
+                                 help="mark rows whose matrix's condition number exceeds C "
+                                      "invalid (near_singular); default: only singular ones")
+        if action == "fk":
+            command.add_argument("--guess", type=_pose, metavar="X,Y,Z,ROLL,PITCH,YAW",
+                                 help="the pose every row starts from (default the "
+                                      "platform's home)")
+            command.add_argument("--tolerance", type=_positive("--tolerance"), default=1e-12,
+                                 help="converged when every leg is this close to its "
+                                      "length, m (default 1e-12)")
+            command.add_argument("--iterations", type=_integer("--iterations", 1, 1000),
+                                 default=50, help="Newton steps before giving up, 1..1000 "
+                                                  "(default 50)")
+        _quiet(command)
 
 
 def main(argv=None):
@@ -409,6 +498,8 @@ def main(argv=None):
             return _inertia(args)
         elif args.command == "dynamics":
             return _dynamics(args)
+        elif args.command == "platform":
+            return _platform(args)
         elif args.command == "sim":
             return _sim(args)
         elif args.command == "export":
@@ -534,6 +625,39 @@ def _dynamics(args):
         return _usage("dynamics", error)
     write_torques(args.out, tau, valid, reason if args.reasons else None)
     print(f"{len(tau)} states, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _platform(args):
+    from robohw.io.csv_table import CsvFileError
+    from robohw.io.platform import read_platform_input, solve_platform, write_platform_output
+    from robohw.platforms import PlatformFileError, load_platform
+    source = args.lengths if args.action == "fk" else \
+        (args.states if args.action == "dynamics" else args.poses)
+    name = f"platform {args.action}"
+    bad = _bad_outputs([args.out], [source])
+    if bad:
+        return _usage(name, bad)
+    try:
+        platform = load_platform(args.platform)
+        options = {}
+        if args.action in ("jacobian", "dynamics"):
+            options["max_cond"] = args.max_cond
+        if args.action == "fk":
+            if args.guess is not None and len(args.guess) != len(platform.pose_fields):
+                raise ValueError(f"--guess: a {platform.kind} platform's pose is "
+                                 f"{','.join(platform.pose_fields)}, not {len(args.guess)} "
+                                 f"numbers")
+            options.update(guess=args.guess, tolerance=args.tolerance,
+                           iterations=args.iterations)
+        rows = read_platform_input(source, platform, args.action)
+        values, valid, reason = solve_platform(platform, args.action, rows, args.backend,
+                                               **options)
+    except (PlatformFileError, CsvFileError, ValueError) as error:
+        return _usage(name, error)
+    write_platform_output(args.out, platform, args.action, values, valid,
+                          reason if args.reasons else None)
+    print(f"{len(values)} rows, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
     return 0
 
 

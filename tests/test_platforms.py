@@ -3,6 +3,7 @@ kinematics and dynamics against independent formulations (finite differences, th
 of virtual power, the energy balance along a trajectory, the paper's planar equations)."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -350,3 +351,114 @@ def test_forward_kinematics_reports_why_it_fails():
     flat[2] = 0.0
     _, _, reasons = forward_kinematics(platform, lengths[:1], guess=flat)
     assert reasons.tolist() == ["near_singular"]
+
+
+# --- command line ----------------------------------------------------------------------------
+
+def _csv(path, header, rows):
+    path.write_text(",".join(header) + "\n" + "".join(
+        ",".join(repr(float(v)) for v in row) + "\n" for row in rows))
+    return path
+
+
+def _read(path):
+    lines = path.read_text().splitlines()
+    return lines[0].split(","), [line.split(",") for line in lines[1:]]
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_ik_then_fk_on_the_command_line(tmp_path, name, capsys):
+    from robohw.cli import main
+    platform = load_platform(name)
+    poses = random_poses(platform, np.random.default_rng(7), 20)
+    poses[3, 2 if platform.spatial else 0] += 5.0      # legs far too long: outside the stroke
+    source = _csv(tmp_path / "p.csv", platform.pose_fields[::-1],
+                  poses[:, ::-1])                       # any column order
+    legs, back = tmp_path / "legs.csv", tmp_path / "back.csv"
+    assert main(["platform", "ik", "--poses", str(source), "--out", str(legs),
+                 "--platform", name, "--reasons"]) == 0
+    header, rows = _read(legs)
+    count = len(platform.legs)
+    assert header == [f"rho{k}" for k in range(1, count + 1)] + ["valid", "reason"]
+    assert rows[3][-2:] == ["0", "outside_limits"] and rows[3][:count] == ["0.0"] * count
+    assert [r[-1] for r in rows].count("ok") == 19
+    expected = inverse_kinematics(platform, poses)
+    got = np.array([[float(v) for v in r[:count]] for r in rows])
+    keep = np.arange(20) != 3
+    assert np.array_equal(got[keep], expected[keep])     # written exactly
+    assert main(["platform", "fk", "--lengths", str(legs), "--out", str(back),
+                 "--platform", name, "--reasons"]) == 0
+    header, rows = _read(back)
+    assert header == list(platform.pose_fields) + ["iterations", "valid", "reason"]
+    found = np.array([[float(v) for v in r[:len(platform.pose_fields)]] for r in rows])
+    assert np.abs(found[keep] - poses[keep]).max() < 1e-9
+    # Row 3's lengths are all zero: out of every stroke; no pose has them.
+    assert rows[3][-2:] in (["0", "unreachable"], ["0", "near_singular"])
+    assert "20 rows, 19 valid" in capsys.readouterr().err
+
+
+def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
+    from robohw.cli import main
+    platform = load_platform()
+    rng = np.random.default_rng(8)
+    poses = random_poses(platform, rng, 10)
+    source = _csv(tmp_path / "p.csv", platform.pose_fields, poses)
+    out = tmp_path / "j.csv"
+    assert main(["platform", "jacobian", "--poses", str(source), "--out", str(out)]) == 0
+    header, rows = _read(out)
+    assert header[:2] == ["k1_1", "k1_2"] and header[-3:] == ["k6_6", "cond", "valid"]
+    _, expected = jacobian(platform, poses)
+    got = np.array([[float(v) for v in r[:36]] for r in rows]).reshape(10, 6, 6)
+    assert np.array_equal(got, expected)
+    condition = np.array([float(r[36]) for r in rows])
+    limit = float(np.median(condition))
+    assert main(["platform", "jacobian", "--poses", str(source), "--out", str(out),
+                 "--max-cond", repr(limit), "--reasons"]) == 0
+    _, rows = _read(out)
+    assert [r[-1] == "near_singular" for r in rows] == (condition > limit).tolist()
+    # Dynamics: the spec's column names, velocities before angular rates.
+    v, a = rng.normal(0, 0.3, (10, 6)), rng.normal(0, 1, (10, 6))
+    states = _csv(tmp_path / "s.csv", list(platform.pose_fields) +
+                  ["vx", "vy", "vz", "wx", "wy", "wz", "dvx", "dvy", "dvz", "dwx", "dwy", "dwz"],
+                  np.column_stack([poses, v, a]))
+    assert main(["platform", "dynamics", "--states", str(states), "--out", str(out)]) == 0
+    header, rows = _read(out)
+    assert header == ["f1", "f2", "f3", "f4", "f5", "f6", "valid"]
+    forces = virtual_power_dynamics(platform, poses, np.column_stack([v[:, 3:], v[:, :3]]),
+                                    np.column_stack([a[:, 3:], a[:, :3]]))
+    got = np.array([[float(x) for x in r[:6]] for r in rows])
+    assert np.abs(got - forces).max() < 1e-9 * np.abs(forces).max()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["platform", "ik", "--poses", "{legs}", "--out", "{out}"], r"column x: missing"),
+    (["platform", "ik", "--poses", "{poses}", "--out", "{poses}"], r"it is an input"),
+    (["platform", "ik", "--poses", "{poses}", "--out", "{tmp}/no/o.csv"],
+     r"directory .* does not exist"),
+    (["platform", "ik", "--poses", "{poses}", "--out", "{out}", "--platform", "delta"],
+     r"delta: no such file"),
+    (["platform", "fk", "--lengths", "{legs}", "--out", "{out}", "--guess", "0,0,0.6"],
+     r"--guess: a spatial platform's pose is x,y,z,roll,pitch,yaw"),
+    (["platform", "fk", "--lengths", "{legs}", "--out", "{out}", "--guess", "0,a"],
+     r"--guess must be six finite numbers"),
+    (["platform", "jacobian", "--poses", "{poses}", "--out", "{out}", "--max-cond", "-3"],
+     r"--max-cond must be a positive number"),
+    (["platform", "fk", "--lengths", "{legs}", "--out", "{out}", "--iterations", "0"],
+     r"--iterations must be an integer \[1, 1000\]"),
+    (["platform", "twist", "--poses", "{poses}"], r"invalid choice: 'twist'"),
+])
+def test_platform_usage_errors_are_one_line(tmp_path, capsys, argv, message):
+    from robohw.cli import main
+    files = {"poses": _csv(tmp_path / "p.csv", ["x", "y", "z", "roll", "pitch", "yaw"],
+                           [[0, 0, 0.6, 0, 0, 0]]),
+             "legs": _csv(tmp_path / "l.csv", [f"rho{k}" for k in range(1, 7)], [[0.66] * 6]),
+             "out": tmp_path / "o.csv", "tmp": tmp_path}
+    argv = [a.format(**files) for a in argv]
+    try:
+        code = main(argv)
+    except SystemExit as exit_info:
+        code = exit_info.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and err.count("\n") == 1
+    assert not (tmp_path / "o.csv").exists()

@@ -1,0 +1,152 @@
+"""``robohw platform``: parallel-manipulator poses, states and leg lengths from CSV to CSV.
+
+Columns (any order in the input; a planar platform's in brackets):
+
+- ``ik``: IN ``x,y,z,roll,pitch,yaw`` [``x,y,phi``] (m, rad; ``R = Rz(yaw) Ry(pitch)
+  Rx(roll)``), OUT ``rho1..rho6`` [``rho1..rho3``] (m).
+- ``jacobian``: IN as ``ik``; OUT the rows of ``K / rho`` (``k{leg}_{column}``: ``rho_dot =
+  (K / rho) t``, ``t = (wx, wy, wz, vx, vy, vz)`` [``(wz, vx, vy)``]) and ``cond``, its
+  2-norm condition number.
+- ``dynamics``: IN the pose, then ``vx,vy,vz,wx,wy,wz,dvx,dvy,dvz,dwx,dwy,dwz``
+  [``vx,vy,wz,dvx,dvy,dwz``]: the platform origin's velocity, the angular velocity and their
+  derivatives, base frame; OUT ``f1..f6`` [``f1..f3``], the actuators' forces along the legs
+  (N, positive extending), gravity included.
+- ``fk``: IN ``rho1..rho6`` [``rho1..rho3``]; OUT the pose (pitch in [-pi/2, pi/2], the other
+  angles in (-pi, pi]) and ``iterations``.
+
+Every OUT ends with ``valid`` (and ``reason`` on request). A row is ``valid = 0`` with zeros
+when a leg is outside its stroke (``outside_limits``), when its matrix is singular or above
+``--max-cond`` (``near_singular``), or when forward kinematics does not converge
+(``unreachable``); precedence as CONVENTIONS states.
+"""
+
+import numpy as np
+
+from robohw.io.csv_table import read_columns, write_rows
+from robohw.reference.platform_dynamics import gosselin_dynamics
+from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
+                                                  forward_kinematics, jacobian)
+
+__all__ = ["BACKENDS", "COMMANDS", "input_columns", "output_columns", "read_platform_input",
+           "solve_platform", "write_platform_output", "REASONS"]
+
+BACKENDS = ("float",)
+COMMANDS = ("ik", "jacobian", "dynamics", "fk")
+# CONVENTIONS: the first that applies is the row's reason.
+REASONS = ("out_of_format", "unreachable", "near_singular", "outside_limits")
+
+
+def _rates(platform):
+    if platform.spatial:
+        return ["vx", "vy", "vz", "wx", "wy", "wz"]
+    return ["vx", "vy", "wz"]
+
+
+def input_columns(platform, command):
+    """The input columns of ``command`` for ``platform``."""
+    legs = [f"rho{k}" for k in range(1, len(platform.legs) + 1)]
+    if command == "fk":
+        return legs
+    pose = list(platform.pose_fields)
+    if command == "dynamics":
+        rates = _rates(platform)
+        return pose + rates + [f"d{name}" for name in rates]
+    return pose
+
+
+def output_columns(platform, command):
+    """The result columns of ``command`` (``valid`` and ``reason`` follow)."""
+    legs = range(1, len(platform.legs) + 1)
+    if command == "ik":
+        return [f"rho{k}" for k in legs]
+    if command == "jacobian":
+        dof = 6 if platform.spatial else 3
+        return [f"k{i}_{j}" for i in legs for j in range(1, dof + 1)] + ["cond"]
+    if command == "dynamics":
+        return [f"f{k}" for k in legs]
+    return list(platform.pose_fields) + ["iterations"]
+
+
+def read_platform_input(path, platform, command):
+    """The input rows of ``command``: an ``(N, columns)`` float array."""
+    if command not in COMMANDS:
+        raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
+    return read_columns(path, input_columns(platform, command))
+
+
+def _twists(platform, values):
+    """``(N, 6)`` (vx..wz) or planar ``(N, 3)`` (vx, vy, wz) columns as the references' twists:
+    ``(omega, r_dot)``, planar ``(phi_dot, x_dot, y_dot)``."""
+    if platform.spatial:
+        return np.column_stack([values[:, 3:], values[:, :3]])
+    return values[:, [2, 0, 1]]
+
+
+def _outside_stroke(platform, lengths):
+    low = np.array([leg.stroke[0] for leg in platform.legs])
+    high = np.array([leg.stroke[1] for leg in platform.legs])
+    return np.any((lengths < low) | (lengths > high), axis=1)
+
+
+def solve_platform(platform, command, rows, backend="float", *, max_cond=None, guess=None,
+                   tolerance=FK_TOLERANCE, iterations=FK_ITERATIONS):
+    """``(values, valid, reason)``: the result columns of ``command`` (zeros where not
+    valid), and per row ``valid`` and ``reason`` (``ok`` or the first of :data:`REASONS`)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if command not in COMMANDS:
+        raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
+    if max_cond is not None and not max_cond >= 1:
+        raise ValueError(f"max_cond must be at least 1, not {max_cond!r}")
+    rows = np.asarray(rows, dtype=float)
+    count = len(rows)
+    reason = np.full(count, "ok", dtype=object)
+
+    def mark(flags, why):            # the first reason that applies stays
+        reason[flags & (reason == "ok")] = why
+
+    pose_columns = len(platform.pose_fields)
+    if command == "fk":
+        poses, steps, why = forward_kinematics(platform, rows, guess=guess,
+                                               tolerance=tolerance, iterations=iterations)
+        for name in REASONS:
+            mark(why == name, name)
+        mark(_outside_stroke(platform, rows), "outside_limits")
+        values = np.column_stack([poses, steps])
+    else:
+        poses = rows[:, :pose_columns]
+        lengths, k_rows = jacobian(platform, poses)
+        if command == "ik":
+            values = lengths
+        elif command == "jacobian":
+            condition = np.linalg.cond(k_rows)
+            mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
+            values = np.column_stack([k_rows.reshape(count, -1), condition])
+        else:
+            dof = 6 if platform.spatial else 3
+            forces, condition = gosselin_dynamics(
+                platform, poses, _twists(platform, rows[:, pose_columns:pose_columns + dof]),
+                _twists(platform, rows[:, pose_columns + dof:]))
+            mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
+            values = forces
+        mark(_outside_stroke(platform, lengths), "outside_limits")
+    # Only a division by a zero length or a singular matrix makes infinities.
+    mark(~np.all(np.isfinite(values), axis=1), "near_singular")
+    valid = reason == "ok"
+    kept = np.zeros(values.shape[1], dtype=bool)
+    if command == "fk":
+        kept[-1] = True              # the iterations, of a failure too
+    values = np.where(valid[:, None] | kept, values, 0.0)
+    return values, valid, reason
+
+
+def write_platform_output(path, platform, command, values, valid, reason=None):
+    """Write ``OUT.csv`` atomically (``valid`` last, or ``valid,reason``)."""
+    columns = output_columns(platform, command)
+    header = columns + ["valid"] + (["reason"] if reason is not None else [])
+    integer = {"iterations"}
+    reason = reason if reason is not None else [None] * len(values)
+    write_rows(path, header, ([*(int(v) if name in integer else float(v)
+                                 for name, v in zip(columns, row)), int(ok),
+                               *([r] if r else [])]
+                              for row, ok, r in zip(values, valid, reason)))

@@ -28,7 +28,8 @@ __all__ = ["Node", "Tracer", "OPS", "assign_formats", "Format", "frac_bits_for"]
 OPS = {
     "input": (0, 0, None),
     "const": (0, 0, None),       # fold=False only
-    "recip": (1, 1, "div"),       # fold=False only: 1 / constant
+    "recip": (1, 1, "div"),       # fold=False only: 1 / constant (counted: 1 / node too)
+    "sqrt": (1, 1, "sqrt"),       # counted only (a platform's leg lengths)
     "add": (2, 1, "add"),
     "sub": (2, 1, "add"),
     "addc": (1, 1, "add"),        # node + constant
@@ -98,11 +99,17 @@ class Tracer:
 
     def reciprocal(self, value):
         if isinstance(value, Node):
+            if value.low <= 0 <= value.high:   # counted only: no finite range
+                return Node(self, "recip", (value,), None, -math.inf, math.inf)
             return Node(self, "recip", (value,), None, 1 / value.high, 1 / value.low)
         if self.fold:
             return 1.0 / value
         constant = self.const(value)
         return Node(self, "recip", (constant,), None, 1 / value, 1 / value)
+
+    def sqrt(self, value):
+        return Node(self, "sqrt", (value,), None, max(value.low, 0.0) ** 0.5,
+                    max(value.high, 0.0) ** 0.5)
 
     @contextmanager
     def cell(self, *name):
@@ -176,13 +183,14 @@ class Tracer:
         return sorted(seen)
 
     def counts(self, indices=None):
-        """Operations by kind (``mul``, ``add``, ``div``) among ``indices`` (default: all)."""
+        """Operations by kind (``mul``, ``add``, ``div``, and ``sqrt`` if any) among
+        ``indices`` (default: all)."""
         nodes = self.nodes if indices is None else [self.nodes[k] for k in indices]
         out = {"mul": 0, "add": 0, "div": 0}
         for node in nodes:
             kind = OPS[node.op][2]
             if kind:
-                out[kind] += 1
+                out[kind] = out.get(kind, 0) + 1
         return out
 
 

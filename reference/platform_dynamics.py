@@ -28,7 +28,8 @@ from robohw.reference.algebra import (FloatArith, cross, dot, matmul, matvec, to
                                       vscale, vsub)
 from robohw.reference.platform_kinematics import leg_geometry, pose_arrays
 
-__all__ = ["leg_dynamics", "platform_system", "gosselin_dynamics",
+__all__ = ["leg_motion", "leg_equilibrium", "leg_dynamics", "actuator_force", "platform_system",
+           "gosselin_dynamics",
            "virtual_power_dynamics", "motion_arrays", "SYSTEM_ROWS"]
 
 # The rows of the platform's Newton-Euler equations (forces x, y, z, moments x, y, z) that a
@@ -40,22 +41,29 @@ def _vector(arith, values, spatial):
     return tuple(arith.const(v) for v in values) + (() if spatial else (0,))
 
 
+class LegMotion:
+    """One leg's motion: its geometry, ``1 / rho``, its unit vector ``e``, its angular
+    acceleration (no spin about its axis) and its parts' centres of mass' accelerations."""
+    __slots__ = ("geometry", "inv", "e", "w_leg_dot", "a_lower", "a_upper")
+
+    def __init__(self, geometry, inv, e, w_leg_dot, a_lower, a_upper):
+        self.geometry, self.inv, self.e = geometry, inv, e
+        self.w_leg_dot, self.a_lower, self.a_upper = w_leg_dot, a_lower, a_upper
+
+
 class LegDynamics:
     """Phase 1 of one leg: its unit vector ``e``, the force across it on the platform ``g``
-    and the upper part's ``m_u (a_u - g) . e`` (phase 3's term), with its geometry."""
-    __slots__ = ("geometry", "e", "g", "axial")
+    and the upper part's ``m_u (a_u - g)`` (phase 3's term), with its geometry."""
+    __slots__ = ("geometry", "e", "g", "upper_force")
 
-    def __init__(self, geometry, e, g, axial):
-        self.geometry, self.e, self.g, self.axial = geometry, e, g, axial
+    def __init__(self, geometry, e, g, upper_force):
+        self.geometry, self.e, self.g, self.upper_force = geometry, e, g, upper_force
 
 
-def leg_dynamics(platform, leg, r, Q, motion, arith):
-    """Phase 1 of Gosselin's decomposition for one leg (eqs. 20-23, 33-37, gravity included).
-
+def leg_motion(platform, leg, r, Q, motion, arith):
+    """The leg's kinematics from the platform's (spec A.3.4; the paper assumes them known):
     ``motion`` is ``(omega, r_dot, omega_dot, r_ddot)``, base frame, scalar 3-tuples."""
-    spatial = platform.spatial
     omega, r_dot, omega_dot, r_ddot = motion
-    gravity = _vector(arith, platform.gravity, spatial)
     geometry = leg_geometry(platform, leg, r, Q, arith)
     s, qb = geometry.s, geometry.qb
     inv = arith.reciprocal(geometry.rho)
@@ -70,19 +78,39 @@ def leg_dynamics(platform, leg, r, Q, motion, arith):
     w_leg_dot = vsub(vscale(inv2, cross(s, s_ddot)), vscale(2 * (rho_dot * inv), w_leg))
     e_dot = cross(w_leg, e)
     e_ddot = vadd(cross(w_leg_dot, e), cross(w_leg, e_dot))
-    lower, upper = leg.lower, leg.upper
     # The parts' centres of mass: l_l e and (rho - l_u) e from the base joint.
-    a_lower = vscale(arith.const(lower.com_distance), e_ddot)
-    a_upper = vsub(s_ddot, vscale(arith.const(upper.com_distance), e_ddot))
-    lower_force = vscale(arith.const(lower.mass), vsub(a_lower, gravity))
-    upper_force = vscale(arith.const(upper.mass), vsub(a_upper, gravity))
-    arm = geometry.rho - arith.const(upper.com_distance)
-    # Euler's equation of the whole leg about its base joint: -s x g = Z.
+    a_lower = vscale(arith.const(leg.lower.com_distance), e_ddot)
+    a_upper = vsub(s_ddot, vscale(arith.const(leg.upper.com_distance), e_ddot))
+    return LegMotion(geometry, inv, e, w_leg_dot, a_lower, a_upper)
+
+
+def leg_equilibrium(platform, leg, moving, arith):
+    """Phase 1's solve (eqs. 33-37, gravity included): Euler's equation of the whole leg
+    about its base joint, ``-s x g = Z``, in closed form ``g = (s x Z) / rho^2``."""
+    gravity = _vector(arith, platform.gravity, platform.spatial)
+    lower, upper = leg.lower, leg.upper
+    e, s = moving.e, moving.geometry.s
+    lower_force = vscale(arith.const(lower.mass), vsub(moving.a_lower, gravity))
+    upper_force = vscale(arith.const(upper.mass), vsub(moving.a_upper, gravity))
+    arm = moving.geometry.rho - arith.const(upper.com_distance)
     z = vadd(cross(e, vadd(vscale(arith.const(lower.com_distance), lower_force),
                            vscale(arm, upper_force))),
-             vscale(arith.const(lower.inertia + upper.inertia), w_leg_dot))
-    g = vscale(inv2, cross(s, z))
-    return LegDynamics(geometry, e, g, dot(upper_force, e))
+             vscale(arith.const(lower.inertia + upper.inertia), moving.w_leg_dot))
+    g = vscale(moving.inv * moving.inv, cross(s, z))
+    return LegDynamics(moving.geometry, e, g, upper_force)
+
+
+def leg_dynamics(platform, leg, r, Q, motion, arith):
+    """Phase 1 of Gosselin's decomposition for one leg: :func:`leg_motion`, then
+    :func:`leg_equilibrium`."""
+    return leg_equilibrium(platform, leg, leg_motion(platform, leg, r, Q, motion, arith),
+                           arith)
+
+
+def actuator_force(leg, f):
+    """Phase 3 (eq. 38 with gravity): the actuator's force ``h = f + m_u (a_u - g) . e`` from
+    the force ``f`` along the leg on the platform."""
+    return f + dot(leg.upper_force, leg.e)
 
 
 def platform_system(platform, Q, motion, legs, arith):
@@ -144,8 +172,9 @@ def gosselin_dynamics(platform, poses, velocities, accelerations):
     f = np.full(rhs.shape, np.nan)
     if solvable.any():
         f[solvable] = np.linalg.solve(matrix[solvable], rhs[solvable][..., None])[..., 0]
-    axial = _stack([[leg.axial for leg in legs]], count)[:, 0, :]
-    return f + axial, np.where(solvable, condition, np.inf)
+    forces = np.column_stack([np.broadcast_to(actuator_force(leg, f[:, k]), (count,))
+                              for k, leg in enumerate(legs)])
+    return forces, np.where(solvable, condition, np.inf)
 
 
 def virtual_power_dynamics(platform, poses, velocities, accelerations):

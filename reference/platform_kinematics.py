@@ -20,7 +20,7 @@ from robohw.reference.algebra import FloatArith, cross, dot, matvec, vadd, vsub
 
 __all__ = ["rotation", "angles", "pose_arrays", "LegGeometry", "leg_geometry", "jacobian_row",
            "jacobian_derivative_row", "inverse_kinematics", "jacobian", "leg_rates",
-           "forward_kinematics", "FK_TOLERANCE", "FK_ITERATIONS"]
+           "forward_kinematics", "displaced", "FK_TOLERANCE", "FK_ITERATIONS"]
 
 # Forward kinematics: converged when every leg length is within this of the measured one (m),
 # given up after this many Newton steps.
@@ -199,6 +199,17 @@ def forward_kinematics(platform, lengths, guess=None, tolerance=FK_TOLERANCE,
         active[index[bad]] = False
         steps[index[bad]] = step + 1
     return _pose_of(r, Q, spatial), steps, reasons
+
+
+def displaced(platform, poses, twists, step):
+    """Poses moved by ``twists * step``: ``r`` by ``r_dot step``, ``Q`` by the rotation
+    ``exp(skew(omega step))`` (base frame); twists as :func:`leg_rates` takes them."""
+    poses, twists = np.asarray(poses, dtype=float), np.asarray(twists, dtype=float)
+    if not platform.spatial:
+        return poses + step * twists[:, [1, 2, 0]]
+    Q = np.moveaxis(np.array(rotation(*poses[:, 3:].T)), -1, 0)
+    return np.column_stack([poses[:, :3] + step * twists[:, 3:],
+                            *angles(_rodrigues(step * twists[:, :3]) @ Q)])
 
 
 def _planar_rotation(phi):

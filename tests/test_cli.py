@@ -51,6 +51,9 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     inertia = json.loads((tmp_path / "inertia.json").read_text())
     assert all(r["measured"]["latency"] == r["latency"] and r["measured"]["equals_model"]
                for r in inertia["puma"])
+    platform = json.loads((tmp_path / "platform.json").read_text())
+    assert {r["item"] for r in platform["counts"]["spatial"]} >= {"ik", "dynamics_serial"}
+    assert "# Parallel manipulators" in (tmp_path / "platform.md").read_text()
     for plot in ("errors.png", "ik_schedule.png", "inertia_tradeoff.png"):
         assert (tmp_path / plot).read_bytes()[:4] == b"\x89PNG", plot
 

@@ -20,7 +20,8 @@ LAYERS = (
     ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
     ("robohw.reference",),                              # float64 references
     ("robohw.dataflow",),                               # traced graphs as pipelines
-    ("robohw.ik", "robohw.systolic", "robohw.dynamics"),  # IK, inertia, inverse dynamics
+    # IK, inertia, inverse dynamics, parallel manipulators' legs
+    ("robohw.ik", "robohw.systolic", "robohw.dynamics", "robohw.legs"),
     # The application: what it measures and reads, the design registry, the flows, the CLI.
     ("robohw.progress",),
     ("robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),
@@ -31,7 +32,7 @@ LAYERS = (
 ROOT_PACKAGE = "robohw"
 # The layer packages' own folders: imports of these names without the root are forbidden.
 BARE = {"hw", "buffers", "robots", "platforms", "sim", "cordic", "reference", "dataflow", "ik",
-        "systolic", "dynamics"}
+        "systolic", "dynamics", "legs"}
 
 
 def _package_dirs():

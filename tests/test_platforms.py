@@ -13,7 +13,7 @@ from robohw.platforms import (PlatformFileError, PlatformFileWarning, SHIPPED_PL
 from robohw.reference.algebra import FloatArith
 from robohw.reference.platform_dynamics import gosselin_dynamics, virtual_power_dynamics
 from robohw.reference.platform_kinematics import (
-    _rodrigues, angles, forward_kinematics, inverse_kinematics, jacobian,
+    angles, displaced, forward_kinematics, inverse_kinematics, jacobian,
     jacobian_derivative_row, leg_geometry, pose_arrays, rotation)
 
 SPATIAL_RANGE = np.array([0.05, 0.05, 0.05, 0.15, 0.15, 0.15])
@@ -126,15 +126,6 @@ def test_planar_inverse_kinematics_is_the_papers_eqs_24_to_26():
                            rtol=0, atol=1e-15)
 
 
-def _moved(platform, poses, twist, h):
-    """Poses moved by ``twist * h`` (omega about the base frame, then r)."""
-    if not platform.spatial:
-        return poses + h * twist[:, [1, 2, 0]]
-    Q = np.moveaxis(np.array(rotation(*poses[:, 3:].T)), -1, 0)
-    return np.column_stack([poses[:, :3] + h * twist[:, 3:],
-                            *angles(_rodrigues(h * twist[:, :3]) @ Q)])
-
-
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_jacobian_rows_are_the_derivative_of_the_leg_lengths(name):
     # rho_dot = (K / rho) t: the sign of the printed eq. (9) is the other one.
@@ -144,8 +135,8 @@ def test_jacobian_rows_are_the_derivative_of_the_leg_lengths(name):
     twist = rng.normal(size=(300, 6 if platform.spatial else 3))
     _, rows = jacobian(platform, poses)
     h = 1e-5
-    central = (inverse_kinematics(platform, _moved(platform, poses, twist, h)) -
-               inverse_kinematics(platform, _moved(platform, poses, twist, -h))) / (2 * h)
+    central = (inverse_kinematics(platform, displaced(platform, poses, twist, h)) -
+               inverse_kinematics(platform, displaced(platform, poses, twist, -h))) / (2 * h)
     assert np.abs(np.einsum("nij,nj->ni", rows, twist) - central).max() < 1e-7
 
 
@@ -163,8 +154,8 @@ def test_jacobian_derivative_rows_against_finite_differences():
                                       g.qb[0] * g.s[1] - g.qb[1] * g.s[0], *g.s))(
                               leg_geometry(platform, leg, r, Q, arith))]
                          for leg in platform.legs])
-    central = (rows(_moved(platform, poses, twist, h)) -
-               rows(_moved(platform, poses, twist, -h))) / (2 * h)
+    central = (rows(displaced(platform, poses, twist, h)) -
+               rows(displaced(platform, poses, twist, -h))) / (2 * h)
     r, Q = pose_arrays(platform, poses)
     omega, r_dot = tuple(twist[:, :3].T), tuple(twist[:, 3:].T)
     for k, leg in enumerate(platform.legs):
@@ -278,7 +269,6 @@ def test_actuator_power_is_the_rate_of_the_bodies_energy(name):
         Q = np.moveaxis(np.array([[np.broadcast_to(v, (len(t),)) for v in row] for row in Q]),
                         -1, 0)
         r = np.column_stack([np.broadcast_to(v, (len(t),)) for v in r])
-        gravity = np.array(tuple(platform.gravity) + (() if spatial else (0.0,)))
         pad = (lambda v: np.array(tuple(v) + (() if spatial else (0.0,))))
         bodies = [(platform.mass, r + Q @ pad(platform.com))]
         frames = [Q]
@@ -462,3 +452,50 @@ def test_platform_usage_errors_are_one_line(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert re.search(message, err) and err.count("\n") == 1
     assert not (tmp_path / "o.csv").exists()
+
+
+# --- counts and the report -------------------------------------------------------------------
+
+def test_counts_reproduce_the_papers_ik_and_count_every_phase():
+    from robohw.legs.counts import PAPER, elimination, platform_counts
+    from robohw.dataflow.graph import Tracer
+    for name in SHIPPED_PLATFORMS:
+        platform = load_platform(name)
+        rows = {r.item: r for r in platform_counts(platform)}
+        kind = platform.kind
+        # The IK: 12m 14a 1 sqrt (planar 6m 7a 1 sqrt), exactly the paper's.
+        assert rows["ik"].ours == rows["ik"].paper == \
+            (*PAPER[kind]["ik"][0][:2], 0, 1)
+        # Totals are the phases' sums, counted independently of the per-item rows' code.
+        legs = len(platform.legs)
+        phase = [rows[k].ours for k in ("leg_phase", "platform_phase", "actuator_phase")]
+        assert rows["dynamics_serial"].ours == tuple(
+            legs * a + b + legs * c for a, b, c in zip(*phase))
+        assert set(PAPER[kind]) <= set(rows)
+    # Cross products: 6m 3a per Jacobian row, by hand.
+    assert {r.item: r.ours for r in platform_counts(load_platform())}["jacobian_row"] == \
+        (6, 3, 0, 0)
+    # The plain n x n elimination: n reciprocals, n(n-1)/2 (n + 1) + n(n + 1)/2 ... counted
+    # against a closed form: sum_k (n-k-1)(n-k+1) + (n-k) multiplications in the forward
+    # pass (factors, updates, the pivot row's scaling), n(n-1)/2 in the back substitution.
+    for n in (2, 3, 6):
+        tracer = Tracer(fold=False)
+        matrix = [[tracer.input(f"m{i}{j}", 1, 2) for j in range(n)] for i in range(n)]
+        elimination(matrix, [tracer.input(f"b{i}", 1, 2) for i in range(n)], tracer)
+        counts = tracer.counts()
+        forward = sum((n - k - 1) * (1 + (n - k)) + (n - k) for k in range(n))
+        assert counts["div"] == n
+        assert counts["mul"] == forward + n * (n - 1) // 2
+        assert counts["add"] == sum((n - k - 1) * (n - k) for k in range(n)) + n * (n - 1) // 2
+
+
+def test_the_printed_equations_fail_and_the_corrected_ones_hold():
+    from robohw.report.platform import printed_vs_corrected
+    out = printed_vs_corrected()
+    assert out["eq9"]["corrected_residual"] < 1e-8 < 1e-2 < out["eq9"]["printed_residual"]
+    for leg in out["planar_legs"]:
+        assert abs(leg["g_corrected"] - leg["g_reference"]) < 1e-12
+        assert abs(leg["h_corrected"] - leg["h_reference"]) < 1e-9
+    assert max(abs(leg["g_printed"] - leg["g_reference"]) for leg in out["planar_legs"]) > 0.1
+    assert max(abs(leg["h_printed"] - leg["h_reference"]) for leg in out["planar_legs"]) > 1
+    assert out["gravity"]["without"] == 0 and abs(out["gravity"]["with"] - 29.6719) < 1e-4

@@ -3,9 +3,10 @@ against its bit-exact model and its float reference, in one table; then the deta
 of each family, and the plots.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
-``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md`` and their ``.json`` twins, ``errors.png`` (error
-histograms), ``ik_schedule.png`` (the IK pipelines' schedules) and ``inertia_tradeoff.png``
-(latency and processing elements against N) and ``dynamics_tp.png`` (PFP's steps against p).
+``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md`` and their ``.json``
+twins, ``errors.png`` (error histograms), ``ik_schedule.png`` (the IK pipelines' schedules),
+``inertia_tradeoff.png`` (latency and processing elements against N) and ``dynamics_tp.png``
+(PFP's steps against p).
 When the folder holds ``synth.json`` (written by ``make synth``), ``summary.md`` shows those
 synthesis results beside the simulated cycles, with the commit and tools they came from.
 """
@@ -29,6 +30,7 @@ from robohw.report.cordic import write_cordic_report
 from robohw.report.dynamics import write_dynamics_report
 from robohw.report.ik import write_ik_report
 from robohw.report.inertia import write_inertia_report
+from robohw.report.platform import write_platform_report
 from robohw.report.plots import plot_error_histograms, plot_ik_schedule
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
@@ -155,5 +157,6 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
                          quick=quick, stream=stream)
     write_dynamics_report(out_dir, {name: by_name[name] for name in
                                     ("dynamics-pipelined", "dynamics-array")}, quick=quick)
-    progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md")
+    write_platform_report(out_dir, quick=quick)
+    progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md")
     return table

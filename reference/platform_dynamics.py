@@ -227,7 +227,7 @@ def virtual_power_dynamics(platform, poses, velocities, accelerations):
         e_ddot = np.cross(w_leg_dot, e) + np.cross(w_leg, e_dot)
         a_lower = leg.lower.com_distance * e_ddot
         a_upper = s_ddot - leg.upper.com_distance * e_ddot
-        spin = leg.lower.inertia + leg.upper.inertia
+        transverse = leg.lower.inertia + leg.upper.inertia
         for k, (ws, vs) in enumerate(zip(virtual[:, :3], virtual[:, 3:])):
             sv = vs + np.cross(ws, qb)            # the joint's virtual velocity
             wv = np.cross(s, sv) / rho[:, None] ** 2
@@ -236,7 +236,7 @@ def virtual_power_dynamics(platform, poses, velocities, accelerations):
             v_upper = sv - leg.upper.com_distance * np.cross(wv, e)
             power[:, k] += np.einsum("ni,ni->n", leg.lower.mass * (a_lower - gravity), v_lower)
             power[:, k] += np.einsum("ni,ni->n", leg.upper.mass * (a_upper - gravity), v_upper)
-            power[:, k] += spin * np.einsum("ni,ni->n", w_leg_dot, wv)
+            power[:, k] += transverse * np.einsum("ni,ni->n", w_leg_dot, wv)
     return np.linalg.solve(rates, power[..., None])[..., 0]
 
 

@@ -135,11 +135,11 @@ def printed_vs_corrected():
         a_u, a_l = across(moving.a_upper), across(moving.a_lower)
         w_dot = float(np.squeeze(moving.w_leg_dot[2]))
         length = float(np.squeeze(moving.geometry.rho))
-        spin = leg.lower.inertia + leg.upper.inertia
+        transverse = leg.lower.inertia + leg.upper.inertia
         mu, ml = leg.upper.mass, leg.lower.mass
         lu, ll = leg.upper.com_distance, leg.lower.com_distance
-        d_printed = (spin * w_dot + mu * lu * a_u - ml * ll * a_l) / length
-        d_corrected = (mu * lu * a_u - ml * ll * a_l - spin * w_dot) / length
+        d_printed = (transverse * w_dot + mu * lu * a_u - ml * ll * a_l) / length
+        d_corrected = (mu * lu * a_u - ml * ll * a_l - transverse * w_dot) / length
         reference = across(leg_equilibrium(planar, leg, moving, arith).g)
         legs.append({"g_printed": d_printed - mu * a_u, "g_corrected": d_corrected - mu * a_u,
                      "g_reference": reference, "upper_axial": mu * along(moving.a_upper)})

@@ -107,8 +107,8 @@ def _spec_state():
 
 
 def printed_vs_corrected():
-    """The paper's printed equations against the corrected ones on test states: eq. (9)'s
-    sign, eq. (30)'s inertia term and eq. (32)'s sign (planar), and gravity."""
+    """The paper's printed equations against the corrected ones on test states: the sign of
+    eqs. (9) and (27), eq. (30)'s inertia term and eq. (32)'s sign (planar), and gravity."""
     spatial, planar = load_platform("hexapod"), load_platform("planar_3rpr")
     out = {}
     pose, twist, acceleration = _spec_state()
@@ -119,6 +119,14 @@ def printed_vs_corrected():
     k_t = rho * np.einsum("nij,nj->ni", rows, twist)       # K t
     out["eq9"] = {"printed_residual": float(np.abs(rho * rho_dot + k_t).max()),
                   "corrected_residual": float(np.abs(rho * rho_dot - k_t).max())}
+    # Planar eq. (27), J rho_dot + K r_dot = 0 as printed, at the home pose moving.
+    home, rates = np.array([planar.home]), np.array([[0.4, 0.3, -0.2]])
+    rho_dot = (inverse_kinematics(planar, displaced(planar, home, rates, h)) -
+               inverse_kinematics(planar, displaced(planar, home, rates, -h))) / (2 * h)
+    rho, rows = jacobian(planar, home)
+    k_t = rho * np.einsum("nij,nj->ni", rows, rates)
+    out["eq27"] = {"printed_residual": float(np.abs(rho * rho_dot + k_t).max()),
+                   "corrected_residual": float(np.abs(rho * rho_dot - k_t).max())}
     # Planar (30)-(32) at the home pose moving: each leg's force across it on the platform.
     state = (np.array([planar.home]), np.array([[0.4, 0.3, -0.2]]),
              np.array([[1.5, -2.0, 1.0]]))
@@ -251,7 +259,10 @@ def write_platform_report(out_dir, quick=False):
         f"- Eq. (9), `J rho_dot + K t = 0` as printed: residual "
         f"{printed['eq9']['printed_residual']:.3g} on the spec's test state (t = 0.7 s); "
         f"`J rho_dot = K t`: {printed['eq9']['corrected_residual']:.1e} (rho_dot by central "
-        "differences of the IK).",
+        "differences of the IK). Planar eq. (27), the same sign: residual "
+        f"{printed['eq27']['printed_residual']:.3g} as printed, "
+        f"{printed['eq27']['corrected_residual']:.1e} corrected (the home pose moving, "
+        "phi_dot, x_dot, y_dot = 0.4, 0.3, -0.2).",
         "- Planar eqs. (30)-(31), the force across each leg on the platform (N) at the home "
         "pose moving (phi_dot, x_dot, y_dot = 0.4, 0.3, -0.2; accelerations 1.5, -2, 1): "
         "printed " + ", ".join(f"{leg['g_printed']:.4f}" for leg in legs) +

@@ -631,7 +631,7 @@ def _dynamics(args):
 def _platform(args):
     from robohw.io.csv_table import CsvFileError
     from robohw.io.platform import read_platform_input, solve_platform, write_platform_output
-    from robohw.platforms import PlatformFileError, load_platform
+    from robohw.robots.platform import PlatformFileError, load_platform
     source = args.lengths if args.action == "fk" else \
         (args.states if args.action == "dynamics" else args.poses)
     name = f"platform {args.action}"

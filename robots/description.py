@@ -31,22 +31,17 @@ an axis-only inertia).
 """
 
 import math
-import pathlib
-import tomllib
 import warnings
 from dataclasses import dataclass
 
-import numpy as np
+from robohw.robots.toml_file import TOLERANCE, inertia_tensor, number, numbers, read_toml
 
 __all__ = ["Joint", "Robot", "RobotFileError", "RobotFileWarning", "load_robot",
            "SHIPPED_ROBOTS", "DEFAULT_ROBOT", "DEFAULT_GRAVITY"]
 
-ROBOTS_DIR = pathlib.Path(__file__).parent
 SHIPPED_ROBOTS = ("puma560", "puma560_fgl", "stanford", "stanford_thesis")
 DEFAULT_ROBOT = "puma560"
 DEFAULT_GRAVITY = (0.0, 0.0, -9.81)
-# Relative tolerance of the physics checks: the data are decimals of a few digits.
-_TOLERANCE = 1e-6
 
 
 class RobotFileError(ValueError):
@@ -92,15 +87,11 @@ class Robot:
 
 
 def _number(value, where, field):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise RobotFileError(f"{where}: {field}: expected a finite number, not {value!r}")
-    return float(value)
+    return number(value, where, field, RobotFileError)
 
 
 def _numbers(value, count, where, field):
-    if not isinstance(value, list) or len(value) != count:
-        raise RobotFileError(f"{where}: {field}: expected a list of {count} numbers, not {value!r}")
-    return tuple(_number(v, where, field) for v in value)
+    return numbers(value, count, where, field, RobotFileError)
 
 
 _KNOWN = {"type", "a", "alpha", "d", "theta", "offset", "limits", "velocity_limit",
@@ -114,21 +105,6 @@ def _positive(table, field, where):
     if value <= 0:
         raise RobotFileError(f"{where}: {field}: must be positive, not {value:g}")
     return value
-
-
-def _check_inertia(inertia, where):
-    """Positive semidefinite, else an error; principal moments that break the triangle
-    inequality, a warning."""
-    ixx, iyy, izz, ixy, iyz, ixz = inertia
-    moments = np.linalg.eigvalsh(np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]]))
-    scale = max(abs(moments).max(), 1e-300)
-    if moments[0] < -_TOLERANCE * scale:
-        raise RobotFileError(f"{where}: inertia: not positive semidefinite (principal moments "
-                             f"{', '.join(f'{m:.4g}' for m in moments)})")
-    if moments[2] > moments[0] + moments[1] + _TOLERANCE * scale:
-        warnings.warn(f"{where}: inertia: principal moments {', '.join(f'{m:.4g}' for m in moments)}"
-                      f" break the triangle inequality (no rigid body has them)",
-                      RobotFileWarning, stacklevel=4)
 
 
 def _joint(table, where):
@@ -146,7 +122,7 @@ def _joint(table, where):
         if field not in table:
             raise RobotFileError(f"{where}: {field}: missing")
     a, alpha, offset = (_number(table[f], where, f) for f in ("a", "alpha", "offset"))
-    if abs(alpha) > 2 * math.pi + _TOLERANCE:
+    if abs(alpha) > 2 * math.pi + TOLERANCE:
         raise RobotFileError(f"{where}: alpha: {alpha:g} is beyond 2 pi: radians are needed "
                              f"(degrees?)")
     d = _number(table.get("d", 0.0), where, "d")
@@ -178,7 +154,7 @@ def _joint(table, where):
             raise RobotFileError(f"{where}: mass: must not be negative")
         com = _numbers(table["com"], 3, where, "com")
         inertia = _numbers(table["inertia"], 6, where, "inertia")
-        _check_inertia(inertia, where)
+        inertia_tensor(inertia, where, "inertia", RobotFileError, RobotFileWarning)
     return Joint(kind, a, alpha, d, offset, limits=limits, mass=mass, com=com, inertia=inertia,
                  theta=theta, velocity_limit=_positive(table, "velocity_limit", where),
                  acceleration_limit=_positive(table, "acceleration_limit", where))
@@ -186,17 +162,7 @@ def _joint(table, where):
 
 def load_robot(path=DEFAULT_ROBOT):
     """Read a robot file, or a shipped robot by name (see :data:`SHIPPED_ROBOTS`)."""
-    path = pathlib.Path(path)
-    if path.suffix != ".toml" and str(path) in SHIPPED_ROBOTS:
-        path = ROBOTS_DIR / f"{path}.toml"
-    try:
-        with open(path, "rb") as file:
-            data = tomllib.load(file)
-    except FileNotFoundError:
-        raise RobotFileError(f"{path}: no such file (shipped robots: "
-                             f"{', '.join(SHIPPED_ROBOTS)})") from None
-    except tomllib.TOMLDecodeError as error:
-        raise RobotFileError(f"{path}: not valid TOML: {error}") from None
+    path, data = read_toml(path, SHIPPED_ROBOTS, RobotFileError, "robots")
     name = data.get("name")
     if not isinstance(name, str) or not name:
         raise RobotFileError(f"{path}: name: missing")

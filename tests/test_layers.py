@@ -15,8 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 # packages of one layer do not import each other. The root package (``robohw/__init__.py``)
 # imports nothing and stands under everything.
 LAYERS = (
-    # primitives, the optimizer, robots and platforms
-    ("robohw.hw", "robohw.buffers", "robohw.robots", "robohw.platforms"),
+    ("robohw.hw", "robohw.buffers", "robohw.robots"),   # primitives, the optimizer, robots
     ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
     ("robohw.reference",),                              # float64 references
     ("robohw.dataflow",),                               # traced graphs as pipelines
@@ -31,7 +30,7 @@ LAYERS = (
 )
 ROOT_PACKAGE = "robohw"
 # The layer packages' own folders: imports of these names without the root are forbidden.
-BARE = {"hw", "buffers", "robots", "platforms", "sim", "cordic", "reference", "dataflow", "ik",
+BARE = {"hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik",
         "systolic", "dynamics", "legs"}
 
 

@@ -8,12 +8,12 @@ import re
 import numpy as np
 import pytest
 
-from robohw.platforms import (PlatformFileError, PlatformFileWarning, SHIPPED_PLATFORMS,
+from robohw.robots.platform import (PlatformFileError, PlatformFileWarning, SHIPPED_PLATFORMS,
                               load_platform)
 from robohw.reference.algebra import FloatArith
 from robohw.reference.platform_dynamics import gosselin_dynamics, virtual_power_dynamics
 from robohw.reference.platform_kinematics import (
-    angles, displaced, forward_kinematics, inverse_kinematics, jacobian,
+    displaced, forward_kinematics, inverse_kinematics, jacobian,
     jacobian_derivative_row, leg_geometry, pose_arrays, rotation)
 
 SPATIAL_RANGE = np.array([0.05, 0.05, 0.05, 0.15, 0.15, 0.15])
@@ -186,26 +186,10 @@ def test_static_home_and_the_specs_test_state():
     forces, _ = gosselin_dynamics(platform, [platform.home], zero, zero)
     # Statics: the 10 kg platform and each leg's upper part (1 kg), shared by six legs.
     assert np.allclose(forces, 29.67193336, atol=1e-8)
-    # The spec's trajectory at t = 0.7 s (its published forces, two decimals): derivatives of
-    # r(t) in closed form, omega and its derivative by central differences of Q(t).
-    def position(t):
-        return np.array([0.02 * np.sin(2 * t), 0.03 * np.cos(3 * t), 0.6 + 0.02 * np.sin(t)])
-
-    def rot(t):
-        return np.array(rotation(0.05 * np.sin(3 * t), 0.08 * np.cos(2 * t), 0.1 * np.sin(t)))
-
-    t, h = 0.7, 1e-4
-    q_dot = (rot(t + h) - rot(t - h)) / (2 * h)
-    q_ddot = (rot(t + h) - 2 * rot(t) + rot(t - h)) / h ** 2
-    skew = q_dot @ rot(t).T
-    omega = np.array([skew[2, 1], skew[0, 2], skew[1, 0]])
-    skew_dot = q_ddot @ rot(t).T + q_dot @ q_dot.T
-    omega_dot = np.array([skew_dot[2, 1], skew_dot[0, 2], skew_dot[1, 0]])
-    r_dot = (position(t + h) - position(t - h)) / (2 * h)
-    r_ddot = (position(t + h) - 2 * position(t) + position(t - h)) / h ** 2
-    pose = np.concatenate([position(t), angles(rot(t))])
-    forces, _ = gosselin_dynamics(platform, [pose], [np.concatenate([omega, r_dot])],
-                                  [np.concatenate([omega_dot, r_ddot])])
+    # The spec's trajectory at t = 0.7 s (its published forces, two decimals).
+    from robohw.report.platform import spec_test_state
+    pose, twist, acceleration = spec_test_state()
+    forces, _ = gosselin_dynamics(platform, pose, twist, acceleration)
     published = [33.44, 32.92, 25.52, 22.98, 39.49, 22.23]
     assert np.round(forces[0], 2).tolist() == published
 

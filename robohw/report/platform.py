@@ -10,14 +10,14 @@ import pathlib
 import numpy as np
 
 from robohw.legs.counts import platform_counts
-from robohw.platforms import SHIPPED_PLATFORMS, load_platform
+from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.reference.algebra import FloatArith
 from robohw.reference.platform_dynamics import (gosselin_dynamics, leg_equilibrium, leg_motion,
                                                 motion_arrays, virtual_power_dynamics)
 from robohw.reference.platform_kinematics import (displaced, forward_kinematics,
                                                   inverse_kinematics, jacobian, pose_arrays)
 
-__all__ = ["count_table", "printed_vs_corrected", "fk_convergence", "dynamics_agreement",
+__all__ = ["count_table", "spec_test_state", "printed_vs_corrected", "fk_convergence", "dynamics_agreement",
            "write_platform_report", "WORKSPACE"]
 
 # Poses drawn uniformly within home +- these (m, rad): the workspace of the reports and tests.
@@ -83,7 +83,7 @@ def count_table(kind):
     return rows
 
 
-def _spec_state():
+def spec_test_state():
     """The spec's spatial test state (A.7: t = 0.7 s of its trajectory): pose, twist,
     acceleration; omega by central differences of Q(t)."""
     from robohw.reference.platform_kinematics import angles, rotation
@@ -111,7 +111,7 @@ def printed_vs_corrected():
     eqs. (9) and (27), eq. (30)'s inertia term and eq. (32)'s sign (planar), and gravity."""
     spatial, planar = load_platform("hexapod"), load_platform("planar_3rpr")
     out = {}
-    pose, twist, acceleration = _spec_state()
+    pose, twist, acceleration = spec_test_state()
     h = 1e-6
     rho_dot = (inverse_kinematics(spatial, displaced(spatial, pose, twist, h)) -
                inverse_kinematics(spatial, displaced(spatial, pose, twist, -h))) / (2 * h)

@@ -1,5 +1,5 @@
 """Parallel-manipulator descriptions in TOML: a platform on legs, each leg a base joint, a
-prismatic actuator and a platform joint (Gosselin 1996).
+prismatic actuator and a platform joint (Gosselin 1996). Shipped beside the robots.
 
 :func:`load_platform` reads a file (or a shipped platform by name: ``"hexapod"``, the default,
 and ``"planar_3rpr"``) into a :class:`Platform`; a bad file raises :class:`PlatformFileError`
@@ -38,18 +38,13 @@ semidefinite and a stroke that is not ``0 < shortest < longest`` are errors; pri
 that break the triangle inequality are a one-line :class:`PlatformFileWarning`.
 """
 
-import math
-import pathlib
-import tomllib
-import warnings
 from dataclasses import dataclass
 
-import numpy as np
+from robohw.robots.toml_file import inertia_tensor, number, numbers, read_toml
 
 __all__ = ["LegPart", "Leg", "Platform", "PlatformFileError", "PlatformFileWarning",
            "load_platform", "SHIPPED_PLATFORMS", "DEFAULT_PLATFORM", "KINDS"]
 
-PLATFORMS_DIR = pathlib.Path(__file__).parent
 SHIPPED_PLATFORMS = ("hexapod", "planar_3rpr")
 DEFAULT_PLATFORM = "hexapod"
 # kind: (legs, coordinates of a point, pose fields, default gravity)
@@ -57,8 +52,6 @@ KINDS = {
     "spatial": (6, 3, ("x", "y", "z", "roll", "pitch", "yaw"), (0.0, 0.0, -9.81)),
     "planar": (3, 2, ("x", "y", "phi"), (0.0, 0.0)),
 }
-# Relative tolerance of the physics checks: the data are decimals of a few digits.
-_TOLERANCE = 1e-6
 
 
 class PlatformFileError(ValueError):
@@ -119,16 +112,11 @@ class Platform:
 
 
 def _number(value, where, field):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise PlatformFileError(f"{where}: {field}: expected a finite number, not {value!r}")
-    return float(value)
+    return number(value, where, field, PlatformFileError)
 
 
 def _numbers(value, count, where, field):
-    if not isinstance(value, list) or len(value) != count:
-        raise PlatformFileError(f"{where}: {field}: expected a list of {count} numbers, not "
-                                f"{value!r}")
-    return tuple(_number(v, where, field) for v in value)
+    return numbers(value, count, where, field, PlatformFileError)
 
 
 def _table(data, field, where, known):
@@ -186,33 +174,14 @@ def _inertia(value, spatial, where):
         if moment < 0:
             raise PlatformFileError(f"{where}: platform.inertia: must not be negative")
         return moment
-    ixx, iyy, izz, ixy, iyz, ixz = _numbers(value, 6, where, "platform.inertia")
-    tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    moments = np.linalg.eigvalsh(tensor)
-    scale = max(abs(moments).max(), 1e-300)
-    if moments[0] < -_TOLERANCE * scale:
-        raise PlatformFileError(f"{where}: platform.inertia: not positive semidefinite "
-                                f"(principal moments {', '.join(f'{m:.4g}' for m in moments)})")
-    if moments[2] > moments[0] + moments[1] + _TOLERANCE * scale:
-        warnings.warn(f"{where}: platform.inertia: principal moments "
-                      f"{', '.join(f'{m:.4g}' for m in moments)} break the triangle inequality "
-                      f"(no rigid body has them)", PlatformFileWarning, stacklevel=4)
+    tensor = inertia_tensor(_numbers(value, 6, where, "platform.inertia"), where,
+                            "platform.inertia", PlatformFileError, PlatformFileWarning)
     return tuple(tuple(float(v) for v in row) for row in tensor)
 
 
 def load_platform(path=DEFAULT_PLATFORM):
     """Read a platform file, or a shipped platform by name (see :data:`SHIPPED_PLATFORMS`)."""
-    path = pathlib.Path(path)
-    if path.suffix != ".toml" and str(path) in SHIPPED_PLATFORMS:
-        path = PLATFORMS_DIR / f"{path}.toml"
-    try:
-        with open(path, "rb") as file:
-            data = tomllib.load(file)
-    except FileNotFoundError:
-        raise PlatformFileError(f"{path}: no such file (shipped platforms: "
-                                f"{', '.join(SHIPPED_PLATFORMS)})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise PlatformFileError(f"{path}: not valid TOML: {error}") from None
+    path, data = read_toml(path, SHIPPED_PLATFORMS, PlatformFileError, "platforms")
     known = {"name", "source", "kind", "gravity", "home", "leg", "platform"}
     unknown = set(data) - known
     if unknown:

@@ -1,0 +1,64 @@
+"""What the loaders of robot and platform files share: a shipped file found by its name, the
+file read as TOML, and numbers checked, every failure one line of the loader's own error."""
+
+import math
+import pathlib
+import tomllib
+import warnings
+
+import numpy as np
+
+__all__ = ["read_toml", "number", "numbers", "inertia_tensor"]
+
+# Relative tolerance of the physics checks: the data are decimals of a few digits.
+TOLERANCE = 1e-6
+
+FILES_DIR = pathlib.Path(__file__).parent
+
+
+def read_toml(path, shipped, error, kind):
+    """``(path, data)`` of a TOML file, or of a shipped one by its name (one of ``shipped``,
+    a file of this folder); a missing or unreadable file raises ``error`` (naming the shipped
+    ``kind``: robots, platforms)."""
+    path = pathlib.Path(path)
+    if path.suffix != ".toml" and str(path) in shipped:
+        path = FILES_DIR / f"{path}.toml"
+    try:
+        with open(path, "rb") as file:
+            return path, tomllib.load(file)
+    except FileNotFoundError:
+        raise error(f"{path}: no such file (shipped {kind}: {', '.join(shipped)})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as failure:
+        raise error(f"{path}: not valid TOML: {failure}") from None
+
+
+def number(value, where, field, error):
+    """``value`` as a float if it is a finite number, else ``error`` naming ``where`` and
+    ``field``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise error(f"{where}: {field}: expected a finite number, not {value!r}")
+    return float(value)
+
+
+def numbers(value, count, where, field, error):
+    """``value`` as a tuple of ``count`` floats, else ``error``."""
+    if not isinstance(value, list) or len(value) != count:
+        raise error(f"{where}: {field}: expected a list of {count} numbers, not {value!r}")
+    return tuple(number(v, where, field, error) for v in value)
+
+
+def inertia_tensor(values, where, field, error, warning):
+    """The 3 x 3 tensor of ``Ixx, Iyy, Izz, Ixy, Iyz, Ixz``: not positive semidefinite is an
+    ``error``; principal moments that break the triangle inequality, a ``warning`` (published
+    data has them)."""
+    ixx, iyy, izz, ixy, iyz, ixz = values
+    tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    moments = np.linalg.eigvalsh(tensor)
+    scale = max(abs(moments).max(), 1e-300)
+    listed = ", ".join(f"{m:.4g}" for m in moments)
+    if moments[0] < -TOLERANCE * scale:
+        raise error(f"{where}: {field}: not positive semidefinite (principal moments {listed})")
+    if moments[2] > moments[0] + moments[1] + TOLERANCE * scale:
+        warnings.warn(f"{where}: {field}: principal moments {listed} break the triangle "
+                      f"inequality (no rigid body has them)", warning, stacklevel=5)
+    return tensor

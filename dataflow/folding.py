@@ -9,21 +9,18 @@ cycles for the nodes under that constraint, a modulo reservation table of ``k`` 
 as its operands are ready, a product in the first cycle after that whose phase still has a free
 multiplier (one always comes within ``k`` cycles, since the table has room for all products).
 The adders are not shared: a shared adder would cost as much in multiplexers as it saves.
-
-Which multiplier of its phase a product takes does not change the schedule, only the wires:
-by default the first free one; with ``locality`` (:func:`bind_by_locality`) the one that
-already serves its operands or its cell, so that each multiplier's operand multiplexers gather
-from fewer places of the chip.
 """
 
 import math
 from collections import Counter, defaultdict
 
+import networkx as nx
+
 from robohw.hw.stream import check_fold
 from robohw.dataflow.graph import OPS
 from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
 
-__all__ = ["modulo_schedule", "shared_products", "bind_by_locality"]
+__all__ = ["modulo_schedule", "shared_products", "product_pools"]
 
 
 def shared_products(tracer, indices):
@@ -31,7 +28,26 @@ def shared_products(tracer, indices):
     return [k for k in indices if tracer.nodes[k].op in SHARED_OPS]
 
 
-def modulo_schedule(tracer, indices, fold, input_ready, locality=False):
+def product_pools(tracer, indices, resolution, seed=1):
+    """``{product index: pool}``: the live graph's communities (Louvain's modularity
+    clustering at ``resolution``, seeded: the same graph, the same pools), each product in
+    its own's. Values flow mostly inside a community; a pool of multipliers serving one keeps
+    its operand multiplexers' inputs among nearby registers."""
+    nodes = tracer.nodes
+    graph = nx.Graph()
+    for k in indices:
+        if nodes[k].op != "input":
+            graph.add_node(k)
+            graph.add_edges_from((k, a.index) for a in nodes[k].args
+                                 if nodes[a.index].op != "input")
+    communities = nx.community.louvain_communities(graph, resolution=resolution, seed=seed)
+    # Numbered by their first node: the order of the trace, not of the algorithm's sets.
+    communities = sorted(communities, key=min)
+    where = {k: pool for pool, members in enumerate(communities) for k in members}
+    return {k: where[k] for k in shared_products(tracer, indices)}
+
+
+def modulo_schedule(tracer, indices, fold, input_ready, pools=None):
     """A :class:`~robohw.dataflow.pipeline.Schedule` of the live ``indices`` folded by ``fold``.
 
     ``input_ready[name]`` is the cycle each input node's value exists (for one cycle: a port or
@@ -39,13 +55,20 @@ def modulo_schedule(tracer, indices, fold, input_ready, locality=False):
     same phase on one, and are ready :data:`~robohw.dataflow.pipeline.MULTIPLIER_STAGES` cycles
     after they start; every other node starts when its operands are ready. The schedule's
     ``windows`` are empty: a folded array is one pool of multipliers, not cells in windows.
-    With ``locality``, the products are bound to multipliers by :func:`bind_by_locality`
-    (the same start cycles).
+    With ``pools`` (``{product index: pool}``, as
+    :func:`product_pools` gives), each pool of products has multipliers of its own,
+    ``ceil(its products / fold)``, numbered pool after pool.
     """
     check_fold(fold)
     nodes = tracer.nodes
-    units = math.ceil(len(shared_products(tracer, indices)) / fold)
-    busy = [0] * fold                # multipliers taken in each phase
+    products = shared_products(tracer, indices)
+    pools = pools or {k: 0 for k in products}
+    sizes = Counter(pools[k] for k in products)
+    capacity = {pool: math.ceil(size / fold) for pool, size in sizes.items()}
+    first, units = {}, 0
+    for pool in sorted(capacity):
+        first[pool], units = units, units + capacity[pool]
+    busy = defaultdict(lambda: [0] * fold)  # multipliers of a pool taken in each phase
     start, ready, unit = {}, {}, {}
     for k in indices:
         node = nodes[k]
@@ -54,39 +77,12 @@ def modulo_schedule(tracer, indices, fold, input_ready, locality=False):
             continue
         cycle = max(ready[a.index] for a in node.args)
         if node.op in SHARED_OPS:
-            while busy[cycle % fold] == units:
+            taken = busy[pools[k]]
+            while taken[cycle % fold] == capacity[pools[k]]:
                 cycle += 1
-            unit[k] = busy[cycle % fold]
-            busy[cycle % fold] += 1
+            unit[k] = first[pools[k]] + taken[cycle % fold]
+            taken[cycle % fold] += 1
             start[k], ready[k] = cycle, cycle + MULTIPLIER_STAGES
         else:
             start[k], ready[k] = cycle, cycle + OPS[node.op][1]
-    if locality:
-        unit = bind_by_locality(tracer, list(unit), start, fold, units)
     return Schedule(start, ready, {}, fold=fold, multipliers=units, unit=unit)
-
-
-def bind_by_locality(tracer, products, start, fold, units):
-    """``{index: multiplier}``: each product, in ``products``' order, on the multiplier free in
-    its phase (``start[index] % fold``) that already serves the most of its operands, then the
-    most products of its cell; failing both, on an idle one rather than one serving others.
-
-    Placed, a multiplier sits near its operands' registers. In the Newton-Euler pipeline (18
-    bits, folded by 6), the first free multiplier of a phase gave a multiplier operands from
-    10.8 values on average and sent one value to 25 multipliers; bound by locality, 9.1 and 14.
-    """
-    taken = [set() for _ in range(fold)]
-    cells, sources = defaultdict(Counter), defaultdict(set)
-    unit = {}
-    for k in products:
-        node = tracer.nodes[k]
-        operands = {a.index for a in node.args}
-
-        def affinity(u):
-            return (len(operands & sources[u]), cells[u][node.cell], not cells[u], -u)
-        phase = start[k] % fold
-        unit[k] = max((u for u in range(units) if u not in taken[phase]), key=affinity)
-        taken[phase].add(unit[k])
-        cells[unit[k]][node.cell] += 1
-        sources[unit[k]] |= operands
-    return unit

@@ -21,7 +21,7 @@ from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
 from robohw.cordic.pipelined import pipelined_latency, pipelined_register_bits
 from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
-from robohw.dataflow.folding import modulo_schedule
+from robohw.dataflow.folding import modulo_schedule, product_pools
 from robohw.dataflow.graph import OPS, Tracer, assign_formats, frac_bits_for
 from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
                                       MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
@@ -62,13 +62,12 @@ class TracedPlan:
         Folded, the most flip-flops one copy of the phase ring enables
         (:func:`~robohw.dataflow.pipeline.ring_parts`); ``None`` (the base's): one copy per
         cell of the trace.
-    locality : bool
-        Folded, bind the products to multipliers by
-        :func:`~robohw.dataflow.folding.bind_by_locality` (``False``, the base's: the first
-        free multiplier of each phase).
+    pool_resolution : float or None
+        Folded, give each community of the graph (:func:`~robohw.dataflow.folding.product_pools`
+        at this resolution) multipliers of its own; ``None`` (the base's): one pool.
     """
     ring_fanout = None
-    locality = False
+    pool_resolution = None
 
     def __init__(self, *, width, fold, trig_width=None):
         self._width, self._fold = width, check_fold(fold)
@@ -99,8 +98,9 @@ class TracedPlan:
             ready = dict(self._input_ready)
             for k, (_, slot) in self.cordic_slots.items():
                 ready[f"cos{k}"] = ready[f"sin{k}"] = slot + pipelined_latency(self.cordic)
-            self.schedule = modulo_schedule(self.tracer, self.live, fold, ready,
-                                            locality=self.locality)
+            pools = (product_pools(self.tracer, self.live, self.pool_resolution)
+                     if self.pool_resolution else None)
+            self.schedule = modulo_schedule(self.tracer, self.live, fold, ready, pools=pools)
 
     # --- construction (for the subclass's _trace) --------------------------------------------
     def _trace(self):

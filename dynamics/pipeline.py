@@ -51,9 +51,6 @@ class NewtonEulerPlan(TracedPlan):
     # Folded, one ring copy per group of registers of this many flip-flops: the traced cells
     # are whole phases of the equations, up to 1,746 flip-flops (placed at 64 MHz).
     ring_fanout = 256
-    # Folded, products on the multipliers near their operands: the first free multiplier of a
-    # phase left the folded pipeline's operand multiplexers gathering from the whole graph.
-    locality = True
 
     def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None):
         if not isinstance(width, int) or isinstance(width, bool) or \

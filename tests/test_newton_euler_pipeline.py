@@ -174,36 +174,16 @@ def test_rtl_equals_model_under_stalls_with_states_out_of_bounds():
 
 
 def test_folded_rtl_equals_model_under_stalls():
-    # Folded by 6 (the registry's fold): the products share multipliers bound by locality,
-    # each register takes its value in its phase; one state per 6 cycles, bit for bit.
+    # Folded by 6 (the registry's fold): the products share multipliers, each register takes
+    # its value in its phase; one state per 6 cycles, bit for bit.
     robot = load_robot()
     dut = NewtonEulerPipeline(robot, width=16, fold=6, tag_width=8, check_ranges=True)
-    assert dut.plan.locality and dut.plan.schedule.multipliers == 98
+    assert dut.plan.schedule.multipliers == 98
     q, qd, qdd = states(robot, np.random.default_rng(14), 10)
     source, sink = [1, 1, 0, 1, 1, 1, 0], [1, 0, 1, 1, 0]
     run = check_rtl(dut, q, qd, qdd, source_valid=lambda c: source[c % len(source)],
                     sink_ready=lambda c: sink[c % len(sink)])
     assert dut.interval == 6 and np.diff(run.input_cycles).min() == 6
-
-
-def test_binding_by_locality_keeps_the_schedule_and_narrows_the_multiplexers():
-    plans = {flag: type("Plan", (NewtonEulerPlan,), {"locality": flag})(width=18, fold=6)
-             for flag in (False, True)}
-    schedules = {flag: plan.schedule for flag, plan in plans.items()}
-    assert schedules[True].start == schedules[False].start
-    assert schedules[True].multipliers == schedules[False].multipliers == 98
-    nodes = plans[True].tracer.nodes
-    sources = {}
-    for flag, sched in schedules.items():
-        # Still one product per multiplier and phase.
-        slots = {(unit, sched.start[k] % 6) for k, unit in sched.unit.items()}
-        assert len(slots) == len(sched.unit) and set(sched.unit.values()) == set(range(98))
-        gathered = collections.defaultdict(set)
-        for k, unit in sched.unit.items():
-            gathered[unit] |= {a.index for a in nodes[k].args}
-        sources[flag] = sum(map(len, gathered.values())) / 98
-    # Values each multiplier's operand multiplexers gather, on average: 10.8 -> 9.1.
-    assert sources[True] < 0.9 * sources[False]
 
 
 def critical_path(plan):

@@ -64,7 +64,10 @@ class TracedPlan:
         cell of the trace.
     pool_resolution : float or None
         Folded, give each community of the graph (:func:`~robohw.dataflow.folding.product_pools`
-        at this resolution) multipliers of its own; ``None`` (the base's): one pool.
+        at this resolution) multipliers of its own; ``None`` (every plan's now): one pool. On
+        the folded Newton-Euler pipeline (18 bits, fold 6), 1.0 made 15 pools on 104
+        multipliers (98 with one pool): placed wire length 749k against 918k, but nextpnr's
+        pre-route estimate 54.2 MHz against 65.3; neither routed yet.
     """
     ring_fanout = None
     pool_resolution = None

@@ -12,6 +12,7 @@ import pytest
 from netlist import register_depths
 
 from robohw.cordic.pipelined import pipelined_latency
+from robohw.dataflow.folding import product_pools
 from robohw.dataflow.graph import OPS
 from robohw.dataflow.pipeline import delay_taps, ring_parts
 from robohw.dataflow.plan import traced_float_values
@@ -184,6 +185,29 @@ def test_folded_rtl_equals_model_under_stalls():
     run = check_rtl(dut, q, qd, qdd, source_valid=lambda c: source[c % len(source)],
                     sink_ready=lambda c: sink[c % len(sink)])
     assert dut.interval == 6 and np.diff(run.input_cycles).min() == 6
+
+
+def test_product_pools_give_each_community_multipliers_of_its_own(monkeypatch):
+    # Folded with pools (Louvain communities of the graph): a pool's products only on its own
+    # multipliers, ceil(products / fold) of them, one product per multiplier and phase; the
+    # RTL still equals the model under stalls.
+    monkeypatch.setattr(NewtonEulerPlan, "pool_resolution", 1.0)
+    robot = load_robot()
+    dut = NewtonEulerPipeline(robot, width=16, fold=6, tag_width=8)
+    plan, sched = dut.plan, dut.plan.schedule
+    pools = product_pools(plan.tracer, plan.live, 1.0)
+    owners = collections.defaultdict(set)
+    for k, unit in sched.unit.items():
+        owners[unit].add(pools[k])
+    assert all(len(p) == 1 for p in owners.values())
+    sizes = collections.Counter(pools.values())
+    assert len(sizes) > 1 and sched.multipliers == sum(-(-n // 6) for n in sizes.values())
+    slots = {(unit, sched.start[k] % 6) for k, unit in sched.unit.items()}
+    assert len(slots) == len(sched.unit)
+    q, qd, qdd = states(robot, np.random.default_rng(15), 8)
+    source, sink = [1, 0, 1, 1], [1, 1, 0, 1, 0]
+    check_rtl(dut, q, qd, qdd, source_valid=lambda c: source[c % len(source)],
+              sink_ready=lambda c: sink[c % len(sink)])
 
 
 def critical_path(plan):

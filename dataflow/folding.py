@@ -29,10 +29,10 @@ def shared_products(tracer, indices):
 
 
 def product_pools(tracer, indices, resolution, seed=1):
-    """``{product index: pool}``: the live graph's communities (Louvain's modularity
-    clustering at ``resolution``, seeded: the same graph, the same pools), each product in
-    its own's. Values flow mostly inside a community; a pool of multipliers serving one keeps
-    its operand multiplexers' inputs among nearby registers."""
+    """``{product index: pool}``: the pool of each product is its community in the live graph
+    (Louvain's modularity clustering at ``resolution``, seeded: the same graph, the same
+    pools). Values flow mostly inside a community; a pool of multipliers serving one keeps its
+    operand multiplexers' inputs among nearby registers."""
     nodes = tracer.nodes
     graph = nx.Graph()
     for k in indices:
@@ -54,7 +54,7 @@ def modulo_schedule(tracer, indices, fold, input_ready, pools=None):
     a CORDIC's last stage). Products go on ``ceil(products / fold)`` multipliers, no two in the
     same phase on one, and are ready :data:`~robohw.dataflow.pipeline.MULTIPLIER_STAGES` cycles
     after they start; every other node starts when its operands are ready. The schedule's
-    ``windows`` are empty: a folded array is one pool of multipliers, not cells in windows.
+    ``windows`` are empty: a folded array is a pool of multipliers, not cells in windows.
     With ``pools`` (``{product index: pool}``, as
     :func:`product_pools` gives), each pool of products has multipliers of its own,
     ``ceil(its products / fold)``, numbered pool after pool.

@@ -350,8 +350,7 @@ def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact)
     # The cycle, after a product's start, in which its last product register takes its value.
     shifted = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS - 1
     for unit in sorted(set(plan.unit.values())):
-        operands[unit] = [Signal(signed(width), name=f"mul{unit}_a"),
-                          Signal(signed(width), name=f"mul{unit}_b")]
+        operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}") for side in "ab"]
         a, b = operands[unit]
         for stage in range(MULTIPLIER_OPERAND_REGISTERS):
             a, b = register(a, f"mul{unit}_a_reg{stage}"), register(b, f"mul{unit}_b_reg{stage}")

@@ -111,8 +111,7 @@ def solve_platform(platform, command, rows, backend="float", *, max_cond=None, g
                                                tolerance=tolerance, iterations=iterations)
         for name in REASONS:
             mark(why == name, name)
-        mark(_outside_stroke(platform, rows), "outside_limits")
-        values = np.column_stack([poses, steps])
+        values, lengths = np.column_stack([poses, steps]), rows
     else:
         poses = rows[:, :pose_columns]
         lengths, k_rows = jacobian(platform, poses)
@@ -129,9 +128,9 @@ def solve_platform(platform, command, rows, backend="float", *, max_cond=None, g
                 _twists(platform, rows[:, pose_columns + dof:]))
             mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
             values = forces
-        mark(_outside_stroke(platform, lengths), "outside_limits")
     # Only a division by a zero length or a singular matrix makes infinities.
     mark(~np.all(np.isfinite(values), axis=1), "near_singular")
+    mark(_outside_stroke(platform, lengths), "outside_limits")
     valid = reason == "ok"
     kept = np.zeros(values.shape[1], dtype=bool)
     if command == "fk":

@@ -652,7 +652,7 @@ def _platform(args):
                            iterations=args.iterations)
         rows = read_platform_input(source, platform, args.action)
         values, valid, reason = solve_platform(platform, args.action, rows, args.backend,
-                                               **options)
+                                               progress=sys.stderr, **options)
     except (PlatformFileError, CsvFileError, ValueError) as error:
         return _usage(name, error)
     write_platform_output(args.out, platform, args.action, values, valid,

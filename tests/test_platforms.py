@@ -484,3 +484,24 @@ def test_the_printed_equations_fail_and_the_corrected_ones_hold():
     assert max(abs(leg["g_printed"] - leg["g_reference"]) for leg in out["planar_legs"]) > 0.1
     assert max(abs(leg["h_printed"] - leg["h_reference"]) for leg in out["planar_legs"]) > 1
     assert out["gravity"]["without"] == 0 and abs(out["gravity"]["with"] - 29.6719) < 1e-4
+
+
+def test_rows_are_solved_in_chunks_with_the_same_results(monkeypatch, tmp_path):
+    from robohw.io import platform as io
+    platform = load_platform()
+    poses = random_poses(platform, np.random.default_rng(9), 20)
+    lengths = inverse_kinematics(platform, poses)
+    lengths[5] = 0.05                                   # a failure inside a chunk
+    whole = io.solve_platform(platform, "fk", lengths)
+    monkeypatch.setattr(io, "CHUNK", 7)
+    chunked = io.solve_platform(platform, "fk", lengths)
+    for a, b in zip(whole, chunked):
+        assert np.array_equal(a, b)
+    assert whole[2][5] != "ok" and len(whole[0]) == 20
+    # A file of a header alone: a file of a header alone out.
+    from robohw.cli import main
+    empty, out = tmp_path / "e.csv", tmp_path / "o.csv"
+    empty.write_text("x,y,z,roll,pitch,yaw\n")
+    assert main(["platform", "jacobian", "--poses", str(empty), "--out", str(out)]) == 0
+    assert out.read_text().splitlines() == [",".join(io.output_columns(platform, "jacobian") +
+                                                     ["valid"])]

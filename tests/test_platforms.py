@@ -498,7 +498,7 @@ def test_rows_are_solved_in_chunks_with_the_same_results(monkeypatch, tmp_path):
     for a, b in zip(whole, chunked):
         assert np.array_equal(a, b)
     assert whole[2][5] != "ok" and len(whole[0]) == 20
-    # A file of a header alone: a file of a header alone out.
+    # A header-only file: a header-only result.
     from robohw.cli import main
     empty, out = tmp_path / "e.csv", tmp_path / "o.csv"
     empty.write_text("x,y,z,roll,pitch,yaw\n")

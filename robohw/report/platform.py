@@ -17,8 +17,8 @@ from robohw.reference.platform_dynamics import (gosselin_dynamics, leg_equilibri
 from robohw.reference.platform_kinematics import (displaced, forward_kinematics,
                                                   inverse_kinematics, jacobian, pose_arrays)
 
-__all__ = ["count_table", "spec_test_state", "printed_vs_corrected", "fk_convergence", "dynamics_agreement",
-           "write_platform_report", "WORKSPACE"]
+__all__ = ["count_table", "spec_test_state", "printed_vs_corrected", "fk_convergence",
+           "dynamics_agreement", "write_platform_report", "WORKSPACE"]
 
 # Poses drawn uniformly within home +- these (m, rad): the workspace of the reports and tests.
 WORKSPACE = {"spatial": np.array([0.05, 0.05, 0.05, 0.15, 0.15, 0.15]),
@@ -161,9 +161,9 @@ def printed_vs_corrected():
     out["planar_legs"] = legs
     zero = np.zeros((1, 6))
     without = dataclasses.replace(spatial, gravity=(0.0, 0.0, 0.0))
-    out["gravity"] = {"with": float(gosselin_dynamics(spatial, [spatial.home], zero, zero)[0][0, 0]),
-                      "without": float(gosselin_dynamics(without, [spatial.home], zero,
-                                                         zero)[0][0, 0])}
+    out["gravity"] = {
+        "with": float(gosselin_dynamics(spatial, [spatial.home], zero, zero)[0][0, 0]),
+        "without": float(gosselin_dynamics(without, [spatial.home], zero, zero)[0][0, 0])}
     out["spec_forces"] = [float(v) for v in gosselin_dynamics(spatial, pose, twist,
                                                               acceleration)[0][0]]
     return out
@@ -221,7 +221,8 @@ def _count_section(kind, rows):
     title = {"spatial": "6-6 Stewart-Gough platform (hexapod)",
              "planar": "planar 3-RPR (planar_3rpr)"}[kind]
     lines = [f"### Operation counts, {title}",
-             "| item | paper | ours | line | covers | why they differ |", "|---|---|---|---|---|---|"]
+             "| item | paper | ours | line | covers | why they differ |",
+             "|---|---|---|---|---|---|"]
     for r in rows:
         paper = _fmt(r["paper"]) if r["paper"] else "—"
         lines.append(f"| {r['item']} | {paper} | {_fmt(r['ours'])} | {r['line'] or '—'} | "

@@ -50,15 +50,20 @@ def evaluate_float(graph, inputs, branches=None):
               for n in graph.inputs}
     valid = np.ones(shape, dtype=bool)
 
+    def read(source, port):
+        value = values[source]
+        return value["xyz".index(port)] if isinstance(value, tuple) else value
+
     def operand(op):
         if op.source is None:
             return np.full(shape, op.constant)
-        value = values[op.source]
-        if isinstance(value, tuple):
-            value = value["xyz".index(op.port)]
+        value = read(op.source, op.port)
         if op.branch:
             value = value * signs[op.branch]
-        return op.sign * value + op.constant
+        value = op.sign * value + op.constant
+        if op.addend is not None:
+            value = value + op.addend.sign * read(op.addend.source, op.addend.port)
+        return value
 
     for ccm in graph.ccms:
         x, y, z = (operand(op) for _, op in ccm.operands())
@@ -82,7 +87,8 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
     (default ``width - 3``: [-4, 4) metres), angles as binary angles. Inside, every CCM is a
     ``width + guard_bits``-bit processor with ``guard_bits`` more fraction bits; the outputs are
     rounded (half to even) back to the ports. ``inputs`` are reals, rounded to the port format
-    (``OverflowError`` outside it); ``config`` goes to every :class:`CordicConfig`. Outputs are
+    (``OverflowError`` outside it), and radians for the graph's angle inputs (binary angles of
+    the port width, wrapped); ``config`` goes to every :class:`CordicConfig`. Outputs are
     radians (exact images of the port codes) or reals; ``values`` holds every CCM's internal
     codes (:func:`output_codes` gives the ports')."""
     frac_bits = width - 3 if frac_bits is None else frac_bits
@@ -91,21 +97,29 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
     fmt = FixedFormat(width, frac_bits)
     shape = np.broadcast(*(np.asarray(inputs[n]) for n in graph.inputs)).shape
     signs = _branch_signs(branches or {}, shape)
-    codes = {n: np.broadcast_to(port.from_float(inputs[n]) << guard_bits, shape)
-             for n in graph.inputs}
+    def input_code(name):
+        if name in graph.angle_inputs:
+            return angle_to_code(inputs[name], port.width)
+        return port.from_float(inputs[name])
+
+    codes = {n: np.broadcast_to(input_code(n) << guard_bits, shape) for n in graph.inputs}
     valid = np.ones(shape, dtype=bool)
+
+    def read(source, port):
+        value = codes[source]
+        return value["xyz".index(port)] if isinstance(value, tuple) else value
 
     def operand(op, angle):
         constant = int(angle_to_code(op.constant, width)) if angle else round(op.constant / fmt.lsb)
         if op.source is None:
             value = np.full(shape, constant, dtype=np.int64)
         else:
-            value = codes[op.source]
-            if isinstance(value, tuple):
-                value = value["xyz".index(op.port)]
+            value = read(op.source, op.port)
             if op.branch:
                 value = value * signs[op.branch]
             value = op.sign * value + constant
+            if op.addend is not None:
+                value = value + op.addend.sign * read(op.addend.source, op.addend.port)
         if angle:
             return wrap(value, width), np.zeros(shape, dtype=bool)
         return saturate(value, width)

@@ -151,8 +151,8 @@ class TaskGraphPipeline(StreamPipeline):
             return advance if plan.period == 1 else self.advance_copy(m, f"{name}_advance")
 
         # Taps every producer output needs, from the start times of its consumers.
-        reads = [(c.name, op.source, op.port) for c in graph.ccms for _, op in c.operands()
-                 if op.source is not None]
+        reads = [(c.name, source, port) for c in graph.ccms for _, op in c.operands()
+                 for source, port in op.sources()]
         reads += [(c.name, op.branch, "value") for c in graph.ccms for _, op in c.operands()
                   if op.branch]
         reads += [(output_node(n), source, port) for n, (source, port) in graph.outputs.items()]
@@ -215,6 +215,9 @@ class TaskGraphPipeline(StreamPipeline):
                     minus = minus ^ tap(op.branch, "value", ccm.name)
                 value = hdl_add_sub(Const(constant, signed(max(constant.bit_length(), 1) + 1)),
                                     value, minus)
+                if op.addend is not None:   # a second carry chain
+                    addend = tap(op.addend.source, op.addend.port, ccm.name)
+                    value = value + addend if op.addend.sign > 0 else value - addend
                 if is_angle:
                     operands.append(value[:width].as_signed())
                 else:
@@ -223,7 +226,7 @@ class TaskGraphPipeline(StreamPipeline):
                     overflows.append(overflow)
             operand_slot = None
             if check:
-                sources = [(op.source, op.port) for _, op in ccm.operands() if op.source]
+                sources = [term for _, op in ccm.operands() for term in op.sources()]
                 sources += [(op.branch, "value") for _, op in ccm.operands() if op.branch]
                 operand_slot = assert_aligned(ccm.name, sources)
             # The slot number rides through the CCM's own registers: the check trusts the

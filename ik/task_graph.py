@@ -7,8 +7,9 @@ sign (possibly the sign of a branch indicator such as ``arm``), plus a constant.
 wiring; an added constant costs one adder at the CCM input.
 
 Values are of two kinds: reals (positions, products, lengths, in the data format) and angles
-(the ``z`` output of a circular CCM, radians in float and binary angles in hardware). Angles
-feed only the ``z`` operand of circular CCMs; reals feed everything else. The graph checks this.
+(the ``z`` output of a circular CCM or a graph input declared an angle, radians in float and
+binary angles in hardware). Angles feed only the ``z`` operand of circular CCMs; reals feed
+everything else. The graph checks this.
 
 The same graph is evaluated in float (:func:`robohw.ik.model.evaluate_float`), in the
 bit-exact model (:func:`robohw.ik.model.evaluate_model`), balanced by
@@ -27,18 +28,25 @@ BRANCH_INDICATORS = ("arm", "elbow", "wrist")
 
 @dataclass(frozen=True)
 class Operand:
-    """``sign * indicator * source.port + constant`` (each part optional).
+    """``sign * indicator * source.port + constant + addend`` (each part optional).
 
     ``source`` is a graph input or a CCM name (``None``: the constant alone); ``port`` one of
     ``"x"``, ``"y"``, ``"z"`` for CCMs (ignored for inputs); ``branch`` names a branch
     indicator (+1 or -1 per pose) that multiplies the value; ``constant`` is real (radians
-    when the operand is an angle).
+    when the operand is an angle); ``addend`` is a second source, an :class:`Operand` of a
+    source and a sign only, added by one more adder at the CCM input.
     """
     source: "str | None" = None
     port: str = "x"
     sign: int = 1
     branch: "str | None" = None
     constant: float = 0.0
+    addend: "Operand | None" = None
+
+    def sources(self):
+        """``(source, port)`` of the values the operand reads (none, one or two)."""
+        terms = [self] + ([self.addend] if self.addend is not None else [])
+        return [(t.source, t.port) for t in terms if t.source is not None]
 
 
 def output_node(name):
@@ -69,10 +77,15 @@ class Ccm:
 
 
 class TaskGraph:
-    """CCMs in dependency order, their inputs and named outputs ``{name: (ccm, port)}``."""
-    def __init__(self, name, inputs, ccms, outputs, description=""):
+    """CCMs in dependency order, their inputs and named outputs ``{name: (ccm, port)}``;
+    ``angle_inputs`` are the inputs that are angles (binary angles in hardware)."""
+    def __init__(self, name, inputs, ccms, outputs, description="", angle_inputs=()):
         self.name = name
         self.inputs = tuple(inputs)
+        self.angle_inputs = tuple(angle_inputs)
+        if not set(self.angle_inputs) <= set(self.inputs):
+            strangers = sorted(set(self.angle_inputs) - set(self.inputs))
+            raise ValueError(f"{name}: angle inputs {strangers} are not inputs")
         self.ccms = tuple(ccms)
         self.outputs = dict(outputs)
         self.description = description
@@ -80,6 +93,8 @@ class TaskGraph:
 
     def is_angle(self, source, port):
         """Whether ``source.port`` carries an angle."""
+        if source in self.angle_inputs:
+            return True
         ccm = self._by_name.get(source)
         return ccm is not None and ccm.system is System.CIRCULAR and port == "z"
 
@@ -95,17 +110,23 @@ class TaskGraph:
                     raise ValueError(f"{where}: sign must be +1 or -1")
                 if operand.branch not in (None, *BRANCH_INDICATORS):
                     raise ValueError(f"{where}: unknown branch indicator {operand.branch!r}")
-                if operand.source is None:
-                    continue
-                if operand.source not in seen:
-                    raise ValueError(f"{where}: {operand.source!r} is not an input or an "
-                                     f"earlier node")
-                if operand.source in self._by_name and operand.port not in "xyz":
-                    raise ValueError(f"{where}: port must be x, y or z")
-                wants_angle = ccm.system is System.CIRCULAR and slot == "z"
-                if self.is_angle(operand.source, operand.port) != wants_angle:
-                    raise ValueError(f"{where}: {'an angle' if wants_angle else 'a real'} is "
-                                     f"needed, {operand.source}.{operand.port} is not one")
+                addend = operand.addend
+                if addend is not None and (
+                        addend.source is None or addend.branch or addend.constant or
+                        addend.addend is not None or addend.sign not in (1, -1) or
+                        operand.source is None):
+                    raise ValueError(f"{where}: an addend is a source and a sign, added to an "
+                                     f"operand that has a source")
+                for source, port in operand.sources():
+                    if source not in seen:
+                        raise ValueError(f"{where}: {source!r} is not an input or an "
+                                         f"earlier node")
+                    if source in self._by_name and port not in "xyz":
+                        raise ValueError(f"{where}: port must be x, y or z")
+                    wants_angle = ccm.system is System.CIRCULAR and slot == "z"
+                    if self.is_angle(source, port) != wants_angle:
+                        raise ValueError(f"{where}: {'an angle' if wants_angle else 'a real'} "
+                                         f"is needed, {source}.{port} is not one")
             seen.add(ccm.name)
             self._by_name[ccm.name] = ccm
         for name, (source, port) in self.outputs.items():
@@ -130,9 +151,9 @@ class TaskGraph:
         edges = []
         for ccm in self.ccms:
             for _, op in ccm.operands():
-                if op.source is not None:
-                    port = op.port if op.source in self._by_name else "value"
-                    edges.append(Edge(op.source, ccm.name, port=port, width=width))
+                for source, port in op.sources():
+                    port = port if source in self._by_name else "value"
+                    edges.append(Edge(source, ccm.name, port=port, width=width))
                 if op.branch:
                     edges.append(Edge(op.branch, ccm.name, port="value", width=1))
         return edges
@@ -148,13 +169,14 @@ class TaskGraph:
         """Length of the longest chain of CCMs."""
         level = dict.fromkeys(self.inputs, 0)
         for ccm in self.ccms:
-            level[ccm.name] = 1 + max((level[op.source] for _, op in ccm.operands()
-                                       if op.source is not None), default=0)
+            level[ccm.name] = 1 + max((level[source] for _, op in ccm.operands()
+                                       for source, _ in op.sources()), default=0)
         return max(level[c.name] for c in self.ccms)
 
     def used_ports(self, name):
         """The output ports of CCM ``name`` that an operand or a graph output reads."""
-        used = {op.port for c in self.ccms for _, op in c.operands() if op.source == name}
+        used = {port for c in self.ccms for _, op in c.operands()
+                for source, port in op.sources() if source == name}
         used |= {port for source, port in self.outputs.values() if source == name}
         return "".join(p for p in "xyz" if p in used)
 
@@ -173,6 +195,6 @@ class TaskGraph:
                               align_outputs=align_outputs, share=share)
 
     def adders(self):
-        """Operands that add a constant to a source: one adder each."""
-        return sum(1 for c in self.ccms for _, op in c.operands()
-                   if op.source is not None and op.constant != 0)
+        """Operands that add a constant or a second source to a source: one adder each."""
+        return sum((op.source is not None and op.constant != 0) + (op.addend is not None)
+                   for c in self.ccms for _, op in c.operands())

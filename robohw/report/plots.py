@@ -43,8 +43,8 @@ def plot_ik_schedule(panels, path):
         names = [c.name for c in sorted(graph.ccms, key=lambda c: start[c.name])]
         ready = {n: start[n] + latencies[n] for n in latencies}
         for row, name in enumerate(names):
-            arrivals = [ready[op.source] if op.source in ready else 0
-                        for _, op in graph[name].operands() if op.source is not None]
+            arrivals = [ready.get(source, 0) for _, op in graph[name].operands()
+                        for source, _ in op.sources()]
             earliest = min(arrivals, default=start[name])
             if earliest < start[name]:
                 axis.plot([earliest, start[name]], [row, row], color="tab:orange", lw=1.5)

@@ -1,0 +1,108 @@
+"""A parallel manipulator's inverse kinematics as a task graph of CORDIC modules, one identical
+processor per leg (Gosselin 1996, eqs. (1)-(8), the CORDIC way of ``../shared/specs``, C.1).
+
+Every leg is the same five CCMs (planar: two) with its own constants, its base joint ``a`` and
+its platform joint ``b'``; the legs share only the broadcast pose and never each other's values
+(the graph has no edge between two legs):
+
+=========  =====================  =================================================
+CCM        operation              computes
+=========  =====================  =================================================
+``rx``     circular rotation      ``(b'y, b'z)`` turned by ``roll``: ``Rx b'``
+``ry``     circular rotation      ``((Rx b')z, b'x)`` turned by ``pitch``: ``Ry Rx b'``
+``rz``     circular rotation      its ``(x, y)`` turned by ``yaw``: ``Q b'``
+``uv``     circular vectoring     ``|(U, V)|`` of ``U = x - ax + (Q b')x``, ``V = y - ay + (Q b')y``
+``rho``    circular vectoring     ``rho = |(|(U, V)|, W)|``, ``W = z - az + (Q b')z``
+=========  =====================  =================================================
+
+``Q = Rz(yaw) Ry(pitch) Rx(roll)`` (:func:`robohw.reference.platform_kinematics.rotation`) is
+never formed: the three rotations turn ``b'`` itself, and the two vectorings give the length
+without a square root (and the leg's azimuth and elevation, their ``z``). A planar leg turns
+``b'`` by ``phi`` and vectors ``(U, V)``. The sums of ``U``, ``V``, ``W`` are the adders at the
+vectorings' inputs (:class:`robohw.ik.task_graph.Operand`, ``addend``).
+
+Formats (:func:`platform_format`): the pose's angles are binary angles; every real, the
+position ``x, y, z`` included, has the fraction bits that leave room for the platform's
+:func:`reach`, beyond which no leg can be inside its stroke.
+"""
+
+import math
+
+import numpy as np
+
+from robohw.cordic.config import Direction, System
+from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+
+__all__ = ["leg_ik_graph", "platform_format", "reach", "pose_inputs", "GUARD_BITS"]
+
+CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
+
+# Guard bits inside the CCMs. At 24 bits on the hexapod (5,000 poses), the lengths differ from
+# float64 of the rounded pose by at most 2.14, 1.37, 0.96, 0.78, 0.62 LSB with 0..4 guard bits;
+# two keep the CCMs' share below the output's rounding and the pose's (1.44 LSB in all).
+GUARD_BITS = 2
+
+
+def reach(platform):
+    """The largest ``|x|``, ``|y|``, ``|z|`` (m) of a pose whose legs all lie inside their
+    strokes: ``r = s_i + a_i - Q b'_i`` with ``|s_i| <= rho_max``, so ``|r| <= min_i
+    (rho_max_i + |a_i| + |b'_i|)``."""
+    return min(leg.stroke[1] + math.hypot(*leg.base) + math.hypot(*leg.platform)
+               for leg in platform.legs)
+
+
+def platform_format(platform, width):
+    """The number formats of the platform's graph at ``width``-bit ports, as keywords of
+    :func:`robohw.ik.model.evaluate_model` and :class:`~robohw.ik.pipeline.TaskGraphPipeline`:
+    reals with room for the larger of :func:`reach` and the longest stroke (``|U|, |V|, |W|,
+    rho <= rho_max`` for every pose inside the strokes), and :data:`GUARD_BITS` more bits
+    inside. Anything larger saturates and flags its pose."""
+    largest = max(reach(platform), *(leg.stroke[1] for leg in platform.legs))
+    integer_bits = max(0, math.ceil(math.log2(largest * (1 + 2.0 ** -width))))
+    return {"width": width, "frac_bits": width - 1 - integer_bits, "guard_bits": GUARD_BITS}
+
+
+def _spatial_leg(prefix, leg):
+    (ax, ay, az), (bx, by, bz) = leg.base, leg.platform
+    rx, ry, rz, uv, rho = (f"{prefix}{n}" for n in ("rx", "ry", "rz", "uv", "rho"))
+    return [
+        Ccm(rx, CIRC, ROT, const(by), const(bz), Operand("roll"), label="Rx b'"),
+        Ccm(ry, CIRC, ROT, Operand(rx, "y"), const(bx), Operand("pitch"), label="Ry Rx b'"),
+        Ccm(rz, CIRC, ROT, Operand(ry, "y"), Operand(rx, "x"), Operand("yaw"), label="Q b'"),
+        Ccm(uv, CIRC, VEC, Operand("x", constant=-ax, addend=Operand(rz, "x")),
+            Operand("y", constant=-ay, addend=Operand(rz, "y")), const(0), label="|(U, V)|"),
+        Ccm(rho, CIRC, VEC, Operand(uv, "x"),
+            Operand("z", constant=-az, addend=Operand(ry, "x")), const(0), label="rho"),
+    ]
+
+
+def _planar_leg(prefix, leg):
+    (ax, ay), (bx, by) = leg.base, leg.platform
+    turn, rho = f"{prefix}rz", f"{prefix}rho"
+    return [
+        Ccm(turn, CIRC, ROT, const(bx), const(by), Operand("phi"), label="Q b'"),
+        Ccm(rho, CIRC, VEC, Operand("x", constant=-ax, addend=Operand(turn, "x")),
+            Operand("y", constant=-ay, addend=Operand(turn, "y")), const(0), label="rho"),
+    ]
+
+
+def leg_ik_graph(platform):
+    """The :class:`~robohw.ik.task_graph.TaskGraph` of ``platform``'s leg lengths: inputs its
+    pose fields (the angles as angle inputs), CCMs ``leg{i}_...`` (the module docstring), outputs
+    ``rho1..rhoN`` (m)."""
+    fields = platform.pose_fields
+    angles = fields[3:] if platform.spatial else fields[2:]
+    make = _spatial_leg if platform.spatial else _planar_leg
+    ccms, outputs = [], {}
+    for i, leg in enumerate(platform.legs, start=1):
+        ccms += make(f"leg{i}_", leg)
+        outputs[f"rho{i}"] = (f"leg{i}_rho", "x")
+    return TaskGraph(f"{platform.name}-legs", fields, ccms, outputs,
+                     description=f"leg lengths of {platform.name}, one processor per leg",
+                     angle_inputs=angles)
+
+
+def pose_inputs(platform, poses):
+    """The graph inputs ``{field: column}`` of poses ``(N, len(pose_fields))``."""
+    poses = np.asarray(poses, dtype=np.float64)
+    return {name: poses[:, k] for k, name in enumerate(platform.pose_fields)}

@@ -31,9 +31,11 @@ import math
 import numpy as np
 
 from robohw.cordic.config import Direction, System
+from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 
-__all__ = ["leg_ik_graph", "platform_format", "reach", "pose_inputs", "GUARD_BITS"]
+__all__ = ["leg_ik_graph", "platform_format", "reach", "pose_inputs", "pose_codes",
+           "GUARD_BITS"]
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
 
@@ -91,7 +93,6 @@ def leg_ik_graph(platform):
     pose fields (the angles as angle inputs), CCMs ``leg{i}_...`` (the module docstring), outputs
     ``rho1..rhoN`` (m)."""
     fields = platform.pose_fields
-    angles = fields[3:] if platform.spatial else fields[2:]
     make = _spatial_leg if platform.spatial else _planar_leg
     ccms, outputs = [], {}
     for i, leg in enumerate(platform.legs, start=1):
@@ -99,10 +100,27 @@ def leg_ik_graph(platform):
         outputs[f"rho{i}"] = (f"leg{i}_rho", "x")
     return TaskGraph(f"{platform.name}-legs", fields, ccms, outputs,
                      description=f"leg lengths of {platform.name}, one processor per leg",
-                     angle_inputs=angles)
+                     angle_inputs=_angle_fields(platform))
+
+
+def _angle_fields(platform):
+    fields = platform.pose_fields
+    return fields[3:] if platform.spatial else fields[2:]
 
 
 def pose_inputs(platform, poses):
     """The graph inputs ``{field: column}`` of poses ``(N, len(pose_fields))``."""
     poses = np.asarray(poses, dtype=np.float64)
     return {name: poses[:, k] for k, name in enumerate(platform.pose_fields)}
+
+
+def pose_codes(platform, poses, width):
+    """The payload codes ``{field: int64 array}`` of poses ``(N, len(pose_fields))`` at
+    ``width``-bit ports: the position in the reals' format of :func:`platform_format`
+    (``OverflowError`` outside it), the angles as binary angles (wrapped), as
+    :func:`robohw.ik.model.evaluate_model` rounds them."""
+    real = FixedFormat(width, platform_format(platform, width)["frac_bits"])
+    graph_angles = _angle_fields(platform)
+    return {name: (angle_to_code(column, width) if name in graph_angles
+                   else real.from_float(column))
+            for name, column in pose_inputs(platform, poses).items()}

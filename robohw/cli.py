@@ -415,11 +415,25 @@ def _platform_parser(commands):
         command.add_argument("--platform", default="hexapod", metavar="FILE.toml",
                              help="platform file or shipped name: hexapod (default), "
                                   "planar_3rpr")
-        command.add_argument("--backend", choices=["float"], default="float",
-                             help="float64 reference (default float; the hardware backends "
-                                  "come with the leg processors)")
+        if action == "ik":
+            command.add_argument("--backend", choices=["float", "model", "rtl", "compiled"],
+                                 default="float",
+                                 help="float64 reference, or the leg processors: bit-exact "
+                                      "model, Amaranth RTL, RTL compiled by Verilator "
+                                      "(default float)")
+            command.add_argument("--width", type=_integer("--width", 16, 38), default=24,
+                                 help="data width of the leg processors, 16..38 (default 24)")
+            command.add_argument("--timing", choices=["pipelined", "word-serial"],
+                                 default="pipelined",
+                                 help="the leg processors' CCMs: pipelined (a pose per clock) "
+                                      "or word-serial (default pipelined)")
+        else:
+            command.add_argument("--backend", choices=["float"], default="float",
+                                 help="float64 reference (default float; in hardware so far: "
+                                      "ik)")
         command.add_argument("--reasons", action="store_true",
-                             help="add a reason column: ok, unreachable, near_singular, "
+                             help="add a reason column: ok, out_of_format (hardware: beyond "
+                                  "the number format), unreachable, near_singular, "
                                   "outside_limits (a leg outside its stroke)")
         if action in ("jacobian", "dynamics"):
             command.add_argument("--max-cond", type=_positive("--max-cond"), metavar="C",
@@ -643,6 +657,8 @@ def _platform(args):
         options = {}
         if args.action in ("jacobian", "dynamics"):
             options["max_cond"] = args.max_cond
+        if args.action == "ik":
+            options.update(width=args.width, timing=args.timing.replace("-", "_"))
         if args.action == "fk":
             if args.guess is not None and len(args.guess) != len(platform.pose_fields):
                 raise ValueError(f"--guess: a {platform.kind} platform's pose is "

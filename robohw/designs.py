@@ -18,6 +18,9 @@ name                       component
 ``inertia-logdepth``       :class:`robohw.systolic.LogDepthInertiaArray` for the PUMA 560
 ``dynamics-pipelined``     :class:`robohw.dynamics.NewtonEulerPipeline` for the PUMA 560
 ``dynamics-array``         :class:`robohw.dynamics.array.NewtonEulerArray`, 6 elements, direct
+``platform-ik-pipelined``  :class:`robohw.ik.pipeline.TaskGraphPipeline` of the hexapod's legs
+                           (:func:`robohw.legs.ik_graph.leg_ik_graph`): one processor per leg
+``platform-ik-word-serial`` the same on word-serial CCMs
 =========================  ====================================================================
 """
 
@@ -39,15 +42,20 @@ from robohw.hw.payload import layout_fields
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
+from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes
+from robohw.legs.ik_graph import pose_inputs as platform_pose_inputs
 from robohw.reference.dynamics import inverse_dynamics
 from robohw.reference.inertia import jacobian_inertia
 from robohw.reference.kinematics import forward_kinematics, puma_ik
+from robohw.reference.platform_kinematics import inverse_kinematics
 from robohw.robots import load_robot
-from robohw.robots.sampling import sample_joints, sample_states
+from robohw.robots.platform import load_platform
+from robohw.robots.sampling import sample_joints, sample_poses, sample_states
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS
 from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
 
-__all__ = ["Design", "Workload", "InertiaDesign", "DynamicsDesign", "DESIGNS", "design"]
+__all__ = ["Design", "Workload", "InertiaDesign", "DynamicsDesign", "PlatformIkDesign",
+           "DESIGNS", "design"]
 
 TAG_WIDTH = 8
 # Delay-line segments longer than this are memories in the pipelined IK designs (block RAM:
@@ -433,6 +441,76 @@ class DynamicsDesign(Design):
         return out
 
 
+# --- parallel manipulators ----------------------------------------------------------------------
+
+class PlatformIkDesign(Design):
+    """A platform's leg lengths on one identical CCM processor per leg
+    (:mod:`robohw.legs.ik_graph`), the CCMs pipelined or word-serial."""
+    family = "platform"
+    error_unit = "m"
+
+    def __init__(self, name, timing, platform="hexapod"):
+        super().__init__(name, f"leg lengths of the {platform} platform, one CCM processor per "
+                               f"leg, {timing.replace('_', '-')} CCMs", 24, (16, 24))
+        self.platform_name, self.timing = platform, timing
+
+    @property
+    def platform(self):
+        return load_platform(self.platform_name)
+
+    def build(self, width=None, fold=None):
+        platform = self.platform
+        return TaskGraphPipeline(leg_ik_graph(platform),
+                                 **platform_format(platform, width or self.default_width),
+                                 tag_width=TAG_WIDTH, timing=self.timing)
+
+    def width_of(self, dut):
+        return dut.width
+
+    def configuration(self, dut):
+        return (f"{len(dut.graph.ccms)} CCMs ({len(self.platform.legs)} legs), {dut.width}-bit "
+                f"data (+{dut.plan.guard_bits} inside), {self.timing.replace('_', '-')} CCMs")
+
+    def workload(self, dut, count, seed=0):
+        platform = self.platform
+        poses = sample_poses(platform, count, np.random.default_rng(seed))
+        codes = pose_codes(platform, poses, dut.width)
+        payloads = [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
+                    for k in range(count)]
+        return Workload(payloads, {"poses": poses})
+
+    def check(self, dut, workload, outputs):
+        expected = self.model_outputs(dut, workload)
+        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        platform = self.platform
+        frac = platform_format(platform, dut.width)["frac_bits"]
+        got = np.array([[o[name] for name in dut.graph.outputs] for o in outputs],
+                       dtype=np.float64) * 2.0 ** -frac
+        reference = inverse_kinematics(platform, workload.context["poses"])
+        return equal, np.abs(got - reference).max(-1)
+
+    def model_outputs(self, dut, workload):
+        platform, graph = self.platform, dut.graph
+        _, valid, codes = evaluate_model(graph, platform_pose_inputs(
+            platform, workload.context["poses"]), **platform_format(platform, dut.width))
+        out = [{"unreachable": int(not v)} for v in valid]
+        for name, values in output_codes(graph, codes, dut.width, dut.plan.guard_bits).items():
+            for row, value in zip(out, values.tolist()):
+                row[name] = value
+        return out
+
+    def structure(self, dut):
+        return "buffer stages", sum(dut.schedule.line_lengths.values())
+
+    def formats(self, dut):
+        frac = dut.plan.frac_bits
+        out = {name: (f"angle({dut.width})" if name in dut.graph.angle_inputs
+                      else f"fixed({dut.width}, {frac})") for name in dut.graph.inputs}
+        out.update({name: f"fixed({dut.width}, {frac})" for name in dut.graph.outputs})
+        out.update({"unreachable": "bit", "tag": "tag"})
+        return out
+
+
 DESIGNS = {d.name: d for d in (
     CordicDesign("cordic-pipelined", "pipelined"),
     CordicDesign("cordic-word-serial", "word_serial"),
@@ -444,6 +522,8 @@ DESIGNS = {d.name: d for d in (
     InertiaDesign("inertia-logdepth", "logdepth", default_fold=DEFAULT_FOLDS["logdepth"]),
     DynamicsDesign("dynamics-pipelined"),
     DynamicsDesign("dynamics-array", array=(6, "direct")),
+    PlatformIkDesign("platform-ik-pipelined", "pipelined"),
+    PlatformIkDesign("platform-ik-word-serial", "word_serial"),
 )}
 
 

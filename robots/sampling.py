@@ -4,7 +4,8 @@ report and the design registry.
 :func:`sample_joints` is the one way joint vectors are drawn within a robot's limits (a joint
 without limits takes a full turn), :func:`sample_states` the one way whole states (with rates
 and accelerations) are; :func:`random_robot` makes plausible serial robots for the
-inertia-matrix trade-off and the tests.
+inertia-matrix trade-off and the tests; :func:`sample_poses` draws a parallel manipulator's
+poses around its home.
 """
 
 import math
@@ -13,7 +14,13 @@ import numpy as np
 
 from robohw.robots.description import Joint, Robot
 
-__all__ = ["joint_limits", "sample_joints", "sample_states", "random_robot"]
+__all__ = ["joint_limits", "sample_joints", "sample_states", "random_robot", "sample_poses",
+           "POSE_SPREAD"]
+
+# A platform's poses are drawn uniformly within its home +- these, by kind (m, rad; planar: m,
+# m, rad): the workspace of the reports and tests, where every leg of the shipped platforms
+# stays inside its stroke.
+POSE_SPREAD = {"spatial": (0.05, 0.05, 0.05, 0.15, 0.15, 0.15), "planar": (0.1, 0.1, 0.3)}
 
 
 def joint_limits(robot):
@@ -70,3 +77,10 @@ def random_robot(rng, n, prismatic=0.25):
             inertia=(tensor[0, 0], tensor[1, 1], tensor[2, 2], tensor[0, 1], tensor[1, 2],
                      tensor[0, 2])))
     return Robot(name=f"random {n}-joint robot", joints=tuple(joints))
+
+
+def sample_poses(platform, count, rng, scale=1.0):
+    """``(count, len(pose_fields))`` poses of ``platform`` uniform within its home plus or
+    minus ``scale`` times :data:`POSE_SPREAD` (one ``uniform`` call on ``rng``)."""
+    spread = np.array(POSE_SPREAD[platform.kind]) * scale
+    return np.array(platform.home) + rng.uniform(-1, 1, (count, len(spread))) * spread

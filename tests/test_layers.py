@@ -19,8 +19,8 @@ LAYERS = (
     ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
     ("robohw.reference",),                              # float64 references
     ("robohw.dataflow",),                               # traced graphs as pipelines
-    # IK, inertia, inverse dynamics, parallel manipulators' legs
-    ("robohw.ik", "robohw.systolic", "robohw.dynamics", "robohw.legs"),
+    ("robohw.ik", "robohw.systolic", "robohw.dynamics"),  # IK, inertia, inverse dynamics
+    ("robohw.legs",),       # parallel manipulators' legs, on the IK's CCM task graphs
     # The application: what it measures and reads, the design registry, the flows, the CLI.
     ("robohw.progress",),
     ("robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),

@@ -9,20 +9,14 @@ import numpy as np
 import pytest
 
 from robohw.robots.platform import (PlatformFileError, PlatformFileWarning, SHIPPED_PLATFORMS,
-                              load_platform)
+                                    load_platform)
+from robohw.robots.sampling import sample_poses
 from robohw.reference.algebra import FloatArith
 from robohw.reference.platform_dynamics import gosselin_dynamics, virtual_power_dynamics
 from robohw.reference.platform_kinematics import (
     displaced, forward_kinematics, inverse_kinematics, jacobian,
     jacobian_derivative_row, leg_geometry, pose_arrays, rotation)
 
-SPATIAL_RANGE = np.array([0.05, 0.05, 0.05, 0.15, 0.15, 0.15])
-PLANAR_RANGE = np.array([0.1, 0.1, 0.3])
-
-
-def random_poses(platform, rng, count):
-    spread = SPATIAL_RANGE if platform.spatial else PLANAR_RANGE
-    return np.array(platform.home) + rng.uniform(-1, 1, (count, len(spread))) * spread
 
 
 # --- files ---------------------------------------------------------------------------------
@@ -103,7 +97,7 @@ def test_a_spatial_platform_needs_six_legs_and_a_sane_inertia(tmp_path):
 def test_inverse_kinematics_against_a_direct_formula():
     rng = np.random.default_rng(1)
     platform = load_platform()
-    poses = random_poses(platform, rng, 200)
+    poses = sample_poses(platform, 200, rng)
     Q = np.moveaxis(np.array(rotation(*poses[:, 3:].T)), -1, 0)
     a = np.array([leg.base for leg in platform.legs])
     b = np.array([leg.platform for leg in platform.legs])
@@ -116,7 +110,7 @@ def test_inverse_kinematics_against_a_direct_formula():
 def test_planar_inverse_kinematics_is_the_papers_eqs_24_to_26():
     rng = np.random.default_rng(2)
     platform = load_platform("planar_3rpr")
-    poses = random_poses(platform, rng, 100)
+    poses = sample_poses(platform, 100, rng)
     x, y, phi = poses.T
     for k, leg in enumerate(platform.legs):
         (ax, ay), (bx, by) = leg.base, leg.platform
@@ -131,7 +125,7 @@ def test_jacobian_rows_are_the_derivative_of_the_leg_lengths(name):
     # rho_dot = (K / rho) t: the sign of the printed eq. (9) is the other one.
     platform = load_platform(name)
     rng = np.random.default_rng(3)
-    poses = random_poses(platform, rng, 300)
+    poses = sample_poses(platform, 300, rng)
     twist = rng.normal(size=(300, 6 if platform.spatial else 3))
     _, rows = jacobian(platform, poses)
     h = 1e-5
@@ -143,7 +137,7 @@ def test_jacobian_rows_are_the_derivative_of_the_leg_lengths(name):
 def test_jacobian_derivative_rows_against_finite_differences():
     platform = load_platform()
     rng = np.random.default_rng(4)
-    poses, twist = random_poses(platform, rng, 100), rng.normal(size=(100, 6))
+    poses, twist = sample_poses(platform, 100, rng), rng.normal(size=(100, 6))
     arith, h = FloatArith(), 1e-5
 
     def rows(p):
@@ -171,7 +165,7 @@ def test_gosselins_decomposition_equals_virtual_power(name):
     platform = load_platform(name)
     rng = np.random.default_rng(5)
     dof = 6 if platform.spatial else 3
-    poses = random_poses(platform, rng, 1000)
+    poses = sample_poses(platform, 1000, rng)
     velocities, accelerations = rng.normal(0, 0.5, (1000, dof)), rng.normal(0, 2, (1000, dof))
     forces, condition = gosselin_dynamics(platform, poses, velocities, accelerations)
     independent = virtual_power_dynamics(platform, poses, velocities, accelerations)
@@ -300,7 +294,7 @@ def test_actuator_power_is_the_rate_of_the_bodies_energy(name):
 def test_forward_kinematics_recovers_the_pose(name):
     platform = load_platform(name)
     rng = np.random.default_rng(6)
-    poses = random_poses(platform, rng, 500)
+    poses = sample_poses(platform, 500, rng)
     found, steps, reasons = forward_kinematics(platform, inverse_kinematics(platform, poses))
     assert set(reasons) == {""} and steps.max() < 20
     error = found - poses
@@ -344,7 +338,7 @@ def _read(path):
 def test_ik_then_fk_on_the_command_line(tmp_path, name, capsys):
     from robohw.cli import main
     platform = load_platform(name)
-    poses = random_poses(platform, np.random.default_rng(7), 20)
+    poses = sample_poses(platform, 20, np.random.default_rng(7))
     poses[3, 2 if platform.spatial else 0] += 5.0      # legs far too long: outside the stroke
     source = _csv(tmp_path / "p.csv", platform.pose_fields[::-1],
                   poses[:, ::-1])                       # any column order
@@ -375,7 +369,7 @@ def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
     from robohw.cli import main
     platform = load_platform()
     rng = np.random.default_rng(8)
-    poses = random_poses(platform, rng, 10)
+    poses = sample_poses(platform, 10, rng)
     source = _csv(tmp_path / "p.csv", platform.pose_fields, poses)
     out = tmp_path / "j.csv"
     assert main(["platform", "jacobian", "--poses", str(source), "--out", str(out)]) == 0
@@ -489,7 +483,7 @@ def test_the_printed_equations_fail_and_the_corrected_ones_hold():
 def test_rows_are_solved_in_chunks_with_the_same_results(monkeypatch, tmp_path):
     from robohw.io import platform as io
     platform = load_platform()
-    poses = random_poses(platform, np.random.default_rng(9), 20)
+    poses = sample_poses(platform, 20, np.random.default_rng(9))
     lengths = inverse_kinematics(platform, poses)
     lengths[5] = 0.05                                   # a failure inside a chunk
     whole = io.solve_platform(platform, "fk", lengths)

@@ -18,20 +18,35 @@ Every OUT ends with ``valid`` (and ``reason`` on request). A row is ``valid = 0`
 when a leg is outside its stroke (``outside_limits``), when its matrix is singular or above
 ``--max-cond`` (``near_singular``), or when forward kinematics does not converge
 (``unreachable``); precedence as CONVENTIONS states. Long files show progress on a terminal.
+
+Backends: ``float`` (the references) for every command; for ``ik`` also the leg processors
+(:mod:`robohw.legs.ik_graph`): ``model`` (bit-exact), ``rtl`` (the Amaranth pipeline simulated
+cycle by cycle, ``timing`` pipelined or word-serial) and ``compiled`` (the same compiled by
+Verilator). There a position outside the hardware's number format (beyond the platform's reach,
+:func:`robohw.legs.ik_graph.platform_format`) is ``out_of_format``, and a value the hardware
+flags as overflowing, which only a leg longer than the format's range makes, ``outside_limits``.
 """
 
 import numpy as np
 
+from robohw.hw.fixed import FixedFormat
+from robohw.ik.model import evaluate_model
+from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.io.csv_table import read_columns, write_rows
+from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
 from robohw.progress import Progress
 from robohw.reference.platform_dynamics import gosselin_dynamics
 from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
                                                   forward_kinematics, jacobian)
+from robohw.sim.run import run_backend
 
-__all__ = ["BACKENDS", "COMMANDS", "input_columns", "output_columns", "read_platform_input",
+__all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_columns", "output_columns", "read_platform_input",
            "solve_platform", "write_platform_output", "REASONS"]
 
-BACKENDS = ("float",)
+BACKENDS = ("float", "model", "rtl", "compiled")
+# The commands the leg processors compute (the others: float only, so far).
+HARDWARE_COMMANDS = ("ik",)
+TIMINGS = ("pipelined", "word_serial")
 # Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
 CHUNK = 20_000
 COMMANDS = ("ik", "jacobian", "dynamics", "fk")
@@ -91,18 +106,27 @@ def _outside_stroke(platform, lengths):
     return np.any((lengths < low) | (lengths > high), axis=1)
 
 
-def solve_platform(platform, command, rows, backend="float", *, max_cond=None, guess=None,
-                   tolerance=FK_TOLERANCE, iterations=FK_ITERATIONS, progress=None):
+def solve_platform(platform, command, rows, backend="float", *, width=24, timing="pipelined",
+                   max_cond=None, guess=None, tolerance=FK_TOLERANCE, iterations=FK_ITERATIONS,
+                   progress=None):
     """``(values, valid, reason)``: the result columns of ``command`` (zeros where not
     valid), and per row ``valid`` and ``reason`` (``ok`` or the first of :data:`REASONS`).
-    Rows are solved :data:`CHUNK` at a time, with progress on ``progress`` (a terminal)."""
+    The float backend solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit
+    ports, ``timing`` of :data:`TIMINGS`) all at once; progress on ``progress`` (a terminal)."""
     if backend not in BACKENDS:
         raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if command not in COMMANDS:
         raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
     if max_cond is not None and not max_cond >= 1:
         raise ValueError(f"max_cond must be at least 1, not {max_cond!r}")
+    if timing not in TIMINGS:
+        raise ValueError(f"timing must be one of {', '.join(TIMINGS)}, not {timing!r}")
     rows = np.asarray(rows, dtype=float)
+    if backend != "float":
+        if command not in HARDWARE_COMMANDS:
+            raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
+                             f"only so far; {command} is float")
+        return _hardware_ik(platform, rows, backend, width, timing, progress)
     bar = Progress(len(rows), progress)
     parts = []
     for first in range(0, len(rows), CHUNK):
@@ -154,6 +178,40 @@ def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
         kept[-1] = True              # the iterations, of a failure too
     values = np.where(valid[:, None] | kept, values, 0.0)
     return values, valid, reason
+
+
+def _hardware_ik(platform, poses, backend, width, timing, progress):
+    """The leg lengths by the leg processors: the bit-exact model, or the pipeline by
+    :func:`robohw.sim.run.run_backend`."""
+    count, legs = len(poses), len(platform.legs)
+    graph, formats = leg_ik_graph(platform), platform_format(platform, width)
+    real = FixedFormat(width, formats["frac_bits"])
+    position = 3 if platform.spatial else 2
+    in_format = real.fits(poses[:, :position]).all(-1)
+    rows = np.flatnonzero(in_format)
+    lengths, flagged = np.zeros((count, legs)), np.zeros(count, dtype=bool)
+    if backend == "model":
+        out, valid, _ = evaluate_model(graph, pose_inputs(platform, poses[rows]), **formats)
+        lengths[rows] = np.stack([out[f"rho{k}"] for k in range(1, legs + 1)], -1)
+    else:
+        dut = TaskGraphPipeline(graph, **formats, timing=timing)
+        codes = pose_codes(platform, poses[rows], width)
+        payloads = [{name: int(column[k]) for name, column in codes.items()}
+                    for k in range(len(rows))]
+        identity = f"platform-ik {timing} width={width} {platform!r}"   # the compiled cache key
+        run = run_backend(dut, payloads, backend,
+                          f"poses through the {dut.latency}-cycle leg processors",
+                          Progress(len(payloads), progress), identity)
+        valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
+        lengths[rows] = real.to_float(np.array(
+            [[o[f"rho{k}"] for k in range(1, legs + 1)] for o in run.outputs],
+            dtype=np.int64).reshape(-1, legs))
+    flagged[rows] = ~valid
+    reason = np.full(count, "ok", dtype=object)
+    reason[~in_format] = "out_of_format"
+    reason[(reason == "ok") & (flagged | _outside_stroke(platform, lengths))] = "outside_limits"
+    valid = reason == "ok"
+    return np.where(valid[:, None], lengths, 0.0), valid, reason
 
 
 def write_platform_output(path, platform, command, values, valid, reason=None):

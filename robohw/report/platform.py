@@ -11,6 +11,7 @@ import numpy as np
 
 from robohw.legs.counts import platform_counts
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
+from robohw.robots.sampling import sample_poses
 from robohw.reference.algebra import FloatArith
 from robohw.reference.platform_dynamics import (gosselin_dynamics, leg_equilibrium, leg_motion,
                                                 motion_arrays, virtual_power_dynamics)
@@ -18,11 +19,7 @@ from robohw.reference.platform_kinematics import (displaced, forward_kinematics,
                                                   inverse_kinematics, jacobian, pose_arrays)
 
 __all__ = ["count_table", "spec_test_state", "printed_vs_corrected", "fk_convergence",
-           "dynamics_agreement", "write_platform_report", "WORKSPACE"]
-
-# Poses drawn uniformly within home +- these (m, rad): the workspace of the reports and tests.
-WORKSPACE = {"spatial": np.array([0.05, 0.05, 0.05, 0.15, 0.15, 0.15]),
-             "planar": np.array([0.1, 0.1, 0.3])}
+           "dynamics_agreement", "write_platform_report"]
 
 # Why ours differs from the paper's count, by (kind, item).
 REASONS = {
@@ -176,9 +173,8 @@ def dynamics_agreement(count, seed=0):
     for name in SHIPPED_PLATFORMS:
         platform = load_platform(name)
         rng = np.random.default_rng(seed)
-        spread = WORKSPACE[platform.kind]
-        poses = np.array(platform.home) + rng.uniform(-1, 1, (count, len(spread))) * spread
-        dof = len(spread)
+        poses = sample_poses(platform, count, rng)
+        dof = poses.shape[1]
         v, a = rng.normal(0, 0.5, (count, dof)), rng.normal(0, 2, (count, dof))
         ours, _ = gosselin_dynamics(platform, poses, v, a)
         other = virtual_power_dynamics(platform, poses, v, a)
@@ -194,11 +190,8 @@ def fk_convergence(count, seed=0):
     rows = []
     for name in SHIPPED_PLATFORMS:
         platform = load_platform(name)
-        spread = WORKSPACE[platform.kind]
         for scale in (1, 2, 4, 8):
-            rng = np.random.default_rng(seed + scale)
-            poses = np.array(platform.home) + \
-                rng.uniform(-1, 1, (count, len(spread))) * spread * scale
+            poses = sample_poses(platform, count, np.random.default_rng(seed + scale), scale)
             found, steps, reasons = forward_kinematics(platform,
                                                        inverse_kinematics(platform, poses))
             error = found - poses

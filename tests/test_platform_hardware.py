@@ -1,0 +1,256 @@
+"""The leg processors of a parallel manipulator (Gosselin 1996, part 2): the legs' lengths as a
+task graph of identical CCM processors, its float evaluation against the reference, the
+bit-exact model's accuracy, and the pipeline (Amaranth and Verilator) against the model."""
+
+import csv
+import re
+
+import numpy as np
+import pytest
+from netlist import register_depths
+
+from robohw.cli import main
+from robohw.cordic.config import CordicConfig, Direction, System
+from robohw.cordic.pipelined import pipelined_latency
+from robohw.hw.fixed import FixedFormat, angle_to_code
+from robohw.ik.model import evaluate_float, evaluate_model, output_codes
+from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.legs.ik_graph import (leg_ik_graph, platform_format, pose_codes, pose_inputs,
+                                  reach)
+from robohw.reference.platform_kinematics import inverse_kinematics
+from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
+from robohw.robots.sampling import sample_poses
+from robohw.sim.harness import run_stream
+from robohw.sim.verilator import run_stream_verilator
+
+CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
+
+
+def poses_with_edges(platform, count, seed):
+    """Poses in the workspace, then three that are not: a leg beyond the number format's range
+    although the position fits it (flagged), a position beyond it, a leg outside its stroke
+    inside the range."""
+    poses = sample_poses(platform, count, np.random.default_rng(seed))
+    edge = np.array(platform.home, dtype=float)
+    beyond_range, beyond_format, long_leg = edge.copy(), edge.copy(), edge.copy()
+    beyond_range[:2] = 1.6            # |(U, V)| > 2 m for some leg: saturates
+    beyond_format[0] = 2.5            # x outside [-2, 2)
+    long_leg[1] = 0.4                 # every leg inside 2 m, some beyond its 0.85 m stroke
+    return poses, np.array([beyond_range, beyond_format, long_leg])
+
+
+# --- the graph -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_graph_is_one_identical_processor_per_leg_with_no_edge_between_legs(name):
+    platform = load_platform(name)
+    graph = leg_ik_graph(platform)
+    per_leg = 5 if platform.spatial else 2
+    assert len(graph.ccms) == per_leg * len(platform.legs) and graph.depth() == per_leg
+    for i in range(1, len(platform.legs) + 1):
+        ccms = [c for c in graph.ccms if c.name.startswith(f"leg{i}_")]
+        assert len(ccms) == per_leg
+        # A leg reads the broadcast pose and its own CCMs only.
+        sources = {s for c in ccms for _, op in c.operands() for s, _ in op.sources()}
+        assert sources <= set(graph.inputs) | {c.name for c in ccms}
+        # Identical processors: the same operations and wiring, constants aside.
+        shape = [(c.name.split("_", 1)[1], c.system, c.direction,
+                  [(op.source and op.source.split("_")[-1], op.port, op.sign,
+                    op.addend and (op.addend.source.split("_")[-1], op.addend.port))
+                   for _, op in c.operands()]) for c in ccms]
+        if i == 1:
+            first = shape
+        assert shape == first
+    # One adder per sum U, V (, W) and one per base coordinate that is not zero.
+    sums = 3 if platform.spatial else 2
+    assert graph.adders() == sum(sums + sum(1 for a in leg.base if a) for leg in platform.legs)
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_ideal_ccms_give_the_reference_lengths(name):
+    platform = load_platform(name)
+    poses = sample_poses(platform, 2000, np.random.default_rng(1), scale=3)
+    out, valid, _ = evaluate_float(leg_ik_graph(platform), pose_inputs(platform, poses))
+    lengths = np.stack([out[f"rho{i}"] for i in range(1, len(platform.legs) + 1)], -1)
+    assert valid.all()
+    assert np.abs(lengths - inverse_kinematics(platform, poses)).max() < 1e-12
+
+
+def test_format_leaves_room_for_every_pose_inside_the_strokes():
+    hexapod = load_platform("hexapod")
+    # 0.85 m stroke + 0.5 m base circle + 0.3 m platform circle.
+    assert reach(hexapod) == pytest.approx(1.65)
+    assert platform_format(hexapod, 24) == {"width": 24, "frac_bits": 22, "guard_bits": 2}
+    # A pose at the reach: one leg exactly at its longest, pointing away from its base.
+    leg = hexapod.legs[0]
+    direction = np.array(leg.base) / np.linalg.norm(leg.base)
+    position = np.array(leg.base) + direction * (leg.stroke[1] + 0.3)
+    assert np.abs(position).max() < 2
+
+
+def test_task_graph_checks_addends_and_angle_inputs():
+    def graph(*ccms, angles=("t",)):
+        return TaskGraph("g", ("a", "b", "t"), ccms, {"out": (ccms[-1].name, "x")},
+                         angle_inputs=angles)
+
+    with pytest.raises(ValueError, match="an addend is a source and a sign"):
+        graph(Ccm("c", CIRC, VEC, Operand("a", addend=Operand("b", constant=1.0)), const(0),
+                  const(0)))
+    with pytest.raises(ValueError, match="an addend is a source and a sign"):
+        graph(Ccm("c", CIRC, VEC, Operand(constant=1.0, addend=Operand("b")), const(0),
+                  const(0)))
+    with pytest.raises(ValueError, match=r"c\.x0: a real is needed, t\.x is not one"):
+        graph(Ccm("c", CIRC, VEC, Operand("a", addend=Operand("t")), const(0), const(0)))
+    with pytest.raises(ValueError, match=r"c\.z0: an angle is needed, a\.x is not one"):
+        graph(Ccm("c", CIRC, ROT, const(1), const(0), Operand("a")))
+    with pytest.raises(ValueError, match=r"angle inputs \['u'\] are not inputs"):
+        graph(Ccm("c", CIRC, ROT, const(1), const(0), Operand("t")), angles=("u",))
+
+
+# --- the bit-exact model ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_model_lengths_within_a_micrometre_at_24_bits(name):
+    # The issue's goal: 1 um on the 1 m class platform. Measured 0.34 um (hexapod) and 0.32 um
+    # (planar), 1.4 LSB of 2**-22 m: the pose's rounding, the CCMs' and the output's.
+    platform = load_platform(name)
+    poses = sample_poses(platform, 5000, np.random.default_rng(2))
+    out, valid, _ = evaluate_model(leg_ik_graph(platform), pose_inputs(platform, poses),
+                                   **platform_format(platform, 24))
+    lengths = np.stack([out[f"rho{i}"] for i in range(1, len(platform.legs) + 1)], -1)
+    assert valid.all()
+    error = np.abs(lengths - inverse_kinematics(platform, poses)).max()
+    assert 1e-8 < error < 1e-6
+
+
+def test_model_flags_a_leg_beyond_the_format():
+    platform = load_platform("hexapod")
+    _, edges = poses_with_edges(platform, 0, 0)
+    inputs = pose_inputs(platform, edges[[0, 2]])
+    _, valid, _ = evaluate_model(leg_ik_graph(platform), inputs, **platform_format(platform, 16))
+    assert valid.tolist() == [False, True]
+
+
+# --- the pipeline ----------------------------------------------------------------------------
+
+def check_pipeline(platform, dut, width, count, seed, **stalls):
+    poses, edges = poses_with_edges(platform, count, seed)
+    poses = np.concatenate([poses[:2], edges[[0, 2]], poses[2:]])
+    codes = pose_codes(platform, poses, width)
+    payloads = [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % 16}
+                for k in range(len(poses))]
+    run = run_stream(dut, payloads, **stalls)
+    graph = dut.graph
+    _, valid, values = evaluate_model(graph, pose_inputs(platform, poses),
+                                      **platform_format(platform, width))
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in payloads]
+    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    assert valid.tolist().count(False) == 1
+    for name, column in output_codes(graph, values, width, dut.plan.guard_bits).items():
+        assert [o[name] for o in run.outputs] == column.tolist(), name
+    return run
+
+
+def test_pipelined_leg_processors_equal_the_model_one_pose_per_clock():
+    platform, width = load_platform("hexapod"), 16
+    graph = leg_ik_graph(platform)
+    dut = TaskGraphPipeline(graph, **platform_format(platform, width), tag_width=4,
+                            check_alignment=True)
+    run = check_pipeline(platform, dut, width, 12, seed=3)
+    # A leg is a chain of five CCMs, each its operand register and its pipelined CORDIC
+    # (circular, the port width and the guard bits inside), then the output queue's 2 cycles.
+    inside = dict(width=width + 2, frac_bits=platform_format(platform, width)["frac_bits"] + 2)
+    chain = [CordicConfig(CIRC, ROT, **inside)] * 3 + [CordicConfig(CIRC, VEC, **inside)] * 2
+    latency = sum(1 + pipelined_latency(c) for c in chain) + 2
+    assert set(np.subtract(run.output_cycles, run.input_cycles).tolist()) == {latency}
+    assert dut.latency == latency
+    assert set(np.diff(run.output_cycles).tolist()) == {1}
+    assert register_depths(TaskGraphPipeline(graph, **platform_format(platform, width))) == \
+        {latency}
+
+
+def test_word_serial_leg_processors_under_stalls():
+    platform, width = load_platform("planar_3rpr"), 16
+    dut = TaskGraphPipeline(leg_ik_graph(platform), **platform_format(platform, width),
+                            tag_width=4, timing="word_serial", check_alignment=True)
+    source, sink = [1, 0, 1, 1], [1, 1, 1, 0, 1, 0, 0]
+    run = check_pipeline(platform, dut, width, 6, seed=4,
+                         source_valid=lambda c: source[c % 4], sink_ready=lambda c: sink[c % 7])
+    assert len(run.outputs) == 8
+
+
+def test_exported_verilog_equals_model_under_verilator(tmp_path):
+    platform, width = load_platform("planar_3rpr"), 16
+    graph = leg_ik_graph(platform)
+    poses, edges = poses_with_edges(platform, 100, 5)
+    poses = np.concatenate([poses, edges[[0, 2]]])
+    codes = pose_codes(platform, poses, width)
+    payloads = [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % 256}
+                for k in range(len(poses))]
+    outputs, _ = run_stream_verilator(
+        TaskGraphPipeline(graph, **platform_format(platform, width), tag_width=8), payloads,
+        name="platform_ik", build_dir=tmp_path, sink_pattern=[True, False, True])
+    _, valid, values = evaluate_model(graph, pose_inputs(platform, poses),
+                                      **platform_format(platform, width))
+    assert [o["tag"] for o in outputs] == [p["tag"] for p in payloads]
+    assert [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
+    for name, column in output_codes(graph, values, width, 2).items():
+        assert [o[name] for o in outputs] == column.tolist(), name
+
+
+# --- the command line ------------------------------------------------------------------------
+
+def read(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_platform_ik_backends_agree_and_give_reasons(tmp_path, capsys):
+    platform = load_platform("hexapod")
+    poses, edges = poses_with_edges(platform, 4, 6)
+    rows = np.concatenate([poses, edges])
+    source = tmp_path / "poses.csv"
+    source.write_text("x,y,z,roll,pitch,yaw\n" +
+                      "".join(",".join(map(repr, row.tolist())) + "\n" for row in rows))
+    results = {}
+    for backend in ("float", "model", "rtl"):
+        out = tmp_path / f"{backend}.csv"
+        assert main(["platform", "ik", "--poses", str(source), "--out", str(out), "--backend",
+                     backend, "--width", "16", "--reasons", "--quiet"]) == 0
+        results[backend] = read(out)
+    assert [r["reason"] for r in results["model"]] == \
+        ["ok"] * 4 + ["outside_limits", "out_of_format", "outside_limits"]
+    assert [r["reason"] for r in results["float"]] == ["ok"] * 4 + ["outside_limits"] * 3
+    assert results["rtl"] == results["model"]
+    lsb = 2.0 ** -platform_format(platform, 16)["frac_bits"]
+    for got, want in zip(results["model"][:4], results["float"][:4]):
+        assert all(abs(float(got[f"rho{i}"]) - float(want[f"rho{i}"])) < 2 * lsb
+                   for i in range(1, 7))
+    # The codes themselves: lengths are whole LSBs of the format.
+    assert all(float(r["rho1"]) / lsb == round(float(r["rho1"]) / lsb) for r in results["rtl"])
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["platform", "jacobian", "--poses", "p.csv", "--out", "o.csv", "--backend", "model"],
+     r"invalid choice: 'model' \(choose from 'float'\)"),
+    (["platform", "ik", "--poses", "p.csv", "--out", "o.csv", "--width", "39"],
+     r"--width"),
+    (["platform", "ik", "--poses", "p.csv", "--out", "o.csv", "--timing", "fast"],
+     r"invalid choice: 'fast'"),
+])
+def test_platform_hardware_usage_errors(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err)
+
+
+def test_pose_codes_are_the_models_rounding():
+    platform, width = load_platform("hexapod"), 20
+    poses = sample_poses(platform, 50, np.random.default_rng(8))
+    codes = pose_codes(platform, poses, width)
+    real = FixedFormat(width, platform_format(platform, width)["frac_bits"])
+    assert codes["z"].tolist() == real.from_float(poses[:, 2]).tolist()
+    assert codes["yaw"].tolist() == angle_to_code(poses[:, 5], width).tolist()

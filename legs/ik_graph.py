@@ -17,9 +17,27 @@ CCM        operation              computes
 
 ``Q = Rz(yaw) Ry(pitch) Rx(roll)`` (:func:`robohw.reference.platform_kinematics.rotation`) is
 never formed: the three rotations turn ``b'`` itself, and the two vectorings give the length
-without a square root (and the leg's azimuth and elevation, their ``z``). A planar leg turns
-``b'`` by ``phi`` and vectors ``(U, V)``. The sums of ``U``, ``V``, ``W`` are the adders at the
-vectorings' inputs (:class:`robohw.ik.task_graph.Operand`, ``addend``).
+without a square root (and the leg's azimuth ``psi`` and elevation ``theta``, their ``z``). A
+planar leg turns ``b'`` by ``phi`` and vectors ``(U, V)``. The sums of ``U``, ``V``, ``W`` are
+the adders at the vectorings' inputs (:class:`robohw.ik.task_graph.Operand`, ``addend``).
+
+With ``jacobian=True`` every leg also gives its row of ``K / rho``, ``(p x e, e)`` with ``p =
+Q b'`` and ``e = s / rho`` (eq. (13) over ``rho``), in six more rotations and no division: ``e``
+is ``(1, 0, 0)`` turned by ``theta`` and then ``psi``; ``p`` turned by ``-psi`` and ``-theta``
+is ``(p.e, p2, p3)`` in the leg's frame, where ``p x e = (0, p3, -p2)``, turned back by
+``theta`` and ``psi``:
+
+=========  ==================  ====================================================
+``el``     circular rotation   ``(1, 0)`` by ``theta``: ``(|e_xy|, e_z)``
+``az``     circular rotation   ``(|e_xy|, 0)`` by ``psi``: ``(e_x, e_y)``
+``p12``    circular rotation   ``(p_x, p_y)`` by ``-psi``: ``(p1, p2)``
+``p13``    circular rotation   ``(p1, p_z)`` by ``-theta``: ``(p.e, p3)``
+``m1``     circular rotation   ``(0, p2)`` by ``theta``: ``(-p2 sin theta, m_z)``...
+``m2``     circular rotation   ``(m1.x, p3)`` by ``psi``: ``(m_x, m_y)``
+=========  ==================  ====================================================
+
+(``m1`` turns ``(0, -p2)``.) A planar leg's row ``((p x e)_z, e_x, e_y)`` takes two: ``(1, 0)``
+by ``psi``, and ``(-p_x, -p_y)`` by ``-psi``, whose ``y`` is ``p_x sin psi - p_y cos psi``.
 
 Formats (:func:`platform_format`): the pose's angles are binary angles; every real, the
 position ``x, y, z`` included, has the fraction bits that leave room for the platform's
@@ -64,10 +82,26 @@ def platform_format(platform, width):
     return {"width": width, "frac_bits": width - 1 - integer_bits, "guard_bits": GUARD_BITS}
 
 
-def _spatial_leg(prefix, leg):
+def _spatial_leg(prefix, leg, jacobian):
     (ax, ay, az), (bx, by, bz) = leg.base, leg.platform
     rx, ry, rz, uv, rho = (f"{prefix}{n}" for n in ("rx", "ry", "rz", "uv", "rho"))
+    el, az_, p12, p13, m1, m2 = (f"{prefix}{n}" for n in ("el", "az", "p12", "p13", "m1",
+                                                            "m2"))
+    psi, theta = Operand(uv, "z"), Operand(rho, "z")
+    row = [
+        Ccm(el, CIRC, ROT, const(1), const(0), theta, label="(|e_xy|, e_z)"),
+        Ccm(az_, CIRC, ROT, Operand(el, "x"), const(0), psi, label="(e_x, e_y)"),
+        Ccm(p12, CIRC, ROT, Operand(rz, "x"), Operand(rz, "y"), Operand(uv, "z", sign=-1),
+            label="(p1, p2)"),
+        Ccm(p13, CIRC, ROT, Operand(p12, "x"), Operand(ry, "x"), Operand(rho, "z", sign=-1),
+            label="(p.e, p3)"),
+        Ccm(m1, CIRC, ROT, const(0), Operand(p12, "y", sign=-1), theta, label="(., m_z)"),
+        Ccm(m2, CIRC, ROT, Operand(m1, "x"), Operand(p13, "y"), psi, label="(m_x, m_y)"),
+    ]
+    outputs = dict(zip((1, 2, 3, 4, 5, 6), ((m2, "x"), (m2, "y"), (m1, "y"), (az_, "x"),
+                                            (az_, "y"), (el, "y"))))
     return [
+
         Ccm(rx, CIRC, ROT, const(by), const(bz), Operand("roll"), label="Rx b'"),
         Ccm(ry, CIRC, ROT, Operand(rx, "y"), const(bx), Operand("pitch"), label="Ry Rx b'"),
         Ccm(rz, CIRC, ROT, Operand(ry, "y"), Operand(rx, "x"), Operand("yaw"), label="Q b'"),
@@ -75,31 +109,41 @@ def _spatial_leg(prefix, leg):
             Operand("y", constant=-ay, addend=Operand(rz, "y")), const(0), label="|(U, V)|"),
         Ccm(rho, CIRC, VEC, Operand(uv, "x"),
             Operand("z", constant=-az, addend=Operand(ry, "x")), const(0), label="rho"),
-    ]
+    ] + (row if jacobian else []), (outputs if jacobian else {})
 
 
-def _planar_leg(prefix, leg):
+def _planar_leg(prefix, leg, jacobian):
     (ax, ay), (bx, by) = leg.base, leg.platform
-    turn, rho = f"{prefix}rz", f"{prefix}rho"
+    turn, rho, e, m = (f"{prefix}{n}" for n in ("rz", "rho", "e", "m"))
+    row = [
+        Ccm(e, CIRC, ROT, const(1), const(0), Operand(rho, "z"), label="(e_x, e_y)"),
+        Ccm(m, CIRC, ROT, Operand(turn, "x", sign=-1), Operand(turn, "y", sign=-1),
+            Operand(rho, "z", sign=-1), label="(., (p x e)_z)"),
+    ]
+    outputs = {1: (m, "y"), 2: (e, "x"), 3: (e, "y")}
     return [
         Ccm(turn, CIRC, ROT, const(bx), const(by), Operand("phi"), label="Q b'"),
         Ccm(rho, CIRC, VEC, Operand("x", constant=-ax, addend=Operand(turn, "x")),
             Operand("y", constant=-ay, addend=Operand(turn, "y")), const(0), label="rho"),
-    ]
+    ] + (row if jacobian else []), (outputs if jacobian else {})
 
 
-def leg_ik_graph(platform):
+def leg_ik_graph(platform, jacobian=False):
     """The :class:`~robohw.ik.task_graph.TaskGraph` of ``platform``'s leg lengths: inputs its
-    pose fields (the angles as angle inputs), CCMs ``leg{i}_...`` (the module docstring), outputs
-    ``rho1..rhoN`` (m)."""
-    fields = platform.pose_fields
+    pose fields (the angles as angle inputs), CCMs ``leg{i}_...`` (the module docstring),
+    outputs ``rho1..rhoN`` (m) and, with ``jacobian``, the rows of ``K / rho``, ``k{i}_{j}``
+    (the columns of :func:`robohw.reference.platform_kinematics.jacobian`)."""
     make = _spatial_leg if platform.spatial else _planar_leg
     ccms, outputs = [], {}
     for i, leg in enumerate(platform.legs, start=1):
-        ccms += make(f"leg{i}_", leg)
+        leg_ccms, row = make(f"leg{i}_", leg, jacobian)
+        ccms += leg_ccms
         outputs[f"rho{i}"] = (f"leg{i}_rho", "x")
-    return TaskGraph(f"{platform.name}-legs", fields, ccms, outputs,
-                     description=f"leg lengths of {platform.name}, one processor per leg",
+        outputs.update({f"k{i}_{j}": port for j, port in row.items()})
+    what = "leg lengths and Jacobian rows" if jacobian else "leg lengths"
+    return TaskGraph(f"{platform.name}-legs{'-jacobian' if jacobian else ''}",
+                     platform.pose_fields, ccms, outputs,
+                     description=f"{what} of {platform.name}, one processor per leg",
                      angle_inputs=_angle_fields(platform))
 
 

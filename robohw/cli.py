@@ -415,7 +415,7 @@ def _platform_parser(commands):
         command.add_argument("--platform", default="hexapod", metavar="FILE.toml",
                              help="platform file or shipped name: hexapod (default), "
                                   "planar_3rpr")
-        if action == "ik":
+        if action in ("ik", "jacobian"):
             command.add_argument("--backend", choices=["float", "model", "rtl", "compiled"],
                                  default="float",
                                  help="float64 reference, or the leg processors: bit-exact "
@@ -430,7 +430,7 @@ def _platform_parser(commands):
         else:
             command.add_argument("--backend", choices=["float"], default="float",
                                  help="float64 reference (default float; in hardware so far: "
-                                      "ik)")
+                                      "ik, jacobian)")
         command.add_argument("--reasons", action="store_true",
                              help="add a reason column: ok, out_of_format (hardware: beyond "
                                   "the number format), unreachable, near_singular, "
@@ -657,7 +657,7 @@ def _platform(args):
         options = {}
         if args.action in ("jacobian", "dynamics"):
             options["max_cond"] = args.max_cond
-        if args.action == "ik":
+        if args.action in ("ik", "jacobian"):
             options.update(width=args.width, timing=args.timing.replace("-", "_"))
         if args.action == "fk":
             if args.guess is not None and len(args.guess) != len(platform.pose_fields):

@@ -15,7 +15,8 @@ from robohw.designs import DESIGNS
 from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
 from robohw.reference.kinematics import forward_kinematics
 from robohw.robots import load_robot
-from robohw.robots.sampling import sample_joints
+from robohw.robots.platform import load_platform
+from robohw.robots.sampling import sample_joints, sample_poses
 from robohw.hw.payload import pack, pack_words, unpack, unpack_words
 from robohw.sim import compiled
 from robohw.sim.compiled import CompiledBuildError, build_compiled, run_stream_compiled
@@ -182,7 +183,7 @@ def _write_poses(path, count, seed):
     path.write_text("\n".join(rows) + "\n")
 
 
-@pytest.mark.parametrize("command", ["ik", "inertia", "dynamics"])
+@pytest.mark.parametrize("command", ["ik", "inertia", "dynamics", "platform"])
 def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_path, monkeypatch,
                                                          capsys):
     monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
@@ -196,6 +197,16 @@ def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_pa
             ",".join(repr(float(v)) for v in row) + "\n" for row in q))
         argv = ["inertia", "--q", str(source), "--width", "14", "--array", "logdepth",
                 "--reasons"]
+    elif command == "platform":
+        # The planar platform's legs and Jacobian rows (the leg processors' exported Verilog
+        # under Verilator): poses up to eight times the workspace, a third of them with a leg
+        # outside its stroke.
+        platform = load_platform("planar_3rpr")
+        poses = sample_poses(platform, 300, np.random.default_rng(8), scale=8)
+        source.write_text("x,y,phi\n" + "".join(
+            ",".join(repr(float(v)) for v in row) + "\n" for row in poses))
+        argv = ["platform", "jacobian", "--platform", "planar_3rpr", "--poses", str(source),
+                "--width", "16", "--reasons"]
     else:
         # Rates and accelerations up to 1.05 times the PUMA's limits (1 rad/s, 2 rad/s^2):
         # about half the rows out of bounds.
@@ -212,7 +223,7 @@ def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_pa
     assert outputs["compiled"].read_bytes() == outputs["model"].read_bytes()
     lines = outputs["model"].read_text().splitlines()
     assert len(lines) > 300
-    if command == "dynamics":
+    if command in ("dynamics", "platform"):
         assert 50 < sum(line.endswith(",0,outside_limits") for line in lines) < 250
 
 

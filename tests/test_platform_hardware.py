@@ -18,7 +18,7 @@ from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.ik_graph import (leg_ik_graph, platform_format, pose_codes, pose_inputs,
                                   reach)
-from robohw.reference.platform_kinematics import inverse_kinematics
+from robohw.reference.platform_kinematics import inverse_kinematics, jacobian
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses
 from robohw.sim.harness import run_stream
@@ -124,6 +124,36 @@ def test_model_lengths_within_a_micrometre_at_24_bits(name):
     assert 1e-8 < error < 1e-6
 
 
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_ideal_ccms_give_the_reference_jacobian_rows(name):
+    platform = load_platform(name)
+    poses = sample_poses(platform, 2000, np.random.default_rng(11), scale=3)
+    out, valid, _ = evaluate_float(leg_ik_graph(platform, jacobian=True),
+                                   pose_inputs(platform, poses))
+    lengths, rows = jacobian(platform, poses)
+    assert valid.all()
+    for i in range(len(platform.legs)):
+        assert np.abs(out[f"rho{i + 1}"] - lengths[:, i]).max() < 1e-12
+        for j in range(rows.shape[-1]):
+            assert np.abs(out[f"k{i + 1}_{j + 1}"] - rows[:, i, j]).max() < 1e-12
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_model_jacobian_rows_within_1e_5_relative_at_24_bits(name):
+    # The goal. Measured 6.1e-7 (hexapod) and 2.4e-6 (planar) of each row's largest
+    # entry: an error of an LSB in the leg's direction angles is one of LSB / rho in e.
+    platform = load_platform(name)
+    poses = sample_poses(platform, 3000, np.random.default_rng(12))
+    out, valid, _ = evaluate_model(leg_ik_graph(platform, jacobian=True),
+                                   pose_inputs(platform, poses), **platform_format(platform, 24))
+    _, rows = jacobian(platform, poses)
+    got = np.stack([[out[f"k{i}_{j}"] for j in range(1, rows.shape[-1] + 1)]
+                    for i in range(1, len(platform.legs) + 1)]).transpose(2, 0, 1)
+    assert valid.all()
+    relative = (np.abs(got - rows).max(-1) / np.abs(rows).max(-1)).max()
+    assert 1e-8 < relative < 1e-5
+
+
 def test_model_flags_a_leg_beyond_the_format():
     platform = load_platform("hexapod")
     _, edges = poses_with_edges(platform, 0, 0)
@@ -170,6 +200,15 @@ def test_pipelined_leg_processors_equal_the_model_one_pose_per_clock():
         {latency}
 
 
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_jacobian_leg_processors_equal_the_model(name):
+    platform, width = load_platform(name), 16
+    graph = leg_ik_graph(platform, jacobian=True)
+    dut = TaskGraphPipeline(graph, **platform_format(platform, width), tag_width=4)
+    run = check_pipeline(platform, dut, width, 6, seed=9)
+    assert set(np.diff(run.output_cycles).tolist()) == {1}
+
+
 def test_word_serial_leg_processors_under_stalls():
     platform, width = load_platform("planar_3rpr"), 16
     dut = TaskGraphPipeline(leg_ik_graph(platform), **platform_format(platform, width),
@@ -180,6 +219,7 @@ def test_word_serial_leg_processors_under_stalls():
     assert len(run.outputs) == 8
 
 
+@pytest.mark.slow   # two minutes; the compiled backend runs the same Verilog in make test
 def test_exported_verilog_equals_model_under_verilator(tmp_path):
     platform, width = load_platform("planar_3rpr"), 16
     graph = leg_ik_graph(platform)
@@ -229,10 +269,22 @@ def test_platform_ik_backends_agree_and_give_reasons(tmp_path, capsys):
                    for i in range(1, 7))
     # The codes themselves: lengths are whole LSBs of the format.
     assert all(float(r["rho1"]) / lsb == round(float(r["rho1"]) / lsb) for r in results["rtl"])
+    # The rows of K / rho the same way; their condition number from the hardware's rows.
+    rows = {}
+    for backend in ("float", "model", "rtl"):
+        out = tmp_path / f"jacobian_{backend}.csv"
+        assert main(["platform", "jacobian", "--poses", str(source), "--out", str(out),
+                     "--backend", backend, "--width", "16", "--reasons", "--quiet"]) == 0
+        rows[backend] = read(out)
+    assert rows["rtl"] == rows["model"]
+    assert [r["reason"] for r in rows["model"]] == [r["reason"] for r in results["model"]]
+    for got, want in zip(rows["model"][:4], rows["float"][:4]):
+        assert abs(float(got["cond"]) - float(want["cond"])) < 1e-3 * float(want["cond"])
+        assert all(abs(float(got[k]) - float(want[k])) < 4e-4 for k in want if k[0] == "k")
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["platform", "jacobian", "--poses", "p.csv", "--out", "o.csv", "--backend", "model"],
+    (["platform", "dynamics", "--states", "p.csv", "--out", "o.csv", "--backend", "model"],
      r"invalid choice: 'model' \(choose from 'float'\)"),
     (["platform", "ik", "--poses", "p.csv", "--out", "o.csv", "--width", "39"],
      r"--width"),

@@ -19,12 +19,13 @@ when a leg is outside its stroke (``outside_limits``), when its matrix is singul
 ``--max-cond`` (``near_singular``), or when forward kinematics does not converge
 (``unreachable``); precedence as CONVENTIONS states. Long files show progress on a terminal.
 
-Backends: ``float`` (the references) for every command; for ``ik`` also the leg processors
-(:mod:`robohw.legs.ik_graph`): ``model`` (bit-exact), ``rtl`` (the Amaranth pipeline simulated
-cycle by cycle, ``timing`` pipelined or word-serial) and ``compiled`` (the same compiled by
-Verilator). There a position outside the hardware's number format (beyond the platform's reach,
-:func:`robohw.legs.ik_graph.platform_format`) is ``out_of_format``, and a value the hardware
-flags as overflowing, which only a leg longer than the format's range makes, ``outside_limits``.
+Backends: ``float`` (the references) for every command; for ``ik`` and ``jacobian`` also the
+leg processors (:mod:`robohw.legs.ik_graph`): ``model`` (bit-exact), ``rtl`` (the Amaranth
+pipeline simulated cycle by cycle, ``timing`` pipelined or word-serial) and ``compiled`` (the
+same compiled by Verilator). There a position outside the hardware's number format (beyond the
+platform's reach, :func:`robohw.legs.ik_graph.platform_format`) is ``out_of_format``, and a
+value the hardware flags as overflowing, which only a leg longer than the format's range makes,
+``outside_limits``; the condition number of the hardware's rows is computed in float64.
 """
 
 import numpy as np
@@ -45,7 +46,7 @@ __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_column
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 # The commands the leg processors compute (the others: float only, so far).
-HARDWARE_COMMANDS = ("ik",)
+HARDWARE_COMMANDS = ("ik", "jacobian")
 TIMINGS = ("pipelined", "word_serial")
 # Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
 CHUNK = 20_000
@@ -126,7 +127,7 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
         if command not in HARDWARE_COMMANDS:
             raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
                              f"only so far; {command} is float")
-        return _hardware_ik(platform, rows, backend, width, timing, progress)
+        return _hardware(platform, command, rows, backend, width, timing, max_cond, progress)
     bar = Progress(len(rows), progress)
     parts = []
     for first in range(0, len(rows), CHUNK):
@@ -180,38 +181,52 @@ def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
     return values, valid, reason
 
 
-def _hardware_ik(platform, poses, backend, width, timing, progress):
-    """The leg lengths by the leg processors: the bit-exact model, or the pipeline by
-    :func:`robohw.sim.run.run_backend`."""
+def _hardware(platform, command, poses, backend, width, timing, max_cond, progress):
+    """The leg lengths (and the rows of ``K / rho``) by the leg processors: the bit-exact
+    model, or the pipeline by :func:`robohw.sim.run.run_backend`."""
     count, legs = len(poses), len(platform.legs)
-    graph, formats = leg_ik_graph(platform), platform_format(platform, width)
+    jacobian_rows = command == "jacobian"
+    graph = leg_ik_graph(platform, jacobian=jacobian_rows)
+    formats = platform_format(platform, width)
     real = FixedFormat(width, formats["frac_bits"])
     position = 3 if platform.spatial else 2
     in_format = real.fits(poses[:, :position]).all(-1)
     rows = np.flatnonzero(in_format)
-    lengths, flagged = np.zeros((count, legs)), np.zeros(count, dtype=bool)
+    names = list(graph.outputs)
+    values, flagged = np.zeros((count, len(names))), np.zeros(count, dtype=bool)
     if backend == "model":
         out, valid, _ = evaluate_model(graph, pose_inputs(platform, poses[rows]), **formats)
-        lengths[rows] = np.stack([out[f"rho{k}"] for k in range(1, legs + 1)], -1)
+        values[rows] = np.stack([out[name] for name in names], -1)
     else:
         dut = TaskGraphPipeline(graph, **formats, timing=timing)
         codes = pose_codes(platform, poses[rows], width)
         payloads = [{name: int(column[k]) for name, column in codes.items()}
                     for k in range(len(rows))]
-        identity = f"platform-ik {timing} width={width} {platform!r}"   # the compiled cache key
+        identity = f"platform-{command} {timing} width={width} {platform!r}"  # the cache key
         run = run_backend(dut, payloads, backend,
                           f"poses through the {dut.latency}-cycle leg processors",
                           Progress(len(payloads), progress), identity)
         valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
-        lengths[rows] = real.to_float(np.array(
-            [[o[f"rho{k}"] for k in range(1, legs + 1)] for o in run.outputs],
-            dtype=np.int64).reshape(-1, legs))
+        values[rows] = real.to_float(np.array([[o[name] for name in names]
+                                               for o in run.outputs],
+                                              dtype=np.int64).reshape(-1, len(names)))
     flagged[rows] = ~valid
+    lengths = values[:, [names.index(f"rho{i}") for i in range(1, legs + 1)]]
     reason = np.full(count, "ok", dtype=object)
     reason[~in_format] = "out_of_format"
+    if jacobian_rows:
+        k_rows = values[:, [names.index(name) for name in output_columns(platform, command)
+                            if name != "cond"]].reshape(count, legs, -1)
+        with np.errstate(all="ignore"):
+            condition = np.linalg.cond(k_rows) if count else np.zeros(0)
+        near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))
+        reason[(reason == "ok") & ~flagged & near] = "near_singular"
+        values = np.column_stack([k_rows.reshape(count, -1), condition])
+    else:
+        values = lengths
     reason[(reason == "ok") & (flagged | _outside_stroke(platform, lengths))] = "outside_limits"
     valid = reason == "ok"
-    return np.where(valid[:, None], lengths, 0.0), valid, reason
+    return np.where(valid[:, None], values, 0.0), valid, reason
 
 
 def write_platform_output(path, platform, command, values, valid, reason=None):

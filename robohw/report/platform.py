@@ -9,7 +9,10 @@ import pathlib
 
 import numpy as np
 
+from robohw.accuracy.platform import leg_processor_errors
+from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.counts import platform_counts
+from robohw.legs.ik_graph import leg_ik_graph, platform_format
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses
 from robohw.reference.algebra import FloatArith
@@ -19,7 +22,10 @@ from robohw.reference.platform_kinematics import (displaced, forward_kinematics,
                                                   inverse_kinematics, jacobian, pose_arrays)
 
 __all__ = ["count_table", "spec_test_state", "printed_vs_corrected", "fk_convergence",
-           "dynamics_agreement", "write_platform_report"]
+           "dynamics_agreement", "leg_processors", "write_platform_report"]
+
+# Widths of the leg processors' accuracy table (the issue's goals are at 24 bits).
+LEG_WIDTHS = (16, 20, 24, 28)
 
 # Why ours differs from the paper's count, by (kind, item).
 REASONS = {
@@ -210,6 +216,58 @@ def fk_convergence(count, seed=0):
     return rows
 
 
+def leg_processors(count, seed=0):
+    """The leg processors by platform: their CCMs, latency and interval at 24 bits in both
+    timings (the plans' figures; ``summary.md`` measures the registry's), and the model's
+    accuracy at :data:`LEG_WIDTHS` over ``count`` poses of the workspace."""
+    rows = []
+    for name in SHIPPED_PLATFORMS:
+        platform = load_platform(name)
+        timing = {}
+        for jacobian in (False, True):
+            graph = leg_ik_graph(platform, jacobian=jacobian)
+            for mode in ("pipelined", "word_serial"):
+                dut = TaskGraphPipeline(graph, **platform_format(platform, 24), timing=mode)
+                timing[f"{'jacobian' if jacobian else 'ik'}_{mode}"] = {
+                    "ccms": len(graph.ccms), "ccms_per_leg": len(graph.ccms) //
+                    len(platform.legs), "depth": graph.depth(), "latency": dut.latency,
+                    "interval": dut.interval}
+        rows.append({"platform": name, "legs": len(platform.legs), "timing": timing,
+                     "accuracy": [leg_processor_errors(platform, width, count, seed)
+                                  for width in LEG_WIDTHS]})
+    return rows
+
+
+def _leg_section(rows):
+    lines = ["### The leg processors (hardware, part 2)",
+             "One identical processor of CCMs per leg (`robohw.legs.ik_graph`): the pose "
+             "broadcast to every leg, no value passed between legs. Lengths from three "
+             "rotations of b' and two vectorings (planar: one and one); the row of K/rho from "
+             "six more rotations (planar: two), no division and no square root. At 24 bits:",
+             "| platform | outputs | CCMs a leg (all legs) | depth (CCMs) | pipelined: "
+             "latency, interval (cycles) | word-serial: latency, interval (cycles) |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        for what, label in (("ik", "lengths"), ("jacobian", "lengths and K/rho rows")):
+            p, w = r["timing"][f"{what}_pipelined"], r["timing"][f"{what}_word_serial"]
+            lines.append(f"| {r['platform']} | {label} | {p['ccms_per_leg']} ({p['ccms']}) | "
+                         f"{p['depth']} | {p['latency']}, {p['interval']} | {w['latency']}, "
+                         f"{w['interval']} |")
+    lines += ["", "One processor doing every leg would do the legs' CCMs one leg after another: "
+              "6 (planar 3) times the work of one leg processor, the paper's \"6 times "
+              "less\" for the kinematics, by construction.", "",
+              "Accuracy of the bit-exact model against float64 (the issue's goals at 24 bits: "
+              "lengths within 1 um, rows within 1e-5 relative):",
+              "| platform | width | poses (valid) | max length error (um) | in LSBs | max row "
+              "error (relative) |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        for a in r["accuracy"]:
+            lines.append(f"| {r['platform']} | {a['width']} | {a['poses']:,} ({a['valid']:,}) | "
+                         f"{a['rho_max_m'] * 1e6:.3g} | {a['rho_max_lsb']:.2f} | "
+                         f"{a['row_max_relative']:.2e} |")
+    return "\n".join(lines)
+
+
 def _count_section(kind, rows):
     title = {"spatial": "6-6 Stewart-Gough platform (hexapod)",
              "planar": "planar 3-RPR (planar_3rpr)"}[kind]
@@ -230,6 +288,7 @@ def write_platform_report(out_dir, quick=False):
     printed = printed_vs_corrected()
     agreement = dynamics_agreement(2_000 if quick else 20_000)
     convergence = fk_convergence(500 if quick else 5_000)
+    processors = leg_processors(1_000 if quick else 20_000)
     legs = printed["planar_legs"]
     fk_lines = ["| platform | poses within | converged | the same pose | median / max "
                 "iterations | unreachable | near singular |", "|---|---|---|---|---|---|---|"]
@@ -241,7 +300,8 @@ def write_platform_report(out_dir, quick=False):
         "# Parallel manipulators (Gosselin 1996)",
         "One computation per leg plus one platform solve. The geometry and inertias are ours "
         "(the paper gives none): `hexapod` and `planar_3rpr`, see their files. Float64 "
-        "references; the hardware comes with the leg processors.",
+        "references, and the leg processors in hardware (lengths and Jacobian rows so far; "
+        "the platform solve, dynamics and forward kinematics in hardware are to come).",
         _count_section("spatial", counts["spatial"]),
         _count_section("planar", counts["planar"]),
         "Counted by running the references over counting scalars (every product with a "
@@ -284,9 +344,10 @@ def write_platform_report(out_dir, quick=False):
         "10 cm, 0.3 rad), times the scale; their leg lengths solved back. 'The same pose': "
         "within 1e-8; a converged row elsewhere is another assembly of the same legs.",
         "\n".join(fk_lines),
+        _leg_section(processors),
     ]) + "\n"
     (out_dir / "platform.md").write_text(text)
     (out_dir / "platform.json").write_text(json.dumps({
         "counts": counts, "printed_vs_corrected": printed, "agreement": agreement,
-        "fk_convergence": convergence}, indent=1))
+        "fk_convergence": convergence, "leg_processors": processors}, indent=1))
     return text

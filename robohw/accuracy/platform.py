@@ -1,0 +1,36 @@
+"""Accuracy of the leg processors' bit-exact model against float64, per data width.
+
+Poses are drawn within the platform's workspace (:func:`robohw.robots.sampling.sample_poses`);
+the model of :func:`robohw.legs.ik_graph.leg_ik_graph` (with the Jacobian rows) gives every
+leg's length and row of ``K / rho``, compared with
+:func:`robohw.reference.platform_kinematics.jacobian`: lengths in metres and in LSBs of the
+format, rows relative to each row's largest entry.
+"""
+
+import numpy as np
+
+from robohw.ik.model import evaluate_model
+from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_inputs
+from robohw.reference.platform_kinematics import jacobian
+from robohw.robots.sampling import sample_poses
+
+__all__ = ["leg_processor_errors"]
+
+
+def leg_processor_errors(platform, width, count, seed=0):
+    """``{"width", "poses", "valid", "rho_max_m", "rho_max_lsb", "row_max_relative"}`` of the
+    model at ``width`` bits over ``count`` poses drawn with ``seed``."""
+    poses = sample_poses(platform, count, np.random.default_rng(seed))
+    formats = platform_format(platform, width)
+    out, valid, _ = evaluate_model(leg_ik_graph(platform, jacobian=True),
+                                   pose_inputs(platform, poses), **formats)
+    lengths, rows = jacobian(platform, poses)
+    legs, columns = rows.shape[1:]
+    got_lengths = np.stack([out[f"rho{i}"] for i in range(1, legs + 1)], -1)
+    got_rows = np.stack([[out[f"k{i}_{j}"] for j in range(1, columns + 1)]
+                         for i in range(1, legs + 1)]).transpose(2, 0, 1)
+    rho = np.abs(got_lengths - lengths)[valid].max(initial=0.0)
+    relative = (np.abs(got_rows - rows).max(-1) / np.abs(rows).max(-1))[valid].max(initial=0.0)
+    return {"width": width, "poses": count, "valid": int(valid.sum()),
+            "rho_max_m": float(rho), "rho_max_lsb": float(rho * 2.0 ** formats["frac_bits"]),
+            "row_max_relative": float(relative)}

@@ -3,8 +3,11 @@ the bit-exact model (every CCM a :func:`robohw.cordic.model.cordic_model`), vect
 
 Both return ``(outputs, valid, values)``: the named outputs (radians for angles), a boolean
 array that is False wherever a CCM's operands leave its convergence domain (or, in the model,
-any port overflows), and every CCM's ``(x, y, z)`` for inspection.
+any port overflows) or a guarded value falls below its minimum, and every CCM's ``(x, y, z)``
+for inspection.
 """
+
+import math
 
 import numpy as np
 
@@ -14,7 +17,7 @@ from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle
 from robohw.cordic.model import cordic_model
 from robohw.reference.cordic import cordic_ideal
 
-__all__ = ["evaluate_float", "evaluate_model", "output_codes", "DEFAULT_WIDTH"]
+__all__ = ["evaluate_float", "evaluate_model", "output_codes", "guard_code", "DEFAULT_WIDTH"]
 
 DEFAULT_WIDTH = 24
 
@@ -72,6 +75,8 @@ def evaluate_float(graph, inputs, branches=None):
         x, y, z = (np.where(ok, v, 1.0) for v in (x, y, z))  # keep undefined values finite
         values[ccm.name] = tuple(np.broadcast_to(v, shape) for v in
                                  cordic_ideal(ccm.system, ccm.direction, x, y, z))
+    for guard in graph.guards:
+        valid &= np.abs(read(guard.source, guard.port)) >= guard.minimum
     outputs = {}
     for name, (source, port) in graph.outputs.items():
         value = values[source]["xyz".index(port)]
@@ -135,6 +140,8 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
         port_overflow = [getattr(out, f"{p}_overflow") for p in graph.used_ports(ccm.name)]
         valid &= ~(xo | yo | zo | out.domain_error | np.logical_or.reduce(port_overflow))
         codes[ccm.name] = (out.x, out.y, out.z)
+    for guard in graph.guards:
+        valid &= np.abs(read(guard.source, guard.port)) >= guard_code(guard, fmt.lsb)
     values = {c.name: codes[c.name] for c in graph.ccms}
     outputs = {}
     for name, (code, overflow) in _port_codes(graph, values, port.width, guard_bits).items():
@@ -143,6 +150,12 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
         outputs[name] = code_to_angle(code, port.width) if graph.is_angle(source, port_name) \
             else port.to_float(code)
     return {n: np.where(valid, v, 0.0) for n, v in outputs.items()}, valid, values
+
+
+def guard_code(guard, lsb):
+    """The smallest code magnitude that passes ``guard`` where a code is ``lsb``: its minimum
+    rounded up to whole LSBs."""
+    return math.ceil(guard.minimum / lsb)
 
 
 def _port_codes(graph, values, width, guard_bits):

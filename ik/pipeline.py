@@ -16,12 +16,13 @@ stops: it takes a pose only while the output queue has room for its result
 backpressure.
 
 Formats: inputs and real operands are ``signed(width)`` with ``frac_bits`` fraction bits;
-angles are binary angles (one turn = ``2**width``). With ``guard_bits`` the CCMs and every value
-between them carry that many more bits, all of them fraction bits; the inputs enter exactly and
-the outputs are rounded half to even back to ``width`` bits, as the model does. Branch indicator bits select the sign of
-the operands that use them: 0 for +1, 1 for -1. Operands are formed exactly as
-:func:`robohw.ik.model.evaluate_model` forms them (sign, branch sign, constant; reals
-saturate and raise the error flag, angles wrap), so the outputs equal the model bit for bit.
+angles (angle inputs too) are binary angles (one turn = ``2**width``). With ``guard_bits`` the
+CCMs and every value between them carry that many more bits, all of them fraction bits; the
+inputs enter exactly and the outputs are rounded half to even back to ``width`` bits, as the
+model does. Branch indicator bits select the sign of the operands that use them: 0 for +1, 1
+for -1. Operands are formed exactly as :func:`robohw.ik.model.evaluate_model` forms them (sign,
+branch sign, constant, addend; reals saturate and raise the error flag, angles wrap), and a
+guarded value below its minimum raises it too, so the outputs equal the model bit for bit.
 """
 
 from collections import defaultdict
@@ -35,9 +36,10 @@ from robohw.cordic.datapath import register_values
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
-from robohw.hw.fixed import (Rounding, angle_to_code, hdl_add_sub, hdl_round_shift,
-                              hdl_saturate)
+from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub,
+                              hdl_round_shift, hdl_saturate)
 from robohw.hw.stream import StreamPipeline, check_tag_width
+from robohw.ik.model import guard_code
 from robohw.ik.task_graph import TaskGraph, output_node
 
 __all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "TIMINGS", "INTERLEAVE",
@@ -196,6 +198,20 @@ class TaskGraphPipeline(StreamPipeline):
             produce((name, "value"), getattr(self.i.payload, name), slot if check else None)
 
         errors = []
+        lsb = FixedFormat(width, plan.frac_bits + guard).lsb    # inside
+
+        def check_guards(source, port, value, ready):
+            # A guarded value below its minimum flags the result, delayed to the output (an
+            # input has one value, whatever the guard's port).
+            for g in (g for g in graph.guards if g.source == source and port in (None, g.port)):
+                code = guard_code(g, lsb)
+                small = (value < code) & (value > -code)
+                delay = (depth - ready) * slots
+                name = f"{source}_{port}_guard"
+                errors.append(tapped_delay_line(m, small, [delay], enable(name), name)[delay])
+
+        for name in graph.inputs:
+            check_guards(name, None, getattr(self.i.payload, name).as_signed() << guard, 0)
         for ccm in graph.ccms:
             cfg = plan.configs[ccm.name]
             operands, overflows = [], []
@@ -261,6 +277,7 @@ class TaskGraphPipeline(StreamPipeline):
                                             f"{ccm.name}_error")[delay])
             for port in "xyz":
                 produce((ccm.name, port), fields[port], ccm_slot)
+                check_guards(ccm.name, port, fields[port], ready)
 
         for name, (source, port) in graph.outputs.items():
             # Back to the port: rounded half to even; angles wrap, reals saturate and flag.

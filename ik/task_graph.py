@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from robohw.buffers import Edge, assign_buffers
 from robohw.cordic.config import Direction, System
 
-__all__ = ["Operand", "Ccm", "TaskGraph", "BRANCH_INDICATORS", "const", "output_node"]
+__all__ = ["Operand", "Guard", "Ccm", "TaskGraph", "BRANCH_INDICATORS", "const", "output_node"]
 
 BRANCH_INDICATORS = ("arm", "elbow", "wrist")
 
@@ -47,6 +47,15 @@ class Operand:
         """``(source, port)`` of the values the operand reads (none, one or two)."""
         terms = [self] + ([self.addend] if self.addend is not None else [])
         return [(t.source, t.port) for t in terms if t.source is not None]
+
+
+@dataclass(frozen=True)
+class Guard:
+    """A value whose magnitude must be at least ``minimum`` (a real, > 0) for the result to be
+    valid: ``source.port`` of a CCM or a real input (a divisor, say: a pivot of a solve)."""
+    source: str
+    port: str
+    minimum: float
 
 
 def output_node(name):
@@ -78,11 +87,14 @@ class Ccm:
 
 class TaskGraph:
     """CCMs in dependency order, their inputs and named outputs ``{name: (ccm, port)}``;
-    ``angle_inputs`` are the inputs that are angles (binary angles in hardware)."""
-    def __init__(self, name, inputs, ccms, outputs, description="", angle_inputs=()):
+    ``angle_inputs`` are the inputs that are angles (binary angles in hardware); ``guards``
+    (:class:`Guard` s) are values too small for a valid result below their minimum."""
+    def __init__(self, name, inputs, ccms, outputs, description="", angle_inputs=(),
+                 guards=()):
         self.name = name
         self.inputs = tuple(inputs)
         self.angle_inputs = tuple(angle_inputs)
+        self.guards = tuple(guards)
         if not set(self.angle_inputs) <= set(self.inputs):
             strangers = sorted(set(self.angle_inputs) - set(self.inputs))
             raise ValueError(f"{name}: angle inputs {strangers} are not inputs")
@@ -132,6 +144,13 @@ class TaskGraph:
         for name, (source, port) in self.outputs.items():
             if source not in self._by_name or port not in "xyz":
                 raise ValueError(f"{self.name}: output {name!r}: no node port {source}.{port}")
+        for guard in self.guards:
+            known = guard.source in self._by_name and guard.port in "xyz" or \
+                guard.source in self.inputs
+            if not known or self.is_angle(guard.source, guard.port) or \
+                    not guard.minimum > 0:
+                raise ValueError(f"{self.name}: guard {guard}: a real port of a node and a "
+                                 f"positive minimum are needed")
 
     def __getitem__(self, name):
         return self._by_name[name]
@@ -178,6 +197,7 @@ class TaskGraph:
         used = {port for c in self.ccms for _, op in c.operands()
                 for source, port in op.sources() if source == name}
         used |= {port for source, port in self.outputs.values() if source == name}
+        used |= {guard.port for guard in self.guards if guard.source == name}
         return "".join(p for p in "xyz" if p in used)
 
     def balance(self, latencies, *, width=1, share=False, align_outputs=False):

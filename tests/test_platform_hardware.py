@@ -16,6 +16,7 @@ from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.model import evaluate_float, evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.legs.givens import MIN_PIVOT, ccm_counts, solve_graph
 from robohw.legs.ik_graph import (leg_ik_graph, platform_format, pose_codes, pose_inputs,
                                   reach)
 from robohw.reference.platform_kinematics import inverse_kinematics, jacobian
@@ -306,3 +307,95 @@ def test_pose_codes_are_the_models_rounding():
     real = FixedFormat(width, platform_format(platform, width)["frac_bits"])
     assert codes["z"].tolist() == real.from_float(poses[:, 2]).tolist()
     assert codes["yaw"].tolist() == angle_to_code(poses[:, 5], width).tolist()
+
+
+# --- the Givens-rotation solve ---------------------------------------------------------------
+
+def systems(n, count, seed, scale=1.0):
+    """Random ``A`` (entries in [-1, 1]), ``x`` (in [-scale, scale]) and ``b = A x``, as graph
+    inputs, with ``A``'s condition numbers."""
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-1, 1, (count, n, n))
+    x = rng.uniform(-scale, scale, (count, n))
+    b = np.einsum("kij,kj->ki", a, x)
+    inputs = {f"a{i + 1}_{j + 1}": a[:, i, j] for i in range(n) for j in range(n)}
+    inputs.update({f"b{i + 1}": b[:, i] for i in range(n)})
+    return inputs, x, np.linalg.cond(a)
+
+
+def test_givens_solve_has_the_counted_ccms_and_solves_in_float():
+    for n in (1, 2, 3, 6):
+        graph = solve_graph(n)
+        kinds = {}
+        for c in graph.ccms:
+            kinds[(c.system, c.direction)] = kinds.get((c.system, c.direction), 0) + 1
+        counts = ccm_counts(n)
+        # Counted independently: row i meets cells (j, j..n) for every j < i.
+        rotations = sum(n - j for i in range(n) for j in range(i))
+        assert counts["rotations"] == rotations
+        assert kinds.get((CIRC, VEC), 0) == counts["vectorings"] == n * (n - 1) // 2
+        assert kinds.get((CIRC, ROT), 0) == rotations
+        assert kinds.get((System.LINEAR, ROT), 0) == counts["multiply_adds"]
+        assert kinds[(System.LINEAR, VEC)] == counts["divisions"] == n
+    inputs, x, _ = systems(6, 2000, seed=1)
+    out, valid, _ = evaluate_float(solve_graph(6), inputs)
+    # Valid exactly where numpy's QR has every pivot at MIN_PIVOT or more (the solutions lie
+    # in [-1, 1], inside the linear CCMs' range).
+    a = np.stack([[inputs[f"a{i}_{j}"] for j in range(1, 7)] for i in range(1, 7)]).transpose(
+        2, 0, 1)
+    pivots = np.abs(np.diagonal(np.linalg.qr(a)[1], axis1=1, axis2=2)).min(-1)
+    assert valid.tolist() == (pivots >= MIN_PIVOT).tolist() and 0.9 < valid.mean() < 1
+    got = np.stack([out[f"x{i}"] for i in range(1, 7)], -1)
+    assert np.abs(got - x)[valid].max() < 1e-10
+
+
+def test_givens_model_error_grows_with_the_condition_number():
+    # At 24 bits, reals in [-8, 8) (20 fraction bits, LSB 9.5e-7) and two guard bits; over
+    # 3,000 systems. Measured: 4.8e-6 (cond < 10), 4.3e-5 (10-100), 2.6e-4 (100-1000).
+    graph = solve_graph(6)
+    inputs, x, cond = systems(6, 3000, seed=0)
+    out, valid, _ = evaluate_model(graph, inputs, width=24, frac_bits=20, guard_bits=2)
+    error = np.abs(np.stack([out[f"x{i}"] for i in range(1, 7)], -1) - x).max(-1)
+    assert valid.mean() > 0.9
+    for low, bound in ((1, 1e-5), (10, 1e-4), (100, 1e-3)):
+        band = valid & (cond >= low) & (cond < 10 * low)
+        assert band.sum() > 100 and error[band].max() < bound
+    # What the pivots' guard leaves out is badly conditioned.
+    assert cond[~valid].min() > 100
+
+
+def test_givens_flags_a_singular_system_and_a_solution_beyond_the_linear_range():
+    graph = solve_graph(3)
+    singular = [[1.0, 2.0, 0.5], [2.0, 4.0, 1.0], [0.0, 1.0, 1.0]]     # rank 2
+    a = np.array([singular, singular, np.eye(3), np.eye(3)])
+    b = np.array([[1.0, 1.0, 1.0],              # inconsistent: x beyond any range
+                  [1.0, 2.0, 0.5],              # consistent (x = e1): only the pivot tells
+                  [0.5, 0.5, 3.0],              # x3 = 3 > 2, the linear CCMs' limit
+                  [0.5, -0.5, 1.5]])            # fine
+    inputs = {f"a{i + 1}_{j + 1}": a[:, i, j] for i in range(3) for j in range(3)}
+    inputs.update({f"b{i + 1}": b[:, i] for i in range(3)})
+    for evaluate, options in ((evaluate_float, {}),
+                              (evaluate_model, dict(width=16, frac_bits=12, guard_bits=2))):
+        out, valid, _ = evaluate(graph, inputs, **options)
+        assert valid.tolist() == [False, False, False, True]
+        assert [out[f"x{i}"][3] for i in (1, 2, 3)] == pytest.approx([0.5, -0.5, 1.5], abs=1e-3)
+
+
+def test_givens_pipeline_equals_the_model():
+    n, width = 3, 14
+    graph = solve_graph(n)
+    formats = dict(width=width, frac_bits=width - 4, guard_bits=2)
+    inputs, _, _ = systems(n, 12, seed=5)
+    inputs = {k: np.append(v, 0.0) for k, v in inputs.items()}     # a singular system
+    real = FixedFormat(width, width - 4)
+    payloads = [{**{k: int(real.from_float(v[s])) for k, v in inputs.items()}, "tag": s}
+                for s in range(13)]
+    dut = TaskGraphPipeline(graph, **formats, tag_width=4, check_alignment=True)
+    sink = [1, 1, 0, 1, 0, 0, 1]
+    run = run_stream(dut, payloads, sink_ready=lambda c: sink[c % 7])
+    _, valid, values = evaluate_model(graph, inputs, **formats)
+    assert not valid[-1] and valid[:-1].all()
+    assert [o["tag"] for o in run.outputs] == list(range(13))
+    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    for name, column in output_codes(graph, values, width, 2).items():
+        assert [o[name] for o in run.outputs] == column.tolist(), name

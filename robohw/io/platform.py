@@ -41,8 +41,9 @@ from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
                                                   forward_kinematics, jacobian)
 from robohw.sim.run import run_backend
 
-__all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_columns", "output_columns", "read_platform_input",
-           "solve_platform", "write_platform_output", "REASONS"]
+__all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_columns",
+           "output_columns", "read_platform_input", "solve_platform", "write_platform_output",
+           "REASONS"]
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 # The commands the leg processors compute (the others: float only, so far).

@@ -224,11 +224,11 @@ def leg_processors(count, seed=0):
     for name in SHIPPED_PLATFORMS:
         platform = load_platform(name)
         timing = {}
-        for jacobian in (False, True):
-            graph = leg_ik_graph(platform, jacobian=jacobian)
+        for rows_too in (False, True):
+            graph = leg_ik_graph(platform, jacobian=rows_too)
             for mode in ("pipelined", "word_serial"):
                 dut = TaskGraphPipeline(graph, **platform_format(platform, 24), timing=mode)
-                timing[f"{'jacobian' if jacobian else 'ik'}_{mode}"] = {
+                timing[f"{'jacobian' if rows_too else 'ik'}_{mode}"] = {
                     "ccms": len(graph.ccms), "ccms_per_leg": len(graph.ccms) //
                     len(platform.legs), "depth": graph.depth(), "latency": dut.latency,
                     "interval": dut.interval}

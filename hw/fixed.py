@@ -15,7 +15,7 @@ __all__ = [
     "Rounding", "FixedFormat",
     "wrap", "round_shift", "saturate",
     "hdl_round_shift", "rounding_shift", "rounding_increment", "hdl_add_sub", "hdl_saturate",
-    "angle_to_code", "code_to_angle",
+    "angle_to_code", "angle_fits", "code_to_angle", "ANGLE_CODE_LIMIT",
 ]
 
 
@@ -171,9 +171,24 @@ def hdl_saturate(value, width):
     return clamped[:width].as_signed(), too_low | too_high
 
 
+# Angles whose code before wrapping reaches this many units are refused: float64 holds whole
+# numbers exactly only below it, so the wrapped code's low bits would not be the angle's (and
+# beyond 2**63 the cast to int64 fails).
+ANGLE_CODE_LIMIT = 2.0 ** 53
+
+
+def angle_fits(radians, width):
+    """Where radians give a binary-angle code of ``width`` bits exactly (a boolean array):
+    finite, and less than ``2**(53 - width)`` turns (at 24 bits, 2**29 turns)."""
+    units = np.abs(np.asarray(radians, dtype=np.float64) / (2 * np.pi) * 2.0 ** width)
+    return units < ANGLE_CODE_LIMIT
+
+
 def angle_to_code(radians, width):
     """Radians to binary-angle codes (one turn = ``2**width``), wrapped into
-    ``signed(width)``."""
+    ``signed(width)``; ``OverflowError`` for angles :func:`angle_fits` refuses."""
+    if not np.all(angle_fits(radians, width)):
+        raise OverflowError(f"angle out of range of a {width}-bit binary angle's exact codes")
     turns = np.asarray(radians, dtype=np.float64) / (2 * np.pi)
     codes = np.rint(turns * 2.0 ** width).astype(np.int64)
     half = np.int64(1) << (width - 1)

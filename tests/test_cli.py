@@ -212,6 +212,27 @@ def test_inertia_bad_input_exit_2_one_line_no_output(tmp_path, capsys, edit, rob
     assert not out.exists() and not list(tmp_path.glob(".h.csv*"))
 
 
+@pytest.mark.parametrize("command", ["inertia", "dynamics", "platform"])
+def test_an_angle_without_an_exact_binary_angle_is_out_of_format(command, tmp_path, capsys):
+    # 1e20 rad once wrapped through a failed int64 cast to a garbage angle, marked valid.
+    source, out = tmp_path / "in.csv", tmp_path / "out.csv"
+    if command == "inertia":
+        source.write_text("q1,q2,q3,q4,q5,q6\n0,1e20,0,0,0,0\n0,0.1,0,0,0,0\n")
+        argv = ["inertia", "--q", str(source)]
+    elif command == "dynamics":
+        names = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
+        source.write_text(",".join(names) + "\n" + ",".join(["0", "1e20"] + ["0"] * 16) +
+                          "\n" + ",".join(["0", "0.1"] + ["0"] * 16) + "\n")
+        argv = ["dynamics", "--states", str(source)]
+    else:
+        source.write_text("x,y,z,roll,pitch,yaw\n0,0,0.6,0,-1e20,0\n0,0,0.6,0,0.1,0\n")
+        argv = ["platform", "ik", "--poses", str(source)]
+    assert main([*argv, "--out", str(out), "--backend", "model", "--reasons", "--quiet"]) == 0
+    rows = [line.split(",") for line in out.read_text().splitlines()]
+    assert rows[1][-2:] == ["0", "out_of_format"] and rows[2][-2:] == ["1", "ok"]
+    assert all(float(v) == 0 for v in rows[1][:-2])
+
+
 def test_inertia_prismatic_outside_limits_is_an_invalid_row(tmp_path, capsys):
     robot = tmp_path / "slider.toml"
     robot.write_text('name = "slider"\n' + 2 * (

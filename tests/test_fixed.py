@@ -3,9 +3,9 @@ import pytest
 from amaranth.hdl import Module, Signal, signed, unsigned
 from amaranth.sim import Simulator
 
-from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, hdl_add_sub,
-                             hdl_round_shift, hdl_saturate, round_shift, rounding_increment,
-                             rounding_shift, saturate, wrap)
+from robohw.hw.fixed import (FixedFormat, Rounding, angle_fits, angle_to_code, code_to_angle,
+                             hdl_add_sub, hdl_round_shift, hdl_saturate, round_shift,
+                             rounding_increment, rounding_shift, saturate, wrap)
 
 
 def python_round_half_even(value, shift):
@@ -72,6 +72,18 @@ def test_binary_angles_wrap():
     assert angle_to_code([0, np.pi / 2, np.pi, -np.pi, 3 * np.pi / 2], 8).tolist() == \
         [0, 64, -128, -128, -64]
     assert code_to_angle([64], 8).tolist() == [np.pi / 2]
+
+
+def test_angles_without_an_exact_code_are_refused():
+    # 2**(53 - width) turns is where float64 stops holding the unwrapped code exactly; 1e20 rad
+    # once wrapped to a garbage angle through a failed int64 cast.
+    turn = 2 * np.pi
+    inside, outside = (2.0 ** 29 - 1) * turn, 2.0 ** 29 * turn
+    assert angle_fits([0.0, inside, -inside, outside, 1e20, np.inf, np.nan], 24).tolist() == \
+        [True, True, True, False, False, False, False]
+    assert angle_to_code([inside], 24).tolist() == [0]
+    with pytest.raises(OverflowError, match="angle out of range of a 24-bit binary angle"):
+        angle_to_code([0.0, 1e20], 24)
 
 
 @pytest.mark.parametrize("shape", [signed(10), unsigned(9), signed(6), unsigned(6), signed(4),

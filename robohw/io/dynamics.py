@@ -12,17 +12,21 @@ Chang's processor array, :class:`robohw.dynamics.array.NewtonEulerArray`, on ``p
 elements and a ``direct`` or ``shuffle`` network). The
 hardware proves its torques for states within the robot file's position, velocity and
 acceleration limits only: a state outside them is ``valid = 0``, reason ``outside_limits``,
-with zeros, and the rest of the file is computed.
+with zeros, and the rest of the file is computed; so is a state with an angle of 2**(53 - w)
+turns or more (``w`` the CORDICs' width), which no binary angle holds exactly, reason
+``out_of_format``.
 """
 
 import numpy as np
 
 from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
+from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.model import decode_torques, encode_states, model_outputs
 from robohw.io.csv_table import read_columns, write_rows
+from robohw.io.joints import angles_fit
 from robohw.progress import Progress
 from robohw.reference.dynamics import FORMULATIONS, inverse_dynamics
 from robohw.sim.run import run_backend
@@ -80,6 +84,9 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
         raise ValueError(f"a wrench needs the float backend: the {backend} backend's hardware "
                          f"computes without a tool load")
     array = {"processors": processors, "network": network}
+    # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
+    fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
+    q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
     if backend == "model":
         plan = NewtonEulerPlan(robot, width=width) if design == "pipelined" else \
             ArrayPlan(robot, width=width, **array)
@@ -101,5 +108,7 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
         out = {k: np.array([o[f"tau{k}"] for o in run.outputs], dtype=object)
                for k in range(1, plan.dof + 1)}
         valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
+    reason = np.where(fits, np.where(valid, "ok", "outside_limits"), "out_of_format")
+    valid = valid & fits
     tau = np.where(valid[:, None], decode_torques(plan, out), 0.0)
-    return tau, valid, np.where(valid, "ok", "outside_limits").astype(object)
+    return tau, valid, reason.astype(object)

@@ -3,8 +3,9 @@
 ``IN.csv`` has the header ``q1,...,qN`` (radians for revolute joints, metres for prismatic
 ones; any column order). ``OUT.csv`` has ``H11,H12,...,HNN,valid`` (``reason`` last when
 asked): the full N x N matrix, row by row; a configuration the hardware cannot compute (a
-prismatic joint outside the limits its formats are proven for) is ``valid = 0``, reason
-``outside_limits``, with zeros, and the rest of the file is computed. Backends: ``float``
+prismatic joint outside the limits its formats are proven for: ``outside_limits``; an angle
+of 2**(53 - width) turns or more, which no binary angle holds exactly: ``out_of_format``) is
+``valid = 0`` with zeros, and the rest of the file is computed. Backends: ``float``
 (the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
 ``logdepth``), ``model`` (the array's bit-exact model), ``rtl`` (its Amaranth pipeline,
 simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator,
@@ -14,6 +15,7 @@ simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator
 import numpy as np
 
 from robohw.io.csv_table import read_columns, write_rows
+from robohw.io.joints import angles_fit
 from robohw.reference.inertia import inertia_matrix
 from robohw.progress import Progress
 from robohw.sim.run import run_backend
@@ -69,12 +71,15 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None
     h = np.zeros((len(q), robot.dof, robot.dof))
     if backend == "float":
         h = inertia_matrix(robot, q, ALGORITHMS[array])
+        reason = np.full(len(q), "ok", dtype=object)
     else:
-        valid = ~outside_limits(robot, q)
+        fits = angles_fit(robot, q, width)     # the angle fields are width bits
+        valid = fits & ~outside_limits(robot, q)
+        reason = np.where(fits, np.where(valid, "ok", "outside_limits"),
+                          "out_of_format").astype(object)
         rows = q[valid]
         if len(rows):
             h[valid] = _hardware(robot, rows, backend, array, width, fold, progress)
-    reason = np.where(valid, "ok", "outside_limits").astype(object)
     return h, valid, reason
 
 

@@ -23,14 +23,15 @@ Backends: ``float`` (the references) for every command; for ``ik`` and ``jacobia
 leg processors (:mod:`robohw.legs.ik_graph`): ``model`` (bit-exact), ``rtl`` (the Amaranth
 pipeline simulated cycle by cycle, ``timing`` pipelined or word-serial) and ``compiled`` (the
 same compiled by Verilator). There a position outside the hardware's number format (beyond the
-platform's reach, :func:`robohw.legs.ik_graph.platform_format`) is ``out_of_format``, and a
+platform's reach, :func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle
+holds exactly (2**(53 - width) turns or more) is ``out_of_format``, and a
 value the hardware flags as overflowing, which only a leg longer than the format's range makes,
 ``outside_limits``; the condition number of the hardware's rows is computed in float64.
 """
 
 import numpy as np
 
-from robohw.hw.fixed import FixedFormat
+from robohw.hw.fixed import FixedFormat, angle_fits
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.io.csv_table import read_columns, write_rows
@@ -191,7 +192,8 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
     formats = platform_format(platform, width)
     real = FixedFormat(width, formats["frac_bits"])
     position = 3 if platform.spatial else 2
-    in_format = real.fits(poses[:, :position]).all(-1)
+    in_format = real.fits(poses[:, :position]).all(-1) & \
+        angle_fits(poses[:, position:], width).all(-1)
     rows = np.flatnonzero(in_format)
     names = list(graph.outputs)
     values, flagged = np.zeros((count, len(names))), np.zeros(count, dtype=bool)

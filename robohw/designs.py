@@ -212,6 +212,17 @@ class CordicDesign(Design):
 
 # --- PUMA IK -----------------------------------------------------------------------------------
 
+def _task_graph_outputs(dut, inputs, formats):
+    """The output payloads of a :class:`~robohw.ik.pipeline.TaskGraphPipeline` by its graph's
+    bit-exact model, for graph ``inputs`` (reals, radians) at ``formats``."""
+    _, valid, codes = evaluate_model(dut.graph, inputs, **formats)
+    out = [{"unreachable": int(not v)} for v in valid]
+    for name, values in output_codes(dut.graph, codes, dut.width, dut.plan.guard_bits).items():
+        for row, value in zip(out, values.tolist()):
+            row[name] = value
+    return out
+
+
 class IkDesign(Design):
     family = "ik"
     error_unit = "rad"
@@ -265,14 +276,7 @@ class IkDesign(Design):
         return bool(equal), errors
 
     def model_outputs(self, dut, workload):
-        graph = dut.graph
-        _, valid, codes = evaluate_model(graph, workload.context["inputs"],
-                                         **puma_format(dut.width))
-        out = [{"unreachable": int(not v)} for v in valid]
-        for name, values in output_codes(graph, codes, dut.width, dut.plan.guard_bits).items():
-            for row, value in zip(out, values.tolist()):
-                row[name] = value
-        return out
+        return _task_graph_outputs(dut, workload.context["inputs"], puma_format(dut.width))
 
     def structure(self, dut):
         # Shared data lines, as the paper counts them (the 1-bit branch lines come on top).
@@ -490,14 +494,9 @@ class PlatformIkDesign(Design):
         return equal, np.abs(got - reference).max(-1)
 
     def model_outputs(self, dut, workload):
-        platform, graph = self.platform, dut.graph
-        _, valid, codes = evaluate_model(graph, platform_pose_inputs(
-            platform, workload.context["poses"]), **platform_format(platform, dut.width))
-        out = [{"unreachable": int(not v)} for v in valid]
-        for name, values in output_codes(graph, codes, dut.width, dut.plan.guard_bits).items():
-            for row, value in zip(out, values.tolist()):
-                row[name] = value
-        return out
+        platform = self.platform
+        return _task_graph_outputs(dut, platform_pose_inputs(platform, workload.context["poses"]),
+                                   platform_format(platform, dut.width))
 
     def structure(self, dut):
         return "buffer stages", sum(dut.schedule.line_lengths.values())

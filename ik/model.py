@@ -102,6 +102,7 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
     fmt = FixedFormat(width, frac_bits)
     shape = np.broadcast(*(np.asarray(inputs[n]) for n in graph.inputs)).shape
     signs = _branch_signs(branches or {}, shape)
+
     def input_code(name):
         if name in graph.angle_inputs:
             return angle_to_code(inputs[name], port.width)

@@ -401,3 +401,14 @@ def test_givens_pipeline_equals_the_model(n, timing):
     assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
     for name, column in output_codes(graph, values, width, 2).items():
         assert [o[name] for o in run.outputs] == column.tolist(), name
+
+
+@pytest.mark.parametrize("command", ["ik", "jacobian"])
+def test_a_header_only_file_gives_a_header_only_result_on_the_hardware(command, tmp_path):
+    source, out = tmp_path / "poses.csv", tmp_path / "out.csv"
+    source.write_text("x,y,z,roll,pitch,yaw\n")
+    for backend in ("model", "rtl"):
+        assert main(["platform", command, "--poses", str(source), "--out", str(out),
+                     "--backend", backend, "--width", "16", "--reasons", "--quiet"]) == 0
+        lines = out.read_text().splitlines()
+        assert len(lines) == 1 and lines[0].endswith(",valid,reason")

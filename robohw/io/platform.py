@@ -218,13 +218,14 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
     reason = np.full(count, "ok", dtype=object)
     reason[~in_format] = "out_of_format"
     if jacobian_rows:
+        columns = 6 if platform.spatial else 3         # a row's: (w, v); planar (wz, vx, vy)
         k_rows = values[:, [names.index(name) for name in output_columns(platform, command)
-                            if name != "cond"]].reshape(count, legs, -1)
+                            if name != "cond"]].reshape(count, legs, columns)
         with np.errstate(all="ignore"):
             condition = np.linalg.cond(k_rows) if count else np.zeros(0)
         near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))
         reason[(reason == "ok") & ~flagged & near] = "near_singular"
-        values = np.column_stack([k_rows.reshape(count, -1), condition])
+        values = np.column_stack([k_rows.reshape(count, legs * columns), condition])
     else:
         values = lengths
     reason[(reason == "ok") & (flagged | _outside_stroke(platform, lengths))] = "outside_limits"

@@ -406,9 +406,10 @@ def test_givens_pipeline_equals_the_model(n, timing):
 @pytest.mark.parametrize("command", ["ik", "jacobian"])
 def test_a_header_only_file_gives_a_header_only_result_on_the_hardware(command, tmp_path):
     source, out = tmp_path / "poses.csv", tmp_path / "out.csv"
-    source.write_text("x,y,z,roll,pitch,yaw\n")
+    source.write_text("x,y,phi\n")
     for backend in ("model", "rtl"):
-        assert main(["platform", command, "--poses", str(source), "--out", str(out),
-                     "--backend", backend, "--width", "16", "--reasons", "--quiet"]) == 0
+        assert main(["platform", command, "--platform", "planar_3rpr", "--poses", str(source),
+                     "--out", str(out), "--backend", backend, "--width", "16", "--reasons",
+                     "--quiet"]) == 0
         lines = out.read_text().splitlines()
         assert len(lines) == 1 and lines[0].endswith(",valid,reason")

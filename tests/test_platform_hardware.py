@@ -270,14 +270,14 @@ def test_platform_ik_backends_agree_and_give_reasons(tmp_path, capsys):
                    for i in range(1, 7))
     # The codes themselves: lengths are whole LSBs of the format.
     assert all(float(r["rho1"]) / lsb == round(float(r["rho1"]) / lsb) for r in results["rtl"])
-    # The rows of K / rho the same way; their condition number from the hardware's rows.
+    # The rows of K / rho (the rtl backend's Jacobian graph: the pipeline tests above, and the
+    # compiled backend's file in test_compiled.py); their condition number from the rows.
     rows = {}
-    for backend in ("float", "model", "rtl"):
+    for backend in ("float", "model"):
         out = tmp_path / f"jacobian_{backend}.csv"
         assert main(["platform", "jacobian", "--poses", str(source), "--out", str(out),
                      "--backend", backend, "--width", "16", "--reasons", "--quiet"]) == 0
         rows[backend] = read(out)
-    assert rows["rtl"] == rows["model"]
     assert [r["reason"] for r in rows["model"]] == [r["reason"] for r in results["model"]]
     for got, want in zip(rows["model"][:4], rows["float"][:4]):
         assert abs(float(got["cond"]) - float(want["cond"])) < 1e-3 * float(want["cond"])

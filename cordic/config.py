@@ -27,6 +27,7 @@ and ``x``/``y`` carry enough integer bits that no input can overflow them.
 """
 
 import enum
+import functools
 import math
 from dataclasses import dataclass
 
@@ -292,7 +293,7 @@ class CordicConfig:
         return {System.CIRCULAR: math.atan, System.LINEAR: float,
                 System.HYPERBOLIC: math.atanh}[self.system](t)
 
-    @property
+    @functools.cached_property
     def gain(self):
         """``K``: the factor by which the micro-rotations scale ``x`` and ``y``
         (1.6468 circular, 1 linear, 0.8282 hyperbolic; the paper's ``1/k_m``)."""
@@ -314,7 +315,7 @@ class CordicConfig:
             return 0
         return max(0, math.floor(-math.log2(self.gain)))
 
-    @property
+    @functools.cached_property
     def convergence_limit(self):
         """Largest ``|z|`` (rotation) or ``|angle(y/x)|`` (vectoring) that converges: the sum
         of all micro-angles (radians in the circular system, before pre-rotation)."""
@@ -383,7 +384,7 @@ class CordicConfig:
                 steps.append(Step(shift=None, angle=0, norm_shift=j, gamma=gamma))
         return tuple(steps)
 
-    @property
+    @functools.cached_property
     def growth_bits(self):
         """Integer bits added to ``x``/``y`` inside so that no input overflows them.
 

@@ -221,6 +221,19 @@ class ArrayPlan(NewtonEulerPlan):
             for element in sorted(elements - {owner[index]}):
                 pending_hops.append([index, self.network.path(owner[index], element)])
         waiting = {node.index for node in live if node.op in MULTIPLIES + ADDS}
+        waiting_by_unit = ({k for k in waiting if nodes[k].op in MULTIPLIES},
+                           {k for k in waiting if nodes[k].op in ADDS})
+        operands = {k: [(source(a).index, owner[k]) for a in nodes[k].args] for k in waiting}
+        operands_readable = {}
+
+        def readable(index):
+            # The cycle all of an operation's operands are readable at its element. A ready
+            # time, once set, never changes, so the answer is kept once every one is known.
+            if index not in operands_readable:
+                if any(key not in ready for key in operands[index]):
+                    return math.inf
+                operands_readable[index] = max(ready[key] for key in operands[index])
+            return operands_readable[index]
         cycle = 0
         outputs = [source(v).index for v in self.outputs.values() if not isinstance(v, float)]
         segments, segment_of = self._segments(live)
@@ -253,25 +266,20 @@ class ArrayPlan(NewtonEulerPlan):
                 entry[1] = entry[1][1:]
             pending_hops = [e for e in pending_hops if e[1]]
             # Each element: its most urgent ready multiplication and addition.
-            issued = set()
-            for ops, store in ((MULTIPLIES, program.multiplies), (ADDS, program.adds)):
+            for unit, store in zip(waiting_by_unit, (program.multiplies, program.adds)):
                 best = {}
-                for index in waiting:
-                    node = nodes[index]
-                    if node.op not in ops or segment_of.get(index, current) != current:
+                for index in unit:
+                    if segment_of.get(index, current) != current or readable(index) > cycle:
                         continue
                     element = owner[index]
-                    if any(ready.get((source(a).index, element), math.inf) > cycle
-                           for a in node.args):
-                        continue
                     if element not in best or urgency[index] > urgency[best[element]] or (
                             urgency[index] == urgency[best[element]] and index < best[element]):
                         best[element] = index
                 for element, index in best.items():
                     store.append(Instruction(cycle, element, index))
                     ready[(index, element)] = cycle + latency[index]
-                    issued.add(index)
-            waiting -= issued
+                    unit.discard(index)
+                    waiting.discard(index)
             cycle += 1
             if cycle > 100_000:
                 raise AssertionError("the array's schedule does not terminate")

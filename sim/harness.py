@@ -42,7 +42,7 @@ def cycle_budget(dut, count):
 
 
 def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_cycles=None,
-               vcd=None, on_result=None):
+               vcd=None, on_result=None, fragment=None):
     """Simulate ``dut`` until every payload has come out.
 
     Parameters
@@ -61,6 +61,9 @@ def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_c
         Write a waveform file.
     on_result : callable or None
         Called with the number of results so far after each one (progress reports).
+    fragment : :class:`amaranth.hdl.Fragment` or None
+        ``dut`` elaborated already (``Fragment.get(dut, None)``), so a caller that also
+        counts its resources elaborates it once; default: elaborated here.
     """
     if max_cycles is None:
         max_cycles = cycle_budget(dut, len(payloads))
@@ -97,7 +100,7 @@ def run_stream(dut, payloads, *, source_valid=_always, sink_ready=_always, max_c
                     on_result(len(run.outputs))
             await ctx.tick()
 
-    sim = Simulator(dut)
+    sim = Simulator(dut if fragment is None else fragment)
     sim.add_clock(1e-8)
     sim.add_testbench(bench)
     if vcd is None:

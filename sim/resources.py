@@ -8,7 +8,8 @@ __all__ = ["register_bits", "memory_bits"]
 
 
 def register_bits(component):
-    """Bits of every signal driven in a clocked domain (flip-flops before synthesis).
+    """Bits of every signal driven in a clocked domain (flip-flops before synthesis) of
+    ``component``, or of a fragment elaborated from one.
 
     Walks the elaborated fragments' statements (Amaranth 0.5 internals: the count is checked
     against the flip-flop cells of the exported RTLIL by the tests)."""

@@ -24,6 +24,7 @@ name                       component
 =========================  ====================================================================
 """
 
+import functools
 from dataclasses import dataclass
 from types import SimpleNamespace
 
@@ -458,8 +459,9 @@ class PlatformIkDesign(Design):
                                f"leg, {timing.replace('_', '-')} CCMs", 24, (16, 24))
         self.platform_name, self.timing = platform, timing
 
-    @property
+    @functools.cached_property
     def platform(self):
+        """The :class:`~robohw.robots.platform.Platform`, read from its file once."""
         return load_platform(self.platform_name)
 
     def build(self, width=None, fold=None):
@@ -486,11 +488,9 @@ class PlatformIkDesign(Design):
     def check(self, dut, workload, outputs):
         expected = self.model_outputs(dut, workload)
         equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
-        platform = self.platform
-        frac = platform_format(platform, dut.width)["frac_bits"]
         got = np.array([[o[name] for name in dut.graph.outputs] for o in outputs],
-                       dtype=np.float64) * 2.0 ** -frac
-        reference = inverse_kinematics(platform, workload.context["poses"])
+                       dtype=np.float64) * 2.0 ** -dut.plan.frac_bits
+        reference = inverse_kinematics(self.platform, workload.context["poses"])
         return equal, np.abs(got - reference).max(-1)
 
     def model_outputs(self, dut, workload):

@@ -414,6 +414,12 @@ def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
     (["platform", "fk", "--lengths", "{legs}", "--out", "{out}", "--iterations", "0"],
      r"--iterations must be an integer \[1, 1000\]"),
     (["platform", "twist", "--poses", "{poses}"], r"invalid choice: 'twist'"),
+    # The hardware backends' options (tests/test_platform_hardware.py runs them).
+    (["platform", "dynamics", "--states", "{poses}", "--out", "{out}", "--backend", "model"],
+     r"invalid choice: 'model' \(choose from 'float'\)"),
+    (["platform", "ik", "--poses", "{poses}", "--out", "{out}", "--width", "39"], r"--width"),
+    (["platform", "ik", "--poses", "{poses}", "--out", "{out}", "--timing", "fast"],
+     r"invalid choice: 'fast'"),
 ])
 def test_platform_usage_errors_are_one_line(tmp_path, capsys, argv, message):
     from robohw.cli import main

@@ -1,7 +1,5 @@
-"""A lane of the output queue: first in, first out against a Python deque, up to its depth,
-under random writes and reads; its latency; its argument check."""
-
-from collections import deque
+"""A lane of the output queue: first in, first out against the written sequence, up to its
+depth, under random writes and reads; its latency; its argument check."""
 
 import numpy as np
 import pytest

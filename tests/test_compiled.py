@@ -32,27 +32,21 @@ SMALL = [("cordic-pipelined", 12, "verilator"), ("cordic-word-serial", 12, "veri
 SOURCE, SINK = [1, 0, 1, 1, 0, 1], [1, 1, 0, 1, 0, 0, 1]
 
 
-@pytest.fixture(scope="session")
-def models(tmp_path_factory):
-    """One build folder for the session (xdist's workers share the parent)."""
-    return tmp_path_factory.getbasetemp().parent / "compiled"
-
-
 def _stalls(seed, length=101):
     rng = np.random.default_rng(seed)
     return (rng.random(length) < 0.7).tolist(), (rng.random(length) < 0.6).tolist()
 
 
 @pytest.mark.parametrize("name, width, simulator", SMALL)
-def test_transfers_fall_on_the_same_cycles_as_in_the_amaranth_simulator(name, width, simulator,
-                                                                         models):
+def test_transfers_fall_on_the_same_cycles_as_in_the_amaranth_simulator(
+        name, width, simulator, compiled_models):
     design = DESIGNS[name]
     dut = design.build(width)
     payloads = design.workload(dut, 12, seed=3).payloads
     expected = run_stream(dut, payloads, source_valid=lambda c: SOURCE[c % len(SOURCE)],
                           sink_ready=lambda c: SINK[c % len(SINK)])
     run = run_stream_compiled(dut, payloads, source_pattern=SOURCE, sink_pattern=SINK,
-                              simulator=simulator, directory=models)
+                              simulator=simulator, directory=compiled_models)
     assert run.outputs == expected.outputs
     assert run.input_cycles == expected.input_cycles
     assert run.output_cycles == expected.output_cycles
@@ -60,14 +54,14 @@ def test_transfers_fall_on_the_same_cycles_as_in_the_amaranth_simulator(name, wi
 
 
 @pytest.mark.parametrize("name, width, simulator", SMALL)
-def test_ten_thousand_vectors_under_random_stalls_equal_the_model(name, width, simulator,
-                                                                  models):
+def test_ten_thousand_vectors_under_random_stalls_equal_the_model(
+        name, width, simulator, compiled_models):
     design = DESIGNS[name]
     dut = design.build(width)
     workload = design.workload(dut, 10_000, seed=7)
     source, sink = _stalls(seed=width)
     run = run_stream_compiled(dut, workload.payloads, source_pattern=source, sink_pattern=sink,
-                              simulator=simulator, directory=models)
+                              simulator=simulator, directory=compiled_models)
     equal, _ = design.check(dut, workload, run.outputs)
     assert equal
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in workload.payloads]
@@ -78,15 +72,15 @@ def test_ten_thousand_vectors_under_random_stalls_equal_the_model(name, width, s
 
 
 @pytest.mark.parametrize("simulator", ["verilator", "cxxrtl"])
-def test_the_waveform_names_every_payload_field_and_keeps_the_hierarchy(simulator, models,
-                                                                        tmp_path):
+def test_the_waveform_names_every_payload_field_and_keeps_the_hierarchy(
+        simulator, compiled_models, tmp_path):
     design = DESIGNS["cordic-pipelined"]
     dut = design.build(12)
     vcd = tmp_path / "cordic.vcd"
     payloads = design.workload(dut, 3).payloads
     with_waves = run_stream_compiled(dut, payloads, vcd=vcd, simulator=simulator,
-                                     directory=models)
-    without = run_stream_compiled(dut, payloads, simulator=simulator, directory=models)
+                                     directory=compiled_models)
+    without = run_stream_compiled(dut, payloads, simulator=simulator, directory=compiled_models)
     assert with_waves.output_cycles == without.output_cycles
     assert with_waves.outputs == without.outputs
     lines = vcd.read_text().splitlines()
@@ -101,48 +95,49 @@ def test_the_waveform_names_every_payload_field_and_keeps_the_hierarchy(simulato
     assert "#10" in lines and "#15" in lines
 
 
-def test_a_second_build_comes_from_the_cache(models, monkeypatch):
+def test_a_second_build_comes_from_the_cache(compiled_models, monkeypatch):
     dut = DESIGNS["cordic-pipelined"].build(12)
-    build_compiled(dut, directory=models)
-    again = build_compiled(dut, directory=models)
+    build_compiled(dut, directory=compiled_models)
+    again = build_compiled(dut, directory=compiled_models)
     assert again.cached and again.library.exists()
     # With an identity the cache is found without elaborating the design (20 s for a large
     # one); a different identity is a different model.
-    first = build_compiled(dut, identity="cordic-pipelined width=12", directory=models)
+    first = build_compiled(dut, identity="cordic-pipelined width=12", directory=compiled_models)
     assert not first.cached
 
     def elaborate(*args):
         raise AssertionError("elaborated although cached")
     monkeypatch.setattr(compiled, "_design_text", elaborate)
-    cached = build_compiled(dut, identity="cordic-pipelined width=12", directory=models)
+    cached = build_compiled(dut, identity="cordic-pipelined width=12", directory=compiled_models)
     assert cached.cached and cached.library == first.library
     with pytest.raises(AssertionError, match="elaborated although cached"):
-        build_compiled(dut, identity="cordic-pipelined width=13", directory=models)
+        build_compiled(dut, identity="cordic-pipelined width=13", directory=compiled_models)
 
 
-def test_errors_are_one_clear_line(models, monkeypatch):
+def test_errors_are_one_clear_line(compiled_models, monkeypatch):
     dut = DESIGNS["cordic-pipelined"].build(12)
     with pytest.raises(ValueError, match=r"payload fields \['w'\] are not fields of the input"):
-        run_stream_compiled(dut, [{"w": 1}], directory=models)
+        run_stream_compiled(dut, [{"w": 1}], directory=compiled_models)
     with pytest.raises(TimeoutError, match="0 of 2 results after 5 cycles"):
-        run_stream_compiled(dut, [{"x": 1}, {"x": 2}], max_cycles=5, directory=models)
+        run_stream_compiled(dut, [{"x": 1}, {"x": 2}], max_cycles=5, directory=compiled_models)
     with pytest.raises(ValueError, match="sink_pattern must not be empty"):
-        run_stream_compiled(dut, [{"x": 1}], sink_pattern=[], directory=models)
-    untraced = build_compiled(dut, directory=models)
+        run_stream_compiled(dut, [{"x": 1}], sink_pattern=[], directory=compiled_models)
+    untraced = build_compiled(dut, directory=compiled_models)
     with pytest.raises(ValueError, match="built without waveforms: build it with trace=True"):
         untraced.run(np.zeros((1, untraced.input_words), np.uint32), max_cycles=9, vcd="x.vcd")
     with pytest.raises(ValueError, match="threads must be a positive integer, not 0"):
-        build_compiled(dut, threads=0, directory=models)
+        build_compiled(dut, threads=0, directory=compiled_models)
     with pytest.raises(ValueError, match="threads > 1 needs the verilator simulator"):
-        build_compiled(dut, simulator="cxxrtl", threads=2, directory=models)
+        build_compiled(dut, simulator="cxxrtl", threads=2, directory=compiled_models)
     with pytest.raises(ValueError, match="simulator must be one of verilator, cxxrtl"):
-        build_compiled(dut, simulator="icarus", directory=models)
+        build_compiled(dut, simulator="icarus", directory=compiled_models)
     monkeypatch.setenv("CXX", "no-such-compiler")
     with pytest.raises(CompiledBuildError, match="needs a C\\+\\+ compiler"):
-        build_compiled(dut, directory=models)
+        build_compiled(dut, directory=compiled_models)
 
 
-def test_a_failed_build_is_one_line_naming_its_log(models, tmp_path, monkeypatch, capsys):
+def test_a_failed_build_is_one_line_naming_its_log(compiled_models, tmp_path, monkeypatch,
+                                                   capsys):
     # A "compiler" that fails: the command says so in one line, exit 2, and keeps the output.
     compiler = tmp_path / "broken-g++"
     compiler.write_text("#!/bin/sh\necho 'cc1plus: out of memory' >&2\nexit 1\n")
@@ -184,9 +179,9 @@ def _write_poses(path, count, seed):
 
 
 @pytest.mark.parametrize("command", ["ik", "inertia", "dynamics", "platform"])
-def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_path, monkeypatch,
-                                                         capsys):
-    monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
+def test_compiled_files_are_byte_identical_to_the_models(command, compiled_models, tmp_path,
+                                                         monkeypatch, capsys):
+    monkeypatch.setenv("ROBOHW_CACHE", str(compiled_models.parent))
     source = tmp_path / "in.csv"
     if command == "ik":
         _write_poses(source, 300, seed=5)
@@ -227,8 +222,8 @@ def test_compiled_files_are_byte_identical_to_the_models(command, models, tmp_pa
         assert 50 < sum(line.endswith(",0,outside_limits") for line in lines) < 250
 
 
-def test_bench_sim_measures_every_simulator(models, monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
+def test_bench_sim_measures_every_simulator(compiled_models, monkeypatch, capsys, tmp_path):
+    monkeypatch.setenv("ROBOHW_CACHE", str(compiled_models.parent))
     out = tmp_path / "sim.json"
     assert main(["bench", "sim", "--designs", "cordic-word-serial", "--cycles", "20000",
                  "--simulators", "verilator,cxxrtl", "--cocotb", "500", "--json",
@@ -258,7 +253,7 @@ def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(DESIGNS))
-def test_a_million_vectors_of_every_default_design_under_random_stalls(name, models):
+def test_a_million_vectors_of_every_default_design_under_random_stalls(name, compiled_models):
     # In runs of 200,000 (each a fresh model: the payload dicts of a million poses would take
     # gigabytes), each with its own stall patterns. The processor array takes a state per
     # 256 cycles: one run of 200,000 states (51 million cycles).
@@ -268,7 +263,7 @@ def test_a_million_vectors_of_every_default_design_under_random_stalls(name, mod
         workload = design.workload(dut, 200_000, seed=100 + run_index)
         source, sink = _stalls(seed=run_index, length=997)
         run = run_stream_compiled(dut, workload.payloads, source_pattern=source,
-                                  sink_pattern=sink, directory=models)
+                                  sink_pattern=sink, directory=compiled_models)
         equal, _ = design.check(dut, workload, run.outputs)
         assert equal, run_index
         assert [o["tag"] for o in run.outputs] == [p["tag"] for p in workload.payloads]
@@ -282,8 +277,9 @@ def test_the_source_digest_covers_every_installed_package():
     assert _robohw_packages() == set(config["packages"])
 
 
-def test_robohw_sim_compiled_measures_the_stated_timing(models, monkeypatch, capsys, tmp_path):
-    monkeypatch.setenv("ROBOHW_CACHE", str(models.parent))
+def test_robohw_sim_compiled_measures_the_stated_timing(compiled_models, monkeypatch, capsys,
+                                                        tmp_path):
+    monkeypatch.setenv("ROBOHW_CACHE", str(compiled_models.parent))
     vcd, out = tmp_path / "ws.vcd", tmp_path / "ws.json"
     assert main(["sim", "cordic-word-serial", "--backend", "compiled", "--width", "12",
                  "--count", "40", "--vcd", str(vcd), "--json", str(out)]) == 0

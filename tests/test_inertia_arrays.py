@@ -20,7 +20,7 @@ from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDe
 from robohw.dataflow.pipeline import schedule
 from robohw.systolic.model import (encode_joints, model_inertia, model_outputs,
                                    traced_float)
-from robohw.sim.verilator import run_stream_verilator
+from robohw.sim.compiled import run_stream_compiled
 
 # The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
 ACCURACY_GOAL = 1e-4
@@ -179,22 +179,22 @@ def test_a_short_window_is_caught():
 
 
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
-def test_exported_verilog_equals_model_under_verilator(array, tmp_path):
+def test_exported_verilog_equals_model_under_verilator(array, compiled_models):
+    # Unfolded (the registry's designs are folded; tests/test_compiled.py runs those): the
+    # exported Verilog under Verilator, through the compiled backend.
     robot = load_robot()
     dut = array(robot, width=16, tag_width=8)
     codes, inputs = payloads(dut, configurations(robot, np.random.default_rng(6), 300))
     sink = [True] * 7 + [False]
-    outputs, stats = run_stream_verilator(dut, inputs, name=f"inertia_{array.__name__}",
-                                          build_dir=tmp_path,
-                                          source_pattern=[True, True, False, True],
-                                          sink_pattern=sink)
-    assert [o["tag"] for o in outputs] == [p["tag"] for p in inputs]
+    run = run_stream_compiled(dut, inputs, source_pattern=[True, True, False, True],
+                              sink_pattern=sink, directory=compiled_models)
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
     for (j, i), values in model_outputs(dut.plan, codes).items():
-        assert [o[f"h{j}_{i}"] for o in outputs] == values.tolist(), f"h{j}_{i}"
+        assert [o[f"h{j}_{i}"] for o in run.outputs] == values.tolist(), f"h{j}_{i}"
     # The first result shows `latency` cycles after its input and leaves when the sink takes it.
-    shown = stats["input_cycles"][0] + dut.latency
-    assert stats["output_cycles"][0] == next(c for c in range(shown, shown + 8)
-                                             if sink[c % len(sink)])
+    shown = run.input_cycles[0] + dut.latency
+    assert run.output_cycles[0] == next(c for c in range(shown, shown + 8)
+                                        if sink[c % len(sink)])
 
 
 def two_link_arm(mass1, mass2=1.0):

@@ -253,13 +253,13 @@ def test_a_48_bit_datapath_rtl_equals_model():
     check_rtl(dut, *states(robot, np.random.default_rng(8), 6))
 
 
-def test_compiled_backend_equals_model_on_10000_states(tmp_path):
+def test_compiled_backend_equals_model_on_10000_states(compiled_models):
     robot = load_robot()
     dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
     q, qd, qdd = states(robot, np.random.default_rng(9), 10_000)
     qd[::97] *= 1.3       # some rows out of bounds
     codes, inputs = payloads(dut, q, qd, qdd)
-    run = run_stream_compiled(dut, inputs, directory=tmp_path,
+    run = run_stream_compiled(dut, inputs, directory=compiled_models,
                               source_pattern=[1, 1, 0, 1, 1], sink_pattern=[1, 0, 1, 1, 1, 1])
     check_outputs(dut, codes, inputs, run.outputs)
 

@@ -9,25 +9,26 @@ from robohw.cordic.config import CordicConfig
 from robohw.hw.fixed import FixedFormat
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph, pose_inputs
+from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph, pose_inputs, puma_format
 from robohw.reference.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
+from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.sim.resources import memory_bits, register_bits
-from robohw.sim.verilator import run_stream_verilator
 
 BRANCHES = ("arm", "elbow", "wrist")
 
 
-def workload(robot, count, width, seed):
+def workload(robot, count, width, seed, frac_bits=None):
     rng = np.random.default_rng(seed)
     pose = forward_kinematics(robot, sample_joints(robot, count, rng))
-    pose[:3, :3, 3] = [[2.5, 0.0, 0.3], [0.0, 0.05, 0.8], [0.01, 0.0, 0.0]]  # unreachable
+    # Unreachable (but inside the registry format's [-2, 2) m):
+    pose[:3, :3, 3] = [[1.9, 0.0, 0.3], [0.0, 0.05, 0.8], [0.01, 0.0, 0.0]]
     pose[3] = forward_kinematics(robot, np.zeros(6))  # the wrist exactly singular
     inputs = pose_inputs(pose)
     branches = {b: rng.choice([-1, 1], count) for b in BRANCHES}
-    fmt = FixedFormat(width, width - 3)
+    fmt = FixedFormat(width, width - 3 if frac_bits is None else frac_bits)
     payloads = [{**{n: int(fmt.from_float(inputs[n][k])) for n in POSE_INPUTS},
                  **{b: int(branches[b][k] < 0) for b in BRANCHES}, "tag": k % 256}
                 for k in range(count)]
@@ -104,27 +105,27 @@ def test_alignment_check_catches_a_wrong_schedule():
         run_stream(dut, payloads)
 
 
-def test_exported_verilog_equals_model_under_verilator(tmp_path):
+def test_exported_verilog_equals_model_under_verilator(compiled_models):
+    # The compiled backend runs the exported Verilog under Verilator. Long delay lines in
+    # memories, as the registry builds them (tests/test_compiled.py builds the same design,
+    # so one build serves both).
     robot = load_robot()
     graph = best_graph(robot)
-    width = 16
-    inputs, branches, payloads = workload(robot, 200, width, seed=6)
+    width, fmt = 16, puma_format(16)
+    inputs, branches, payloads = workload(robot, 200, width, seed=6, frac_bits=fmt["frac_bits"])
     sink = [True, True, False, True, False]
-    # Long delay lines in memories, as the registry builds them.
-    outputs, stats = run_stream_verilator(
-        TaskGraphPipeline(graph, width=width, tag_width=8, memory_above=16), payloads,
-        name="puma_ik",
-        build_dir=tmp_path, sink_pattern=sink)
-    _, valid, codes = evaluate_model(graph, inputs, branches, width=width)
-    assert [o["tag"] for o in outputs] == [p["tag"] for p in payloads]
-    assert [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
-    for name, values in output_codes(graph, codes, width).items():
-        assert [o[name] for o in outputs] == values.tolist(), name
+    dut = TaskGraphPipeline(graph, **fmt, tag_width=8, memory_above=16)
+    run = run_stream_compiled(dut, payloads, sink_pattern=sink, directory=compiled_models)
+    _, valid, codes = evaluate_model(graph, inputs, branches, **fmt)
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in payloads]
+    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    for name, values in output_codes(graph, codes, width, fmt["guard_bits"]).items():
+        assert [o[name] for o in run.outputs] == values.tolist(), name
     # The first result is valid `latency` cycles after the first input and leaves in the first
     # cycle from then on in which the sink is ready.
-    valid_at = stats["input_cycles"][0] + TaskGraphPipeline(graph, width=width).latency
+    valid_at = run.input_cycles[0] + TaskGraphPipeline(graph, **fmt).latency
     taken_at = next(c for c in range(valid_at, valid_at + len(sink)) if sink[c % len(sink)])
-    assert stats["output_cycles"][0] == taken_at
+    assert run.output_cycles[0] == taken_at
 
 
 def test_word_serial_timing_two_poses_per_stage():

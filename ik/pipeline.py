@@ -37,7 +37,7 @@ from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub,
-                              hdl_round_shift, hdl_saturate)
+                              hdl_add_sub_add, hdl_round_shift, hdl_saturate)
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.model import guard_code
 from robohw.ik.task_graph import TaskGraph, output_node
@@ -223,17 +223,19 @@ class TaskGraphPipeline(StreamPipeline):
                     operands.append(Const(constant, signed(width)))
                     continue
                 value = tap(op.source, op.port, ccm.name)
-                # constant -+ value on one carry chain, its direction from the sign and the
-                # branch bit (negation and constant as two chains in a row were the limit of
-                # both timing modes).
+                # constant -+ value (-+ addend) on one carry chain, its direction from the sign
+                # and the branch bit (negation and constant as two chains in a row were the
+                # limit of both timing modes; so was the addend as a second chain).
                 minus = Const(int(op.sign < 0), 1)
                 if op.branch:
                     minus = minus ^ tap(op.branch, "value", ccm.name)
-                value = hdl_add_sub(Const(constant, signed(max(constant.bit_length(), 1) + 1)),
-                                    value, minus)
-                if op.addend is not None:   # a second carry chain
-                    addend = tap(op.addend.source, op.addend.port, ccm.name)
-                    value = value + addend if op.addend.sign > 0 else value - addend
+                constant = Const(constant, signed(max(constant.bit_length(), 1) + 1))
+                if op.addend is None:
+                    value = hdl_add_sub(constant, value, minus)
+                else:
+                    value = hdl_add_sub_add(constant, value, minus,
+                                            tap(op.addend.source, op.addend.port, ccm.name),
+                                            op.addend.sign < 0)
                 if is_angle:
                     operands.append(value[:width].as_signed())
                 else:

@@ -4,7 +4,7 @@ from amaranth.hdl import Module, Signal, signed, unsigned
 from amaranth.sim import Simulator
 
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_fits, angle_to_code, code_to_angle,
-                             hdl_add_sub, hdl_round_shift, hdl_saturate, round_shift,
+                             hdl_add_sub, hdl_add_sub_add, hdl_round_shift, hdl_saturate, round_shift,
                              rounding_increment, rounding_shift, saturate, wrap)
 
 
@@ -133,6 +133,33 @@ def test_hdl_add_sub_equals_both_operations(shapes):
     sim.add_testbench(bench)
     sim.run()
     assert seen == [x - y if s else x + y for x, y, s in cases]
+
+
+@pytest.mark.parametrize("shapes", [(signed(4), signed(4), signed(4)),
+                                    (signed(5), unsigned(3), signed(4)),
+                                    (unsigned(3), signed(4), unsigned(4))])
+@pytest.mark.parametrize("c_negative", [False, True])
+def test_hdl_add_sub_add_equals_the_sum_of_every_code(shapes, c_negative):
+    a, b, c, subtract = Signal(shapes[0]), Signal(shapes[1]), Signal(shapes[2]), Signal()
+    result = hdl_add_sub_add(a, b, subtract, c, c_negative)
+
+    def codes(shape):
+        low = -(1 << (shape.width - 1)) if shape.signed else 0
+        return range(low, low + (1 << shape.width))
+    cases = [(x, y, z, s) for x in codes(shapes[0]) for y in codes(shapes[1])
+             for z in codes(shapes[2]) for s in (0, 1)]
+    seen = []
+
+    async def bench(ctx):
+        for x, y, z, s in cases:
+            for signal, value in zip((a, b, c, subtract), (x, y, z, s)):
+                ctx.set(signal, value)
+            seen.append(ctx.get(result))
+
+    sim = Simulator(Module())
+    sim.add_testbench(bench)
+    sim.run()
+    assert seen == [x + (-y if s else y) + (-z if c_negative else z) for x, y, z, s in cases]
 
 
 def test_two_step_rounding_is_half_to_even():

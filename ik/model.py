@@ -61,6 +61,8 @@ def evaluate_float(graph, inputs, branches=None):
         if op.source is None:
             return np.full(shape, op.constant)
         value = read(op.source, op.port)
+        if op.turns:
+            value = 2 * np.pi * value
         if op.branch:
             value = value * signs[op.branch]
         value = op.sign * value + op.constant
@@ -121,6 +123,11 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
             value = np.full(shape, constant, dtype=np.int64)
         else:
             value = read(op.source, op.port)
+            if op.turns:        # a real in turns: exactly a binary angle, shifted
+                shift = width - frac_bits
+                # The bits shifted past the angle's width are whole turns: dropped first,
+                # so no code grows beyond it (the angle wraps at the end in any case).
+                value = wrap(value, width - shift) << shift if shift < width else 0 * value
             if op.branch:
                 value = value * signs[op.branch]
             value = op.sign * value + constant

@@ -223,6 +223,8 @@ class TaskGraphPipeline(StreamPipeline):
                     operands.append(Const(constant, signed(width)))
                     continue
                 value = tap(op.source, op.port, ccm.name)
+                if op.turns:    # a real in turns: exactly a binary angle, shifted
+                    value = value << (plan.width - plan.frac_bits)
                 # constant -+ value (-+ addend) on one carry chain, its direction from the sign
                 # and the branch bit (negation and constant as two chains in a row were the
                 # limit of both timing modes; so was the addend as a second chain).

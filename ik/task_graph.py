@@ -9,7 +9,8 @@ wiring; an added constant costs one adder at the CCM input.
 Values are of two kinds: reals (positions, products, lengths, in the data format) and angles
 (the ``z`` output of a circular CCM or a graph input declared an angle, radians in float and
 binary angles in hardware). Angles feed only the ``z`` operand of circular CCMs; reals feed
-everything else. The graph checks this.
+everything else, and a real may feed that ``z`` as a number of turns (``Operand.turns``: a
+shift in hardware, so an angle computed by linear CCMs turns a vector). The graph checks this.
 
 The same graph is evaluated in float (:func:`robohw.ik.model.evaluate_float`), in the
 bit-exact model (:func:`robohw.ik.model.evaluate_model`), balanced by
@@ -34,7 +35,10 @@ class Operand:
     ``"x"``, ``"y"``, ``"z"`` for CCMs (ignored for inputs); ``branch`` names a branch
     indicator (+1 or -1 per pose) that multiplies the value; ``constant`` is real (radians
     when the operand is an angle); ``addend`` is a second source, an :class:`Operand` of a
-    source and a sign only, added by one more adder at the CCM input.
+    source and a sign only, added by one more adder at the CCM input. ``turns``: the source is
+    a real read as turns of an angle (the ``z`` operand of a circular CCM only): ``2 pi``
+    times it in radians, its code shifted left by the integer bits and the sign bit of the
+    real format in hardware (a binary angle wraps, so whole turns drop out).
     """
     source: "str | None" = None
     port: str = "x"
@@ -42,6 +46,7 @@ class Operand:
     branch: "str | None" = None
     constant: float = 0.0
     addend: "Operand | None" = None
+    turns: bool = False
 
     def sources(self):
         """``(source, port)`` of the values the operand reads (none, one or two)."""
@@ -126,17 +131,22 @@ class TaskGraph:
                 if addend is not None and (
                         addend.source is None or addend.branch or addend.constant or
                         addend.addend is not None or addend.sign not in (1, -1) or
-                        operand.source is None):
+                        addend.turns or operand.source is None):
                     raise ValueError(f"{where}: an addend is a source and a sign, added to an "
                                      f"operand that has a source")
+                wants_angle = ccm.system is System.CIRCULAR and slot == "z"
+                if operand.turns and (not wants_angle or operand.source is None or
+                                      addend is not None or
+                                      self.is_angle(operand.source, operand.port)):
+                    raise ValueError(f"{where}: turns are a real source alone, read as the "
+                                     f"angle of a circular CCM")
                 for source, port in operand.sources():
                     if source not in seen:
                         raise ValueError(f"{where}: {source!r} is not an input or an "
                                          f"earlier node")
                     if source in self._by_name and port not in "xyz":
                         raise ValueError(f"{where}: port must be x, y or z")
-                    wants_angle = ccm.system is System.CIRCULAR and slot == "z"
-                    if self.is_angle(source, port) != wants_angle:
+                    if self.is_angle(source, port) != (wants_angle and not operand.turns):
                         raise ValueError(f"{where}: {'an angle' if wants_angle else 'a real'} "
                                          f"is needed, {source}.{port} is not one")
             seen.add(ccm.name)

@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 from netlist import register_depths
 
-from robohw.cordic.config import CordicConfig
+from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.hw.fixed import FixedFormat
-from robohw.ik.model import evaluate_model, output_codes
+from robohw.ik.model import evaluate_float, evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph, pose_inputs, puma_format
 from robohw.reference.kinematics import forward_kinematics
 from robohw.robots import load_robot
@@ -166,3 +167,55 @@ def test_word_serial_pipeline_under_stalls():
 def test_rejects_unknown_timing():
     with pytest.raises(ValueError, match="timing must be 'pipelined' or 'word_serial', not 'fast'"):
         TaskGraphPipeline(best_graph(load_robot()), timing="fast")
+
+
+# --- a real read as turns of an angle --------------------------------------------------------
+
+def _turns_graph():
+    """theta (a real, radians) to turns by a linear CCM, then (0.5, 0) turned by it."""
+    return TaskGraph("turns", ("theta",), (
+        Ccm("t", System.LINEAR, Direction.ROTATION, Operand("theta"), const(0),
+            const(1 / (2 * np.pi))),
+        Ccm("r", System.CIRCULAR, Direction.ROTATION, const(0.5), const(0),
+            Operand("t", "y", turns=True))), {"c": ("r", "x"), "s": ("r", "y")})
+
+
+def test_turns_are_a_real_source_alone_in_an_angle_slot():
+    def graph(ccm):
+        return TaskGraph("g", ("a", "b", "q"), (ccm,), {"out": (ccm.name, "x")},
+                         angle_inputs=("q",))
+    message = "turns are a real source alone, read as the angle of a circular CCM"
+    for ccm in (Ccm("c", System.CIRCULAR, Direction.ROTATION, Operand("a", turns=True),
+                    const(0), const(0)),
+                Ccm("c", System.LINEAR, Direction.ROTATION, const(1), const(0),
+                    Operand("a", turns=True)),
+                Ccm("c", System.CIRCULAR, Direction.ROTATION, const(1), const(0),
+                    Operand("q", turns=True)),
+                Ccm("c", System.CIRCULAR, Direction.ROTATION, const(1), const(0),
+                    Operand("a", turns=True, addend=Operand("b")))):
+        with pytest.raises(ValueError, match=message):
+            graph(ccm)
+
+
+def test_turns_turn_a_vector_in_float_model_and_rtl():
+    graph = _turns_graph()
+    # Beyond half a turn either way too: the binary angle wraps whole turns away.
+    theta = np.concatenate([np.linspace(-3.99, 3.99, 41), [0.0, np.pi, -np.pi, 3.5]])
+    out, valid, _ = evaluate_float(graph, {"theta": theta})
+    assert valid.all()
+    assert np.abs(out["c"] - 0.5 * np.cos(theta)).max() < 1e-12
+    assert np.abs(out["s"] - 0.5 * np.sin(theta)).max() < 1e-12
+    width, frac = 16, 13
+    model, valid, values = evaluate_model(graph, {"theta": theta}, width=width, guard_bits=1)
+    assert valid.all()
+    # The real theta rounds to 2^-13, its turns to 2^-14 inside: 4 LSB covers both.
+    for name, want in (("c", np.cos(theta)), ("s", np.sin(theta))):
+        assert np.abs(model[name] - 0.5 * want).max() < 4 * 2.0 ** -frac, name
+    codes = output_codes(graph, values, width, 1)
+    payloads = [{"theta": int(c), "tag": k % 16} for k, c in
+                enumerate(FixedFormat(width, frac).from_float(theta))]
+    for timing in ("pipelined", "word_serial"):
+        dut = TaskGraphPipeline(graph, width=width, guard_bits=1, tag_width=4, timing=timing)
+        run = run_stream(dut, payloads)
+        for name in ("c", "s"):
+            assert [o[name] for o in run.outputs] == codes[name].tolist(), (timing, name)

@@ -45,6 +45,7 @@ position ``x, y, z`` included, has the fraction bits that leave room for the pla
 """
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -52,7 +53,7 @@ from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 
-__all__ = ["leg_ik_graph", "platform_format", "reach", "pose_inputs", "pose_codes",
+__all__ = ["leg_ik_graph", "leg_processors", "platform_format", "reach", "pose_inputs", "pose_codes",
            "GUARD_BITS"]
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
@@ -82,8 +83,9 @@ def platform_format(platform, width):
     return {"width": width, "frac_bits": width - 1 - integer_bits, "guard_bits": GUARD_BITS}
 
 
-def _spatial_leg(prefix, leg, jacobian):
+def _spatial_leg(prefix, leg, jacobian, pose):
     (ax, ay, az), (bx, by, bz) = leg.base, leg.platform
+    x, y, z, roll, pitch, yaw = pose
     rx, ry, rz, uv, rho = (f"{prefix}{n}" for n in ("rx", "ry", "rz", "uv", "rho"))
     el, az_, p12, p13, m1, m2 = (f"{prefix}{n}" for n in ("el", "az", "p12", "p13", "m1",
                                                             "m2"))
@@ -102,18 +104,19 @@ def _spatial_leg(prefix, leg, jacobian):
                                             (az_, "y"), (el, "y"))))
     return [
 
-        Ccm(rx, CIRC, ROT, const(by), const(bz), Operand("roll"), label="Rx b'"),
-        Ccm(ry, CIRC, ROT, Operand(rx, "y"), const(bx), Operand("pitch"), label="Ry Rx b'"),
-        Ccm(rz, CIRC, ROT, Operand(ry, "y"), Operand(rx, "x"), Operand("yaw"), label="Q b'"),
-        Ccm(uv, CIRC, VEC, Operand("x", constant=-ax, addend=Operand(rz, "x")),
-            Operand("y", constant=-ay, addend=Operand(rz, "y")), const(0), label="|(U, V)|"),
+        Ccm(rx, CIRC, ROT, const(by), const(bz), roll, label="Rx b'"),
+        Ccm(ry, CIRC, ROT, Operand(rx, "y"), const(bx), pitch, label="Ry Rx b'"),
+        Ccm(rz, CIRC, ROT, Operand(ry, "y"), Operand(rx, "x"), yaw, label="Q b'"),
+        Ccm(uv, CIRC, VEC, replace(x, constant=-ax, addend=Operand(rz, "x")),
+            replace(y, constant=-ay, addend=Operand(rz, "y")), const(0), label="|(U, V)|"),
         Ccm(rho, CIRC, VEC, Operand(uv, "x"),
-            Operand("z", constant=-az, addend=Operand(ry, "x")), const(0), label="rho"),
+            replace(z, constant=-az, addend=Operand(ry, "x")), const(0), label="rho"),
     ] + (row if jacobian else []), (outputs if jacobian else {})
 
 
-def _planar_leg(prefix, leg, jacobian):
+def _planar_leg(prefix, leg, jacobian, pose):
     (ax, ay), (bx, by) = leg.base, leg.platform
+    x, y, phi = pose
     turn, rho, e, m = (f"{prefix}{n}" for n in ("rz", "rho", "e", "m"))
     row = [
         Ccm(e, CIRC, ROT, const(1), const(0), Operand(rho, "z"), label="(e_x, e_y)"),
@@ -122,9 +125,9 @@ def _planar_leg(prefix, leg, jacobian):
     ]
     outputs = {1: (m, "y"), 2: (e, "x"), 3: (e, "y")}
     return [
-        Ccm(turn, CIRC, ROT, const(bx), const(by), Operand("phi"), label="Q b'"),
-        Ccm(rho, CIRC, VEC, Operand("x", constant=-ax, addend=Operand(turn, "x")),
-            Operand("y", constant=-ay, addend=Operand(turn, "y")), const(0), label="rho"),
+        Ccm(turn, CIRC, ROT, const(bx), const(by), phi, label="Q b'"),
+        Ccm(rho, CIRC, VEC, replace(x, constant=-ax, addend=Operand(turn, "x")),
+            replace(y, constant=-ay, addend=Operand(turn, "y")), const(0), label="rho"),
     ] + (row if jacobian else []), (outputs if jacobian else {})
 
 
@@ -133,18 +136,28 @@ def leg_ik_graph(platform, jacobian=False):
     pose fields (the angles as angle inputs), CCMs ``leg{i}_...`` (the module docstring),
     outputs ``rho1..rhoN`` (m) and, with ``jacobian``, the rows of ``K / rho``, ``k{i}_{j}``
     (the columns of :func:`robohw.reference.platform_kinematics.jacobian`)."""
-    make = _spatial_leg if platform.spatial else _planar_leg
-    ccms, outputs = [], {}
-    for i, leg in enumerate(platform.legs, start=1):
-        leg_ccms, row = make(f"leg{i}_", leg, jacobian)
-        ccms += leg_ccms
-        outputs[f"rho{i}"] = (f"leg{i}_rho", "x")
-        outputs.update({f"k{i}_{j}": port for j, port in row.items()})
+    ccms, outputs = leg_processors(platform, "", [Operand(name)
+                                                  for name in platform.pose_fields], jacobian)
     what = "leg lengths and Jacobian rows" if jacobian else "leg lengths"
     return TaskGraph(f"{platform.name}-legs{'-jacobian' if jacobian else ''}",
                      platform.pose_fields, ccms, outputs,
                      description=f"{what} of {platform.name}, one processor per leg",
                      angle_inputs=_angle_fields(platform))
+
+
+def leg_processors(platform, prefix, pose, jacobian=False):
+    """``(ccms, outputs)``: every leg's CCMs (names ``{prefix}leg{i}_...``) for the pose whose
+    fields are the operands ``pose`` (reals, and angles or reals in turns, in the order of
+    ``platform.pose_fields``), and their outputs ``{"rho{i}": (ccm, port)}`` (and ``"k{i}_{j}"``
+    with ``jacobian``)."""
+    make = _spatial_leg if platform.spatial else _planar_leg
+    ccms, outputs = [], {}
+    for i, leg in enumerate(platform.legs, start=1):
+        leg_ccms, row = make(f"{prefix}leg{i}_", leg, jacobian, pose)
+        ccms += leg_ccms
+        outputs[f"rho{i}"] = (f"{prefix}leg{i}_rho", "x")
+        outputs.update({f"k{i}_{j}": port for j, port in row.items()})
+    return ccms, outputs
 
 
 def _angle_fields(platform):

@@ -1,0 +1,143 @@
+"""Forward kinematics of the parallel manipulators as Newton iterations in CCMs
+(robohw.legs.fk_graph): the graph's shape, one step equal to numpy's Newton step, convergence
+to the float reference's poses, the bit-exact model's accuracy, and RTL = model."""
+
+import numpy as np
+import pytest
+
+from robohw.hw.fixed import FixedFormat
+from robohw.ik.model import evaluate_float, evaluate_model, output_codes
+from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format, fk_graph
+from robohw.legs.givens import ccm_counts
+from robohw.reference.platform_kinematics import (forward_kinematics, inverse_kinematics,
+                                                  jacobian, rotation)
+from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
+from robohw.robots.sampling import sample_poses
+from robohw.sim.harness import run_stream
+
+
+def angle_count(platform):
+    return 3 if platform.spatial else 1
+
+
+def graph_inputs(platform, lengths, guesses):
+    """The FK graph's inputs: measured lengths, and the guesses with their angles in turns."""
+    inputs = {f"rho_m{i + 1}": lengths[:, i] for i in range(len(platform.legs))}
+    first_angle = len(platform.pose_fields) - angle_count(platform)
+    for k, field in enumerate(platform.pose_fields):
+        inputs[field] = guesses[:, k] / (2 * np.pi) if k >= first_angle else guesses[:, k]
+    return inputs
+
+
+def graph_poses(platform, outputs):
+    first_angle = len(platform.pose_fields) - angle_count(platform)
+    return np.column_stack([outputs[f] * (2 * np.pi if k >= first_angle else 1)
+                            for k, f in enumerate(platform.pose_fields)])
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_an_iteration_is_the_legs_the_solve_and_the_update(name):
+    platform = load_platform(name)
+    legs, dof = len(platform.legs), len(platform.pose_fields)
+    per_leg = 11 if platform.spatial else 4           # lengths and rows (legs/ik_graph.py)
+    solve = sum(ccm_counts(dof).values())
+    # positions (z = 1), angles in turns, and a spatial pose's Euler rates (4 CCMs)
+    update = dof + (4 if platform.spatial else 0)
+    for iterations in (1, 3):
+        graph = fk_graph(platform, iterations)
+        assert len(graph.ccms) == iterations * (legs * per_leg + solve + update)
+        assert len(graph.guards) == iterations * dof
+        assert set(graph.outputs) == set(platform.pose_fields)
+    for bad in (0, MAX_ITERATIONS + 1, 1.5, True):
+        with pytest.raises(ValueError, match=rf"iterations must be an integer in \[1, "
+                                             rf"{MAX_ITERATIONS}\], not {bad!r}"):
+            fk_graph(platform, bad)
+
+
+def euler_rate_map(angles, step=1e-6):
+    """``E`` with ``omega = E (roll, pitch, yaw)_dot`` (base frame), by differentiating
+    :func:`rotation` numerically: column ``k`` is ``vee(dQ/da_k Q^T)``."""
+    q = np.array(rotation(*angles))
+    columns = []
+    for k in range(3):
+        delta = np.zeros(3)
+        delta[k] = step
+        dq = (np.array(rotation(*(angles + delta))) - np.array(rotation(*(angles - delta))))
+        w = dq / (2 * step) @ q.T
+        columns.append([w[2, 1], w[0, 2], w[1, 0]])
+    return np.array(columns).T
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_one_iteration_in_float_is_numpys_newton_step(name):
+    platform = load_platform(name)
+    rng = np.random.default_rng(3)
+    poses = sample_poses(platform, 40, rng)
+    guesses = sample_poses(platform, 40, rng)
+    lengths = inverse_kinematics(platform, poses)
+    out, valid, _ = evaluate_float(fk_graph(platform, 1), graph_inputs(platform, lengths,
+                                                                       guesses))
+    rho, rows = jacobian(platform, guesses)
+    twist = np.linalg.solve(rows, (lengths - rho)[..., None])[..., 0]
+    # Guesses anywhere in the workspace: a step of 2 or more (a planar turn of 2.6 rad) is
+    # beyond the linear CCMs and flags its row.
+    assert valid.mean() > 0.9 and (np.abs(twist[~valid]).max(1) > 1.9).all()
+    new, guesses, twist = graph_poses(platform, out)[valid], guesses[valid], twist[valid]
+    if not platform.spatial:      # t = (phi_dot, x_dot, y_dot)
+        assert np.abs(new - guesses - twist[:, [1, 2, 0]]).max() < 1e-12
+        return
+    assert np.abs(new[:, :3] - guesses[:, :3] - twist[:, 3:]).max() < 1e-12
+    # The angles moved by the Euler rates of omega: E(angles) times the move is omega.
+    for guess, moved, omega in zip(guesses, new, twist[:, :3]):
+        rates = np.angle(np.exp(1j * (moved[3:] - guess[3:])))
+        assert np.abs(euler_rate_map(guess[3:]) @ rates - omega).max() < 1e-8
+
+
+def test_four_iterations_from_home_reach_the_float_references_pose():
+    # The hexapod: quadratic convergence from the home pose over the workspace (planar
+    # poses converge more slowly from far away; the servo loop starts near its answer).
+    platform = load_platform("hexapod")
+    poses = sample_poses(platform, 300, np.random.default_rng(5))
+    lengths = inverse_kinematics(platform, poses)
+    home = np.tile(platform.home, (len(poses), 1))
+    out, valid, _ = evaluate_float(fk_graph(platform, 4), graph_inputs(platform, lengths, home))
+    reference, _, reasons = forward_kinematics(platform, lengths)
+    assert valid.all() and (reasons == "").all()
+    assert np.abs(graph_poses(platform, out) - reference).max() < 1e-12
+
+
+def test_model_at_24_bits_within_a_micrometre_and_1e_5_rad():
+    platform = load_platform("hexapod")
+    poses = sample_poses(platform, 300, np.random.default_rng(6))
+    lengths = inverse_kinematics(platform, poses)
+    home = np.tile(platform.home, (len(poses), 1))
+    graph = fk_graph(platform, 4)
+    inputs = graph_inputs(platform, lengths, home)
+    out, valid, _ = evaluate_model(graph, inputs, **fk_format(platform, 24))
+    assert valid.all()
+    error = np.abs(graph_poses(platform, out) - poses)
+    assert error[:, :3].max() < 1e-6 and error[:, 3:].max() < 1e-5
+
+
+@pytest.mark.parametrize("timing", ["pipelined", "word_serial"])
+def test_rtl_equals_the_model(timing):
+    platform = load_platform("planar_3rpr")
+    rng = np.random.default_rng(7)
+    poses = sample_poses(platform, 12, rng)
+    guesses = poses + rng.uniform(-0.01, 0.01, poses.shape)       # a servo loop's guess
+    lengths = inverse_kinematics(platform, poses)
+    graph = fk_graph(platform, 1)
+    formats = fk_format(platform, 16)
+    inputs = graph_inputs(platform, lengths, guesses)
+    _, valid, values = evaluate_model(graph, inputs, **formats)
+    codes = output_codes(graph, values, formats["width"], formats["guard_bits"])
+    real = FixedFormat(formats["width"], formats["frac_bits"])
+    payloads = [{**{n: int(real.from_float(v[k])) for n, v in inputs.items()}, "tag": k}
+                for k in range(len(poses))]
+    dut = TaskGraphPipeline(graph, **formats, tag_width=4, timing=timing)
+    run = run_stream(dut, payloads, sink_ready=lambda c: c % 3 != 1)
+    assert [o["tag"] for o in run.outputs] == list(range(len(poses)))
+    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    for name in graph.outputs:
+        assert [o[name] for o in run.outputs] == codes[name].tolist(), name

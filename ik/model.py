@@ -7,6 +7,7 @@ any port overflows) or a guarded value falls below its minimum, and every CCM's 
 for inspection.
 """
 
+import functools
 import math
 
 import numpy as np
@@ -141,8 +142,8 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
         angle_slot = ccm.system is System.CIRCULAR
         (x, xo), (y, yo), (z, zo) = (operand(op, angle_slot and slot == "z")
                                      for slot, op in ccm.operands())
-        cfg = CordicConfig(ccm.system, ccm.direction, width=width, frac_bits=frac_bits,
-                           expansion=ccm.expansion, **config)
+        cfg = _config(ccm.system, ccm.direction, width, frac_bits, ccm.expansion,
+                      tuple(sorted(config.items())))
         out = cordic_model(cfg, x, y, z)
         # Only the ports the graph reads count: an unused z may saturate harmlessly.
         port_overflow = [getattr(out, f"{p}_overflow") for p in graph.used_ports(ccm.name)]
@@ -158,6 +159,14 @@ def evaluate_model(graph, inputs, branches=None, *, width=DEFAULT_WIDTH, frac_bi
         outputs[name] = code_to_angle(code, port.width) if graph.is_angle(source, port_name) \
             else port.to_float(code)
     return {n: np.where(valid, v, 0.0) for n, v in outputs.items()}, valid, values
+
+
+@functools.lru_cache(maxsize=256)
+def _config(system, direction, width, frac_bits, expansion, config):
+    # One configuration a kind of CCM: a graph has hundreds of CCMs of a few kinds, and a
+    # servo loop evaluates it row by row.
+    return CordicConfig(system, direction, width=width, frac_bits=frac_bits,
+                        expansion=expansion, **dict(config))
 
 
 def guard_code(guard, lsb):

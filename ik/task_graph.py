@@ -17,6 +17,8 @@ bit-exact model (:func:`robohw.ik.model.evaluate_model`), balanced by
 :func:`robohw.buffers.assign_buffers` (:meth:`TaskGraph.edges`) and, later, built as hardware.
 """
 
+import functools
+from collections import defaultdict
 from dataclasses import dataclass
 
 from robohw.buffers import Edge, assign_buffers
@@ -204,11 +206,20 @@ class TaskGraph:
 
     def used_ports(self, name):
         """The output ports of CCM ``name`` that an operand or a graph output reads."""
-        used = {port for c in self.ccms for _, op in c.operands()
-                for source, port in op.sources() if source == name}
-        used |= {port for source, port in self.outputs.values() if source == name}
-        used |= {guard.port for guard in self.guards if guard.source == name}
-        return "".join(p for p in "xyz" if p in used)
+        return self._used_ports.get(name, "")
+
+    @functools.cached_property
+    def _used_ports(self):
+        used = defaultdict(set)
+        for c in self.ccms:
+            for _, op in c.operands():
+                for source, port in op.sources():
+                    used[source].add(port)
+        for source, port in self.outputs.values():
+            used[source].add(port)
+        for guard in self.guards:
+            used[guard.source].add(guard.port)
+        return {name: "".join(p for p in "xyz" if p in ports) for name, ports in used.items()}
 
     def balance(self, latencies, *, width=1, share=False, align_outputs=False):
         """The optimal buffer assignment (:func:`robohw.buffers.assign_buffers`) of the graph

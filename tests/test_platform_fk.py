@@ -1,6 +1,7 @@
 """Forward kinematics of the parallel manipulators as Newton iterations in CCMs
 (robohw.legs.fk_graph): the graph's shape, one step equal to numpy's Newton step, convergence
-to the float reference's poses, the bit-exact model's accuracy, and RTL = model."""
+to the float reference's poses, the bit-exact model's accuracy, RTL = model; and the servo loop
+(robohw.legs.servo): RTL = model, its interval, its accuracy along a 1 kHz trajectory."""
 
 import numpy as np
 import pytest
@@ -10,6 +11,7 @@ from robohw.ik.model import evaluate_float, evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format, fk_graph
 from robohw.legs.givens import ccm_counts
+from robohw.legs.servo import FkServo, servo_model
 from robohw.reference.platform_kinematics import (forward_kinematics, inverse_kinematics,
                                                   jacobian, rotation)
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
@@ -141,3 +143,62 @@ def test_rtl_equals_the_model(timing):
     assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
     for name in graph.outputs:
         assert [o[name] for o in run.outputs] == codes[name].tolist(), name
+
+
+# --- the servo loop --------------------------------------------------------------------------
+
+def trajectory(platform, count, seed, start=0):
+    """Poses along a smooth path from home sampled at 1 kHz, rows ``start`` on: each
+    coordinate a sinusoid of 2 to 5 Hz, 3 cm and 0.05 rad (planar 0.1 rad) of amplitude."""
+    rng = np.random.default_rng(seed)
+    t = (start + np.arange(count)) * 1e-3
+    dof = len(platform.pose_fields)
+    amplitude = np.array([0.03] * (dof - angle_count(platform)) +
+                         [0.05 if platform.spatial else 0.1] * angle_count(platform))
+    frequency = rng.uniform(2.0, 5.0, dof)
+    return np.asarray(platform.home) + amplitude * np.sin(2 * np.pi * frequency * t[:, None])
+
+
+def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one():
+    platform = load_platform("planar_3rpr")
+    width = 16
+    poses = trajectory(platform, 6, seed=1, start=50)     # from home, 5 cm away at first
+    lengths = inverse_kinematics(platform, poses)
+    lengths[3] = 5.0 * 2.0 ** -11        # a leg of 2.4 mm: no pose, the estimate stays
+    codes, valid = servo_model(platform, 1, lengths, width=width)
+    assert valid.sum() == len(poses) - 1 and not valid[3]
+    dut = FkServo(platform, 1, width=width, tag_width=4)
+    real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
+    payloads = [{**{f"rho_m{i + 1}": int(real.from_float(row[i])) for i in range(3)}, "tag": k}
+                for k, row in enumerate(lengths)]
+    run = run_stream(dut, payloads)
+    assert [o["tag"] for o in run.outputs] == list(range(len(poses)))
+    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    for name in platform.pose_fields:
+        assert [o[name] for o in run.outputs] == codes[name].tolist(), name
+    # Each row waits for the answer before it: the pipeline's latency (CCM stages, the operand
+    # registers, the output queue), then the cycle in which the estimate takes it.
+    gaps = np.diff(run.input_cycles)
+    assert (gaps == dut.pipeline.latency + 1).all() and dut.interval == dut.pipeline.latency + 1
+    assert (np.subtract(run.output_cycles, run.input_cycles) == dut.latency).all()
+    # Stalls on both sides change the cycles, not the answers.
+    stalled = run_stream(dut, payloads[:4], source_valid=lambda c: c % 5 != 2,
+                         sink_ready=lambda c: c % 4 != 1)
+    assert stalled.outputs == run.outputs[:4]
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
+    # The issue's goal at 24 bits: 1 um and 1e-5 rad after the fixed iterations (two a row:
+    # one leaves Newton's error of a 1 mm move, 1.05 um on the hexapod and 1.37 um planar),
+    # each row from the previous row's answer. (The model runs row by row: 0.35 s an
+    # iteration of a hexapod row; the report tracks longer.)
+    platform = load_platform(name)
+    poses = trajectory(platform, 20 if platform.spatial else 60, seed=2)
+    codes, valid = servo_model(platform, 2, inverse_kinematics(platform, poses), width=24)
+    assert valid.all()
+    frac = fk_format(platform, 24)["frac_bits"]
+    got = graph_poses(platform, {f: c * 2.0 ** -frac for f, c in codes.items()})
+    error = np.abs(got - poses)
+    first_angle = len(platform.pose_fields) - angle_count(platform)
+    assert error[:, :first_angle].max() < 1e-6 and error[:, first_angle:].max() < 1e-5

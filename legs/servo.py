@@ -1,0 +1,139 @@
+"""Forward kinematics in a servo loop: the Newton iterations of :func:`robohw.legs.fk_graph.
+fk_graph` on the task-graph pipeline, each row of measured lengths starting from the previous
+row's pose (the first from the platform's home pose), as a controller sampling its leg
+sensors does.
+
+One row at a time: a row's guess is the answer before it, so the pipeline holds one row and a
+new row is taken in the cycle after the previous result leaves (:attr:`FkServo.interval`). A
+row the iterations cannot solve (``unreachable``: a step beyond the linear CCMs' range, a
+pivot below its minimum, a value beyond the format) leaves the estimate where it was.
+:func:`servo_model` is the bit-exact model.
+"""
+
+import numpy as np
+from amaranth.hdl import Module, Signal, signed
+
+from robohw.hw.fixed import FixedFormat
+from robohw.hw.stream import StreamPipeline
+from robohw.ik.model import evaluate_model, output_codes
+from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.legs.fk_graph import fk_format, fk_graph
+
+__all__ = ["FkServo", "servo_model", "home_codes"]
+
+
+def _angle_fields(platform):
+    return platform.pose_fields[3:] if platform.spatial else platform.pose_fields[2:]
+
+
+def home_codes(platform, width):
+    """``{field: code}`` of the platform's home pose at ``width``-bit ports of
+    :func:`~robohw.legs.fk_graph.fk_format`: the position in metres, the angles in turns."""
+    real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
+    angles = _angle_fields(platform)
+    return {f: int(real.from_float(v / (2 * np.pi) if f in angles else v))
+            for f, v in zip(platform.pose_fields, platform.home)}
+
+
+class FkServo(StreamPipeline):
+    """Forward kinematics of ``platform`` by ``iterations`` Newton steps a row, each row from
+    the previous answer.
+
+    Parameters
+    ----------
+    platform : :class:`~robohw.robots.platform.Platform`
+    iterations : int
+        Newton steps a row (:func:`~robohw.legs.fk_graph.fk_graph`).
+    width : int
+        Port width; formats of :func:`~robohw.legs.fk_graph.fk_format`.
+    tag_width : int
+        See :class:`~robohw.hw.stream.StreamPipeline`.
+
+    Members
+    -------
+    i : stream of ``rho_m1 .. rho_mN`` (m, ``signed(width)`` codes) and ``tag``
+    o : stream of the pose fields (metres; the angles in turns), ``unreachable`` and ``tag``
+
+    The CCMs are pipelined (:class:`~robohw.ik.pipeline.TaskGraphPipeline`); latency is the
+    pipeline's, and a row is taken in the cycle after the previous result leaves, so the
+    interval is the latency plus one.
+    """
+    def __init__(self, platform, iterations=1, *, width=24, tag_width=0):
+        self._platform = platform
+        graph = fk_graph(platform, iterations)
+        self._inner = TaskGraphPipeline(graph, **fk_format(platform, width),
+                                        tag_width=tag_width)
+        self._home = home_codes(platform, width)
+        lengths = [n for n in graph.inputs if n.startswith("rho_m")]
+        outputs = {n: signed(width) for n in graph.outputs}
+        outputs["unreachable"] = 1
+        super().__init__({n: signed(width) for n in lengths}, outputs, tag_width=tag_width)
+
+    @property
+    def pipeline(self):
+        """The :class:`~robohw.ik.pipeline.TaskGraphPipeline` of the iterations."""
+        return self._inner
+
+    @property
+    def latency(self):
+        """The pipeline's: cycles from a row's input transfer to its pose at ``o``."""
+        return self._inner.latency
+
+    @property
+    def interval(self):
+        """Cycles a row with the sink always ready: the latency and the cycle in which the
+        loop closes (the result leaves, the estimate takes it)."""
+        return self._inner.latency + 1
+
+    def elaborate(self, platform):
+        m = Module()
+        m.submodules.iterations = inner = self._inner
+        busy = Signal()           # a row is inside: the next one waits for its answer
+        estimate = {f: Signal(signed(self._inner.width), init=code, name=f"estimate_{f}")
+                    for f, code in self._home.items()}
+        m.d.comb += [
+            inner.i.valid.eq(self.i.valid & ~busy),
+            self.i.ready.eq(inner.i.ready & ~busy),
+            inner.i.payload.tag.eq(self.i.payload.tag),
+            self.o.valid.eq(inner.o.valid),
+            inner.o.ready.eq(self.o.ready),
+            self.o.payload.eq(inner.o.payload),
+        ]
+        for name, _ in self.i.payload.shape():
+            if name != "tag":
+                m.d.comb += getattr(inner.i.payload, name).eq(getattr(self.i.payload, name))
+        for field, value in estimate.items():
+            m.d.comb += getattr(inner.i.payload, field).eq(value)
+        with m.If(self.i.valid & self.i.ready):
+            m.d.sync += busy.eq(1)
+        with m.If(inner.o.valid & inner.o.ready):
+            m.d.sync += busy.eq(0)
+            with m.If(~inner.o.payload.unreachable):
+                m.d.sync += [value.eq(getattr(inner.o.payload, field))
+                             for field, value in estimate.items()]
+        return m
+
+
+def servo_model(platform, iterations, lengths, *, width=24):
+    """The bit-exact model of :class:`FkServo`: ``(codes, valid)`` for the rows of
+    ``lengths`` ``(N, legs)`` (m, rounded to the port format; ``OverflowError`` outside it),
+    ``codes`` ``{field: int64 (N,)}`` of the answers (an invalid row's too, as the hardware
+    gives them) and ``valid`` ``(N,)``. Row by row: each starts from the previous valid answer, the first from home."""
+    graph = fk_graph(platform, iterations)
+    formats = fk_format(platform, width)
+    real = FixedFormat(width, formats["frac_bits"])
+    lengths = np.asarray(lengths, dtype=np.float64)
+    estimate = home_codes(platform, width)
+    codes = {f: np.zeros(len(lengths), dtype=np.int64) for f in graph.outputs}
+    valid = np.zeros(len(lengths), dtype=bool)
+    for row, measured in enumerate(lengths):
+        inputs = {f"rho_m{i + 1}": measured[i:i + 1] for i in range(len(measured))}
+        inputs.update({f: real.to_float(np.array([c])) for f, c in estimate.items()})
+        _, ok, values = evaluate_model(graph, inputs, **formats)
+        answer = output_codes(graph, values, width, formats["guard_bits"])
+        valid[row] = ok[0]
+        for f in graph.outputs:
+            codes[f][row] = answer[f][0]
+        if ok[0]:
+            estimate = {f: int(answer[f][0]) for f in graph.outputs}
+    return codes, valid

@@ -19,7 +19,12 @@ from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import fk_format, fk_graph
 
-__all__ = ["FkServo", "servo_model", "home_codes"]
+__all__ = ["FkServo", "servo_model", "home_codes", "SERVO_ITERATIONS"]
+
+# Newton steps a row by default. Along a 1 kHz trajectory (moves of up to 1 mm a row) at 24
+# bits, one left the hexapod within 1.05 um and the planar platform within 1.37 um (Newton's
+# error of the move), two within 1 um and 1e-5 rad (tests/test_platform_fk.py).
+SERVO_ITERATIONS = 2
 
 
 def _angle_fields(platform):

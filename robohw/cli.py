@@ -415,12 +415,14 @@ def _platform_parser(commands):
         command.add_argument("--platform", default="hexapod", metavar="FILE.toml",
                              help="platform file or shipped name: hexapod (default), "
                                   "planar_3rpr")
-        if action in ("ik", "jacobian"):
+        if action in ("ik", "jacobian", "fk"):
             command.add_argument("--backend", choices=["float", "model", "rtl", "compiled"],
                                  default="float",
                                  help="float64 reference, or the leg processors: bit-exact "
                                       "model, Amaranth RTL, RTL compiled by Verilator "
-                                      "(default float)")
+                                      "(default float)" + ("; fk: a servo loop, each row from "
+                                                           "the answer before it" if
+                                                           action == "fk" else ""))
             command.add_argument("--width", type=_integer("--width", 16, 38), default=24,
                                  help="data width of the leg processors, 16..38 (default 24)")
             command.add_argument("--timing", choices=["pipelined", "word-serial"],
@@ -447,8 +449,8 @@ def _platform_parser(commands):
                                  help="converged when every leg is this close to its "
                                       "length, m (default 1e-12)")
             command.add_argument("--iterations", type=_integer("--iterations", 1, 1000),
-                                 default=50, help="Newton steps before giving up, 1..1000 "
-                                                  "(default 50)")
+                                 help="Newton steps before giving up, 1..1000 (default 50); "
+                                      "hardware: the steps every row takes, 1..8 (default 2)")
         _quiet(command)
 
 
@@ -645,6 +647,8 @@ def _dynamics(args):
 def _platform(args):
     from robohw.io.csv_table import CsvFileError
     from robohw.io.platform import read_platform_input, solve_platform, write_platform_output
+    from robohw.legs.servo import SERVO_ITERATIONS
+    from robohw.reference.platform_kinematics import FK_ITERATIONS
     from robohw.robots.platform import PlatformFileError, load_platform
     source = args.lengths if args.action == "fk" else \
         (args.states if args.action == "dynamics" else args.poses)
@@ -657,15 +661,16 @@ def _platform(args):
         options = {}
         if args.action in ("jacobian", "dynamics"):
             options["max_cond"] = args.max_cond
-        if args.action in ("ik", "jacobian"):
+        if args.action in ("ik", "jacobian", "fk"):
             options.update(width=args.width, timing=args.timing.replace("-", "_"))
         if args.action == "fk":
             if args.guess is not None and len(args.guess) != len(platform.pose_fields):
                 raise ValueError(f"--guess: a {platform.kind} platform's pose is "
                                  f"{','.join(platform.pose_fields)}, not {len(args.guess)} "
                                  f"numbers")
-            options.update(guess=args.guess, tolerance=args.tolerance,
-                           iterations=args.iterations)
+            iterations = args.iterations or (FK_ITERATIONS if args.backend == "float" else
+                                             SERVO_ITERATIONS)
+            options.update(guess=args.guess, tolerance=args.tolerance, iterations=iterations)
         rows = read_platform_input(source, platform, args.action)
         values, valid, reason = solve_platform(platform, args.action, rows, args.backend,
                                                progress=sys.stderr, **options)

@@ -22,7 +22,10 @@ when a leg is outside its stroke (``outside_limits``), when its matrix is singul
 Backends: ``float`` (the references) for every command; for ``ik`` and ``jacobian`` also the
 leg processors (:mod:`robohw.legs.ik_graph`): ``model`` (bit-exact), ``rtl`` (the Amaranth
 pipeline simulated cycle by cycle, ``timing`` pipelined or word-serial) and ``compiled`` (the
-same compiled by Verilator). There a position outside the hardware's number format (beyond the
+same compiled by Verilator); for ``fk`` the servo loop (:mod:`robohw.legs.servo`: a fixed
+number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the first
+from home; a row the iterations cannot solve is ``unreachable`` and leaves the estimate where
+it was; ``iterations`` is that fixed number). There a position outside the hardware's number format (beyond the
 platform's reach, :func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle
 holds exactly (2**(53 - width) turns or more) is ``out_of_format``, and a
 value the hardware flags as overflowing, which only a leg longer than the format's range makes,
@@ -35,7 +38,9 @@ from robohw.hw.fixed import FixedFormat, angle_fits
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.io.csv_table import read_columns, write_rows
+from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
+from robohw.legs.servo import FkServo, servo_model
 from robohw.progress import Progress
 from robohw.reference.platform_dynamics import gosselin_dynamics
 from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
@@ -48,7 +53,7 @@ __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_column
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 # The commands the leg processors compute (the others: float only, so far).
-HARDWARE_COMMANDS = ("ik", "jacobian")
+HARDWARE_COMMANDS = ("ik", "jacobian", "fk")
 TIMINGS = ("pipelined", "word_serial")
 # Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
 CHUNK = 20_000
@@ -129,6 +134,14 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
         if command not in HARDWARE_COMMANDS:
             raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
                              f"only so far; {command} is float")
+        if command == "fk":
+            if timing != "pipelined":
+                raise ValueError("the forward kinematics' servo loop runs on pipelined CCMs "
+                                 "only so far")
+            if guess is not None:
+                raise ValueError("--guess applies to the float backend: the servo loop "
+                                 "starts from home and then from each row's answer")
+            return _hardware_fk(platform, rows, backend, width, iterations, progress)
         return _hardware(platform, command, rows, backend, width, timing, max_cond, progress)
     bar = Progress(len(rows), progress)
     parts = []
@@ -231,6 +244,48 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
     reason[(reason == "ok") & (flagged | _outside_stroke(platform, lengths))] = "outside_limits"
     valid = reason == "ok"
     return np.where(valid[:, None], values, 0.0), valid, reason
+
+
+def _hardware_fk(platform, lengths, backend, width, iterations, progress):
+    """Poses of measured lengths by the servo loop (:mod:`robohw.legs.servo`): each row from
+    the previous valid answer, the first from home; its bit-exact model, or
+    :class:`~robohw.legs.servo.FkServo` by :func:`robohw.sim.run.run_backend`. Rows beyond the
+    number format never reach it."""
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        raise ValueError(f"--iterations: the hardware takes 1..{MAX_ITERATIONS} Newton steps "
+                         f"a row, not {iterations}")
+    count, fields = len(lengths), platform.pose_fields
+    real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
+    in_format = real.fits(lengths).all(-1)
+    rows = np.flatnonzero(in_format)
+    codes, flagged = np.zeros((count, len(fields)), dtype=np.int64), np.zeros(count, bool)
+    if backend == "model":
+        answers, valid = servo_model(platform, iterations, lengths[rows], width=width)
+        codes[rows] = np.stack([answers[f] for f in fields], -1).reshape(-1, len(fields))
+    else:
+        dut = FkServo(platform, iterations, width=width)
+        measured = real.from_float(lengths[rows])
+        payloads = [{f"rho_m{i + 1}": int(v) for i, v in enumerate(row)} for row in measured]
+        identity = f"platform-fk servo iterations={iterations} width={width} {platform!r}"
+        run = run_backend(dut, payloads, backend,
+                          f"rows through the {dut.latency}-cycle servo loop",
+                          Progress(len(payloads), progress), identity)
+        valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
+        codes[rows] = np.array([[o[f] for f in fields] for o in run.outputs],
+                               dtype=np.int64).reshape(-1, len(fields))
+    flagged[rows] = ~valid
+    poses = real.to_float(codes)
+    angles = 3 if platform.spatial else 1
+    # Turns to radians in (-pi, pi] (pitch stays within [-pi/2, pi/2] near home).
+    poses[:, -angles:] = np.pi - np.remainder(np.pi - 2 * np.pi * poses[:, -angles:],
+                                              2 * np.pi)
+    reason = np.full(count, "ok", dtype=object)
+    reason[~in_format] = "out_of_format"
+    reason[(reason == "ok") & flagged] = "unreachable"
+    reason[(reason == "ok") & _outside_stroke(platform, lengths)] = "outside_limits"
+    valid = reason == "ok"
+    values = np.column_stack([np.where(valid[:, None], poses, 0.0), np.full(count, iterations)])
+    return values, valid, reason
 
 
 def write_platform_output(path, platform, command, values, valid, reason=None):

@@ -34,7 +34,7 @@ import math
 from robohw.cordic.config import Direction, System
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
-from robohw.legs.ik_graph import leg_processors, platform_format
+from robohw.legs.ik_graph import angle_fields, leg_processors, platform_format
 
 __all__ = ["fk_graph", "fk_format", "MAX_ITERATIONS", "FK_GUARD_BITS"]
 
@@ -51,9 +51,6 @@ MAX_ITERATIONS = 8
 # 2, 3, 4 and 5; the rest is the rounding of the lengths in and the pose out (2^-21 m each).
 FK_GUARD_BITS = 4
 
-
-def _angle_fields(platform):
-    return platform.pose_fields[3:] if platform.spatial else platform.pose_fields[2:]
 
 
 def _update(platform, prefix, pose, twist):
@@ -86,7 +83,7 @@ def _update(platform, prefix, pose, twist):
         angles = [roll, pitch, yaw]
     else:
         rates, angles = list(omega), [pose[2]]
-    for field, angle, rate in zip(_angle_fields(platform), angles, rates):
+    for field, angle, rate in zip(angle_fields(platform), angles, rates):
         name = f"{prefix}{field}"
         ccms.append(Ccm(name, LIN, ROT, rate, _as_real(angle), const(1 / (2 * math.pi)),
                         label=f"{field} + rate / 2 pi (turns)"))
@@ -113,7 +110,7 @@ def fk_graph(platform, iterations, min_pivot=MIN_PIVOT):
         raise ValueError(f"iterations must be an integer in [1, {MAX_ITERATIONS}], not "
                          f"{iterations!r}")
     fields, legs = platform.pose_fields, len(platform.legs)
-    angles = _angle_fields(platform)
+    angles = angle_fields(platform)
     pose = [Operand(f, turns=f in angles) for f in fields]
     ccms, guards = [], []
     for k in range(1, iterations + 1):

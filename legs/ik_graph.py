@@ -53,8 +53,8 @@ from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 
-__all__ = ["leg_ik_graph", "leg_processors", "platform_format", "reach", "pose_inputs", "pose_codes",
-           "GUARD_BITS"]
+__all__ = ["leg_ik_graph", "leg_processors", "angle_fields", "platform_format", "reach",
+           "pose_inputs", "pose_codes", "GUARD_BITS"]
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
 
@@ -142,7 +142,7 @@ def leg_ik_graph(platform, jacobian=False):
     return TaskGraph(f"{platform.name}-legs{'-jacobian' if jacobian else ''}",
                      platform.pose_fields, ccms, outputs,
                      description=f"{what} of {platform.name}, one processor per leg",
-                     angle_inputs=_angle_fields(platform))
+                     angle_inputs=angle_fields(platform))
 
 
 def leg_processors(platform, prefix, pose, jacobian=False):
@@ -160,7 +160,8 @@ def leg_processors(platform, prefix, pose, jacobian=False):
     return ccms, outputs
 
 
-def _angle_fields(platform):
+def angle_fields(platform):
+    """The pose fields that are angles: ``roll, pitch, yaw``, or planar ``phi``."""
     fields = platform.pose_fields
     return fields[3:] if platform.spatial else fields[2:]
 
@@ -177,7 +178,7 @@ def pose_codes(platform, poses, width):
     (``OverflowError`` outside it), the angles as binary angles (wrapped), as
     :func:`robohw.ik.model.evaluate_model` rounds them."""
     real = FixedFormat(width, platform_format(platform, width)["frac_bits"])
-    graph_angles = _angle_fields(platform)
+    graph_angles = angle_fields(platform)
     return {name: (angle_to_code(column, width) if name in graph_angles
                    else real.from_float(column))
             for name, column in pose_inputs(platform, poses).items()}

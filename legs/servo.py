@@ -18,6 +18,7 @@ from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import fk_format, fk_graph
+from robohw.legs.ik_graph import angle_fields
 
 __all__ = ["FkServo", "servo_model", "home_codes", "SERVO_ITERATIONS"]
 
@@ -27,15 +28,12 @@ __all__ = ["FkServo", "servo_model", "home_codes", "SERVO_ITERATIONS"]
 SERVO_ITERATIONS = 2
 
 
-def _angle_fields(platform):
-    return platform.pose_fields[3:] if platform.spatial else platform.pose_fields[2:]
-
 
 def home_codes(platform, width):
     """``{field: code}`` of the platform's home pose at ``width``-bit ports of
     :func:`~robohw.legs.fk_graph.fk_format`: the position in metres, the angles in turns."""
     real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
-    angles = _angle_fields(platform)
+    angles = angle_fields(platform)
     return {f: int(real.from_float(v / (2 * np.pi) if f in angles else v))
             for f, v in zip(platform.pose_fields, platform.home)}
 
@@ -64,7 +62,6 @@ class FkServo(StreamPipeline):
     interval is the latency plus one.
     """
     def __init__(self, platform, iterations=1, *, width=24, tag_width=0):
-        self._platform = platform
         graph = fk_graph(platform, iterations)
         self._inner = TaskGraphPipeline(graph, **fk_format(platform, width),
                                         tag_width=tag_width)
@@ -123,7 +120,8 @@ def servo_model(platform, iterations, lengths, *, width=24):
     """The bit-exact model of :class:`FkServo`: ``(codes, valid)`` for the rows of
     ``lengths`` ``(N, legs)`` (m, rounded to the port format; ``OverflowError`` outside it),
     ``codes`` ``{field: int64 (N,)}`` of the answers (an invalid row's too, as the hardware
-    gives them) and ``valid`` ``(N,)``. Row by row: each starts from the previous valid answer, the first from home."""
+    gives them) and ``valid`` ``(N,)``. Row by row: each starts from the previous valid
+    answer, the first from home."""
     graph = fk_graph(platform, iterations)
     formats = fk_format(platform, width)
     real = FixedFormat(width, formats["frac_bits"])

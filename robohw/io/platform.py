@@ -22,14 +22,16 @@ when a leg is outside its stroke (``outside_limits``), when its matrix is singul
 Backends: ``float`` (the references) for every command; for ``ik`` and ``jacobian`` also the
 leg processors (:mod:`robohw.legs.ik_graph`): ``model`` (bit-exact), ``rtl`` (the Amaranth
 pipeline simulated cycle by cycle, ``timing`` pipelined or word-serial) and ``compiled`` (the
-same compiled by Verilator); for ``fk`` the servo loop (:mod:`robohw.legs.servo`: a fixed
-number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the first
-from home; a row the iterations cannot solve is ``unreachable`` and leaves the estimate where
-it was; ``iterations`` is that fixed number). There a position outside the hardware's number format (beyond the
+same compiled by Verilator). There a position outside the hardware's number format (beyond the
 platform's reach, :func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle
 holds exactly (2**(53 - width) turns or more) is ``out_of_format``, and a
 value the hardware flags as overflowing, which only a leg longer than the format's range makes,
 ``outside_limits``; the condition number of the hardware's rows is computed in float64.
+For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, pipelined): a
+fixed number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the
+first from home; a row the iterations cannot solve is ``unreachable`` and leaves the estimate
+where it was, lengths beyond the number format are ``out_of_format`` and skipped, and
+``iterations`` is that fixed number.
 """
 
 import numpy as np

@@ -199,8 +199,10 @@ def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
     # iteration of a hexapod row; the report tracks longer.)
     platform = load_platform(name)
     poses = trajectory(platform, 20 if platform.spatial else 60, seed=2)
-    codes, valid = servo_model(platform, 2, inverse_kinematics(platform, poses), width=24)
-    assert valid.all()
+    done = []                  # the progress callback: once a row
+    codes, valid = servo_model(platform, 2, inverse_kinematics(platform, poses), width=24,
+                               on_row=done.append)
+    assert valid.all() and done == list(range(1, len(poses) + 1))
     frac = fk_format(platform, 24)["frac_bits"]
     got = graph_poses(platform, {f: c * 2.0 ** -frac for f, c in codes.items()})
     error = np.abs(got - poses)

@@ -262,7 +262,10 @@ def _hardware_fk(platform, lengths, backend, width, iterations, progress):
     rows = np.flatnonzero(in_format)
     codes, flagged = np.zeros((count, len(fields)), dtype=np.int64), np.zeros(count, bool)
     if backend == "model":
-        answers, valid = servo_model(platform, iterations, lengths[rows], width=width)
+        bar = Progress(len(rows), progress)
+        answers, valid = servo_model(platform, iterations, lengths[rows], width=width,
+                                     on_row=lambda done: bar.update(done, "rows through the "
+                                                                          "servo loop's model"))
         codes[rows] = np.stack([answers[f] for f in fields], -1).reshape(-1, len(fields))
     else:
         dut = FkServo(platform, iterations, width=width)

@@ -30,6 +30,7 @@ minimum (:data:`robohw.legs.givens.MIN_PIVOT`).
 """
 
 import math
+from dataclasses import replace
 
 from robohw.cordic.config import Direction, System
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
@@ -71,7 +72,7 @@ def _update(platform, prefix, pose, twist):
         turned, cs = f"{prefix}yaw0", f"{prefix}cs"
         roll_rate, yaw_rate = f"{prefix}rollrate", f"{prefix}yawrate"
         ccms += [
-            Ccm(turned, CIRC, ROT, omega[0], omega[1], _negated(yaw),
+            Ccm(turned, CIRC, ROT, omega[0], omega[1], replace(yaw, sign=-yaw.sign),
                 label="(w'_x, pitch rate)"),
             Ccm(cs, CIRC, ROT, const(1), const(0), pitch, label="(cos, sin) pitch"),
             Ccm(roll_rate, LIN, VEC, Operand(cs, "x"), Operand(turned, "x"), const(0),
@@ -85,19 +86,11 @@ def _update(platform, prefix, pose, twist):
         rates, angles = list(omega), [pose[2]]
     for field, angle, rate in zip(angle_fields(platform), angles, rates):
         name = f"{prefix}{field}"
-        ccms.append(Ccm(name, LIN, ROT, rate, _as_real(angle), const(1 / (2 * math.pi)),
-                        label=f"{field} + rate / 2 pi (turns)"))
+        # The angle's real in turns (an angle travels as one between iterations).
+        ccms.append(Ccm(name, LIN, ROT, rate, replace(angle, turns=False),
+                        const(1 / (2 * math.pi)), label=f"{field} + rate / 2 pi (turns)"))
         new.append(Operand(name, "y", turns=True))
     return ccms, new
-
-
-def _negated(operand):
-    return Operand(operand.source, operand.port, sign=-operand.sign, turns=operand.turns)
-
-
-def _as_real(angle):
-    """An angle operand's real in turns (an angle travels as one between iterations)."""
-    return Operand(angle.source, angle.port, sign=angle.sign)
 
 
 def fk_graph(platform, iterations, min_pivot=MIN_PIVOT):

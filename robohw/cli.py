@@ -405,6 +405,10 @@ def _platform_parser(commands):
                "--lengths", "header rho1..rho6 (m; planar rho1..rho3)",
                "x,y,z,roll,pitch,yaw,iterations (planar x,y,phi,iterations)"),
     }
+    backend_notes = {
+        "dynamics": "; with the platform solve, for states inside the velocity and "
+                    "acceleration limits of the README (others: outside_limits)",
+        "fk": "; a servo loop, each row from the answer before it"}
     for action, (summary, source, source_help, out_help) in specs.items():
         command = actions.add_parser(
             action, help=summary,
@@ -415,24 +419,17 @@ def _platform_parser(commands):
         command.add_argument("--platform", default="hexapod", metavar="FILE.toml",
                              help="platform file or shipped name: hexapod (default), "
                                   "planar_3rpr")
-        if action in ("ik", "jacobian", "fk"):
-            command.add_argument("--backend", choices=["float", "model", "rtl", "compiled"],
-                                 default="float",
-                                 help="float64 reference, or the leg processors: bit-exact "
-                                      "model, Amaranth RTL, RTL compiled by Verilator "
-                                      "(default float)" + ("; fk: a servo loop, each row from "
-                                                           "the answer before it" if
-                                                           action == "fk" else ""))
-            command.add_argument("--width", type=_integer("--width", 16, 38), default=24,
-                                 help="data width of the leg processors, 16..38 (default 24)")
-            command.add_argument("--timing", choices=["pipelined", "word-serial"],
-                                 default="pipelined",
-                                 help="the leg processors' CCMs: pipelined (a pose per clock) "
-                                      "or word-serial (default pipelined)")
-        else:
-            command.add_argument("--backend", choices=["float"], default="float",
-                                 help="float64 reference (default float; in hardware so far: "
-                                      "ik, jacobian)")
+        command.add_argument("--backend", choices=["float", "model", "rtl", "compiled"],
+                             default="float",
+                             help="float64 reference, or the leg processors: bit-exact "
+                                  "model, Amaranth RTL, RTL compiled by Verilator "
+                                  "(default float)" + backend_notes.get(action, ""))
+        command.add_argument("--width", type=_integer("--width", 16, 38), default=24,
+                             help="data width of the leg processors, 16..38 (default 24)")
+        command.add_argument("--timing", choices=["pipelined", "word-serial"],
+                             default="pipelined",
+                             help="the leg processors' CCMs: pipelined (a pose per clock) "
+                                  "or word-serial (default pipelined)")
         command.add_argument("--reasons", action="store_true",
                              help="add a reason column: ok, out_of_format (hardware: beyond "
                                   "the number format), unreachable, near_singular, "
@@ -661,8 +658,7 @@ def _platform(args):
         options = {}
         if args.action in ("jacobian", "dynamics"):
             options["max_cond"] = args.max_cond
-        if args.action in ("ik", "jacobian", "fk"):
-            options.update(width=args.width, timing=args.timing.replace("-", "_"))
+        options.update(width=args.width, timing=args.timing.replace("-", "_"))
         if args.action == "fk":
             if args.guess is not None and len(args.guess) != len(platform.pose_fields):
                 raise ValueError(f"--guess: a {platform.kind} platform's pose is "

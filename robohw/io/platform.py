@@ -41,6 +41,9 @@ from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.io.csv_table import read_columns, write_rows
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
+from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
+                                        dynamics_scale, rate_fields, state_codes,
+                                        state_fields, state_inputs)
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
 from robohw.legs.servo import FkServo, servo_model
 from robohw.progress import Progress
@@ -54,20 +57,14 @@ __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_column
            "REASONS"]
 
 BACKENDS = ("float", "model", "rtl", "compiled")
-# The commands the leg processors compute (the others: float only, so far).
-HARDWARE_COMMANDS = ("ik", "jacobian", "fk")
+# The commands the leg processors compute.
+HARDWARE_COMMANDS = ("ik", "jacobian", "dynamics", "fk")
 TIMINGS = ("pipelined", "word_serial")
 # Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
 CHUNK = 20_000
 COMMANDS = ("ik", "jacobian", "dynamics", "fk")
 # CONVENTIONS: the first that applies is the row's reason.
 REASONS = ("out_of_format", "unreachable", "near_singular", "outside_limits")
-
-
-def _rates(platform):
-    if platform.spatial:
-        return ["vx", "vy", "vz", "wx", "wy", "wz"]
-    return ["vx", "vy", "wz"]
 
 
 def input_columns(platform, command):
@@ -77,8 +74,7 @@ def input_columns(platform, command):
         return legs
     pose = list(platform.pose_fields)
     if command == "dynamics":
-        rates = _rates(platform)
-        return pose + rates + [f"d{name}" for name in rates]
+        return list(state_fields(platform))
     return pose
 
 
@@ -144,6 +140,9 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
                 raise ValueError("--guess applies to the float backend: the servo loop "
                                  "starts from home and then from each row's answer")
             return _hardware_fk(platform, rows, backend, width, iterations, progress)
+        if command == "dynamics":
+            return _hardware_dynamics(platform, rows, backend, width, timing, max_cond,
+                                      progress)
         return _hardware(platform, command, rows, backend, width, timing, max_cond, progress)
     bar = Progress(len(rows), progress)
     parts = []
@@ -246,6 +245,59 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
     reason[(reason == "ok") & (flagged | _outside_stroke(platform, lengths))] = "outside_limits"
     valid = reason == "ok"
     return np.where(valid[:, None], values, 0.0), valid, reason
+
+
+def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progress):
+    """Actuator forces by the leg processors and the platform solve
+    (:mod:`robohw.legs.dynamics_graph`): the bit-exact model, or the pipeline by
+    :func:`robohw.sim.run.run_backend`. A state beyond the number format never reaches them; a
+    state beyond :data:`~robohw.legs.dynamics_graph.STATE_LIMITS` is ``outside_limits``; the
+    condition number is the float reference's, as the float backend reports it."""
+    count, legs = len(states), len(platform.legs)
+    pose, dof = len(platform.pose_fields), len(rate_fields(platform))
+    scale, formats = dynamics_scale(platform), dynamics_format(platform, width)
+    real = FixedFormat(width, formats["frac_bits"])
+    position = 3 if platform.spatial else 2
+    scaled = np.column_stack(list(state_inputs(platform, states, scale).values()))
+    in_format = real.fits(np.delete(scaled, np.s_[position:pose], axis=1)).all(-1) & \
+        angle_fits(states[:, position:pose], width).all(-1)
+    rows = np.flatnonzero(in_format)
+    graph = dynamics_graph(platform, scale)
+    names = [f"f{i}" for i in range(1, legs + 1)]
+    forces, flagged = np.zeros((count, legs)), np.zeros(count, dtype=bool)
+    if backend == "model":
+        out, valid, _ = evaluate_model(graph, state_inputs(platform, states[rows], scale),
+                                       **formats)
+        forces[rows] = np.stack([out[name] for name in names], -1) * scale.force
+    else:
+        dut = TaskGraphPipeline(graph, **formats, timing=timing)
+        codes = state_codes(platform, states[rows], width, scale)
+        payloads = [{name: int(column[k]) for name, column in codes.items()}
+                    for k in range(len(rows))]
+        identity = f"platform-dynamics {timing} width={width} {platform!r}"  # the cache key
+        run = run_backend(dut, payloads, backend,
+                          f"states through the {dut.latency}-cycle leg processors and solve",
+                          Progress(len(payloads), progress), identity)
+        valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
+        forces[rows] = real.to_float(np.array([[o[name] for name in names]
+                                               for o in run.outputs],
+                                              dtype=np.int64).reshape(-1, legs)) * scale.force
+    flagged[rows] = ~valid
+    lengths, _ = jacobian(platform, states[:, :pose])
+    _, condition = gosselin_dynamics(platform, states[:, :pose],
+                                     _twists(platform, states[:, pose:pose + dof]),
+                                     _twists(platform, states[:, pose + dof:]))
+    outside = _outside_stroke(platform, lengths) | \
+        ~STATE_LIMITS.within(platform, states[:, pose:pose + dof], states[:, pose + dof:])
+    reason = np.full(count, "ok", dtype=object)
+    reason[~in_format] = "out_of_format"
+    near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))
+    # The hardware flags a state whose solve has no room (a pivot too small, a force beyond
+    # the format): near-singular, unless the state is outside its limits anyway.
+    reason[(reason == "ok") & (near | (flagged & ~outside))] = "near_singular"
+    reason[(reason == "ok") & (flagged | outside)] = "outside_limits"
+    valid = reason == "ok"
+    return np.where(valid[:, None], forces, 0.0), valid, reason
 
 
 def _hardware_fk(platform, lengths, backend, width, iterations, progress):

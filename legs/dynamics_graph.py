@@ -48,10 +48,12 @@ from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import angle_fields, leg_processors, platform_format
-from robohw.reference.platform_dynamics import SYSTEM_ROWS
+from robohw.reference.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
+from robohw.robots.sampling import sample_poses
 
 __all__ = ["dynamics_graph", "dynamics_format", "rate_fields", "state_fields", "StateLimits",
-           "DynamicsScale", "dynamics_scale", "state_inputs", "state_codes", "DYNAMICS_GUARD_BITS",
+           "DynamicsScale", "dynamics_scale", "state_inputs", "state_codes", "sample_states",
+           "reference_dynamics", "DYNAMICS_GUARD_BITS",
            "STATE_LIMITS"]
 
 CIRC, LIN = System.CIRCULAR, System.LINEAR
@@ -93,10 +95,15 @@ class StateLimits:
             np.all(np.abs(accelerations) <= limit_a, axis=1)
 
 
-# The limits of the shipped platforms' reports and tests (ours: a fast motion simulator's
-# platform; the paper gives none).
-STATE_LIMITS = StateLimits(velocity=1.0, angular_velocity=2.0, acceleration=10.0,
-                           angular_acceleration=20.0)
+# The limits by kind (ours; the paper gives none): a fast motion simulator's platform, and a
+# planar one half as fast, whose legs can be as short as 0.2 m (a leg's angular rates grow as
+# 1 / rho; tests/test_platform_dynamics.py measures the margin at the limits' corners).
+STATE_LIMITS = {
+    "spatial": StateLimits(velocity=1.0, angular_velocity=2.0, acceleration=10.0,
+                           angular_acceleration=20.0),
+    "planar": StateLimits(velocity=0.5, angular_velocity=1.0, acceleration=5.0,
+                          angular_acceleration=10.0),
+}
 
 
 @dataclass(frozen=True)
@@ -128,27 +135,61 @@ def _linear_columns(platform):
     return np.array([name.startswith("v") for name in rate_fields(platform)])
 
 
-def dynamics_scale(platform, limits=STATE_LIMITS):
-    """The :class:`DynamicsScale` of ``platform`` for states inside ``limits``: the time unit
-    puts a platform joint's velocity below a half and its acceleration (gravity included)
-    below one; the mass unit puts the platform's mass times that acceleration below one and
-    every constant factor (a mass, an inertia) below 1.5, inside the linear rotations'
-    range. Powers of two, so a unit costs no multiplier."""
+def dynamics_scale(platform, limits=None):
+    """The :class:`DynamicsScale` of ``platform`` for states inside ``limits`` (default
+    :data:`STATE_LIMITS` of the platform's kind), from bounds of the values the legs compute:
+    a platform joint's velocity ``|s_dot| <= V`` and acceleration ``|s_ddot| <= A``, a leg's
+    angular velocity ``V / rho_min`` and acceleration ``(A + 2 V^2 / rho_min) / rho_min``
+    (``rho_min`` the shortest stroke). The time unit puts the velocities below a half and the
+    accelerations, gravity's too, below one; the mass unit puts the platform's mass times its
+    acceleration below one and every constant factor (a mass, an inertia) below 1.5, inside
+    the linear rotations' range. Powers of two, so a unit costs no multiplier."""
+    limits = STATE_LIMITS[platform.kind] if limits is None else limits
     arm = max(math.hypot(*leg.platform) for leg in platform.legs)
+    shortest = min(leg.stroke[0] for leg in platform.legs)
     root3 = math.sqrt(3)                     # a vector's norm from its components' limits
     velocity = root3 * (limits.velocity + limits.angular_velocity * arm)
     acceleration = root3 * (limits.acceleration + limits.angular_acceleration * arm) + \
-        3 * limits.angular_velocity ** 2 * arm + math.hypot(*platform.gravity)
-    time = 2.0 ** -max(0, math.ceil(math.log2(acceleration) / 2),
-                       math.ceil(math.log2(2 * max(velocity, limits.angular_velocity))))
+        3 * limits.angular_velocity ** 2 * arm
+    rates = max(velocity, limits.angular_velocity, velocity / shortest)
+    accelerations = max(acceleration + math.hypot(*platform.gravity),
+                        (acceleration + 2 * velocity ** 2 / shortest) / shortest)
+    time = 2.0 ** -max(0, math.ceil(math.log2(2 * rates)),
+                       math.ceil(math.log2(accelerations) / 2))
     factors = [platform.mass, *np.abs(np.ravel(platform.inertia))]
     for leg in platform.legs:
         lower, upper = leg.lower, leg.upper
         factors += [upper.mass, lower.mass * lower.com_distance,
                     lower.mass * lower.com_distance ** 2 + lower.inertia + upper.inertia]
-    mass = 2.0 ** math.ceil(math.log2(max(platform.mass * acceleration * time ** 2,
+    mass = 2.0 ** math.ceil(math.log2(max(platform.mass * accelerations * time ** 2,
                                           max(factors) / 1.5)))
     return DynamicsScale(time, mass)
+
+
+def reference_dynamics(platform, states):
+    """The float64 reference's ``(forces (N, legs), condition (N,))`` of states ``(N,
+    len(state_fields))`` (:func:`robohw.reference.platform_dynamics.gosselin_dynamics`)."""
+    states = np.asarray(states, dtype=np.float64)
+    pose, dof = len(platform.pose_fields), len(rate_fields(platform))
+    # The columns vx.. wz as the references' twists (omega, r_dot); planar (phi_dot, x, y).
+    order = [3, 4, 5, 0, 1, 2] if platform.spatial else [2, 0, 1]
+    return gosselin_dynamics(platform, states[:, :pose],
+                             states[:, pose:pose + dof][:, order],
+                             states[:, pose + dof:][:, order])
+
+
+def sample_states(platform, count, rng, limits=None):
+    """``(count, len(state_fields))`` states: poses of
+    :func:`robohw.robots.sampling.sample_poses`, rates and accelerations uniform within
+    ``limits`` (default :data:`STATE_LIMITS` of the platform's kind)."""
+    limits = STATE_LIMITS[platform.kind] if limits is None else limits
+    poses = sample_poses(platform, count, rng)
+    linear = _linear_columns(platform)
+    rates = rng.uniform(-1, 1, (count, len(linear))) * \
+        np.where(linear, limits.velocity, limits.angular_velocity)
+    accelerations = rng.uniform(-1, 1, (count, len(linear))) * \
+        np.where(linear, limits.acceleration, limits.angular_acceleration)
+    return np.column_stack([poses, rates, accelerations])
 
 
 def dynamics_format(platform, width):

@@ -382,6 +382,12 @@ def _quiet(command):
                          help="no progress lines on stderr (they appear only on a terminal)")
 
 
+# The widest ports of the platform's graphs: their CCMs are the ports' width plus guard bits
+# (robohw.legs.ik_graph.GUARD_BITS = 2; FK_GUARD_BITS, DYNAMICS_GUARD_BITS = 4) wide, at most
+# robohw.cordic.config.MAX_WIDTH = 40 (tests/test_platform_dynamics.py checks the sums).
+PLATFORM_MAX_WIDTH = {"ik": 38, "jacobian": 38, "dynamics": 36, "fk": 36}
+
+
 def _platform_parser(commands):
     """``robohw platform ik|jacobian|dynamics|fk``."""
     platform = commands.add_parser(
@@ -424,8 +430,9 @@ def _platform_parser(commands):
                              help="float64 reference, or the leg processors: bit-exact "
                                   "model, Amaranth RTL, RTL compiled by Verilator "
                                   "(default float)" + backend_notes.get(action, ""))
-        command.add_argument("--width", type=_integer("--width", 16, 38), default=24,
-                             help="data width of the leg processors, 16..38 (default 24)")
+        top = PLATFORM_MAX_WIDTH[action]
+        command.add_argument("--width", type=_integer("--width", 16, top), default=24,
+                             help=f"data width of the leg processors, 16..{top} (default 24)")
         command.add_argument("--timing", choices=["pipelined", "word-serial"],
                              default="pipelined",
                              help="the leg processors' CCMs: pipelined (a pose per clock) "

@@ -415,8 +415,8 @@ def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
      r"--iterations must be an integer \[1, 1000\]"),
     (["platform", "twist", "--poses", "{poses}"], r"invalid choice: 'twist'"),
     # The hardware backends' options (tests/test_platform_hardware.py runs them).
-    (["platform", "dynamics", "--states", "{poses}", "--out", "{out}", "--backend", "model"],
-     r"invalid choice: 'model' \(choose from 'float'\)"),
+    (["platform", "dynamics", "--states", "{poses}", "--out", "{out}", "--backend", "gpu"],
+     r"invalid choice: 'gpu'"),
     (["platform", "ik", "--poses", "{poses}", "--out", "{out}", "--width", "39"], r"--width"),
     (["platform", "ik", "--poses", "{poses}", "--out", "{out}", "--timing", "fast"],
      r"invalid choice: 'fast'"),

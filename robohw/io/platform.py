@@ -42,12 +42,12 @@ from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.io.csv_table import read_columns, write_rows
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
 from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
-                                        dynamics_scale, rate_fields, state_codes,
+                                        dynamics_scale, rate_fields, reference_dynamics,
+                                        state_codes,
                                         state_fields, state_inputs)
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
 from robohw.legs.servo import FkServo, servo_model
 from robohw.progress import Progress
-from robohw.reference.platform_dynamics import gosselin_dynamics
 from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
                                                   forward_kinematics, jacobian)
 from robohw.sim.run import run_backend
@@ -96,14 +96,6 @@ def read_platform_input(path, platform, command):
     if command not in COMMANDS:
         raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
     return read_columns(path, input_columns(platform, command))
-
-
-def _twists(platform, values):
-    """``(N, 6)`` (vx..wz) or planar ``(N, 3)`` (vx, vy, wz) columns as the references' twists:
-    ``(omega, r_dot)``, planar ``(phi_dot, x_dot, y_dot)``."""
-    if platform.spatial:
-        return np.column_stack([values[:, 3:], values[:, :3]])
-    return values[:, [2, 0, 1]]
 
 
 def _outside_stroke(platform, lengths):
@@ -180,10 +172,7 @@ def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
             mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
             values = np.column_stack([k_rows.reshape(count, -1), condition])
         else:
-            dof = 6 if platform.spatial else 3
-            forces, condition = gosselin_dynamics(
-                platform, poses, _twists(platform, rows[:, pose_columns:pose_columns + dof]),
-                _twists(platform, rows[:, pose_columns + dof:]))
+            forces, condition = reference_dynamics(platform, rows)
             mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
             values = forces
     # Only a division by a zero length or a singular matrix makes infinities.
@@ -284,11 +273,9 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
                                               dtype=np.int64).reshape(-1, legs)) * scale.force
     flagged[rows] = ~valid
     lengths, _ = jacobian(platform, states[:, :pose])
-    _, condition = gosselin_dynamics(platform, states[:, :pose],
-                                     _twists(platform, states[:, pose:pose + dof]),
-                                     _twists(platform, states[:, pose + dof:]))
+    _, condition = reference_dynamics(platform, states)
     outside = _outside_stroke(platform, lengths) | \
-        ~STATE_LIMITS.within(platform, states[:, pose:pose + dof], states[:, pose + dof:])
+        ~STATE_LIMITS[platform.kind].within(platform, states[:, pose:pose + dof], states[:, pose + dof:])
     reason = np.full(count, "ok", dtype=object)
     reason[~in_format] = "out_of_format"
     near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))

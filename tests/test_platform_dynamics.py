@@ -1,0 +1,234 @@
+"""The platform's inverse dynamics on the leg processors (robohw.legs.dynamics_graph): the
+graph's ideal CCMs against the float references, its scale and formats, the bit-exact model's
+accuracy, the hardware against the model, and ``robohw platform dynamics`` on the hardware."""
+
+import math
+import re
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from robohw.cli import PLATFORM_MAX_WIDTH, main
+from robohw.cordic.config import MAX_WIDTH, System
+from robohw.ik.model import evaluate_float, evaluate_model, output_codes
+from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.legs.dynamics_graph import (DYNAMICS_GUARD_BITS, STATE_LIMITS, StateLimits,
+                                        dynamics_format, dynamics_graph, dynamics_scale,
+                                        reference_dynamics, sample_states, state_codes,
+                                        state_fields, state_inputs)
+from robohw.legs.fk_graph import FK_GUARD_BITS
+from robohw.legs.ik_graph import GUARD_BITS
+from robohw.reference.platform_dynamics import virtual_power_dynamics
+from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
+from robohw.sim.harness import run_stream
+
+
+def _forces(platform, graph, inputs, evaluate=evaluate_float, **formats):
+    out, valid, values = evaluate(graph, inputs, **formats)
+    return np.column_stack([out[f"f{i}"] for i in range(1, len(platform.legs) + 1)]), valid, \
+        values
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_ideal_ccms_give_the_reference_forces(name):
+    platform = load_platform(name)
+    states = sample_states(platform, 400, np.random.default_rng(1))
+    scale = dynamics_scale(platform)
+    forces, valid, _ = _forces(platform, dynamics_graph(platform, scale),
+                               state_inputs(platform, states, scale))
+    reference, condition = reference_dynamics(platform, states)
+    # Virtual power, which shares nothing with Gosselin's decomposition, agrees too.
+    pose, dof = len(platform.pose_fields), 6 if platform.spatial else 3
+    order = [3, 4, 5, 0, 1, 2] if platform.spatial else [2, 0, 1]
+    independent = virtual_power_dynamics(platform, states[:, :pose],
+                                         states[:, pose:pose + dof][:, order],
+                                         states[:, pose + dof:][:, order])
+    solvable = valid & (condition < 1e3)
+    assert solvable.mean() > 0.95
+    top = np.abs(reference).max()
+    assert np.abs(forces[solvable] * scale.force - reference[solvable]).max() < 1e-12 * top
+    assert np.abs(forces[solvable] * scale.force - independent[solvable]).max() < 1e-9 * top
+
+
+def test_a_wrong_constant_changes_the_forces():
+    """The float test can fail: a platform 10 % heavier than the reference's."""
+    platform = load_platform("hexapod")
+    states = sample_states(platform, 50, np.random.default_rng(2))
+    scale = dynamics_scale(platform)
+    heavier = replace(platform, mass=platform.mass * 1.1)
+    forces, _, _ = _forces(platform, dynamics_graph(heavier, scale),
+                           state_inputs(platform, states, scale))
+    reference, _ = reference_dynamics(platform, states)
+    assert np.abs(forces * scale.force - reference).max() > 1.0
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_every_leg_is_the_same_processor_and_talks_only_through_the_solve(name):
+    platform = load_platform(name)
+    graph = dynamics_graph(platform)
+    legs = len(platform.legs)
+    shapes = []
+    for i in range(1, legs + 1):
+        prefix = f"leg{i}_"
+        own = [c for c in graph.ccms if c.name.startswith(prefix)]
+        shapes.append([(c.name[len(prefix):], c.system, c.direction) for c in own])
+        for ccm in own:
+            for _, operand in ccm.operands():
+                for source, _ in operand.sources():
+                    assert source in graph.inputs or source.startswith(prefix), \
+                        (ccm.name, source)
+    assert all(shape == shapes[0] for shape in shapes)
+    # Gosselin's phases: legs, platform (p_), solve (s_), scatter (h_); nothing else.
+    assert {c.name.split("_")[0] for c in graph.ccms} == \
+        {f"leg{i}" for i in range(1, legs + 1)} | {"p", "s", "h"}
+    assert len([c for c in graph.ccms if c.name.startswith("h_")]) == legs
+
+
+def _real_ports(graph, values):
+    """``{ccm.port: largest |value|}`` of the real ports the graph reads."""
+    out = {}
+    for ccm in graph.ccms:
+        for k, port in enumerate("xyz"):
+            if port in graph.used_ports(ccm.name) and \
+                    not (ccm.system is System.CIRCULAR and port == "z"):
+                out[f"{ccm.name}.{port}"] = float(np.abs(values[ccm.name][k]).max())
+    return out
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_the_scale_keeps_states_inside_the_limits_inside_the_format(name):
+    """The margin, measured: at the limits' corners (every rate and acceleration at +- its
+    limit) every real the legs and the platform compute stays below half the format's range;
+    the solve's values are below it for every state the reference solves with cond <= 100."""
+    platform = load_platform(name)
+    rng = np.random.default_rng(3)
+    states = sample_states(platform, 3000, rng)
+    pose = len(platform.pose_fields)
+    states[:, pose:] = np.sign(states[:, pose:]) * np.abs(states[:, pose:]).max(0)
+    scale = dynamics_scale(platform)
+    assert math.log2(scale.time).is_integer() and math.log2(scale.mass).is_integer()
+    graph = dynamics_graph(platform, scale)
+    _, valid, values = _forces(platform, graph, state_inputs(platform, states, scale))
+    _, condition = reference_dynamics(platform, states)
+    well = condition <= 100
+    assert well.mean() > 0.9 and valid[well].all()
+    limit = 2.0 ** (dynamics_format(platform, 24)["width"] - 1 -
+                    dynamics_format(platform, 24)["frac_bits"])
+    well_values = {name: tuple(np.asarray(v)[well] if np.ndim(v) else v for v in port)
+                   for name, port in values.items()}
+    ports = _real_ports(graph, well_values)
+    phase1 = max(v for k, v in ports.items() if not k.startswith("s_"))
+    assert phase1 < limit / 2
+    assert max(ports.values()) < limit
+
+
+def test_scale_and_limits_check_their_arguments():
+    with pytest.raises(ValueError, match=r"StateLimits.velocity must be a positive number"):
+        StateLimits(velocity=0.0, angular_velocity=1, acceleration=1, angular_acceleration=1)
+    with pytest.raises(ValueError, match=r"the constant factor .* beyond the linear"):
+        dynamics_graph(load_platform("hexapod"), replace(dynamics_scale(
+            load_platform("hexapod")), mass=1.0))
+
+
+def test_cli_width_limits_leave_room_for_the_guard_bits():
+    assert PLATFORM_MAX_WIDTH == {"ik": MAX_WIDTH - GUARD_BITS,
+                                  "jacobian": MAX_WIDTH - GUARD_BITS,
+                                  "dynamics": MAX_WIDTH - DYNAMICS_GUARD_BITS,
+                                  "fk": MAX_WIDTH - FK_GUARD_BITS}
+
+
+# --- the bit-exact model ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_model_forces_within_1e_4_of_the_largest_at_24_bits(name):
+    """The issue's goal: states with cond <= 100, forces within 1e-4 of max |h| (the largest
+    force of the set; the hexapod, always pushing against gravity, also per state)."""
+    platform, width = load_platform(name), 24
+    states = sample_states(platform, 1500, np.random.default_rng(4))
+    scale = dynamics_scale(platform)
+    forces, valid, _ = _forces(platform, dynamics_graph(platform, scale),
+                               state_inputs(platform, states, scale), evaluate_model,
+                               **dynamics_format(platform, width))
+    reference, condition = reference_dynamics(platform, states)
+    well = condition <= 100
+    assert valid[well].all()
+    error = np.abs(forces[well] * scale.force - reference[well])
+    assert error.max() < 1e-4 * np.abs(reference[well]).max()
+    if platform.spatial:
+        assert (error.max(1) / np.abs(reference[well]).max(1)).max() < 1e-4
+
+
+def test_model_flags_near_singular_states_and_keeps_the_well_conditioned():
+    platform = load_platform("planar_3rpr")
+    scale = dynamics_scale(platform)
+    graph = dynamics_graph(platform, scale)
+    # The planar platform's workspace holds near-singular states (cond up to 3e4).
+    states = sample_states(platform, 2000, np.random.default_rng(5))
+    _, condition = reference_dynamics(platform, states)
+    _, valid, _ = _forces(platform, graph, state_inputs(platform, states, scale),
+                          evaluate_model, **dynamics_format(platform, 20))
+    assert not valid[condition > 1e4].any()
+    assert valid[condition <= 100].all()
+
+
+# --- the hardware ----------------------------------------------------------------------------
+
+@pytest.mark.slow   # 90 s of Amaranth simulation (113 CCMs, 640 cycles deep)
+@pytest.mark.parametrize("timing", ["pipelined"])
+def test_planar_dynamics_pipeline_equals_the_model(timing):
+    platform, width = load_platform("planar_3rpr"), 16
+    scale, formats = dynamics_scale(platform), dynamics_format(platform, 16)
+    graph = dynamics_graph(platform, scale)
+    states = sample_states(platform, 5, np.random.default_rng(6))
+    codes = state_codes(platform, states, width, scale)
+    payloads = [{**{k: int(c[s]) for k, c in codes.items()}, "tag": s} for s in range(5)]
+    dut = TaskGraphPipeline(graph, **formats, tag_width=4, timing=timing)
+    sink = [1, 1, 0, 1]
+    run = run_stream(dut, payloads, sink_ready=lambda c: sink[c % 4])
+    _, valid, values = evaluate_model(graph, state_inputs(platform, states, scale), **formats)
+    assert [o["tag"] for o in run.outputs] == list(range(5))
+    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    for name, column in output_codes(graph, values, width, formats["guard_bits"]).items():
+        assert [o[name] for o in run.outputs] == column.tolist(), name
+
+
+def _states_file(path, platform, states):
+    np.savetxt(path, states, delimiter=",", header=",".join(state_fields(platform)),
+               comments="")
+
+
+def test_platform_dynamics_model_backend_and_reasons(tmp_path):
+    platform = load_platform("hexapod")
+    states = sample_states(platform, 6, np.random.default_rng(7))
+    states[4, 6] = 1.5 * STATE_LIMITS["spatial"].velocity             # vx beyond its limit
+    states[5, 2] = 5.0                                      # z beyond the format's reach
+    source = tmp_path / "s.csv"
+    _states_file(source, platform, states)
+    results = {}
+    for backend in ("float", "model"):
+        out = tmp_path / f"{backend}.csv"
+        assert main(["platform", "dynamics", "--states", str(source), "--out", str(out),
+                     "--backend", backend, "--reasons", "--quiet"]) == 0
+        lines = out.read_text().splitlines()
+        results[backend] = [line.split(",") for line in lines[1:]]
+    assert [r[-1] for r in results["model"]] == ["ok"] * 4 + ["outside_limits",
+                                                              "out_of_format"]
+    assert [r[-1] for r in results["float"]][:5] == ["ok"] * 5
+    for ours, theirs in zip(results["model"][:4], results["float"][:4]):
+        assert np.allclose(np.array(ours[:6], float), np.array(theirs[:6], float), atol=2e-3)
+    assert results["model"][4][:7] == ["0.0"] * 6 + ["0"]
+
+
+def test_platform_dynamics_width_is_checked_in_one_line(tmp_path, capsys):
+    source = tmp_path / "s.csv"
+    _states_file(source, load_platform("hexapod"), np.zeros((1, 18)))
+    code = None
+    try:
+        code = main(["platform", "dynamics", "--states", str(source), "--out",
+                     str(tmp_path / "o.csv"), "--backend", "model", "--width", "37"])
+    except SystemExit as exit_info:
+        code = exit_info.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert re.search(r"--width must be an integer \[16, 36\]", err) and err.count("\n") == 1

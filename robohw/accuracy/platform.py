@@ -4,17 +4,23 @@ Poses are drawn within the platform's workspace (:func:`robohw.robots.sampling.s
 the model of :func:`robohw.legs.ik_graph.leg_ik_graph` (with the Jacobian rows) gives every
 leg's length and row of ``K / rho``, compared with
 :func:`robohw.reference.platform_kinematics.jacobian`: lengths in metres and in LSBs of the
-format, rows relative to each row's largest entry.
+format, rows relative to each row's largest entry. The dynamics
+(:func:`robohw.legs.dynamics_graph.dynamics_graph`) over states inside the platform's limits,
+against :func:`robohw.reference.platform_dynamics.gosselin_dynamics`: forces relative to the
+largest force of the states with a condition number up to 100 (the issue's goal) and to each
+state's largest.
 """
 
 import numpy as np
 
 from robohw.ik.model import evaluate_model
+from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
+                                        reference_dynamics, sample_states, state_inputs)
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_inputs
 from robohw.reference.platform_kinematics import jacobian
 from robohw.robots.sampling import sample_poses
 
-__all__ = ["leg_processor_errors"]
+__all__ = ["leg_processor_errors", "leg_dynamics_errors"]
 
 
 def leg_processor_errors(platform, width, count, seed=0):
@@ -34,3 +40,27 @@ def leg_processor_errors(platform, width, count, seed=0):
     return {"width": width, "poses": count, "valid": int(valid.sum()),
             "rho_max_m": float(rho), "rho_max_lsb": float(rho * 2.0 ** formats["frac_bits"]),
             "row_max_relative": float(relative)}
+
+
+def leg_dynamics_errors(platform, width, count, seed=0, max_cond=100):
+    """``{"width", "states", "well", "valid", "max_error_n", "relative", "per_state",
+    "max_force_n"}`` of the dynamics' model at ``width`` bits over ``count`` states drawn with
+    ``seed``: among the ``well`` (condition number up to ``max_cond``) states, how many are
+    valid and the largest error (N), relative to the largest force and to each state's."""
+    states = sample_states(platform, count, np.random.default_rng(seed))
+    scale = dynamics_scale(platform)
+    out, valid, _ = evaluate_model(dynamics_graph(platform, scale),
+                                   state_inputs(platform, states, scale),
+                                   **dynamics_format(platform, width))
+    forces = np.stack([out[f"f{i}"] for i in range(1, len(platform.legs) + 1)], -1) * \
+        scale.force
+    reference, condition = reference_dynamics(platform, states)
+    well = condition <= max_cond
+    kept = well & valid
+    error = np.abs(forces - reference)[kept]
+    largest = float(np.abs(reference[well]).max(initial=0.0))
+    per_state = error.max(-1, initial=0.0) / np.abs(reference[kept]).max(-1)
+    return {"width": width, "states": count, "well": int(well.sum()), "valid": int(kept.sum()),
+            "max_error_n": float(error.max(initial=0.0)), "max_force_n": largest,
+            "relative": float(error.max(initial=0.0) / largest) if largest else 0.0,
+            "per_state": float(per_state.max(initial=0.0))}

@@ -9,10 +9,12 @@ import pathlib
 
 import numpy as np
 
-from robohw.accuracy.platform import leg_processor_errors
+from robohw.accuracy.platform import leg_dynamics_errors, leg_processor_errors
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.model import evaluate_model
 from robohw.legs.counts import platform_counts
+from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
+                                        dynamics_scale)
 from robohw.legs.givens import ccm_counts, solve_graph
 from robohw.legs.ik_graph import leg_ik_graph, platform_format
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
@@ -240,6 +242,79 @@ def leg_processors(count, seed=0):
     return rows
 
 
+def _phase(name):
+    """The phase of a dynamics CCM by its name (:mod:`robohw.legs.dynamics_graph`)."""
+    if name.startswith("leg"):
+        return "legs: dynamics" if "_d_" in name else "legs: lengths and rows"
+    return {"p": "platform wrench", "s": "solve", "h": "scatter"}[name.split("_")[0]]
+
+
+def leg_dynamics(count, seed=0):
+    """The dynamics on the leg processors by platform: its units and limits, CCMs by phase,
+    depth, latency and interval at 24 bits in both timings (the plans' figures), and the
+    model's accuracy at :data:`LEG_WIDTHS` over ``count`` states."""
+    rows = []
+    for name in SHIPPED_PLATFORMS:
+        platform = load_platform(name)
+        scale = dynamics_scale(platform)
+        graph = dynamics_graph(platform, scale)
+        phases = {}
+        for ccm in graph.ccms:
+            phases[_phase(ccm.name)] = phases.get(_phase(ccm.name), 0) + 1
+        timing = {}
+        for mode in ("pipelined", "word_serial"):
+            dut = TaskGraphPipeline(graph, **dynamics_format(platform, 24), timing=mode)
+            timing[mode] = {"latency": dut.latency, "interval": dut.interval}
+        rows.append({"platform": name, "legs": len(platform.legs), "ccms": len(graph.ccms),
+                     "phases": phases, "depth": graph.depth(), "timing": timing,
+                     "time_unit_s": scale.time, "mass_unit_kg": scale.mass,
+                     "force_unit_n": scale.force,
+                     "limits": dataclasses.asdict(STATE_LIMITS[platform.kind]),
+                     "accuracy": [leg_dynamics_errors(platform, width, count, seed)
+                                  for width in LEG_WIDTHS]})
+    return rows
+
+
+def _dynamics_section(rows):
+    lines = ["### The dynamics on the leg processors (hardware, part 2)",
+             "Gosselin's three phases as one task graph of CCMs (`robohw.legs.dynamics_graph`): "
+             "every leg processor computes its length, row of K/rho and, in its own frame, "
+             "the force across the leg and its moment; the platform's wrench about its origin "
+             "(in the platform's frame) minus the legs' share is the right-hand side of the "
+             "Givens solve, whose matrix is the legs' rows; each leg adds its upper part's "
+             "axial force to its f_i. Products are linear rotations, divisions linear "
+             "vectorings, frames rotations: no multiplier, square root or reciprocal. "
+             "Units: velocities times T, accelerations times T^2, forces in units of M / T^2 "
+             "(powers of two from the limits below).",
+             "| platform | limits (v, w, dv, dw) | T (s), M (kg), force unit (N) | CCMs by phase "
+             "| depth | pipelined: latency, interval | word-serial: latency, interval |",
+             "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lim = r["limits"]
+        phases = ", ".join(f"{k} {v}" for k, v in r["phases"].items())
+        p, w = r["timing"]["pipelined"], r["timing"]["word_serial"]
+        lines.append(f"| {r['platform']} | {lim['velocity']:g} m/s, "
+                     f"{lim['angular_velocity']:g} rad/s, {lim['acceleration']:g} m/s^2, "
+                     f"{lim['angular_acceleration']:g} rad/s^2 | {r['time_unit_s']:g}, "
+                     f"{r['mass_unit_kg']:g}, {r['force_unit_n']:g} | {r['ccms']}: {phases} | "
+                     f"{r['depth']} | {p['latency']}, {p['interval']} | {w['latency']}, "
+                     f"{w['interval']} |")
+    lines += ["", "Accuracy of the bit-exact model against float64, states inside the limits "
+              "with a condition number up to 100 (the goal at 24 bits: within 1e-4 of the "
+              "largest force):",
+              "| platform | width | states (cond <= 100, valid) | max error (N) | of the "
+              "largest force | of each state's largest |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        for a in r["accuracy"]:
+            lines.append(f"| {r['platform']} | {a['width']} | {a['states']:,} ({a['well']:,}, "
+                         f"{a['valid']:,}) | {a['max_error_n']:.3g} | {a['relative']:.2e} | "
+                         f"{a['per_state']:.2e} |")
+    lines += ["", "The planar platform has no gravity: a state at rest needs no force, so "
+              "per-state errors grow as its forces vanish; the hexapod always holds its "
+              "weight."]
+    return "\n".join(lines)
+
+
 def platform_solve(count, seed=0, width=24):
     """The Givens-rotation solve of a 6 x 6 system in CCMs (:mod:`robohw.legs.givens`): its
     CCMs, depth and pipelined latency at ``width`` bits (reals in [-8, 8), two guard bits),
@@ -268,7 +343,7 @@ def platform_solve(count, seed=0, width=24):
 
 def _solve_section(solve):
     c = solve["ccms"]
-    lines = ["### The platform solve in CCMs (Givens rotations; not yet wired to the legs)",
+    lines = ["### The platform solve in CCMs (Givens rotations)",
              f"A 6 x 6 system by Gentleman and Kung's triangular array unrolled and "
              f"back-substitution (`robohw.legs.givens`): {c['vectorings']} circular "
              f"vectorings, {c['rotations']} rotations, {c['multiply_adds']} linear rotations "
@@ -337,6 +412,7 @@ def write_platform_report(out_dir, quick=False):
     convergence = fk_convergence(500 if quick else 5_000)
     processors = leg_processors(1_000 if quick else 20_000)
     solve = platform_solve(1_000 if quick else 20_000)
+    dynamics = leg_dynamics(500 if quick else 10_000)
     legs = printed["planar_legs"]
     fk_lines = ["| platform | poses within | converged | the same pose | median / max "
                 "iterations | unreachable | near singular |", "|---|---|---|---|---|---|---|"]
@@ -348,8 +424,8 @@ def write_platform_report(out_dir, quick=False):
         "# Parallel manipulators (Gosselin 1996)",
         "One computation per leg plus one platform solve. The geometry and inertias are ours "
         "(the paper gives none): `hexapod` and `planar_3rpr`, see their files. Float64 "
-        "references, and the leg processors in hardware (lengths and Jacobian rows so far; "
-        "the platform solve, dynamics and forward kinematics in hardware are to come).",
+        "references, and the leg processors in hardware: lengths, Jacobian rows, the platform "
+        "solve and the dynamics (forward kinematics in hardware: README).",
         _count_section("spatial", counts["spatial"]),
         _count_section("planar", counts["planar"]),
         "Counted by running the references over counting scalars (every product with a "
@@ -394,10 +470,11 @@ def write_platform_report(out_dir, quick=False):
         "\n".join(fk_lines),
         _leg_section(processors),
         _solve_section(solve),
+        _dynamics_section(dynamics),
     ]) + "\n"
     (out_dir / "platform.md").write_text(text)
     (out_dir / "platform.json").write_text(json.dumps({
         "counts": counts, "printed_vs_corrected": printed, "agreement": agreement,
         "fk_convergence": convergence, "leg_processors": processors,
-        "platform_solve": solve}, indent=1))
+        "platform_solve": solve, "leg_dynamics": dynamics}, indent=1))
     return text

@@ -25,7 +25,7 @@ and one platform solve, the CORDIC way.
    row of ``K / rho``: Givens rotations (:func:`robohw.legs.givens.givens_solve`). Moments
    about ``r`` rather than the centre of mass make the matrix the legs' own rows (the same
    forces: the two sets of equations differ by ``c x`` the force equation).
-3. **Scatter.** Every leg adds ``m_u (a_u - g) . e = m_u (v1 - g1 + l_u |w_leg|^2)`` to its
+3. **Scatter.** Every leg processor (CCMs ``leg{i}_h_``) adds ``m_u (a_u - g) . e = m_u (v1 - g1 + l_u |w_leg|^2)`` to its
    ``f_i``: the actuator's force ``h_i``.
 
 A planar platform is the same graph with its structural zeros: constants that are zero drop
@@ -517,12 +517,12 @@ def dynamics_graph(platform, scale=None, min_pivot=MIN_PIVOT):
     matrix = [[ports.column[k] for ports in legs] for k in rows]
     solve, forces, guards = givens_solve("s_", matrix, rhs, min_pivot)
     ccms += solve
-    scatter = _Emitter("h_")
     results = {}
     for i, (f, term, leg) in enumerate(zip(forces, axial, platform.legs), start=1):
-        h = scatter.mac(f"{i}", f, [(term, leg.upper.mass / scale.mass)], "h = f + m_u a_u.e")
+        scatter = _Emitter(f"leg{i}_h_")            # phase 3, back on the leg's processor
+        h = scatter.mac("", f, [(term, leg.upper.mass / scale.mass)], "h = f + m_u a_u.e")
         results[f"f{i}"] = (h.source, h.port)
-    ccms += scatter.ccms
+        ccms += scatter.ccms
     return TaskGraph(f"{platform.name}-dynamics", fields, ccms, results,
                      description=f"inverse dynamics of {platform.name}, one processor per leg, "
                                  f"a Givens platform solve", angle_inputs=angle_fields(platform),

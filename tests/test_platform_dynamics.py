@@ -76,13 +76,14 @@ def test_every_leg_is_the_same_processor_and_talks_only_through_the_solve(name):
         for ccm in own:
             for _, operand in ccm.operands():
                 for source, _ in operand.sources():
-                    assert source in graph.inputs or source.startswith(prefix), \
-                        (ccm.name, source)
+                    # Phase 3 (the scatter, "_h_") reads the solve's f_i; nothing else does.
+                    assert source in graph.inputs or source.startswith(prefix) or \
+                        ("_h_" in ccm.name and source == f"s_d{i - 1}"), (ccm.name, source)
     assert all(shape == shapes[0] for shape in shapes)
-    # Gosselin's phases: legs, platform (p_), solve (s_), scatter (h_); nothing else.
+    # Gosselin's phases: legs, then the platform (p_) and its solve (s_); nothing else.
     assert {c.name.split("_")[0] for c in graph.ccms} == \
-        {f"leg{i}" for i in range(1, legs + 1)} | {"p", "s", "h"}
-    assert len([c for c in graph.ccms if c.name.startswith("h_")]) == legs
+        {f"leg{i}" for i in range(1, legs + 1)} | {"p", "s"}
+    assert len([c for c in graph.ccms if "_h_" in c.name]) == legs
 
 
 def _real_ports(graph, values):
@@ -232,3 +233,110 @@ def test_platform_dynamics_width_is_checked_in_one_line(tmp_path, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert re.search(r"--width must be an integer \[16, 36\]", err) and err.count("\n") == 1
+
+
+@pytest.mark.slow   # minutes: Verilator builds the 113-CCM planar graph
+def test_platform_dynamics_compiled_backend_writes_the_models_file(tmp_path):
+    platform = load_platform("planar_3rpr")
+    states = sample_states(platform, 20, np.random.default_rng(8))
+    source = tmp_path / "s.csv"
+    _states_file(source, platform, states)
+    for backend in ("model", "compiled"):
+        assert main(["platform", "dynamics", "--platform", "planar_3rpr", "--states",
+                     str(source), "--out", str(tmp_path / f"{backend}.csv"), "--backend",
+                     backend, "--width", "20", "--reasons", "--quiet"]) == 0
+    assert (tmp_path / "compiled.csv").read_bytes() == (tmp_path / "model.csv").read_bytes()
+
+
+# --- the machine: a processor per leg, a platform processor, a bus --------------------------
+
+def _check_plan(plan, timing):
+    """Every rule of robohw.legs.machine, from the plan's own records: raises AssertionError."""
+    graph = plan.graph
+    names = [c.name for c in graph.ccms]
+    assert sorted(plan.start) == sorted(names)
+    arrivals = {}
+    assert len({t.cycle for t in plan.transfers}) == len(plan.transfers)   # a word a cycle
+    for t in plan.transfers:
+        if t.sender is not None:
+            assert plan.finish[t.source] <= t.cycle
+        for reader in t.readers:
+            key = (t.source, t.port, reader)
+            assert key not in arrivals                        # each value once
+            arrivals[key] = t.cycle + 1
+    for ccm in graph.ccms:
+        here = plan.processor[ccm.name]
+        for _, operand in ccm.operands():
+            for source, port in operand.sources():
+                if source in plan.processor and plan.processor[source] == here:
+                    assert plan.finish[source] <= plan.start[ccm.name], (ccm.name, source)
+                else:
+                    port = port if source in plan.processor else None
+                    assert arrivals[(source, port, here)] <= plan.start[ccm.name]
+        assert plan.finish[ccm.name] - plan.start[ccm.name] == timing[ccm.name][0]
+    by_processor = {}
+    for name in names:
+        by_processor.setdefault(plan.processor[name], []).append(name)
+    for processor, own in by_processor.items():
+        own.sort(key=plan.start.get)
+        for first, second in zip(own, own[1:]):
+            assert plan.start[second] >= plan.start[first] + timing[first][1]
+        assert plan.busy[processor] == sum(timing[n][1] for n in own)
+
+
+def _ccm_timing(graph, formats):
+    """Each CCM's (latency, occupancy) on a word-serial CORDIC, derived here: the operand
+    register, the load, two cycles a register step and the finish stages; the CORDIC is
+    free again after the steps."""
+    from robohw.cordic.config import CordicConfig
+    from robohw.cordic.datapath import finish_stages, register_steps
+    width, frac = formats["width"] + formats["guard_bits"], \
+        formats["frac_bits"] + formats["guard_bits"]
+    out = {}
+    for ccm in graph.ccms:
+        config = CordicConfig(ccm.system, ccm.direction, width=width, frac_bits=frac)
+        steps = len(register_steps(config))
+        out[ccm.name] = (1 + 1 + 2 * steps + len(finish_stages(config)), 2 * steps)
+    return out
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_machine_plans_keep_every_rule_and_count_the_phases(name):
+    from robohw.legs.ik_graph import leg_ik_graph, platform_format
+    from robohw.legs.machine import plan_machine
+    platform = load_platform(name)
+    legs = len(platform.legs)
+    for graph, formats in ((leg_ik_graph(platform, jacobian=True), platform_format(platform, 24)),
+                           (dynamics_graph(platform), dynamics_format(platform, 24))):
+        timing = _ccm_timing(graph, formats)
+        parallel = plan_machine(graph, **formats)
+        serial = plan_machine(graph, **formats, processors=1)
+        _check_plan(parallel, timing)
+        _check_plan(serial, timing)
+        assert serial.busy == {0: sum(t[1] for t in timing.values())}
+        spans = parallel.phase_spans()
+        # The broadcast carries every input once; the gather every value a leg computes for
+        # the platform processor; the scatter one force a leg.
+        assert spans["broadcast"][2] == len(graph.inputs)
+        if "s_d0" in parallel.start:
+            gathered = {(s, p) for c in graph.ccms if parallel.processor[c.name] == 0
+                        for _, o in c.operands() for s, p in o.sources() if s.startswith("leg")}
+            assert spans["gather"][2] == len(gathered)
+            assert spans["scatter"][2] == legs
+        else:                     # the kinematics: no value passes between the legs
+            assert {t.phase for t in parallel.transfers} == {"broadcast"}
+            own = sum(t[1] for n, t in timing.items() if n.startswith("leg1_"))
+            assert set(parallel.busy.values()) == {own}
+            assert serial.latency / parallel.latency > 0.95 * legs
+
+
+def test_a_broken_plan_fails_the_checks():
+    from robohw.legs.machine import plan_machine
+    platform = load_platform("planar_3rpr")
+    graph, formats = dynamics_graph(platform), dynamics_format(platform, 24)
+    timing = _ccm_timing(graph, formats)
+    plan = plan_machine(graph, **formats)
+    late = max(plan.start, key=plan.start.get)
+    plan.start[late] -= 1                 # one cycle early
+    with pytest.raises(AssertionError):
+        _check_plan(plan, timing)

@@ -11,7 +11,8 @@ from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_sta
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 
-__all__ = ["WordSerialCordic", "WordSerialUnit", "serial_shift", "serial_directions", "serial_add",
+__all__ = ["WordSerialCordic", "WordSerialUnit", "step_table", "serial_shift",
+           "serial_directions", "serial_add",
            "word_serial_datapath", "word_serial_period", "check_interleave", "REGISTERED_SHIFT",
            "INTERLEAVES"]
 
@@ -102,7 +103,8 @@ class _StepTable:
     expansion: int
 
 
-def _step_table(config):
+def step_table(config):
+    """The :class:`_StepTable` rows of ``config``'s register steps, in order."""
     return [_StepTable(shift=step.shift if step.shift is not None else step.norm_shift,
                        angle=step.angle, rotate=step.shift is not None,
                        subtract=step.gamma < 0, expanded=step.expanded,
@@ -135,7 +137,7 @@ def _step_sequence(config, name):
     range expansion), registered with the step index from the table read a cycle ahead (no
     table lookup in the loop): the index of the step after this one has a register of its own
     so the read starts at a flip-flop; past the last step it reads a copy of the first row."""
-    table = _step_table(config)
+    table = step_table(config)
     count = len(table)
     fields = ("shift", "angle", "rotate", "subtract", "expanded",
               *(("expansion",) if config.expansion_shifts else ()))

@@ -42,8 +42,8 @@ from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.ik.model import guard_code
 from robohw.ik.task_graph import TaskGraph, output_node
 
-__all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "TIMINGS", "INTERLEAVE",
-           "OPERAND_REGISTERS"]
+__all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "hdl_operand", "TIMINGS",
+           "INTERLEAVE", "OPERAND_REGISTERS"]
 
 
 class TaskGraphPipeline(StreamPipeline):
@@ -216,33 +216,11 @@ class TaskGraphPipeline(StreamPipeline):
             cfg = plan.configs[ccm.name]
             operands, overflows = [], []
             for operand_name, op in ccm.operands():
-                is_angle = ccm.system is System.CIRCULAR and operand_name == "z"
-                constant = int(angle_to_code(op.constant, width)) if is_angle else \
-                    round(op.constant / 2.0 ** -(plan.frac_bits + guard))
-                if op.source is None:
-                    operands.append(Const(constant, signed(width)))
-                    continue
-                value = tap(op.source, op.port, ccm.name)
-                if op.turns:    # a real in turns: exactly a binary angle, shifted
-                    value = value << (plan.width - plan.frac_bits)
-                # constant -+ value (-+ addend) on one carry chain, its direction from the sign
-                # and the branch bit (negation and constant as two chains in a row were the
-                # limit of both timing modes; so was the addend as a second chain).
-                minus = Const(int(op.sign < 0), 1)
-                if op.branch:
-                    minus = minus ^ tap(op.branch, "value", ccm.name)
-                constant = Const(constant, signed(max(constant.bit_length(), 1) + 1))
-                if op.addend is None:
-                    value = hdl_add_sub(constant, value, minus)
-                else:
-                    value = hdl_add_sub_add(constant, value, minus,
-                                            tap(op.addend.source, op.addend.port, ccm.name),
-                                            op.addend.sign < 0)
-                if is_angle:
-                    operands.append(value[:width].as_signed())
-                else:
-                    value, overflow = hdl_saturate(value, width)
-                    operands.append(value)
+                value, overflow = hdl_operand(
+                    ccm, operand_name, op, lambda source, port: tap(source, port, ccm.name),
+                    port_width=plan.width, frac_bits=plan.frac_bits, guard_bits=guard)
+                operands.append(value)
+                if overflow is not None:
                     overflows.append(overflow)
             operand_slot = None
             if check:
@@ -298,6 +276,38 @@ class TaskGraphPipeline(StreamPipeline):
             assert_aligned(output_node(first), list(graph.outputs.values()))
         m.d.comb += result.unreachable.eq(Cat(*errors).any())
         return m
+
+
+def hdl_operand(ccm, slot, op, read, *, port_width, frac_bits, guard_bits):
+    """``(value, overflow)``: operand ``slot`` (``"x"``, ``"y"``, ``"z"``) of ``ccm`` formed
+    as :func:`robohw.ik.model.evaluate_model` forms it, from the values ``read(source, port)``
+    gives (``signed(port_width + guard_bits)``, guard bits inside; a branch indicator's bit
+    for port ``"value"``): an angle wraps (``overflow`` ``None``), a real saturates and flags
+    ``overflow``."""
+    width = port_width + guard_bits
+    is_angle = ccm.system is System.CIRCULAR and slot == "z"
+    constant = int(angle_to_code(op.constant, width)) if is_angle else \
+        round(op.constant / 2.0 ** -(frac_bits + guard_bits))
+    if op.source is None:
+        return Const(constant, signed(width)), None
+    value = read(op.source, op.port)
+    if op.turns:    # a real in turns: exactly a binary angle, shifted
+        value = value << (port_width - frac_bits)
+    # constant -+ value (-+ addend) on one carry chain, its direction from the sign and the
+    # branch bit (negation and constant as two chains in a row were the limit of both timing
+    # modes; so was the addend as a second chain).
+    minus = Const(int(op.sign < 0), 1)
+    if op.branch:
+        minus = minus ^ read(op.branch, "value")
+    constant = Const(constant, signed(max(constant.bit_length(), 1) + 1))
+    if op.addend is None:
+        value = hdl_add_sub(constant, value, minus)
+    else:
+        value = hdl_add_sub_add(constant, value, minus, read(op.addend.source, op.addend.port),
+                                op.addend.sign < 0)
+    if is_angle:
+        return value[:width].as_signed(), None
+    return hdl_saturate(value, width)
 
 
 TIMINGS = ("pipelined", "word_serial")

@@ -10,9 +10,10 @@ The machine (ours; the paper's Figs. 2 and 4 are not in the text):
   (the paper's serial baseline);
 - a CCM starts when its processor's CORDIC is free and its operands are in its registers;
   it takes one cycle to form its operands (:data:`robohw.ik.pipeline.OPERAND_REGISTERS`), then
-  :func:`robohw.cordic.word_serial.word_serial_period` cycles to its result, and its CORDIC
-  takes the next CCM after its register steps (``C R`` cycles, the word-serial unit's
-  interval), all at the graph's internal width;
+  :func:`robohw.cordic.word_serial.word_serial_period` cycles to its result, and one to write
+  it into the register file; its CORDIC takes the next CCM after its register steps (``C R``
+  cycles, the word-serial unit's interval), all at the graph's internal width
+  (:class:`robohw.cordic.multimode.MultiModeCordic`);
 - the bus moves one word a cycle, readable by its destinations in the next: the graph's
   inputs first (a broadcast: every processor that reads a word takes it from the one
   transfer), then every value one processor computes and another reads, once per value;
@@ -20,7 +21,7 @@ The machine (ours; the paper's Figs. 2 and 4 are not in the text):
   urgent reader) to the end.
 
 The outputs stay where they are computed (each actuator's force on its leg's processor).
-This is the plan the hardware will execute; the cycles are exact for this machine.
+:class:`robohw.legs.leg_machine.LegMachine` is this machine in hardware, the plan its program.
 """
 
 import functools
@@ -31,11 +32,13 @@ from robohw.cordic.config import CordicConfig
 from robohw.cordic.datapath import register_steps
 from robohw.cordic.word_serial import word_serial_period
 
-__all__ = ["MachinePlan", "plan_machine", "OPERAND_CYCLES", "PHASES"]
+__all__ = ["MachinePlan", "plan_machine", "processor_of", "ccm_timing", "OPERAND_CYCLES",
+           "WRITEBACK_CYCLES", "PHASES"]
 
 # One register stage forms a CCM's operands (sign, constant, addend), as in the pipelines
-# (robohw.ik.pipeline.OPERAND_REGISTERS).
+# (robohw.ik.pipeline.OPERAND_REGISTERS); one more writes a result into the register file.
 OPERAND_CYCLES = 1
+WRITEBACK_CYCLES = 1
 
 # What the phases of the report are, by CCM name (robohw.legs.dynamics_graph) and bus word.
 PHASES = ("broadcast", "legs", "gather", "solve", "scatter", "forces")
@@ -109,13 +112,15 @@ class MachinePlan:
         return max(max(self.busy.values()), len(self.transfers))
 
 
-def _timing(graph, width, frac_bits, guard_bits):
-    """``{ccm: (latency, occupancy)}`` of every CCM on a word-serial CORDIC."""
+def ccm_timing(graph, width, frac_bits, guard_bits):
+    """``{ccm: (latency, occupancy)}`` of every CCM on a word-serial CORDIC: from its operand
+    cycle to its value in the register file, and from its operand cycle to the one in which
+    the next CCM's operands may be formed."""
     out = {}
     for ccm in graph.ccms:
         config = _config(ccm.system, ccm.direction, width + guard_bits, frac_bits + guard_bits,
                          ccm.expansion)
-        out[ccm.name] = (OPERAND_CYCLES + word_serial_period(config),
+        out[ccm.name] = (OPERAND_CYCLES + word_serial_period(config) + WRITEBACK_CYCLES,
                          2 * len(register_steps(config)))   # registered shift: 2 a step
     return out
 
@@ -136,7 +141,7 @@ def plan_machine(graph, *, width=24, frac_bits=None, guard_bits=0, processors=No
     if processors not in (None, 1):
         raise ValueError(f"processors must be None (one per leg and one for the platform) or "
                          f"1, not {processors!r}")
-    timing = _timing(graph, width, frac_bits, guard_bits)
+    timing = ccm_timing(graph, width, frac_bits, guard_bits)
     where = {c.name: (0 if processors == 1 else processor_of(c.name)) for c in graph.ccms}
     reads = {c.name: sorted({(s, p if s in where else None)
                              for _, op in c.operands() for s, p in op.sources()})

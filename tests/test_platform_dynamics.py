@@ -286,8 +286,8 @@ def _check_plan(plan, timing):
 
 def _ccm_timing(graph, formats):
     """Each CCM's (latency, occupancy) on a word-serial CORDIC, derived here: the operand
-    register, the load, two cycles a register step and the finish stages; the CORDIC is
-    free again after the steps."""
+    register, the load, two cycles a register step, the finish stages and the write-back; the
+    CORDIC is free again after the steps."""
     from robohw.cordic.config import CordicConfig
     from robohw.cordic.datapath import finish_stages, register_steps
     width, frac = formats["width"] + formats["guard_bits"], \
@@ -296,7 +296,7 @@ def _ccm_timing(graph, formats):
     for ccm in graph.ccms:
         config = CordicConfig(ccm.system, ccm.direction, width=width, frac_bits=frac)
         steps = len(register_steps(config))
-        out[ccm.name] = (1 + 1 + 2 * steps + len(finish_stages(config)), 2 * steps)
+        out[ccm.name] = (1 + 1 + 2 * steps + len(finish_stages(config)) + 1, 2 * steps)
     return out
 
 
@@ -340,3 +340,66 @@ def test_a_broken_plan_fails_the_checks():
     plan.start[late] -= 1                 # one cycle early
     with pytest.raises(AssertionError):
         _check_plan(plan, timing)
+
+
+def _machine_run(platform, graph, formats, inputs, codes, count, processors=None, **stalls):
+    from robohw.legs.leg_machine import LegMachine
+    dut = LegMachine(graph, **formats, processors=processors, tag_width=4)
+    payloads = [{**{k: int(c[s]) for k, c in codes.items()}, "tag": s} for s in range(count)]
+    run = run_stream(dut, payloads, **stalls)
+    _, valid, values = evaluate_model(graph, inputs, **formats)
+    assert [o["tag"] for o in run.outputs] == list(range(count))
+    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    for name, column in output_codes(graph, values, formats["width"],
+                                     formats["guard_bits"]).items():
+        assert [o[name] for o in run.outputs] == column.tolist(), name
+    return dut, run, valid
+
+
+def test_the_machine_runs_the_planar_dynamics_as_the_model_under_stalls():
+    platform, width = load_platform("planar_3rpr"), 16
+    scale, formats = dynamics_scale(platform), dynamics_format(platform, width)
+    graph = dynamics_graph(platform, scale)
+    states = sample_states(platform, 2000, np.random.default_rng(9))
+    _, flagged, _ = _forces(platform, graph, state_inputs(platform, states, scale),
+                            evaluate_model, **formats)
+    # A valid state, one the solve flags (near-singular), another valid one.
+    states = states[[0, int(np.argmin(flagged)), 1]]
+    source, sink = [1, 0, 1], [1, 1, 0, 1, 0, 0, 1]
+    dut, run, valid = _machine_run(platform, graph, formats,
+                                   state_inputs(platform, states, scale),
+                                   state_codes(platform, states, width, scale), 3,
+                                   source_valid=lambda c: source[c % 3],
+                                   sink_ready=lambda c: sink[c % 7])
+    assert valid.tolist() == [True, False, True]
+    # Latency: the state taken, the plan (its rules checked above), the outputs offered; a
+    # stalled sink only delays the transfer.
+    timing = _ccm_timing(graph, formats)
+    _check_plan(dut.plan, timing)
+    waits = np.subtract(run.output_cycles, run.input_cycles)
+    assert waits.min() == max(dut.plan.finish.values()) + 2 == dut.latency
+
+
+@pytest.mark.parametrize("processors", [None, 1])
+def test_the_machine_runs_the_kinematics_one_state_per_latency(processors):
+    from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
+    from robohw.robots.sampling import sample_poses
+    platform, width = load_platform("planar_3rpr"), 16
+    graph, formats = leg_ik_graph(platform, jacobian=True), platform_format(platform, width)
+    poses = sample_poses(platform, 4, np.random.default_rng(10))
+    dut, run, _ = _machine_run(platform, graph, formats, pose_inputs(platform, poses),
+                               pose_codes(platform, poses, width), 4, processors)
+    latency = max(dut.plan.finish.values()) + 2
+    assert dut.latency == latency and dut.interval == latency
+    assert np.diff(run.input_cycles).tolist() == [latency] * 3
+    assert set(dut.plan.processor.values()) == ({0} if processors else {1, 2, 3})
+
+
+@pytest.mark.slow   # minutes: 10,000 cycles a state in Amaranth
+def test_the_machine_runs_the_hexapod_dynamics_as_the_model():
+    platform, width = load_platform("hexapod"), 16
+    scale, formats = dynamics_scale(platform), dynamics_format(platform, width)
+    states = sample_states(platform, 2, np.random.default_rng(11))
+    _machine_run(platform, dynamics_graph(platform, scale), formats,
+                 state_inputs(platform, states, scale), state_codes(platform, states, width,
+                                                                     scale), 2)

@@ -433,10 +433,12 @@ def _platform_parser(commands):
         top = PLATFORM_MAX_WIDTH[action]
         command.add_argument("--width", type=_integer("--width", 16, top), default=24,
                              help=f"data width of the leg processors, 16..{top} (default 24)")
-        command.add_argument("--timing", choices=["pipelined", "word-serial"],
+        command.add_argument("--timing", choices=["pipelined", "word-serial", "machine"],
                              default="pipelined",
-                             help="the leg processors' CCMs: pipelined (a pose per clock) "
-                                  "or word-serial (default pipelined)")
+                             help="the leg processors' CCMs: pipelined (a pose per clock), "
+                                  "word-serial (a CORDIC each), or machine: a processor per "
+                                  "leg running its CCMs on one CORDIC, on a one-word bus "
+                                  "(default pipelined)")
         command.add_argument("--reasons", action="store_true",
                              help="add a reason column: ok, out_of_format (hardware: beyond "
                                   "the number format), unreachable, near_singular, "

@@ -19,10 +19,11 @@ when a leg is outside its stroke (``outside_limits``), when its matrix is singul
 ``--max-cond`` (``near_singular``), or when forward kinematics does not converge
 (``unreachable``); precedence as CONVENTIONS states. Long files show progress on a terminal.
 
-Backends: ``float`` (the references) for every command; for ``ik`` and ``jacobian`` also the
-leg processors (:mod:`robohw.legs.ik_graph`): ``model`` (bit-exact), ``rtl`` (the Amaranth
-pipeline simulated cycle by cycle, ``timing`` pipelined or word-serial) and ``compiled`` (the
-same compiled by Verilator). There a position outside the hardware's number format (beyond the
+Backends: ``float`` (the references) for every command; for ``ik``, ``jacobian`` and
+``dynamics`` also the leg processors (:mod:`robohw.legs.ik_graph`,
+:mod:`robohw.legs.dynamics_graph`): ``model`` (bit-exact), ``rtl`` (the hardware simulated
+cycle by cycle: ``timing`` pipelined, word-serial or Gosselin's machine,
+:mod:`robohw.legs.leg_machine`) and ``compiled`` (the same compiled by Verilator). There a position outside the hardware's number format (beyond the
 platform's reach, :func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle
 holds exactly (2**(53 - width) turns or more) is ``out_of_format``, and a
 value the hardware flags as overflowing, which only a leg longer than the format's range makes,
@@ -46,6 +47,7 @@ from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_
                                         state_codes,
                                         state_fields, state_inputs)
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
+from robohw.legs.leg_machine import LegMachine
 from robohw.legs.servo import FkServo, servo_model
 from robohw.progress import Progress
 from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
@@ -59,7 +61,9 @@ __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_column
 BACKENDS = ("float", "model", "rtl", "compiled")
 # The commands the leg processors compute.
 HARDWARE_COMMANDS = ("ik", "jacobian", "dynamics", "fk")
-TIMINGS = ("pipelined", "word_serial")
+# The CCMs pipelined, each CCM a word-serial CORDIC of its own, or Gosselin's machine (a
+# processor per leg running its CCMs in sequence, robohw.legs.leg_machine).
+TIMINGS = ("pipelined", "word_serial", "machine")
 # Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
 CHUNK = 20_000
 COMMANDS = ("ik", "jacobian", "dynamics", "fk")
@@ -186,6 +190,13 @@ def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
     return values, valid, reason
 
 
+def _design(graph, formats, timing):
+    """The hardware of ``graph`` in ``timing`` (:data:`TIMINGS`)."""
+    if timing == "machine":
+        return LegMachine(graph, **formats)
+    return TaskGraphPipeline(graph, **formats, timing=timing)
+
+
 def _hardware(platform, command, poses, backend, width, timing, max_cond, progress):
     """The leg lengths (and the rows of ``K / rho``) by the leg processors: the bit-exact
     model, or the pipeline by :func:`robohw.sim.run.run_backend`."""
@@ -204,7 +215,7 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
         out, valid, _ = evaluate_model(graph, pose_inputs(platform, poses[rows]), **formats)
         values[rows] = np.stack([out[name] for name in names], -1)
     else:
-        dut = TaskGraphPipeline(graph, **formats, timing=timing)
+        dut = _design(graph, formats, timing)
         codes = pose_codes(platform, poses[rows], width)
         payloads = [{name: int(column[k]) for name, column in codes.items()}
                     for k in range(len(rows))]
@@ -259,7 +270,7 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
                                        **formats)
         forces[rows] = np.stack([out[name] for name in names], -1) * scale.force
     else:
-        dut = TaskGraphPipeline(graph, **formats, timing=timing)
+        dut = _design(graph, formats, timing)
         codes = state_codes(platform, states[rows], width, scale)
         payloads = [{name: int(column[k]) for name, column in codes.items()}
                     for k in range(len(rows))]

@@ -403,3 +403,17 @@ def test_the_machine_runs_the_hexapod_dynamics_as_the_model():
     _machine_run(platform, dynamics_graph(platform, scale), formats,
                  state_inputs(platform, states, scale), state_codes(platform, states, width,
                                                                      scale), 2)
+
+
+def test_platform_command_runs_on_the_machine(tmp_path):
+    from robohw.robots.sampling import sample_poses
+    platform = load_platform("planar_3rpr")
+    poses = sample_poses(platform, 3, np.random.default_rng(12))
+    source = tmp_path / "p.csv"
+    np.savetxt(source, poses, delimiter=",", header="x,y,phi", comments="")
+    for backend, timing in (("model", "pipelined"), ("rtl", "machine")):
+        assert main(["platform", "jacobian", "--platform", "planar_3rpr", "--poses",
+                     str(source), "--out", str(tmp_path / f"{backend}.csv"), "--backend",
+                     backend, "--timing", timing, "--width", "16", "--reasons",
+                     "--quiet"]) == 0
+    assert (tmp_path / "rtl.csv").read_bytes() == (tmp_path / "model.csv").read_bytes()

@@ -361,7 +361,9 @@ def _machine_section(rows):
              "to the platform processor, the forces scattered back; list-scheduled by "
              "urgency. Phases overlap (a leg sends its first values while it computes the "
              "rest): each is given as its first cycle to its end, with the words or CCMs in "
-             "it. The serial machine is one such processor running every CCM.",
+             "it. The serial machine is one such processor running every CCM. The hardware "
+             "(`robohw.legs.leg_machine`, equal to the model bit for bit) runs this plan: "
+             "its latency is the plan's and two cycles.",
              "| platform | computation | " + " | ".join(PHASES) + " | latency | one "
              "processor | speed-up | paper (mult, all ops) |",
              "|---|---|" + "---|" * (len(PHASES) + 4)]

@@ -16,8 +16,9 @@ cycles of that configuration.
 from amaranth.hdl import Array, Module, Mux, Signal, Value, signed
 
 from robohw.cordic.config import CordicConfig, Direction, System
-from robohw.cordic.datapath import finish_stages, register_steps, register_values
-from robohw.cordic.word_serial import WordSerialUnit, step_table, word_serial_period
+from robohw.cordic.datapath import finish_stages, prerotate, register_steps, register_values
+from robohw.cordic.word_serial import (WordSerialUnit, step_registers, step_table,
+                                       word_serial_period)
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 from robohw.hw.stream import StreamPipeline
@@ -88,15 +89,7 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
     # loop); past a mode's last row the read is of the next mode's first, never used.
     index = Signal(range(len(rows)), name=f"{name}_index")
     upcoming = Signal(range(len(rows) + 1), name=f"{name}_upcoming")
-    params = {}
-    for field in ("shift", "angle", "rotate", "subtract"):
-        column = [int(getattr(row, field)) for row in rows]
-        params[field] = Signal(range(min(column + [0]), max(column + [1]) + 1),
-                               name=f"{name}_{field}", reset_less=True)
-
-    def load(position):
-        return [params[f].eq(Array(int(getattr(row, f)) for row in [*rows, rows[0]])[position])
-                for f in params]
+    params, load = step_registers(rows, ("shift", "angle", "rotate", "subtract"), name)
 
     is_circular, is_rotation = circular[mode_r], rotation[mode_r]
     up = Mux(is_rotation, zr >= 0, yr < 0)
@@ -154,8 +147,7 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
             m.d.sync += busy.eq(0)
     with m.If(start):
         begin = Array(first)[mode]
-        m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), _prerotate(configs, x, y, z, mode,
-                                                                      z_width))]
+        m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), _prerotate(configs, x, y, z, mode))]
         m.d.sync += [busy.eq(1), phase.eq(0), mode_r.eq(mode), index.eq(begin),
                      upcoming.eq(begin + 1), *load(begin)]
         if sideband is not None:
@@ -163,24 +155,14 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
     return WordSerialUnit(outputs, valid, busy, last)
 
 
-def _prerotate(configs, x, y, z, mode, z_width):
-    """:func:`~robohw.cordic.datapath.prerotate` of ``configs[mode]`` at run time."""
-    g = configs[0].guard_bits
-    x, y, z = (Value.cast(v).as_signed() << g for v in (x, y, z))
+def _prerotate(configs, x, y, z, mode):
+    """:func:`~robohw.cordic.datapath.prerotate` of ``configs[mode]`` at run time; a circular
+    ``z`` wrapped at its mode's width (the shared register is the widest mode's)."""
     options = []
     for c in configs:
-        zw = c.z_width
-        if c.system is System.CIRCULAR and c.direction is Direction.ROTATION:
-            flip = z[zw - 1] ^ z[zw - 2]
-        elif c.direction is Direction.VECTORING:
-            flip = x < 0
-        else:
-            options.append((x, y, z))
-            continue
-        turned = z
-        if c.system is System.CIRCULAR:
-            turned = _signed_field(z + (1 << (zw - 1)), zw)
-        options.append((Mux(flip, -x, x), Mux(flip, -y, y), Mux(flip, turned, z)))
+        px, py, pz = prerotate(c, x, y, z)
+        options.append((px, py, _signed_field(pz, c.z_width)
+                        if c.system is System.CIRCULAR else pz))
     return tuple(Array(option[k] for option in options)[mode] for k in range(3))
 
 

@@ -11,10 +11,9 @@ from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_sta
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 
-__all__ = ["WordSerialCordic", "WordSerialUnit", "step_table", "serial_shift",
-           "serial_directions", "serial_add",
-           "word_serial_datapath", "word_serial_period", "check_interleave", "REGISTERED_SHIFT",
-           "INTERLEAVES"]
+__all__ = ["WordSerialCordic", "WordSerialUnit", "step_table", "step_registers",
+           "serial_shift", "serial_directions", "serial_add", "word_serial_datapath",
+           "word_serial_period", "check_interleave", "REGISTERED_SHIFT", "INTERLEAVES"]
 
 # Whether a step registers its barrel shifters' outputs before adding (two cycles a step, a
 # shorter loop): the default, chosen by measurement (README, "FPGA synthesis").
@@ -132,15 +131,10 @@ class _StepSequence:
         return [self.index.eq(0), self.upcoming.eq(1), *self.load(0)]
 
 
-def _step_sequence(config, name):
-    """The registers of a step's parameters (the step-table columns; ``expansion`` only with
-    range expansion), registered with the step index from the table read a cycle ahead (no
-    table lookup in the loop): the index of the step after this one has a register of its own
-    so the read starts at a flip-flop; past the last step it reads a copy of the first row."""
-    table = step_table(config)
-    count = len(table)
-    fields = ("shift", "angle", "rotate", "subtract", "expanded",
-              *(("expansion",) if config.expansion_shifts else ()))
+def step_registers(table, fields, name):
+    """``(params, load)``: a register ``{name}_{field}`` for each of ``fields`` (columns of the
+    :class:`_StepTable` rows ``table``), and ``load(position)``, the statements that load them
+    with row ``position`` (past the last row: a copy of the first)."""
     params = {}
     for field in fields:
         column = [int(getattr(row, field)) for row in table]
@@ -150,6 +144,19 @@ def _step_sequence(config, name):
     def load(position):
         return [params[f].eq(Array(int(getattr(row, f)) for row in [*table, table[0]])[position])
                 for f in params]
+    return params, load
+
+
+def _step_sequence(config, name):
+    """The registers of a step's parameters (the step-table columns; ``expansion`` only with
+    range expansion), registered with the step index from the table read a cycle ahead (no
+    table lookup in the loop): the index of the step after this one has a register of its own
+    so the read starts at a flip-flop; past the last step it reads a copy of the first row."""
+    table = step_table(config)
+    count = len(table)
+    fields = ("shift", "angle", "rotate", "subtract", "expanded",
+              *(("expansion",) if config.expansion_shifts else ()))
+    params, load = step_registers(table, fields, name)
     return _StepSequence(params, Signal(range(count), name=f"{name}_index"),
                          Signal(range(count + 1), name=f"{name}_upcoming"), load)
 

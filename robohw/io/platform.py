@@ -190,6 +190,20 @@ def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
     return values, valid, reason
 
 
+def _through(dut, codes, names, backend, what, identity, progress):
+    """``(valid, codes (N, len(names)))``: the payload ``codes`` (``{field: int64 array}``)
+    through ``dut`` on ``backend`` (:func:`robohw.sim.run.run_backend`; ``identity`` is the
+    compiled build's cache key), the outputs ``names`` and not ``unreachable``."""
+    count = len(next(iter(codes.values())))
+    payloads = [{name: int(column[k]) for name, column in codes.items()} for k in range(count)]
+    run = run_backend(dut, payloads, backend, f"{what} through the {dut.latency}-cycle "
+                                              f"{type(dut).__name__}",
+                      Progress(count, progress), identity)
+    valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
+    return valid, np.array([[o[name] for name in names] for o in run.outputs],
+                           dtype=np.int64).reshape(-1, len(names))
+
+
 def _design(graph, formats, timing):
     """The hardware of ``graph`` in ``timing`` (:data:`TIMINGS`)."""
     if timing == "machine":
@@ -216,17 +230,10 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
         values[rows] = np.stack([out[name] for name in names], -1)
     else:
         dut = _design(graph, formats, timing)
-        codes = pose_codes(platform, poses[rows], width)
-        payloads = [{name: int(column[k]) for name, column in codes.items()}
-                    for k in range(len(rows))]
-        identity = f"platform-{command} {timing} width={width} {platform!r}"  # the cache key
-        run = run_backend(dut, payloads, backend,
-                          f"poses through the {dut.latency}-cycle leg processors",
-                          Progress(len(payloads), progress), identity)
-        valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
-        values[rows] = real.to_float(np.array([[o[name] for name in names]
-                                               for o in run.outputs],
-                                              dtype=np.int64).reshape(-1, len(names)))
+        valid, codes = _through(dut, pose_codes(platform, poses[rows], width), names, backend,
+                                "poses", f"platform-{command} {timing} width={width} "
+                                         f"{platform!r}", progress)
+        values[rows] = real.to_float(codes)
     flagged[rows] = ~valid
     lengths = values[:, [names.index(f"rho{i}") for i in range(1, legs + 1)]]
     reason = np.full(count, "ok", dtype=object)
@@ -271,17 +278,10 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
         forces[rows] = np.stack([out[name] for name in names], -1) * scale.force
     else:
         dut = _design(graph, formats, timing)
-        codes = state_codes(platform, states[rows], width, scale)
-        payloads = [{name: int(column[k]) for name, column in codes.items()}
-                    for k in range(len(rows))]
-        identity = f"platform-dynamics {timing} width={width} {platform!r}"  # the cache key
-        run = run_backend(dut, payloads, backend,
-                          f"states through the {dut.latency}-cycle leg processors and solve",
-                          Progress(len(payloads), progress), identity)
-        valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
-        forces[rows] = real.to_float(np.array([[o[name] for name in names]
-                                               for o in run.outputs],
-                                              dtype=np.int64).reshape(-1, legs)) * scale.force
+        valid, codes = _through(dut, state_codes(platform, states[rows], width, scale), names,
+                                backend, "states", f"platform-dynamics {timing} width={width} "
+                                                   f"{platform!r}", progress)
+        forces[rows] = real.to_float(codes) * scale.force
     flagged[rows] = ~valid
     lengths, _ = jacobian(platform, states[:, :pose])
     _, condition = reference_dynamics(platform, states)
@@ -320,14 +320,10 @@ def _hardware_fk(platform, lengths, backend, width, iterations, progress):
     else:
         dut = FkServo(platform, iterations, width=width)
         measured = real.from_float(lengths[rows])
-        payloads = [{f"rho_m{i + 1}": int(v) for i, v in enumerate(row)} for row in measured]
-        identity = f"platform-fk servo iterations={iterations} width={width} {platform!r}"
-        run = run_backend(dut, payloads, backend,
-                          f"rows through the {dut.latency}-cycle servo loop",
-                          Progress(len(payloads), progress), identity)
-        valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
-        codes[rows] = np.array([[o[f] for f in fields] for o in run.outputs],
-                               dtype=np.int64).reshape(-1, len(fields))
+        valid, codes[rows] = _through(
+            dut, {f"rho_m{i + 1}": measured[:, i] for i in range(measured.shape[1])}, fields,
+            backend, "rows", f"platform-fk servo iterations={iterations} width={width} "
+                             f"{platform!r}", progress)
     flagged[rows] = ~valid
     poses = real.to_float(codes)
     angles = 3 if platform.spatial else 1

@@ -417,3 +417,16 @@ def test_platform_command_runs_on_the_machine(tmp_path):
                      backend, "--timing", timing, "--width", "16", "--reasons",
                      "--quiet"]) == 0
     assert (tmp_path / "rtl.csv").read_bytes() == (tmp_path / "model.csv").read_bytes()
+
+
+@pytest.mark.slow   # two minutes: Verilator builds the planar machine
+def test_the_machine_under_verilator_writes_the_models_file(tmp_path):
+    platform = load_platform("planar_3rpr")
+    source = tmp_path / "s.csv"
+    _states_file(source, platform, sample_states(platform, 6, np.random.default_rng(13)))
+    for backend in ("model", "compiled"):
+        assert main(["platform", "dynamics", "--platform", "planar_3rpr", "--states",
+                     str(source), "--out", str(tmp_path / f"{backend}.csv"), "--backend",
+                     backend, "--timing", "machine", "--width", "16", "--reasons",
+                     "--quiet"]) == 0
+    assert (tmp_path / "compiled.csv").read_bytes() == (tmp_path / "model.csv").read_bytes()

@@ -13,6 +13,7 @@ from robohw.ik.model import evaluate_float, evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format, fk_graph
 from robohw.legs.givens import ccm_counts
+from robohw.legs.ik_graph import angle_fields
 from robohw.legs.servo import FkServo, servo_model
 from robohw.reference.platform_kinematics import (forward_kinematics, inverse_kinematics,
                                                   jacobian, rotation)
@@ -23,7 +24,7 @@ from robohw.sim.harness import run_stream
 
 
 def angle_count(platform):
-    return 3 if platform.spatial else 1
+    return len(angle_fields(platform))
 
 
 def graph_inputs(platform, lengths, guesses):

@@ -82,6 +82,16 @@ class LegMachine(StreamPipeline):
         return self._graph
 
     @property
+    def width(self):
+        """The ports' width."""
+        return self._formats["width"]
+
+    @property
+    def formats(self):
+        """``{"width", "frac_bits", "guard_bits"}`` as built."""
+        return dict(self._formats)
+
+    @property
     def latency(self):
         """Cycles from an input transfer to its outputs: one to take the state, the plan's
         latency (its last value written), one to offer the outputs."""

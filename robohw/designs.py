@@ -43,7 +43,11 @@ from robohw.hw.payload import layout_fields
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
+from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
+                                        reference_dynamics, state_codes, state_inputs)
+from robohw.legs.dynamics_graph import sample_states as sample_states_within
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes
+from robohw.legs.leg_machine import LegMachine
 from robohw.legs.ik_graph import pose_inputs as platform_pose_inputs
 from robohw.reference.dynamics import inverse_dynamics
 from robohw.reference.inertia import jacobian_inertia
@@ -56,7 +60,7 @@ from robohw.systolic import ARRAYS, DEFAULT_FOLDS
 from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
 
 __all__ = ["Design", "Workload", "InertiaDesign", "DynamicsDesign", "PlatformIkDesign",
-           "DESIGNS", "design"]
+           "PlatformDynamicsDesign", "DESIGNS", "design"]
 
 TAG_WIDTH = 8
 # Delay-line segments longer than this are memories in the pipelined IK designs (block RAM:
@@ -506,6 +510,81 @@ class PlatformIkDesign(Design):
         out = {name: (f"angle({dut.width})" if name in dut.graph.angle_inputs
                       else f"fixed({dut.width}, {frac})") for name in dut.graph.inputs}
         out.update({name: f"fixed({dut.width}, {frac})" for name in dut.graph.outputs})
+        out.update({"unreachable": "bit", "tag": "tag"})
+        return out
+
+
+class PlatformDynamicsDesign(Design):
+    """A platform's inverse dynamics on Gosselin's machine (:mod:`robohw.legs.leg_machine`):
+    a word-serial CORDIC and a register file per leg and for the platform, a one-word bus."""
+    family = "platform"
+    error_unit = "N"
+
+    def __init__(self, name, platform="hexapod"):
+        super().__init__(name, f"inverse dynamics of the {platform} platform on Gosselin's "
+                               f"machine: a CORDIC processor per leg and for the platform, "
+                               f"a one-word bus", 24, (16, 24))
+        self.platform_name = platform
+
+    @functools.cached_property
+    def platform(self):
+        """The :class:`~robohw.robots.platform.Platform`, read from its file once."""
+        return load_platform(self.platform_name)
+
+    @functools.cached_property
+    def scale(self):
+        return dynamics_scale(self.platform)
+
+    def build(self, width=None, fold=None):
+        platform = self.platform
+        return LegMachine(dynamics_graph(platform, self.scale),
+                          **dynamics_format(platform, width or self.default_width),
+                          tag_width=TAG_WIDTH)
+
+    def width_of(self, dut):
+        return dut.width
+
+    def configuration(self, dut):
+        processors = len(set(dut.plan.processor.values()))
+        return (f"{len(dut.graph.ccms)} CCMs on {processors} processors, {dut.width}-bit data "
+                f"(+{dut.formats['guard_bits']} inside), a one-word bus")
+
+    def workload(self, dut, count, seed=0):
+        platform = self.platform
+        states = sample_states_within(platform, count, np.random.default_rng(seed))
+        codes = state_codes(platform, states, dut.width, self.scale)
+        payloads = [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
+                    for k in range(count)]
+        return Workload(payloads, {"states": states})
+
+    def model_outputs(self, dut, workload):
+        platform = self.platform
+        _, valid, codes = evaluate_model(
+            dut.graph, state_inputs(platform, workload.context["states"], self.scale),
+            **dut.formats)
+        out = [{"unreachable": int(not v)} for v in valid]
+        for name, values in output_codes(dut.graph, codes, dut.width,
+                                         dut.formats["guard_bits"]).items():
+            for row, value in zip(out, values.tolist()):
+                row[name] = value
+        return out
+
+    def check(self, dut, workload, outputs):
+        expected = self.model_outputs(dut, workload)
+        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        got = np.array([[o[name] for name in dut.graph.outputs] for o in outputs],
+                       dtype=np.float64) * 2.0 ** -dut.formats["frac_bits"] * self.scale.force
+        reference, _ = reference_dynamics(self.platform, workload.context["states"])
+        return equal, np.abs(got - reference).max(-1)
+
+    def structure(self, dut):
+        return "bus words", len(dut.plan.transfers)
+
+    def formats(self, dut):
+        width, frac = dut.width, dut.formats["frac_bits"]
+        out = {name: (f"angle({width})" if name in dut.graph.angle_inputs
+                      else f"fixed({width}, {frac})") for name in dut.graph.inputs}
+        out.update({name: f"fixed({width}, {frac})" for name in dut.graph.outputs})
         out.update({"unreachable": "bit", "tag": "tag"})
         return out
 

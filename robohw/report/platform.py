@@ -376,16 +376,23 @@ def _machine_section(rows):
         lines.append(f"| {r['platform']} | {r['computation']} | " + " | ".join(cells) +
                      f" | {r['latency']:,} | {r['serial_latency']:,} | {r['speedup']:.2f} | "
                      f"{paper[0]:.2f}, {paper[1]:.2f} |")
+    dyn = {r["platform"]: r for r in rows if r["computation"] == "dynamics"}
+    spatial, planar = dyn["hexapod"], dyn["planar_3rpr"]
     lines += ["", "The kinematics has no communication but the broadcast, so its speed-up "
               "approaches the number of legs, the paper's \"6 times less\". The dynamics is "
-              "bounded by the platform processor: the platform's wrench and the solve, 168 "
-              "CCMs on the hexapod against a leg's 68, in the paper 120m 110a against a leg's "
-              "100m 63a + 19m 13a, hence the close ratios (3.14 against 3.48 and 3.26). On "
-              "the planar platform the paper's 3 x 3 solve (11m 6a) is more than half of its "
-              "parallel time (19m 11a); ours (the wrench and a 3 x 3 Givens solve, 26 CCMs) "
-              "is below a leg's 28, so the legs' share, which the machine divides by three, "
-              "weighs more: 2.82 against 1.84. The solve phase starts with the broadcast "
-              "because the platform processor computes its own wrench while the legs work."]
+              "bounded by the platform processor: the platform's wrench and the solve, "
+              f"{spatial['phases']['solve']['items']} CCMs on the hexapod against a leg's "
+              f"{(spatial['ccms'] - spatial['phases']['solve']['items']) // 6}, in the paper "
+              "120m 110a against a leg's 100m 63a + 19m 13a, hence the close ratios "
+              f"({spatial['speedup']:.2f} against {spatial['paper_speedup'][0]:.2f} and "
+              f"{spatial['paper_speedup'][1]:.2f}). On the planar platform the paper's 3 x 3 "
+              "solve (11m 6a) is more than half of its parallel time (19m 11a); ours (the "
+              f"wrench and a 3 x 3 Givens solve, {planar['phases']['solve']['items']} CCMs) is "
+              f"below a leg's {(planar['ccms'] - planar['phases']['solve']['items']) // 3}, so "
+              "the legs' share, which the machine divides by three, weighs more: "
+              f"{planar['speedup']:.2f} against {planar['paper_speedup'][0]:.2f}. The solve "
+              "phase starts with the broadcast because the platform processor computes its own "
+              "wrench while the legs work."]
     return "\n".join(lines)
 
 

@@ -5,9 +5,10 @@ the gather to the platform processor, the scatter of the forces back).
 
 The machine (ours; the paper's Figs. 2 and 4 are not in the text):
 
-- processor ``i`` (1..n) runs leg ``i``'s CCMs (names ``leg{i}_...``), processor 0 the rest
-  (the platform's wrench and the solve); with ``processors=1`` one processor runs them all
-  (the paper's serial baseline);
+- processor ``i`` (1..n) runs leg ``i``'s CCMs (names ``leg{i}_...``, also after a prefix:
+  the forward kinematics' ``i{k}_leg{i}_...``), processor 0 the rest (the platform's wrench
+  and the solve, the pose update); with ``processors=1`` one processor runs them all (the
+  paper's serial baseline);
 - a CCM starts when its processor's CORDIC is free and its operands are in its registers;
   it takes one cycle to form its operands (:data:`robohw.ik.pipeline.OPERAND_REGISTERS`), then
   :func:`robohw.cordic.word_serial.word_serial_period` cycles to its result, and one to write
@@ -25,6 +26,7 @@ The outputs stay where they are computed (each actuator's force on its leg's pro
 """
 
 import functools
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -44,17 +46,21 @@ WRITEBACK_CYCLES = 1
 PHASES = ("broadcast", "legs", "gather", "solve", "scatter", "forces")
 
 
+# A leg processor's CCMs: ``leg{i}_...``, after a prefix such as a Newton iteration's ``i2_``.
+_LEG = re.compile(r"(?:^|_)leg(\d+)_")
+
+
 def processor_of(name):
-    """The processor that runs CCM ``name``: ``i`` for ``leg{i}_...``, else 0."""
-    if name.startswith("leg"):
-        return int(name[3:name.index("_")])
-    return 0
+    """The processor that runs CCM ``name``: ``i`` for ``leg{i}_...`` (or ``{prefix}_leg{i}_
+    ...``), else 0."""
+    match = _LEG.search(name)
+    return int(match.group(1)) if match else 0
 
 
 def _phase(name):
     if "_h_" in name:
         return "forces"
-    return "legs" if name.startswith("leg") else "solve"
+    return "legs" if _LEG.search(name) else "solve"
 
 
 @dataclass(frozen=True)

@@ -19,13 +19,18 @@ from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import fk_format, fk_graph
 from robohw.legs.ik_graph import angle_fields
+from robohw.legs.leg_machine import LegMachine
 
-__all__ = ["FkServo", "servo_model", "home_codes", "SERVO_ITERATIONS"]
+__all__ = ["FkServo", "servo_model", "home_codes", "SERVO_ITERATIONS", "SERVO_TIMINGS"]
 
 # Newton steps a row by default. Along a 1 kHz trajectory (moves of up to 1 mm a row) at 24
 # bits, one left the hexapod within 1.05 um and the planar platform within 1.37 um (Newton's
 # error of the move), two within 1 um and 1e-5 rad (tests/test_platform_fk.py).
 SERVO_ITERATIONS = 2
+
+# The designs a servo loop runs its iterations on (word-serial CCMs take a row only at a
+# stage's first cycle, which the loop's interval does not count yet).
+SERVO_TIMINGS = ("pipelined", "machine")
 
 
 
@@ -49,6 +54,10 @@ class FkServo(StreamPipeline):
         Newton steps a row (:func:`~robohw.legs.fk_graph.fk_graph`).
     width : int
         Port width; formats of :func:`~robohw.legs.fk_graph.fk_format`.
+    timing : ``"pipelined"`` or ``"machine"``
+        The iterations on pipelined CCMs (default) or on Gosselin's machine
+        (:class:`~robohw.legs.leg_machine.LegMachine`: the legs' kinematics on their
+        processors, the solve and the pose update on the platform processor).
     tag_width : int
         See :class:`~robohw.hw.stream.StreamPipeline`.
 
@@ -57,14 +66,16 @@ class FkServo(StreamPipeline):
     i : stream of ``rho_m1 .. rho_mN`` (m, ``signed(width)`` codes) and ``tag``
     o : stream of the pose fields (metres; the angles in turns), ``unreachable`` and ``tag``
 
-    The CCMs are pipelined (:class:`~robohw.ik.pipeline.TaskGraphPipeline`); latency is the
-    pipeline's, and a row is taken in the cycle after the previous result leaves, so the
-    interval is the latency plus one.
+    Latency is the inner design's, and a row is taken in the cycle after the previous result
+    leaves, so the interval is the latency plus one.
     """
-    def __init__(self, platform, iterations=1, *, width=24, tag_width=0):
+    def __init__(self, platform, iterations=1, *, width=24, timing="pipelined", tag_width=0):
+        if timing not in SERVO_TIMINGS:
+            raise ValueError(f"timing must be one of {', '.join(SERVO_TIMINGS)}, not "
+                             f"{timing!r}")
         graph = fk_graph(platform, iterations)
-        self._inner = TaskGraphPipeline(graph, **fk_format(platform, width),
-                                        tag_width=tag_width)
+        design = TaskGraphPipeline if timing == "pipelined" else LegMachine
+        self._inner = design(graph, **fk_format(platform, width), tag_width=tag_width)
         self._home = home_codes(platform, width)
         lengths = [n for n in graph.inputs if n.startswith("rho_m")]
         outputs = {n: signed(width) for n in graph.outputs}
@@ -73,7 +84,8 @@ class FkServo(StreamPipeline):
 
     @property
     def pipeline(self):
-        """The :class:`~robohw.ik.pipeline.TaskGraphPipeline` of the iterations."""
+        """The design of the iterations: a :class:`~robohw.ik.pipeline.TaskGraphPipeline` or
+        a :class:`~robohw.legs.leg_machine.LegMachine`."""
         return self._inner
 
     @property

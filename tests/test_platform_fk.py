@@ -163,7 +163,8 @@ def trajectory(platform, count, seed, start=0):
     return np.asarray(platform.home) + amplitude * np.sin(2 * np.pi * frequency * t[:, None])
 
 
-def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one():
+@pytest.mark.parametrize("timing", ["pipelined", "machine"])
+def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
     platform = load_platform("planar_3rpr")
     width = 16
     poses = trajectory(platform, 6, seed=1, start=50)     # from home, 5 cm away at first
@@ -171,7 +172,7 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one():
     lengths[3] = 5.0 * 2.0 ** -11        # a leg of 2.4 mm: no pose, the estimate stays
     codes, valid = servo_model(platform, 1, lengths, width=width)
     assert valid.sum() == len(poses) - 1 and not valid[3]
-    dut = FkServo(platform, 1, width=width, tag_width=4)
+    dut = FkServo(platform, 1, width=width, timing=timing, tag_width=4)
     real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
     payloads = [{**{f"rho_m{i + 1}": int(real.from_float(row[i])) for i in range(3)}, "tag": k}
                 for k, row in enumerate(lengths)]
@@ -184,8 +185,9 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one():
     assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
     for name in platform.pose_fields:
         assert [o[name] for o in run.outputs] == codes[name].tolist(), name
-    # Each row waits for the answer before it: the pipeline's latency (CCM stages, the operand
-    # registers, the output queue), then the cycle in which the estimate takes it.
+    # Each row waits for the answer before it: the inner design's latency (pipelined: CCM
+    # stages, the operand registers, the output queue; the machine: its plan and two cycles),
+    # then the cycle in which the estimate takes it.
     gaps = np.diff(run.input_cycles[:3])
     assert (gaps == dut.pipeline.latency + 1).all() and dut.interval == dut.pipeline.latency + 1
     assert (np.subtract(run.output_cycles, run.input_cycles)[:3] == dut.latency).all()
@@ -287,7 +289,8 @@ def test_cli_fk_rtl_writes_the_models_file(tmp_path):
     (["--backend", "model", "--iterations", "9"],
      r"--iterations: the hardware takes 1..8 Newton steps a row, not 9"),
     (["--backend", "model", "--guess", "0.4,0.3,0.3"], r"--guess applies to the float backend"),
-    (["--backend", "rtl", "--timing", "word-serial"], r"runs on pipelined CCMs only so far"),
+    (["--backend", "rtl", "--timing", "word-serial"],
+     r"runs on pipelined CCMs or the machine, not word-serial"),
 ])
 def test_cli_fk_hardware_usage_errors(argv, message, tmp_path, capsys):
     from robohw.cli import main

@@ -48,7 +48,7 @@ from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_
                                         state_fields, state_inputs)
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
 from robohw.legs.leg_machine import LegMachine
-from robohw.legs.servo import FkServo, servo_model
+from robohw.legs.servo import SERVO_TIMINGS, FkServo, servo_model
 from robohw.progress import Progress
 from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
                                                   forward_kinematics, jacobian)
@@ -129,13 +129,13 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
             raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
                              f"only so far; {command} is float")
         if command == "fk":
-            if timing != "pipelined":
+            if timing not in SERVO_TIMINGS:
                 raise ValueError("the forward kinematics' servo loop runs on pipelined CCMs "
-                                 "only so far")
+                                 "or the machine, not word-serial CCMs, so far")
             if guess is not None:
                 raise ValueError("--guess applies to the float backend: the servo loop "
                                  "starts from home and then from each row's answer")
-            return _hardware_fk(platform, rows, backend, width, iterations, progress)
+            return _hardware_fk(platform, rows, backend, width, iterations, timing, progress)
         if command == "dynamics":
             return _hardware_dynamics(platform, rows, backend, width, timing, max_cond,
                                       progress)
@@ -298,7 +298,7 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
     return np.where(valid[:, None], forces, 0.0), valid, reason
 
 
-def _hardware_fk(platform, lengths, backend, width, iterations, progress):
+def _hardware_fk(platform, lengths, backend, width, iterations, timing, progress):
     """Poses of measured lengths by the servo loop (:mod:`robohw.legs.servo`): each row from
     the previous valid answer, the first from home; its bit-exact model, or
     :class:`~robohw.legs.servo.FkServo` by :func:`robohw.sim.run.run_backend`. Rows beyond the
@@ -318,12 +318,12 @@ def _hardware_fk(platform, lengths, backend, width, iterations, progress):
                                                                           "servo loop's model"))
         codes[rows] = np.stack([answers[f] for f in fields], -1).reshape(-1, len(fields))
     else:
-        dut = FkServo(platform, iterations, width=width)
+        dut = FkServo(platform, iterations, width=width, timing=timing)
         measured = real.from_float(lengths[rows])
         valid, codes[rows] = _through(
             dut, {f"rho_m{i + 1}": measured[:, i] for i in range(measured.shape[1])}, fields,
-            backend, "rows", f"platform-fk servo iterations={iterations} width={width} "
-                             f"{platform!r}", progress)
+            backend, "rows", f"platform-fk servo {timing} iterations={iterations} "
+                             f"width={width} {platform!r}", progress)
     flagged[rows] = ~valid
     poses = real.to_float(codes)
     angles = 3 if platform.spatial else 1

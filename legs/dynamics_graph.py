@@ -47,7 +47,7 @@ from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
-from robohw.legs.ik_graph import angle_fields, leg_processors, platform_format
+from robohw.legs.ik_graph import angle_fields, leg_ports, leg_processors, platform_format
 from robohw.reference.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
 from robohw.robots.sampling import sample_poses
 
@@ -323,23 +323,14 @@ class _Leg:
     ``Q b'`` in the base and the leg frame, and the matrix column ``(e, Q b' x e)``."""
 
     def __init__(self, platform, prefix, outputs):
-        jac = {key: Operand(*port) for key, port in outputs.items()}
-        if platform.spatial:
-            self.rho, self.psi, self.theta = (Operand(f"{prefix}rho", "x"),
-                                              Operand(f"{prefix}uv", "z"),
-                                              Operand(f"{prefix}rho", "z"))
-            self.qb = (Operand(f"{prefix}rz", "x"), Operand(f"{prefix}rz", "y"),
-                       Operand(f"{prefix}ry", "x"))
-            self.qb_leg = (Operand(f"{prefix}p13", "x"), Operand(f"{prefix}p12", "y"),
-                           Operand(f"{prefix}p13", "y"))
-            self.column = tuple(jac[f"k_{j}"] for j in (4, 5, 6, 1, 2, 3))
-        else:
-            self.rho, self.psi, self.theta = (Operand(f"{prefix}rho", "x"),
-                                              Operand(f"{prefix}rho", "z"), None)
-            self.qb = (Operand(f"{prefix}rz", "x"), Operand(f"{prefix}rz", "y"), 0.0)
-            self.qb_leg = (Operand(f"{prefix}m", "x", sign=-1),
-                           Operand(f"{prefix}m", "y", sign=-1), 0.0)
-            self.column = (jac["k_2"], jac["k_3"], 0.0, 0.0, 0.0, jac["k_1"])
+        ports = leg_ports(platform, prefix)
+        self.rho, self.psi, self.theta = ports["rho"], ports["psi"], ports["theta"]
+        self.qb, self.qb_leg = ports["qb"], ports["qb_leg"]
+        row = {key: Operand(*port) for key, port in outputs.items()}
+        # The column of M f = w: (e, Q b' x e) in the rows of SYSTEM_ROWS; the leg's row of
+        # K / rho is (Q b' x e, e) (planar ((Q b' x e)_z, e_x, e_y)).
+        self.column = tuple(row[f"k_{j}"] for j in (4, 5, 6, 1, 2, 3)) if platform.spatial \
+            else (row["k_2"], row["k_3"], 0.0, 0.0, 0.0, row["k_1"])
 
     def to_leg(self, emit, name, v, label):
         a, v2 = emit.rotate(f"{name}a", v[0], v[1], _negated(self.psi), label)

@@ -53,7 +53,7 @@ from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 
-__all__ = ["leg_ik_graph", "leg_processors", "angle_fields", "platform_format", "reach",
+__all__ = ["leg_ik_graph", "leg_processors", "leg_ports", "angle_fields", "platform_format", "reach",
            "pose_inputs", "pose_codes", "GUARD_BITS"]
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
@@ -158,6 +158,24 @@ def leg_processors(platform, prefix, pose, jacobian=False):
         outputs[f"rho{i}"] = (f"{prefix}leg{i}_rho", "x")
         outputs.update({f"k{i}_{j}": port for j, port in row.items()})
     return ccms, outputs
+
+
+def leg_ports(platform, prefix):
+    """The ports of one leg processor's CCMs (:func:`leg_processors`, names ``{prefix}...``,
+    with the rows) that other computations read, as operands: ``rho``; the leg's azimuth
+    ``psi`` and elevation ``theta`` (``None`` planar); ``qb``, ``Q b'`` in the base frame, and
+    ``qb_leg``, in the leg's frame (turned by ``-psi``, then ``-theta``), 3-tuples (a planar
+    leg's ``z`` the constant ``0.0``)."""
+    def port(name, p, sign=1):
+        return Operand(f"{prefix}{name}", p, sign=sign)
+    if platform.spatial:
+        return {"rho": port("rho", "x"), "psi": port("uv", "z"), "theta": port("rho", "z"),
+                "qb": (port("rz", "x"), port("rz", "y"), port("ry", "x")),
+                "qb_leg": (port("p13", "x"), port("p12", "y"), port("p13", "y"))}
+    # The planar row's ``m`` turns ``-Q b'`` by ``-psi``.
+    return {"rho": port("rho", "x"), "psi": port("rho", "z"), "theta": None,
+            "qb": (port("rz", "x"), port("rz", "y"), 0.0),
+            "qb_leg": (port("m", "x", -1), port("m", "y", -1), 0.0)}
 
 
 def angle_fields(platform):

@@ -155,7 +155,8 @@ def hdl_add_sub(a, b, subtract):
 
 def hdl_add_sub_add(a, b, subtract, c, c_negative=False):
     """``a -+ b -+ c`` on one carry chain: ``b`` subtracted where ``subtract`` is high, ``c``
-    where ``c_negative`` (a Python bool, fixed at elaboration). A carry-save layer (one LUT a
+    where ``c_negative`` is (a Python bool, fixed at elaboration, or a bit). A carry-save
+    layer (one LUT a
     bit) turns the three terms into a sum word and a carry word, and one adder adds them
     (two adders in a row limited the word-serial leg processors to 97.9 MHz). The two ``+ 1``
     of the inversions go into the carry word's empty low bit and, as in :func:`hdl_add_sub`,
@@ -170,10 +171,10 @@ def hdl_add_sub_add(a, b, subtract, c, c_negative=False):
         return Cat(v, v[-1].replicate(width - len(v)))
     a, b, c = (extend(v) for v in terms)
     b = b ^ Value.cast(subtract).replicate(width)      # -b - 1 where subtracting
-    if c_negative:
-        c = ~c                                          # -c - 1
+    c_negative = Value.cast(c_negative)                 # a Python bool: a constant bit
+    c = c ^ c_negative.replicate(width)                 # -c - 1 where negative
     total = a ^ b ^ c
-    carry = Cat(Const(int(bool(c_negative)), 1), ((a & b) | (a & c) | (b & c))[:width - 1])
+    carry = Cat(c_negative, ((a & b) | (a & c) | (b & c))[:width - 1])
     subtract = Value.cast(subtract)
     return (Cat(subtract, total) + Cat(subtract, carry))[1:width + 1].as_signed()
 

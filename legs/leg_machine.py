@@ -21,17 +21,42 @@ receives), never reused within a state.
 
 from collections import defaultdict
 
-from amaranth.hdl import Cat, Module, Signal, signed
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value, signed
 
-from robohw.cordic.config import CordicConfig
+from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.multimode import multimode_datapath
-from robohw.hw.fixed import FixedFormat, Rounding, hdl_round_shift, hdl_saturate
+from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_add,
+                             hdl_round_shift, hdl_saturate)
 from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import guard_code
-from robohw.ik.pipeline import hdl_operand
 from robohw.legs.machine import WRITEBACK_CYCLES, plan_machine
 
 __all__ = ["LegMachine"]
+
+
+def _shared_operand(operands, slot, index, read, width, frac_bits, guard):
+    """``(value, overflow)``: operand ``slot`` of the CCM ``index`` picks from ``operands``
+    (``[(ccm, Operand)]``), formed as :func:`robohw.ik.pipeline.hdl_operand` forms it but on
+    one adder shared by all of them: the sources, signs and constants are chosen first."""
+    inside = width + guard
+    zero = Const(0, signed(inside))
+    rows = []
+    for ccm, op in operands:
+        angle = ccm.system is System.CIRCULAR and slot == "z"
+        constant = int(angle_to_code(op.constant, inside)) if angle else \
+            round(op.constant / 2.0 ** -(frac_bits + guard))
+        source = zero if op.source is None else read(op.source, op.port)
+        addend = zero if op.addend is None else read(op.addend.source, op.addend.port)
+        rows.append((source, int(op.sign < 0 and op.source is not None), constant, addend,
+                     int(op.addend is not None and op.addend.sign < 0), int(op.turns),
+                     int(angle)))
+    column = [Array(Value.cast(row[k]) for row in rows)[index] for k in range(7)]
+    source, minus, constant, addend, addend_minus, turns, angle = column
+    if any(row[5] for row in rows):      # a real in turns: exactly a binary angle, shifted
+        source = Mux(turns, source << (width - frac_bits), source)
+    value = hdl_add_sub_add(constant, source, minus, addend, addend_minus)
+    saturated, overflow = hdl_saturate(value, inside)
+    return Mux(angle, value[:inside].as_signed(), saturated), overflow & ~angle
 
 
 class LegMachine(StreamPipeline):
@@ -68,6 +93,9 @@ class LegMachine(StreamPipeline):
         self._graph = graph
         self._formats = {"width": width, "frac_bits": frac_bits, "guard_bits": guard_bits}
         self._plan = plan_machine(graph, **self._formats, processors=processors)
+        if min(self._plan.start.values()) < 1:   # the issue is decoded a cycle ahead
+            raise ValueError(f"{graph.name}: a CCM of constants alone; the machine's CCMs read "
+                             f"a value")
         super().__init__({name: signed(width) for name in graph.inputs},
                          {**{name: signed(width) for name in graph.outputs},
                           "unreachable": 1}, tag_width=tag_width)
@@ -193,27 +221,31 @@ class LegMachine(StreamPipeline):
                                          expansion=e) for s, d, e in modes]
             mode_of = {n: modes.index((by_name[n].system, by_name[n].direction,
                                        by_name[n].expansion)) for n in names}
-            operands = {p: Signal(signed(inside), name=f"p{processor}_op_{p}", reset_less=True)
-                        for p in "xyz"}
+            # The micro-program's issue: the CCM whose operands are formed in this cycle, its
+            # index registered a cycle ahead (the counter's next value is known).
+            issuing = Signal(name=f"p{processor}_issuing")
+            index = Signal(range(max(len(names), 2)), name=f"p{processor}_index")
+            m.d.sync += issuing.eq(0)
+            with m.Switch(cycle):
+                for k, name in enumerate(names):
+                    with m.Case(plan.start[name] - 1):
+                        m.d.sync += [index.eq(k), issuing.eq(running)]
+            operands, overflows = {}, []
+            for slot in "xyz":
+                value, overflow = _shared_operand(
+                    [(by_name[n], getattr(by_name[n], slot)) for n in names], slot, index,
+                    read_at(processor), width, frac_bits, guard)
+                operands[slot] = Signal(signed(inside), name=f"p{processor}_op_{slot}",
+                                        reset_less=True)
+                with m.If(issuing):
+                    m.d.sync += operands[slot].eq(value)
+                overflows.append(overflow)
             mode = Signal(range(max(len(modes), 2)), name=f"p{processor}_mode",
                           reset_less=True)
             start = Signal(name=f"p{processor}_start")
-            m.d.sync += start.eq(0)
-            read = read_at(processor)
-            with m.Switch(cycle):
-                for name in names:
-                    with m.Case(plan.start[name]):
-                        ccm = by_name[name]
-                        overflows = []
-                        for slot, op in ccm.operands():
-                            value, overflow = hdl_operand(ccm, slot, op, read, port_width=width,
-                                                          frac_bits=frac_bits, guard_bits=guard)
-                            m.d.sync += operands[slot].eq(value)
-                            if overflow is not None:
-                                overflows.append(overflow)
-                        m.d.sync += [mode.eq(mode_of[name]), start.eq(running)]
-                        if overflows:
-                            flags.append((plan.start[name], Cat(*overflows).any()))
+            m.d.sync += [mode.eq(Array(mode_of[n] for n in names)[index]), start.eq(issuing)]
+            with m.If(issuing & Cat(*overflows).any()):
+                m.d.sync += error.eq(1)
             unit = multimode_datapath(m, mode_configs, operands["x"], operands["y"],
                                       operands["z"], mode, start, name=f"p{processor}_cordic")
             for name in names:

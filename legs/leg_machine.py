@@ -34,7 +34,7 @@ from robohw.legs.machine import WRITEBACK_CYCLES, plan_machine
 __all__ = ["LegMachine"]
 
 
-def _shared_operand(operands, slot, index, read, width, frac_bits, guard):
+def _shared_operand(m, name, operands, slot, index, read, width, frac_bits, guard):
     """``(value, overflow)``: operand ``slot`` of the CCM ``index`` picks from ``operands``
     (``[(ccm, Operand)]``), formed as :func:`robohw.ik.pipeline.hdl_operand` forms it but on
     one adder shared by all of them: the sources, signs and constants are chosen first."""
@@ -50,7 +50,15 @@ def _shared_operand(operands, slot, index, read, width, frac_bits, guard):
         rows.append((source, int(op.sign < 0 and op.source is not None), constant, addend,
                      int(op.addend is not None and op.addend.sign < 0), int(op.turns),
                      int(angle)))
-    column = [Array(Value.cast(row[k]) for row in rows)[index] for k in range(7)]
+    # Each choice a signal of its own: arithmetic on an Array element would be built once
+    # for every element.
+    column = []
+    for k, field in enumerate(("source", "minus", "constant", "addend", "addend_minus",
+                               "turns", "angle")):
+        chosen = Array(Value.cast(row[k]) for row in rows)[index]
+        wire = Signal(chosen.shape(), name=f"{name}_{slot}_{field}")
+        m.d.comb += wire.eq(chosen)
+        column.append(wire)
     source, minus, constant, addend, addend_minus, turns, angle = column
     if any(row[5] for row in rows):      # a real in turns: exactly a binary angle, shifted
         source = Mux(turns, source << (width - frac_bits), source)
@@ -233,8 +241,8 @@ class LegMachine(StreamPipeline):
             operands, overflows = {}, []
             for slot in "xyz":
                 value, overflow = _shared_operand(
-                    [(by_name[n], getattr(by_name[n], slot)) for n in names], slot, index,
-                    read_at(processor), width, frac_bits, guard)
+                    m, f"p{processor}", [(by_name[n], getattr(by_name[n], slot)) for n in names],
+                    slot, index, read_at(processor), width, frac_bits, guard)
                 operands[slot] = Signal(signed(inside), name=f"p{processor}_op_{slot}",
                                         reset_less=True)
                 with m.If(issuing):
@@ -243,7 +251,8 @@ class LegMachine(StreamPipeline):
             mode = Signal(range(max(len(modes), 2)), name=f"p{processor}_mode",
                           reset_less=True)
             start = Signal(name=f"p{processor}_start")
-            m.d.sync += [mode.eq(Array(mode_of[n] for n in names)[index]), start.eq(issuing)]
+            m.d.sync += [mode.eq(Array(Const(mode_of[n], mode.shape()) for n in names)[index]),
+                         start.eq(issuing)]
             with m.If(issuing & Cat(*overflows).any()):
                 m.d.sync += error.eq(1)
             unit = multimode_datapath(m, mode_configs, operands["x"], operands["y"],

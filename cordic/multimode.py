@@ -91,7 +91,10 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
     upcoming = Signal(range(len(rows) + 1), name=f"{name}_upcoming")
     params, load = step_registers(rows, ("shift", "angle", "rotate", "subtract"), name)
 
-    is_circular, is_rotation = circular[mode_r], rotation[mode_r]
+    # The mode's properties as signals: arithmetic on an Array element would be built once
+    # for every element.
+    is_circular, is_rotation = Signal(name=f"{name}_circular"), Signal(name=f"{name}_rotation")
+    m.d.comb += [is_circular.eq(circular[mode_r]), is_rotation.eq(rotation[mode_r])]
     up = Mux(is_rotation, zr >= 0, yr < 0)
     minus = {"x": Mux(params["rotate"], up, params["subtract"]),
              "y": Mux(params["rotate"], ~up, params["subtract"]), "z": up}
@@ -107,9 +110,11 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
     x1 = hdl_add_sub(xr, t, shifted["x_minus"])
     x1 = Mux(rotate & ~is_circular, xr, x1)          # the linear system keeps x
     y1 = hdl_add_sub(yr, u, shifted["y_minus"])
-    z1 = hdl_add_sub(zr, shifted["angle"], shifted["z_minus"])
+    z1 = _wire(m, hdl_add_sub(zr, shifted["angle"], shifted["z_minus"]), f"{name}_sum_z")
     # A circular z wraps at its mode's width (a binary angle); a linear one never does.
-    z1 = Mux(is_circular, Array(_signed_field(z1, w) for w in z_widths)[mode_r], z1)
+    wrapped = _wire(m, Array(_signed_field(z1, w) for w in z_widths)[mode_r],
+                    f"{name}_wrapped_z")
+    z1 = Mux(is_circular, wrapped, z1)
     x1, y1, z1 = (_wire(m, v, f"{name}_next_{p}") for v, p in zip((x1, y1, z1), "xyz"))
 
     held = {}
@@ -137,7 +142,8 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
                               reset_less=False)[finish]
     outputs = {f: values[f] for f in (*OUTPUT_FIELDS, *held)}
 
-    m.d.comb += last.eq(busy & phase & (index == Array(final)[mode_r]))
+    final_index = _wire(m, Array(final)[mode_r], f"{name}_final_index")
+    m.d.comb += last.eq(busy & phase & (index == final_index))
     m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
     with m.If(busy & ~(last & ~moves)):
         m.d.sync += phase.eq(~phase)
@@ -146,7 +152,7 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
         with m.If(last):
             m.d.sync += busy.eq(0)
     with m.If(start):
-        begin = Array(first)[mode]
+        begin = _wire(m, Array(first)[mode], f"{name}_first_index")
         m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), _prerotate(configs, x, y, z, mode))]
         m.d.sync += [busy.eq(1), phase.eq(0), mode_r.eq(mode), index.eq(begin),
                      upcoming.eq(begin + 1), *load(begin)]

@@ -18,7 +18,7 @@ from amaranth.hdl import Array, Module, Mux, Signal, Value, signed
 from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.cordic.datapath import finish_stages, prerotate, register_steps, register_values
 from robohw.cordic.word_serial import (WordSerialUnit, step_registers, step_table,
-                                       word_serial_period)
+                                       stream_unit, word_serial_period)
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 from robohw.hw.stream import StreamPipeline
@@ -229,12 +229,5 @@ class MultiModeCordic(StreamPipeline):
         unit = multimode_datapath(m, self._configs, self.i.payload.x, self.i.payload.y,
                                   self.i.payload.z, self.i.payload.mode, start,
                                   sideband=self.i.payload.tag, hold=hold)
-        m.d.comb += [
-            hold.eq(unit.valid & ~self.o.ready),
-            self.i.ready.eq(~unit.busy | (unit.last & ~hold)),
-            start.eq(self.i.valid & self.i.ready),
-            self.o.valid.eq(unit.valid),
-            self.o.payload.tag.eq(unit.outputs["sideband"]),
-        ]
-        m.d.comb += [getattr(self.o.payload, f).eq(unit.outputs[f]) for f in OUTPUT_FIELDS]
+        stream_unit(m, self, unit, hold, start, OUTPUT_FIELDS)
         return m

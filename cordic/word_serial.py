@@ -11,7 +11,7 @@ from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_sta
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 
-__all__ = ["WordSerialCordic", "WordSerialUnit", "step_table", "step_registers",
+__all__ = ["WordSerialCordic", "WordSerialUnit", "stream_unit", "step_table", "step_registers",
            "serial_shift", "serial_directions", "serial_add", "word_serial_datapath",
            "word_serial_period", "check_interleave", "REGISTERED_SHIFT", "INTERLEAVES"]
 
@@ -76,16 +76,23 @@ class WordSerialCordic(CordicComponent):
                                     self.i.payload.z, start, sideband=self.i.payload.tag,
                                     hold=hold, fields=PAYLOAD_FIELDS,
                                     registered_shift=self._registered_shift)
-        m.d.comb += [
-            hold.eq(unit.valid & ~self.o.ready),
-            self.i.ready.eq(~unit.busy | (unit.last & ~hold)),
-            start.eq(self.i.valid & self.i.ready),
-            self.o.valid.eq(unit.valid),
-            self.o.payload.tag.eq(unit.outputs["sideband"]),
-        ]
-        m.d.comb += [getattr(self.o.payload, name).eq(unit.outputs[name])
-                     for name in PAYLOAD_FIELDS]
+        stream_unit(m, self, unit, hold, start, PAYLOAD_FIELDS)
         return m
+
+
+def stream_unit(m, component, unit, hold, start, fields):
+    """The stream handshake of ``component`` (``i``, ``o``, a tag) around a word-serial
+    ``unit`` (:class:`WordSerialUnit`, the tag its sideband) started by ``start`` and held by
+    ``hold``: an input is taken when the unit is idle or runs its last step; a result waits
+    in the output registers while ``o.ready`` is low; ``fields`` go to ``o``."""
+    m.d.comb += [
+        hold.eq(unit.valid & ~component.o.ready),
+        component.i.ready.eq(~unit.busy | (unit.last & ~hold)),
+        start.eq(component.i.valid & component.i.ready),
+        component.o.valid.eq(unit.valid),
+        component.o.payload.tag.eq(unit.outputs["sideband"]),
+    ]
+    m.d.comb += [getattr(component.o.payload, name).eq(unit.outputs[name]) for name in fields]
 
 
 @dataclass(frozen=True)

@@ -330,6 +330,22 @@ def test_machine_plans_keep_every_rule_and_count_the_phases(name):
             assert serial.latency / parallel.latency > 0.95 * legs
 
 
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_machine_plans_of_the_forward_kinematics_keep_every_rule(name):
+    from robohw.legs.fk_graph import fk_format, fk_graph
+    from robohw.legs.machine import plan_machine
+    platform = load_platform(name)
+    graph, formats = fk_graph(platform, 2), fk_format(platform, 24)
+    plan = plan_machine(graph, **formats)
+    _check_plan(plan, _ccm_timing(graph, formats))
+    # Each iteration's legs on their processors (i{k}_leg{i}_...), the rest on processor 0;
+    # the first iteration's new pose goes out from processor 0 to every leg.
+    assert {plan.processor[c.name] for c in graph.ccms if "_leg2_" in c.name} == {2}
+    poses = [t for t in plan.transfers if t.sender == 0]
+    assert len(poses) == len(platform.pose_fields)
+    assert all(t.readers == tuple(range(1, len(platform.legs) + 1)) for t in poses)
+
+
 def test_a_broken_plan_fails_the_checks():
     from robohw.legs.machine import plan_machine
     platform = load_platform("planar_3rpr")

@@ -25,8 +25,8 @@ and one platform solve, the CORDIC way.
    row of ``K / rho``: Givens rotations (:func:`robohw.legs.givens.givens_solve`). Moments
    about ``r`` rather than the centre of mass make the matrix the legs' own rows (the same
    forces: the two sets of equations differ by ``c x`` the force equation).
-3. **Scatter.** Every leg processor (CCMs ``leg{i}_h_``) adds ``m_u (a_u - g) . e = m_u (v1 - g1 + l_u |w_leg|^2)`` to its
-   ``f_i``: the actuator's force ``h_i``.
+3. **Scatter.** Every leg processor (CCMs ``leg{i}_h_``) adds ``m_u (a_u - g) . e = m_u (v1 -
+   g1 + l_u |w_leg|^2)`` to its ``f_i``: the actuator's force ``h_i``.
 
 A planar platform is the same graph with its structural zeros: constants that are zero drop
 their products, and a leg has no elevation.

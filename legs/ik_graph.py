@@ -53,8 +53,8 @@ from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 
-__all__ = ["leg_ik_graph", "leg_processors", "leg_ports", "angle_fields", "platform_format", "reach",
-           "pose_inputs", "pose_codes", "GUARD_BITS"]
+__all__ = ["leg_ik_graph", "leg_processors", "leg_ports", "angle_fields", "platform_format",
+           "reach", "pose_inputs", "pose_codes", "GUARD_BITS"]
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
 

@@ -23,10 +23,11 @@ Backends: ``float`` (the references) for every command; for ``ik``, ``jacobian``
 ``dynamics`` also the leg processors (:mod:`robohw.legs.ik_graph`,
 :mod:`robohw.legs.dynamics_graph`): ``model`` (bit-exact), ``rtl`` (the hardware simulated
 cycle by cycle: ``timing`` pipelined, word-serial or Gosselin's machine,
-:mod:`robohw.legs.leg_machine`) and ``compiled`` (the same compiled by Verilator). There a position outside the hardware's number format (beyond the
-platform's reach, :func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle
-holds exactly (2**(53 - width) turns or more) is ``out_of_format``, and a
-value the hardware flags as overflowing, which only a leg longer than the format's range makes,
+:mod:`robohw.legs.leg_machine`) and ``compiled`` (the same compiled by Verilator). There a
+position outside the hardware's number format (beyond the platform's reach,
+:func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle holds exactly
+(2**(53 - width) turns or more) is ``out_of_format``, and a value the hardware flags as
+overflowing, which only a leg longer than the format's range makes,
 ``outside_limits``; the condition number of the hardware's rows is computed in float64.
 For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, pipelined): a
 fixed number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the
@@ -51,7 +52,8 @@ from robohw.legs.leg_machine import LegMachine
 from robohw.legs.servo import SERVO_TIMINGS, FkServo, servo_model
 from robohw.progress import Progress
 from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
-                                                  forward_kinematics, jacobian)
+                                                  forward_kinematics, inverse_kinematics,
+                                                  jacobian)
 from robohw.sim.run import run_backend
 
 __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_columns",
@@ -283,10 +285,10 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
                                                    f"{platform!r}", progress)
         forces[rows] = real.to_float(codes) * scale.force
     flagged[rows] = ~valid
-    lengths, _ = jacobian(platform, states[:, :pose])
     _, condition = reference_dynamics(platform, states)
-    outside = _outside_stroke(platform, lengths) | \
-        ~STATE_LIMITS[platform.kind].within(platform, states[:, pose:pose + dof], states[:, pose + dof:])
+    limits = STATE_LIMITS[platform.kind]
+    outside = _outside_stroke(platform, inverse_kinematics(platform, states[:, :pose])) | \
+        ~limits.within(platform, states[:, pose:pose + dof], states[:, pose + dof:])
     reason = np.full(count, "ok", dtype=object)
     reason[~in_format] = "out_of_format"
     near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))

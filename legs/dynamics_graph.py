@@ -450,12 +450,13 @@ def _total(emit, name, values, label):
             if len(group) == 1:
                 merged.append(group[0])
                 continue
-            y = emit.add(f"{name}y{len(merged)}_{k}", group[0], group[1]) \
-                if len(group) > 1 else group[0]
-            x = emit.add(f"{name}x{len(merged)}_{k}", group[2], group[3]) \
-                if len(group) > 3 else (group[2] if len(group) > 2 else None)
-            merged.append(y if x is None else emit.mac(f"{name}s{len(merged)}_{k}", y,
-                                                       [(x, 1.0)], label))
+            y = emit.add(f"{name}y{len(merged)}_{k}", group[0], group[1])
+            if len(group) == 2:
+                merged.append(y)
+                continue
+            x = group[2] if len(group) == 3 else \
+                emit.add(f"{name}x{len(merged)}_{k}", group[2], group[3])
+            merged.append(emit.mac(f"{name}s{len(merged)}_{k}", y, [(x, 1.0)], label))
         ports = merged
     return emit.add(f"{name}c", ports[0], constant) if constant else ports[0]
 

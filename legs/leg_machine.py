@@ -1,27 +1,37 @@
 """Gosselin's machine in hardware: the plan of :mod:`robohw.legs.machine` as its program.
 
-Every processor is a register file and one :func:`~robohw.cordic.multimode.multimode_datapath`
-(the modes its CCMs use, at the graph's internal width); one cycle counter steps them all in
-lock step through the plan, as a horizontal micro-program: in a CCM's start cycle its
-processor forms the operands (:func:`robohw.ik.pipeline.hdl_operand`) into the unit's operand
-registers, the unit starts in the next, and in the cycle its result is at the unit's outputs
-the ports the graph reads are written into the register file. The bus is one
-``signed(width + guard_bits)`` word: in each transfer's cycle it carries the sender's register
-(or an input of the state) and every reader writes it into its own register file.
+Every processor is a register file (the plan's :attr:`~robohw.legs.machine.MachinePlan.
+registers`: values share registers when their lives do not overlap) and one
+:func:`~robohw.cordic.multimode.multimode_datapath` (the modes its CCMs use, at the graph's
+internal width). Nothing is decoded from a global cycle count: each processor runs short
+programs of events, a ROM each (the CCMs it issues, the results it writes back, the words it
+sends and receives), and the bus one of its own (which sender it carries). A program's
+sequencer counts down the cycles to its next event, so every action is a register's output
+in its cycle, decided a cycle ahead.
 
-A state is taken when the machine is idle; its outputs are offered ``latency`` cycles later and
-the next state may be taken in the cycle they leave. The error flag is sticky over a state:
-a CCM's domain error, an overflow of an operand or of a port the graph reads, a guarded value
-below its minimum, an output that saturates (``unreachable``, as the pipelines name it).
-The bits equal :func:`robohw.ik.model.evaluate_model` of the graph.
+One cycle each, so the clock meets the selections (:data:`~robohw.legs.machine.
+OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
 
-Registers: one per value a processor holds (its CCMs' ports that are read, the words it
-receives), never reused within a state.
+- a CCM's six reads (source and addend of ``x``, ``y``, ``z``) from its file into registers;
+  its operands formed from them (:func:`robohw.hw.fixed.hdl_add_sub_add`: sign, constant,
+  addend; saturation) into the unit's operand registers; the unit started;
+- a result at the unit's outputs written into the registers the program names;
+- a bus word read from the sender's file into its send register; across the bus (a selection
+  among the senders and the host's state registers) into the bus register; into the readers'
+  files.
+
+A state is taken when the machine is idle; its outputs are offered :attr:`LegMachine.latency`
+cycles later and the next state may be taken in the cycle they leave. The error flag is
+sticky over a state: a CCM's domain error, an overflow of an operand or of a port the graph
+reads, a guarded value below its minimum, an output that saturates (``unreachable``, as the
+pipelines name it). The bits equal :func:`robohw.ik.model.evaluate_model` of the graph.
 """
 
 from collections import defaultdict
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, Value, signed
+from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth.lib import data
+from amaranth.lib.memory import Memory
 
 from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.multimode import multimode_datapath
@@ -29,42 +39,58 @@ from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_a
                              hdl_round_shift, hdl_saturate)
 from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import guard_code
-from robohw.legs.machine import WRITEBACK_CYCLES, plan_machine
+from robohw.legs.machine import BUS_CYCLES, OPERAND_CYCLES, WRITEBACK_CYCLES, plan_machine
 
-__all__ = ["LegMachine"]
+__all__ = ["LegMachine", "DECODE_CYCLES"]
+
+# The plan's cycle 0 is the machine's cycle 1: the first bus word's read is decoded in cycle 0.
+DECODE_CYCLES = 1
+_SLOTS = "xyz"
+_PORTS = "xyz"
 
 
-def _shared_operand(m, name, operands, slot, index, read, width, frac_bits, guard):
-    """``(value, overflow)``: operand ``slot`` of the CCM ``index`` picks from ``operands``
-    (``[(ccm, Operand)]``), formed as :func:`robohw.ik.pipeline.hdl_operand` forms it but on
-    one adder shared by all of them: the sources, signs and constants are chosen first."""
-    inside = width + guard
-    zero = Const(0, signed(inside))
-    rows = []
-    for ccm, op in operands:
-        angle = ccm.system is System.CIRCULAR and slot == "z"
-        constant = int(angle_to_code(op.constant, inside)) if angle else \
-            round(op.constant / 2.0 ** -(frac_bits + guard))
-        source = zero if op.source is None else read(op.source, op.port)
-        addend = zero if op.addend is None else read(op.addend.source, op.addend.port)
-        rows.append((source, int(op.sign < 0 and op.source is not None), constant, addend,
-                     int(op.addend is not None and op.addend.sign < 0), int(op.turns),
-                     int(angle)))
-    # Each choice a signal of its own: arithmetic on an Array element would be built once
-    # for every element.
-    column = []
-    for k, field in enumerate(("source", "minus", "constant", "addend", "addend_minus",
-                               "turns", "angle")):
-        chosen = Array(Value.cast(row[k]) for row in rows)[index]
-        wire = Signal(chosen.shape(), name=f"{name}_{slot}_{field}")
-        m.d.comb += wire.eq(chosen)
-        column.append(wire)
-    source, minus, constant, addend, addend_minus, turns, angle = column
-    if any(row[5] for row in rows):      # a real in turns: exactly a binary angle, shifted
-        source = Mux(turns, source << (width - frac_bits), source)
-    value = hdl_add_sub_add(constant, source, minus, addend, addend_minus)
-    saturated, overflow = hdl_saturate(value, inside)
-    return Mux(angle, value[:inside].as_signed(), saturated), overflow & ~angle
+def _program(m, name, events, take, running, widths=None):
+    """A sequencer of ``events`` (``[(cycle, {field: int >= 0})]``, cycles distinct and at
+    least 0, counted from the first running cycle): returns ``(fire, row)``, ``fire`` high in
+    each event's cycle and ``row`` (a view of the event's fields, read from a ROM; each as
+    wide as its largest value, or as ``widths`` says) valid in it.
+
+    The ROM holds each event's fields and the cycles to the next event; a down-counter waits
+    them out and the ROM's read port is addressed a cycle ahead, so ``fire`` is a register and
+    events may follow in consecutive cycles."""
+    events = sorted(events, key=lambda e: e[0])
+    cycles = [c for c, _ in events]
+    if len(set(cycles)) != len(cycles) or cycles[0] < 0:
+        raise ValueError(f"{name}: events need distinct cycles from 0, not {cycles}")
+    gaps = [b - a for a, b in zip(cycles, cycles[1:])] + [0]     # 0: the last event
+    fields = {f: max(max(v[f] for _, v in events).bit_length(), 1) for f in events[0][1]}
+    fields.update(widths or {})
+    layout = data.StructLayout({**fields, "gap": max(max(gaps).bit_length(), 1)})
+    rom = Memory(shape=layout, depth=len(events),
+                 init=[{**v, "gap": g} for (_, v), g in zip(events, gaps)])
+    m.submodules[f"{name}_rom"] = rom
+    port = rom.read_port(domain="sync")
+    index = Signal(range(len(events) + 1), name=f"{name}_index")
+    fire, done = Signal(name=f"{name}_fire"), Signal(name=f"{name}_done")
+    count = Signal(range(max(max(gaps), cycles[0], 2)), name=f"{name}_count")
+    row = port.data
+    address = Mux(take, 0, Mux(fire, index + 1, index))
+    m.d.comb += port.addr.eq(address)
+    m.d.sync += index.eq(address)
+    with m.If(take):
+        m.d.sync += [fire.eq(cycles[0] == 0), count.eq(max(cycles[0] - 1, 0)), done.eq(0)]
+    with m.Elif(running):
+        with m.If(fire):
+            with m.If(row.gap == 0):
+                m.d.sync += [fire.eq(0), done.eq(1)]
+            with m.Else():
+                m.d.sync += [fire.eq(row.gap == 1), count.eq(row.gap - 2)]
+        with m.Elif(~done):
+            with m.If(count == 0):
+                m.d.sync += fire.eq(1)
+            with m.Else():
+                m.d.sync += count.eq(count - 1)
+    return fire, row
 
 
 class LegMachine(StreamPipeline):
@@ -101,9 +127,8 @@ class LegMachine(StreamPipeline):
         self._graph = graph
         self._formats = {"width": width, "frac_bits": frac_bits, "guard_bits": guard_bits}
         self._plan = plan_machine(graph, **self._formats, processors=processors)
-        if min(self._plan.start.values()) < 1:   # the issue is decoded a cycle ahead
-            raise ValueError(f"{graph.name}: a CCM of constants alone; the machine's CCMs read "
-                             f"a value")
+        if any(source not in self._plan.processor for source, _ in graph.outputs.values()):
+            raise ValueError(f"{graph.name}: the machine's outputs are CCM ports")
         super().__init__({name: signed(width) for name in graph.inputs},
                          {**{name: signed(width) for name in graph.outputs},
                           "unreachable": 1}, tag_width=tag_width)
@@ -129,9 +154,10 @@ class LegMachine(StreamPipeline):
 
     @property
     def latency(self):
-        """Cycles from an input transfer to its outputs: one to take the state, the plan's
-        latency (its last value written), one to offer the outputs."""
-        return self._plan.latency + 2
+        """Cycles from an input transfer to its outputs: one to take the state,
+        :data:`DECODE_CYCLES`, the plan's latency (its last value written), one to offer the
+        outputs."""
+        return 1 + DECODE_CYCLES + self._plan.latency + 1
 
     @property
     def interval(self):
@@ -146,10 +172,12 @@ class LegMachine(StreamPipeline):
                                                               "guard_bits"))
         inside = width + guard
         by_name = {c.name: c for c in graph.ccms}
+        lsb = FixedFormat(inside, frac_bits + guard).lsb
 
-        # Control: take a state when idle, run the counter through the plan, offer the
-        # outputs, take the next state in the cycle they leave.
-        cycle = Signal(range(plan.latency + 1), name="cycle")
+        # Control: take a state when idle, run through the plan, offer the outputs, take the
+        # next state in the cycle they leave. Plan cycle p is running cycle p + DECODE_CYCLES.
+        end = plan.latency + DECODE_CYCLES
+        cycle = Signal(range(end + 1), name="cycle")
         running, offered = Signal(name="running"), Signal(name="offered")
         take = Signal()
         m.d.comb += [self.i.ready.eq(~running & (~offered | self.o.ready)),
@@ -158,64 +186,89 @@ class LegMachine(StreamPipeline):
             m.d.sync += offered.eq(0)
         with m.If(running):
             m.d.sync += cycle.eq(cycle + 1)
-            with m.If(cycle == plan.latency):
+            with m.If(cycle == end):
                 m.d.sync += [running.eq(0), offered.eq(1)]
         error = Signal(name="error")
-        flags = []                       # (cycle, flag): OR-ed into error in that cycle
-        state = {}
-        for name in graph.inputs:        # exact: guard bits are fraction bits
-            state[name] = Signal(signed(inside), name=f"in_{name}", reset_less=True)
+        flags = []                       # registered flags, OR-ed into error in the next cycle
+        state = [Signal(signed(inside), name=f"in_{name}", reset_less=True)
+                 for name in graph.inputs]  # exact: guard bits are fraction bits
         tag = Signal(self.tag_width, name="tag", reset_less=True)
         with m.If(take):
-            m.d.sync += [running.eq(1), cycle.eq(0), error.eq(0), tag.eq(self.i.payload.tag)]
-            m.d.sync += [state[n].eq(getattr(self.i.payload, n).as_signed() << guard)
-                         for n in graph.inputs]
+            m.d.sync += [running.eq(1), cycle.eq(0), tag.eq(self.i.payload.tag)]
+            m.d.sync += [reg.eq(getattr(self.i.payload, n).as_signed() << guard)
+                         for n, reg in zip(graph.inputs, state)]
 
-        # Register files: (value, processor) -> register; a value is (source, port), an
-        # input's port None.
-        files = {}
+        def program(name, events, widths=None):
+            """``(fire, row)`` of ``events`` given at plan cycles (decoded one cycle ahead)."""
+            return _program(m, name, [(c - 1 + DECODE_CYCLES, f) for c, f in events],
+                            take, running, widths)
 
-        def register(value, processor):
-            key = (value, processor)
-            if key not in files:
-                files[key] = Signal(signed(inside), reset_less=True,
-                                    name=f"p{processor}_{value[0]}_{value[1] or 'in'}")
-            return files[key]
+        def registered(name, value, shape=None):
+            reg = Signal(shape if shape is not None else value.shape(), name=name,
+                         reset_less=True)
+            m.d.sync += reg.eq(value)
+            return reg
 
-        def read_at(processor):
-            def read(source, port):
-                if source in by_name:
-                    return register((source, port), processor)
-                return register((source, None), processor)
-            return read
-
-        lsb = FixedFormat(inside, frac_bits + guard).lsb
         guards = defaultdict(list)
         for g in graph.guards:
             guards[g.source].append(g)
 
-        def guarded(source, port, value):
-            small = [(value < guard_code(g, lsb)) & (value > -guard_code(g, lsb))
-                     for g in guards[source] if port is None or g.port == port]
-            return Cat(*small).any() if small else None
+        def guard_of(source, port):
+            codes = [guard_code(g, lsb) for g in guards[source] if port is None or
+                     g.port == port]
+            return max(codes, default=0)
 
-        # The bus: one word a cycle, the sender's register (or an input of the state).
-        bus = Signal(signed(inside), name="bus")
-        with m.Switch(cycle):
-            for t in plan.transfers:
-                with m.Case(t.cycle):
-                    value = (t.source, t.port)
-                    source = state[t.source] if t.sender is None else \
-                        register(value, t.sender)
-                    m.d.comb += bus.eq(source)
-        for t in plan.transfers:
-            for reader in t.readers:
-                with m.If(running & (cycle == t.cycle)):
-                    m.d.sync += register((t.source, t.port), reader).eq(bus)
-        for name in graph.inputs:
-            small = guarded(name, None, state[name])
-            if small is not None:
-                flags.append((0, small))
+        def below(value, code):          # a guarded value below its minimum (code 0: none)
+            return (value < code) & (value > -code)
+
+        input_guards = [below(reg, guard_of(n, None)) for n, reg in zip(graph.inputs, state)
+                        if guard_of(n, None)]
+        if input_guards:
+            flags.append(registered("input_guard", running & (cycle == 0) &
+                                    Cat(*input_guards).any(), 1))
+
+        # The register files.
+        files = defaultdict(dict)        # processor -> {value: register index}
+        for (value, processor), index in plan.registers.items():
+            files[processor][value] = index
+        regs = {p: [Signal(signed(inside), name=f"p{p}_r{r}", reset_less=True)
+                    for r in range(plan.register_count(p))] for p in files}
+        writes = defaultdict(list)       # (processor, register) -> [(enable, value)]
+
+        # The bus: each sender's send register, the bus register, the readers' writes.
+        senders = sorted({t.sender for t in plan.transfers}, key=lambda s: -1 if s is None
+                         else s)
+        send_regs = {}
+        for sender in senders:
+            words = [t for t in plan.transfers if t.sender == sender]
+            source = state if sender is None else regs[sender]
+            index = files[sender] if sender is not None else \
+                {(n, None): k for k, n in enumerate(graph.inputs)}
+            name = "host" if sender is None else f"p{sender}"
+            fire, row = program(f"{name}_send",
+                                [(t.cycle, {"read": index[(t.source, t.port)]}) for t in words])
+            select = Signal(range(max(len(source), 2)), name=f"{name}_send_select",
+                            reset_less=True)
+            with m.If(fire):
+                m.d.sync += select.eq(row.read)
+            send_regs[sender] = registered(f"{name}_send", Array(source)[select])
+        bus_fire, bus_row = program("bus", [(t.cycle + 1, {"sender": senders.index(t.sender)})
+                                            for t in plan.transfers])
+        bus_select = Signal(range(max(len(senders), 2)), name="bus_select", reset_less=True)
+        with m.If(bus_fire):
+            m.d.sync += bus_select.eq(bus_row.sender)
+        bus = registered("bus", Array(send_regs[s] for s in senders)[bus_select])
+        for processor in files:
+            words = [t for t in plan.transfers if processor in t.readers]
+            if not words:
+                continue
+            fire, row = program(f"p{processor}_receive",
+                                [(t.cycle + BUS_CYCLES - 1,
+                                  {"write": files[processor][(t.source, t.port)]})
+                                 for t in words])
+            for r in sorted({files[processor][(t.source, t.port)] for t in words}):
+                enable = registered(f"p{processor}_r{r}_receive", fire & (row.write == r), 1)
+                writes[(processor, r)].append((enable, bus))
 
         # The processors.
         own = defaultdict(list)
@@ -223,68 +276,132 @@ class LegMachine(StreamPipeline):
             own[plan.processor[name]].append(name)
         for processor, names in sorted(own.items()):
             names.sort(key=plan.start.get)
+            p = f"p{processor}"
+            index = files[processor]
             modes = sorted({(by_name[n].system, by_name[n].direction, by_name[n].expansion)
                             for n in names}, key=str)
-            mode_configs = [CordicConfig(s, d, width=inside, frac_bits=frac_bits + guard,
-                                         expansion=e) for s, d, e in modes]
-            mode_of = {n: modes.index((by_name[n].system, by_name[n].direction,
-                                       by_name[n].expansion)) for n in names}
-            # The micro-program's issue: the CCM whose operands are formed in this cycle, its
-            # index registered a cycle ahead (the counter's next value is known).
-            issuing = Signal(name=f"p{processor}_issuing")
-            index = Signal(range(max(len(names), 2)), name=f"p{processor}_index")
-            m.d.sync += issuing.eq(0)
-            with m.Switch(cycle):
-                for k, name in enumerate(names):
-                    with m.Case(plan.start[name] - 1):
-                        m.d.sync += [index.eq(k), issuing.eq(running)]
+            configs = [CordicConfig(s, d, width=inside, frac_bits=frac_bits + guard,
+                                    expansion=e) for s, d, e in modes]
+
+            def read_key(source, port):
+                return (source, port if source in plan.processor else None)
+
+            # Issue: the reads in the CCM's start cycle, the operands in the next, the unit
+            # started in the one after (OPERAND_CYCLES).
+            issues = []
+            for n in names:
+                ccm, fields = by_name[n], {}
+                fields["mode"] = modes.index((ccm.system, ccm.direction, ccm.expansion))
+                for slot in _SLOTS:
+                    op = getattr(ccm, slot)
+                    angle = ccm.system is System.CIRCULAR and slot == "z"
+                    constant = int(angle_to_code(op.constant, inside)) if angle else \
+                        round(op.constant / 2.0 ** -(frac_bits + guard))
+                    fields.update({
+                        f"{slot}_source": 0 if op.source is None else
+                        index[read_key(op.source, op.port)],
+                        f"{slot}_use": int(op.source is not None),
+                        f"{slot}_minus": int(op.sign < 0 and op.source is not None),
+                        f"{slot}_constant": constant % (1 << inside),
+                        f"{slot}_addend": 0 if op.addend is None else
+                        index[read_key(op.addend.source, op.addend.port)],
+                        f"{slot}_add": int(op.addend is not None),
+                        f"{slot}_addend_minus": int(op.addend is not None and
+                                                    op.addend.sign < 0),
+                        f"{slot}_turns": int(op.turns), f"{slot}_angle": int(angle)})
+                issues.append((plan.start[n], fields))
+            fire, row = program(f"{p}_issue", issues,
+                                {f"{slot}_constant": inside for slot in _SLOTS})
+            decoded = {f: Signal(len(getattr(row, f)), name=f"{p}_issue_{f}", reset_less=True)
+                       for f in issues[0][1]}
+            with m.If(fire):
+                m.d.sync += [reg.eq(getattr(row, f)) for f, reg in decoded.items()]
+            issued = registered(f"{p}_issued", fire, 1)
+            file = Array(regs[processor])
+            read, later = {}, {}
+            for slot in _SLOTS:
+                for part, use in (("source", "use"), ("addend", "add")):
+                    value = Mux(decoded[f"{slot}_{use}"], file[decoded[f"{slot}_{part}"]], 0)
+                    read[(slot, part)] = registered(f"{p}_read_{slot}_{part}", value,
+                                                    signed(inside))
+            for f, reg in decoded.items():
+                if not f.endswith(("_source", "_addend", "_use", "_add")):
+                    later[f] = registered(f"{p}_formed_{f}", reg)
+            forming = registered(f"{p}_forming", issued, 1)
             operands, overflows = {}, []
-            for slot in "xyz":
-                value, overflow = _shared_operand(
-                    m, f"p{processor}", [(by_name[n], getattr(by_name[n], slot)) for n in names],
-                    slot, index, read_at(processor), width, frac_bits, guard)
-                operands[slot] = Signal(signed(inside), name=f"p{processor}_op_{slot}",
+            for slot in _SLOTS:
+                source = read[(slot, "source")]
+                turns = later[f"{slot}_turns"]
+                source = Mux(turns, source << (width - frac_bits), source)
+                value = hdl_add_sub_add(later[f"{slot}_constant"].as_signed(), source,
+                                        later[f"{slot}_minus"], read[(slot, "addend")],
+                                        later[f"{slot}_addend_minus"])
+                saturated, overflow = hdl_saturate(value, inside)
+                angle = later[f"{slot}_angle"]
+                operands[slot] = Signal(signed(inside), name=f"{p}_op_{slot}",
                                         reset_less=True)
-                with m.If(issuing):
-                    m.d.sync += operands[slot].eq(value)
-                overflows.append(overflow)
-            mode = Signal(range(max(len(modes), 2)), name=f"p{processor}_mode",
-                          reset_less=True)
-            start = Signal(name=f"p{processor}_start")
-            m.d.sync += [mode.eq(Array(Const(mode_of[n], mode.shape()) for n in names)[index]),
-                         start.eq(issuing)]
-            with m.If(issuing & Cat(*overflows).any()):
-                m.d.sync += error.eq(1)
-            unit = multimode_datapath(m, mode_configs, operands["x"], operands["y"],
-                                      operands["z"], mode, start, name=f"p{processor}_cordic")
-            for name in names:
-                # The result is at the unit's outputs in the cycle before its write-back.
-                ready = plan.finish[name] - WRITEBACK_CYCLES
-                ports = graph.used_ports(name)
-                with m.If(running & (cycle == ready)):
-                    for port in ports:
-                        m.d.sync += register((name, port), processor).eq(unit.outputs[port])
-                flag = Cat(unit.outputs["domain_error"],
-                           *(unit.outputs[f"{p}_overflow"] for p in ports)).any()
-                for port in ports:
-                    small = guarded(name, port, unit.outputs[port])
-                    if small is not None:
-                        flag = flag | small
-                flags.append((ready, flag))
-        with m.If(running):
-            with m.Switch(cycle):
-                by_cycle = defaultdict(list)
-                for at, flag in flags:
-                    by_cycle[at].append(flag)
-                for at, listed in sorted(by_cycle.items()):
-                    with m.Case(at):
-                        with m.If(Cat(*listed).any()):
-                            m.d.sync += error.eq(1)
+                with m.If(forming):
+                    m.d.sync += operands[slot].eq(Mux(angle, value[:inside].as_signed(),
+                                                      saturated))
+                overflows.append(overflow & ~angle)
+            flags.append(registered(f"{p}_operand_overflow", forming & Cat(*overflows).any(),
+                                    1))
+            mode = registered(f"{p}_mode", later["mode"])
+            start = registered(f"{p}_start", forming, 1)
+            unit = multimode_datapath(m, configs, operands["x"], operands["y"],
+                                      operands["z"], mode, start, name=f"{p}_cordic")
+
+            # Write-back: the result is at the unit's outputs in the cycle before its
+            # finish (WRITEBACK_CYCLES).
+            backs = []
+            for n in names:
+                fields = {}
+                for port in _PORTS:
+                    key = ((n, port), processor)
+                    fields[f"{port}_write"] = plan.registers.get(key, 0)
+                    fields[f"{port}_keep"] = int(key in plan.registers)
+                    fields[f"{port}_check"] = int(port in graph.used_ports(n))
+                    fields[f"{port}_guard"] = guard_of(n, port) \
+                        if port in graph.used_ports(n) else 0
+                backs.append((plan.finish[n] - WRITEBACK_CYCLES, fields))
+            fire, row = program(f"{p}_writeback", backs)
+            checks = {f: registered(f"{p}_writeback_{f}", getattr(row, f))
+                      for f in backs[0][1] if f.endswith(("_check", "_guard"))}
+            writing = registered(f"{p}_writing", fire, 1)
+            flag = unit.outputs["domain_error"]
+            for port in _PORTS:
+                flag = flag | (checks[f"{port}_check"] & unit.outputs[f"{port}_overflow"])
+                if any(f[f"{port}_guard"] for _, f in backs):
+                    flag = flag | below(unit.outputs[port],
+                                        checks[f"{port}_guard"].as_unsigned())
+            flags.append(registered(f"{p}_result_flag", writing & flag, 1))
+            kept = {(r, value[1]) for value, r in index.items()
+                    if value[0] in by_name and plan.processor[value[0]] == processor}
+            for r, port in sorted(kept):
+                enable = registered(f"{p}_r{r}_{port}_back", fire & getattr(row, f"{port}_keep")
+                                    & (getattr(row, f"{port}_write") == r), 1)
+                writes[(processor, r)].append((enable, unit.outputs[port]))
+
+        # Every register takes the source its enable names (one at a time, by the plan).
+        for (processor, r), sources in writes.items():
+            reg = regs[processor][r]
+            by_value = defaultdict(list)
+            for enable, value in sources:
+                by_value[id(value)].append((enable, value))
+            for listed in by_value.values():
+                with m.If(Cat(*(e for e, _ in listed)).any()):
+                    m.d.sync += reg.eq(listed[0][1])
+
+        with m.If(take):
+            m.d.sync += error.eq(0)
+        with m.Elif(Cat(*flags).any()):
+            m.d.sync += error.eq(1)
 
         # The outputs, from the register files: rounded half to even to the ports.
         saturated = []
         for name, (source, port) in graph.outputs.items():
-            value = hdl_round_shift(register((source, port), plan.processor[source]), guard,
+            owner = plan.processor[source]
+            value = hdl_round_shift(regs[owner][files[owner][(source, port)]], guard,
                                     Rounding.HALF_EVEN)
             if graph.is_angle(source, port):
                 value = value[:width].as_signed()

@@ -10,16 +10,20 @@ The machine (ours; the paper's Figs. 2 and 4 are not in the text):
   and the solve, the pose update); with ``processors=1`` one processor runs them all (the
   paper's serial baseline);
 - a CCM starts when its processor's CORDIC is free and its operands are in its registers;
-  it takes one cycle to form its operands (:data:`robohw.ik.pipeline.OPERAND_REGISTERS`), then
-  :func:`robohw.cordic.word_serial.word_serial_period` cycles to its result, and one to write
-  it into the register file; its CORDIC takes the next CCM after its register steps (``C R``
-  cycles, the word-serial unit's interval), all at the graph's internal width
-  (:class:`robohw.cordic.multimode.MultiModeCordic`);
-- the bus moves one word a cycle, readable by its destinations in the next: the graph's
-  inputs first (a broadcast: every processor that reads a word takes it from the one
+  it takes two cycles to form its operands (:data:`OPERAND_CYCLES`: its registers read, then
+  the operand adder), then :func:`robohw.cordic.word_serial.word_serial_period` cycles to its
+  result, and one to write it into the register file; its CORDIC takes the next CCM after its
+  register steps (``C R`` cycles, the word-serial unit's interval), all at the graph's
+  internal width (:class:`robohw.cordic.multimode.MultiModeCordic`);
+- the bus moves one word a cycle, readable by its destinations :data:`BUS_CYCLES` later: the
+  graph's inputs first (a broadcast: every processor that reads a word takes it from the one
   transfer), then every value one processor computes and another reads, once per value;
 - both list-schedule by urgency: the longest chain of cycles from the CCM (or a word's most
-  urgent reader) to the end.
+  urgent reader) to the end;
+- each processor's values share its registers: a value holds a register from the cycle it is
+  readable to its last read (by a CCM, the bus, or the outputs: to the end), and the left-edge
+  rule gives each value the first register free then (:attr:`MachinePlan.registers`, as few
+  as the most values alive at once).
 
 The outputs stay where they are computed (each actuator's force on its leg's processor).
 :class:`robohw.legs.leg_machine.LegMachine` is this machine in hardware, the plan its program.
@@ -35,12 +39,17 @@ from robohw.cordic.datapath import register_steps
 from robohw.cordic.word_serial import word_serial_period
 
 __all__ = ["MachinePlan", "plan_machine", "processor_of", "ccm_timing", "OPERAND_CYCLES",
-           "WRITEBACK_CYCLES", "PHASES"]
+           "WRITEBACK_CYCLES", "BUS_CYCLES", "PHASES"]
 
-# One register stage forms a CCM's operands (sign, constant, addend), as in the pipelines
-# (robohw.ik.pipeline.OPERAND_REGISTERS); one more writes a result into the register file.
-OPERAND_CYCLES = 1
+# A CCM's operands: its registers read (one register stage: a selection among the file),
+# then formed (sign, constant, addend: one adder) into the unit's operand registers; one more
+# cycle writes a result into the register file. Each its own cycle for the clock
+# (robohw.legs.leg_machine).
+OPERAND_CYCLES = 2
 WRITEBACK_CYCLES = 1
+# A bus word: read from the sender's file, across the bus (a selection among the senders),
+# written into the readers' files; readable in the cycle after.
+BUS_CYCLES = 3
 
 # What the phases of the report are, by CCM name (robohw.legs.dynamics_graph) and bus word.
 PHASES = ("broadcast", "legs", "gather", "solve", "scatter", "forces")
@@ -85,8 +94,10 @@ class Transfer:
 class MachinePlan:
     """The cycle-by-cycle plan of a task graph on the machine: every CCM's ``start`` and
     ``finish`` (its result readable from then), its ``processor``, the bus ``transfers``, the
-    ``latency`` (cycles from the first bus word to the last result) and every processor's
-    ``busy`` cycles (its CORDIC occupied)."""
+    ``latency`` (cycles from the first bus word to the last result), every processor's
+    ``busy`` cycles (its CORDIC occupied) and ``registers``: ``{(value, processor): index}``
+    of every value a processor holds (``value`` = ``(source, port)``, an input's port
+    ``None``) in that processor's register file (see the module docstring)."""
     graph: object
     processors: int
     start: dict = field(default_factory=dict)
@@ -95,6 +106,12 @@ class MachinePlan:
     transfers: list = field(default_factory=list)
     busy: dict = field(default_factory=dict)
     latency: int = 0
+    registers: dict = field(default_factory=dict)
+
+    def register_count(self, processor):
+        """Registers in ``processor``'s file."""
+        return 1 + max((r for (_, p), r in self.registers.items() if p == processor),
+                       default=-1)
 
     def phase_spans(self):
         """``{phase: (first cycle, last cycle + 1, count)}``: the bus words of each kind and
@@ -205,7 +222,7 @@ def plan_machine(graph, *, width=24, frac_bits=None, guard_bits=0, processors=No
             plan.transfers.append(Transfer(cycle, value[0], value[1], where.get(value[0]),
                                            tuple(sorted(readers[value]))))
             for reader in readers[value]:
-                arrived[(value, reader)] = cycle + 1
+                arrived[(value, reader)] = cycle + BUS_CYCLES
             moved = True
         # Every free processor starts its most urgent ready CCM.
         best = {}
@@ -233,4 +250,38 @@ def plan_machine(graph, *, width=24, frac_bits=None, guard_bits=0, processors=No
             raise RuntimeError(f"{graph.name}: the machine deadlocks at cycle {cycle}")
         cycle = min(events)
     plan.latency = max(plan.finish.values())
+    plan.registers = _allocate(plan, reads, arrived)
     return plan
+
+
+def _allocate(plan, reads, arrived):
+    """``{(value, processor): register}`` by the left-edge rule over each value's lifetime
+    (readable from ``[0]``, last read at ``[1]``)."""
+    graph = plan.graph
+    end = plan.latency + 1                # the outputs are read until the state leaves
+    life = {}
+
+    def use(key, first, last):
+        low, high = life.get(key, (first, last))
+        life[key] = (min(low, first), max(high, last))
+
+    for name, values in reads.items():
+        here = plan.processor[name]
+        for value in values:
+            own = value[0] in plan.processor and plan.processor[value[0]] == here
+            use((value, here), plan.finish[value[0]] if own else arrived[(value, here)],
+                plan.start[name])
+    for t in plan.transfers:
+        if t.sender is not None:
+            use(((t.source, t.port), t.sender), plan.finish[t.source], t.cycle)
+    for source, port in graph.outputs.values():
+        use(((source, port), plan.processor[source]), plan.finish[source], end)
+    registers, free_from = {}, defaultdict(list)     # processor -> each register's next free
+    for key, (first, last) in sorted(life.items(), key=lambda item: (item[1], str(item[0]))):
+        files = free_from[key[1]]
+        index = next((r for r, free in enumerate(files) if free <= first), len(files))
+        if index == len(files):
+            files.append(0)
+        files[index] = last + 1
+        registers[key] = index
+    return registers

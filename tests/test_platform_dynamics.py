@@ -263,7 +263,7 @@ def _check_plan(plan, timing):
         for reader in t.readers:
             key = (t.source, t.port, reader)
             assert key not in arrivals                        # each value once
-            arrivals[key] = t.cycle + 1
+            arrivals[key] = t.cycle + 3   # read, across the bus, written
     for ccm in graph.ccms:
         here = plan.processor[ccm.name]
         for _, operand in ccm.operands():
@@ -282,12 +282,55 @@ def _check_plan(plan, timing):
         for first, second in zip(own, own[1:]):
             assert plan.start[second] >= plan.start[first] + timing[first][1]
         assert plan.busy[processor] == sum(timing[n][1] for n in own)
+    _check_registers(plan, arrivals)
+
+
+def _check_registers(plan, arrivals):
+    """No two values a processor holds at once share a register: a value is there from the
+    cycle it is readable (its CCM's finish, or its word's arrival) to its last read (a CCM's
+    start, a bus word's cycle, or the end for an output)."""
+    graph, lives = plan.graph, {}
+
+    def hold(value, processor, first, last):
+        low, high = lives.get((value, processor), (first, last))
+        lives[(value, processor)] = (min(low, first), max(high, last))
+
+    for ccm in graph.ccms:
+        here = plan.processor[ccm.name]
+        for _, operand in ccm.operands():
+            for source, port in operand.sources():
+                if source in plan.processor and plan.processor[source] == here:
+                    hold((source, port), here, plan.finish[source], plan.start[ccm.name])
+                else:
+                    port = port if source in plan.processor else None
+                    hold((source, port), here, arrivals[(source, port, here)],
+                         plan.start[ccm.name])
+    for t in plan.transfers:
+        if t.sender is not None:
+            hold((t.source, t.port), t.sender, plan.finish[t.source], t.cycle)
+    for source, port in graph.outputs.values():
+        hold((source, port), plan.processor[source], plan.finish[source], plan.latency + 1)
+    assert set(lives) == set(plan.registers)
+    by_register = {}
+    for (value, processor), (first, last) in lives.items():
+        by_register.setdefault((processor, plan.registers[(value, processor)]), []).append(
+            (first, last))
+    for spans in by_register.values():
+        spans.sort()
+        for (_, last), (first, _) in zip(spans, spans[1:]):
+            assert last < first          # read (at the latest) before the next is written
+    # As few registers as the most values alive at once, on every processor.
+    for processor in set(plan.processor.values()):
+        mine = [span for (_, p), span in lives.items() if p == processor]
+        alive = max(sum(first <= c <= last for first, last in mine)
+                    for c in {first for first, _ in mine})
+        assert plan.register_count(processor) == alive
 
 
 def _ccm_timing(graph, formats):
-    """Each CCM's (latency, occupancy) on a word-serial CORDIC, derived here: the operand
-    register, the load, two cycles a register step, the finish stages and the write-back; the
-    CORDIC is free again after the steps."""
+    """Each CCM's (latency, occupancy) on a word-serial CORDIC, derived here: the registers
+    read, the operands formed, the load, two cycles a register step, the finish stages and
+    the write-back; the CORDIC is free again after the steps."""
     from robohw.cordic.config import CordicConfig
     from robohw.cordic.datapath import finish_stages, register_steps
     width, frac = formats["width"] + formats["guard_bits"], \
@@ -296,7 +339,7 @@ def _ccm_timing(graph, formats):
     for ccm in graph.ccms:
         config = CordicConfig(ccm.system, ccm.direction, width=width, frac_bits=frac)
         steps = len(register_steps(config))
-        out[ccm.name] = (1 + 1 + 2 * steps + len(finish_stages(config)) + 1, 2 * steps)
+        out[ccm.name] = (2 + 1 + 2 * steps + len(finish_stages(config)) + 1, 2 * steps)
     return out
 
 
@@ -327,7 +370,9 @@ def test_machine_plans_keep_every_rule_and_count_the_phases(name):
             assert {t.phase for t in parallel.transfers} == {"broadcast"}
             own = sum(t[1] for n, t in timing.items() if n.startswith("leg1_"))
             assert set(parallel.busy.values()) == {own}
-            assert serial.latency / parallel.latency > 0.95 * legs
+            # Close to the legs' count: the broadcast and each leg's waits on its own
+            # results are not divided.
+            assert serial.latency / parallel.latency > 0.9 * legs
 
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
@@ -354,6 +399,12 @@ def test_a_broken_plan_fails_the_checks():
     plan = plan_machine(graph, **formats)
     late = max(plan.start, key=plan.start.get)
     plan.start[late] -= 1                 # one cycle early
+    with pytest.raises(AssertionError):
+        _check_plan(plan, timing)
+    plan = plan_machine(graph, **formats)
+    value = next(k for k in plan.registers if k[0][0].startswith("leg1_"))
+    others = [k for k in plan.registers if k[1] == value[1] and k != value]
+    plan.registers[value] = plan.registers[others[0]]   # two values in one register
     with pytest.raises(AssertionError):
         _check_plan(plan, timing)
 
@@ -388,12 +439,12 @@ def test_the_machine_runs_the_planar_dynamics_as_the_model_under_stalls():
                                    source_valid=lambda c: source[c % 3],
                                    sink_ready=lambda c: sink[c % 7])
     assert valid.tolist() == [True, False, True]
-    # Latency: the state taken, the plan (its rules checked above), the outputs offered; a
-    # stalled sink only delays the transfer.
+    # Latency: the state taken, the first bus word's read decoded, the plan (its rules
+    # checked above), the outputs offered; a stalled sink only delays the transfer.
     timing = _ccm_timing(graph, formats)
     _check_plan(dut.plan, timing)
     waits = np.subtract(run.output_cycles, run.input_cycles)
-    assert waits.min() == max(dut.plan.finish.values()) + 2 == dut.latency
+    assert waits.min() == 1 + 1 + max(dut.plan.finish.values()) + 1 == dut.latency
 
 
 @pytest.mark.parametrize("processors", [None, 1])
@@ -405,7 +456,7 @@ def test_the_machine_runs_the_kinematics_one_state_per_latency(processors):
     poses = sample_poses(platform, 4, np.random.default_rng(10))
     dut, run, _ = _machine_run(platform, graph, formats, pose_inputs(platform, poses),
                                pose_codes(platform, poses, width), 4, processors)
-    latency = max(dut.plan.finish.values()) + 2
+    latency = 1 + 1 + max(dut.plan.finish.values()) + 1
     assert dut.latency == latency and dut.interval == latency
     assert np.diff(run.input_cycles).tolist() == [latency] * 3
     assert set(dut.plan.processor.values()) == ({0} if processors else {1, 2, 3})

@@ -40,7 +40,7 @@ stream's output queue (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`
 result under backpressure.
 """
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
@@ -48,57 +48,14 @@ from robohw.dataflow.component import within_limits
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.dynamics.pipeline import state_fields
 from robohw.hw.fixed import rounding_increment, rounding_shift
+from robohw.hw.register_file import one_hot, read_copies, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["NewtonEulerArray", "read_port"]
+__all__ = ["NewtonEulerArray"]
 
 
 def _bits(limit):
     return max(1, int(limit).bit_length())
-
-
-# Data bits each copy of a read port's address selects: one address register driving all 18
-# bits' trees (576 LUT inputs from its lowest bit) routed in 21.8 ns, the array's first limit.
-READ_SLICE_BITS = 3
-
-
-def read_copies(width):
-    """Copies of a read port's address for ``width``-bit registers (:data:`READ_SLICE_BITS`
-    bits each)."""
-    return -(-width // READ_SLICE_BITS)
-
-
-def read_port(registers, addresses):
-    """``registers[address]``, signed, the registers' bits split into as many slices as there
-    are ``addresses`` (equal copies of the address, so that no address register drives every
-    bit's tree), each slice a tree of 2 x 1 multiplexers on its copy's bits, most significant
-    at the root: log2 levels that the ECP5 packs into its wide multiplexers (LUT4, PFUMX,
-    L6MUX21). An index into an ``Array`` became a parallel case with one comparator per
-    register, three times the LUTs. No registers read as 0 (an element without work)."""
-    if not registers:
-        return Const(0)
-    width = max(len(r) for r in registers)
-    values = [Cat(r, r.as_signed()[-1].replicate(width - len(r))) for r in registers]
-
-    def tree(values, address, bit):
-        if len(values) == 1:
-            return values[0]
-        half = 1 << bit
-        if len(values) <= half:
-            return tree(values, address, bit - 1)
-        return Mux(address[bit], tree(values[half:], address, bit - 1),
-                   tree(values[:half], address, bit - 1))
-    bounds = [round(k * width / len(addresses)) for k in range(len(addresses) + 1)]
-    return Cat(*(tree([v[low:high] for v in values], address, len(address) - 1)
-                 for address, low, high in zip(addresses, bounds, bounds[1:]))).as_signed()
-
-
-def _one_hot(m, valid, target, size, name):
-    """A register of ``size`` bits, in the next cycle bit ``target`` high if ``valid`` (a
-    register file's write enables, decoded a cycle before the write)."""
-    enables = Signal(max(size, 1), name=name)
-    m.d.sync += enables.eq(Mux(valid, Const(1, len(enables)) << target, 0))
-    return enables
 
 
 class _MicroProgram:
@@ -423,7 +380,7 @@ class NewtonEulerArray(StreamPipeline):
                       lambda _, index: {"valid": 1, "target": table[index]})
         value = Signal(signed(width), name=f"{prefix}_value", reset_less=True)
         m.d.sync += value.eq(rounding_increment(halved, sticky))
-        writes.append((_one_hot(m, write["valid"], write["target"], len(registers),
+        writes.append((one_hot(m, write["valid"], write["target"], len(registers),
                                 f"{prefix}_write"), value))
         return read["valid"]
 
@@ -487,7 +444,7 @@ class NewtonEulerArray(StreamPipeline):
                 {"valid": unsigned(1), "target": range(max(len(files[element]), 1))},
                 {hop.cycle + stages - 1: {"valid": 1, "target": addresses[element][hop.node]}
                  for hop in arrivals}, f"pe{element}_receive")
-            enables = _one_hot(m, receive["valid"], receive["target"], len(files[element]),
+            enables = one_hot(m, receive["valid"], receive["target"], len(files[element]),
                                f"pe{element}_receive_write")
             writes[element] = (enables & present.replicate(len(enables)), received)
         return writes

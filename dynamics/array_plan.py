@@ -41,7 +41,6 @@ sequence it:
 """
 
 import functools
-import heapq
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -49,6 +48,7 @@ from dataclasses import dataclass, field
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
+from robohw.hw.register_file import left_edge
 from robohw.reference.dynamics import PHASES
 from robohw.reference.scans import pfp_schedule, run_schedule
 
@@ -387,25 +387,14 @@ class ArrayPlan(NewtonEulerPlan):
         tables = []
         for element in range(self.processors):
             held = sorted(k for (k, e) in program.ready if e == element)
-            given = [k for k in held if nodes[k].op == "input"]
-            table = {k: address for address, k in enumerate(given)}
-            # Left-edge allocation: in the order the values are written (the cycle before
-            # they are readable), each takes the lowest register free by then; a register is
-            # free from the cycle of its value's last read (a write lands after the read).
-            written = sorted((program.ready[(k, element)] - 1, k) for k in held
-                             if nodes[k].op != "input")
-            free = []                   # heap of (address) free now
-            busy = []                   # heap of (free from cycle, address)
-            size = len(given)
-            for write, k in written:
-                while busy and busy[0][0] <= write:
-                    heapq.heappush(free, heapq.heappop(busy)[1])
-                if free:
-                    address = heapq.heappop(free)
-                else:
-                    address, size = size, size + 1
-                table[k] = address
-                heapq.heappush(busy, (max(last.get((k, element), write), write + 1), address))
+            # The given values (the inputs) first, all program long; then the rest in the
+            # order of their writes (the cycle before they are readable) to their last reads.
+            end = self.program_cycles + 1
+            lives = {k: (-1, end) for k in held if nodes[k].op == "input"}
+            for write, k in sorted((program.ready[(k, element)] - 1, k) for k in held
+                                   if nodes[k].op != "input"):
+                lives[k] = (write + 1, last.get((k, element), write))
+            table = left_edge(lives)
             tables.append(table)
         return tables
 

@@ -29,7 +29,7 @@ pipelines name it). The bits equal :func:`robohw.ik.model.evaluate_model` of the
 
 from collections import defaultdict
 
-from amaranth.hdl import Array, Cat, Const, Module, Mux, Signal, signed
+from amaranth.hdl import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data
 from amaranth.lib.memory import Memory
 
@@ -37,9 +37,10 @@ from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.multimode import multimode_datapath
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_add,
                              hdl_round_shift, hdl_saturate)
+from robohw.hw.register_file import one_hot, read_port
 from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import guard_code
-from robohw.legs.machine import BUS_CYCLES, OPERAND_CYCLES, WRITEBACK_CYCLES, plan_machine
+from robohw.legs.machine import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
 
@@ -81,12 +82,12 @@ def _program(m, name, events, take, running, widths=None):
         m.d.sync += [fire.eq(cycles[0] == 0), count.eq(max(cycles[0] - 1, 0)), done.eq(0)]
     with m.Elif(running):
         with m.If(fire):
-            with m.If(row.gap == 0):
+            with m.If(~row.gap.any()):
                 m.d.sync += [fire.eq(0), done.eq(1)]
             with m.Else():
                 m.d.sync += [fire.eq(row.gap == 1), count.eq(row.gap - 2)]
         with m.Elif(~done):
-            with m.If(count == 0):
+            with m.If(~count.any()):
                 m.d.sync += fire.eq(1)
             with m.Else():
                 m.d.sync += count.eq(count - 1)
@@ -224,7 +225,7 @@ class LegMachine(StreamPipeline):
         input_guards = [below(reg, guard_of(n, None)) for n, reg in zip(graph.inputs, state)
                         if guard_of(n, None)]
         if input_guards:
-            flags.append(registered("input_guard", running & (cycle == 0) &
+            flags.append(registered("input_guard", running & ~cycle.any() &
                                     Cat(*input_guards).any(), 1))
 
         # The register files.
@@ -245,19 +246,24 @@ class LegMachine(StreamPipeline):
             index = files[sender] if sender is not None else \
                 {(n, None): k for k, n in enumerate(graph.inputs)}
             name = "host" if sender is None else f"p{sender}"
-            fire, row = program(f"{name}_send",
-                                [(t.cycle, {"read": index[(t.source, t.port)]}) for t in words])
-            select = Signal(range(max(len(source), 2)), name=f"{name}_send_select",
+            # The selection reaches only the registers this sender ever sends from.
+            sent = sorted({index[(t.source, t.port)] for t in words})
+            fire, row = program(f"{name}_send", [(t.cycle, {"read": sent.index(
+                index[(t.source, t.port)])}) for t in words])
+            select = Signal(range(max(len(sent), 2)), name=f"{name}_send_select",
                             reset_less=True)
             with m.If(fire):
                 m.d.sync += select.eq(row.read)
-            send_regs[sender] = registered(f"{name}_send", Array(source)[select])
+            send_regs[sender] = registered(f"{name}_send",
+                                           read_port([source[r] for r in sent], [select]),
+                                           signed(inside))
         bus_fire, bus_row = program("bus", [(t.cycle + 1, {"sender": senders.index(t.sender)})
                                             for t in plan.transfers])
         bus_select = Signal(range(max(len(senders), 2)), name="bus_select", reset_less=True)
         with m.If(bus_fire):
             m.d.sync += bus_select.eq(bus_row.sender)
-        bus = registered("bus", Array(send_regs[s] for s in senders)[bus_select])
+        bus = registered("bus", read_port([send_regs[s] for s in senders], [bus_select]),
+                         signed(inside))
         for processor in files:
             words = [t for t in plan.transfers if processor in t.readers]
             if not words:
@@ -266,9 +272,10 @@ class LegMachine(StreamPipeline):
                                 [(t.cycle + BUS_CYCLES - 1,
                                   {"write": files[processor][(t.source, t.port)]})
                                  for t in words])
+            enables = one_hot(m, fire, row.write, len(regs[processor]),
+                              f"p{processor}_receive_enables")
             for r in sorted({files[processor][(t.source, t.port)] for t in words}):
-                enable = registered(f"p{processor}_r{r}_receive", fire & (row.write == r), 1)
-                writes[(processor, r)].append((enable, bus))
+                writes[(processor, r)].append((enables[r], bus))
 
         # The processors.
         own = defaultdict(list)
@@ -287,7 +294,17 @@ class LegMachine(StreamPipeline):
                 return (source, port if source in plan.processor else None)
 
             # Issue: the reads in the CCM's start cycle, the operands in the next, the unit
-            # started in the one after (OPERAND_CYCLES).
+            # started in the one after (OPERAND_CYCLES). Each of the six reads (source and
+            # addend of x, y, z) selects among the registers it ever reads, no more.
+            parts = {(slot, part): (lambda op, part=part: op if part == "source" else op.addend)
+                     for slot in _SLOTS for part in ("source", "addend")}
+            reached = defaultdict(set)
+            for n in names:
+                for (slot, part), term in parts.items():
+                    op = term(getattr(by_name[n], slot))
+                    if op is not None and op.source is not None:
+                        reached[(slot, part)].add(index[read_key(op.source, op.port)])
+            reached = {role: sorted(registers) for role, registers in reached.items()}
             issues = []
             for n in names:
                 ccm, fields = by_name[n], {}
@@ -297,35 +314,41 @@ class LegMachine(StreamPipeline):
                     angle = ccm.system is System.CIRCULAR and slot == "z"
                     constant = int(angle_to_code(op.constant, inside)) if angle else \
                         round(op.constant / 2.0 ** -(frac_bits + guard))
-                    fields.update({
-                        f"{slot}_source": 0 if op.source is None else
-                        index[read_key(op.source, op.port)],
-                        f"{slot}_use": int(op.source is not None),
-                        f"{slot}_minus": int(op.sign < 0 and op.source is not None),
-                        f"{slot}_constant": constant % (1 << inside),
-                        f"{slot}_addend": 0 if op.addend is None else
-                        index[read_key(op.addend.source, op.addend.port)],
-                        f"{slot}_add": int(op.addend is not None),
-                        f"{slot}_addend_minus": int(op.addend is not None and
-                                                    op.addend.sign < 0),
-                        f"{slot}_turns": int(op.turns), f"{slot}_angle": int(angle)})
+                    fields.update({f"{slot}_minus": int(op.sign < 0 and op.source is not None),
+                                   f"{slot}_constant": constant % (1 << inside),
+                                   f"{slot}_addend_minus": int(op.addend is not None and
+                                                               op.addend.sign < 0),
+                                   f"{slot}_turns": int(op.turns), f"{slot}_angle": int(angle)})
+                    for (role_slot, part), term in parts.items():
+                        if role_slot != slot or (slot, part) not in reached:
+                            continue
+                        read_op = term(op)
+                        used = read_op is not None and read_op.source is not None
+                        fields[f"{slot}_{part}_use"] = int(used)
+                        fields[f"{slot}_{part}"] = reached[(slot, part)].index(
+                            index[read_key(read_op.source, read_op.port)]) if used else 0
                 issues.append((plan.start[n], fields))
-            fire, row = program(f"{p}_issue", issues,
-                                {f"{slot}_constant": inside for slot in _SLOTS})
+            widths = {f"{slot}_constant": inside for slot in _SLOTS}
+            widths.update({f"{slot}_{part}": max(len(registers) - 1, 1).bit_length()
+                           for (slot, part), registers in reached.items()})
+            fire, row = program(f"{p}_issue", issues, widths)
             decoded = {f: Signal(len(getattr(row, f)), name=f"{p}_issue_{f}", reset_less=True)
                        for f in issues[0][1]}
             with m.If(fire):
                 m.d.sync += [reg.eq(getattr(row, f)) for f, reg in decoded.items()]
             issued = registered(f"{p}_issued", fire, 1)
-            file = Array(regs[processor])
             read, later = {}, {}
-            for slot in _SLOTS:
-                for part, use in (("source", "use"), ("addend", "add")):
-                    value = Mux(decoded[f"{slot}_{use}"], file[decoded[f"{slot}_{part}"]], 0)
-                    read[(slot, part)] = registered(f"{p}_read_{slot}_{part}", value,
-                                                    signed(inside))
+            for role in parts:
+                slot, part = role
+                if role not in reached:
+                    read[role] = 0
+                    continue
+                file = [regs[processor][r] for r in reached[role]]
+                value = Mux(decoded[f"{slot}_{part}_use"],
+                            read_port(file, [decoded[f"{slot}_{part}"]]), 0)
+                read[role] = registered(f"{p}_read_{slot}_{part}", value, signed(inside))
             for f, reg in decoded.items():
-                if not f.endswith(("_source", "_addend", "_use", "_add")):
+                if not f.endswith(("_source", "_addend", "_use")):
                     later[f] = registered(f"{p}_formed_{f}", reg)
             forming = registered(f"{p}_forming", issued, 1)
             operands, overflows = {}, []
@@ -377,10 +400,12 @@ class LegMachine(StreamPipeline):
             flags.append(registered(f"{p}_result_flag", writing & flag, 1))
             kept = {(r, value[1]) for value, r in index.items()
                     if value[0] in by_name and plan.processor[value[0]] == processor}
-            for r, port in sorted(kept):
-                enable = registered(f"{p}_r{r}_{port}_back", fire & getattr(row, f"{port}_keep")
-                                    & (getattr(row, f"{port}_write") == r), 1)
-                writes[(processor, r)].append((enable, unit.outputs[port]))
+            for port in _PORTS:
+                enables = one_hot(m, fire & getattr(row, f"{port}_keep"),
+                                  getattr(row, f"{port}_write"), len(regs[processor]),
+                                  f"{p}_{port}_back_enables")
+                for r in sorted(r for r, q in kept if q == port):
+                    writes[(processor, r)].append((enables[r], unit.outputs[port]))
 
         # Every register takes the source its enable names (one at a time, by the plan).
         for (processor, r), sources in writes.items():

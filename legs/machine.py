@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.datapath import register_steps
 from robohw.cordic.word_serial import word_serial_period
+from robohw.hw.register_file import left_edge
 
 __all__ = ["MachinePlan", "plan_machine", "processor_of", "ccm_timing", "OPERAND_CYCLES",
            "WRITEBACK_CYCLES", "BUS_CYCLES", "PHASES"]
@@ -255,8 +256,8 @@ def plan_machine(graph, *, width=24, frac_bits=None, guard_bits=0, processors=No
 
 
 def _allocate(plan, reads, arrived):
-    """``{(value, processor): register}`` by the left-edge rule over each value's lifetime
-    (readable from ``[0]``, last read at ``[1]``)."""
+    """``{(value, processor): register}``: :func:`~robohw.hw.register_file.left_edge` over
+    each processor's values, readable from their finish or arrival to their last read."""
     graph = plan.graph
     end = plan.latency + 1                # the outputs are read until the state leaves
     life = {}
@@ -276,12 +277,10 @@ def _allocate(plan, reads, arrived):
             use(((t.source, t.port), t.sender), plan.finish[t.source], t.cycle)
     for source, port in graph.outputs.values():
         use(((source, port), plan.processor[source]), plan.finish[source], end)
-    registers, free_from = {}, defaultdict(list)     # processor -> each register's next free
-    for key, (first, last) in sorted(life.items(), key=lambda item: (item[1], str(item[0]))):
-        files = free_from[key[1]]
-        index = next((r for r, free in enumerate(files) if free <= first), len(files))
-        if index == len(files):
-            files.append(0)
-        files[index] = last + 1
-        registers[key] = index
+    registers = {}
+    for processor in sorted({p for _, p in life}):
+        mine = {key: span for key, span in sorted(life.items(),
+                                                  key=lambda item: (item[1], str(item[0])))
+                if key[1] == processor}
+        registers.update(left_edge(mine))
     return registers

@@ -21,6 +21,11 @@ name                       component
 ``platform-ik-pipelined``  :class:`robohw.ik.pipeline.TaskGraphPipeline` of the hexapod's legs
                            (:func:`robohw.legs.ik_graph.leg_ik_graph`): one processor per leg
 ``platform-ik-word-serial`` the same on word-serial CCMs
+``platform-dynamics-machine`` :class:`robohw.legs.leg_machine.LegMachine` of the hexapod's inverse
+                           dynamics (:func:`robohw.legs.dynamics_graph.dynamics_graph`):
+                           Gosselin's machine
+``platform-fk-machine``    :class:`robohw.legs.servo.FkServo` of the hexapod on Gosselin's
+                           machine: the forward kinematics' servo loop, two iterations a row
 =========================  ====================================================================
 """
 
@@ -39,6 +44,7 @@ from robohw.dynamics import NewtonEulerPipeline
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.model import decode_torques, encode_states
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
+from robohw.hw.fixed import FixedFormat
 from robohw.hw.payload import layout_fields
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
@@ -46,8 +52,9 @@ from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
 from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
                                         reference_dynamics, state_codes, state_inputs)
 from robohw.legs.dynamics_graph import sample_states as sample_states_within
-from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes
+from robohw.legs.ik_graph import angle_fields, leg_ik_graph, platform_format, pose_codes
 from robohw.legs.leg_machine import LegMachine
+from robohw.legs.servo import SERVO_ITERATIONS, FkServo, servo_model
 from robohw.legs.ik_graph import pose_inputs as platform_pose_inputs
 from robohw.reference.dynamics import inverse_dynamics
 from robohw.reference.inertia import jacobian_inertia
@@ -55,12 +62,13 @@ from robohw.reference.kinematics import forward_kinematics, puma_ik
 from robohw.reference.platform_kinematics import inverse_kinematics
 from robohw.robots import load_robot
 from robohw.robots.platform import load_platform
-from robohw.robots.sampling import sample_joints, sample_poses, sample_states
+from robohw.robots.sampling import (sample_joints, sample_poses, sample_states,
+                                    sample_trajectory)
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS
 from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
 
 __all__ = ["Design", "Workload", "InertiaDesign", "DynamicsDesign", "PlatformIkDesign",
-           "PlatformDynamicsDesign", "DESIGNS", "design"]
+           "PlatformDynamicsDesign", "PlatformFkDesign", "DESIGNS", "design"]
 
 TAG_WIDTH = 8
 # Delay-line segments longer than this are memories in the pipelined IK designs (block RAM:
@@ -89,11 +97,13 @@ class Design:
 
     :attr:`default_fold` is ``None`` for a design without a folding factor; a folded design's
     default is the smallest fold that fits an ECP5-85F at its default width (README,
-    "FPGA synthesis").
+    "FPGA synthesis"). :attr:`one_at_a_time`: the design holds one input at a time for
+    thousands of cycles (Gosselin's machine), so a few results show its timing.
     """
     family = None
     error_unit = None
     default_fold = None
+    one_at_a_time = False
 
     def __init__(self, name, summary, default_width, widths):
         self.name, self.summary = name, summary
@@ -519,6 +529,7 @@ class PlatformDynamicsDesign(Design):
     a word-serial CORDIC and a register file per leg and for the platform, a one-word bus."""
     family = "platform"
     error_unit = "N"
+    one_at_a_time = True
 
     def __init__(self, name, platform="hexapod"):
         super().__init__(name, f"inverse dynamics of the {platform} platform on Gosselin's "
@@ -589,6 +600,80 @@ class PlatformDynamicsDesign(Design):
         return out
 
 
+class PlatformFkDesign(Design):
+    """A platform's forward kinematics in a servo loop (:class:`robohw.legs.servo.FkServo`,
+    :data:`~robohw.legs.servo.SERVO_ITERATIONS` Newton steps a row, each row from the answer
+    before it) on Gosselin's machine. The workload is a smooth 1 kHz trajectory from home
+    (:func:`~robohw.robots.sampling.sample_trajectory`); the error is the positions' (m)."""
+    family = "platform"
+    error_unit = "m"
+    one_at_a_time = True
+
+    def __init__(self, name, platform="hexapod", iterations=SERVO_ITERATIONS):
+        super().__init__(name, f"forward kinematics of the {platform} platform in a servo loop "
+                               f"on Gosselin's machine, {iterations} Newton iterations a row",
+                         24, (16, 24))
+        self.platform_name, self.iterations = platform, iterations
+
+    @functools.cached_property
+    def platform(self):
+        """The :class:`~robohw.robots.platform.Platform`, read from its file once."""
+        return load_platform(self.platform_name)
+
+    def build(self, width=None, fold=None):
+        return FkServo(self.platform, self.iterations, width=width or self.default_width,
+                       timing="machine", tag_width=TAG_WIDTH)
+
+    def width_of(self, dut):
+        return dut.pipeline.width
+
+    def _frac_bits(self, dut):
+        return dut.pipeline.formats["frac_bits"]
+
+    def configuration(self, dut):
+        machine = dut.pipeline
+        processors = len(set(machine.plan.processor.values()))
+        return (f"{self.iterations} iterations a row, {len(machine.graph.ccms)} CCMs on "
+                f"{processors} processors, {machine.width}-bit data "
+                f"(+{machine.formats['guard_bits']} inside)")
+
+    def workload(self, dut, count, seed=0):
+        platform = self.platform
+        poses = sample_trajectory(platform, count, np.random.default_rng(seed))
+        lengths = inverse_kinematics(platform, poses)
+        real = FixedFormat(self.width_of(dut), self._frac_bits(dut))
+        payloads = [{**{f"rho_m{i + 1}": int(real.from_float(row[i])) for i in range(len(row))},
+                     "tag": k % (1 << TAG_WIDTH)} for k, row in enumerate(lengths)]
+        return Workload(payloads, {"poses": poses, "lengths": lengths})
+
+    def model_outputs(self, dut, workload):
+        codes, valid = servo_model(self.platform, self.iterations, workload.context["lengths"],
+                                   width=self.width_of(dut))
+        return [{**{f: int(c[k]) for f, c in codes.items()}, "unreachable": int(not v)}
+                for k, v in enumerate(valid)]
+
+    def check(self, dut, workload, outputs):
+        expected = self.model_outputs(dut, workload)
+        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        angles = angle_fields(self.platform)
+        positions = [f for f in self.platform.pose_fields if f not in angles]
+        got = np.array([[o[f] for f in positions] for o in outputs],
+                       dtype=np.float64) * 2.0 ** -self._frac_bits(dut)
+        index = [self.platform.pose_fields.index(f) for f in positions]
+        return equal, np.abs(got - workload.context["poses"][:, index]).max(-1)
+
+    def structure(self, dut):
+        return "bus words", len(dut.pipeline.plan.transfers)
+
+    def formats(self, dut):
+        width, frac = self.width_of(dut), self._frac_bits(dut)
+        out = {f"rho_m{i + 1}": f"fixed({width}, {frac})"
+               for i in range(len(self.platform.legs))}
+        out.update({f: f"fixed({width}, {frac})" for f in self.platform.pose_fields})
+        out.update({"unreachable": "bit", "tag": "tag"})
+        return out
+
+
 DESIGNS = {d.name: d for d in (
     CordicDesign("cordic-pipelined", "pipelined"),
     CordicDesign("cordic-word-serial", "word_serial"),
@@ -602,6 +687,8 @@ DESIGNS = {d.name: d for d in (
     DynamicsDesign("dynamics-array", array=(6, "direct")),
     PlatformIkDesign("platform-ik-pipelined", "pipelined"),
     PlatformIkDesign("platform-ik-word-serial", "word_serial"),
+    PlatformDynamicsDesign("platform-dynamics-machine"),
+    PlatformFkDesign("platform-fk-machine"),
 )}
 
 

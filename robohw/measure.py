@@ -13,7 +13,7 @@ from amaranth.hdl import Fragment
 from robohw.sim.harness import run_stream
 from robohw.sim.resources import register_bits
 
-__all__ = ["Timing", "measure_timing", "measure_design"]
+__all__ = ["Timing", "measure_timing", "measure_design", "stated_design"]
 
 
 @dataclass(frozen=True)
@@ -65,5 +65,22 @@ def measure_design(design, width=None, count=32, seed=0, vcd=None):
         "throughput": str(timing.throughput) if timing.interval else None,
         "equals_model": equal, "max_error": float(errors.max()), "error_unit": design.error_unit,
         "structure": label, "structure_count": value, "register_bits": bits,
-        "amaranth_cycles_per_s": run.cycles / run.wall_seconds,
+        "amaranth_cycles_per_s": run.cycles / run.wall_seconds, "simulated": True,
+    }
+
+
+def stated_design(design, width=None):
+    """The row of :func:`measure_design` for ``design`` not simulated: what it states (latency,
+    interval, configuration, structure, register bits), every measured figure ``None`` and
+    ``simulated`` false."""
+    dut = design.build(width)
+    label, value = design.structure(dut)
+    return {
+        "design": design.name, "family": design.family,
+        "configuration": design.configuration(dut), "width": width or design.default_width,
+        "fold": design.fold_of(dut), "results": 0, "stated_latency": dut.latency,
+        "latency": None, "stated_interval": dut.interval, "interval": None, "throughput": None,
+        "equals_model": None, "max_error": None, "error_unit": design.error_unit,
+        "structure": label, "structure_count": value,
+        "register_bits": register_bits(Fragment.get(dut, None)), "simulated": False,
     }

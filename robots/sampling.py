@@ -15,7 +15,7 @@ import numpy as np
 from robohw.robots.description import Joint, Robot
 
 __all__ = ["joint_limits", "sample_joints", "sample_states", "random_robot", "sample_poses",
-           "POSE_SPREAD"]
+           "sample_trajectory", "POSE_SPREAD", "TRAJECTORY_AMPLITUDE", "SERVO_RATE"]
 
 # A platform's poses are drawn uniformly within its home +- these, by kind (m, rad; planar: m,
 # m, rad): the workspace of the reports and tests, where every leg of the shipped platforms
@@ -77,6 +77,24 @@ def random_robot(rng, n, prismatic=0.25):
             inertia=(tensor[0, 0], tensor[1, 1], tensor[2, 2], tensor[0, 1], tensor[1, 2],
                      tensor[0, 2])))
     return Robot(name=f"random {n}-joint robot", joints=tuple(joints))
+
+
+# A servo loop's smooth path (m, rad; planar: m, m, rad), each coordinate a sinusoid about
+# home of this amplitude and 2 to 5 Hz, sampled at SERVO_RATE (Hz): moves of up to 1 mm a row.
+TRAJECTORY_AMPLITUDE = {"spatial": (0.03, 0.03, 0.03, 0.05, 0.05, 0.05),
+                        "planar": (0.03, 0.03, 0.1)}
+SERVO_RATE = 1000.0
+
+
+def sample_trajectory(platform, count, rng, start=0):
+    """``(count, len(pose_fields))`` poses along a smooth path from home sampled at
+    :data:`SERVO_RATE`, rows ``start`` on: each coordinate a sinusoid of
+    :data:`TRAJECTORY_AMPLITUDE` and a frequency from 2 to 5 Hz (one ``uniform`` call on
+    ``rng``)."""
+    amplitude = np.array(TRAJECTORY_AMPLITUDE[platform.kind])
+    frequency = rng.uniform(2.0, 5.0, len(amplitude))
+    t = (start + np.arange(count)) / SERVO_RATE
+    return np.asarray(platform.home) + amplitude * np.sin(2 * np.pi * frequency * t[:, None])
 
 
 def sample_poses(platform, count, rng, scale=1.0):

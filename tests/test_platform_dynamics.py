@@ -472,6 +472,25 @@ def test_the_machine_runs_the_hexapod_dynamics_as_the_model():
                                                                      scale), 2)
 
 
+@pytest.mark.parametrize("kind", ["dynamics", "fk"])
+def test_the_machine_designs_measure_as_stated(kind):
+    # The registry's designs (the hexapod's) on the planar platform: workload, model and
+    # check of the design class, timing measured from the transfers.
+    from robohw.designs import DESIGNS, PlatformDynamicsDesign, PlatformFkDesign
+    from robohw.measure import measure_design
+    registered = DESIGNS[f"platform-{kind}-machine"]
+    assert registered.platform_name == "hexapod"
+    design = (PlatformDynamicsDesign if kind == "dynamics" else PlatformFkDesign)(
+        "planar", "planar_3rpr")
+    row = measure_design(design, width=16, count=2)
+    assert row["equals_model"] and row["results"] == 2
+    assert (row["latency"], row["interval"]) == (row["stated_latency"], row["stated_interval"])
+    plan = design.build(16).plan if kind == "dynamics" else design.build(16).pipeline.plan
+    # One state at a time: the plan, three cycles, and for the servo loop the estimate's.
+    assert row["latency"] == plan.latency + 3
+    assert row["interval"] == row["latency"] + (kind == "fk")
+
+
 def test_platform_command_runs_on_the_machine(tmp_path):
     from robohw.robots.sampling import sample_poses
     platform = load_platform("planar_3rpr")

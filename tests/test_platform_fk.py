@@ -18,7 +18,7 @@ from robohw.legs.servo import FkServo, servo_model
 from robohw.reference.platform_kinematics import (forward_kinematics, inverse_kinematics,
                                                   jacobian, rotation)
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
-from robohw.robots.sampling import sample_poses
+from robohw.robots.sampling import sample_poses, sample_trajectory
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 
@@ -152,15 +152,7 @@ def test_rtl_equals_the_model(timing):
 # --- the servo loop --------------------------------------------------------------------------
 
 def trajectory(platform, count, seed, start=0):
-    """Poses along a smooth path from home sampled at 1 kHz, rows ``start`` on: each
-    coordinate a sinusoid of 2 to 5 Hz, 3 cm and 0.05 rad (planar 0.1 rad) of amplitude."""
-    rng = np.random.default_rng(seed)
-    t = (start + np.arange(count)) * 1e-3
-    dof = len(platform.pose_fields)
-    amplitude = np.array([0.03] * (dof - angle_count(platform)) +
-                         [0.05 if platform.spatial else 0.1] * angle_count(platform))
-    frequency = rng.uniform(2.0, 5.0, dof)
-    return np.asarray(platform.home) + amplitude * np.sin(2 * np.pi * frequency * t[:, None])
+    return sample_trajectory(platform, count, np.random.default_rng(seed), start)
 
 
 @pytest.mark.parametrize("timing", ["pipelined", "machine"])
@@ -186,7 +178,7 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
     for name in platform.pose_fields:
         assert [o[name] for o in run.outputs] == codes[name].tolist(), name
     # Each row waits for the answer before it: the inner design's latency (pipelined: CCM
-    # stages, the operand registers, the output queue; the machine: its plan and two cycles),
+    # stages, the operand registers, the output queue; the machine: its plan and three cycles),
     # then the cycle in which the estimate takes it.
     gaps = np.diff(run.input_cycles[:3])
     assert (gaps == dut.pipeline.latency + 1).all() and dut.interval == dut.pipeline.latency + 1

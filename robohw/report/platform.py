@@ -351,6 +351,8 @@ def machine_phases(width=24):
                                     in parallel.phase_spans().items()},
                          "latency": parallel.latency, "interval": parallel.interval,
                          "busy": {str(k): v for k, v in sorted(parallel.busy.items())},
+                         "registers": {str(k): parallel.register_count(k)
+                                       for k in range(len(platform.legs) + 1)},
                          "serial_latency": serial.latency,
                          "speedup": serial.latency / parallel.latency,
                          "paper_speedup": PAPER_SPEEDUPS.get((platform.kind, what))})
@@ -367,10 +369,12 @@ def _machine_section(rows):
              "rest): each is given as its first cycle to its end, with the words or CCMs in "
              "it. The serial machine is one such processor running every CCM. The hardware "
              "(`robohw.legs.leg_machine`, equal to the model bit for bit) runs this plan: "
-             "its latency is the plan's and two cycles.",
+             "its latency is the plan's and three cycles (the state taken, the first word's "
+             "read decoded, the outputs offered). Values share a processor's registers when "
+             "their lives do not overlap: registers of the platform processor and of a leg's.",
              "| platform | computation | " + " | ".join(PHASES) + " | latency | one "
-             "processor | speed-up | paper (mult, all ops) |",
-             "|---|---|" + "---|" * (len(PHASES) + 4)]
+             "processor | speed-up | paper (mult, all ops) | registers |",
+             "|---|---|" + "---|" * (len(PHASES) + 5)]
     for r in rows:
         cells = []
         for phase in PHASES:
@@ -380,7 +384,7 @@ def _machine_section(rows):
         paper = f"{paper[0]:.2f}, {paper[1]:.2f}" if paper else "— (none in the paper)"
         lines.append(f"| {r['platform']} | {r['computation']} | " + " | ".join(cells) +
                      f" | {r['latency']:,} | {r['serial_latency']:,} | {r['speedup']:.2f} | "
-                     f"{paper} |")
+                     f"{paper} | {r['registers']['0']}, {r['registers']['1']} |")
     dyn = {r["platform"]: r for r in rows if r["computation"] == "dynamics"}
     spatial, planar = dyn["hexapod"], dyn["planar_3rpr"]
     lines += ["", "The kinematics has no communication but the broadcast, so its speed-up "

@@ -133,25 +133,31 @@ def servo_model(platform, iterations, lengths, *, width=24, on_row=None):
     ``lengths`` ``(N, legs)`` (m, rounded to the port format; ``OverflowError`` outside it),
     ``codes`` ``{field: int64 (N,)}`` of the answers (an invalid row's too, as the hardware
     gives them) and ``valid`` ``(N,)``. Row by row: each starts from the previous valid
-    answer, the first from home. ``on_row``: called with the rows done after each (a
-    hexapod's row takes about 0.35 s an iteration)."""
+    answer, the first from home. ``lengths`` ``(K, N, legs)`` runs ``K`` servo loops side by
+    side (``(K, N)`` results), at the cost of one: a row of all of them is one evaluation.
+    ``on_row``: called with the rows done after each (a hexapod's row takes about 0.35 s an
+    iteration)."""
     graph = fk_graph(platform, iterations)
     formats = fk_format(platform, width)
     real = FixedFormat(width, formats["frac_bits"])
     lengths = np.asarray(lengths, dtype=np.float64)
-    estimate = home_codes(platform, width)
-    codes = {f: np.zeros(len(lengths), dtype=np.int64) for f in graph.outputs}
-    valid = np.zeros(len(lengths), dtype=bool)
-    for row, measured in enumerate(lengths):
-        inputs = {f"rho_m{i + 1}": measured[i:i + 1] for i in range(len(measured))}
-        inputs.update({f: real.to_float(np.array([c])) for f, c in estimate.items()})
+    loops = lengths if lengths.ndim == 3 else lengths[None]
+    count, rows = loops.shape[:2]
+    estimate = {f: np.full(count, code, dtype=np.int64)
+                for f, code in home_codes(platform, width).items()}
+    codes = {f: np.zeros((count, rows), dtype=np.int64) for f in graph.outputs}
+    valid = np.zeros((count, rows), dtype=bool)
+    for row in range(rows):
+        inputs = {f"rho_m{i + 1}": loops[:, row, i] for i in range(loops.shape[2])}
+        inputs.update({f: real.to_float(c) for f, c in estimate.items()})
         _, ok, values = evaluate_model(graph, inputs, **formats)
         answer = output_codes(graph, values, width, formats["guard_bits"])
-        valid[row] = ok[0]
+        valid[:, row] = ok
         for f in graph.outputs:
-            codes[f][row] = answer[f][0]
-        if ok[0]:
-            estimate = {f: int(answer[f][0]) for f in graph.outputs}
+            codes[f][:, row] = answer[f]
+            estimate[f] = np.where(ok, answer[f], estimate[f])
         if on_row is not None:
             on_row(row + 1)
-    return codes, valid
+    if lengths.ndim == 3:
+        return codes, valid
+    return {f: c[0] for f, c in codes.items()}, valid[0]

@@ -60,6 +60,10 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     platform = json.loads((tmp_path / "platform.json").read_text())
     assert {r["item"] for r in platform["counts"]["spatial"]} >= {"ik", "dynamics_serial"}
     assert "# Parallel manipulators" in (tmp_path / "platform.md").read_text()
+    # The servo loop's goal at 24 bits, two iterations a row: 1 um and 1e-5 rad.
+    servo = [a for r in platform["fk_servo"] for a in r["accuracy"] if a["iterations"] == 2]
+    assert servo and all(a["valid"] == a["rows"] and a["position_max_m"] < 1e-6 and
+                         a["angle_max_rad"] < 1e-5 for a in servo)
     for plot in ("errors.png", "ik_schedule.png", "inertia_tradeoff.png"):
         assert (tmp_path / plot).read_bytes()[:4] == b"\x89PNG", plot
 

@@ -205,6 +205,19 @@ def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
     assert error[:, :first_angle].max() < 1e-6 and error[:, first_angle:].max() < 1e-5
 
 
+def test_servo_loops_side_by_side_equal_each_loop_alone():
+    platform = load_platform("planar_3rpr")
+    loops = np.stack([inverse_kinematics(platform, trajectory(platform, 5, seed=s, start=40))
+                      for s in (6, 7, 8)])
+    loops[1, 2] = 5.0 * 2.0 ** -11       # a row with no pose in one loop: it keeps its guess
+    codes, valid = servo_model(platform, 1, loops, width=16)
+    assert valid.shape == (3, 5) and valid.sum() == 14 and not valid[1, 2]
+    for k, lengths in enumerate(loops):
+        alone, ok = servo_model(platform, 1, lengths, width=16)
+        assert (ok == valid[k]).all()
+        assert all((alone[f] == codes[f][k]).all() for f in alone)
+
+
 @pytest.mark.slow
 def test_servo_verilog_equals_its_model_under_verilator(compiled_models):
     # The exported Verilog under Verilator (the compiled backend), 40 rows under stalls. Its

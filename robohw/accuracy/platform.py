@@ -8,7 +8,9 @@ format, rows relative to each row's largest entry. The dynamics
 (:func:`robohw.legs.dynamics_graph.dynamics_graph`) over states inside the platform's limits,
 against :func:`robohw.reference.platform_dynamics.gosselin_dynamics`: forces relative to the
 largest force of the states with a condition number up to 100 (the issue's goal) and to each
-state's largest.
+state's largest. The forward kinematics' servo loop (:func:`robohw.legs.servo.servo_model`)
+along smooth 1 kHz trajectories (:func:`robohw.robots.sampling.sample_trajectory`), against
+the poses the lengths came from: positions in metres, angles in radians.
 """
 
 import numpy as np
@@ -16,11 +18,13 @@ import numpy as np
 from robohw.ik.model import evaluate_model
 from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
                                         reference_dynamics, sample_states, state_inputs)
-from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_inputs
-from robohw.reference.platform_kinematics import jacobian
-from robohw.robots.sampling import sample_poses
+from robohw.legs.fk_graph import fk_format
+from robohw.legs.ik_graph import angle_fields, leg_ik_graph, platform_format, pose_inputs
+from robohw.legs.servo import servo_model
+from robohw.reference.platform_kinematics import inverse_kinematics, jacobian
+from robohw.robots.sampling import sample_poses, sample_trajectory
 
-__all__ = ["leg_processor_errors", "leg_dynamics_errors"]
+__all__ = ["leg_processor_errors", "leg_dynamics_errors", "servo_errors"]
 
 
 def leg_processor_errors(platform, width, count, seed=0):
@@ -64,3 +68,27 @@ def leg_dynamics_errors(platform, width, count, seed=0, max_cond=100):
             "max_error_n": float(error.max(initial=0.0)), "max_force_n": largest,
             "relative": float(error.max(initial=0.0) / largest) if largest else 0.0,
             "per_state": float(per_state.max(initial=0.0))}
+
+
+def servo_errors(platform, width, iterations, loops, rows, seed=0):
+    """``{"width", "iterations", "rows", "valid", "position_max_m", "angle_max_rad"}`` of the
+    servo loop's model at ``width`` bits, ``iterations`` Newton steps a row, over ``loops``
+    trajectories of ``rows`` rows from home (run side by side), drawn with ``seed``."""
+    rng = np.random.default_rng(seed)
+    poses = np.stack([sample_trajectory(platform, rows, rng) for _ in range(loops)])
+    fields = platform.pose_fields
+    lengths = inverse_kinematics(platform, poses.reshape(-1, len(fields)))
+    codes, valid = servo_model(platform, iterations, lengths.reshape(loops, rows, -1),
+                               width=width)
+    lsb = 2.0 ** -fk_format(platform, width)["frac_bits"]
+    angles = [k for k, f in enumerate(fields) if f in angle_fields(platform)]
+    turn = np.array([2 * np.pi if k in angles else 1.0 for k in range(len(fields))])
+    got = np.stack([codes[f] for f in fields], -1) * lsb * turn
+    error = got - poses
+    error[..., angles] = (error[..., angles] + np.pi) % (2 * np.pi) - np.pi
+    error = np.abs(error)[valid]
+    positions = [k for k in range(len(fields)) if k not in angles]
+    return {"width": width, "iterations": iterations, "rows": loops * rows,
+            "valid": int(valid.sum()),
+            "position_max_m": float(error[:, positions].max(initial=0.0)),
+            "angle_max_rad": float(error[:, angles].max(initial=0.0))}

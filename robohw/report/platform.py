@@ -9,7 +9,7 @@ import pathlib
 
 import numpy as np
 
-from robohw.accuracy.platform import leg_dynamics_errors, leg_processor_errors
+from robohw.accuracy.platform import leg_dynamics_errors, leg_processor_errors, servo_errors
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.model import evaluate_model
 from robohw.legs.counts import platform_counts
@@ -19,7 +19,7 @@ from robohw.legs.fk_graph import fk_format, fk_graph
 from robohw.legs.givens import ccm_counts, solve_graph
 from robohw.legs.ik_graph import leg_ik_graph, platform_format
 from robohw.legs.machine import PHASES, plan_machine
-from robohw.legs.servo import SERVO_ITERATIONS
+from robohw.legs.servo import SERVO_ITERATIONS, SERVO_TIMINGS, FkServo
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses
 from robohw.reference.algebra import FloatArith
@@ -359,6 +359,53 @@ def machine_phases(width=24):
     return rows
 
 
+def fk_servo(loops, rows, widths=LEG_WIDTHS, seed=0):
+    """The forward kinematics' servo loop by platform: cycles a row at 24 bits on each of
+    :data:`~robohw.legs.servo.SERVO_TIMINGS` (and the clock a 1 kHz loop needs), and the
+    model's errors along ``loops`` 1 kHz trajectories of ``rows`` rows at ``widths`` bits with
+    one and :data:`~robohw.legs.servo.SERVO_ITERATIONS` Newton steps a row."""
+    out = []
+    for name in SHIPPED_PLATFORMS:
+        platform = load_platform(name)
+        timing = {t: FkServo(platform, SERVO_ITERATIONS, width=24, timing=t).interval
+                  for t in SERVO_TIMINGS}
+        out.append({"platform": name, "interval": timing,
+                    "accuracy": [servo_errors(platform, width, iterations, loops, rows, seed)
+                                 for width in widths
+                                 for iterations in sorted({1, SERVO_ITERATIONS})]})
+    return out
+
+
+def _servo_section(rows):
+    lines = ["### Forward kinematics in a servo loop (hardware, part 2)",
+             f"Newton iterations on the leg processors (`robohw.legs.servo`), each row of "
+             f"measured lengths from the previous row's answer, the first from home, along "
+             f"smooth trajectories sampled at 1 kHz (each coordinate a sinusoid of 2-5 Hz, 3 cm "
+             f"and 0.05 rad, planar 0.1 rad: moves of up to 1 mm a row). Cycles a row at 24 "
+             f"bits with {SERVO_ITERATIONS} iterations (a row waits for the answer before it: "
+             f"the design's latency and the cycle the loop closes in), and the clock a 1 kHz "
+             f"loop needs:",
+             "| platform | " + " | ".join(f"{t}: cycles a row, clock for 1 kHz"
+                                         for t in SERVO_TIMINGS) + " |",
+             "|---|" + "---|" * len(SERVO_TIMINGS)]
+    for r in rows:
+        lines.append(f"| {r['platform']} | " + " | ".join(
+            f"{r['interval'][t]:,}, {r['interval'][t] / 1e3:.2f} MHz" for t in SERVO_TIMINGS)
+            + " |")
+    lines += ["", "Accuracy of the bit-exact model against the poses the lengths came from "
+              "(the goal at 24 bits: 1 um and 1e-5 rad):",
+              "| platform | width | iterations a row | rows (valid) | max position error "
+              "(um) | max angle error (rad) |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        for a in r["accuracy"]:
+            lines.append(f"| {r['platform']} | {a['width']} | {a['iterations']} | "
+                         f"{a['rows']:,} ({a['valid']:,}) | {a['position_max_m'] * 1e6:.3g} | "
+                         f"{a['angle_max_rad']:.2e} |")
+    lines += ["", "One iteration a row leaves Newton's error of the row's move (quadratic in "
+              "it); two leave the format's."]
+    return "\n".join(lines)
+
+
 def _machine_section(rows):
     lines = ["### Gosselin's machine, cycle by cycle (`robohw.legs.machine`)",
              "One processor per leg and a platform processor, each a register file and one "
@@ -506,6 +553,7 @@ def write_platform_report(out_dir, quick=False):
     solve = platform_solve(1_000 if quick else 20_000)
     dynamics = leg_dynamics(500 if quick else 10_000)
     machine = machine_phases()
+    servo = fk_servo(10, 10, widths=(24,)) if quick else fk_servo(20, 100)
     legs = printed["planar_legs"]
     fk_lines = ["| platform | poses within | converged | the same pose | median / max "
                 "iterations | unreachable | near singular |", "|---|---|---|---|---|---|---|"]
@@ -518,7 +566,7 @@ def write_platform_report(out_dir, quick=False):
         "One computation per leg plus one platform solve. The geometry and inertias are ours "
         "(the paper gives none): `hexapod` and `planar_3rpr`, see their files. Float64 "
         "references, and the leg processors in hardware: lengths, Jacobian rows, the platform "
-        "solve and the dynamics (forward kinematics in hardware: README).",
+        "solve, the dynamics and the forward kinematics' servo loop.",
         _count_section("spatial", counts["spatial"]),
         _count_section("planar", counts["planar"]),
         "Counted by running the references over counting scalars (every product with a "
@@ -564,12 +612,13 @@ def write_platform_report(out_dir, quick=False):
         _leg_section(processors),
         _solve_section(solve),
         _dynamics_section(dynamics),
+        _servo_section(servo),
         _machine_section(machine),
     ]) + "\n"
     (out_dir / "platform.md").write_text(text)
     (out_dir / "platform.json").write_text(json.dumps({
         "counts": counts, "printed_vs_corrected": printed, "agreement": agreement,
         "fk_convergence": convergence, "leg_processors": processors,
-        "platform_solve": solve, "leg_dynamics": dynamics,
+        "platform_solve": solve, "leg_dynamics": dynamics, "fk_servo": servo,
         "machine": machine}, indent=1))
     return text

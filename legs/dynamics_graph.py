@@ -45,14 +45,15 @@ import numpy as np
 
 from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
+from robohw.ik.ranges import graph_ranges
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import angle_fields, leg_ports, leg_processors, platform_format
 from robohw.reference.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
-from robohw.robots.sampling import sample_poses
+from robohw.robots.sampling import POSE_SPREAD, sample_poses
 
-__all__ = ["dynamics_graph", "dynamics_format", "rate_fields", "state_fields", "StateLimits",
-           "DynamicsScale", "dynamics_scale", "state_inputs", "state_codes", "sample_states",
+__all__ = ["dynamics_graph", "dynamics_format", "rate_fields", "state_fields", "state_bounds",
+           "proven_ranges", "STROKE_MARGIN", "StateLimits", "DynamicsScale", "dynamics_scale", "state_inputs", "state_codes", "sample_states",
            "reference_dynamics", "DYNAMICS_GUARD_BITS",
            "STATE_LIMITS"]
 
@@ -190,6 +191,41 @@ def sample_states(platform, count, rng, limits=None):
     accelerations = rng.uniform(-1, 1, (count, len(linear))) * \
         np.where(linear, limits.acceleration, limits.angular_acceleration)
     return np.column_stack([poses, rates, accelerations])
+
+
+def state_bounds(platform, scale, limits=None):
+    """``{field: bound}`` of the graph's real inputs for states as :func:`sample_states` draws
+    them: positions within home plus or minus
+    :data:`~robohw.robots.sampling.POSE_SPREAD`, rates and accelerations within ``limits``
+    (default :data:`STATE_LIMITS` of the platform's kind) in the graph's units (the angles are
+    binary angles: no bound)."""
+    limits = STATE_LIMITS[platform.kind] if limits is None else limits
+    spread = POSE_SPREAD[platform.kind]
+    angles = angle_fields(platform)
+    out = {f: abs(home) + s for f, home, s in zip(platform.pose_fields, platform.home, spread)
+           if f not in angles}
+    for name, linear in zip(rate_fields(platform), _linear_columns(platform)):
+        out[name] = (limits.velocity if linear else limits.angular_velocity) * scale.time
+        out[f"d{name}"] = (limits.acceleration if linear else limits.angular_acceleration) * \
+            scale.time ** 2
+    return out
+
+
+# Below the shortest stroke by this much (m): the assumed least length of a leg's CCM, whose
+# lengths are within 0.4 um of float64 at 24 bits (README; tests/test_platform_hardware.py).
+STROKE_MARGIN = 2.0 ** -12
+
+
+def proven_ranges(platform, scale, width, limits=None):
+    """:func:`robohw.ik.ranges.graph_ranges` of the dynamics graph at ``width`` bits for states
+    within :func:`state_bounds` whose legs are within their strokes (each leg's length at least
+    its shortest stroke less :data:`STROKE_MARGIN`: the divisions by it are bounded). The
+    bounds of the legs' values and the platform's wrench are below the format's range; the
+    solve's depend on the conditioning and are guarded by its flags instead."""
+    least = {(f"leg{i + 1}_rho", "x"): leg.stroke[0] - STROKE_MARGIN
+             for i, leg in enumerate(platform.legs)}
+    return graph_ranges(dynamics_graph(platform, scale), state_bounds(platform, scale, limits),
+                        **dynamics_format(platform, width), lower_bounds=least)
 
 
 def dynamics_format(platform, width):

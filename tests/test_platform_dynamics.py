@@ -124,6 +124,43 @@ def test_the_scale_keeps_states_inside_the_limits_inside_the_format(name):
     assert max(ports.values()) < limit
 
 
+def _phase_of(key):
+    name = key[0]
+    return "solve" if name.startswith("s_") or "_h_" in name else "legs and wrench"
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_the_legs_and_the_wrench_have_proven_ranges_that_hold(name):
+    from robohw.ik.ranges import graph_ranges
+    from robohw.legs.dynamics_graph import proven_ranges, state_bounds
+    from robohw.reference.platform_kinematics import inverse_kinematics
+    platform = load_platform(name)
+    scale, formats = dynamics_scale(platform), dynamics_format(platform, 24)
+    ranges = proven_ranges(platform, scale, 24)
+    assert ranges.limit == 2.0 ** (formats["width"] - 1 - formats["frac_bits"])
+    for bounds in (ranges.ports, ranges.operands):      # operands: (ccm, slot)
+        assert max(v for k, v in bounds.items() if _phase_of(k) != "solve") < ranges.limit
+    # Without the legs' least lengths the divisions are bounded only by the CCMs' range:
+    # nothing is proven (the pass can fail).
+    loose = graph_ranges(dynamics_graph(platform, scale), state_bounds(platform, scale),
+                         **formats)
+    assert max(v for k, v in loose.ports.items() if _phase_of(k) != "solve") >= loose.limit
+    # Sound: no value of the model exceeds its bound, at the limits' corners and inside them,
+    # for states whose legs are within their strokes.
+    states = sample_states(platform, 2000, np.random.default_rng(12))
+    pose = len(platform.pose_fields)
+    states[:1000, pose:] = np.sign(states[:1000, pose:]) * np.abs(states[:, pose:]).max(0)
+    lengths = inverse_kinematics(platform, states[:, :pose])
+    strokes = np.array([leg.stroke for leg in platform.legs])
+    states = states[((lengths >= strokes[:, 0]) & (lengths <= strokes[:, 1])).all(1)]
+    graph = dynamics_graph(platform, scale)
+    _, valid, values = evaluate_model(graph, state_inputs(platform, states, scale), **formats)
+    lsb = 2.0 ** -(formats["frac_bits"] + formats["guard_bits"])
+    for (ccm, port), bound in ranges.ports.items():
+        got = np.abs(values[ccm]["xyz".index(port)][valid]) * lsb
+        assert got.max(initial=0) <= bound, (ccm, port)
+
+
 def test_scale_and_limits_check_their_arguments():
     with pytest.raises(ValueError, match=r"StateLimits.velocity must be a positive number"):
         StateLimits(velocity=0.0, angular_velocity=1, acceleration=1, angular_acceleration=1)

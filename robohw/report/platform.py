@@ -14,7 +14,7 @@ from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.model import evaluate_model
 from robohw.legs.counts import platform_counts
 from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
-                                        dynamics_scale)
+                                        dynamics_scale, proven_ranges)
 from robohw.legs.fk_graph import fk_format, fk_graph
 from robohw.legs.givens import ccm_counts, solve_graph
 from robohw.legs.ik_graph import leg_ik_graph, platform_format
@@ -270,11 +270,16 @@ def leg_dynamics(count, seed=0):
         for mode in ("pipelined", "word_serial"):
             dut = TaskGraphPipeline(graph, **dynamics_format(platform, 24), timing=mode)
             timing[mode] = {"latency": dut.latency, "interval": dut.interval}
+        ranges = proven_ranges(platform, scale, 24)
+        before_solve = [v for bounds in (ranges.ports, ranges.operands)
+                        for (ccm, _), v in bounds.items()
+                        if not ccm.startswith("s_") and "_h_" not in ccm]
         rows.append({"platform": name, "legs": len(platform.legs), "ccms": len(graph.ccms),
                      "phases": phases, "depth": graph.depth(), "timing": timing,
                      "time_unit_s": scale.time, "mass_unit_kg": scale.mass,
                      "force_unit_n": scale.force,
                      "limits": dataclasses.asdict(STATE_LIMITS[platform.kind]),
+                     "proven": {"largest_bound": max(before_solve), "limit": ranges.limit},
                      "accuracy": [leg_dynamics_errors(platform, width, count, seed)
                                   for width in LEG_WIDTHS]})
     return rows
@@ -316,7 +321,13 @@ def _dynamics_section(rows):
                          f"{a['per_state']:.2e} |")
     lines += ["", "The planar platform has no gravity: a state at rest needs no force, so "
               "per-state errors grow as its forces vanish; the hexapod always holds its "
-              "weight."]
+              "weight.", "",
+              "Proven ranges (`robohw.ik.ranges`, sound bounds from the limits, each leg at "
+              "least its shortest stroke): the largest bound of any value the legs or the "
+              "platform's wrench compute, against the format's largest real: " + "; ".join(
+                  f"{r['platform']} {r['proven']['largest_bound']:.3f} of "
+                  f"{r['proven']['limit']:g}" for r in rows) + ". The solve's values depend "
+              "on the conditioning: its guards and range flags bound them."]
     return "\n".join(lines)
 
 

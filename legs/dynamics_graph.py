@@ -48,9 +48,10 @@ from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.ranges import graph_ranges
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
-from robohw.legs.ik_graph import angle_fields, leg_ports, leg_processors, platform_format
+from robohw.legs.ik_graph import (angle_fields, leg_ports, leg_processors, platform_format,
+                                  pose_bounds)
 from robohw.reference.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
-from robohw.robots.sampling import POSE_SPREAD, sample_poses
+from robohw.robots.sampling import sample_poses
 
 __all__ = ["dynamics_graph", "dynamics_format", "rate_fields", "state_fields", "state_bounds",
            "proven_ranges", "STROKE_MARGIN", "StateLimits", "DynamicsScale", "dynamics_scale", "state_inputs", "state_codes", "sample_states",
@@ -200,10 +201,7 @@ def state_bounds(platform, scale, limits=None):
     (default :data:`STATE_LIMITS` of the platform's kind) in the graph's units (the angles are
     binary angles: no bound)."""
     limits = STATE_LIMITS[platform.kind] if limits is None else limits
-    spread = POSE_SPREAD[platform.kind]
-    angles = angle_fields(platform)
-    out = {f: abs(home) + s for f, home, s in zip(platform.pose_fields, platform.home, spread)
-           if f not in angles}
+    out = pose_bounds(platform)
     for name, linear in zip(rate_fields(platform), _linear_columns(platform)):
         out[name] = (limits.velocity if linear else limits.angular_velocity) * scale.time
         out[f"d{name}"] = (limits.acceleration if linear else limits.angular_acceleration) * \

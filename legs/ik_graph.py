@@ -52,8 +52,10 @@ import numpy as np
 from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.robots.sampling import POSE_SPREAD
 
 __all__ = ["leg_ik_graph", "leg_processors", "leg_ports", "angle_fields", "platform_format",
+           "pose_bounds",
            "reach", "pose_inputs", "pose_codes", "GUARD_BITS"]
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
@@ -182,6 +184,16 @@ def angle_fields(platform):
     """The pose fields that are angles: ``roll, pitch, yaw``, or planar ``phi``."""
     fields = platform.pose_fields
     return fields[3:] if platform.spatial else fields[2:]
+
+
+def pose_bounds(platform):
+    """``{field: bound}`` of the graph's real inputs (the position) for poses as
+    :func:`robohw.robots.sampling.sample_poses` draws them: home plus or minus
+    :data:`~robohw.robots.sampling.POSE_SPREAD` (the angles are binary angles: no bound)."""
+    angles = angle_fields(platform)
+    return {f: abs(home) + spread for f, home, spread in
+            zip(platform.pose_fields, platform.home, POSE_SPREAD[platform.kind])
+            if f not in angles}
 
 
 def pose_inputs(platform, poses):

@@ -125,6 +125,27 @@ def test_model_lengths_within_a_micrometre_at_24_bits(name):
 
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+def test_lengths_and_rows_have_proven_ranges_that_hold(name):
+    from robohw.ik.ranges import graph_ranges
+    from robohw.legs.ik_graph import pose_bounds
+    from robohw.robots.sampling import POSE_SPREAD
+    platform = load_platform(name)
+    graph, formats = leg_ik_graph(platform, jacobian=True), platform_format(platform, 24)
+    ranges = graph_ranges(graph, pose_bounds(platform), **formats)
+    assert ranges.proven and ranges.limit == 2.0
+    # Sound: inside the workspace and at its corners, no model value exceeds its bound.
+    rng = np.random.default_rng(4)
+    poses = sample_poses(platform, 3000, rng)
+    spread = np.array(POSE_SPREAD[platform.kind])
+    poses[:1000] = np.asarray(platform.home) + rng.choice([-1, 1], (1000, len(spread))) * spread
+    _, valid, values = evaluate_model(graph, pose_inputs(platform, poses), **formats)
+    assert valid.all()
+    lsb = 2.0 ** -(formats["frac_bits"] + formats["guard_bits"])
+    for (ccm, port), bound in ranges.ports.items():
+        assert np.abs(values[ccm]["xyz".index(port)]).max() * lsb <= bound, (ccm, port)
+
+
+@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_ideal_ccms_give_the_reference_jacobian_rows(name):
     platform = load_platform(name)
     poses = sample_poses(platform, 2000, np.random.default_rng(11), scale=3)

@@ -5,9 +5,9 @@ registers`: values share registers when their lives do not overlap) and one
 :func:`~robohw.cordic.multimode.multimode_datapath` (the modes its CCMs use, at the graph's
 internal width). Nothing is decoded from a global cycle count: each processor runs short
 programs of events, a ROM each (the CCMs it issues, the results it writes back, the words it
-sends and receives), and the bus one of its own (which sender it carries). A program's
-sequencer counts down the cycles to its next event, so every action is a register's output
-in its cycle, decided a cycle ahead.
+sends, the sender it listens to and the words it receives). A program's sequencer counts down
+the cycles to its next event and its ROM's read is registered, so every action is a register's
+output in its cycle, decided in the cycle before from registers.
 
 One cycle each, so the clock meets the selections (:data:`~robohw.legs.machine.
 OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
@@ -16,9 +16,9 @@ OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
   its operands formed from them (:func:`robohw.hw.fixed.hdl_add_sub_add`: sign, constant,
   addend; saturation) into the unit's operand registers; the unit started;
 - a result at the unit's outputs written into the registers the program names;
-- a bus word read from the sender's file into its send register; across the bus (a selection
-  among the senders and the host's state registers) into the bus register; into the readers'
-  files.
+- a bus word read from the sender's file into its send register; across the bus into each
+  reader's bus register (a selection among the senders it hears, the host's state registers
+  among them); into the readers' files.
 
 A state is taken when the machine is idle; its outputs are offered :attr:`LegMachine.latency`
 cycles later and the next state may be taken in the cycle they leave. The error flag is
@@ -44,8 +44,9 @@ from robohw.legs.machine import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
 
-# The plan's cycle 0 is the machine's cycle 1: the first bus word's read is decoded in cycle 0.
-DECODE_CYCLES = 1
+# The plan's cycle 0 is the machine's cycle 2: the first bus word's read is read from its ROM
+# in cycle 0 and decoded in cycle 1.
+DECODE_CYCLES = 2
 _SLOTS = "xyz"
 _PORTS = "xyz"
 
@@ -53,8 +54,9 @@ _PORTS = "xyz"
 def _program(m, name, events, take, running, widths=None):
     """A sequencer of ``events`` (``[(cycle, {field: int >= 0})]``, cycles distinct and at
     least 0, counted from the first running cycle): returns ``(fire, row)``, ``fire`` high in
-    each event's cycle and ``row`` (a view of the event's fields, read from a ROM; each as
-    wide as its largest value, or as ``widths`` says) valid in it.
+    the cycle after each event's and ``row`` (a view of the event's fields, read from a ROM;
+    each as wide as its largest value, or as ``widths`` says) valid in it: the ROM's read is
+    registered once more (a block RAM's output is slow).
 
     The ROM holds each event's fields and the cycles to the next event; a down-counter waits
     them out and the ROM's read port is addressed a cycle ahead, so ``fire`` is a register and
@@ -91,7 +93,10 @@ def _program(m, name, events, take, running, widths=None):
                 m.d.sync += fire.eq(1)
             with m.Else():
                 m.d.sync += count.eq(count - 1)
-    return fire, row
+    held = Signal(layout, name=f"{name}_row", reset_less=True)
+    fired = Signal(name=f"{name}_fired")
+    m.d.sync += [held.eq(row), fired.eq(fire)]
+    return fired, held
 
 
 class LegMachine(StreamPipeline):
@@ -200,8 +205,9 @@ class LegMachine(StreamPipeline):
                          for n, reg in zip(graph.inputs, state)]
 
         def program(name, events, widths=None):
-            """``(fire, row)`` of ``events`` given at plan cycles (decoded one cycle ahead)."""
-            return _program(m, name, [(c - 1 + DECODE_CYCLES, f) for c, f in events],
+            """``(fire, row)`` of ``events`` given at plan cycles: valid a cycle ahead, so the
+            action is a register of them."""
+            return _program(m, name, [(c - 2 + DECODE_CYCLES, f) for c, f in events],
                             take, running, widths)
 
         def registered(name, value, shape=None):
@@ -257,17 +263,22 @@ class LegMachine(StreamPipeline):
             send_regs[sender] = registered(f"{name}_send",
                                            read_port([source[r] for r in sent], [select]),
                                            signed(inside))
-        bus_fire, bus_row = program("bus", [(t.cycle + 1, {"sender": senders.index(t.sender)})
-                                            for t in plan.transfers])
-        bus_select = Signal(range(max(len(senders), 2)), name="bus_select", reset_less=True)
-        with m.If(bus_fire):
-            m.d.sync += bus_select.eq(bus_row.sender)
-        bus = registered("bus", read_port([send_regs[s] for s in senders], [bus_select]),
-                         signed(inside))
+        # Each reader selects the sender of the words it takes into a bus register of its
+        # own (one register across the chip to every file was the alternative).
         for processor in files:
             words = [t for t in plan.transfers if processor in t.readers]
             if not words:
                 continue
+            heard = sorted({t.sender for t in words}, key=lambda s: -1 if s is None else s)
+            fire, row = program(f"p{processor}_listen",
+                                [(t.cycle + 1, {"sender": heard.index(t.sender)})
+                                 for t in words])
+            select = Signal(range(max(len(heard), 2)), name=f"p{processor}_listen_select",
+                            reset_less=True)
+            with m.If(fire):
+                m.d.sync += select.eq(row.sender)
+            bus = registered(f"p{processor}_bus", read_port([send_regs[s] for s in heard],
+                                                            [select]), signed(inside))
             fire, row = program(f"p{processor}_receive",
                                 [(t.cycle + BUS_CYCLES - 1,
                                   {"write": files[processor][(t.source, t.port)]})

@@ -178,7 +178,7 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
     for name in platform.pose_fields:
         assert [o[name] for o in run.outputs] == codes[name].tolist(), name
     # Each row waits for the answer before it: the inner design's latency (pipelined: CCM
-    # stages, the operand registers, the output queue; the machine: its plan and three cycles),
+    # stages, the operand registers, the output queue; the machine: its plan and four cycles),
     # then the cycle in which the estimate takes it.
     gaps = np.diff(run.input_cycles[:3])
     assert (gaps == dut.pipeline.latency + 1).all() and dut.interval == dut.pipeline.latency + 1

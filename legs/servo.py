@@ -28,9 +28,9 @@ __all__ = ["FkServo", "servo_model", "home_codes", "SERVO_ITERATIONS", "SERVO_TI
 # error of the move), two within 1 um and 1e-5 rad (tests/test_platform_fk.py).
 SERVO_ITERATIONS = 2
 
-# The designs a servo loop runs its iterations on (word-serial CCMs take a row only at a
-# stage's first cycle, which the loop's interval does not count yet).
-SERVO_TIMINGS = ("pipelined", "machine")
+# The designs a servo loop runs its iterations on: the task-graph pipeline's two timings and
+# Gosselin's machine.
+SERVO_TIMINGS = ("pipelined", "word_serial", "machine")
 
 
 
@@ -54,10 +54,12 @@ class FkServo(StreamPipeline):
         Newton steps a row (:func:`~robohw.legs.fk_graph.fk_graph`).
     width : int
         Port width; formats of :func:`~robohw.legs.fk_graph.fk_format`.
-    timing : ``"pipelined"`` or ``"machine"``
-        The iterations on pipelined CCMs (default) or on Gosselin's machine
-        (:class:`~robohw.legs.leg_machine.LegMachine`: the legs' kinematics on their
-        processors, the solve and the pose update on the platform processor).
+    timing : ``"pipelined"``, ``"word_serial"`` or ``"machine"``
+        The iterations on pipelined CCMs (default), on word-serial ones (the pipeline takes
+        a row only in the last two cycles of its stage period: see :attr:`interval`) or on
+        Gosselin's machine (:class:`~robohw.legs.leg_machine.LegMachine`: the legs'
+        kinematics on their processors, the solve and the pose update on the platform
+        processor).
     tag_width : int
         See :class:`~robohw.hw.stream.StreamPipeline`.
 
@@ -67,15 +69,19 @@ class FkServo(StreamPipeline):
     o : stream of the pose fields (metres; the angles in turns), ``unreachable`` and ``tag``
 
     Latency is the inner design's, and a row is taken in the cycle after the previous result
-    leaves, so the interval is the latency plus one.
+    leaves (word-serial: in the first cycle after it that the pipeline takes a row in), so
+    the interval is the latency plus one (:attr:`interval`).
     """
     def __init__(self, platform, iterations=1, *, width=24, timing="pipelined", tag_width=0):
         if timing not in SERVO_TIMINGS:
             raise ValueError(f"timing must be one of {', '.join(SERVO_TIMINGS)}, not "
                              f"{timing!r}")
         graph = fk_graph(platform, iterations)
-        design = TaskGraphPipeline if timing == "pipelined" else LegMachine
-        self._inner = design(graph, **fk_format(platform, width), tag_width=tag_width)
+        if timing == "machine":
+            self._inner = LegMachine(graph, **fk_format(platform, width), tag_width=tag_width)
+        else:
+            self._inner = TaskGraphPipeline(graph, **fk_format(platform, width),
+                                            tag_width=tag_width, timing=timing)
         self._home = home_codes(platform, width)
         lengths = [n for n in graph.inputs if n.startswith("rho_m")]
         outputs = {n: signed(width) for n in graph.outputs}
@@ -96,8 +102,29 @@ class FkServo(StreamPipeline):
     @property
     def interval(self):
         """Cycles a row with the sink always ready: the latency and the cycle in which the
-        loop closes (the result leaves, the estimate takes it)."""
-        return self._inner.latency + 1
+        loop closes (the result leaves, the estimate takes it). Word-serial, the next row then
+        waits for a cycle the pipeline takes rows in, the last ``S`` of every period ``P``;
+        with ``a = (latency + 1) mod P``, the rows settle into taking ``latency + 1 + (P - a)
+        mod P`` cycles each, except for ``a = 1`` (with ``S = 2``: alternately ``latency + 1``
+        and ``latency + P - 1``, whose mean is given). Found by following the phases."""
+        latency = self._inner.latency
+        if not isinstance(self._inner, TaskGraphPipeline) or self._inner.plan.period == 1:
+            return latency + 1
+        period, slots = self._inner.plan.period, self._inner.plan.slots
+        accepts = range(period - slots, period)
+        # The phases rows are taken in, from each possible first one: the longest mean of two
+        # consecutive rows once settled (as robohw.measure.measure_timing measures).
+        worst = 0
+        for first in accepts:
+            phase, gaps = first, []
+            for _ in range(2 * period + 4):
+                ready = (phase + latency + 1) % period
+                wait = next(w for w in range(period) if (ready + w) % period in accepts)
+                gaps.append(latency + 1 + wait)
+                phase = (ready + wait) % period
+            settled = gaps[-4:]
+            worst = max(worst, *((a + b) / 2 for a, b in zip(settled, settled[1:])))
+        return int(worst) if worst == int(worst) else worst
 
     def elaborate(self, platform):
         m = Module()

@@ -15,6 +15,7 @@ from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format, fk_graph
 from robohw.legs.givens import ccm_counts
 from robohw.legs.ik_graph import angle_fields
 from robohw.legs.servo import FkServo, servo_model
+from robohw.measure import measure_timing
 from robohw.reference.platform_kinematics import (forward_kinematics, inverse_kinematics,
                                                   jacobian, rotation)
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
@@ -205,6 +206,33 @@ def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
     assert error[:, :first_angle].max() < 1e-6 and error[:, first_angle:].max() < 1e-5
 
 
+def test_word_serial_servo_equals_its_model_and_waits_for_a_row_slot():
+    platform = load_platform("planar_3rpr")
+    width = 16
+    lengths = inverse_kinematics(platform, trajectory(platform, 5, seed=9, start=30))
+    codes, valid = servo_model(platform, 1, lengths, width=width)
+    dut = FkServo(platform, 1, width=width, timing="word_serial", tag_width=4)
+    real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
+    payloads = [{**{f"rho_m{i + 1}": int(real.from_float(row[i])) for i in range(3)}, "tag": k}
+                for k, row in enumerate(lengths)]
+    run = run_stream(dut, payloads)
+    assert [o["tag"] for o in run.outputs] == list(range(5)) and valid.all()
+    for name in platform.pose_fields:
+        assert [o[name] for o in run.outputs] == codes[name].tolist(), name
+    # The pipeline takes a row in the last two cycles of its period P only: after the answer
+    # leaves and the estimate takes it (latency + 1), the next row waits for the first such
+    # cycle. Here (latency + 1) mod P = a is neither 0 nor 1, so from the second row on the
+    # rows enter in the period's second-last cycle, latency + 1 + P - a apart.
+    inner = dut.pipeline
+    period, latency = inner.plan.period, inner.latency
+    a = (latency + 1) % period
+    assert inner.plan.slots == 2 and a not in (0, 1)
+    gaps = np.diff(run.input_cycles)
+    assert (gaps[1:] == latency + 1 + period - a).all()
+    assert measure_timing(run.input_cycles, run.output_cycles).interval == dut.interval
+    assert (np.subtract(run.output_cycles, run.input_cycles) == latency).all()
+
+
 def test_servo_loops_side_by_side_equal_each_loop_alone():
     platform = load_platform("planar_3rpr")
     loops = np.stack([inverse_kinematics(platform, trajectory(platform, 5, seed=s, start=40))
@@ -294,8 +322,6 @@ def test_cli_fk_rtl_writes_the_models_file(tmp_path):
     (["--backend", "model", "--iterations", "9"],
      r"--iterations: the hardware takes 1..8 Newton steps a row, not 9"),
     (["--backend", "model", "--guess", "0.4,0.3,0.3"], r"--guess applies to the float backend"),
-    (["--backend", "rtl", "--timing", "word-serial"],
-     r"runs on pipelined CCMs or the machine, not word-serial"),
 ])
 def test_cli_fk_hardware_usage_errors(argv, message, tmp_path, capsys):
     from robohw.cli import main

@@ -29,7 +29,7 @@ position outside the hardware's number format (beyond the platform's reach,
 (2**(53 - width) turns or more) is ``out_of_format``, and a value the hardware flags as
 overflowing, which only a leg longer than the format's range makes,
 ``outside_limits``; the condition number of the hardware's rows is computed in float64.
-For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, pipelined): a
+For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, any timing): a
 fixed number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the
 first from home; a row the iterations cannot solve is ``unreachable`` and leaves the estimate
 where it was, lengths beyond the number format are ``out_of_format`` and skipped, and
@@ -49,7 +49,7 @@ from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_
                                         state_fields, state_inputs)
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
 from robohw.legs.leg_machine import LegMachine
-from robohw.legs.servo import SERVO_TIMINGS, FkServo, servo_model
+from robohw.legs.servo import FkServo, servo_model
 from robohw.progress import Progress
 from robohw.reference.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
                                                   forward_kinematics, inverse_kinematics,
@@ -131,9 +131,6 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
             raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
                              f"only so far; {command} is float")
         if command == "fk":
-            if timing not in SERVO_TIMINGS:
-                raise ValueError("the forward kinematics' servo loop runs on pipelined CCMs "
-                                 "or the machine, not word-serial CCMs, so far")
             if guess is not None:
                 raise ValueError("--guess applies to the float backend: the servo loop "
                                  "starts from home and then from each row's answer")

@@ -99,6 +99,11 @@ def _program(m, name, events, take, running, widths=None):
     return fired, held
 
 
+def _senders(senders):
+    """Senders in order: the host (``None``), then the processors by number."""
+    return sorted(senders, key=lambda s: -1 if s is None else s)
+
+
 class LegMachine(StreamPipeline):
     """One processor per leg and a platform processor on a one-word bus, running a task graph
     by its :class:`~robohw.legs.machine.MachinePlan`.
@@ -242,9 +247,8 @@ class LegMachine(StreamPipeline):
                     for r in range(plan.register_count(p))] for p in files}
         writes = defaultdict(list)       # (processor, register) -> [(enable, value)]
 
-        # The bus: each sender's send register, the bus register, the readers' writes.
-        senders = sorted({t.sender for t in plan.transfers}, key=lambda s: -1 if s is None
-                         else s)
+        # The bus: each sender's send register, each reader's bus register, its writes.
+        senders = _senders({t.sender for t in plan.transfers})
         send_regs = {}
         for sender in senders:
             words = [t for t in plan.transfers if t.sender == sender]
@@ -269,7 +273,7 @@ class LegMachine(StreamPipeline):
             words = [t for t in plan.transfers if processor in t.readers]
             if not words:
                 continue
-            heard = sorted({t.sender for t in words}, key=lambda s: -1 if s is None else s)
+            heard = _senders({t.sender for t in words})
             fire, row = program(f"p{processor}_listen",
                                 [(t.cycle + 1, {"sender": heard.index(t.sender)})
                                  for t in words])

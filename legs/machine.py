@@ -277,10 +277,10 @@ def _allocate(plan, reads, arrived):
             use(((t.source, t.port), t.sender), plan.finish[t.source], t.cycle)
     for source, port in graph.outputs.values():
         use(((source, port), plan.processor[source]), plan.finish[source], end)
+    files = defaultdict(dict)             # processor -> its values, in order of their lives
+    for key, span in sorted(life.items(), key=lambda item: (item[1], str(item[0]))):
+        files[key[1]][key] = span
     registers = {}
-    for processor in sorted({p for _, p in life}):
-        mine = {key: span for key, span in sorted(life.items(),
-                                                  key=lambda item: (item[1], str(item[0])))
-                if key[1] == processor}
+    for mine in files.values():
         registers.update(left_edge(mine))
     return registers

@@ -104,9 +104,10 @@ class FkServo(StreamPipeline):
         """Cycles a row with the sink always ready: the latency and the cycle in which the
         loop closes (the result leaves, the estimate takes it). Word-serial, the next row then
         waits for a cycle the pipeline takes rows in, the last ``S`` of every period ``P``;
-        with ``a = (latency + 1) mod P``, the rows settle into taking ``latency + 1 + (P - a)
-        mod P`` cycles each, except for ``a = 1`` (with ``S = 2``: alternately ``latency + 1``
-        and ``latency + P - 1``, whose mean is given). Found by following the phases."""
+        with ``a = (latency + 1) mod P`` and ``S <= 2``, the rows settle into taking
+        ``latency + 1 + (P - a) mod P`` cycles each, except for ``a = 1`` with ``S = 2``
+        (alternately ``latency + 1`` and ``latency + P - 1``, whose mean is given). That closed
+        form fails for larger ``S``, so the phases are followed, which holds for any ``S``."""
         latency = self._inner.latency
         if not isinstance(self._inner, TaskGraphPipeline) or self._inner.plan.period == 1:
             return latency + 1

@@ -150,13 +150,21 @@ class Design:
         """The output payloads (dicts) the bit-exact model gives for the workload."""
         raise NotImplementedError
 
+    def equals_model(self, dut, workload, outputs):
+        """Whether every output carries the fields of :meth:`model_outputs` with the model's
+        values, in order (the tag and any extra fields are not compared)."""
+        expected = self.model_outputs(dut, workload)
+        return len(outputs) == len(expected) and \
+            [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+
     def structure(self, dut):
         """Buffer stages or processing elements: ``(label, value)``."""
         raise NotImplementedError
 
     def formats(self, dut):
         """``{field: format}`` for every payload field: ``"fixed(W, F)"`` (W bits, F fraction
-        bits), ``"angle(W)"`` (binary angle, one turn = 2**W), ``"bit"`` or ``"tag"``."""
+        bits), ``"turns(W, F)"`` (the same bits counting turns), ``"angle(W)"`` (binary angle,
+        one turn = 2**W), ``"bit"`` or ``"tag"``."""
         raise NotImplementedError
 
     def ports(self, dut):
@@ -425,8 +433,7 @@ class DynamicsDesign(Design):
         return Workload(payloads, {"states": (q, qd, qdd), "codes": codes})
 
     def check(self, dut, workload, outputs):
-        expected = self.model_outputs(dut, workload)
-        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        equal = self.equals_model(dut, workload, outputs)
         got = decode_torques(dut.plan, {k: np.array([o[f"tau{k}"] for o in outputs],
                                                      dtype=object)
                                         for k in range(1, dut.dof + 1)})
@@ -462,21 +469,45 @@ class DynamicsDesign(Design):
 
 # --- parallel manipulators ----------------------------------------------------------------------
 
-class PlatformIkDesign(Design):
-    """A platform's leg lengths on one identical CCM processor per leg
-    (:mod:`robohw.legs.ik_graph`), the CCMs pipelined or word-serial."""
+class _PlatformDesign(Design):
+    """What the platform designs share: the platform file, the tagged payloads of its codes,
+    and the formats of a CCM graph's fields."""
     family = "platform"
-    error_unit = "m"
 
-    def __init__(self, name, timing, platform="hexapod"):
-        super().__init__(name, f"leg lengths of the {platform} platform, one CCM processor per "
-                               f"leg, {timing.replace('_', '-')} CCMs", 24, (16, 24))
-        self.platform_name, self.timing = platform, timing
+    def __init__(self, name, summary, platform):
+        super().__init__(name, summary, 24, (16, 24))
+        self.platform_name = platform
 
     @functools.cached_property
     def platform(self):
         """The :class:`~robohw.robots.platform.Platform`, read from its file once."""
         return load_platform(self.platform_name)
+
+    @staticmethod
+    def _payloads(codes, count):
+        """``count`` input payloads from ``{field: codes}``, tagged by their index."""
+        return [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
+                for k in range(count)]
+
+    @staticmethod
+    def _graph_formats(graph, width, frac):
+        """The formats of a CCM graph's inputs (angles are binary angles) and outputs, and
+        the ``unreachable`` flag."""
+        out = {name: (f"angle({width})" if name in graph.angle_inputs
+                      else f"fixed({width}, {frac})") for name in graph.inputs}
+        out.update({name: f"fixed({width}, {frac})" for name in graph.outputs})
+        out.update({"unreachable": "bit", "tag": "tag"})
+        return out
+
+class PlatformIkDesign(_PlatformDesign):
+    """A platform's leg lengths on one identical CCM processor per leg
+    (:mod:`robohw.legs.ik_graph`), the CCMs pipelined or word-serial."""
+    error_unit = "m"
+
+    def __init__(self, name, timing, platform="hexapod"):
+        super().__init__(name, f"leg lengths of the {platform} platform, one CCM processor per "
+                               f"leg, {timing.replace('_', '-')} CCMs", platform)
+        self.timing = timing
 
     def build(self, width=None, fold=None):
         platform = self.platform
@@ -494,14 +525,11 @@ class PlatformIkDesign(Design):
     def workload(self, dut, count, seed=0):
         platform = self.platform
         poses = sample_poses(platform, count, np.random.default_rng(seed))
-        codes = pose_codes(platform, poses, dut.width)
-        payloads = [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
-                    for k in range(count)]
-        return Workload(payloads, {"poses": poses})
+        return Workload(self._payloads(pose_codes(platform, poses, dut.width), count),
+                        {"poses": poses})
 
     def check(self, dut, workload, outputs):
-        expected = self.model_outputs(dut, workload)
-        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        equal = self.equals_model(dut, workload, outputs)
         got = np.array([[o[name] for name in dut.graph.outputs] for o in outputs],
                        dtype=np.float64) * 2.0 ** -dut.plan.frac_bits
         reference = inverse_kinematics(self.platform, workload.context["poses"])
@@ -516,31 +544,19 @@ class PlatformIkDesign(Design):
         return "buffer stages", sum(dut.schedule.line_lengths.values())
 
     def formats(self, dut):
-        frac = dut.plan.frac_bits
-        out = {name: (f"angle({dut.width})" if name in dut.graph.angle_inputs
-                      else f"fixed({dut.width}, {frac})") for name in dut.graph.inputs}
-        out.update({name: f"fixed({dut.width}, {frac})" for name in dut.graph.outputs})
-        out.update({"unreachable": "bit", "tag": "tag"})
-        return out
+        return self._graph_formats(dut.graph, dut.width, dut.plan.frac_bits)
 
 
-class PlatformDynamicsDesign(Design):
+class PlatformDynamicsDesign(_PlatformDesign):
     """A platform's inverse dynamics on Gosselin's machine (:mod:`robohw.legs.leg_machine`):
     a word-serial CORDIC and a register file per leg and for the platform, a one-word bus."""
-    family = "platform"
     error_unit = "N"
     one_at_a_time = True
 
     def __init__(self, name, platform="hexapod"):
         super().__init__(name, f"inverse dynamics of the {platform} platform on Gosselin's "
                                f"machine: a CORDIC processor per leg and for the platform, "
-                               f"a one-word bus", 24, (16, 24))
-        self.platform_name = platform
-
-    @functools.cached_property
-    def platform(self):
-        """The :class:`~robohw.robots.platform.Platform`, read from its file once."""
-        return load_platform(self.platform_name)
+                               f"a one-word bus", platform)
 
     @functools.cached_property
     def scale(self):
@@ -563,10 +579,8 @@ class PlatformDynamicsDesign(Design):
     def workload(self, dut, count, seed=0):
         platform = self.platform
         states = sample_states_within(platform, count, np.random.default_rng(seed))
-        codes = state_codes(platform, states, dut.width, self.scale)
-        payloads = [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
-                    for k in range(count)]
-        return Workload(payloads, {"states": states})
+        return Workload(self._payloads(state_codes(platform, states, dut.width, self.scale),
+                                       count), {"states": states})
 
     def model_outputs(self, dut, workload):
         platform = self.platform
@@ -581,8 +595,7 @@ class PlatformDynamicsDesign(Design):
         return out
 
     def check(self, dut, workload, outputs):
-        expected = self.model_outputs(dut, workload)
-        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        equal = self.equals_model(dut, workload, outputs)
         got = np.array([[o[name] for name in dut.graph.outputs] for o in outputs],
                        dtype=np.float64) * 2.0 ** -dut.formats["frac_bits"] * self.scale.force
         reference, _ = reference_dynamics(self.platform, workload.context["states"])
@@ -592,33 +605,22 @@ class PlatformDynamicsDesign(Design):
         return "bus words", len(dut.plan.transfers)
 
     def formats(self, dut):
-        width, frac = dut.width, dut.formats["frac_bits"]
-        out = {name: (f"angle({width})" if name in dut.graph.angle_inputs
-                      else f"fixed({width}, {frac})") for name in dut.graph.inputs}
-        out.update({name: f"fixed({width}, {frac})" for name in dut.graph.outputs})
-        out.update({"unreachable": "bit", "tag": "tag"})
-        return out
+        return self._graph_formats(dut.graph, dut.width, dut.formats["frac_bits"])
 
 
-class PlatformFkDesign(Design):
+class PlatformFkDesign(_PlatformDesign):
     """A platform's forward kinematics in a servo loop (:class:`robohw.legs.servo.FkServo`,
     :data:`~robohw.legs.servo.SERVO_ITERATIONS` Newton steps a row, each row from the answer
     before it) on Gosselin's machine. The workload is a smooth 1 kHz trajectory from home
     (:func:`~robohw.robots.sampling.sample_trajectory`); the error is the positions' (m)."""
-    family = "platform"
     error_unit = "m"
     one_at_a_time = True
 
     def __init__(self, name, platform="hexapod", iterations=SERVO_ITERATIONS):
         super().__init__(name, f"forward kinematics of the {platform} platform in a servo loop "
                                f"on Gosselin's machine, {iterations} Newton iterations a row",
-                         24, (16, 24))
-        self.platform_name, self.iterations = platform, iterations
-
-    @functools.cached_property
-    def platform(self):
-        """The :class:`~robohw.robots.platform.Platform`, read from its file once."""
-        return load_platform(self.platform_name)
+                         platform)
+        self.iterations = iterations
 
     def build(self, width=None, fold=None):
         return FkServo(self.platform, self.iterations, width=width or self.default_width,
@@ -642,9 +644,8 @@ class PlatformFkDesign(Design):
         poses = sample_trajectory(platform, count, np.random.default_rng(seed))
         lengths = inverse_kinematics(platform, poses)
         real = FixedFormat(self.width_of(dut), self._frac_bits(dut))
-        payloads = [{**{f"rho_m{i + 1}": int(real.from_float(row[i])) for i in range(len(row))},
-                     "tag": k % (1 << TAG_WIDTH)} for k, row in enumerate(lengths)]
-        return Workload(payloads, {"poses": poses, "lengths": lengths})
+        codes = {f"rho_m{i + 1}": real.from_float(column) for i, column in enumerate(lengths.T)}
+        return Workload(self._payloads(codes, count), {"poses": poses, "lengths": lengths})
 
     def model_outputs(self, dut, workload):
         codes, valid = servo_model(self.platform, self.iterations, workload.context["lengths"],
@@ -653,8 +654,7 @@ class PlatformFkDesign(Design):
                 for k, v in enumerate(valid)]
 
     def check(self, dut, workload, outputs):
-        expected = self.model_outputs(dut, workload)
-        equal = [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+        equal = self.equals_model(dut, workload, outputs)
         angles = angle_fields(self.platform)
         positions = [f for f in self.platform.pose_fields if f not in angles]
         got = np.array([[o[f] for f in positions] for o in outputs],
@@ -667,9 +667,11 @@ class PlatformFkDesign(Design):
 
     def formats(self, dut):
         width, frac = self.width_of(dut), self._frac_bits(dut)
+        angles = angle_fields(self.platform)
         out = {f"rho_m{i + 1}": f"fixed({width}, {frac})"
                for i in range(len(self.platform.legs))}
-        out.update({f: f"fixed({width}, {frac})" for f in self.platform.pose_fields})
+        out.update({f: f"turns({width}, {frac})" if f in angles else f"fixed({width}, {frac})"
+                    for f in self.platform.pose_fields})
         out.update({"unreachable": "bit", "tag": "tag"})
         return out
 

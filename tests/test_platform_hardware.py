@@ -417,3 +417,19 @@ def test_a_header_only_file_gives_a_header_only_result_on_the_hardware(command, 
                      "--quiet"]) == 0
         lines = out.read_text().splitlines()
         assert len(lines) == 1 and lines[0].endswith(",valid,reason")
+
+
+def test_a_design_equals_its_model_only_row_for_row():
+    # The registry's check compares every field the model gives, in order, and nothing else:
+    # a lost, extra or changed row is unequal; a different tag or an extra field is not.
+    from robohw.designs import PlatformIkDesign
+    design = PlatformIkDesign("planar", "pipelined", "planar_3rpr")
+    dut = design.build(16)
+    workload = design.workload(dut, 4, seed=3)
+    model = design.model_outputs(dut, workload)
+    outputs = [{**row, "tag": 255, "extra": 1} for row in model]
+    assert design.equals_model(dut, workload, outputs)
+    changed = [dict(row) for row in outputs]
+    changed[2]["rho1"] ^= 1
+    for wrong in (outputs[:-1], outputs + outputs[:1], outputs[::-1], changed):
+        assert not design.equals_model(dut, workload, wrong)

@@ -90,6 +90,7 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True):
         "clock": "clk", "reset": "rst (synchronous, active high; clears valid bits only)",
         "ports": design.ports(dut), "formats": design.formats(dut),
         "format_legend": {"fixed(W, F)": "two's complement, W bits, F fraction bits",
+                          "turns(W, F)": "fixed(W, F) counting turns, not radians",
                           "angle(W)": "binary angle, two's complement, one turn = 2**W",
                           "bit": "flag", "tag": "user tag, carried unchanged"},
         "latency_cycles": dut.latency, "interval_cycles": dut.interval,

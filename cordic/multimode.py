@@ -85,11 +85,17 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
     busy, last, phase = Signal(name=f"{name}_busy"), Signal(name=f"{name}_last"), \
         Signal(name=f"{name}_phase")
     moves = ~Value.cast(hold)
-    # The step's parameters, read from the table a step ahead (registers, no lookup in the
-    # loop); past a mode's last row the read is of the next mode's first, never used.
+    # The step's parameters, read from the table a step ahead: the read of row ``upcoming``
+    # is registered (``fetched``) in the step's first cycle and loaded in its second, so no
+    # path runs through the table and the step's control at once. Past a mode's last row the
+    # read is of the next mode's first, never used.
     index = Signal(range(len(rows)), name=f"{name}_index")
     upcoming = Signal(range(len(rows) + 1), name=f"{name}_upcoming")
-    params, load = step_registers(rows, ("shift", "angle", "rotate", "subtract"), name)
+    step_fields = ("shift", "angle", "rotate", "subtract")
+    params, _ = step_registers(rows, step_fields, name)
+    fetched, fetch = step_registers(rows, step_fields, f"{name}_fetched")
+    m.d.sync += fetch(upcoming)
+    final_index = Signal(range(len(rows)), name=f"{name}_final_index", reset_less=True)
 
     # The mode's properties as signals: arithmetic on an Array element would be built once
     # for every element.
@@ -142,20 +148,23 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
                               reset_less=False)[finish]
     outputs = {f: values[f] for f in (*OUTPUT_FIELDS, *held)}
 
-    final_index = _wire(m, Array(final)[mode_r], f"{name}_final_index")
     m.d.comb += last.eq(busy & phase & (index == final_index))
     m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
     with m.If(busy & ~(last & ~moves)):
         m.d.sync += phase.eq(~phase)
         with m.If(phase):
-            m.d.sync += [index.eq(upcoming), upcoming.eq(upcoming + 1), *load(upcoming)]
+            m.d.sync += [index.eq(upcoming), upcoming.eq(upcoming + 1),
+                         *(params[f].eq(fetched[f]) for f in step_fields)]
         with m.If(last):
             m.d.sync += busy.eq(0)
     with m.If(start):
         begin = _wire(m, Array(first)[mode], f"{name}_first_index")
         m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), _prerotate(configs, x, y, z, mode))]
+        # The first row of each mode, chosen by the mode (no lookup through ``begin``).
+        m.d.sync += [params[f].eq(Array(int(getattr(rows[k], f)) for k in first)[mode])
+                     for f in step_fields]
         m.d.sync += [busy.eq(1), phase.eq(0), mode_r.eq(mode), index.eq(begin),
-                     upcoming.eq(begin + 1), *load(begin)]
+                     upcoming.eq(begin + 1), final_index.eq(Array(final)[mode])]
         if sideband is not None:
             m.d.sync += held["sideband"].eq(sideband)
     return WordSerialUnit(outputs, valid, busy, last)

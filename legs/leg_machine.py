@@ -37,7 +37,7 @@ from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.multimode import multimode_datapath
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_add,
                              hdl_round_shift, hdl_saturate)
-from robohw.hw.register_file import one_hot, read_port
+from robohw.hw.register_file import one_hot, read_copies, read_port
 from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import guard_code
 from robohw.legs.machine import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
@@ -247,6 +247,10 @@ class LegMachine(StreamPipeline):
                     for r in range(plan.register_count(p))] for p in files}
         writes = defaultdict(list)       # (processor, register) -> [(enable, value)]
 
+        # Every read's address comes in copies, each from its own ROM bits (equal registers
+        # fed by one net would be merged), each selecting a few bits (hw.register_file).
+        copies = read_copies(inside)
+
         # The bus: each sender's send register, each reader's bus register, its writes.
         senders = _senders({t.sender for t in plan.transfers})
         send_regs = {}
@@ -258,14 +262,14 @@ class LegMachine(StreamPipeline):
             name = "host" if sender is None else f"p{sender}"
             # The selection reaches only the registers this sender ever sends from.
             sent = sorted({index[(t.source, t.port)] for t in words})
-            fire, row = program(f"{name}_send", [(t.cycle, {"read": sent.index(
-                index[(t.source, t.port)])}) for t in words])
-            select = Signal(range(max(len(sent), 2)), name=f"{name}_send_select",
-                            reset_less=True)
+            fire, row = program(f"{name}_send", [(t.cycle, {f"read{k}": sent.index(
+                index[(t.source, t.port)]) for k in range(copies)}) for t in words])
+            selects = [Signal(range(max(len(sent), 2)), name=f"{name}_send_select{k}",
+                              reset_less=True) for k in range(copies)]
             with m.If(fire):
-                m.d.sync += select.eq(row.read)
+                m.d.sync += [select.eq(row[f"read{k}"]) for k, select in enumerate(selects)]
             send_regs[sender] = registered(f"{name}_send",
-                                           read_port([source[r] for r in sent], [select]),
+                                           read_port([source[r] for r in sent], selects),
                                            signed(inside))
         # Each reader selects the sender of the words it takes into a bus register of its
         # own (one register across the chip to every file was the alternative).
@@ -308,6 +312,9 @@ class LegMachine(StreamPipeline):
             def read_key(source, port):
                 return (source, port if source in plan.processor else None)
 
+            def address(slot, part, copy):
+                return f"{slot}_{part}_at{copy}"
+
             # Issue: the reads in the CCM's start cycle, the operands in the next, the unit
             # started in the one after (OPERAND_CYCLES). Each of the six reads (source and
             # addend of x, y, z) selects among the registers it ever reads, no more.
@@ -340,12 +347,14 @@ class LegMachine(StreamPipeline):
                         read_op = term(op)
                         used = read_op is not None and read_op.source is not None
                         fields[f"{slot}_{part}_use"] = int(used)
-                        fields[f"{slot}_{part}"] = reached[(slot, part)].index(
+                        at = reached[(slot, part)].index(
                             index[read_key(read_op.source, read_op.port)]) if used else 0
+                        fields.update({address(slot, part, k): at for k in range(copies)})
                 issues.append((plan.start[n], fields))
             widths = {f"{slot}_constant": inside for slot in _SLOTS}
-            widths.update({f"{slot}_{part}": max(len(registers) - 1, 1).bit_length()
-                           for (slot, part), registers in reached.items()})
+            widths.update({address(slot, part, k): max(len(registers) - 1, 1).bit_length()
+                           for (slot, part), registers in reached.items()
+                           for k in range(copies)})
             fire, row = program(f"{p}_issue", issues, widths)
             decoded = {f: Signal(len(getattr(row, f)), name=f"{p}_issue_{f}", reset_less=True)
                        for f in issues[0][1]}
@@ -360,10 +369,11 @@ class LegMachine(StreamPipeline):
                     continue
                 file = [regs[processor][r] for r in reached[role]]
                 value = Mux(decoded[f"{slot}_{part}_use"],
-                            read_port(file, [decoded[f"{slot}_{part}"]]), 0)
+                            read_port(file, [decoded[address(slot, part, k)]
+                                             for k in range(copies)]), 0)
                 read[role] = registered(f"{p}_read_{slot}_{part}", value, signed(inside))
             for f, reg in decoded.items():
-                if not f.endswith(("_source", "_addend", "_use")):
+                if not f.endswith(("_use", *(f"_at{k}" for k in range(copies)))):
                     later[f] = registered(f"{p}_formed_{f}", reg)
             forming = registered(f"{p}_forming", issued, 1)
             operands, overflows = {}, []

@@ -27,7 +27,10 @@ from robohw.sim.harness import run_stream
 # to the CORDICs here.
 SMALL = [("cordic-pipelined", 12, "verilator"), ("cordic-word-serial", 12, "verilator"),
          ("inertia-linear", 12, "verilator"), ("inertia-logdepth", 12, "verilator"),
-         ("ik-best-pipelined", 16, "verilator"), ("ik-best-word-serial", 16, "verilator"),
+         # Two minutes to build: in `make slow`; the byte-identical IK file below runs the
+         # same pipeline compiled (untagged) in `make test`.
+         pytest.param("ik-best-pipelined", 16, "verilator", marks=pytest.mark.slow),
+         ("ik-best-word-serial", 16, "verilator"),
          ("cordic-pipelined", 12, "cxxrtl"), ("cordic-word-serial", 12, "cxxrtl")]
 SOURCE, SINK = [1, 0, 1, 1, 0, 1], [1, 1, 0, 1, 0, 0, 1]
 

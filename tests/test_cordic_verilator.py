@@ -15,10 +15,12 @@ SOURCE = [True, True, False, True, True, True, False]
 SINK = [True, False, True, True, True, False, False, True]
 
 
+# A minute or more each under cocotb: one per architecture in `make test`, the other two in
+# `make slow` (tests/test_compiled.py runs both architectures compiled as well).
 @pytest.mark.parametrize("architecture, system, direction, normalization", [
     (PipelinedCordic, "circular", "rotation", "interleaved"),
-    (PipelinedCordic, "hyperbolic", "rotation", "multiply"),
-    (WordSerialCordic, "hyperbolic", "vectoring", "after"),
+    pytest.param(PipelinedCordic, "hyperbolic", "rotation", "multiply", marks=pytest.mark.slow),
+    pytest.param(WordSerialCordic, "hyperbolic", "vectoring", "after", marks=pytest.mark.slow),
     (WordSerialCordic, "linear", "vectoring", "interleaved"),
 ])
 def test_verilog_equals_amaranth_and_model(tmp_path, architecture, system, direction,

@@ -21,9 +21,11 @@ The machine (ours; the paper's Figs. 2 and 4 are not in the text):
 - both list-schedule by urgency: the longest chain of cycles from the CCM (or a word's most
   urgent reader) to the end;
 - each processor's values share its registers: a value holds a register from the cycle it is
-  readable to its last read (by a CCM, the bus, or the outputs: to the end), and the left-edge
-  rule gives each value the first register free then (:attr:`MachinePlan.registers`, as few
-  as the most values alive at once).
+  readable to its last read (by a CCM, the bus, or the outputs: to the end). The registers
+  come in banks by the value's writer (:data:`BANKS`: the CORDIC's ``x``, ``y`` or ``z``
+  port, or the bus), so each register has one source and no write multiplexer; in each bank
+  the left-edge rule gives each value the first register free then
+  (:attr:`MachinePlan.registers`, as few as the bank's most values alive at once).
 
 The outputs stay where they are computed (each actuator's force on its leg's processor).
 :class:`robohw.legs.leg_machine.LegMachine` is this machine in hardware, the plan its program.
@@ -40,7 +42,7 @@ from robohw.cordic.word_serial import word_serial_period
 from robohw.hw.register_file import left_edge
 
 __all__ = ["MachinePlan", "plan_machine", "processor_of", "ccm_timing", "OPERAND_CYCLES",
-           "WRITEBACK_CYCLES", "BUS_CYCLES", "PHASES"]
+           "WRITEBACK_CYCLES", "BUS_CYCLES", "PHASES", "BANKS"]
 
 # A CCM's operands: its registers read (one register stage: a selection among the file),
 # then formed (sign, constant, addend: one adder) into the unit's operand registers; one more
@@ -51,6 +53,9 @@ WRITEBACK_CYCLES = 1
 # A bus word: read from the sender's file, across the bus (a selection among the senders),
 # written into the readers' files; readable in the cycle after.
 BUS_CYCLES = 3
+# A register file's banks, by the writer of their values: one source per register, no write
+# multiplexer (a file of shared registers spent about 7k LUT4 of the hexapod's on them).
+BANKS = ("x", "y", "z", "bus")
 
 # What the phases of the report are, by CCM name (robohw.legs.dynamics_graph) and bus word.
 PHASES = ("broadcast", "legs", "gather", "solve", "scatter", "forces")
@@ -108,6 +113,13 @@ class MachinePlan:
     busy: dict = field(default_factory=dict)
     latency: int = 0
     registers: dict = field(default_factory=dict)
+
+    def bank(self, key):
+        """The bank (:data:`BANKS`) of ``key = (value, processor)``: the port of the
+        processor's own CCM that writes it, or ``"bus"`` (an input, another's result)."""
+        (source, port), processor = key
+        own = source in self.processor and self.processor[source] == processor
+        return port if own else "bus"
 
     def register_count(self, processor):
         """Registers in ``processor``'s file."""
@@ -257,7 +269,8 @@ def plan_machine(graph, *, width=24, frac_bits=None, guard_bits=0, processors=No
 
 def _allocate(plan, reads, arrived):
     """``{(value, processor): register}``: :func:`~robohw.hw.register_file.left_edge` over
-    each processor's values, readable from their finish or arrival to their last read."""
+    each bank of each processor's values (readable from their finish or arrival to their
+    last read), the banks one after another in :data:`BANKS` order."""
     graph = plan.graph
     end = plan.latency + 1                # the outputs are read until the state leaves
     life = {}
@@ -277,10 +290,13 @@ def _allocate(plan, reads, arrived):
             use(((t.source, t.port), t.sender), plan.finish[t.source], t.cycle)
     for source, port in graph.outputs.values():
         use(((source, port), plan.processor[source]), plan.finish[source], end)
-    files = defaultdict(dict)             # processor -> its values, in order of their lives
+    banks = defaultdict(dict)     # (processor, bank) -> its values, in order of their lives
     for key, span in sorted(life.items(), key=lambda item: (item[1], str(item[0]))):
-        files[key[1]][key] = span
-    registers = {}
-    for mine in files.values():
-        registers.update(left_edge(mine))
+        banks[(key[1], plan.bank(key))][key] = span
+    registers, used = {}, defaultdict(int)
+    for processor, bank in sorted(banks, key=lambda pb: (pb[0], BANKS.index(pb[1]))):
+        offset = used[processor]
+        for key, index in left_edge(banks[(processor, bank)]).items():
+            registers[key] = offset + index
+            used[processor] = max(used[processor], offset + index + 1)
     return registers

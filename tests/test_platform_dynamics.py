@@ -356,12 +356,24 @@ def _check_registers(plan, arrivals):
         spans.sort()
         for (_, last), (first, _) in zip(spans, spans[1:]):
             assert last < first          # read (at the latest) before the next is written
-    # As few registers as the most values alive at once, on every processor.
+    # Each register holds one bank's values (one writer: its own CCM's port, or the bus), and
+    # each bank has as few registers as its most values alive at once.
     for processor in set(plan.processor.values()):
-        mine = [span for (_, p), span in lives.items() if p == processor]
-        alive = max(sum(first <= c <= last for first, last in mine)
-                    for c in {first for first, _ in mine})
-        assert plan.register_count(processor) == alive
+        total = 0
+        for bank in ("x", "y", "z", "bus"):
+            mine = {key: span for key, span in lives.items() if key[1] == processor and
+                    (key[0][1] if key[0][0] in plan.processor and
+                     plan.processor[key[0][0]] == processor else "bus") == bank}
+            if not mine:
+                continue
+            held = {plan.registers[key] for key in mine}
+            assert not held & {plan.registers[k] for k in lives
+                               if k[1] == processor and k not in mine}
+            alive = max(sum(first <= c <= last for first, last in mine.values())
+                        for c in {first for first, _ in mine.values()})
+            assert len(held) == alive
+            total += alive
+        assert plan.register_count(processor) == total
 
 
 def _ccm_timing(graph, formats):

@@ -264,7 +264,8 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
     scale, formats = dynamics_scale(platform), dynamics_format(platform, width)
     real = FixedFormat(width, formats["frac_bits"])
     position = 3 if platform.spatial else 2
-    scaled = np.column_stack(list(state_inputs(platform, states, scale).values()))
+    inputs = state_inputs(platform, states, scale)
+    scaled = np.column_stack(list(inputs.values()))
     in_format = real.fits(np.delete(scaled, np.s_[position:pose], axis=1)).all(-1) & \
         angle_fits(states[:, position:pose], width).all(-1)
     rows = np.flatnonzero(in_format)
@@ -272,7 +273,7 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
     names = [f"f{i}" for i in range(1, legs + 1)]
     forces, flagged = np.zeros((count, legs)), np.zeros(count, dtype=bool)
     if backend == "model":
-        out, valid, _ = evaluate_model(graph, state_inputs(platform, states[rows], scale),
+        out, valid, _ = evaluate_model(graph, {n: v[rows] for n, v in inputs.items()},
                                        **formats)
         forces[rows] = np.stack([out[name] for name in names], -1) * scale.force
     else:

@@ -428,8 +428,10 @@ def _machine_section(rows):
              "it. The serial machine is one such processor running every CCM. The hardware "
              "(`robohw.legs.leg_machine`, equal to the model bit for bit) runs this plan: "
              "its latency is the plan's and four cycles (the state taken, the first word's "
-             "read from its program's ROM and decoded, the outputs offered). Values share a processor's registers when "
-             "their lives do not overlap: registers of the platform processor and of a leg's.",
+             "read from its program's ROM and decoded, the outputs offered). Values share a "
+             "processor's registers when their lives do not overlap, in banks by their "
+             "writer (the CORDIC's x, y, z or the bus): registers of the platform processor "
+             "and of a leg's.",
              "| platform | computation | " + " | ".join(PHASES) + " | latency | one "
              "processor | speed-up | paper (mult, all ops) | registers |",
              "|---|---|" + "---|" * (len(PHASES) + 5)]

@@ -85,6 +85,13 @@ DYNAMICS_WIDTH = 18
 DYNAMICS_FOLD = 6
 
 
+def _tagged_payloads(codes, count):
+    """``count`` input payloads from ``{field: codes}`` (indexable columns), each tagged by
+    its index modulo the tag's range."""
+    return [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
+            for k in range(count)]
+
+
 @dataclass
 class Workload:
     """Input payloads (dicts of ints) and what the check needs to judge the outputs."""
@@ -206,9 +213,8 @@ class CordicDesign(Design):
 
     def workload(self, dut, count, seed=0):
         x, y, z = sample_inputs(dut.config, count, np.random.default_rng(seed))
-        payloads = [{"x": int(a), "y": int(b), "z": int(c), "tag": k % (1 << TAG_WIDTH)}
-                    for k, (a, b, c) in enumerate(zip(x, y, z))]
-        return Workload(payloads, {"x": x, "y": y, "z": z})
+        return Workload(_tagged_payloads({"x": x, "y": y, "z": z}, len(x)),
+                        {"x": x, "y": y, "z": z})
 
     def check(self, dut, workload, outputs):
         c = workload.context
@@ -282,9 +288,8 @@ class IkDesign(Design):
         inputs = pose_inputs(pose)
         scale = 2.0 ** dut.plan.frac_bits
         codes = {n: np.rint(v * scale).astype(np.int64) for n, v in inputs.items()}
-        payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS}, "tag": k % (1 << TAG_WIDTH)}
-                    for k in range(len(q))]
-        return Workload(payloads, {"inputs": inputs, "pose": pose})
+        return Workload(_tagged_payloads({n: codes[n] for n in POSE_INPUTS}, len(q)),
+                        {"inputs": inputs, "pose": pose})
 
     def check(self, dut, workload, outputs):
         graph, width = dut.graph, dut.width
@@ -351,9 +356,7 @@ class InertiaDesign(Design):
     def workload(self, dut, count, seed=0):
         q = sample_joints(dut.plan.robot, count, np.random.default_rng(seed))
         codes = encode_joints(dut.plan, q)
-        payloads = [{**{n: int(v[b]) for n, v in codes.items()}, "tag": b % (1 << TAG_WIDTH)}
-                    for b in range(count)]
-        return Workload(payloads, {"q": q, "codes": codes})
+        return Workload(_tagged_payloads(codes, count), {"q": q, "codes": codes})
 
     def check(self, dut, workload, outputs):
         expected = model_outputs(dut.plan, workload.context["codes"])
@@ -428,9 +431,7 @@ class DynamicsDesign(Design):
     def workload(self, dut, count, seed=0):
         q, qd, qdd = sample_states(dut.plan.robot, count, np.random.default_rng(seed))
         codes = encode_states(dut.plan, q, qd, qdd)
-        payloads = [{**{n: int(v[b]) for n, v in codes.items()}, "tag": b % (1 << TAG_WIDTH)}
-                    for b in range(count)]
-        return Workload(payloads, {"states": (q, qd, qdd), "codes": codes})
+        return Workload(_tagged_payloads(codes, count), {"states": (q, qd, qdd), "codes": codes})
 
     def check(self, dut, workload, outputs):
         equal = self.equals_model(dut, workload, outputs)
@@ -470,8 +471,8 @@ class DynamicsDesign(Design):
 # --- parallel manipulators ----------------------------------------------------------------------
 
 class _PlatformDesign(Design):
-    """What the platform designs share: the platform file, the tagged payloads of its codes,
-    and the formats of a CCM graph's fields."""
+    """What the platform designs share: the platform file and the formats of a CCM graph's
+    fields."""
     family = "platform"
 
     def __init__(self, name, summary, platform):
@@ -484,12 +485,6 @@ class _PlatformDesign(Design):
         return load_platform(self.platform_name)
 
     @staticmethod
-    def _payloads(codes, count):
-        """``count`` input payloads from ``{field: codes}``, tagged by their index."""
-        return [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
-                for k in range(count)]
-
-    @staticmethod
     def _graph_formats(graph, width, frac):
         """The formats of a CCM graph's inputs (angles are binary angles) and outputs, and
         the ``unreachable`` flag."""
@@ -498,6 +493,7 @@ class _PlatformDesign(Design):
         out.update({name: f"fixed({width}, {frac})" for name in graph.outputs})
         out.update({"unreachable": "bit", "tag": "tag"})
         return out
+
 
 class PlatformIkDesign(_PlatformDesign):
     """A platform's leg lengths on one identical CCM processor per leg
@@ -525,7 +521,7 @@ class PlatformIkDesign(_PlatformDesign):
     def workload(self, dut, count, seed=0):
         platform = self.platform
         poses = sample_poses(platform, count, np.random.default_rng(seed))
-        return Workload(self._payloads(pose_codes(platform, poses, dut.width), count),
+        return Workload(_tagged_payloads(pose_codes(platform, poses, dut.width), count),
                         {"poses": poses})
 
     def check(self, dut, workload, outputs):
@@ -579,7 +575,7 @@ class PlatformDynamicsDesign(_PlatformDesign):
     def workload(self, dut, count, seed=0):
         platform = self.platform
         states = sample_states_within(platform, count, np.random.default_rng(seed))
-        return Workload(self._payloads(state_codes(platform, states, dut.width, self.scale),
+        return Workload(_tagged_payloads(state_codes(platform, states, dut.width, self.scale),
                                        count), {"states": states})
 
     def model_outputs(self, dut, workload):
@@ -645,7 +641,7 @@ class PlatformFkDesign(_PlatformDesign):
         lengths = inverse_kinematics(platform, poses)
         real = FixedFormat(self.width_of(dut), self._frac_bits(dut))
         codes = {f"rho_m{i + 1}": real.from_float(column) for i, column in enumerate(lengths.T)}
-        return Workload(self._payloads(codes, count), {"poses": poses, "lengths": lengths})
+        return Workload(_tagged_payloads(codes, count), {"poses": poses, "lengths": lengths})
 
     def model_outputs(self, dut, workload):
         codes, valid = servo_model(self.platform, self.iterations, workload.context["lengths"],

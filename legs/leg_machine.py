@@ -16,9 +16,9 @@ OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
   its operands formed from them (:func:`robohw.hw.fixed.hdl_add_sub_add`: sign, constant,
   addend; saturation) into the unit's operand registers; the unit started;
 - a result at the unit's outputs written into the registers the program names;
-- a bus word read from the sender's file into its send register; across the bus into each
-  reader's bus register (a selection among the senders it hears, the host's state registers
-  among them); into the readers' files.
+- a bus word read from the sender's file into its send register (the host's from the head
+  of a queue of the inputs in the order it sends them); across the bus into each reader's bus
+  register (a selection among the senders it hears); into the readers' files.
 
 A state is taken when the machine is idle; its outputs are offered :attr:`LegMachine.latency`
 cycles later and the next state may be taken in the cycle they leave. The error flag is
@@ -201,13 +201,9 @@ class LegMachine(StreamPipeline):
                 m.d.sync += [running.eq(0), offered.eq(1)]
         error = Signal(name="error")
         flags = []                       # registered flags, OR-ed into error in the next cycle
-        state = [Signal(signed(inside), name=f"in_{name}", reset_less=True)
-                 for name in graph.inputs]  # exact: guard bits are fraction bits
         tag = Signal(self.tag_width, name="tag", reset_less=True)
         with m.If(take):
             m.d.sync += [running.eq(1), cycle.eq(0), tag.eq(self.i.payload.tag)]
-            m.d.sync += [reg.eq(getattr(self.i.payload, n).as_signed() << guard)
-                         for n, reg in zip(graph.inputs, state)]
 
         def program(name, events, widths=None):
             """``(fire, row)`` of ``events`` given at plan cycles: valid a cycle ahead, so the
@@ -233,11 +229,12 @@ class LegMachine(StreamPipeline):
         def below(value, code):          # a guarded value below its minimum (code 0: none)
             return (value < code) & (value > -code)
 
-        input_guards = [below(reg, guard_of(n, None)) for n, reg in zip(graph.inputs, state)
+        # exact: guard bits are fraction bits
+        inputs = {n: getattr(self.i.payload, n).as_signed() << guard for n in graph.inputs}
+        input_guards = [below(value, guard_of(n, None)) for n, value in inputs.items()
                         if guard_of(n, None)]
         if input_guards:
-            flags.append(registered("input_guard", running & ~cycle.any() &
-                                    Cat(*input_guards).any(), 1))
+            flags.append(registered("input_guard", take & Cat(*input_guards).any(), 1))
 
         # The register files.
         files = defaultdict(dict)        # processor -> {value: register index}
@@ -251,25 +248,32 @@ class LegMachine(StreamPipeline):
         # fed by one net would be merged), each selecting a few bits (hw.register_file).
         copies = read_copies(inside)
 
-        # The bus: each sender's send register, each reader's bus register, its writes.
-        senders = _senders({t.sender for t in plan.transfers})
+        # The bus: each sender's send register, each reader's bus register, its writes. The
+        # host sends every input once, in the plan's order: from a queue loaded with them in
+        # that order, shifted on each send (no selection across the inputs).
+        words = [t for t in plan.transfers if t.sender is None]
         send_regs = {}
-        for sender in senders:
+        if words:
+            fire, _ = program("host_send", [(t.cycle, {}) for t in words])
+            queue = [Signal(signed(inside), name=f"host_queue{k}", reset_less=True)
+                     for k in range(len(words) + 1)]
+            with m.If(take):
+                m.d.sync += [reg.eq(inputs[t.source]) for reg, t in zip(queue[1:], words)]
+            with m.Elif(fire):
+                m.d.sync += [reg.eq(after) for reg, after in zip(queue, queue[1:])]
+            send_regs[None] = registered("host_send", queue[0])
+        for sender in _senders({t.sender for t in plan.transfers} - {None}):
             words = [t for t in plan.transfers if t.sender == sender]
-            source = state if sender is None else regs[sender]
-            index = files[sender] if sender is not None else \
-                {(n, None): k for k, n in enumerate(graph.inputs)}
-            name = "host" if sender is None else f"p{sender}"
             # The selection reaches only the registers this sender ever sends from.
-            sent = sorted({index[(t.source, t.port)] for t in words})
-            fire, row = program(f"{name}_send", [(t.cycle, {f"read{k}": sent.index(
-                index[(t.source, t.port)]) for k in range(copies)}) for t in words])
-            selects = [Signal(range(max(len(sent), 2)), name=f"{name}_send_select{k}",
+            sent = sorted({files[sender][(t.source, t.port)] for t in words})
+            fire, row = program(f"p{sender}_send", [(t.cycle, {f"read{k}": sent.index(
+                files[sender][(t.source, t.port)]) for k in range(copies)}) for t in words])
+            selects = [Signal(range(max(len(sent), 2)), name=f"p{sender}_send_select{k}",
                               reset_less=True) for k in range(copies)]
             with m.If(fire):
                 m.d.sync += [select.eq(row[f"read{k}"]) for k, select in enumerate(selects)]
-            send_regs[sender] = registered(f"{name}_send",
-                                           read_port([source[r] for r in sent], selects),
+            send_regs[sender] = registered(f"p{sender}_send",
+                                           read_port([regs[sender][r] for r in sent], selects),
                                            signed(inside))
         # Each reader selects the sender of the words it takes into a bus register of its
         # own (one register across the chip to every file was the alternative).

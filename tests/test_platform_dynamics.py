@@ -511,6 +511,29 @@ def test_the_machine_runs_the_kinematics_one_state_per_latency(processors):
     assert set(dut.plan.processor.values()) == ({0} if processors else {1, 2, 3})
 
 
+def test_the_machine_flags_a_guarded_input_below_its_minimum():
+    from robohw.ik.task_graph import Guard, TaskGraph
+    from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
+    from robohw.robots.sampling import sample_poses
+    platform, width = load_platform("planar_3rpr"), 16
+    graph, formats = leg_ik_graph(platform), platform_format(platform, width)
+    poses = sample_poses(platform, 3, np.random.default_rng(12))
+    inputs = pose_inputs(platform, poses)
+    name = next(n for n in graph.inputs if n not in graph.angle_inputs)
+    # The middle pose's input is the smallest in magnitude: a minimum between it and the next.
+    magnitudes = np.abs(np.asarray(inputs[name], dtype=float))
+    order = np.argsort(magnitudes)
+    poses = poses[[order[1], order[0], order[2]]]
+    inputs = pose_inputs(platform, poses)
+    guarded = TaskGraph(graph.name, graph.inputs, graph.ccms, graph.outputs,
+                        angle_inputs=graph.angle_inputs,
+                        guards=(*graph.guards, Guard(name, "x", float(np.mean(
+                            np.sort(magnitudes)[:2])))))
+    _, _, valid = _machine_run(platform, guarded, formats, inputs,
+                               pose_codes(platform, poses, width), 3)
+    assert valid.tolist() == [True, False, True]
+
+
 @pytest.mark.slow   # minutes: 10,000 cycles a state in Amaranth
 def test_the_machine_runs_the_hexapod_dynamics_as_the_model():
     platform, width = load_platform("hexapod"), 16

@@ -17,8 +17,9 @@ OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
   addend; saturation) into the unit's operand registers; the unit started;
 - a result at the unit's outputs written into the registers the program names;
 - a bus word read from the sender's file into its send register (the host's from the head
-  of a queue of the inputs in the order it sends them); across the bus into each reader's bus
-  register (a selection among the senders it hears); into the readers' files.
+  of a queue of the inputs in the order it sends them); across the chip into a relay at each
+  reader; into the reader's bus register (a selection among the senders it hears); into the
+  readers' files.
 
 A state is taken when the machine is idle; its outputs are offered :attr:`LegMachine.latency`
 cycles later and the next state may be taken in the cycle they leave. The error flag is
@@ -275,22 +276,24 @@ class LegMachine(StreamPipeline):
             send_regs[sender] = registered(f"p{sender}_send",
                                            read_port([regs[sender][r] for r in sent], selects),
                                            signed(inside))
-        # Each reader selects the sender of the words it takes into a bus register of its
-        # own (one register across the chip to every file was the alternative).
+        # Each reader copies the send registers of the senders it hears into relays of its
+        # own (a cycle for the wire across the chip), then selects the sender of the words it
+        # takes into its bus register.
         for processor in files:
             words = [t for t in plan.transfers if processor in t.readers]
             if not words:
                 continue
             heard = _senders({t.sender for t in words})
             fire, row = program(f"p{processor}_listen",
-                                [(t.cycle + 1, {"sender": heard.index(t.sender)})
+                                [(t.cycle + BUS_CYCLES - 2, {"sender": heard.index(t.sender)})
                                  for t in words])
             select = Signal(range(max(len(heard), 2)), name=f"p{processor}_listen_select",
                             reset_less=True)
             with m.If(fire):
                 m.d.sync += select.eq(row.sender)
-            bus = registered(f"p{processor}_bus", read_port([send_regs[s] for s in heard],
-                                                            [select]), signed(inside))
+            relays = [registered(f"p{processor}_from_{'host' if s is None else f'p{s}'}",
+                                 send_regs[s]) for s in heard]
+            bus = registered(f"p{processor}_bus", read_port(relays, [select]), signed(inside))
             fire, row = program(f"p{processor}_receive",
                                 [(t.cycle + BUS_CYCLES - 1,
                                   {"write": files[processor][(t.source, t.port)]})

@@ -50,9 +50,10 @@ __all__ = ["MachinePlan", "plan_machine", "processor_of", "ccm_timing", "OPERAND
 # (robohw.legs.leg_machine).
 OPERAND_CYCLES = 2
 WRITEBACK_CYCLES = 1
-# A bus word: read from the sender's file, across the bus (a selection among the senders),
-# written into the readers' files; readable in the cycle after.
-BUS_CYCLES = 3
+# A bus word: read from the sender's file, across the chip into a relay at each reader,
+# through the reader's selection among the senders, written into the readers' files;
+# readable in the cycle after.
+BUS_CYCLES = 4
 # A register file's banks, by the writer of their values: one source per register, no write
 # multiplexer (a file of shared registers spent about 7k LUT4 of the hexapod's on them).
 BANKS = ("x", "y", "z", "bus")

@@ -300,7 +300,7 @@ def _check_plan(plan, timing):
         for reader in t.readers:
             key = (t.source, t.port, reader)
             assert key not in arrivals                        # each value once
-            arrivals[key] = t.cycle + 3   # read, across the bus, written
+            arrivals[key] = t.cycle + 4   # read, across the chip, selected, written
     for ccm in graph.ccms:
         here = plan.processor[ccm.name]
         for _, operand in ccm.operands():

@@ -38,10 +38,10 @@ from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.multimode import multimode_datapath
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_add,
                              hdl_round_shift, hdl_saturate)
-from robohw.hw.register_file import one_hot, read_copies, read_port
+from robohw.hw.register_file import read_port
 from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import guard_code
-from robohw.legs.machine import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
+from robohw.legs.machine import BANKS, BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
 
@@ -103,6 +103,82 @@ def _program(m, name, events, take, running, widths=None):
 def _senders(senders):
     """Senders in order: the host (``None``), then the processors by number."""
     return sorted(senders, key=lambda s: -1 if s is None else s)
+
+
+class _Banks:
+    """A processor's register file as the plan's banks (:data:`~robohw.legs.machine.BANKS`):
+    a memory each, with its one writer's write port and an asynchronous read port for every
+    read of it (LUT RAM on the ECP5: 16 words a cell behind its own address decoder, where a
+    file of registers needed a tree of multiplexers for every read). Register ``r`` of the
+    file is word ``r`` minus the bank's first register: the plan allocates a bank's registers
+    in one run."""
+
+    def __init__(self, m, name, plan, processor, shape):
+        self.bank = {r: plan.bank(key) for key, r in plan.registers.items()
+                     if key[1] == processor}
+        self._first, depth = {}, {}
+        for r, bank in sorted(self.bank.items()):
+            self._first.setdefault(bank, r)
+            depth[bank] = r - self._first[bank] + 1
+        self.memories = {}
+        for bank in BANKS:
+            if bank in depth:
+                self.memories[bank] = Memory(shape=shape, depth=depth[bank], init=[])
+                m.submodules[f"{name}_{bank}_bank"] = self.memories[bank]
+
+    def address(self, register):
+        """Register ``register``'s word in its bank."""
+        return register - self._first[self.bank[register]]
+
+    def write(self, m, bank, enable, address, data):
+        """``data`` written into word ``address`` of ``bank`` at the end of a cycle with
+        ``enable`` high (nothing: a bank without registers)."""
+        if bank in self.memories:
+            port = self.memories[bank].write_port()
+            m.d.comb += [port.en.eq(enable), port.addr.eq(address), port.data.eq(data)]
+
+    def _banks(self, registers):
+        return [bank for bank in BANKS if any(self.bank[r] == bank for r in registers)]
+
+    def fields(self, prefix, registers, register):
+        """A program's fields for a read of ``register`` by a port that reads ``registers``:
+        its bank among theirs and its word (one field a bank: an address each)."""
+        banks = self._banks(registers)
+        return {f"{prefix}_bank": banks.index(self.bank[register]),
+                **{f"{prefix}_at_{bank}": self.address(register)
+                   if bank == self.bank[register] else 0 for bank in banks}}
+
+    def widths(self, prefix, registers):
+        """The widths of :meth:`fields`."""
+        banks = self._banks(registers)
+        return {f"{prefix}_bank": max(len(banks) - 1, 1).bit_length(),
+                **{f"{prefix}_at_{bank}": max(self.memories[bank].depth - 1, 1).bit_length()
+                   for bank in banks}}
+
+    def read(self, m, name, fire, row, prefix, registers):
+        """The register :meth:`fields` of ``prefix`` in ``row`` name, in the cycles after
+        ``fire`` loads them into address registers: from each bank's read port, the bank
+        selected."""
+        banks = self._banks(registers)
+        select = Signal(range(max(len(banks), 2)), name=f"{name}_bank", reset_less=True)
+        words = []
+        with m.If(fire):
+            m.d.sync += select.eq(row[f"{prefix}_bank"])
+        for bank in banks:
+            at = Signal(range(max(self.memories[bank].depth, 2)), name=f"{name}_at_{bank}",
+                        reset_less=True)
+            with m.If(fire):
+                m.d.sync += at.eq(row[f"{prefix}_at_{bank}"])
+            port = self.memories[bank].read_port(domain="comb")
+            m.d.comb += port.addr.eq(at)
+            words.append(port.data)
+        return read_port(words, [select])
+
+    def peek(self, m, register):
+        """Register ``register``, read continuously."""
+        port = self.memories[self.bank[register]].read_port(domain="comb")
+        m.d.comb += port.addr.eq(self.address(register))
+        return port.data
 
 
 class LegMachine(StreamPipeline):
@@ -237,17 +313,11 @@ class LegMachine(StreamPipeline):
         if input_guards:
             flags.append(registered("input_guard", take & Cat(*input_guards).any(), 1))
 
-        # The register files.
+        # The register files: each processor's banks, a memory each (LUT RAM on the ECP5).
         files = defaultdict(dict)        # processor -> {value: register index}
         for (value, processor), index in plan.registers.items():
             files[processor][value] = index
-        regs = {p: [Signal(signed(inside), name=f"p{p}_r{r}", reset_less=True)
-                    for r in range(plan.register_count(p))] for p in files}
-        writes = defaultdict(list)       # (processor, register) -> [(enable, value)]
-
-        # Every read's address comes in copies, each from its own ROM bits (equal registers
-        # fed by one net would be merged), each selecting a few bits (hw.register_file).
-        copies = read_copies(inside)
+        banks = {p: _Banks(m, f"p{p}", plan, p, signed(inside)) for p in files}
 
         # The bus: each sender's send register, each reader's bus register, its writes. The
         # host sends every input once, in the plan's order: from a queue loaded with them in
@@ -265,17 +335,14 @@ class LegMachine(StreamPipeline):
             send_regs[None] = registered("host_send", queue[0])
         for sender in _senders({t.sender for t in plan.transfers} - {None}):
             words = [t for t in plan.transfers if t.sender == sender]
-            # The selection reaches only the registers this sender ever sends from.
+            file = banks[sender]
             sent = sorted({files[sender][(t.source, t.port)] for t in words})
-            fire, row = program(f"p{sender}_send", [(t.cycle, {f"read{k}": sent.index(
-                files[sender][(t.source, t.port)]) for k in range(copies)}) for t in words])
-            selects = [Signal(range(max(len(sent), 2)), name=f"p{sender}_send_select{k}",
-                              reset_less=True) for k in range(copies)]
-            with m.If(fire):
-                m.d.sync += [select.eq(row[f"read{k}"]) for k, select in enumerate(selects)]
+            fire, row = program(f"p{sender}_send", [
+                (t.cycle, file.fields("read", sent, files[sender][(t.source, t.port)]))
+                for t in words], file.widths("read", sent))
             send_regs[sender] = registered(f"p{sender}_send",
-                                           read_port([regs[sender][r] for r in sent], selects),
-                                           signed(inside))
+                                           file.read(m, f"p{sender}_send", fire, row, "read",
+                                                     sent), signed(inside))
         # Each reader copies the send registers of the senders it hears into relays of its
         # own (a cycle for the wire across the chip), then selects the sender of the words it
         # takes into its bus register.
@@ -294,14 +361,13 @@ class LegMachine(StreamPipeline):
             relays = [registered(f"p{processor}_from_{'host' if s is None else f'p{s}'}",
                                  send_regs[s]) for s in heard]
             bus = registered(f"p{processor}_bus", read_port(relays, [select]), signed(inside))
+            file = banks[processor]
             fire, row = program(f"p{processor}_receive",
                                 [(t.cycle + BUS_CYCLES - 1,
-                                  {"write": files[processor][(t.source, t.port)]})
+                                  {"write": file.address(files[processor][(t.source, t.port)])})
                                  for t in words])
-            enables = one_hot(m, fire, row.write, len(regs[processor]),
-                              f"p{processor}_receive_enables")
-            for r in sorted({files[processor][(t.source, t.port)] for t in words}):
-                writes[(processor, r)].append((enables[r], bus))
+            file.write(m, "bus", registered(f"p{processor}_receiving", fire, 1),
+                       registered(f"p{processor}_receive_at", row.write), bus)
 
         # The processors.
         own = defaultdict(list)
@@ -319,8 +385,7 @@ class LegMachine(StreamPipeline):
             def read_key(source, port):
                 return (source, port if source in plan.processor else None)
 
-            def address(slot, part, copy):
-                return f"{slot}_{part}_at{copy}"
+            file = banks[processor]
 
             # Issue: the reads in the CCM's start cycle, the operands in the next, the unit
             # started in the one after (OPERAND_CYCLES). Each of the six reads (source and
@@ -354,17 +419,18 @@ class LegMachine(StreamPipeline):
                         read_op = term(op)
                         used = read_op is not None and read_op.source is not None
                         fields[f"{slot}_{part}_use"] = int(used)
-                        at = reached[(slot, part)].index(
-                            index[read_key(read_op.source, read_op.port)]) if used else 0
-                        fields.update({address(slot, part, k): at for k in range(copies)})
+                        fields.update(file.fields(f"{slot}_{part}", reached[(slot, part)], index[
+                            read_key(read_op.source, read_op.port)] if used else
+                            reached[(slot, part)][0]))
                 issues.append((plan.start[n], fields))
             widths = {f"{slot}_constant": inside for slot in _SLOTS}
-            widths.update({address(slot, part, k): max(len(registers) - 1, 1).bit_length()
-                           for (slot, part), registers in reached.items()
-                           for k in range(copies)})
+            for (slot, part), registers in reached.items():
+                widths.update(file.widths(f"{slot}_{part}", registers))
+            reads = {f for (slot, part), registers in reached.items()
+                     for f in file.widths(f"{slot}_{part}", registers)}
             fire, row = program(f"{p}_issue", issues, widths)
             decoded = {f: Signal(len(getattr(row, f)), name=f"{p}_issue_{f}", reset_less=True)
-                       for f in issues[0][1]}
+                       for f in issues[0][1] if f not in reads}
             with m.If(fire):
                 m.d.sync += [reg.eq(getattr(row, f)) for f, reg in decoded.items()]
             issued = registered(f"{p}_issued", fire, 1)
@@ -374,13 +440,12 @@ class LegMachine(StreamPipeline):
                 if role not in reached:
                     read[role] = 0
                     continue
-                file = [regs[processor][r] for r in reached[role]]
                 value = Mux(decoded[f"{slot}_{part}_use"],
-                            read_port(file, [decoded[address(slot, part, k)]
-                                             for k in range(copies)]), 0)
+                            file.read(m, f"{p}_{slot}_{part}", fire, row, f"{slot}_{part}",
+                                      reached[role]), 0)
                 read[role] = registered(f"{p}_read_{slot}_{part}", value, signed(inside))
             for f, reg in decoded.items():
-                if not f.endswith(("_use", *(f"_at{k}" for k in range(copies)))):
+                if not f.endswith("_use"):
                     later[f] = registered(f"{p}_formed_{f}", reg)
             forming = registered(f"{p}_forming", issued, 1)
             operands, overflows = {}, []
@@ -413,7 +478,8 @@ class LegMachine(StreamPipeline):
                 fields = {}
                 for port in _PORTS:
                     key = ((n, port), processor)
-                    fields[f"{port}_write"] = plan.registers.get(key, 0)
+                    fields[f"{port}_write"] = file.address(plan.registers[key]) \
+                        if key in plan.registers else 0
                     fields[f"{port}_keep"] = int(key in plan.registers)
                     fields[f"{port}_check"] = int(port in graph.used_ports(n))
                     fields[f"{port}_guard"] = guard_of(n, port) \
@@ -430,24 +496,11 @@ class LegMachine(StreamPipeline):
                     flag = flag | below(unit.outputs[port],
                                         checks[f"{port}_guard"].as_unsigned())
             flags.append(registered(f"{p}_result_flag", writing & flag, 1))
-            kept = {(r, value[1]) for value, r in index.items()
-                    if value[0] in by_name and plan.processor[value[0]] == processor}
             for port in _PORTS:
-                enables = one_hot(m, fire & getattr(row, f"{port}_keep"),
-                                  getattr(row, f"{port}_write"), len(regs[processor]),
-                                  f"{p}_{port}_back_enables")
-                for r in sorted(r for r, q in kept if q == port):
-                    writes[(processor, r)].append((enables[r], unit.outputs[port]))
-
-        # Every register takes the source its enable names (one at a time, by the plan).
-        for (processor, r), sources in writes.items():
-            reg = regs[processor][r]
-            by_value = defaultdict(list)
-            for enable, value in sources:
-                by_value[id(value)].append((enable, value))
-            for listed in by_value.values():
-                with m.If(Cat(*(e for e, _ in listed)).any()):
-                    m.d.sync += reg.eq(listed[0][1])
+                file.write(m, port, registered(f"{p}_{port}_keeping",
+                                               fire & getattr(row, f"{port}_keep"), 1),
+                           registered(f"{p}_{port}_back_at", getattr(row, f"{port}_write")),
+                           unit.outputs[port])
 
         with m.If(take):
             m.d.sync += error.eq(0)
@@ -458,7 +511,7 @@ class LegMachine(StreamPipeline):
         saturated = []
         for name, (source, port) in graph.outputs.items():
             owner = plan.processor[source]
-            value = hdl_round_shift(regs[owner][files[owner][(source, port)]], guard,
+            value = hdl_round_shift(banks[owner].peek(m, files[owner][(source, port)]), guard,
                                     Rounding.HALF_EVEN)
             if graph.is_angle(source, port):
                 value = value[:width].as_signed()

@@ -45,23 +45,25 @@ from robohw.legs.machine import BANKS, BUS_CYCLES, WRITEBACK_CYCLES, plan_machin
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
 
-# The plan's cycle 0 is the machine's cycle 2: the first bus word's read is read from its ROM
-# in cycle 0 and decoded in cycle 1.
-DECODE_CYCLES = 2
+# The plan's cycle 0 is the machine's cycle 3: the programs start in the cycle after a state
+# is taken (from a register: no path from the handshake to every program), the first bus
+# word's read is read from its ROM in cycle 1 and decoded in cycle 2.
+DECODE_CYCLES = 3
 _SLOTS = "xyz"
 _PORTS = "xyz"
 
 
-def _program(m, name, events, take, running, widths=None):
+def _program(m, name, events, start, widths=None):
     """A sequencer of ``events`` (``[(cycle, {field: int >= 0})]``, cycles distinct and at
-    least 0, counted from the first running cycle): returns ``(fire, row)``, ``fire`` high in
-    the cycle after each event's and ``row`` (a view of the event's fields, read from a ROM;
-    each as wide as its largest value, or as ``widths`` says) valid in it: the ROM's read is
-    registered once more (a block RAM's output is slow).
+    least 0, counted from the cycle after ``start``): returns ``(fire, row)``, ``fire`` high
+    in the cycle after each event's and ``row`` (a view of the event's fields, read from a
+    ROM; each as wide as its largest value, or as ``widths`` says) valid in it: the ROM's read
+    is registered once more (a block RAM's output is slow).
 
     The ROM holds each event's fields and the cycles to the next event; a down-counter waits
     them out and the ROM's read port is addressed a cycle ahead, so ``fire`` is a register and
-    events may follow in consecutive cycles."""
+    events may follow in consecutive cycles. Done (and from reset) it addresses the first
+    event, so ``start`` only loads the counter."""
     events = sorted(events, key=lambda e: e[0])
     cycles = [c for c, _ in events]
     if len(set(cycles)) != len(cycles) or cycles[0] < 0:
@@ -75,25 +77,24 @@ def _program(m, name, events, take, running, widths=None):
     m.submodules[f"{name}_rom"] = rom
     port = rom.read_port(domain="sync")
     index = Signal(range(len(events) + 1), name=f"{name}_index")
-    fire, done = Signal(name=f"{name}_fire"), Signal(name=f"{name}_done")
+    fire, done = Signal(name=f"{name}_fire"), Signal(name=f"{name}_done", init=1)
     count = Signal(range(max(max(gaps), cycles[0], 2)), name=f"{name}_count")
     row = port.data
-    address = Mux(take, 0, Mux(fire, index + 1, index))
+    address = Mux(done, 0, Mux(fire, index + 1, index))
     m.d.comb += port.addr.eq(address)
     m.d.sync += index.eq(address)
-    with m.If(take):
+    with m.If(start):
         m.d.sync += [fire.eq(cycles[0] == 0), count.eq(max(cycles[0] - 1, 0)), done.eq(0)]
-    with m.Elif(running):
-        with m.If(fire):
-            with m.If(~row.gap.any()):
-                m.d.sync += [fire.eq(0), done.eq(1)]
-            with m.Else():
-                m.d.sync += [fire.eq(row.gap == 1), count.eq(row.gap - 2)]
-        with m.Elif(~done):
-            with m.If(~count.any()):
-                m.d.sync += fire.eq(1)
-            with m.Else():
-                m.d.sync += count.eq(count - 1)
+    with m.Elif(fire):
+        with m.If(~row.gap.any()):
+            m.d.sync += [fire.eq(0), done.eq(1)]
+        with m.Else():
+            m.d.sync += [fire.eq(row.gap == 1), count.eq(row.gap - 2)]
+    with m.Elif(~done):
+        with m.If(~count.any()):
+            m.d.sync += fire.eq(1)
+        with m.Else():
+            m.d.sync += count.eq(count - 1)
     held = Signal(layout, name=f"{name}_row", reset_less=True)
     fired = Signal(name=f"{name}_fired")
     m.d.sync += [held.eq(row), fired.eq(fire)]
@@ -281,12 +282,14 @@ class LegMachine(StreamPipeline):
         tag = Signal(self.tag_width, name="tag", reset_less=True)
         with m.If(take):
             m.d.sync += [running.eq(1), cycle.eq(0), tag.eq(self.i.payload.tag)]
+        begin = Signal(name="begin")     # the programs start from it, not from the handshake
+        m.d.sync += begin.eq(take)
 
         def program(name, events, widths=None):
             """``(fire, row)`` of ``events`` given at plan cycles: valid a cycle ahead, so the
             action is a register of them."""
-            return _program(m, name, [(c - 2 + DECODE_CYCLES, f) for c, f in events],
-                            take, running, widths)
+            return _program(m, name, [(c - 3 + DECODE_CYCLES, f) for c, f in events],
+                            begin, widths)
 
         def registered(name, value, shape=None):
             reg = Signal(shape if shape is not None else value.shape(), name=name,

@@ -488,12 +488,13 @@ def test_the_machine_runs_the_planar_dynamics_as_the_model_under_stalls():
                                    source_valid=lambda c: source[c % 3],
                                    sink_ready=lambda c: sink[c % 7])
     assert valid.tolist() == [True, False, True]
-    # Latency: the state taken, the first bus word's read from its ROM and decoded, the plan
-    # (its rules checked above), the outputs offered; a stalled sink only delays the transfer.
+    # Latency: the state taken, the programs started (from a register), the first bus word's
+    # read from its ROM and decoded, the plan (its rules checked above), the outputs offered;
+    # a stalled sink only delays the transfer.
     timing = _ccm_timing(graph, formats)
     _check_plan(dut.plan, timing)
     waits = np.subtract(run.output_cycles, run.input_cycles)
-    assert waits.min() == 1 + 2 + max(dut.plan.finish.values()) + 1 == dut.latency
+    assert waits.min() == 1 + 3 + max(dut.plan.finish.values()) + 1 == dut.latency
 
 
 @pytest.mark.parametrize("processors", [None, 1])
@@ -505,7 +506,7 @@ def test_the_machine_runs_the_kinematics_one_state_per_latency(processors):
     poses = sample_poses(platform, 4, np.random.default_rng(10))
     dut, run, _ = _machine_run(platform, graph, formats, pose_inputs(platform, poses),
                                pose_codes(platform, poses, width), 4, processors)
-    latency = 1 + 2 + max(dut.plan.finish.values()) + 1
+    latency = 1 + 3 + max(dut.plan.finish.values()) + 1
     assert dut.latency == latency and dut.interval == latency
     assert np.diff(run.input_cycles).tolist() == [latency] * 3
     assert set(dut.plan.processor.values()) == ({0} if processors else {1, 2, 3})
@@ -558,8 +559,10 @@ def test_the_machine_designs_measure_as_stated(kind):
     assert row["equals_model"] and row["results"] == 2
     assert (row["latency"], row["interval"]) == (row["stated_latency"], row["stated_interval"])
     plan = design.build(16).plan if kind == "dynamics" else design.build(16).pipeline.plan
-    # One state at a time: the plan, four cycles, and for the servo loop the estimate's.
-    assert row["latency"] == plan.latency + 4
+    # One state at a time: the plan and five cycles (taken, the programs started, the first
+    # event read from its ROM and registered, offered),
+    # and for the servo loop the estimate's.
+    assert row["latency"] == plan.latency + 5
     assert row["interval"] == row["latency"] + (kind == "fk")
 
 

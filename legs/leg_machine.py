@@ -323,18 +323,21 @@ class LegMachine(StreamPipeline):
         banks = {p: _Banks(m, f"p{p}", plan, p, signed(inside)) for p in files}
 
         # The bus: each sender's send register, each reader's bus register, its writes. The
-        # host sends every input once, in the plan's order: from a queue loaded with them in
-        # that order, shifted on each send (no selection across the inputs).
-        words = [t for t in plan.transfers if t.sender is None]
+        # host sends every input once: from a queue that takes the inputs while the machine
+        # is idle and shifts every cycle while it runs, each input in the slot that reaches
+        # the head in the plan cycle of its send (the plan sends them first: a short queue).
+        # No program, no selection across the inputs, no enable from the handshake.
+        words = {t.cycle: t.source for t in plan.transfers if t.sender is None}
         send_regs = {}
         if words:
-            fire, _ = program("host_send", [(t.cycle, {}) for t in words])
+            slots = [inputs[words[k - DECODE_CYCLES]] if k - DECODE_CYCLES in words else 0
+                     for k in range(max(words) + DECODE_CYCLES + 1)]
             queue = [Signal(signed(inside), name=f"host_queue{k}", reset_less=True)
-                     for k in range(len(words) + 1)]
-            with m.If(take):
-                m.d.sync += [reg.eq(inputs[t.source]) for reg, t in zip(queue[1:], words)]
-            with m.Elif(fire):
+                     for k in range(len(slots))]
+            with m.If(running):
                 m.d.sync += [reg.eq(after) for reg, after in zip(queue, queue[1:])]
+            with m.Else():
+                m.d.sync += [reg.eq(value) for reg, value in zip(queue, slots)]
             send_regs[None] = registered("host_send", queue[0])
         for sender in _senders({t.sender for t in plan.transfers} - {None}):
             words = [t for t in plan.transfers if t.sender == sender]
@@ -505,10 +508,10 @@ class LegMachine(StreamPipeline):
                            registered(f"{p}_{port}_back_at", getattr(row, f"{port}_write")),
                            unit.outputs[port])
 
-        with m.If(take):
-            m.d.sync += error.eq(0)
-        with m.Elif(Cat(*flags).any()):
+        with m.If(Cat(*flags).any()):  # set by this state's flags (the first: when begun)
             m.d.sync += error.eq(1)
+        with m.Elif(begin):
+            m.d.sync += error.eq(0)
 
         # The outputs, from the register files: rounded half to even to the ports.
         saturated = []

@@ -3,11 +3,15 @@
 Every processor is a register file (the plan's :attr:`~robohw.legs.machine.MachinePlan.
 registers`: values share registers when their lives do not overlap) and one
 :func:`~robohw.cordic.multimode.multimode_datapath` (the modes its CCMs use, at the graph's
-internal width). Nothing is decoded from a global cycle count: each processor runs short
-programs of events, a ROM each (the CCMs it issues, the results it writes back, the words it
-sends, the sender it listens to and the words it receives). A program's sequencer counts down
-the cycles to its next event and its ROM's read is registered, so every action is a register's
-output in its cycle, decided in the cycle before from registers.
+internal width). The file is the plan's banks, each a memory written only by its bank's
+writer (the CORDIC's ``x``, ``y`` or ``z``, or the bus) and read asynchronously by every
+port that reads it: LUT RAM on the ECP5, where registers needed a tree of multiplexers per
+read. Nothing is decoded from a global cycle count: each processor runs short programs of
+events, a ROM each (the CCMs it issues, the results it writes back, the words it sends, the
+sender it listens to and the words it receives). A program's sequencer counts down the
+cycles to its next event and its ROM's read is registered, so every action is a register's
+output in its cycle, decided in the cycle before from registers. The programs start from a
+register a cycle after a state is taken (:data:`DECODE_CYCLES`).
 
 One cycle each, so the clock meets the selections (:data:`~robohw.legs.machine.
 OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
@@ -15,11 +19,11 @@ OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
 - a CCM's six reads (source and addend of ``x``, ``y``, ``z``) from its file into registers;
   its operands formed from them (:func:`robohw.hw.fixed.hdl_add_sub_add`: sign, constant,
   addend; saturation) into the unit's operand registers; the unit started;
-- a result at the unit's outputs written into the registers the program names;
+- a result at the unit's outputs written into the file where the program says;
 - a bus word read from the sender's file into its send register (the host's from the head
-  of a queue of the inputs in the order it sends them); across the chip into a relay at each
-  reader; into the reader's bus register (a selection among the senders it hears); into the
-  readers' files.
+  of a queue of the inputs, shifting every cycle the machine runs); across the chip into a
+  relay at each reader; into the reader's bus register (a selection among the senders it
+  hears); into the readers' files.
 
 A state is taken when the machine is idle; its outputs are offered :attr:`LegMachine.latency`
 cycles later and the next state may be taken in the cycle they leave. The error flag is

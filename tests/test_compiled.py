@@ -26,7 +26,8 @@ from robohw.sim.harness import run_stream
 # build of each takes 5-25 seconds. CXXRTL's builds take a minute for the arrays and are left
 # to the CORDICs here.
 SMALL = [("cordic-pipelined", 12, "verilator"), ("cordic-word-serial", 12, "verilator"),
-         ("inertia-linear", 12, "verilator"), ("inertia-logdepth", 12, "verilator"),
+         ("inertia-linear", 12, "verilator"),
+         pytest.param("inertia-logdepth", 12, "verilator", marks=pytest.mark.slow),
          # Two minutes to build: in `make slow`; the byte-identical IK file below runs the
          # same pipeline compiled (untagged) in `make test`.
          pytest.param("ik-best-pipelined", 16, "verilator", marks=pytest.mark.slow),

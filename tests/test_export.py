@@ -12,7 +12,9 @@ from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
 
 @pytest.mark.parametrize("name, width, fold, suffix", [
     ("cordic-pipelined", 16, None, ""), ("cordic-word-serial", 24, 3, ""),  # no fold: ignored
-    ("inertia-logdepth", 18, None, "_f8"), ("inertia-linear", 18, 3, "_f3"),
+    ("inertia-logdepth", 18, None, "_f8"),
+    # A fold given on the command line; a minute of lint: in `make slow`.
+    pytest.param("inertia-linear", 18, 3, "_f3", marks=pytest.mark.slow),
     ("dynamics-array", 16, None, "")])
 def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix):
     design = DESIGNS[name]

@@ -178,7 +178,10 @@ def test_a_short_window_is_caught():
         schedule(plan.tracer, plan.live, window, plan._input_ready)
 
 
-@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
+# The log-depth array's Verilog under Verilator in `make slow`: `make test` compiles it in
+# tests/test_compiled.py (the inertia command's file, byte for byte).
+@pytest.mark.parametrize("array", [ARRAYS["linear"], pytest.param(
+    ARRAYS["logdepth"], marks=pytest.mark.slow)], ids=ARRAYS)
 def test_exported_verilog_equals_model_under_verilator(array, compiled_models):
     # Unfolded (the registry's designs are folded; tests/test_compiled.py runs those): the
     # exported Verilog under Verilator, through the compiled backend.

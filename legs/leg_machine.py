@@ -75,9 +75,14 @@ def _program(m, name, events, start, widths=None):
     gaps = [b - a for a, b in zip(cycles, cycles[1:])] + [0]     # 0: the last event
     fields = {f: max(max(v[f] for _, v in events).bit_length(), 1) for f in events[0][1]}
     fields.update(widths or {})
-    layout = data.StructLayout({**fields, "gap": max(max(gaps).bit_length(), 1)})
+    # The gap to the next event as the sequencer uses it, decoded when the ROM is built: a
+    # block RAM's output is late in its cycle, so only a bit's logic follows it.
+    waits = [max(g - 2, 0) for g in gaps]
+    layout = data.StructLayout({**fields, "last": 1, "adjacent": 1,
+                                "wait": max(max(waits).bit_length(), 1)})
     rom = Memory(shape=layout, depth=len(events),
-                 init=[{**v, "gap": g} for (_, v), g in zip(events, gaps)])
+                 init=[{**v, "last": int(g == 0), "adjacent": int(g == 1), "wait": w}
+                       for (_, v), g, w in zip(events, gaps, waits)])
     m.submodules[f"{name}_rom"] = rom
     port = rom.read_port(domain="sync")
     index = Signal(range(len(events) + 1), name=f"{name}_index")
@@ -90,10 +95,10 @@ def _program(m, name, events, start, widths=None):
     with m.If(start):
         m.d.sync += [fire.eq(cycles[0] == 0), count.eq(max(cycles[0] - 1, 0)), done.eq(0)]
     with m.Elif(fire):
-        with m.If(~row.gap.any()):
+        with m.If(row.last):
             m.d.sync += [fire.eq(0), done.eq(1)]
         with m.Else():
-            m.d.sync += [fire.eq(row.gap == 1), count.eq(row.gap - 2)]
+            m.d.sync += [fire.eq(row.adjacent), count.eq(row.wait)]
     with m.Elif(~done):
         with m.If(~count.any()):
             m.d.sync += fire.eq(1)
@@ -397,8 +402,8 @@ class LegMachine(StreamPipeline):
 
             file = banks[processor]
 
-            # Issue: the reads in the CCM's start cycle, the operands in the next, the unit
-            # started in the one after (OPERAND_CYCLES). Each of the six reads (source and
+            # Issue: the reads in the CCM's start cycle, the operands' sums in the next, the
+            # operands in the one after, the unit started in the next (OPERAND_CYCLES). Each of the six reads (source and
             # addend of x, y, z) selects among the registers it ever reads, no more.
             parts = {(slot, part): (lambda op, part=part: op if part == "source" else op.addend)
                      for slot in _SLOTS for part in ("source", "addend")}
@@ -457,27 +462,29 @@ class LegMachine(StreamPipeline):
             for f, reg in decoded.items():
                 if not f.endswith("_use"):
                     later[f] = registered(f"{p}_formed_{f}", reg)
+            # The sums in one cycle, saturated into the operand registers in the next.
             forming = registered(f"{p}_forming", issued, 1)
+            summed = registered(f"{p}_summed", forming, 1)
             operands, overflows = {}, []
             for slot in _SLOTS:
                 source = read[(slot, "source")]
                 turns = later[f"{slot}_turns"]
                 source = Mux(turns, source << (width - frac_bits), source)
-                value = hdl_add_sub_add(later[f"{slot}_constant"].as_signed(), source,
-                                        later[f"{slot}_minus"], read[(slot, "addend")],
-                                        later[f"{slot}_addend_minus"])
+                value = registered(f"{p}_sum_{slot}", hdl_add_sub_add(
+                    later[f"{slot}_constant"].as_signed(), source, later[f"{slot}_minus"],
+                    read[(slot, "addend")], later[f"{slot}_addend_minus"]))
                 saturated, overflow = hdl_saturate(value, inside)
-                angle = later[f"{slot}_angle"]
+                angle = registered(f"{p}_summed_angle_{slot}", later[f"{slot}_angle"])
                 operands[slot] = Signal(signed(inside), name=f"{p}_op_{slot}",
                                         reset_less=True)
-                with m.If(forming):
+                with m.If(summed):
                     m.d.sync += operands[slot].eq(Mux(angle, value[:inside].as_signed(),
                                                       saturated))
                 overflows.append(overflow & ~angle)
-            flags.append(registered(f"{p}_operand_overflow", forming & Cat(*overflows).any(),
+            flags.append(registered(f"{p}_operand_overflow", summed & Cat(*overflows).any(),
                                     1))
-            mode = registered(f"{p}_mode", later["mode"])
-            start = registered(f"{p}_start", forming, 1)
+            mode = registered(f"{p}_mode", registered(f"{p}_summed_mode", later["mode"]))
+            start = registered(f"{p}_start", summed, 1)
             unit = multimode_datapath(m, configs, operands["x"], operands["y"],
                                       operands["z"], mode, start, name=f"{p}_cordic")
 
@@ -517,7 +524,9 @@ class LegMachine(StreamPipeline):
         with m.Elif(begin):
             m.d.sync += error.eq(0)
 
-        # The outputs, from the register files: rounded half to even to the ports.
+        # The outputs, from the register files as the run ends: rounded half to even into
+        # registers (the ports' fields).
+        ending = running & (cycle == end)
         saturated = []
         for name, (source, port) in graph.outputs.items():
             owner = plan.processor[source]
@@ -528,7 +537,13 @@ class LegMachine(StreamPipeline):
             else:
                 value, overflow = hdl_saturate(value, width)
                 saturated.append(overflow)
-            m.d.comb += getattr(self.o.payload, name).eq(value)
-        m.d.comb += [self.o.payload.unreachable.eq(error | Cat(*saturated).any()),
+            out = Signal(signed(width), name=f"out_{name}", reset_less=True)
+            with m.If(ending):
+                m.d.sync += out.eq(value)
+            m.d.comb += getattr(self.o.payload, name).eq(out)
+        clamped = Signal(name="out_saturated")
+        with m.If(ending):
+            m.d.sync += clamped.eq(Cat(*saturated).any())
+        m.d.comb += [self.o.payload.unreachable.eq(error | clamped),
                      self.o.payload.tag.eq(tag)]
         return m

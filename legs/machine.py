@@ -10,8 +10,8 @@ The machine (ours; the paper's Figs. 2 and 4 are not in the text):
   and the solve, the pose update); with ``processors=1`` one processor runs them all (the
   paper's serial baseline);
 - a CCM starts when its processor's CORDIC is free and its operands are in its registers;
-  it takes two cycles to form its operands (:data:`OPERAND_CYCLES`: its registers read, then
-  the operand adder), then :func:`robohw.cordic.word_serial.word_serial_period` cycles to its
+  it takes three cycles to form its operands (:data:`OPERAND_CYCLES`: its registers read,
+  summed, saturated), then :func:`robohw.cordic.word_serial.word_serial_period` cycles to its
   result, and one to write it into the register file; its CORDIC takes the next CCM after its
   register steps (``C R`` cycles, the word-serial unit's interval), all at the graph's
   internal width (:class:`robohw.cordic.multimode.MultiModeCordic`);
@@ -45,10 +45,10 @@ __all__ = ["MachinePlan", "plan_machine", "processor_of", "ccm_timing", "OPERAND
            "WRITEBACK_CYCLES", "BUS_CYCLES", "PHASES", "BANKS"]
 
 # A CCM's operands: its registers read (one register stage: a selection among the file),
-# then formed (sign, constant, addend: one adder) into the unit's operand registers; one more
-# cycle writes a result into the register file. Each its own cycle for the clock
+# summed (sign, constant, addend: two adders), saturated into the unit's operand registers;
+# one more cycle writes a result into the register file. Each its own cycle for the clock
 # (robohw.legs.leg_machine).
-OPERAND_CYCLES = 2
+OPERAND_CYCLES = 3
 WRITEBACK_CYCLES = 1
 # A bus word: read from the sender's file, across the chip into a relay at each reader,
 # through the reader's selection among the senders, written into the readers' files;

@@ -150,9 +150,11 @@ class FkServo(StreamPipeline):
             m.d.sync += busy.eq(1)
         with m.If(inner.o.valid & inner.o.ready):
             m.d.sync += busy.eq(0)
-            with m.If(~inner.o.payload.unreachable):
-                m.d.sync += [value.eq(getattr(inner.o.payload, field))
-                             for field, value in estimate.items()]
+        # The answer is the estimate from the cycle it is offered (it holds until it leaves,
+        # and the next row waits for that): no path from the sink's ready to the estimate.
+        with m.If(inner.o.valid & ~inner.o.payload.unreachable):
+            m.d.sync += [value.eq(getattr(inner.o.payload, field))
+                         for field, value in estimate.items()]
         return m
 
 

@@ -378,8 +378,8 @@ def _check_registers(plan, arrivals):
 
 def _ccm_timing(graph, formats):
     """Each CCM's (latency, occupancy) on a word-serial CORDIC, derived here: the registers
-    read, the operands formed, the load, two cycles a register step, the finish stages and
-    the write-back; the CORDIC is free again after the steps."""
+    read, the operands summed and saturated, the load, two cycles a register step, the
+    finish stages and the write-back; the CORDIC is free again after the steps."""
     from robohw.cordic.config import CordicConfig
     from robohw.cordic.datapath import finish_stages, register_steps
     width, frac = formats["width"] + formats["guard_bits"], \
@@ -388,7 +388,7 @@ def _ccm_timing(graph, formats):
     for ccm in graph.ccms:
         config = CordicConfig(ccm.system, ccm.direction, width=width, frac_bits=frac)
         steps = len(register_steps(config))
-        out[ccm.name] = (2 + 1 + 2 * steps + len(finish_stages(config)) + 1, 2 * steps)
+        out[ccm.name] = (3 + 1 + 2 * steps + len(finish_stages(config)) + 1, 2 * steps)
     return out
 
 

@@ -67,46 +67,55 @@ def _program(m, name, events, start, widths=None):
     The ROM holds each event's fields and the cycles to the next event; a down-counter waits
     them out and the ROM's read port is addressed a cycle ahead, so ``fire`` is a register and
     events may follow in consecutive cycles. Done (and from reset) it addresses the first
-    event, so ``start`` only loads the counter."""
+    event, so ``start`` only loads the counter. Only registers read the ROM: the sequencer
+    decides from the registered row, which in an event's cycle holds the event's own row, or
+    the one before when that event was the cycle before (so each row also holds the next
+    event's gap)."""
     events = sorted(events, key=lambda e: e[0])
     cycles = [c for c, _ in events]
     if len(set(cycles)) != len(cycles) or cycles[0] < 0:
         raise ValueError(f"{name}: events need distinct cycles from 0, not {cycles}")
     gaps = [b - a for a, b in zip(cycles, cycles[1:])] + [0]     # 0: the last event
+
+    def decoded(gap):                    # the gap as the sequencer uses it
+        return {"last": int(gap == 0), "adjacent": int(gap == 1), "wait": max(gap - 2, 0)}
     fields = {f: max(max(v[f] for _, v in events).bit_length(), 1) for f in events[0][1]}
     fields.update(widths or {})
-    # The gap to the next event as the sequencer uses it, decoded when the ROM is built: a
-    # block RAM's output is late in its cycle, so only a bit's logic follows it.
-    waits = [max(g - 2, 0) for g in gaps]
-    layout = data.StructLayout({**fields, "last": 1, "adjacent": 1,
-                                "wait": max(max(waits).bit_length(), 1)})
+    gap_layout = data.StructLayout({"last": 1, "adjacent": 1,
+                                    "wait": max(max(gaps) - 2, 1).bit_length()})
+    layout = data.StructLayout({**fields, "own": gap_layout, "then": gap_layout})
     rom = Memory(shape=layout, depth=len(events),
-                 init=[{**v, "last": int(g == 0), "adjacent": int(g == 1), "wait": w}
-                       for (_, v), g, w in zip(events, gaps, waits)])
+                 init=[{**v, "own": decoded(gap), "then": decoded(then)}
+                       for (_, v), gap, then in zip(events, gaps, gaps[1:] + [0])])
     m.submodules[f"{name}_rom"] = rom
     port = rom.read_port(domain="sync")
+    held = Signal(layout, name=f"{name}_row", reset_less=True)
+    m.d.sync += held.eq(port.data)
     index = Signal(range(len(events) + 1), name=f"{name}_index")
     fire, done = Signal(name=f"{name}_fire"), Signal(name=f"{name}_done", init=1)
+    after = Signal(name=f"{name}_after")  # the event firing follows one the cycle before
     count = Signal(range(max(max(gaps), cycles[0], 2)), name=f"{name}_count")
-    row = port.data
     address = Mux(done, 0, Mux(fire, index + 1, index))
     m.d.comb += port.addr.eq(address)
     m.d.sync += index.eq(address)
+    last, adjacent, wait = (Mux(after, held.then[f], held.own[f])
+                            for f in ("last", "adjacent", "wait"))
     with m.If(start):
-        m.d.sync += [fire.eq(cycles[0] == 0), count.eq(max(cycles[0] - 1, 0)), done.eq(0)]
+        m.d.sync += [fire.eq(cycles[0] == 0), count.eq(max(cycles[0] - 1, 0)), done.eq(0),
+                     after.eq(0)]
     with m.Elif(fire):
-        with m.If(row.last):
+        m.d.sync += after.eq(adjacent)
+        with m.If(last):
             m.d.sync += [fire.eq(0), done.eq(1)]
         with m.Else():
-            m.d.sync += [fire.eq(row.adjacent), count.eq(row.wait)]
+            m.d.sync += [fire.eq(adjacent), count.eq(wait)]
     with m.Elif(~done):
         with m.If(~count.any()):
             m.d.sync += fire.eq(1)
         with m.Else():
             m.d.sync += count.eq(count - 1)
-    held = Signal(layout, name=f"{name}_row", reset_less=True)
     fired = Signal(name=f"{name}_fired")
-    m.d.sync += [held.eq(row), fired.eq(fire)]
+    m.d.sync += fired.eq(fire)
     return fired, held
 
 

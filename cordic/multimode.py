@@ -148,7 +148,11 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
                               reset_less=False)[finish]
     outputs = {f: values[f] for f in (*OUTPUT_FIELDS, *held)}
 
-    m.d.comb += last.eq(busy & phase & (index == final_index))
+    # A step's index holds over its two cycles: compared in the first (registered), so the
+    # second's ``last`` (which enables the result registers) is one gate.
+    at_final = Signal(name=f"{name}_at_final")
+    m.d.sync += at_final.eq(index == final_index)
+    m.d.comb += last.eq(busy & phase & at_final)
     m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
     with m.If(busy & ~(last & ~moves)):
         m.d.sync += phase.eq(~phase)

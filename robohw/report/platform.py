@@ -427,8 +427,9 @@ def _machine_section(rows):
              "rest): each is given as its first cycle to its end, with the words or CCMs in "
              "it. The serial machine is one such processor running every CCM. The hardware "
              "(`robohw.legs.leg_machine`, equal to the model bit for bit) runs this plan: "
-             "its latency is the plan's and four cycles (the state taken, the first word's "
-             "read from its program's ROM and decoded, the outputs offered). Values share a "
+             "its latency is the plan's and five cycles (the state taken, the programs "
+             "started, the first word's read from its program's ROM and registered, the "
+             "outputs offered). Values share a "
              "processor's registers when their lives do not overlap, in banks by their "
              "writer (the CORDIC's x, y, z or the bus): registers of the platform processor "
              "and of a leg's.",

@@ -32,6 +32,8 @@ reads, a guarded value below its minimum, an output that saturates (``unreachabl
 pipelines name it). The bits equal :func:`robohw.ik.model.evaluate_model` of the graph.
 """
 
+import functools
+import operator
 from collections import defaultdict
 
 from amaranth.hdl import Cat, Module, Mux, Signal, signed
@@ -160,38 +162,41 @@ class _Banks:
         return [bank for bank in BANKS if any(self.bank[r] == bank for r in registers)]
 
     def fields(self, prefix, registers, register):
-        """A program's fields for a read of ``register`` by a port that reads ``registers``:
-        its bank among theirs and its word (one field a bank: an address each)."""
-        banks = self._banks(registers)
-        return {f"{prefix}_bank": banks.index(self.bank[register]),
-                **{f"{prefix}_at_{bank}": self.address(register)
-                   if bank == self.bank[register] else 0 for bank in banks}}
+        """A program's fields for a read of ``register`` (``None``: none, the read gives 0) by
+        a port that reads ``registers``: for each of their banks, whether it holds the
+        register and the register's word in it."""
+        fields = {}
+        for bank in self._banks(registers):
+            chosen = register is not None and self.bank[register] == bank
+            fields[f"{prefix}_in_{bank}"] = int(chosen)
+            fields[f"{prefix}_at_{bank}"] = self.address(register) if chosen else 0
+        return fields
 
     def widths(self, prefix, registers):
         """The widths of :meth:`fields`."""
-        banks = self._banks(registers)
-        return {f"{prefix}_bank": max(len(banks) - 1, 1).bit_length(),
-                **{f"{prefix}_at_{bank}": max(self.memories[bank].depth - 1, 1).bit_length()
-                   for bank in banks}}
+        widths = {}
+        for bank in self._banks(registers):
+            widths[f"{prefix}_in_{bank}"] = 1
+            widths[f"{prefix}_at_{bank}"] = max(self.memories[bank].depth - 1, 1).bit_length()
+        return widths
 
     def read(self, m, name, fire, row, prefix, registers):
         """The register :meth:`fields` of ``prefix`` in ``row`` name, in the cycles after
-        ``fire`` loads them into address registers: from each bank's read port, the bank
-        selected."""
-        banks = self._banks(registers)
-        select = Signal(range(max(len(banks), 2)), name=f"{name}_bank", reset_less=True)
+        ``fire`` loads them into registers of each bank (its address and whether it holds
+        the register, so nothing is shared across the banks): the OR of the banks' reads,
+        each kept only by its bank's bit."""
         words = []
-        with m.If(fire):
-            m.d.sync += select.eq(row[f"{prefix}_bank"])
-        for bank in banks:
+        for bank in self._banks(registers):
+            chosen = Signal(name=f"{name}_in_{bank}", reset_less=True)
             at = Signal(range(max(self.memories[bank].depth, 2)), name=f"{name}_at_{bank}",
                         reset_less=True)
             with m.If(fire):
-                m.d.sync += at.eq(row[f"{prefix}_at_{bank}"])
+                m.d.sync += [chosen.eq(row[f"{prefix}_in_{bank}"]),
+                             at.eq(row[f"{prefix}_at_{bank}"])]
             port = self.memories[bank].read_port(domain="comb")
             m.d.comb += port.addr.eq(at)
-            words.append(port.data)
-        return read_port(words, [select])
+            words.append(Mux(chosen, port.data, 0))
+        return functools.reduce(operator.or_, words)
 
     def peek(self, m, register):
         """Register ``register``, read continuously."""
@@ -412,8 +417,9 @@ class LegMachine(StreamPipeline):
             file = banks[processor]
 
             # Issue: the reads in the CCM's start cycle, the operands' sums in the next, the
-            # operands in the one after, the unit started in the next (OPERAND_CYCLES). Each of the six reads (source and
-            # addend of x, y, z) selects among the registers it ever reads, no more.
+            # operands in the one after, the unit started in the next (OPERAND_CYCLES). Each
+            # of the six reads (source and addend of x, y, z) reaches the banks holding the
+            # registers it ever reads, no more.
             parts = {(slot, part): (lambda op, part=part: op if part == "source" else op.addend)
                      for slot in _SLOTS for part in ("source", "addend")}
             reached = defaultdict(set)
@@ -442,10 +448,8 @@ class LegMachine(StreamPipeline):
                             continue
                         read_op = term(op)
                         used = read_op is not None and read_op.source is not None
-                        fields[f"{slot}_{part}_use"] = int(used)
                         fields.update(file.fields(f"{slot}_{part}", reached[(slot, part)], index[
-                            read_key(read_op.source, read_op.port)] if used else
-                            reached[(slot, part)][0]))
+                            read_key(read_op.source, read_op.port)] if used else None))
                 issues.append((plan.start[n], fields))
             widths = {f"{slot}_constant": inside for slot in _SLOTS}
             for (slot, part), registers in reached.items():
@@ -464,13 +468,11 @@ class LegMachine(StreamPipeline):
                 if role not in reached:
                     read[role] = 0
                     continue
-                value = Mux(decoded[f"{slot}_{part}_use"],
-                            file.read(m, f"{p}_{slot}_{part}", fire, row, f"{slot}_{part}",
-                                      reached[role]), 0)
+                value = file.read(m, f"{p}_{slot}_{part}", fire, row, f"{slot}_{part}",
+                                  reached[role])
                 read[role] = registered(f"{p}_read_{slot}_{part}", value, signed(inside))
             for f, reg in decoded.items():
-                if not f.endswith("_use"):
-                    later[f] = registered(f"{p}_formed_{f}", reg)
+                later[f] = registered(f"{p}_formed_{f}", reg)
             # The sums in one cycle, saturated into the operand registers in the next.
             forming = registered(f"{p}_forming", issued, 1)
             summed = registered(f"{p}_summed", forming, 1)

@@ -181,10 +181,10 @@ class _Banks:
         return widths
 
     def read(self, m, name, fire, row, prefix, registers):
-        """The register :meth:`fields` of ``prefix`` in ``row`` name, in the cycles after
-        ``fire`` loads them into registers of each bank (its address and whether it holds
-        the register, so nothing is shared across the banks): the OR of the banks' reads,
-        each kept only by its bank's bit."""
+        """The register that ``row``'s :meth:`fields` of ``prefix`` name, in the cycles
+        after ``fire`` loads them into each bank's own registers (whether the bank holds it,
+        its word there: nothing is shared across the banks): the OR of the banks' reads, each
+        kept only by the bank that holds it."""
         words = []
         for bank in self._banks(registers):
             chosen = Signal(name=f"{name}_in_{bank}", reset_less=True)

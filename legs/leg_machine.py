@@ -69,7 +69,8 @@ def _program(m, name, events, start, widths=None):
     The ROM holds each event's fields and the cycles to the next event; a down-counter waits
     them out and the ROM's read port is addressed a cycle ahead, so ``fire`` is a register and
     events may follow in consecutive cycles. Done (and from reset) it addresses the first
-    event, so ``start`` only loads the counter. Only registers read the ROM: the sequencer
+    event and loads the wait for it, so ``start`` only clears ``done`` (and sets ``fire`` for
+    an event in its cycle): a few loads for a signal every program takes. Only registers read the ROM: the sequencer
     decides from the registered row, which in an event's cycle holds the event's own row, or
     the one before when that event was the cycle before (so each row also holds the next
     event's gap)."""
@@ -103,8 +104,9 @@ def _program(m, name, events, start, widths=None):
     last, adjacent, wait = (Mux(after, held.then[f], held.own[f])
                             for f in ("last", "adjacent", "wait"))
     with m.If(start):
-        m.d.sync += [fire.eq(cycles[0] == 0), count.eq(max(cycles[0] - 1, 0)), done.eq(0),
-                     after.eq(0)]
+        m.d.sync += done.eq(0)
+        if cycles[0] == 0:
+            m.d.sync += fire.eq(1)
     with m.Elif(fire):
         m.d.sync += after.eq(adjacent)
         with m.If(last):
@@ -116,6 +118,8 @@ def _program(m, name, events, start, widths=None):
             m.d.sync += fire.eq(1)
         with m.Else():
             m.d.sync += count.eq(count - 1)
+    with m.Else():                       # done: ready for the next start
+        m.d.sync += [count.eq(max(cycles[0] - 1, 0)), after.eq(0)]
     fired = Signal(name=f"{name}_fired")
     m.d.sync += fired.eq(fire)
     return fired, held
@@ -537,7 +541,8 @@ class LegMachine(StreamPipeline):
 
         # The outputs, from the register files as the run ends: rounded half to even into
         # registers (the ports' fields).
-        ending = running & (cycle == end)
+        ending = Signal(name="ending")   # a register: it enables every output register
+        m.d.sync += ending.eq(running & (cycle == end - 1))
         saturated = []
         for name, (source, port) in graph.outputs.items():
             owner = plan.processor[source]

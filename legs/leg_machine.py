@@ -70,10 +70,10 @@ def _program(m, name, events, start, widths=None):
     them out and the ROM's read port is addressed a cycle ahead, so ``fire`` is a register and
     events may follow in consecutive cycles. Done (and from reset) it addresses the first
     event and loads the wait for it, so ``start`` only clears ``done`` (and sets ``fire`` for
-    an event in its cycle): a few loads for a signal every program takes. Only registers read the ROM: the sequencer
-    decides from the registered row, which in an event's cycle holds the event's own row, or
-    the one before when that event was the cycle before (so each row also holds the next
-    event's gap)."""
+    an event in its cycle): a few loads for a signal every program takes. Only registers
+    read the ROM: the sequencer decides from the registered row, which in an event's cycle
+    holds the event's own row, or the one before when that event was the cycle before (so
+    each row also holds the next event's gap)."""
     events = sorted(events, key=lambda e: e[0])
     cycles = [c for c, _ in events]
     if len(set(cycles)) != len(cycles) or cycles[0] < 0:

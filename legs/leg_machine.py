@@ -455,11 +455,10 @@ class LegMachine(StreamPipeline):
                         fields.update(file.fields(f"{slot}_{part}", reached[(slot, part)], index[
                             read_key(read_op.source, read_op.port)] if used else None))
                 issues.append((plan.start[n], fields))
-            widths = {f"{slot}_constant": inside for slot in _SLOTS}
+            reads = {}                   # the read fields' widths
             for (slot, part), registers in reached.items():
-                widths.update(file.widths(f"{slot}_{part}", registers))
-            reads = {f for (slot, part), registers in reached.items()
-                     for f in file.widths(f"{slot}_{part}", registers)}
+                reads.update(file.widths(f"{slot}_{part}", registers))
+            widths = {**{f"{slot}_constant": inside for slot in _SLOTS}, **reads}
             fire, row = program(f"{p}_issue", issues, widths)
             decoded = {f: Signal(len(getattr(row, f)), name=f"{p}_issue_{f}", reset_less=True)
                        for f in issues[0][1] if f not in reads}

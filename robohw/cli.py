@@ -355,6 +355,10 @@ def _parser():
     synth.add_argument("--router", choices=["router1", "router2"], default="router1",
                        help="nextpnr's router (default router1; router2 finishes congested "
                             "designs, such as dynamics-array, where router1 stalls)")
+    synth.add_argument("--target-mhz", type=_positive("--target-mhz"), metavar="MHZ",
+                       help="route for this clock: nextpnr's --freq and its timing-driven "
+                            "rip-up of the paths that miss it (default: none, nextpnr's "
+                            "12 MHz, which every path meets)")
     synth.add_argument("--jobs", type=_integer("--jobs", 1), default=1,
                        help="designs synthesized at once (default 1)")
     synth.add_argument("--no-cache", action="store_true",
@@ -756,7 +760,7 @@ def _synth(args):
         return synthesize(DESIGNS[name], width, args.device, args.out, fold=fold,
                           speed=args.speed,
                           seed=args.seed, tools=args.tools, router=args.router,
-                          cache=not args.no_cache,
+                          target_mhz=args.target_mhz, cache=not args.no_cache,
                           progress=sys.stderr)
     try:
         # The tools are subprocesses: threads run them side by side.

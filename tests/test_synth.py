@@ -35,6 +35,18 @@ def test_small_design_synthesizes_and_places(tmp_path):
 
 
 @pytest.mark.slow
+def test_a_target_clock_reaches_nextpnr_and_its_timing_driven_rip_up(tmp_path):
+    row = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path, target_mhz=150)
+    log = (tmp_path / f"{row['module']}.ecp5-85k.nextpnr.log").read_text()
+    verdict = "PASS" if row["fmax_mhz"] >= 150 else "FAIL"
+    assert f"{verdict} at 150.00 MHz" in log and row["target_mhz"] == 150
+    # Another target is another result, not the cached one.
+    other = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path, target_mhz=120)
+    assert not other["cached"] and "at 120.00 MHz" in (
+        tmp_path / f"{row['module']}.ecp5-85k.nextpnr.log").read_text()
+
+
+@pytest.mark.slow
 def test_ice40_without_enough_pins_is_counted_not_placed(tmp_path):
     row = synthesize(DESIGNS["cordic-word-serial"], 16, "ice40-up5k", tmp_path)
     assert not row["placed"] and "port bits" in row["note"] and row["luts"] > 0
@@ -51,6 +63,10 @@ def test_unknown_device(tmp_path):
     (dict(seed=-1), "seed must be a non-negative integer"),
     (dict(tools="vivado"), "tools must be one of wasm, native"),
     (dict(router="router3"), "router must be one of router1, router2"),
+    (dict(target_mhz=0), r"target_mhz must be a number of MHz in \(0, 10000\), not 0"),
+    (dict(target_mhz="100"), "target_mhz must be a number of MHz"),
+    (dict(target_mhz=True), "target_mhz must be a number of MHz"),
+    (dict(target_mhz=float("nan")), "target_mhz must be a number of MHz"),
 ])
 def test_bad_synthesis_arguments_are_refused(kwargs, message, tmp_path):
     kwargs = {"device": "ecp5-85k", **kwargs}

@@ -122,7 +122,7 @@ def critical_path(report):
 
 
 def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
-               router="router1", cache=True, progress=None):
+               router="router1", target_mhz=None, cache=True, progress=None):
     """Export, synthesize, place and route ``design`` at ``width`` (folded by ``fold``, default
     the design's; ignored by a design without one) for ``device``; return a
     dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us``, the limiting
@@ -132,9 +132,13 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     nextpnr's placement seed (fixed by default: the same inputs place the same way). ``tools``:
     ``"wasm"`` (the PyPI WebAssembly builds) or ``"native"`` (``yosys`` and ``nextpnr-*`` on
     PATH). ``router``: nextpnr's ``"router1"`` (its default) or ``"router2"`` (which finished
-    designs with congested regions, the processor array's, where router1 stalled). With
-    ``cache`` a result is reused when the exported Verilog, the tool versions, the device, the
-    speed grade, the seed and the router are all the same (``"cached": true`` in the row)."""
+    designs with congested regions, the processor array's, where router1 stalled).
+    ``target_mhz``: a clock to route for (nextpnr's ``--freq`` with its timing-driven rip-up,
+    ``--tmg-ripup``, which reroutes the paths that miss it); without one nextpnr's target is
+    12 MHz, which every path meets, so nothing is rerouted for timing. The placement is the
+    same either way. With ``cache`` a result is reused when the exported Verilog, the tool
+    versions, the device, the speed grade, the seed, the router and the target are all the
+    same (``"cached": true`` in the row)."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
     if tools not in TOOLS:
@@ -153,6 +157,12 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {router!r}")
     if router != "router1":     # router1's runs keep their cache keys
         arguments = [*arguments, "--router", router]
+    if target_mhz is not None:
+        if isinstance(target_mhz, bool) or not isinstance(target_mhz, (int, float)) or \
+                not 0 < target_mhz < 10_000:
+            raise ValueError(f"target_mhz must be a number of MHz in (0, 10000), not "
+                             f"{target_mhz!r}")
+        arguments = [*arguments, "--freq", f"{target_mhz:g}", "--tmg-ripup"]
     out_dir = pathlib.Path(out_dir)
     sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False)
     module = sidecar["module"]
@@ -186,7 +196,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
     row = {"design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
            "device": device,
-           "speed_grade": speed, "seed": seed, "router": router, "tools": versions,
+           "speed_grade": speed, "seed": seed, "router": router, "target_mhz": target_mhz,
+           "tools": versions,
            "commit": _commit(),
            "latency_cycles": sidecar["latency_cycles"],
            "interval_cycles": sidecar["interval_cycles"],
@@ -261,4 +272,11 @@ def format_synth(rows):
     for yosys, nextpnr, commit in sorted(tools, key=str):
         lines.append("")
         lines.append(f"Tools: {yosys}; {nextpnr}; commit {commit or 'unknown'}.")
+    runs = {(r.get("seed"), r.get("router"), r.get("target_mhz")) for r in rows
+            if r.get("placed")}
+    for seed, router, target in sorted(runs, key=str):
+        lines.append("")
+        lines.append(f"nextpnr: seed {seed}, {router}, " + (
+            f"routed for {target:g} MHz (--freq, --tmg-ripup)." if target else
+            "no target clock (nextpnr's 12 MHz: no timing-driven rip-up)."))
     return "\n".join(lines)

@@ -74,9 +74,6 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
         first.append(len(rows))
         rows += step_table(c)
         final.append(len(rows) - 1)
-    # The shifted angle is cleared only outside a step's first cycle: a normalization row
-    # (no rotation) must add none.
-    assert not any(row.angle for row in rows if not row.rotate)
     circular = Array(int(c.system is System.CIRCULAR) for c in configs)
     rotation = Array(int(c.direction is Direction.ROTATION) for c in configs)
     z_widths = [c.z_width for c in configs]
@@ -107,21 +104,17 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
     up = Mux(is_rotation, zr >= 0, yr < 0)
     minus = {"x": Mux(params["rotate"], up, params["subtract"]),
              "y": Mux(params["rotate"], ~up, params["subtract"]), "z": up}
-    # The shifted values are 0 outside a step's first cycle (so the second cycle's sums
-    # leave the registers as they are), cleared by registers of their own: each a flip-flop
-    # reset, no gate between. ``y`` shifted is also 0 in the linear system, whose rotations
-    # keep ``x`` (its only use there) and which has no normalization rows.
-    resting = Signal(name=f"{name}_resting", init=1)
-    resting_y = Signal(name=f"{name}_resting_y", init=1)
+    shifting = busy & ~phase
     shifted = register_values(m, {
-        "sx": Mux(resting, 0, xr >> params["shift"]),
-        "sy": Mux(resting_y, 0, yr >> params["shift"]),
-        "angle": Mux(resting, 0, params["angle"]),     # 0 in the normalization rows
+        "sx": Mux(shifting, xr >> params["shift"], 0),
+        "sy": Mux(shifting, yr >> params["shift"], 0),
+        "angle": Mux(shifting & params["rotate"], params["angle"], 0),
         **{f"{k}_minus": v for k, v in minus.items()}}, True, f"{name}_shifted")
     rotate = params["rotate"]
     t = Mux(rotate, shifted["sy"], shifted["sx"])
     u = Mux(rotate, shifted["sx"], shifted["sy"])
     x1 = hdl_add_sub(xr, t, shifted["x_minus"])
+    x1 = Mux(rotate & ~is_circular, xr, x1)          # the linear system keeps x
     y1 = hdl_add_sub(yr, u, shifted["y_minus"])
     z1 = _wire(m, hdl_add_sub(zr, shifted["angle"], shifted["z_minus"]), f"{name}_sum_z")
     # A circular z wraps at its mode's width (a binary angle); a linear one never does.
@@ -155,31 +148,27 @@ def multimode_datapath(m, configs, x, y, z, mode, start, name="cordic", sideband
                               reset_less=False)[finish]
     outputs = {f: values[f] for f in (*OUTPUT_FIELDS, *held)}
 
-    # ``last`` (the final step's second cycle, which enables the result registers) and the
-    # shifted values' clears are registers, set from the step state a cycle ahead: a step's
-    # index holds over its two cycles, so its first cycle compares it.
+    # A step's index holds over its two cycles: compared in the first (registered), so the
+    # second's ``last`` (which enables the result registers) is one gate.
+    at_final = Signal(name=f"{name}_at_final")
+    m.d.sync += at_final.eq(index == final_index)
+    m.d.comb += last.eq(busy & phase & at_final)
     m.d.sync += [xr.eq(x1), yr.eq(y1), zr.eq(z1)]
-    steps = Signal(name=f"{name}_steps")             # the step state moves on this cycle
-    m.d.comb += steps.eq(busy & ~(last & ~moves))
-    with m.If(steps):
-        m.d.sync += [phase.eq(~phase), last.eq(~phase & (index == final_index)),
-                     resting.eq(~phase | last), resting_y.eq(~phase | last | ~is_circular)]
+    with m.If(busy & ~(last & ~moves)):
+        m.d.sync += phase.eq(~phase)
         with m.If(phase):
             m.d.sync += [index.eq(upcoming), upcoming.eq(upcoming + 1),
                          *(params[f].eq(fetched[f]) for f in step_fields)]
         with m.If(last):
             m.d.sync += busy.eq(0)
-    with m.Else():                                   # idle, or a last step held
-        m.d.sync += [resting.eq(1), resting_y.eq(1)]
     with m.If(start):
         begin = _wire(m, Array(first)[mode], f"{name}_first_index")
         m.d.sync += [r.eq(v) for r, v in zip((xr, yr, zr), _prerotate(configs, x, y, z, mode))]
         # The first row of each mode, chosen by the mode (no lookup through ``begin``).
         m.d.sync += [params[f].eq(Array(int(getattr(rows[k], f)) for k in first)[mode])
                      for f in step_fields]
-        m.d.sync += [busy.eq(1), phase.eq(0), last.eq(0), mode_r.eq(mode), index.eq(begin),
-                     upcoming.eq(begin + 1), final_index.eq(Array(final)[mode]),
-                     resting.eq(0), resting_y.eq(~circular[mode])]
+        m.d.sync += [busy.eq(1), phase.eq(0), mode_r.eq(mode), index.eq(begin),
+                     upcoming.eq(begin + 1), final_index.eq(Array(final)[mode])]
         if sideband is not None:
             m.d.sync += held["sideband"].eq(sideband)
     return WordSerialUnit(outputs, valid, busy, last)

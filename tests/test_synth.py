@@ -6,7 +6,7 @@ import pathlib
 import pytest
 
 from robohw.designs import DESIGNS
-from robohw.flows.synth import synthesize
+from robohw.flows.synth import format_synth, synthesize
 
 
 BASELINE = json.loads((pathlib.Path(__file__).parent / "synth_baseline.json").read_text())
@@ -40,6 +40,8 @@ def test_a_target_clock_reaches_nextpnr_and_its_timing_driven_rip_up(tmp_path):
     log = (tmp_path / f"{row['module']}.ecp5-85k.nextpnr.log").read_text()
     verdict = "PASS" if row["fmax_mhz"] >= 150 else "FAIL"
     assert f"{verdict} at 150.00 MHz" in log and row["target_mhz"] == 150
+    assert "nextpnr: seed 1, router1, routed for 150 MHz (--freq, --tmg-ripup)." in \
+        format_synth([row])
     # Another target is another result, not the cached one.
     other = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path, target_mhz=120)
     assert not other["cached"] and "at 120.00 MHz" in (

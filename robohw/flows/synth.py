@@ -137,9 +137,9 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     ``--tmg-ripup``, which reroutes the paths that miss it); without one nextpnr's target is
     12 MHz, which every path meets, so nothing is rerouted for timing. The placement is the
     same either way; a target it cannot reach keeps router2 rerouting, up to 1,500
-    iterations (router1: 50 rip-up rounds). With ``cache`` a result is reused when the exported Verilog, the tool
-    versions, the device, the speed grade, the seed, the router and the target are all the
-    same (``"cached": true`` in the row)."""
+    iterations (router1: 50 rip-up rounds). With ``cache`` a result is reused when the
+    exported Verilog, the tool versions, the device, the speed grade, the seed, the router and
+    the target are all the same (``"cached": true`` in the row)."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
     if tools not in TOOLS:

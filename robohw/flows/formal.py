@@ -12,9 +12,8 @@ and a SymbiYosys configuration, and runs it:
 
 Memories are mapped to registers first (``memory_map``): a 28-cycle check of a four-row
 memory had not ended after five minutes with the memory as an SMT array, and took about a
-minute as registers. Proofs run on
-reduced instances, whose memories are small. A failed proof leaves a counterexample trace (a
-VCD) in the run's folder.
+minute as registers. Proofs run on reduced instances, whose memories are small. A failed
+proof leaves a counterexample trace (a VCD) in the run's folder.
 """
 
 import os
@@ -83,7 +82,7 @@ def prove(module, ports, name, out_dir, *, mode="prove", depth=20):
                          f"{name!r}")
     sby = _find("yowasp-sby")
     env = {**os.environ, "PATH": _bin(), **{k: _find(v) for k, v in _TOOLS.items()}}
-    _find("yices-smt2")
+    _find("yices-smt2")              # smtbmc runs the solver by name, from the PATH
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     engine = "smtbmc yices"

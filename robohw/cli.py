@@ -745,7 +745,11 @@ def _synth(args):
     from concurrent.futures import ThreadPoolExecutor
 
     from robohw.designs import DESIGNS
-    from robohw.flows.synth import SynthError, format_synth, synthesize
+    from robohw.flows.synth import MAX_TARGET_MHZ, SynthError, format_synth, synthesize
+    if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
+        print(f"robohw synth: --target-mhz must be below {MAX_TARGET_MHZ}, not "
+              f"{args.target_mhz:g}", file=sys.stderr)
+        return 2
     if args.speed is not None and not args.device.startswith("ecp5"):
         print(f"robohw synth: --speed applies to ECP5 devices, not {args.device}",
               file=sys.stderr)

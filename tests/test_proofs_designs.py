@@ -4,7 +4,7 @@ whole designs, at reduced sizes.
 The designs are the project's, unchanged, at reduced sizes (the logic is the same at every
 width, count and graph; the default designs are beyond any solver): the word-serial CORDIC,
 whose step counter sets its latency and interval, and the pipelined CORDIC, at 6 bits and two
-micro-rotations; the traced pipeline (the base of the inertia arrays and the Newton-Euler
+micro-rotations; the multi-mode CORDIC with two modes of different lengths; the traced pipeline (the base of the inertia arrays and the Newton-Euler
 pipeline) on a graph of two products and two sums at 8 bits, unfolded and folded by 2. ``formal_streams.py`` numbers the input
 transfers through the tag and asserts, for every stall pattern within the bound, that
 nothing is lost, duplicated or reordered and that ``o`` holds while it waits; with ``o.ready``
@@ -19,6 +19,7 @@ import pytest
 from amaranth.hdl import signed
 
 from robohw.cordic.config import CordicConfig
+from robohw.cordic.multimode import MultiModeCordic
 from robohw.cordic.pipelined import PipelinedCordic
 from robohw.cordic.word_serial import WordSerialCordic
 from robohw.dataflow.component import TracedPipeline
@@ -122,3 +123,15 @@ def test_a_design_has_its_stated_latency_and_interval(name, tmp_path):
     ("traced_pipeline_folded", 0, 1)])
 def test_a_timing_claim_one_cycle_off_fails(name, latency_error, interval_error, tmp_path):
     assert _timing(name, tmp_path, latency_error, interval_error).status == "FAIL"
+
+
+def test_the_multi_mode_cordic_keeps_the_contract_with_modes_of_different_lengths(tmp_path):
+    # Circular rotation (3 register steps: 6 cycles) and linear vectoring (4 steps, no
+    # normalization: 8 cycles), the mode of every input picked by the solver.
+    configs = [CordicConfig("circular", "rotation", width=6, iterations=2),
+               CordicConfig("linear", "vectoring", width=6, iterations=4, guard_bits=2)]
+    dut = MultiModeCordic(configs, tag_width=3)
+    assert [dut.interval_of(mode) for mode in (0, 1)] == [2 * 3, 2 * 4]
+    m, ports = stream_contract(dut, 3, 2)
+    proof = prove(m, ports, "contract_multi_mode_cordic", tmp_path, mode="bmc", depth=40)
+    assert proof.passed, proof.folder

@@ -52,9 +52,9 @@ layers: $(STAMP)
 	mkdir -p build
 	$(BIN)/python -P tests/test_layers.py build/layers.png
 
-# The formal proofs (tests/test_formal.py; also part of `make slow`).
+# The formal proofs (tests/test_proofs_*.py; also part of `make slow`).
 prove: $(FORMAL_STAMP)
-	$(BIN)/pytest -m formal
+	$(BIN)/pytest -n 2 -m formal
 
 slow: $(SYNTH_STAMP) $(FORMAL_STAMP)
 	$(BIN)/pytest -m slow

@@ -109,3 +109,31 @@ def test_a_memory_line_one_stage_short_fails(tmp_path):
     m, ports = _memory_harness(6, claimed=7)
     proof = prove(m, ports, "memory_line_short", tmp_path, mode="bmc", depth=10)
     assert proof.status == "FAIL"
+
+
+def _mixed_harness(claimed):
+    """A tapped line of taps 2 and 7 with ``memory_above=3``: registers to tap 2, then a
+    memory of 5 stages to tap 7, as :func:`tapped_delay_line` builds long gaps."""
+    m = Module()
+    value, enable = Signal(WIDTH), Signal()
+    out = tapped_delay_line(m, value, [2, 7], enable, "mixed", memory_above=3)
+    m.submodules["mixed_m2"]            # the memory segment is there (a KeyError if not)
+    tracking, count, marked, ports = _follow(m, value, enable, claimed(7))
+    for tap, stage in out.items():
+        m.d.comb += Assert(~(tracking & (count == claimed(tap))) | (stage == marked))
+    return m, [value, enable, *ports]
+
+
+def test_a_tapped_line_of_registers_and_memory_delays_every_tap(tmp_path):
+    # Bounded (the memory's rows are inside the line: see the memory line's own induction
+    # proof): 3 x 7 + 4 cycles, so the memory's row pointer turns more than three times.
+    m, ports = _mixed_harness(lambda tap: tap)
+    proof = prove(m, ports, "mixed_line", tmp_path, mode="bmc", depth=3 * 7 + 4)
+    assert proof.passed, proof.folder
+
+
+def test_a_tapped_line_whose_memory_is_one_stage_short_fails(tmp_path):
+    # The memory's tap claimed one stage longer; the register tap as it is.
+    m, ports = _mixed_harness(lambda tap: tap + (tap == 7))
+    proof = prove(m, ports, "mixed_line_short", tmp_path, mode="bmc", depth=12)
+    assert proof.status == "FAIL"

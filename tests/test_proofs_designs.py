@@ -1,15 +1,16 @@
-"""Formal proofs (SymbiYosys, Yices; ``make prove``): the stream contract and the timing of
-whole designs, at reduced sizes.
+"""Formal proofs (SymbiYosys, Yices; ``make prove``): the stream contract and the timing of whole
+designs, at reduced sizes.
 
 The designs are the project's, unchanged, at reduced sizes (the logic is the same at every
 width, count and graph; the default designs are beyond any solver): the word-serial CORDIC,
 whose step counter sets its latency and interval, and the pipelined CORDIC, at 6 bits and two
-micro-rotations; the multi-mode CORDIC with two modes of different lengths; the traced pipeline (the base of the inertia arrays and the Newton-Euler
-pipeline) on a graph of two products and two sums at 8 bits, unfolded and folded by 2. ``formal_streams.py`` numbers the input
-transfers through the tag and asserts, for every stall pattern within the bound, that
-nothing is lost, duplicated or reordered and that ``o`` holds while it waits; with ``o.ready``
-and ``i.valid`` high, that each result leaves exactly the stated latency after its input and
-that inputs are taken exactly once per stated interval. A claim one cycle off must fail.
+micro-rotations; the multi-mode CORDIC with two modes of different lengths; the traced pipeline
+(the base of the inertia arrays and the Newton-Euler pipeline) on a graph of two products and
+two sums at 8 bits, unfolded and folded by 2. ``formal_streams.py`` numbers the input transfers
+through the tag and asserts, for every stall pattern within the bound, that nothing is lost,
+duplicated or reordered and that ``o`` holds while it waits; with ``o.ready`` and ``i.valid``
+high, that each result leaves exactly the stated latency after its input and that inputs are
+taken exactly once per stated interval. A claim one cycle off must fail.
 """
 
 from dataclasses import dataclass

@@ -19,7 +19,8 @@ LAYERS = (
     ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
     ("robohw.reference",),                              # float64 references
     ("robohw.dataflow",),                               # traced graphs as pipelines
-    ("robohw.ik", "robohw.systolic", "robohw.dynamics"),  # IK, inertia, inverse dynamics
+    # IK, inertia, inverse dynamics; the transputer network's Lagrange-Euler
+    ("robohw.ik", "robohw.systolic", "robohw.dynamics", "robohw.transputer"),
     ("robohw.legs",),       # parallel manipulators' legs, on the IK's CCM task graphs
     # The application: what it measures and reads, the design registry, the flows, the CLI.
     ("robohw.progress",),
@@ -31,7 +32,7 @@ LAYERS = (
 ROOT_PACKAGE = "robohw"
 # The layer packages' own folders: imports of these names without the root are forbidden.
 BARE = {"hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik",
-        "systolic", "dynamics", "legs"}
+        "systolic", "dynamics", "legs", "transputer"}
 
 
 def _package_dirs():

@@ -1,0 +1,38 @@
+"""Zomaya & Morris's allocation tables: each gives the 64 subtasks to the slaves exactly once
+(which checks our reading of the C_4 and C_5 bundles and of the OCR'd tables)."""
+
+import pytest
+
+from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.allocation import check_allocation, expand, paper_allocation
+
+# Subtasks per processor, spec B.6 (the C_4 and C_5 bundles counted as 7 and 3 subtasks).
+COUNTS = {3: [24, 17, 23], 6: [8, 14, 11, 11, 10, 10], 7: [5, 9, 8, 6, 12, 16, 8],
+          8: [11, 7, 13, 7, 5, 9, 6, 6]}
+
+
+@pytest.mark.parametrize("processors", [3, 6, 7, 8])
+def test_each_table_covers_the_64_subtasks_once(processors):
+    allocation = check_allocation(paper_allocation(processors))
+    assert [len(tasks) for tasks in allocation] == COUNTS[processors]
+    assert sum(COUNTS[processors]) == len(PAPER_SUBTASKS) == 64
+
+
+def test_groups_expand_to_their_terms():
+    assert [task.name for task in expand("h")] == ["h2", "h3", "h4", "h5"]
+    assert len(expand("D")) == 17 and len(expand("C1")) == 14 and len(expand("C4")) == 7
+    assert [task.name for task in expand("C5 D14")] == ["C5_16", "C5_26", "C5_46", "D14"]
+
+
+def test_bad_allocations_are_refused():
+    table = paper_allocation(3)
+    with pytest.raises(ValueError, match="h2 is on P1 and P2"):
+        check_allocation((table[0], table[1] + expand("h2"), table[2]))
+    with pytest.raises(ValueError, match="no processor has D11, D12"):
+        check_allocation((table[0], table[1], tuple(t for t in table[2] if t.kind != "D")))
+    with pytest.raises(ValueError, match="unknown subtask 'C7_12'"):
+        expand("C7_12")
+    with pytest.raises(ValueError, match="unknown subtask 'C6'"):
+        expand("C6")
+    with pytest.raises(ValueError, match="the paper allocates to 3, 6, 7, 8 slaves, not 5"):
+        paper_allocation(5)

@@ -15,16 +15,34 @@ link ``l``'s frame; :func:`differential_vectors`) and the link's pseudo-inertia 
 
 The traces drop the transforms ``T_l`` because every matrix product here has a zero last row
 (derivatives of homogeneous transforms), so ``tr(T X T^T) = tr(R X_3 R^T) = tr(X_3)``.
+
+:func:`lagrange_euler_terms` evaluates the traces as 4x4 matrix products. :func:`inertia_term`,
+:func:`coriolis_term` and :func:`gravity_term` give one link's share of one term in vector form,
+over scalars of any type (numpy arrays, or the counting nodes of
+:class:`robohw.dataflow.graph.Tracer`; literal zeros cost nothing, see
+:mod:`robohw.reference.algebra`), from the link's second moments ``S`` (the pseudo-inertia's
+3x3 block), first moments ``f = m c`` and mass ``m``, with ``Omega c = delta x c`` and, for a
+symmetric ``S``, ``tr(Omega_a S Omega_b^T) = tr(S) delta_a . delta_b - delta_a . S delta_b`` and
+``tr(Omega_a Omega_b S Omega_i^T) = delta_a . S (delta_b x delta_i)``:
+
+- ``D^l_ij = tr(S) delta_i . delta_j - delta_j . S delta_i + (delta_i x f) . d_j
+  + d_i . (delta_j x f) + m d_i . d_j`` (Zomaya & Morris eq. 7, restored);
+- ``C^l_iab = delta_a . S (delta_b x delta_i) + (delta_i x f) . (delta_a x d_b)
+  + d_i . (delta_a x (delta_b x f)) + m d_i . (delta_a x d_b)`` (eq. 11);
+- ``h^l_i = -(g_l . (delta_i x f) + m g_l . d_i)``, ``g_l`` the gravity in link ``l``'s frame
+  (eq. 13 in its general form).
 Conventions are those of :mod:`robohw.reference.dynamics` (standard DH, the robot's
 ``gravity`` the gravitational acceleration in the base frame); joints are 0-based here.
 """
 
 import numpy as np
 
+from robohw.reference.algebra import cross, dot, matvec, negate, product, total
 from robohw.reference.kinematics import dh_transform
 
 __all__ = ["link_transforms", "differential_vectors", "differential_matrices",
-           "pseudo_inertia", "lagrange_euler_terms", "lagrange_euler_torques"]
+           "pseudo_inertia", "link_moments", "gravity_in_links", "lagrange_euler_terms",
+           "lagrange_euler_torques", "inertia_term", "coriolis_term", "gravity_term"]
 
 
 def _check(robot, q):
@@ -102,6 +120,57 @@ def pseudo_inertia(joint):
     out[:3, 3] = out[3, :3] = mass * com
     out[3, 3] = mass
     return out
+
+
+def link_moments(joint, const=float):
+    """``(S, f, m, trace)``: the link's second moments (3x3 tuple), first moments ``m c``
+    (3-tuple), mass and ``tr(S)``, each entry through ``const`` (a scalar world's constant) but
+    zeros, which stay literal ``0`` (structure: no operation)."""
+    inertia = pseudo_inertia(joint)
+
+    def entry(value):
+        return 0 if value == 0 else const(float(value))
+    second = tuple(tuple(entry(inertia[r, c]) for c in range(3)) for r in range(3))
+    first = tuple(entry(inertia[r, 3]) for r in range(3))
+    return second, first, entry(inertia[3, 3]), entry(np.trace(inertia[:3, :3]))
+
+
+def gravity_in_links(robot, q):
+    """``(B, N, 3)``: the robot's gravity in each link's frame, ``R_l^T g``."""
+    q = _check(robot, q)
+    links = link_transforms(robot, q)
+    rotation = np.broadcast_to(np.eye(3), (len(q), 3, 3))
+    out = np.zeros((len(q), robot.dof, 3))
+    for l in range(robot.dof):
+        rotation = rotation @ links[:, l, :3, :3]
+        out[:, l] = np.einsum("brc,r->bc", rotation, np.asarray(robot.gravity, dtype=float))
+    return out
+
+
+def inertia_term(delta_i, d_i, delta_j, d_j, moments):
+    """Link ``l``'s share of ``D_ij`` (module docstring), ``moments`` from
+    :func:`link_moments`."""
+    second, first, mass, trace = moments
+    return total([product(trace, dot(delta_i, delta_j)),
+                  negate(dot(delta_j, matvec(second, delta_i))),
+                  dot(cross(delta_i, first), d_j), dot(d_i, cross(delta_j, first)),
+                  product(mass, dot(d_i, d_j))])
+
+
+def coriolis_term(delta_i, d_i, delta_a, delta_b, d_b, moments):
+    """Link ``l``'s share of ``C_iab``, ``a <= b`` (module docstring)."""
+    second, first, mass, _ = moments
+    turned = cross(delta_a, d_b)
+    return total([dot(delta_a, matvec(second, cross(delta_b, delta_i))),
+                  dot(cross(delta_i, first), turned),
+                  dot(d_i, cross(delta_a, cross(delta_b, first))),
+                  product(mass, dot(d_i, turned))])
+
+
+def gravity_term(delta_i, d_i, gravity, moments):
+    """Link ``l``'s share of ``h_i``, ``gravity`` the robot's in link ``l``'s frame."""
+    _, first, mass, _ = moments
+    return negate(total([dot(gravity, cross(delta_i, first)), product(mass, dot(gravity, d_i))]))
 
 
 def lagrange_euler_terms(robot, q):

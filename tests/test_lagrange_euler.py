@@ -1,13 +1,16 @@
 """The Lagrange-Euler trace form (Zomaya & Morris's equations, restored) against the project's
-independent formulations: the Newton-Euler recursion and the Jacobian inertia matrix."""
+independent formulations: the Newton-Euler recursion and the Jacobian inertia matrix; and its
+two forms, 4x4 traces and vector identities, against each other."""
 
 import numpy as np
 import pytest
 
 from robohw.reference.dynamics import link_frame_torques
 from robohw.reference.inertia import jacobian_inertia
-from robohw.reference.lagrange_euler import (differential_vectors, lagrange_euler_terms,
-                                             lagrange_euler_torques, pseudo_inertia)
+from robohw.reference.lagrange_euler import (differential_vectors, gravity_in_links,
+                                             lagrange_euler_terms, lagrange_euler_torques,
+                                             link_moments, pseudo_inertia)
+from robohw.reference.lagrange_euler_tasks import Subtask, subtask_coefficient
 from robohw.robots import Joint, Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_joints
 
@@ -89,3 +92,25 @@ def test_bad_input_is_refused():
         for j in robot.joints))
     with pytest.raises(ValueError, match="bare: the dynamics needs mass, com and inertia"):
         lagrange_euler_torques(bare, np.zeros(6), np.zeros(6), np.zeros(6))
+
+
+@pytest.mark.parametrize("n", [2, 4, 6])
+def test_the_vector_form_of_each_term_equals_the_matrix_traces(n):
+    # Two formulations of every D_ij, C_ijk and h_i: 4x4 traces (lagrange_euler_terms) and the
+    # vector identities each subtask evaluates on its own (subtask_coefficient).
+    rng = np.random.default_rng(200 + n)
+    robot = random_robot(rng, n, prismatic=0.4)
+    q = _states(robot, rng)[0]
+    D, C, h = lagrange_euler_terms(robot, q)
+    delta, d = differential_vectors(robot, q)
+    gravity = gravity_in_links(robot, q)
+    moments = [link_moments(joint) for joint in robot.joints]
+    tasks = ([(Subtask("D", i, j), D[:, i - 1, j - 1]) for i in range(1, n + 1)
+              for j in range(i, n + 1)]
+             + [(Subtask("C", i, j, k), C[:, i - 1, j - 1, k - 1]) for i in range(1, n + 1)
+                for j in range(1, n + 1) for k in range(j, n + 1)]
+             + [(Subtask("h", i), h[:, i - 1]) for i in range(1, n + 1)])
+    scale = max(np.abs(D).max(), np.abs(C).max(), np.abs(h).max())
+    for task, expected in tasks:
+        got = subtask_coefficient(task, delta, d, gravity, moments)
+        assert np.abs(got - expected).max() <= 1e-12 * scale, task.name

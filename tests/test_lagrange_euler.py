@@ -7,10 +7,10 @@ import pytest
 
 from robohw.reference.dynamics import link_frame_torques
 from robohw.reference.inertia import jacobian_inertia
-from robohw.reference.lagrange_euler import (differential_vectors, gravity_in_links,
-                                             lagrange_euler_terms, lagrange_euler_torques,
-                                             link_moments, pseudo_inertia)
-from robohw.reference.lagrange_euler_tasks import Subtask, subtask_coefficient
+from robohw.reference.lagrange_euler import (differential_vectors, lagrange_euler_terms,
+                                             lagrange_euler_torques, link_moments,
+                                             pseudo_inertia)
+from robohw.reference.lagrange_euler_tasks import Subtask, state_vectors, subtask_coefficient
 from robohw.robots import Joint, Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_joints
 
@@ -102,8 +102,7 @@ def test_the_vector_form_of_each_term_equals_the_matrix_traces(n):
     robot = random_robot(rng, n, prismatic=0.4)
     q = _states(robot, rng)[0]
     D, C, h = lagrange_euler_terms(robot, q)
-    delta, d = differential_vectors(robot, q)
-    gravity = gravity_in_links(robot, q)
+    vectors, gravity = state_vectors(robot, q)
     moments = [link_moments(joint) for joint in robot.joints]
     tasks = ([(Subtask("D", i, j), D[:, i - 1, j - 1]) for i in range(1, n + 1)
               for j in range(i, n + 1)]
@@ -112,5 +111,5 @@ def test_the_vector_form_of_each_term_equals_the_matrix_traces(n):
              + [(Subtask("h", i), h[:, i - 1]) for i in range(1, n + 1)])
     scale = max(np.abs(D).max(), np.abs(C).max(), np.abs(h).max())
     for task, expected in tasks:
-        got = subtask_coefficient(task, delta, d, gravity, moments)
+        got = subtask_coefficient(task, vectors, gravity, moments, n)
         assert np.abs(got - expected).max() <= 1e-12 * scale, task.name

@@ -25,12 +25,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from robohw.reference.algebra import total
 from robohw.reference.lagrange_euler import (coriolis_term, differential_vectors,
                                              gravity_in_links, gravity_term, inertia_term,
                                              lagrange_euler_terms, link_moments)
 
-__all__ = ["Subtask", "PAPER_SUBTASKS", "subtask_coefficient", "subtask_shares",
-           "paper_torques", "structural_zeros"]
+__all__ = ["Subtask", "PAPER_SUBTASKS", "subtask_coefficient", "state_vectors",
+           "subtask_shares", "paper_torques", "structural_zeros"]
 
 
 @dataclass(frozen=True)
@@ -71,21 +72,16 @@ PAPER_SUBTASKS = tuple(
     + [Subtask("h", i) for i in (2, 3, 4, 5)])
 
 
-def subtask_coefficient(task, delta, d, gravity, moments):
+def subtask_coefficient(task, vectors, gravity, moments, links):
     """The coefficient ``D_ij``, ``C_ijk`` or ``h_i`` of ``task`` on its own, summed over the
-    links that carry it, in the vector form of
-    :func:`~robohw.reference.lagrange_euler.inertia_term` and its siblings: ``delta``, ``d``
-    and ``gravity`` as :func:`~robohw.reference.lagrange_euler.differential_vectors` and
-    :func:`~robohw.reference.lagrange_euler.gravity_in_links` give them, ``moments`` each
-    link's :func:`~robohw.reference.lagrange_euler.link_moments`."""
+    ``links`` (their count) that carry it, in the vector form of
+    :func:`~robohw.reference.lagrange_euler.inertia_term` and its siblings, over scalars of any
+    type: ``vectors(joint, link)`` gives ``(delta, d)`` (3-tuples, 0-based indices),
+    ``gravity(link)`` the gravity in the link's frame, ``moments[link]`` the link's
+    :func:`~robohw.reference.lagrange_euler.link_moments`."""
     i, j, k = task.i - 1, task.j - 1, task.k - 1
-    n = delta.shape[1]
-
-    def vectors(joint, link):
-        return (tuple(delta[:, joint, link, c] for c in range(3)),
-                tuple(d[:, joint, link, c] for c in range(3)))
     terms = []
-    for l in range(max(i, j, k), n):
+    for l in range(max(i, j, k), links):
         rotation_i, translation_i = vectors(i, l)
         if task.kind == "D":
             terms.append(inertia_term(rotation_i, translation_i, *vectors(j, l), moments[l]))
@@ -94,26 +90,39 @@ def subtask_coefficient(task, delta, d, gravity, moments):
             terms.append(coriolis_term(rotation_i, translation_i, vectors(j, l)[0], rotation_k,
                                        translation_k, moments[l]))
         else:
-            gravity_l = tuple(gravity[:, l, c] for c in range(3))
-            terms.append(gravity_term(rotation_i, translation_i, gravity_l, moments[l]))
-    return sum(terms)
+            terms.append(gravity_term(rotation_i, translation_i, gravity(l), moments[l]))
+    return total(terms)
+
+
+def state_vectors(robot, q):
+    """``(vectors, gravity)`` for :func:`subtask_coefficient` at the states ``q`` ``(B, N)``:
+    components as ``(B,)`` arrays."""
+    delta, d = differential_vectors(robot, q)
+    in_links = gravity_in_links(robot, q)
+
+    def vectors(joint, link):
+        return (tuple(delta[:, joint, link, c] for c in range(3)),
+                tuple(d[:, joint, link, c] for c in range(3)))
+
+    def gravity(link):
+        return tuple(in_links[:, link, c] for c in range(3))
+    return vectors, gravity
 
 
 def subtask_shares(robot, q, qd, qdd, subtasks=PAPER_SUBTASKS):
     """``{subtask: share}``: each subtask's share of the torques, ``(B, N)``, at the states
     ``(q, qd, qdd)`` ``(B, N)`` (see the module docstring), each coefficient computed on its
     own (:func:`subtask_coefficient`) from the broadcast state's differential vectors."""
-    delta, d = differential_vectors(robot, q)
-    gravity = gravity_in_links(robot, q)
+    vectors, gravity = state_vectors(robot, q)
     moments = [link_moments(joint) for joint in robot.joints]
-    shape = delta.shape[:2]
+    shape = np.atleast_2d(q).shape
     qd, qdd = (np.broadcast_to(np.atleast_2d(np.asarray(v, dtype=np.float64)), shape)
                for v in (qd, qdd))
     shares = {}
     for task in subtasks:
         share = np.zeros(shape)
         i, j, k = task.i - 1, task.j - 1, task.k - 1
-        value = subtask_coefficient(task, delta, d, gravity, moments)
+        value = subtask_coefficient(task, vectors, gravity, moments, robot.dof)
         if task.kind == "D":
             share[:, i] += value * qdd[:, j]
             if i != j:

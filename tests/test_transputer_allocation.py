@@ -1,10 +1,12 @@
 """Zomaya & Morris's allocation tables: each gives the 64 subtasks to the slaves exactly once
 (which checks our reading of the C_4 and C_5 bundles and of the OCR'd tables)."""
 
+import numpy as np
 import pytest
 
 from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
-from robohw.transputer.allocation import check_allocation, expand, paper_allocation
+from robohw.transputer.allocation import (check_allocation, expand, loads,
+                                          lpt_allocation, paper_allocation, units)
 
 # Subtasks per processor, spec B.6 (the C_4 and C_5 bundles counted as 7 and 3 subtasks).
 COUNTS = {3: [24, 17, 23], 6: [8, 14, 11, 11, 10, 10], 7: [5, 9, 8, 6, 12, 16, 8],
@@ -36,3 +38,22 @@ def test_bad_allocations_are_refused():
         expand("C6")
     with pytest.raises(ValueError, match="the paper allocates to 3, 6, 7, 8 slaves, not 5"):
         paper_allocation(5)
+
+
+@pytest.mark.parametrize("processors", [1, 3, 8, 16, 64])
+def test_lpt_covers_everything_keeps_bundles_and_meets_grahams_bound(processors):
+    rng = np.random.default_rng(processors)
+    cost = {task: float(rng.uniform(0.05, 1.3)) for task in PAPER_SUBTASKS}
+    allocation = check_allocation(lpt_allocation(cost, processors))
+    for bundle in ("C4", "C5"):
+        holders = {p for p, tasks in enumerate(allocation) for t in tasks if t.bundle == bundle}
+        assert len(holders) == 1
+    biggest = max(sum(cost[task] for task in unit) for unit in units())
+    assert max(loads(allocation, cost)) <= sum(cost.values()) / processors \
+        + (1 - 1 / processors) * biggest + 1e-12
+    assert len(units()) == 64 - 7 - 3 + 2
+
+
+def test_lpt_refuses_a_bad_processor_count():
+    with pytest.raises(ValueError, match="processors must be a positive integer, not 0"):
+        lpt_allocation({}, 0)

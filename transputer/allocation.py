@@ -2,7 +2,8 @@
 Tables 1-4 (for 3, 6, 7 and 8 slaves) as data, and the check that an allocation gives every
 subtask to exactly one processor.
 
-An allocation is a tuple with one tuple of subtasks per slave, ``P1`` first. The tables name
+An allocation is a tuple with one tuple of subtasks per slave, ``P1`` first. The paper never
+splits a bundle (``C4``, ``C5``), so the allocators place bundles whole (:func:`units`). The tables name
 subtasks as the paper does (``D14``, ``C3_25``, ``h4``) or whole groups: ``D`` (the 17 inertia
 terms), ``h`` (the 4 gravity terms), ``C1``-``C5`` (all ``C_ijk`` of one ``i``; the paper never
 splits ``C4`` and ``C5``, whose contents spec B.4 infers).
@@ -10,7 +11,8 @@ splits ``C4`` and ``C5``, whose contents spec B.4 infers).
 
 from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
 
-__all__ = ["PAPER_TABLES", "expand", "paper_allocation", "check_allocation"]
+__all__ = ["PAPER_TABLES", "expand", "paper_allocation", "check_allocation", "units",
+           "loads", "lpt_allocation"]
 
 # Spec B.6, Tables 1-4 (Z:L228-310), the OCR's table dashes removed.
 PAPER_TABLES = {
@@ -93,3 +95,39 @@ def check_allocation(allocation, subtasks=PAPER_SUBTASKS):
     if missing:
         raise ValueError(f"no processor has {', '.join(missing)}")
     return allocation
+
+
+def units(subtasks=PAPER_SUBTASKS):
+    """The subtasks as the allocators place them: a tuple per bundle (all its members) and one
+    per other subtask, in order."""
+    out, bundles = [], {}
+    for task in subtasks:
+        if task.bundle is None:
+            out.append((task,))
+        elif task.bundle not in bundles:
+            bundles[task.bundle] = len(out)
+            out.append((task,))
+        else:
+            out[bundles[task.bundle]] += (task,)
+    return out
+
+
+def loads(allocation, cost):
+    """Each processor's computing time: the sum of ``cost[subtask]`` over its subtasks."""
+    return tuple(sum(cost[task] for task in tasks) for tasks in allocation)
+
+
+def lpt_allocation(cost, processors, subtasks=PAPER_SUBTASKS):
+    """Longest-processing-time list scheduling (Graham): the :func:`units` from the costliest
+    down, each to the processor with the least load so far (the first of equals). Its largest
+    load is at most ``total / processors + (1 - 1 / processors) * max unit``."""
+    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
+        raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    order = sorted(units(subtasks), key=lambda unit: -sum(cost[task] for task in unit))
+    assigned = [[] for _ in range(processors)]
+    load = [0.0] * processors
+    for unit in order:
+        p = min(range(processors), key=lambda q: load[q])
+        assigned[p].extend(unit)
+        load[p] += sum(cost[task] for task in unit)
+    return tuple(tuple(tasks) for tasks in assigned)

@@ -1,12 +1,12 @@
-"""Allocations of the 64 Lagrange-Euler subtasks to slave transputers: Zomaya & Morris's
-Tables 1-4 (for 3, 6, 7 and 8 slaves) as data, and the check that an allocation gives every
-subtask to exactly one processor.
+"""Allocations of the 64 Lagrange-Euler subtasks to slave transputers: Zomaya & Morris's Tables
+1-4 (for 3, 6, 7 and 8 slaves) as data, and the check that an allocation gives every subtask to
+exactly one processor.
 
 An allocation is a tuple with one tuple of subtasks per slave, ``P1`` first. The paper never
-splits a bundle (``C4``, ``C5``), so the allocators place bundles whole (:func:`units`). The tables name
-subtasks as the paper does (``D14``, ``C3_25``, ``h4``) or whole groups: ``D`` (the 17 inertia
-terms), ``h`` (the 4 gravity terms), ``C1``-``C5`` (all ``C_ijk`` of one ``i``; the paper never
-splits ``C4`` and ``C5``, whose contents spec B.4 infers).
+splits a bundle (``C4``, ``C5``), so the allocators place bundles whole (:func:`units`). The
+tables name subtasks as the paper does (``D14``, ``C3_25``, ``h4``) or whole groups: ``D`` (the
+17 inertia terms), ``h`` (the 4 gravity terms), ``C1``-``C5`` (all ``C_ijk`` of one ``i``; the
+paper never splits ``C4`` and ``C5``, whose contents spec B.4 infers).
 """
 
 from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS

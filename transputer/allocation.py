@@ -1,6 +1,6 @@
 """Allocations of the 64 Lagrange-Euler subtasks to slave transputers: Zomaya & Morris's Tables
-1-4 (for 3, 6, 7 and 8 slaves) as data, and the check that an allocation gives every subtask to
-exactly one processor.
+1-4 (for 3, 6, 7 and 8 slaves) as data, the check that an allocation gives every subtask to
+exactly one processor, and a longest-processing-time allocator.
 
 An allocation is a tuple with one tuple of subtasks per slave, ``P1`` first. The paper never
 splits a bundle (``C4``, ``C5``), so the allocators place bundles whole (:func:`units`). The

@@ -100,8 +100,9 @@ ACCEPTS = {
 # Latency in cycles: each stage's period, and two for the output queue (its memory's write,
 # then its read register).
 LATENCY = {"every_cycle": 1 + 2, "word_serial": 2 * 3 + 2, "folded": 3 + 2}
-# Cycles from reset the bounded proofs cover: the output queue (4, 8 and 3 entries) filled and
-# its pointers turned at least twice. The solver's time grows steeply with the bound (the
+# Cycles from reset the bounded proofs cover: enough for results to fill the output queue (4, 8
+# and 3 entries) at least once: up to 13, 8 and 7 writes (inputs in the accepting cycles, each
+# written a latency later). The solver's time grows steeply with the bound (the
 # every-cycle contract: 37 s at 16 cycles, 231 s at 20; the word-serial one 11 s at 20, 213 s
 # at 24).
 DEPTH = {"every_cycle": 16, "word_serial": 20, "folded": 24}

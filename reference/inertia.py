@@ -34,7 +34,7 @@ import numpy as np
 
 from robohw.reference.algebra import (FloatArith, cross, matmul, matvec, negate,
                                       product, snap, total, vadd, vscale, vsub)
-from robohw.reference.kinematics import dh_transform
+from robohw.reference.kinematics import joint_transform
 
 __all__ = [
     "LinkFrame", "link_frames", "joint_inputs", "link_transforms",
@@ -375,12 +375,7 @@ def link_jacobians(robot, q):
     for k, joint in enumerate(robot.joints):
         axes.append(pose[:, :3, 2])
         origins.append(pose[:, :3, 3])
-        value = q[:, k] + joint.offset
-        if joint.type == "revolute":
-            pose = pose @ dh_transform(value, joint.d, joint.a, joint.alpha)
-        else:
-            pose = pose @ dh_transform(np.full_like(value, joint.theta), value, joint.a,
-                                       joint.alpha)
+        pose = pose @ joint_transform(joint, q[:, k])
         frames.append(pose)
     out = []
     for k, joint in enumerate(robot.joints):

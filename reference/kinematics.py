@@ -37,7 +37,8 @@ import numpy as np
 
 from robohw.robots.family import check_puma_family
 
-__all__ = ["dh_transform", "forward_kinematics", "puma_ik", "puma_ik_all", "BRANCHES"]
+__all__ = ["dh_transform", "joint_transform", "forward_kinematics", "puma_ik", "puma_ik_all",
+           "BRANCHES"]
 
 # (arm, elbow, wrist) for the eight solutions, in the order puma_ik_all returns them.
 BRANCHES = tuple((arm, elbow, wrist) for arm in (1, -1) for elbow in (1, -1) for wrist in (1, -1))
@@ -59,6 +60,15 @@ def dh_transform(theta, d, a, alpha):
     return out
 
 
+def joint_transform(joint, value):
+    """``^{i-1}T_i`` of ``joint`` at joint values ``value`` (any shape; complex stays complex):
+    a revolute joint's angle is ``value + offset``, a prismatic joint's length ``d`` is."""
+    value = value + joint.offset
+    if joint.type == "revolute":
+        return dh_transform(value, joint.d, joint.a, joint.alpha)
+    return dh_transform(np.full_like(value, joint.theta), value, joint.a, joint.alpha)
+
+
 def forward_kinematics(robot, q, upto=None):
     """Pose of the last frame (or of frame ``upto``) for joint vectors ``q`` (shape
     ``(..., dof)``): homogeneous transforms of shape ``(..., 4, 4)``."""
@@ -68,12 +78,7 @@ def forward_kinematics(robot, q, upto=None):
         raise ValueError(f"q must have {robot.dof} columns for {robot.name}, not {q.shape[-1]}")
     pose = np.broadcast_to(np.eye(4, dtype=q.dtype), q.shape[:-1] + (4, 4)).copy()
     for k, joint in enumerate(robot.joints[:upto]):
-        value = q[..., k] + joint.offset
-        if joint.type == "revolute":
-            link = dh_transform(value, joint.d, joint.a, joint.alpha)
-        else:
-            link = dh_transform(np.full_like(value, joint.theta), value, joint.a, joint.alpha)
-        pose = pose @ link
+        pose = pose @ joint_transform(joint, q[..., k])
     return pose
 
 

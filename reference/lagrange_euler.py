@@ -38,7 +38,7 @@ Conventions are those of :mod:`robohw.reference.dynamics` (standard DH, the robo
 import numpy as np
 
 from robohw.reference.algebra import cross, dot, matvec, negate, product, total
-from robohw.reference.kinematics import dh_transform
+from robohw.reference.kinematics import joint_transform
 
 __all__ = ["link_transforms", "differential_vectors", "differential_matrices",
            "pseudo_inertia", "link_moments", "gravity_in_links", "lagrange_euler_terms",
@@ -59,15 +59,8 @@ def _check(robot, q):
 def link_transforms(robot, q):
     """``A`` ``(B, N, 4, 4)``: each joint's DH transform ``^{i-1}T_i`` at the states ``q``
     ``(B, N)``."""
-    out = []
-    for k, joint in enumerate(robot.joints):
-        value = q[:, k] + joint.offset
-        if joint.type == "revolute":
-            out.append(dh_transform(value, joint.d, joint.a, joint.alpha))
-        else:
-            out.append(dh_transform(np.full_like(value, joint.theta), value, joint.a,
-                                    joint.alpha))
-    return np.stack(out, axis=1)
+    return np.stack([joint_transform(joint, q[:, k]) for k, joint in enumerate(robot.joints)],
+                    axis=1)
 
 
 def differential_vectors(robot, q):

@@ -59,18 +59,20 @@ def _check(robot, q):
 def link_transforms(robot, q):
     """``A`` ``(B, N, 4, 4)``: each joint's DH transform ``^{i-1}T_i`` at the states ``q``
     ``(B, N)``."""
+    q = _check(robot, q)
     return np.stack([joint_transform(joint, q[:, k]) for k, joint in enumerate(robot.joints)],
                     axis=1)
 
 
-def differential_vectors(robot, q):
+def differential_vectors(robot, q, links=None):
     """``(delta, d)``, each ``(B, N, N, 3)``: joint ``i``'s differential rotation and
     translation in link ``l``'s frame at ``[:, i, l]`` (zero for ``i > l``), from
     ``^{i-1}T_l = A_i ... A_l = [n o a p]`` (Zomaya & Morris eqs. 2-3, restored): a revolute
     joint ``delta = (n_z, o_z, a_z)``, ``d = (n_y p_x - n_x p_y, o_y p_x - o_x p_y,
-    a_y p_x - a_x p_y)``; a prismatic joint ``delta = 0``, ``d = (n_z, o_z, a_z)``."""
+    a_y p_x - a_x p_y)``; a prismatic joint ``delta = 0``, ``d = (n_z, o_z, a_z)``.
+    ``links``: :func:`link_transforms` at ``q``, if the caller has them."""
     q = _check(robot, q)
-    links = link_transforms(robot, q)
+    links = link_transforms(robot, q) if links is None else links
     n = robot.dof
     delta = np.zeros((len(q), n, n, 3))
     d = np.zeros((len(q), n, n, 3))
@@ -128,10 +130,11 @@ def link_moments(joint, const=float):
     return second, first, entry(inertia[3, 3]), entry(np.trace(inertia[:3, :3]))
 
 
-def gravity_in_links(robot, q):
-    """``(B, N, 3)``: the robot's gravity in each link's frame, ``R_l^T g``."""
+def gravity_in_links(robot, q, links=None):
+    """``(B, N, 3)``: the robot's gravity in each link's frame, ``R_l^T g`` (``links`` as for
+    :func:`differential_vectors`)."""
     q = _check(robot, q)
-    links = link_transforms(robot, q)
+    links = link_transforms(robot, q) if links is None else links
     rotation = np.broadcast_to(np.eye(3), (len(q), 3, 3))
     out = np.zeros((len(q), robot.dof, 3))
     for l in range(robot.dof):
@@ -172,13 +175,13 @@ def lagrange_euler_terms(robot, q):
     ``j, k``) and the gravity terms ``(B, N)``."""
     q = _check(robot, q)
     n = robot.dof
-    delta, d = differential_vectors(robot, q)
+    links = link_transforms(robot, q)
+    delta, d = differential_vectors(robot, q, links)
     big = differential_matrices(delta, d)                  # (B, i, l, 4, 4)
     inertia = np.stack([pseudo_inertia(joint) for joint in robot.joints])
     D = np.zeros((len(q), n, n))
     C = np.zeros((len(q), n, n, n))
     h = np.zeros((len(q), n))
-    links = link_transforms(robot, q)
     pose = np.broadcast_to(np.eye(4), (len(q), 4, 4))
     gravity = np.append(np.asarray(robot.gravity, dtype=np.float64), 0.0)
     for l in range(n):

@@ -28,7 +28,8 @@ import numpy as np
 from robohw.reference.algebra import total
 from robohw.reference.lagrange_euler import (coriolis_term, differential_vectors,
                                              gravity_in_links, gravity_term, inertia_term,
-                                             lagrange_euler_terms, link_moments)
+                                             lagrange_euler_terms, link_moments,
+                                             link_transforms)
 
 __all__ = ["Subtask", "PAPER_SUBTASKS", "subtask_coefficient", "state_vectors",
            "subtask_shares", "paper_torques", "structural_zeros"]
@@ -97,8 +98,9 @@ def subtask_coefficient(task, vectors, gravity, moments, links):
 def state_vectors(robot, q):
     """``(vectors, gravity)`` for :func:`subtask_coefficient` at the states ``q`` ``(B, N)``:
     components as ``(B,)`` arrays."""
-    delta, d = differential_vectors(robot, q)
-    in_links = gravity_in_links(robot, q)
+    links = link_transforms(robot, q)
+    delta, d = differential_vectors(robot, q, links)
+    in_links = gravity_in_links(robot, q, links)
 
     def vectors(joint, link):
         return (tuple(delta[:, joint, link, c] for c in range(3)),

@@ -123,11 +123,12 @@ def lpt_allocation(cost, processors, subtasks=PAPER_SUBTASKS):
     load is at most ``total / processors + (1 - 1 / processors) * max unit``."""
     if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
         raise ValueError(f"processors must be a positive integer, not {processors!r}")
-    order = sorted(units(subtasks), key=lambda unit: -sum(cost[task] for task in unit))
+    placed = units(subtasks)
+    order = sorted(zip(loads(placed, cost), placed), key=lambda pair: -pair[0])
     assigned = [[] for _ in range(processors)]
     load = [0.0] * processors
-    for unit in order:
+    for weight, unit in order:
         p = min(range(processors), key=lambda q: load[q])
         assigned[p].extend(unit)
-        load[p] += sum(cost[task] for task in unit)
+        load[p] += weight
     return tuple(tuple(tasks) for tasks in assigned)

@@ -12,6 +12,7 @@ Examples::
     robohw dynamics --states s.csv --out tau.csv --robot stanford --formulation scan
     robohw platform ik --poses poses.csv --out legs.csv --platform hexapod
     robohw platform fk --lengths legs.csv --out poses.csv
+    robohw transputer --processors 1,3,6,7,8 --allocation optimal --gantt sample.png
     robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
     robohw export --out verilog --designs cordic-pipelined --widths 16
     robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
@@ -99,6 +100,30 @@ def _names(text):
         raise argparse.ArgumentTypeError(f"unknown design {(unknown or [text])[0]!r}; known: "
                                          f"{', '.join(DESIGNS)}")
     return names
+
+
+def _processor_list(text):
+    """``--processors``: slave counts, comma-separated, ranges ``START:STOP[:STEP]`` (STOP
+    inclusive), each from 1 to 64."""
+    from robohw.transputer.study import MAX_PROCESSORS
+    out = []
+    try:
+        for part in (p.strip() for p in text.split(",")):
+            bounds = [int(b) for b in part.split(":")]
+            if len(bounds) == 1:
+                out.append(bounds[0])
+            elif len(bounds) in (2, 3) and (len(bounds) == 2 or bounds[2] > 0):
+                out.extend(range(bounds[0], bounds[1] + 1, bounds[2] if len(bounds) == 3
+                                 else 1))
+            else:
+                raise ValueError
+    except ValueError:
+        out = None
+    if not out or any(not 1 <= m <= MAX_PROCESSORS for m in out):
+        raise argparse.ArgumentTypeError(
+            f"--processors must be integers from 1 to {MAX_PROCESSORS}, comma-separated or "
+            f"START:STOP[:STEP], not {text!r}")
+    return out
 
 
 def _simulators(text):
@@ -366,6 +391,31 @@ def _parser():
     synth.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     synth.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
 
+    transputer = commands.add_parser(
+        "transputer", help="Zomaya & Morris's Lagrange-Euler on a T800 network, simulated",
+        epilog="example: robohw transputer --processors 1:16 --allocation lpt")
+    transputer.add_argument("--processors", type=_processor_list, default=[1, 3, 6, 7, 8],
+                            metavar="M,...", help="slave counts, comma-separated or "
+                            "START:STOP[:STEP], 1 to 64 (default 1,3,6,7,8, the paper's)")
+    transputer.add_argument("--allocation", choices=["paper", "lpt", "optimal"],
+                            default="paper", help="the paper's Tables 1-4 (1, 3, 6, 7, 8 "
+                            "slaves), longest-processing-time, or least makespan by HiGHS "
+                            "(default paper)")
+    transputer.add_argument("--costs", choices=["predictive", "calibrated"],
+                            default="predictive", help="subtask costs from the work they do "
+                            "on a T800, or fitted to the paper's Tables 5-6 (default "
+                            "predictive)")
+    transputer.add_argument("--link-mbit", type=int, choices=[10, 20], default=20,
+                            help="T800 link speed in Mbit/s (default 20)")
+    transputer.add_argument("--real", type=int, choices=[32, 64], default=64,
+                            help="REAL32 or REAL64 numbers on the links (default 64)")
+    transputer.add_argument("--time-limit", type=_positive("--time-limit"), default=60.0,
+                            metavar="S", help="solver seconds per optimal allocation "
+                            "(default 60)")
+    transputer.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    transputer.add_argument("--gantt", metavar="FILE.png", help="draw one sample on the "
+                            "largest network: computation and link traffic per processor")
+
     report = commands.add_parser(
         "report", help="measure every design and write the report",
         epilog="example: robohw report --quick --out /tmp/report")
@@ -474,7 +524,8 @@ def main(argv=None):
     Progress.silenced = args.quiet
     # Every output path is checked before any work (CONVENTIONS); ik and inertia also hold
     # their outputs against their inputs.
-    bad = _bad_outputs([getattr(args, name, None) for name in ("json", "vcd", "markdown")])
+    bad = _bad_outputs([getattr(args, name, None)
+                        for name in ("json", "vcd", "markdown", "gantt")])
     if args.command in ("export", "report", "synth"):
         bad = bad or _bad_folder(args.out)
     if bad:
@@ -526,6 +577,8 @@ def main(argv=None):
             return _dynamics(args)
         elif args.command == "platform":
             return _platform(args)
+        elif args.command == "transputer":
+            return _transputer(args)
         elif args.command == "sim":
             return _sim(args)
         elif args.command == "export":
@@ -651,6 +704,26 @@ def _dynamics(args):
         return _usage("dynamics", error)
     write_torques(args.out, tau, valid, reason if args.reasons else None)
     print(f"{len(tau)} states, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0
+
+
+def _transputer(args):
+    from robohw.report.transputer import format_rows, plot_gantt
+    from robohw.transputer.network import Links
+    from robohw.transputer.study import study
+    links = Links(mbit_per_s=float(args.link_mbit), word_bytes=args.real // 8)
+    try:
+        progress = Progress(len(args.processors))
+        rows = study(args.processors, args.allocation, args.costs, links,
+                     time_limit_s=args.time_limit, progress=progress)
+    except ValueError as error:
+        return _usage("transputer", error)
+    print(format_rows(rows))
+    if args.json:
+        write_json(args.json, {"rows": [row.as_json() for row in rows]})
+    if args.gantt:
+        largest = max(rows, key=lambda row: row.processors)
+        plot_gantt(largest, args.gantt)
     return 0
 
 

@@ -57,3 +57,15 @@ def test_lpt_covers_everything_keeps_bundles_and_meets_grahams_bound(processors)
 def test_lpt_refuses_a_bad_processor_count():
     with pytest.raises(ValueError, match="processors must be a positive integer, not 0"):
         lpt_allocation({}, 0)
+
+
+def test_lpt_counts_each_processors_start_time():
+    # Two equal units and a head start of one unit's cost on P1: both go to P2 only if P2
+    # stays the least loaded, i.e. never here: the first goes to P2, the second to P1 (tie
+    # at equal loads goes to the first).
+    a, b = PAPER_SUBTASKS[0], PAPER_SUBTASKS[1]
+    cost = {a: 1.0, b: 1.0}
+    assert lpt_allocation(cost, 2, (a, b), start_ms=(1.0, 0.0)) == ((b,), (a,))
+    assert lpt_allocation(cost, 2, (a, b), start_ms=(5.0, 0.0)) == ((), (a, b))
+    with pytest.raises(ValueError, match="1 start times for 2 processors"):
+        lpt_allocation(cost, 2, (a, b), start_ms=(0.0,))

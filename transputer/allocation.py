@@ -117,16 +117,20 @@ def loads(allocation, cost):
     return tuple(sum(cost[task] for task in tasks) for tasks in allocation)
 
 
-def lpt_allocation(cost, processors, subtasks=PAPER_SUBTASKS):
+def lpt_allocation(cost, processors, subtasks=PAPER_SUBTASKS, start_ms=None):
     """Longest-processing-time list scheduling (Graham): the :func:`units` from the costliest
-    down, each to the processor with the least load so far (the first of equals). Its largest
-    load is at most ``total / processors + (1 - 1 / processors) * max unit``."""
+    down, each to the processor with the least load so far (the first of equals), a
+    processor's load starting from ``start_ms[p]`` (its communication, say; zeros if
+    ``None``). Without ``start_ms`` its largest load is at most ``total / processors +
+    (1 - 1 / processors) * max unit``."""
     if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
         raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    load = [0.0] * processors if start_ms is None else [float(t) for t in start_ms]
+    if len(load) != processors:
+        raise ValueError(f"{len(load)} start times for {processors} processors")
     placed = units(subtasks)
     order = sorted(zip(loads(placed, cost), placed), key=lambda pair: -pair[0])
     assigned = [[] for _ in range(processors)]
-    load = [0.0] * processors
     for weight, unit in order:
         p = min(range(processors), key=lambda q: load[q])
         assigned[p].extend(unit)

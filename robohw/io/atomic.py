@@ -11,12 +11,14 @@ __all__ = ["atomic_open", "write_json", "write_text"]
 
 
 @contextlib.contextmanager
-def atomic_open(path, newline=None):
-    """A text file to write that appears at ``path`` only when the ``with`` block succeeds."""
+def atomic_open(path, newline=None, binary=False):
+    """A text file (``binary``: a binary one) to write that appears at ``path`` only when the
+    ``with`` block succeeds."""
     path = pathlib.Path(path)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
-        with os.fdopen(handle, "w", newline=newline) as file:
+        with (os.fdopen(handle, "wb") if binary
+              else os.fdopen(handle, "w", newline=newline)) as file:
             yield file
         os.replace(temporary, path)
     except BaseException:

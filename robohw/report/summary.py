@@ -3,10 +3,11 @@ against its bit-exact model and its float reference, in one table; then the deta
 of each family, and the plots.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
-``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md`` and their ``.json``
-twins, ``errors.png`` (error histograms), ``ik_schedule.png`` (the IK pipelines' schedules),
-``inertia_tradeoff.png`` (latency and processing elements against N) and ``dynamics_tp.png``
-(PFP's steps against p).
+``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``
+and their ``.json`` twins, ``errors.png`` (error histograms), ``ik_schedule.png`` (the IK
+pipelines' schedules), ``inertia_tradeoff.png`` (latency and processing elements against N),
+``dynamics_tp.png`` (PFP's steps against p), ``transputer_speedup.png`` and
+``transputer_gantt.png`` (the transputer network's speed-ups and one sample).
 When the folder holds ``synth.json`` (written by ``make synth``), ``summary.md`` shows those
 synthesis results beside the simulated cycles, with the commit and tools they came from.
 """
@@ -31,6 +32,7 @@ from robohw.report.dynamics import write_dynamics_report
 from robohw.report.ik import write_ik_report
 from robohw.report.inertia import write_inertia_report
 from robohw.report.platform import write_platform_report
+from robohw.report.transputer import write_transputer_report
 from robohw.report.plots import plot_error_histograms, plot_ik_schedule
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
@@ -178,5 +180,8 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     write_dynamics_report(out_dir, {name: by_name[name] for name in
                                     ("dynamics-pipelined", "dynamics-array")}, quick=quick)
     write_platform_report(out_dir, quick=quick)
-    progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md")
+    write_transputer_report(out_dir, {name: by_name[name] for name in
+                                      ("dynamics-pipelined", "dynamics-array")}, quick=quick)
+    progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md, "
+                  "transputer.md")
     return table

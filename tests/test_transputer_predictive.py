@@ -1,15 +1,12 @@
-"""The predictive T800 costs: the work each subtask does, counted by hand for a few, and its
-time under the stated timings."""
+"""The predictive T800 costs: the work of a few subtasks counted by hand from the paper's
+trace form, and its time under the stated timings."""
 
 import pytest
 
 from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
-from robohw.robots.description import Joint
-from robohw.transputer.allocation import units
-from robohw.transputer.counts import subtask_counts
-from robohw.transputer.predictive import (T800, Work, predicted_costs, share_operations,
-                                          transform_entries, unit_work)
+from robohw.transputer.predictive import (T800, Work, link_terms, predicted_costs,
+                                          share_operations, slave_work, subtask_work)
 
 BY_NAME = {task.name: task for task in PAPER_SUBTASKS}
 
@@ -19,21 +16,11 @@ def stanford():
     return load_robot("stanford")
 
 
-@pytest.fixture(scope="module")
-def counts(stanford):
-    return subtask_counts(stanford)
-
-
 def test_the_time_of_work_is_its_cycles():
     timing = T800()
-    assert timing.time_ms(Work(1, 0, 0, 0, 0)) == pytest.approx(29 * 0.05e-3)
-    assert timing.time_ms(Work(0, 1, 0, 0, 0)) == pytest.approx(16 * 0.05e-3)
-    # A homogeneous 4x4 product: 3x3 rotation times rotation (27 mul, 18 add) and the
-    # rotation times a translation plus a translation (9 mul, 9 add).
-    assert timing.time_ms(Work(0, 0, 1, 0, 0)) == pytest.approx((36 * 29 + 27 * 16) * 0.05e-3)
-    assert T800(matrix="general").time_ms(Work(0, 0, 1, 0, 0)) == pytest.approx(
-        (64 * 29 + 48 * 16) * 0.05e-3)
-    assert timing.time_ms(Work(0, 0, 0, 2, 3)) == pytest.approx((2 * 30 + 3 * 5) / 1e3)
+    assert timing.time_ms(Work(1, 0)) == pytest.approx(29 * 0.05e-3)
+    assert timing.time_ms(Work(0, 1)) == pytest.approx(16 * 0.05e-3)
+    assert timing.time_ms(Work(0, 0, 2, 3)) == pytest.approx((2 * 30 + 3 * 5) / 1e3)
 
 
 def test_share_operations():
@@ -48,57 +35,42 @@ def test_share_operations():
     assert share_operations(BY_NAME["C3_44"]) == (2, 1)
 
 
-def test_transform_entries():
-    # The Stanford arm's twists are 0 and +-90 degrees and its a are 0: nothing to multiply.
-    assert [transform_entries(j) for j in load_robot("stanford").joints] == [0] * 6
-    puma = load_robot("puma560").joints
-    # PUMA joint 3: a = 0.4318, twist 0: cos and sin of theta times a.
-    assert transform_entries(puma[2]) == 2
-    slanted = Joint(type="revolute", a=0.1, alpha=0.5, d=0.0, offset=0.0)
-    assert transform_entries(slanted) == 6
+def test_the_links_a_term_sums_over():
+    # The 64 sum over 49 D, 97 C and 14 h link terms on the 6-joint arm.
+    totals = {"D": 0, "C": 0, "h": 0}
+    for task in PAPER_SUBTASKS:
+        totals[task.kind] += link_terms(task, 6)
+    assert totals == {"D": 49, "C": 97, "h": 14}
+    assert link_terms(BY_NAME["C1_56"], 6) == 1 and link_terms(BY_NAME["D11"], 6) == 6
 
 
-def test_d11_rebuilds_the_chain_from_joint_1(stanford, counts):
-    work = unit_work(stanford, (BY_NAME["D11"],), counts)
-    formula_mul, formula_add = counts[BY_NAME["D11"]]
-    # Chain A1..A6: 5 products; sin and cos of the 5 revolute joints; joint 1's d vector in
-    # each of links 1-6 (6 mul, 3 add each) twice (i and j are both 1, counted once); the
-    # share: one product and one sum.
-    assert work.matrix_products == 5
-    assert work.trig_calls == 10
-    assert work.multiplications == formula_mul + 6 * 6 + 1
-    assert work.additions == formula_add + 3 * 6 + 1
-    assert work.calls == 1
+def test_work_of_three_subtasks(stanford):
+    # D12, links 2-6: per link Delta_2 J (64, 48) and the trace with Delta_1 (16, 15), the
+    # d vectors of joints 1 and 2 (both revolute: 2 x (6, 3)); 4 additions across the links;
+    # the share D12 qdd2 to joint 1 and D12 qdd1 to joint 2 (2, 2).
+    assert subtask_work(stanford, BY_NAME["D12"]) == Work(5 * (80 + 12) + 2,
+                                                         5 * (63 + 6) + 4 + 2, 0, 1)
+    # C3_45, links 5-6: two products and the trace (144, 111); joint 3 is prismatic, so two
+    # d vectors (joints 4 and 5); the share 2 C qd4 qd5 to joint 3 (3, 1), no partner.
+    assert subtask_work(stanford, BY_NAME["C3_45"]) == Work(2 * (144 + 12) + 3,
+                                                           2 * (111 + 6) + 1 + 1, 0, 1)
+    # h5, links 5-6: (37, 27) a link and joint 5's d vector; the share adds it (0, 1).
+    assert subtask_work(stanford, BY_NAME["h5"]) == Work(2 * (37 + 6), 2 * (27 + 3) + 1 + 1,
+                                                        0, 1)
 
 
-def test_a_bundle_builds_its_chains_once(stanford, counts):
-    c5 = next(unit for unit in units() if unit[0].bundle == "C5")
-    work = unit_work(stanford, c5, counts)
-    # Members C5_16, C5_26, C5_46: chains from joints 1, 2, 4, 5, 6: 5 + 4 + 2 + 1 + 0.
-    assert work.matrix_products == 12
-    assert work.calls == 3
+def test_every_slave_takes_sin_and_cos_of_the_revolute_joints(stanford):
+    assert slave_work(stanford) == Work(0, 0, 10, 0)
 
 
-def test_without_recomputing_only_the_formulas_remain(stanford, counts):
-    task = BY_NAME["C1_12"]
-    work = unit_work(stanford, (task,), counts, recompute=False)
-    share = share_operations(task)
-    assert (work.multiplications, work.additions) == (counts[task][0] + share[0],
-                                                       counts[task][1] + share[1])
-    assert work.matrix_products == work.trig_calls == 0
-
-
-def test_costs_cover_every_subtask_and_a_bundle_sums_to_its_program(stanford, counts):
-    costs = predicted_costs(stanford)
+def test_costs_cover_every_subtask(stanford):
+    costs, slave_ms = predicted_costs(stanford)
     assert set(costs) == set(PAPER_SUBTASKS)
-    c4 = next(unit for unit in units() if unit[0].bundle == "C4")
-    assert sum(costs[t] for t in c4) == pytest.approx(
-        T800().time_ms(unit_work(stanford, c4, counts)))
-    assert all(cost > 0 for cost in costs.values())
+    assert slave_ms == pytest.approx(10 * 30e-3)
+    assert costs[BY_NAME["D12"]] == pytest.approx(
+        T800().time_ms(subtask_work(stanford, BY_NAME["D12"])))
 
 
 def test_bad_timings_are_refused():
-    with pytest.raises(ValueError, match="matrix must be 'general' or 'homogeneous'"):
-        T800(matrix="sparse")
     with pytest.raises(ValueError, match="trig_us must be a non-negative number"):
         T800(trig_us=-1)

@@ -38,13 +38,19 @@ MAX_PROCESSORS = 64         # one subtask per slave, the paper's extreme (Z:L312
 
 @dataclass(frozen=True)
 class CostModel:
-    """``cost_ms[subtask]``, ``overhead_ms[m]`` (per slave, where fitted), the time ``P0``
-    takes to add a partial sum, ``reduce_ms``, and the ``links``."""
+    """``cost_ms[subtask]``; what every slave spends besides its subtasks, ``slave_ms``, and
+    more on networks of ``m`` slaves, ``overhead_ms[m]`` (where fitted); the time ``P0`` takes
+    to add a partial sum, ``reduce_ms``; the ``links``."""
     name: str
     cost_ms: dict
+    slave_ms: float
     overhead_ms: dict
     reduce_ms: float
     links: Links
+
+    def overhead(self, m):
+        """Each slave's time besides its subtasks on a network of ``m`` slaves."""
+        return self.slave_ms + self.overhead_ms.get(m, 0.0)
 
 
 @lru_cache(maxsize=None)
@@ -57,12 +63,13 @@ def cost_model(costs, links=Links(), timing=T800()):
     arm's 64 subtasks on ``links``."""
     if costs not in COSTS:
         raise ValueError(f"costs must be one of {', '.join(COSTS)}, not {costs!r}")
-    reduce_ms = timing.time_ms(Work(0, links.partial_words, 0, 0, 0))
+    reduce_ms = timing.time_ms(Work(0, links.partial_words))
     if costs == "predictive":
-        return CostModel(costs, predicted_costs(_stanford(), timing), {}, reduce_ms, links)
+        cost_ms, slave_ms = predicted_costs(_stanford(), timing)
+        return CostModel(costs, cost_ms, slave_ms, {}, reduce_ms, links)
     own_links = links.transfer_ms(links.state_words) + links.transfer_ms(links.partial_words)
     fit = calibrate(_stanford(), link_ms=own_links)
-    return CostModel(costs, fit.cost_ms, fit.overhead_ms, reduce_ms, links)
+    return CostModel(costs, fit.cost_ms, 0.0, fit.overhead_ms, reduce_ms, links)
 
 
 @dataclass(frozen=True)
@@ -96,8 +103,8 @@ def _allocate(m, allocation, model, time_limit_s):
         return (PAPER_SUBTASKS,), None
     if allocation == "paper":
         return paper_allocation(m), None
-    overhead = model.overhead_ms.get(m, 0.0)
-    comm = tuple(c + overhead for c in communication_ms(tree(m), model.links, model.reduce_ms))
+    comm = tuple(c + model.overhead(m)
+                 for c in communication_ms(tree(m), model.links, model.reduce_ms))
     if allocation == "lpt":
         return lpt_allocation(model.cost_ms, m, start_ms=comm), None
     found = optimal_allocation(model.cost_ms, comm, time_limit_s=time_limit_s)
@@ -126,12 +133,12 @@ def study(processors=(1, 3, 6, 7, 8), allocation="paper", costs="predictive", li
                          f"{allocation!r}")
     processors = check_processors(processors, allocation)
     model = cost_model(costs, links)
-    one = run((PAPER_SUBTASKS,), model.cost_ms, 0.0, links, model.reduce_ms).time_ms
+    one = run((PAPER_SUBTASKS,), model.cost_ms, model.overhead(1), links,
+              model.reduce_ms).time_ms
     rows = []
     for m in processors:
         assigned, optimal = _allocate(m, allocation, model, time_limit_s)
-        result = run(assigned, model.cost_ms, model.overhead_ms.get(m, 0.0), links,
-                     model.reduce_ms)
+        result = run(assigned, model.cost_ms, model.overhead(m), links, model.reduce_ms)
         speedup = one / result.time_ms
         rows.append(Row(m, allocation, costs, result.time_ms, speedup, speedup / m,
                         result.utilisation, result, optimal))

@@ -148,6 +148,36 @@ def _utilisation(rows):
     return out + [""]
 
 
+def _curve(rows):
+    by = {key: {r.processors: r for r in value} for key, value in rows.items()}
+    keys = [("lpt", "predictive"), ("optimal", "predictive"), ("lpt", "calibrated"),
+            ("optimal", "calibrated")]
+    out = ["### Speed-up against m (time per torque vector in ms, speed-up)", "",
+           "64 slaves: one program each (the bundles C4 and C5 whole, so 8 slaves idle), the "
+           "paper's extreme (Z:L312).", "",
+           "| m | " + " | ".join(f"{a}, {c}" for a, c in keys) + " |",
+           "|" + "---|" * (1 + len(keys))]
+    for m in sorted({m for key in keys for m in by[key]}):
+        cells = [f"{by[k][m].time_ms:.3f} ms, {by[k][m].speedup:.2f}" if m in by[k] else ""
+                 for k in keys]
+        out.append(f"| {m} | " + " | ".join(cells) + " |")
+    return out + [""]
+
+
+def _allocations(rows):
+    by = {key: {r.processors: r for r in value} for key, value in rows.items()}
+    if 8 not in by["optimal", "calibrated"]:
+        return []
+    paper, ours = by["paper", "calibrated"][8].run, by["optimal", "calibrated"][8].run
+    out = ["### The paper's Table 4 against our optimal allocation (8 slaves, calibrated)", "",
+           "Slaves in the tree's order (first level first); computing time in ms.", "",
+           "| slave | paper: subtasks | ms | optimal: subtasks | ms |", "|---|---|---|---|---|"]
+    for k, (a, b) in enumerate(zip(paper.allocation, ours.allocation), start=1):
+        out.append(f"| P{k} | {' '.join(t.name for t in a)} | {paper.compute_ms[k - 1]:.3f} | "
+                   f"{' '.join(t.name for t in b)} | {ours.compute_ms[k - 1]:.3f} |")
+    return out + [""]
+
+
 def _certificates(rows):
     out = ["### Optimal allocations: certificates", "",
            "Makespan on the allocator's model (subtask costs in 0.01 ms ticks plus each "
@@ -194,7 +224,8 @@ def write_transputer_report(out_dir, measured=None, quick=False):
         "sin/cos once per slave; REAL64 timings we assume and state there), nothing fitted; "
         "**calibrated** fitted to the paper's Tables 5-6 with the slaves' own link time taken "
         "off (a consistency check, not a prediction).", "",
-    ] + _side_by_side(rows) + _utilisation(rows) + _certificates(rows)
+    ] + _side_by_side(rows) + _utilisation(rows) + _curve(rows) + _allocations(rows)
+    lines += _certificates(rows)
     lines += _findings(rows)
     scale = time_rows(measured or {}, _synth_rows(out_dir))
     lines += _scale(scale, rows)

@@ -16,7 +16,10 @@ independent lower bound :func:`lower_bound_ms` and (iv) at most the longest-proc
 allocation's makespan on the same model, a feasible point it must not be worse than.
 """
 
+import contextlib
 import math
+import os
+import sys
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +49,22 @@ class Optimal:
     lpt_ms: float
     certified: bool
     reason: str = ""
+
+
+@contextlib.contextmanager
+def _native_stdout_silenced():
+    """HiGHS' C++ writes debugging lines to the process's standard output even with ``disp``
+    off ("HighsMipSolverData::transformNewIntegerFeasibleSolution ..."): point file
+    descriptor 1 at the null device while it runs."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 def makespan_ms(allocation, cost, comm_ms):
@@ -97,9 +116,10 @@ def optimal_allocation(cost, comm_ms, subtasks=PAPER_SUBTASKS, time_limit_s=60.0
     integrality = np.ones(z + 1)
     upper = np.ones(z + 1)
     upper[z] = np.inf
-    result = milp(objective, constraints=LinearConstraint(np.array(rows), low, high),
-                  integrality=integrality, bounds=Bounds(np.zeros(z + 1), upper),
-                  options={"time_limit": time_limit_s, "mip_rel_gap": 0.0})
+    with _native_stdout_silenced():
+        result = milp(objective, constraints=LinearConstraint(np.array(rows), low, high),
+                      integrality=integrality, bounds=Bounds(np.zeros(z + 1), upper),
+                      options={"time_limit": time_limit_s, "mip_rel_gap": 0.0})
     lpt = lpt_allocation(ticks, slaves, subtasks, start_ms=comm)
     lpt_ticks = makespan_ms(lpt, ticks, comm)
     bound = math.ceil(lower_bound_ms(ticks, comm, subtasks) - 1e-9)

@@ -74,6 +74,7 @@ def test_the_report_section(tmp_path):
     for printed in ("| 8 | 3.34 |", "| 3 | 2.86 |", "| 6 | 0.957 |", "100.0 98.7 98.7"):
         assert printed in text
     assert "certified" in text and "What the numbers say" in text
+    assert "D34, D36, D45, D56" in text and "C2_13, C3_44, C3_45, C4_55" in text
     for name in ("transputer.md", "transputer.json", "transputer_speedup.png",
                  "transputer_gantt.png"):
         assert (tmp_path / name).stat().st_size > 0

@@ -8,9 +8,11 @@ gives ``p`` and the overhead fill its busy time, ``sum_{s on p} c_s + k_m = U_p 
 equations in 68 unknowns, so the solution is the one closest to a prior (each subtask's
 operation count, :mod:`robohw.transputer.counts`, scaled to 25.6 ms), each cost's distance
 from it relative to it, with every cost and overhead non-negative: a least-squares problem
-whose equations weigh :data:`EQUATION_WEIGHT` times the prior's. Timings simulated with
-these costs reproduce the paper's tables by construction: a consistency check, not a
-prediction.
+whose equations weigh :data:`EQUATION_WEIGHT` times the prior's. The network simulation
+(:mod:`robohw.transputer.network`) adds each slave's own link time to its computing, so for it
+the fit takes that time off every busy time and off the one-slave total first (``link_ms``);
+its equations are then met to 0.026 ms, not exactly (an overhead cannot go below zero), and
+the simulated tables are a consistency check, not a prediction.
 """
 
 from dataclasses import dataclass

@@ -29,7 +29,8 @@ from robohw.transputer.optimal import optimal_allocation
 from robohw.transputer.predictive import T800, Work, predicted_costs
 from robohw.transputer.topology import tree
 
-__all__ = ["ALLOCATIONS", "COSTS", "CostModel", "cost_model", "Row", "study"]
+__all__ = ["ALLOCATIONS", "COSTS", "MAX_PROCESSORS", "CostModel", "cost_model", "Row",
+           "check_processors", "study"]
 
 ALLOCATIONS = ("paper", "lpt", "optimal")
 COSTS = ("predictive", "calibrated")

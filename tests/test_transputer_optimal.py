@@ -54,3 +54,19 @@ def test_a_search_cut_short_is_not_called_optimal():
     assert not found.certified
     assert "HiGHS left a gap" in found.reason
     assert found.lower_bound_ms <= found.makespan_ms
+
+
+def test_a_search_cut_short_never_returns_worse_than_lpt():
+    from robohw.robots import load_robot
+    from robohw.transputer.costs import calibrate
+    from robohw.transputer.machine import communication_ms
+    from robohw.transputer.topology import tree
+    cost = calibrate(load_robot("stanford")).cost_ms
+    comm = communication_ms(tree(11))
+    found = optimal_allocation(cost, comm, time_limit_s=0.05)
+    assert found.makespan_ms <= found.lpt_ms + 1e-12
+    # Its makespan is the returned allocation's, on the solver's ticks.
+    ticks = {t: round(c / TICK_MS) * TICK_MS for t, c in cost.items()}
+    comm_ticks = [round(c / TICK_MS) * TICK_MS for c in comm]
+    assert found.makespan_ms == pytest.approx(makespan_ms(found.allocation, ticks, comm_ticks),
+                                              abs=1e-9)

@@ -13,7 +13,9 @@ their order (symmetry breaking: it removes only relabelled copies of solutions).
 (i) HiGHS reports a zero gap between its solution and its dual bound, (ii) the makespan
 recomputed from the solution's 0/1 values equals its objective, (iii) it is at least the
 independent lower bound :func:`lower_bound_ms` and (iv) at most the longest-processing-time
-allocation's makespan on the same model, a feasible point it must not be worse than.
+allocation's makespan on the same model, a feasible point it must not be worse than. A search
+cut short by its time limit is not certified; if its best is worse than LPT's, LPT's allocation
+is returned instead.
 """
 
 import contextlib
@@ -140,6 +142,9 @@ def optimal_allocation(cost, comm_ms, subtasks=PAPER_SUBTASKS, time_limit_s=60.0
         (span <= lpt_ticks, f"the makespan {span} ticks is worse than LPT's {lpt_ticks}"),
     ]
     failed = [why for ok, why in checks if not ok]
+    if failed and lpt_ticks < span:           # cut short with a worse incumbent: keep LPT's
+        allocation, span = lpt, lpt_ticks
+        failed[0] += "; LPT's allocation is better and is the one returned"
     return Optimal(allocation, span * TICK_MS, dual * TICK_MS, float(result.mip_gap),
                    bound * TICK_MS, lpt_ticks * TICK_MS, not failed,
                    failed[0] if failed else "")

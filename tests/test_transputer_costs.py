@@ -53,8 +53,7 @@ def test_the_unconstrained_shares_are_the_papers(costs):
 
 def test_the_fit_without_the_slaves_own_link_time():
     from robohw.transputer.network import Links
-    links = Links()
-    own = links.transfer_ms(links.state_words) + links.transfer_ms(links.partial_words)
+    own = Links().round_trip_ms
     fit = calibrate(load_robot("stanford"), link_ms=own)
     # Busy times less 0.11 ms: for 7 and 8 slaves the paper's overheads are smaller than
     # that, so their overheads go to zero and the equations are missed by a little.

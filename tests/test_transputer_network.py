@@ -89,3 +89,7 @@ def test_bad_arguments_are_refused():
         Links(mbit_per_s=0)
     with pytest.raises(ValueError, match="state_words must be a positive integer"):
         Links(state_words=0)
+
+
+def test_a_round_trip_is_the_state_down_and_a_partial_sum_up():
+    assert Links().round_trip_ms == pytest.approx(STATE_MS + PARTIAL_MS)

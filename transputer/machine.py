@@ -48,6 +48,5 @@ def communication_ms(topology, links=Links(), reduce_ms=0.0):
     """What each slave's place in ``topology`` adds to its computing time on the way to the
     torques, queueing aside: its state down and its partial sum up, one hop per level, and the
     addition at ``P0``. The optimal allocator's model of the network."""
-    hop = links.transfer_ms(links.state_words) + links.transfer_ms(links.partial_words)
-    return tuple(topology.level(k) * hop + reduce_ms
+    return tuple(topology.level(k) * links.round_trip_ms + reduce_ms
                  for k in range(1, topology.processors + 1))

@@ -82,6 +82,11 @@ class Links:
         """Time of one message of ``words`` numbers on one link, in ms."""
         return words * self.word_bytes * self.bits_per_byte / (self.mbit_per_s * 1e3)
 
+    @property
+    def round_trip_ms(self):
+        """One hop each way: the state down and a partial sum up, in ms."""
+        return self.transfer_ms(self.state_words) + self.transfer_ms(self.partial_words)
+
 
 @dataclass(frozen=True)
 class Activity:

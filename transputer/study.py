@@ -68,8 +68,7 @@ def cost_model(costs, links=Links(), timing=T800()):
     if costs == "predictive":
         cost_ms, slave_ms = predicted_costs(_stanford(), timing)
         return CostModel(costs, cost_ms, slave_ms, {}, reduce_ms, links)
-    own_links = links.transfer_ms(links.state_words) + links.transfer_ms(links.partial_words)
-    fit = calibrate(_stanford(), link_ms=own_links)
+    fit = calibrate(_stanford(), link_ms=links.round_trip_ms)
     return CostModel(costs, fit.cost_ms, 0.0, fit.overhead_ms, reduce_ms, links)
 
 

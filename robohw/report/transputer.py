@@ -317,8 +317,7 @@ def _findings(rows):
     lpt = by["lpt", "predictive"]
     worst_paper = max(abs(pred[m].speedup / SPEEDUP[m] - 1) for m in (3, 6, 7, 8))
     worst_lpt = max(abs(lpt[m].speedup / SPEEDUP[m] - 1) for m in (3, 6, 7, 8) if m in lpt)
-    links = Links()
-    hop = links.transfer_ms(links.state_words) + links.transfer_ms(links.partial_words)
+    hop = Links().round_trip_ms
     overhead = cost_model("calibrated").overhead_ms
     slave_ms = cost_model("predictive").slave_ms
     worst_m = max((3, 6, 7, 8), key=lambda m: abs(pred[m].speedup / SPEEDUP[m] - 1))

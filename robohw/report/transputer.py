@@ -13,10 +13,10 @@ import pathlib
 import numpy as np
 
 from robohw.io.atomic import atomic_open
-from robohw.report.dynamics import time_rows
 from robohw.reference.dynamics import inverse_dynamics
 from robohw.reference.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
                                                    structural_zeros)
+from robohw.report.dynamics import time_rows
 from robohw.report.plots import pyplot
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_states
@@ -64,16 +64,17 @@ def plot_gantt(row, path):
                                                        name.replace("P", "").split(">")]))
     colours = {"compute": "tab:blue", "state": "tab:orange", "partial": "tab:green",
                "reduce": "tab:red"}
-    figure, axis = plt.subplots(figsize=(10, 0.3 * len(resources) + 1.5))
+    # A row a resource, 0.3 in each up to 30 in (64 slaves have 190 resources).
+    figure, axis = plt.subplots(figsize=(10, min(0.3 * len(resources), 30) + 1.5))
     for a in activities:
         if a.end_ms > a.start_ms:
             axis.barh(resources.index(a.resource), a.end_ms - a.start_ms, left=a.start_ms,
                       color=colours[a.kind], edgecolor="black", linewidth=0.3)
-    axis.set_yticks(range(len(resources)), resources, fontsize=7)
+    axis.set_yticks(range(len(resources)), resources, fontsize=7 if len(resources) < 60 else 3)
     axis.invert_yaxis()
     axis.set(xlabel="time (ms)", title=f"one torque vector on {row.processors} slaves "
              f"({row.allocation} allocation, {row.costs} costs): {row.time_ms:.3f} ms")
-    from matplotlib.patches import Patch
+    from matplotlib.patches import Patch        # after pyplot() has chosen the backend
     axis.legend(handles=[Patch(color=colour, label=kind) for kind, colour in colours.items()],
                 fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     axis.grid(True, axis="x", alpha=0.3)

@@ -100,21 +100,26 @@ def optimal_allocation(cost, comm_ms, subtasks=PAPER_SUBTASKS, time_limit_s=60.0
     objective = np.zeros(z + 1)
     objective[z] = 1.0
     rows, low, high = [], [], []
-    for u in range(n_units):
+
+    def constrain(row, lower, upper):
+        rows.append(row)
+        low.append(lower)
+        high.append(upper)
+    for u in range(n_units):                              # each unit on exactly one slave
         row = np.zeros(z + 1)
         row[[var(u, p) for p in range(slaves)]] = 1.0
-        rows.append(row), low.append(1.0), high.append(1.0)
-    for p in range(slaves):
+        constrain(row, 1.0, 1.0)
+    for p in range(slaves):                               # load + comm <= z
         row = np.zeros(z + 1)
         row[[var(u, p) for u in range(n_units)]] = weight
         row[z] = -1.0
-        rows.append(row), low.append(-np.inf), high.append(-comm[p])
-    for p in range(slaves - 1):
+        constrain(row, -np.inf, -comm[p])
+    for p in range(slaves - 1):                           # interchangeable slaves: loads fall
         if comm[p] == comm[p + 1]:
             row = np.zeros(z + 1)
             row[[var(u, p) for u in range(n_units)]] = weight
             row[[var(u, p + 1) for u in range(n_units)]] = -weight
-            rows.append(row), low.append(0.0), high.append(np.inf)
+            constrain(row, 0.0, np.inf)
     integrality = np.ones(z + 1)
     upper = np.ones(z + 1)
     upper[z] = np.inf

@@ -52,7 +52,8 @@ def test_a_search_cut_short_is_not_called_optimal():
     cost = calibrate(load_robot("stanford")).cost_ms
     found = optimal_allocation(cost, communication_ms(tree(16)), time_limit_s=0.2)
     assert not found.certified
-    assert "HiGHS left a gap" in found.reason
+    # Cut short, with or without a solution by then (a loaded machine may find none).
+    assert found.reason.startswith(("HiGHS left a gap", "HiGHS found no solution"))
     assert found.lower_bound_ms <= found.makespan_ms
 
 

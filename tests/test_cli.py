@@ -64,7 +64,16 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     servo = [a for r in platform["fk_servo"] for a in r["accuracy"] if a["iterations"] == 2]
     assert servo and all(a["valid"] == a["rows"] and a["position_max_m"] < 1e-6 and
                          a["angle_max_rad"] < 1e-5 for a in servo)
-    for plot in ("errors.png", "ik_schedule.png", "inertia_tradeoff.png"):
+    # Zomaya & Morris's tables beside ours, with the subtasks' structural zeros.
+    transputer = (tmp_path / "transputer.md").read_text()
+    for printed in ("| 8 | 3.34 |", "| 3 | 2.86 |", "| 6 | 0.957 |", "100.0 98.7 98.7",
+                    "D34, D36, D45, D56", "C2_13, C3_44, C3_45, C4_55"):
+        assert printed in transputer
+    assert "certified" in transputer and "What the numbers say" in transputer
+    assert set(json.loads((tmp_path / "transputer.json").read_text())) == {
+        f"{a}/{c}" for a in ("paper", "lpt", "optimal") for c in ("predictive", "calibrated")}
+    for plot in ("errors.png", "ik_schedule.png", "inertia_tradeoff.png", "dynamics_tp.png",
+                 "transputer_speedup.png", "transputer_gantt.png"):
         assert (tmp_path / plot).read_bytes()[:4] == b"\x89PNG", plot
 
 

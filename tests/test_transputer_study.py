@@ -1,6 +1,7 @@
 """Zomaya & Morris's experiment rerun: the calibrated model against the paper's tables (a
 consistency check with a measured, explained bound), the speed-up's definition, and
-``robohw transputer``."""
+``robohw transputer`` (its report section is checked with ``robohw report --quick``,
+tests/test_cli.py)."""
 
 import json
 
@@ -66,18 +67,6 @@ def test_bad_arguments_are_one_line(argv, message, capsys):
     assert code == 2
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
-
-
-def test_the_report_section(tmp_path):
-    from robohw.report.transputer import write_transputer_report
-    text = write_transputer_report(tmp_path, quick=True)
-    for printed in ("| 8 | 3.34 |", "| 3 | 2.86 |", "| 6 | 0.957 |", "100.0 98.7 98.7"):
-        assert printed in text
-    assert "certified" in text and "What the numbers say" in text
-    assert "D34, D36, D45, D56" in text and "C2_13, C3_44, C3_45, C4_55" in text
-    for name in ("transputer.md", "transputer.json", "transputer_speedup.png",
-                 "transputer_gantt.png"):
-        assert (tmp_path / name).stat().st_size > 0
 
 
 def test_the_predictive_model_meets_the_speedup_goal():

@@ -177,11 +177,10 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
                                    for name in ("linear", "logdepth")},
                          quick=quick, stream=stream)
-    write_dynamics_report(out_dir, {name: by_name[name] for name in
-                                    ("dynamics-pipelined", "dynamics-array")}, quick=quick)
+    dynamics = {name: by_name[name] for name in ("dynamics-pipelined", "dynamics-array")}
+    write_dynamics_report(out_dir, dynamics, quick=quick)
     write_platform_report(out_dir, quick=quick)
-    write_transputer_report(out_dir, {name: by_name[name] for name in
-                                      ("dynamics-pipelined", "dynamics-array")}, quick=quick)
+    write_transputer_report(out_dir, dynamics, quick=quick)
     progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md, "
                   "transputer.md")
     return table

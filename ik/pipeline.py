@@ -43,7 +43,12 @@ from robohw.ik.model import guard_code
 from robohw.ik.task_graph import TaskGraph, output_node
 
 __all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "hdl_operand", "TIMINGS",
-           "INTERLEAVE", "OPERAND_REGISTERS"]
+           "INTERLEAVE", "OPERAND_REGISTERS", "MEMORY_ABOVE"]
+
+# Delay-line segments longer than this are memories in the pipelined designs the registry and
+# the command line build (block RAM: hundreds of stages of 24 bits would otherwise be more
+# flip-flops than an ECP5-85F has).
+MEMORY_ABOVE = 16
 
 
 class TaskGraphPipeline(StreamPipeline):

@@ -47,7 +47,7 @@ from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.hw.fixed import FixedFormat
 from robohw.hw.payload import layout_fields
 from robohw.ik.model import evaluate_model, output_codes
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
 from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
                                         reference_dynamics, state_codes, state_inputs)
@@ -71,9 +71,6 @@ __all__ = ["Design", "Workload", "InertiaDesign", "DynamicsDesign", "PlatformIkD
            "PlatformDynamicsDesign", "PlatformFkDesign", "DESIGNS", "design"]
 
 TAG_WIDTH = 8
-# Delay-line segments longer than this are memories in the pipelined IK designs (block RAM:
-# hundreds of stages of 24 bits would otherwise be more flip-flops than an ECP5-85F has).
-MEMORY_ABOVE = 16
 PIPELINED_IK_WIDTH = 18
 # The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
 # and its placement on an ECP5-85F did not finish routing; README, "FPGA synthesis"), at 7.1e-5

@@ -22,7 +22,7 @@ import numpy as np
 
 from robohw.hw.fixed import FixedFormat
 from robohw.ik.model import evaluate_model
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
 from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs, puma_format
 from robohw.io.csv_table import CsvFileError, read_columns, write_rows
 from robohw.reference.kinematics import BRANCHES, puma_ik
@@ -154,7 +154,9 @@ def _model_rows(graph, poses, branch, width):
 
 
 def _rtl_rows(graph, poses, branch, width, backend, progress, identity):
-    dut = TaskGraphPipeline(graph, **puma_format(width))
+    # Built as the registry builds it (long delay lines in memories): what is simulated is
+    # what is synthesized.
+    dut = TaskGraphPipeline(graph, **puma_format(width), memory_above=MEMORY_ABOVE)
     fmt = FixedFormat(width, dut.plan.frac_bits)
     codes = {n: fmt.from_float(v) for n, v in pose_inputs(poses).items()}
     bits = {b: (v < 0).astype(int) for b, v in _indicators(branch).items()

@@ -258,7 +258,7 @@ def source_digest():
 # The packages pyproject.toml installs from folders of their own (its package-dir; a test
 # holds the two lists equal).
 _LAYER_PACKAGES = ("hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik",
-                   "systolic", "dynamics", "legs", "transputer")
+                   "systolic", "dynamics", "legs", "transputer", "distributed")
 
 
 def _robohw_packages():

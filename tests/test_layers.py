@@ -19,8 +19,10 @@ LAYERS = (
     ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
     ("robohw.reference",),                              # float64 references
     ("robohw.dataflow",),                               # traced graphs as pipelines
-    # IK, inertia, inverse dynamics; the transputer network's Lagrange-Euler
-    ("robohw.ik", "robohw.systolic", "robohw.dynamics", "robohw.transputer"),
+    # IK, inertia, inverse dynamics; the transputer network's Lagrange-Euler; the thesis's
+    # distributed Newton-Euler
+    ("robohw.ik", "robohw.systolic", "robohw.dynamics", "robohw.transputer",
+     "robohw.distributed"),
     ("robohw.legs",),       # parallel manipulators' legs, on the IK's CCM task graphs
     # The application: what it measures and reads, the design registry, the flows, the CLI.
     ("robohw.progress",),
@@ -32,7 +34,7 @@ LAYERS = (
 ROOT_PACKAGE = "robohw"
 # The layer packages' own folders: imports of these names without the root are forbidden.
 BARE = {"hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik",
-        "systolic", "dynamics", "legs", "transputer"}
+        "systolic", "dynamics", "legs", "transputer", "distributed"}
 
 
 def _package_dirs():

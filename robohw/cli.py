@@ -13,6 +13,7 @@ Examples::
     robohw platform ik --poses poses.csv --out legs.csv --platform hexapod
     robohw platform fk --lengths legs.csv --out poses.csv
     robohw transputer --processors 1,3,6,7,8 --allocation optimal --gantt sample.png
+    robohw distributed --trajectory 1 --duration 2 --scheme zero --out tau.csv
     robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
     robohw export --out verilog --designs cordic-pipelined --widths 16
     robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
@@ -416,6 +417,34 @@ def _parser():
     transputer.add_argument("--gantt", metavar="FILE.png", help="draw one sample on the "
                             "largest network: computation and link traffic per processor")
 
+    distributed = commands.add_parser(
+        "distributed", help="the thesis's distributed Newton-Euler: one computer per link, "
+        "waiting for its neighbours or predicting them",
+        epilog="example: robohw distributed --trajectory 1 --duration 2 --scheme zero "
+               "--out tau.csv")
+    distributed.add_argument("--trajectory", type=int, choices=[1, 2], required=True,
+                             help="the thesis's trajectory 1 (J0 to J3 through J1, J2) or 2 "
+                                  "(J0 to J3, stopping at a via point)")
+    distributed.add_argument("--duration", type=_positive("--duration"), required=True,
+                             metavar="SECONDS", help="the trajectory's duration (the thesis "
+                             "uses 8, 6, 4, 2, 1)")
+    distributed.add_argument("--scheme", required=True, choices=[
+        "serial", "v1", "v2", "zero", "first", "hybrid", "bejczy"],
+        help="serial or parallel (v1, v2) with buffers, zero- or first-order prediction, the "
+             "hybrid (Aa and An predicted), or Bejczy's simplified model")
+    distributed.add_argument("--robot", default="stanford_thesis", metavar="FILE.toml",
+                             help="robot file or shipped name, six joints (default "
+                                  "stanford_thesis)")
+    distributed.add_argument("--backend", choices=["float"], default="float",
+                             help="float64 link computers (default float)")
+    distributed.add_argument("--via-q6", type=float, default=None, metavar="DEGREES",
+                             help="trajectory 2's via point, q6 (not printed; default 66.7, "
+                                  "which reproduces Table 6.4; inverse kinematics gives 45)")
+    distributed.add_argument("--out", metavar="OUT.csv", help="write t,tau1..tau6,"
+                             "exact1..exact6,valid (s, N m or N)")
+    distributed.add_argument("--json", metavar="FILE", help="also write the run's errors and "
+                             "cycles as JSON")
+
     report = commands.add_parser(
         "report", help="measure every design and write the report",
         epilog="example: robohw report --quick --out /tmp/report")
@@ -579,6 +608,8 @@ def main(argv=None):
             return _platform(args)
         elif args.command == "transputer":
             return _transputer(args)
+        elif args.command == "distributed":
+            return _distributed(args)
         elif args.command == "sim":
             return _sim(args)
         elif args.command == "export":
@@ -724,6 +755,36 @@ def _transputer(args):
     if args.gantt:
         largest = max(rows, key=lambda row: row.processors)
         plot_gantt(largest, args.gantt)
+    return 0
+
+
+def _distributed(args):
+    from robohw.distributed.study import run
+    from robohw.distributed.thesis import VIA_Q6
+    from robohw.io.distributed import write_run
+    from robohw.robots import RobotFileError, load_robot
+    bad = _bad_outputs([args.out, args.json])
+    if bad:
+        return _usage("distributed", bad)
+    if args.via_q6 is not None and (args.trajectory != 2 or not np.isfinite(args.via_q6)):
+        return _usage("distributed", "--via-q6 must be a finite number of degrees, with "
+                                     "--trajectory 2 only")
+    try:
+        robot = load_robot(args.robot)
+        result = run(robot, args.trajectory, args.duration, args.scheme, backend=args.backend,
+                     via_q6=VIA_Q6 if args.via_q6 is None else args.via_q6)
+    except (RobotFileError, ValueError) as error:
+        return _usage("distributed", error)
+    cycles = result.cycles_per_sample
+    print(f"trajectory {result.trajectory}, {result.duration:g} s, {result.scheme} "
+          f"({result.backend}): {len(result.t)} samples, "
+          f"{'no link computers' if cycles is None else f'{cycles} cycles per sample'}")
+    print("joint    " + "".join(f"{k:>9}" for k in range(1, len(result.error_percent) + 1)))
+    print("error %  " + "".join(f"{e:9.3f}" for e in result.error_percent))
+    if args.out:
+        write_run(args.out, result)
+    if args.json:
+        write_json(args.json, result.as_json())
     return 0
 
 

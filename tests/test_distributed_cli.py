@@ -1,0 +1,82 @@
+"""``robohw distributed``: the torque file, the JSON, the printed errors and one-line refusals."""
+
+import json
+import re
+
+import numpy as np
+import pytest
+
+from robohw.cli import main
+from robohw.reference.dynamics import link_frame_torques
+from robohw.robots import load_robot
+
+
+def test_a_run_writes_its_torques_errors_and_cycles(tmp_path, capsys):
+    out, summary = tmp_path / "tau.csv", tmp_path / "run.json"
+    assert main(["distributed", "--trajectory", "1", "--duration", "2", "--scheme", "zero",
+                 "--out", str(out), "--json", str(summary)]) == 0
+    printed = capsys.readouterr().out
+    assert "401 samples, 257 cycles per sample" in printed
+    assert re.search(r"error %\s+3\.215\s+1\.541\s+0\.978\s+1\.886\s+3\.636\s+6\.523", printed)
+    lines = out.read_text().splitlines()
+    assert lines[0] == ("t,tau1,tau2,tau3,tau4,tau5,tau6,exact1,exact2,exact3,exact4,exact5,"
+                        "exact6,valid")
+    rows = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    assert rows.shape == (401, 14) and np.all(rows[:, -1] == 1)
+    assert np.allclose(rows[:, 0], np.arange(401) * 0.005)
+    # The exact columns are the Newton-Euler torques of the trajectory's states.
+    from robohw.distributed.thesis import sample_trajectory
+    _, q, qd, qdd = sample_trajectory(1, 2.0)
+    assert np.allclose(rows[:, 7:13], link_frame_torques(load_robot("stanford_thesis"), q, qd,
+                                                         qdd), atol=1e-12, rtol=0)
+    data = json.loads(summary.read_text())
+    assert set(data) == {"trajectory", "duration", "scheme", "backend", "error_percent",
+                         "cycles_per_sample"}
+    assert (data["trajectory"], data["duration"], data["scheme"], data["backend"],
+            data["cycles_per_sample"]) == (1, 2.0, "zero", "float", 257)
+    assert abs(data["error_percent"][0] - 3.215) < 5e-4
+
+
+@pytest.mark.parametrize("scheme, cycles", [("serial", 1542), ("v1", 1052), ("v2", 812),
+                                            ("first", 334), ("hybrid", 497), ("bejczy", None)])
+def test_every_scheme_reports_its_cycles(scheme, cycles, tmp_path, capsys):
+    summary = tmp_path / "run.json"
+    assert main(["distributed", "--trajectory", "2", "--duration", "1", "--scheme", scheme,
+                 "--json", str(summary)]) == 0
+    data = json.loads(summary.read_text())
+    assert data["cycles_per_sample"] == cycles
+    exact = scheme in ("serial", "v1", "v2")
+    assert (max(data["error_percent"]) < 1e-10) == exact
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--duration", "0"], "--duration must be a positive number, not '0'"),
+    (["--scheme", "fast"], "invalid choice: 'fast'"),
+    (["--trajectory", "3"], "invalid choice: 3"),
+    (["--out", "/nonexistent/tau.csv"], "cannot write /nonexistent/tau.csv: directory "
+                                        "/nonexistent does not exist"),
+    (["--via-q6", "50"], "--via-q6 must be a finite number of degrees, with --trajectory 2"),
+    (["--robot", "planar_2r"], "planar_2r"),
+])
+def test_bad_input_is_one_line(argv, message, capsys):
+    base = {"--trajectory": "1", "--duration": "1", "--scheme": "zero"}
+    for option, value in zip(argv[::2], argv[1::2]):
+        base[option] = value
+    args = ["distributed", *[x for pair in base.items() for x in pair]]
+    try:
+        code = main(args)
+    except SystemExit as exit_info:
+        code = exit_info.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_robot_with_other_than_six_joints_is_refused(tmp_path, capsys):
+    robot = tmp_path / "two.toml"
+    robot.write_text('name = "two"\n' + '[[joint]]\ntype = "revolute"\na = 0.5\nalpha = 0.0\n'
+                     'd = 0.0\noffset = 0.0\nmass = 1.0\ncom = [0.0, 0.0, 0.0]\n'
+                     'inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n' * 2)
+    assert main(["distributed", "--trajectory", "1", "--duration", "1", "--scheme", "zero",
+                 "--robot", str(robot)]) == 2
+    assert "the thesis's trajectories move six joints, not 2" in capsys.readouterr().err

@@ -72,8 +72,15 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     assert "certified" in transputer and "What the numbers say" in transputer
     assert set(json.loads((tmp_path / "transputer.json").read_text())) == {
         f"{a}/{c}" for a in ("paper", "lpt", "optimal") for c in ("predictive", "calibrated")}
+    # The thesis's gains and Table 6.2 beside ours.
+    distributed = (tmp_path / "distributed.md").read_text()
+    assert "| zero | 6 (n) | 257 | 6.000 |" in distributed
+    assert "| 1 | 2 | 3.215 / 3.21 (+0 %) |" in distributed
+    assert set(json.loads((tmp_path / "distributed.json").read_text())) == {
+        "gains", "tables", "worked"}
     for plot in ("errors.png", "ik_schedule.png", "inertia_tradeoff.png", "dynamics_tp.png",
-                 "transputer_speedup.png", "transputer_gantt.png"):
+                 "transputer_speedup.png", "transputer_gantt.png", "distributed_torques.png",
+                 "distributed_timing.png"):
         assert (tmp_path / plot).read_bytes()[:4] == b"\x89PNG", plot
 
 

@@ -3,11 +3,13 @@ against its bit-exact model and its float reference, in one table; then the deta
 of each family, and the plots.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
-``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``
-and their ``.json`` twins, ``errors.png`` (error histograms), ``ik_schedule.png`` (the IK
-pipelines' schedules), ``inertia_tradeoff.png`` (latency and processing elements against N),
-``dynamics_tp.png`` (PFP's steps against p), ``transputer_speedup.png`` and
-``transputer_gantt.png`` (the transputer network's speed-ups and one sample).
+``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``,
+``distributed.md`` and their ``.json`` twins, ``errors.png`` (error histograms),
+``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency and
+processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
+``transputer_speedup.png`` and ``transputer_gantt.png`` (the transputer network's speed-ups
+and one sample), ``distributed_torques.png`` and ``distributed_timing.png`` (the thesis's
+link computers: torques over a trajectory, space-time graphs).
 When the folder holds ``synth.json`` (written by ``make synth``), ``summary.md`` shows those
 synthesis results beside the simulated cycles, with the commit and tools they came from.
 """
@@ -28,6 +30,7 @@ from robohw.measure import measure_design, stated_design
 from robohw.progress import Progress
 from robohw.reference.inertia import jacobian_inertia
 from robohw.report.cordic import write_cordic_report
+from robohw.report.distributed import write_distributed_report
 from robohw.report.dynamics import write_dynamics_report
 from robohw.report.ik import write_ik_report
 from robohw.report.inertia import write_inertia_report
@@ -181,6 +184,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     write_dynamics_report(out_dir, dynamics, quick=quick)
     write_platform_report(out_dir, quick=quick)
     write_transputer_report(out_dir, dynamics, quick=quick)
+    write_distributed_report(out_dir)
     progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md, "
-                  "transputer.md")
+                  "transputer.md, distributed.md")
     return table

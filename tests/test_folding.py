@@ -164,9 +164,11 @@ def test_range_checks_see_a_folded_product_overflow():
         run_stream(dut, inputs)
 
 
+@pytest.mark.slow
 def test_folded_verilog_equals_model_under_verilator(compiled_models):
     # A fold the registry does not use, its exported Verilog under Verilator through the
-    # compiled backend.
+    # compiled backend: a minute's build, in `make slow` (`make test` compiles the registry's
+    # folds in tests/test_compiled.py).
     robot = load_robot()
     dut = ARRAYS["logdepth"](robot, width=16, fold=3, tag_width=8)
     codes, inputs = payloads(dut, configurations(robot, np.random.default_rng(8), 120))

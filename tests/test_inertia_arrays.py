@@ -178,10 +178,12 @@ def test_a_short_window_is_caught():
         schedule(plan.tracer, plan.live, window, plan._input_ready)
 
 
-# The log-depth array's Verilog under Verilator in `make slow`: `make test` compiles it in
-# tests/test_compiled.py (the inertia command's file, byte for byte).
-@pytest.mark.parametrize("array", [ARRAYS["linear"], pytest.param(
-    ARRAYS["logdepth"], marks=pytest.mark.slow)], ids=ARRAYS)
+# Unfolded arrays' Verilog under Verilator in `make slow` (a minute's build each): `make test`
+# compiles the folded ones in tests/test_compiled.py (the registry's linear array under stalls,
+# the log-depth one through the inertia command, byte for byte) and an unfolded traced
+# pipeline through the dynamics command.
+@pytest.mark.slow
+@pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_exported_verilog_equals_model_under_verilator(array, compiled_models):
     # Unfolded (the registry's designs are folded; tests/test_compiled.py runs those): the
     # exported Verilog under Verilator, through the compiled backend.

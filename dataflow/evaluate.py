@@ -89,9 +89,10 @@ def fixed_op(node, fmt, args, arg_formats, width=INT64_WIDTH):
     raise ValueError(f"{node}: not a registered op")
 
 
-def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise"):
-    """``{index: codes}`` of the nodes ``indices``; ``inputs`` are codes by name. Codes are
-    numpy ``int64`` up to :data:`INT64_WIDTH` bits, object arrays of Python integers above.
+def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise", known=None):
+    """``{index: codes}`` of the nodes ``indices``; ``inputs`` are codes by name, ``known``
+    (optional) codes of nodes evaluated before, by index. Codes are numpy ``int64`` up to
+    :data:`INT64_WIDTH` bits, object arrays of Python integers above.
 
     ``overflow="raise"``: raises ``OverflowError`` naming the node if a registered value
     leaves ``signed(width)`` (the formats promise that never happens within the proven
@@ -102,7 +103,7 @@ def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise"):
         raise ValueError(f"overflow must be 'raise' or 'wrap', not {overflow!r}")
     wide = width > INT64_WIDTH
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
-    values = {}
+    values = dict(known or {})
     for k in indices:
         node = tracer.nodes[k]
         if node.op == "input":
@@ -120,4 +121,4 @@ def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise"):
                 raise OverflowError(f"{node} ({node.op}) leaves signed({width}) with "
                                     f"{formats[k].frac} fraction bits")
             values[k] = result.astype(object) if wide else result.astype(np.int64)
-    return values
+    return {k: values[k] for k in indices} if known else values

@@ -209,7 +209,7 @@ def frac_bits_for(magnitude, width):
     return width - 1 - max(math.frexp(magnitude)[1], -64)
 
 
-def assign_formats(tracer, indices, width, input_fracs, input_errors=None):
+def assign_formats(tracer, indices, width, input_fracs, input_errors=None, errors=None):
     """Per-node :class:`Format` (by index) for the live nodes, every value ``signed(width)``.
 
     Fraction bits come from the node's range widened by the worst-case error its fixed-point
@@ -219,9 +219,11 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None):
     has no more fraction bits than its finer operand, a product no more than both together), so
     no bit is made up. Constants of ``cmul`` are ``signed(width)`` codes with as many fraction
     bits as their magnitude allows. ``input_fracs`` gives the inputs' fraction bits by name.
+    ``errors``, a dict if given, receives each node's worst-case error bound by index.
     """
     input_errors = input_errors or {}
-    formats, error = {}, {}
+    formats = {}
+    error = {} if errors is None else errors
 
     def fits(magnitude, propagated):
         # Half an LSB of this node's own rounding on top: fixed once the LSB is known.

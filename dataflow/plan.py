@@ -192,6 +192,13 @@ class TracedPlan:
         return dict(self._input_fracs)
 
     @property
+    def input_fracs(self):
+        """Fraction bits of the fixed-point payload fields (of a robot state: ``qd{k}``,
+        ``qdd{k}``, and ``q{k}`` of prismatic joints), by field."""
+        return {self.value_fields[name]: bits for name, bits in self.traced_inputs.items()
+                if name in self.value_fields}
+
+    @property
     def angle_fields(self):
         """``{joint: payload field}`` of the inputs that go through a CORDIC."""
         return dict(self._angle_fields)

@@ -106,13 +106,6 @@ class NewtonEulerPlan(TracedPlan):
     def dof(self):
         return self._robot.dof
 
-    @property
-    def input_fracs(self):
-        """Fraction bits of the fixed-point input fields (``qd{k}``, ``qdd{k}``, and ``q{k}``
-        of prismatic joints), by field."""
-        return {self.value_fields[name]: bits for name, bits in self.traced_inputs.items()
-                if name in self.value_fields}
-
 
 def state_fields(plan):
     """The input payload's fields of a state, ``{name: shape}``: ``q1..qN`` (binary angles of

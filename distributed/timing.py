@@ -21,7 +21,10 @@ each as soon as its computer is free and the neighbours' terms it waits for are 
 The cycles per sample (:attr:`Schedule.cycles`) are then the thesis's formulas: ``n`` times a
 link's 257 operations (serial), ``n(t1+t2+t3) + t4 + t5 + n(t6+t7) + t8`` (v1), ``t1 + t2 +
 n t3 + t4 + t5 + n(t6+t7) + t8`` (v2), 257 (zero), 257 + 77 (first), ``t1 + n t2 + t3 + t4 +
-t5 + n t6 + t7 + t8`` (hybrid), with ``t`` the terms' operation counts.
+t5 + n t6 + t7 + t8`` (hybrid), with ``t`` the terms' operation counts. For other term lengths
+(other units, :mod:`robohw.distributed.plan`), v2's and the hybrid's take the longer of two
+chains: ``max(t1 + t2 + n t3, n(t1 + t2) + t3)`` in place of ``t1 + t2 + n t3``, and
+``max(t1 + n(t2 + t6), n(t1 + t6) + t2)`` in place of ``t1 + n t2 + n t6``.
 """
 
 from dataclasses import dataclass

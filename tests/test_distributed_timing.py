@@ -1,6 +1,8 @@
 """The link computers' schedules: the thesis's cycles per sample for every scheme and number
 of links, derived here from its formulas, and the schedules' own consistency."""
 
+import random
+
 import pytest
 
 from robohw.distributed.timing import schedule
@@ -67,6 +69,27 @@ def test_terms_of_other_lengths():
     t = list(halved.values())
     assert schedule("hybrid", 6, term_cycles=halved).cycles == \
         t[0] + 6 * t[1] + t[2] + t[3] + t[4] + 6 * t[5] + t[6] + t[7]
+
+
+def test_any_term_lengths_follow_the_general_formulas():
+    # v2 and the hybrid take the longer of two chains (the thesis's lengths make one of them
+    # the longer); the others' formulas hold as printed.
+    rng = random.Random(5)
+    names = ("AW", "AWd", "Aa", "AF", "AN", "Af", "An", "u")
+    for _ in range(200):
+        t = [rng.randint(1, 60) for _ in names]
+        n = rng.randint(1, 8)
+        t1, t2, t3, t4, t5, t6, t7, t8 = t
+        lengths = dict(zip(names, t))
+        expected = {"serial": n * sum(t), "zero": sum(t), "first": sum(t),
+                    "v1": n * (t1 + t2 + t3) + t4 + t5 + n * (t6 + t7) + t8,
+                    "v2": max(t1 + t2 + n * t3, n * (t1 + t2) + t3) + t4 + t5 +
+                    n * (t6 + t7) + t8,
+                    "hybrid": max(t1 + n * (t2 + t6), n * (t1 + t6) + t2) + t3 + t4 + t5 +
+                    t7 + t8}
+        for scheme in SCHEMES:
+            assert schedule(scheme, n, term_cycles=lengths).cycles == expected[scheme], \
+                (scheme, n, t)
 
 
 def test_bad_arguments_are_refused():

@@ -1,15 +1,19 @@
 """The bit-exact model of the link computers (:class:`~robohw.distributed.plan.LinkComputersPlan`):
-a run of consecutive samples to the torque codes the processors give, every operation the
-fixed-point arithmetic of its traced node (:func:`robohw.dataflow.evaluate.fixed_op`), exact at
-any width (Python integers above 31 bits).
+a run of consecutive samples from reset to the torque codes the processors give, every
+operation the fixed-point arithmetic of its traced node
+(:func:`robohw.dataflow.evaluate.fixed_op`), exact at any width (Python integers above 31
+bits).
 
 A channel input is its producer's value of the same sample where the scheme waits for it and
-of the previous sample where it predicts (the first sample of a run, and any sample marked
-``restart``, is exact: the thesis's initial conditions), as in
-:mod:`robohw.reference.prediction`; each link's terms are evaluated once for the whole run.
+of the previous sample where it predicts (zero before the first sample: the registers' reset
+value), as in :mod:`robohw.reference.prediction`; each link's terms are evaluated once for the
+whole run.
 
-A torque is valid when its sample and every sample it depends on through predictions were
-within the proven ranges: :func:`prediction_depth` samples back, up to the last restart.
+A torque is valid when its sample and the :func:`prediction_depth` samples before it were
+within the proven ranges (so the first ``depth`` samples after reset never are). The thesis
+starts from exact values (the robot at rest): :func:`warm_up` repeats the first state
+``depth`` times before a run, after which every predicted value is its producer's exact one
+(each pass carries the exact values one link further); :func:`model_torques` does so.
 """
 
 import numpy as np
@@ -20,7 +24,7 @@ from robohw.dataflow.states import decode_torques, encode_states
 from robohw.reference.link_terms import BACKWARD, FORWARD, TERMS
 from robohw.reference.prediction import PREDICTED
 
-__all__ = ["prediction_depth", "model_run", "model_torques"]
+__all__ = ["prediction_depth", "warm_up", "model_run", "model_torques"]
 
 
 def prediction_depth(plan):
@@ -31,24 +35,21 @@ def prediction_depth(plan):
     return (plan.dof - 1) * (bool(predicted & set(FORWARD)) + bool(predicted & set(BACKWARD)))
 
 
-def _previous(codes, restart):
-    """Each sample's code from the sample before, the sample's own where ``restart``."""
-    out = np.concatenate([codes[:1], codes[:-1]])
-    out[restart] = codes[restart]
-    return out
+def _previous(codes):
+    """Each sample's code from the sample before (zero before the first: the reset value)."""
+    return np.concatenate([np.zeros(1, dtype=codes.dtype), codes[:-1]])
 
 
-def model_run(plan, codes, restart=None):
-    """``({k: (K,) torque codes}, (K,) valid)`` of a run of ``K`` samples given as payload
-    codes (:func:`robohw.dataflow.states.encode_states`); ``restart`` ``(K,)`` bool marks the
-    samples that start again from exact values (default: the first only)."""
+def warm_up(codes, depth):
+    """Payload codes with the first sample repeated ``depth`` times before the run."""
+    return {field: np.concatenate([np.repeat(np.atleast_1d(value)[:1], depth),
+                                   np.atleast_1d(value)]) for field, value in codes.items()}
+
+
+def model_run(plan, codes):
+    """``({k: (K,) torque codes}, (K,) valid)`` of a run of ``K`` samples from reset, given
+    as payload codes (:func:`robohw.dataflow.states.encode_states`)."""
     count = len(np.atleast_1d(codes["qd1"]))
-    restart = np.zeros(count, dtype=bool) if restart is None else \
-        np.asarray(restart, dtype=bool).copy()
-    if restart.shape != (count,):
-        raise ValueError(f"restart must have one flag per sample ({count}), not "
-                         f"{restart.shape}")
-    restart[0] = True
     inside = in_bounds(plan, codes)
     nodes, live = plan.tracer.nodes, plan.live
     inputs = _input_codes(plan, codes)
@@ -74,7 +75,7 @@ def model_run(plan, codes, restart=None):
             receiver, sent = name[2:].split("_", 1)
             if int(receiver) == link and sent[:-1] in _READS[term] and name not in inputs:
                 value = known[producer]
-                inputs[name] = _previous(value, restart) if sent[:-1] in predicted else value
+                inputs[name] = _previous(value) if sent[:-1] in predicted else value
         channel_nodes = [k for k in cells["given"] if nodes[k].op == "input" and
                          nodes[k].name in inputs and nodes[k].name in plan.channels and
                          k not in known]
@@ -83,7 +84,7 @@ def model_run(plan, codes, restart=None):
         known.update(evaluate_fixed(plan.tracer, cells.get((link, term), []), plan.formats,
                                     inputs, plan.width, overflow, known=known))
     out = {k: known[plan.outputs[k].index] for k in range(1, n + 1)}
-    return out, _valid(inside, restart, prediction_depth(plan))
+    return out, _valid(inside, prediction_depth(plan))
 
 
 # The neighbours' terms each term's computation reads (its channel inputs).
@@ -91,20 +92,20 @@ _READS = {"AW": {"AW"}, "AWd": {"AW", "AWd"}, "Aa": {"Aa"}, "AF": set(), "AN": s
           "Af": {"Af"}, "An": {"An"}, "u": set()}
 
 
-def _valid(inside, restart, depth):
-    """A sample is valid when it and the ``depth`` before it, back to the last restart, were
-    in bounds."""
+def _valid(inside, depth):
+    """A sample is valid when it and the ``depth`` before it (all after reset) were in
+    bounds."""
     valid = np.empty(len(inside), dtype=bool)
-    last_bad = last_restart = -1
+    last_bad = -1
     for k, ok in enumerate(inside):
-        last_restart = k if restart[k] else last_restart
         last_bad = last_bad if ok else k
-        valid[k] = last_bad < max(last_restart, k - depth)
+        valid[k] = k >= depth and last_bad < k - depth
     return valid
 
 
-def model_torques(plan, q, qd, qdd, restart=None):
-    """``(tau (K, N), valid (K,))`` of a run of consecutive samples through the model."""
-    codes = encode_states(plan, q, qd, qdd)
-    out, valid = model_run(plan, codes, restart)
-    return decode_torques(plan, out), valid
+def model_torques(plan, q, qd, qdd):
+    """``(tau (K, N), valid (K,))`` of a run of consecutive samples through the model, after
+    the :func:`warm_up` that makes its first sample exact."""
+    depth = prediction_depth(plan)
+    out, valid = model_run(plan, warm_up(encode_states(plan, q, qd, qdd), depth))
+    return decode_torques(plan, {k: v[depth:] for k, v in out.items()}), valid[depth:]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from robohw.dataflow.states import encode_states
-from robohw.distributed.model import model_run, model_torques, prediction_depth
+from robohw.distributed.model import model_run, model_torques, prediction_depth, warm_up
 from robohw.distributed.plan import LinkComputersPlan, trajectory_robot
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import schedule
@@ -181,14 +181,17 @@ def test_validity_follows_the_predictions():
     q, qd, qdd = q[:60].copy(), qd[:60].copy(), qdd[:60].copy()
     qd[20, 0] = 50.0                                    # one state out of bounds
     codes = encode_states(plan, q, qd, qdd)
+    # From reset: the first ten samples read the registers' reset values.
     _, valid = model_run(plan, codes)
-    assert not valid[20:31].any() and valid[:20].all() and valid[31:].all()
-    restart = np.zeros(60, dtype=bool)
-    restart[25] = True                                  # exact again from sample 25
-    _, valid = model_run(plan, codes, restart)
-    assert not valid[20:25].any() and valid[25:].all()
+    assert not valid[:10].any() and valid[10:20].all()
+    assert not valid[20:31].any() and valid[31:].all()
     _, valid = model_run(_plan("serial", width=32), codes)
     assert valid.sum() == 59 and not valid[20]
+    # Warmed up (the first state ten times more), the run's first sample is exact.
+    tau, valid = model_torques(plan, q[:5], qd[:5], qdd[:5])
+    exact = scheme_torques(load_robot("stanford_thesis"), q[:1], qd[:1], qdd[:1], "serial")
+    assert valid.all() and np.abs(tau[0] - exact[0]).max() < 1e-5
+    assert np.array_equal(warm_up(codes, 3)["qd1"][:4], np.repeat(codes["qd1"][0], 4))
 
 
 def test_bad_arguments_are_refused():
@@ -204,10 +207,6 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="issue must be one of single, dual, not 'triple'"):
         LinkComputersPlan(issue="triple")
     with pytest.raises(ValueError, match="the link computers need six joints"):
-        LinkComputersPlan("planar_2r" if False else load_robot("puma560_fgl"))
+        LinkComputersPlan(load_robot("puma560_fgl"))         # no inertial data
     with pytest.raises(ValueError, match="fastest must be a positive number of seconds"):
         LinkComputersPlan(fastest=0)
-    with pytest.raises(ValueError, match=r"restart must have one flag per sample \(3\)"):
-        plan = _plan("zero", width=32)
-        _, q, qd, qdd = sample_trajectory(1, 2.0)
-        model_run(plan, encode_states(plan, q[:3], qd[:3], qdd[:3]), [True])

@@ -28,7 +28,7 @@ from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_shift
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
            "INPUT_CELL", "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
-           "MULTIPLIER_PRODUCT_REGISTERS", "control_parts", "ring_parts"]
+           "MULTIPLIER_PRODUCT_REGISTERS", "control_parts", "ring_parts", "hdl_op"]
 
 INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
@@ -145,8 +145,9 @@ def _const(value):
     return Const(value, signed(max(value.bit_length(), 1) + 1))
 
 
-def _hdl_op(node, fmt, args, arg_formats):
-    """Amaranth twin of :func:`robohw.systolic.model.fixed_op`."""
+def hdl_op(node, fmt, args, arg_formats):
+    """Amaranth twin of :func:`robohw.dataflow.evaluate.fixed_op`: one node's registered value
+    from its operands (``args``, Amaranth values in their ``arg_formats``)."""
     op, frac = node.op, fmt.frac
     if op in ("add", "sub"):
         top = max(f.frac for f in arg_formats)
@@ -295,7 +296,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
                 expr = products[k]
             else:
                 args = [value(a.index, plan.start[k]) for a in node.args]
-                expr = _hdl_op(node, formats[k], args, arg_formats)
+                expr = hdl_op(node, formats[k], args, arg_formats)
             # The register takes its value in the cycle before the node is ready.
             take = plan.ready[k] - 1
             register = Signal(signed(width), name=label, reset_less=True)

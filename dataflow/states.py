@@ -5,10 +5,23 @@ shared by the designs that take a state ``(q, qd, qdd)`` and give joint torques
 fields by name) and ``output_fracs`` (of the torques, by joint from 1)."""
 
 import numpy as np
+from amaranth.hdl import signed
 
 from robohw.hw.fixed import angle_to_code
 
-__all__ = ["encode_states", "decode_torques"]
+__all__ = ["state_fields", "encode_states", "decode_torques"]
+
+
+def state_fields(plan):
+    """The input payload's fields of a state, ``{name: shape}``: ``q1..qN`` (binary angles of
+    the CORDICs' width for revolute joints, ``signed(width)`` for prismatic ones), ``qd1..qdN``,
+    ``qdd1..qddN`` (``signed(width)``)."""
+    fields = {}
+    for k, joint in enumerate(plan.robot.joints, start=1):
+        fields[f"q{k}"] = signed(plan.cordic.width if joint.type == "revolute" else plan.width)
+    fields.update({f"{kind}{k}": signed(plan.width) for kind in ("qd", "qdd")
+                   for k in range(1, plan.dof + 1)})
+    return fields
 
 
 def encode_states(plan, q, qd, qdd):

@@ -45,8 +45,8 @@ from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.component import within_limits
+from robohw.dataflow.states import state_fields
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
-from robohw.dynamics.pipeline import state_fields
 from robohw.hw.fixed import rounding_increment, rounding_shift
 from robohw.hw.register_file import one_hot, read_copies, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width

@@ -46,6 +46,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
+from robohw.dataflow.micro_op import micro_operation
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.hw.register_file import left_edge
@@ -408,31 +409,6 @@ class ArrayPlan(NewtonEulerPlan):
         return [dict(table) for table in self._addresses]
 
     def operation(self, index):
-        """The micro-operation of node ``index`` as its element's unit executes it (the fields
-        of :func:`robohw.dataflow.evaluate.fixed_op`): ``a``, ``b`` (operand nodes, ``b``
-        ``None`` for a constant), ``neg_a``, ``neg_b``, ``subtract``, ``constant`` (an integer
-        code), ``shift_a``, ``shift_b`` (alignment, adds only), ``shift`` (the rounding
-        shift)."""
-        node = self.tracer.nodes[index]
-        fmt = self.formats[index]
-        args = list(node.args)
-        negs = [a.op == "neg" for a in args]
-        args = [a.args[0] if a.op == "neg" else a for a in args]
-        fracs = [self.formats[a.index].frac for a in node.args]
-        word = {"a": args[0].index, "b": None, "neg_a": negs[0], "neg_b": False,
-                "subtract": node.op == "sub", "constant": 0, "shift_a": 0, "shift_b": 0}
-        if node.op in ("add", "sub"):
-            top = max(fracs)
-            word.update(b=args[1].index, neg_b=negs[1], shift_a=top - fracs[0],
-                        shift_b=top - fracs[1], shift=top - fmt.frac)
-        elif node.op == "addc":
-            top = max(fracs[0], fmt.frac)
-            word.update(constant=round(node.constant * 2.0 ** top), shift_a=top - fracs[0],
-                        shift=top - fmt.frac)
-        elif node.op == "mul":
-            word.update(b=args[1].index, neg_b=negs[1], shift=fracs[0] + fracs[1] - fmt.frac)
-        elif node.op == "cmul":
-            word.update(constant=fmt.const_code, shift=fracs[0] + fmt.const_frac - fmt.frac)
-        else:
-            raise ValueError(f"{node}: not an operation of a processing element")
-        return word
+        """The micro-operation of node ``index`` as its element's unit executes it
+        (:func:`robohw.dataflow.micro_op.micro_operation`)."""
+        return micro_operation(self.tracer, self.formats, index)

@@ -10,17 +10,15 @@ velocity and acceleration limits); a state outside them leaves the pipeline with
 low.
 """
 
-from amaranth.hdl import signed
-
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
+from robohw.dataflow.states import state_fields
 from robohw.reference.dynamics import base_coordinate_steps
 from robohw.reference.dynamics_bounds import DynamicsBounds
 from robohw.reference.scans import doubling_schedule, run_schedule
 from robohw.robots import Robot, load_robot
 
-__all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "state_fields", "MIN_WIDTH", "MAX_WIDTH",
-           "MAX_TRIG_WIDTH"]
+__all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
 
 MIN_WIDTH = 16
 # Payload codes are numpy int64 (the model's inputs and the CSV files' codes).
@@ -105,18 +103,6 @@ class NewtonEulerPlan(TracedPlan):
     @property
     def dof(self):
         return self._robot.dof
-
-
-def state_fields(plan):
-    """The input payload's fields of a state, ``{name: shape}``: ``q1..qN`` (binary angles of
-    the CORDICs' width for revolute joints, ``signed(width)`` for prismatic ones), ``qd1..qdN``,
-    ``qdd1..qddN`` (``signed(width)``)."""
-    fields = {}
-    for k, joint in enumerate(plan.robot.joints, start=1):
-        fields[f"q{k}"] = signed(plan.cordic.width if joint.type == "revolute" else plan.width)
-    fields.update({f"{kind}{k}": signed(plan.width) for kind in ("qd", "qdd")
-                   for k in range(1, plan.dof + 1)})
-    return fields
 
 
 class NewtonEulerPipeline(TracedPipeline):

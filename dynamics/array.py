@@ -23,7 +23,7 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
 - **The micro-program** of an element gives, for each cycle, the fields each stage of its
   units and its network port need then: the datapath fields (addresses, shifts, constants)
   as one word of a ROM (a block RAM), the valid bits (issue, write, send, receive) decoded
-  from the program counter; both read ahead into registers (:class:`_MicroProgram`).
+  from the program counter; both read ahead into registers (:class:`MicroProgram`).
 - **The register file** holds each value from its write to its last read; registers are
   reused (:meth:`~robohw.dynamics.array_plan.ArrayPlan.addresses`), so a file has as many
   entries as values live at once.
@@ -41,13 +41,13 @@ result under backpressure.
 """
 
 from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
-from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.component import within_limits
 from robohw.dataflow.states import state_fields
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.hw.fixed import rounding_increment, rounding_shift
+from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import one_hot, read_copies, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
@@ -56,73 +56,6 @@ __all__ = ["NewtonEulerArray"]
 
 def _bits(limit):
     return max(1, int(limit).bit_length())
-
-
-class _MicroProgram:
-    """One element's micro-program (or the controller's): fields that hold, in each cycle
-    ``c`` of the program, the value the program gives cycle ``c``.
-
-    :meth:`fetch` declares fields. A ``valid`` field (an issue, a write, a send) is a register
-    decoded from ``ahead`` (the program counter of the next cycle), 0 in the cycles the
-    program does not name; it resets to cycle 0's value, so counters count from reset. Every
-    other field is datapath: all of them are one word of a ROM read at ``ahead2`` (two cycles
-    on), registered in the memory and once more in the fabric (a block RAM's read is slow),
-    so a field needs no logic of its own. :meth:`build` makes the ROM once every field is
-    declared.
-    """
-
-    def __init__(self, m, ahead, ahead2, name):
-        self._m, self._ahead, self._ahead2, self._name = m, ahead, ahead2, name
-        self._fields = []                     # (signal, {cycle: value})
-
-    def fetch(self, shapes, words, name, copies=None):
-        """``{field: signal}`` for ``shapes``; ``words[cycle]`` gives ``{field: value}`` in
-        the cycles the program uses the fields. ``copies[field]``, if given, makes that field
-        a list of as many equal signals, each from its own bits of the ROM (equal registers
-        fed by one net would be merged by synthesis)."""
-        m, fields = self._m, {}
-        copies = copies or {}
-        for key, shape in shapes.items():
-            if key in copies:
-                fields[key] = [Signal(shape, name=f"{name}_{key}{k}")
-                               for k in range(copies[key])]
-                for signal in fields[key]:
-                    self._fields.append((signal, {c: w[key] for c, w in words.items()}))
-                continue
-            if key == "valid":
-                flag = fields[key] = Signal(name=f"{name}_valid", init=int(0 in words))
-                m.d.sync += flag.eq(0)
-                if words:
-                    with m.Switch(self._ahead):
-                        with m.Case(*sorted(words)):
-                            m.d.sync += flag.eq(1)
-            else:
-                fields[key] = Signal(shape, name=f"{name}_{key}")
-                self._fields.append((fields[key], {c: w[key] for c, w in words.items()}))
-        return fields
-
-    def build(self, period):
-        """The ROM of the datapath fields, ``period`` words."""
-        total = sum(len(signal) for signal, _ in self._fields)
-        if not total:
-            return
-        words = [0] * period
-        low = 0
-        for signal, values in self._fields:
-            mask = (1 << len(signal)) - 1
-            for cycle, value in values.items():
-                words[cycle] |= (int(value) & mask) << low
-            low += len(signal)
-        memory = self._m.submodules[f"{self._name}_rom"] = Memory(
-            shape=unsigned(total), depth=period, init=words)
-        port = memory.read_port()
-        word = Signal(total, name=f"{self._name}_word", reset_less=True)
-        self._m.d.comb += port.addr.eq(self._ahead2)
-        self._m.d.sync += word.eq(port.data)
-        low = 0
-        for signal, _ in self._fields:
-            self._m.d.comb += signal.eq(word[low:low + len(signal)])
-            low += len(signal)
 
 
 class NewtonEulerArray(StreamPipeline):
@@ -194,13 +127,13 @@ class NewtonEulerArray(StreamPipeline):
         advance, result = self.pipeline_control(m, 1, period=period, slots=1)
         # The program counter (0 in the cycle after a state is captured, as advance_copy's
         # phase) and its copies one and two cycles ahead, from which the micro-programs are
-        # read (_MicroProgram).
+        # read (MicroProgram).
         pc = Signal(range(period), name="pc")
         ahead = Signal(range(period), name="pc_ahead", init=1 % period)
         ahead2 = Signal(range(period), name="pc_ahead2", init=2 % period)
         m.d.sync += [pc.eq(ahead), ahead.eq(ahead2),
                      ahead2.eq(Mux(ahead2 == period - 1, 0, ahead2 + 1))]
-        programs = [_MicroProgram(m, ahead, ahead2, f"pe{e}")
+        programs = [MicroProgram(m, ahead, ahead2, f"pe{e}")
                     for e in range(plan.processors)]
         sources = self._inputs(m, pc, advance)
         addresses = plan.addresses()
@@ -222,7 +155,7 @@ class NewtonEulerArray(StreamPipeline):
                                  addresses[element], writes[element])
                       for unit in ("multiplies", "adds")]
             self._count(m, pc, element, issues)
-        controller = _MicroProgram(m, ahead, ahead2, "controller")
+        controller = MicroProgram(m, ahead, ahead2, "controller")
         for phase, counter in self.steps.items():
             starts = [cycle for (name, step), cycle in plan.program.steps
                       if name == phase and step is not None]

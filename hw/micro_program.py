@@ -1,0 +1,78 @@
+"""The micro-program of a processor that runs a planned program under a program counter:
+fields that hold, in each cycle of the program, the value the program gives that cycle.
+
+Shared by the Newton-Euler processor array (:mod:`robohw.dynamics.array`) and the thesis's
+link computers (:mod:`robohw.distributed.machine`).
+"""
+
+from amaranth.hdl import Signal, unsigned
+from amaranth.lib.memory import Memory
+
+__all__ = ["MicroProgram"]
+
+
+class MicroProgram:
+    """One element's micro-program (or the controller's): fields that hold, in each cycle
+    ``c`` of the program, the value the program gives cycle ``c``.
+
+    :meth:`fetch` declares fields. A ``valid`` field (an issue, a write, a send) is a register
+    decoded from ``ahead`` (the program counter of the next cycle), 0 in the cycles the
+    program does not name; it resets to cycle 0's value, so counters count from reset. Every
+    other field is datapath: all of them are one word of a ROM read at ``ahead2`` (two cycles
+    on), registered in the memory and once more in the fabric (a block RAM's read is slow),
+    so a field needs no logic of its own. :meth:`build` makes the ROM once every field is
+    declared.
+    """
+
+    def __init__(self, m, ahead, ahead2, name):
+        self._m, self._ahead, self._ahead2, self._name = m, ahead, ahead2, name
+        self._fields = []                     # (signal, {cycle: value})
+
+    def fetch(self, shapes, words, name, copies=None):
+        """``{field: signal}`` for ``shapes``; ``words[cycle]`` gives ``{field: value}`` in
+        the cycles the program uses the fields. ``copies[field]``, if given, makes that field
+        a list of as many equal signals, each from its own bits of the ROM (equal registers
+        fed by one net would be merged by synthesis)."""
+        m, fields = self._m, {}
+        copies = copies or {}
+        for key, shape in shapes.items():
+            if key in copies:
+                fields[key] = [Signal(shape, name=f"{name}_{key}{k}")
+                               for k in range(copies[key])]
+                for signal in fields[key]:
+                    self._fields.append((signal, {c: w[key] for c, w in words.items()}))
+                continue
+            if key == "valid":
+                flag = fields[key] = Signal(name=f"{name}_valid", init=int(0 in words))
+                m.d.sync += flag.eq(0)
+                if words:
+                    with m.Switch(self._ahead):
+                        with m.Case(*sorted(words)):
+                            m.d.sync += flag.eq(1)
+            else:
+                fields[key] = Signal(shape, name=f"{name}_{key}")
+                self._fields.append((fields[key], {c: w[key] for c, w in words.items()}))
+        return fields
+
+    def build(self, period):
+        """The ROM of the datapath fields, ``period`` words."""
+        total = sum(len(signal) for signal, _ in self._fields)
+        if not total:
+            return
+        words = [0] * period
+        low = 0
+        for signal, values in self._fields:
+            mask = (1 << len(signal)) - 1
+            for cycle, value in values.items():
+                words[cycle] |= (int(value) & mask) << low
+            low += len(signal)
+        memory = self._m.submodules[f"{self._name}_rom"] = Memory(
+            shape=unsigned(total), depth=period, init=words)
+        port = memory.read_port()
+        word = Signal(total, name=f"{self._name}_word", reset_less=True)
+        self._m.d.comb += port.addr.eq(self._ahead2)
+        self._m.d.sync += word.eq(port.data)
+        low = 0
+        for signal, _ in self._fields:
+            self._m.d.comb += signal.eq(word[low:low + len(signal)])
+            low += len(signal)

@@ -5,21 +5,35 @@ thesis's tables regenerated from such runs.
 Schemes are those of :data:`~robohw.reference.prediction.SCHEMES` and ``bejczy``, the thesis's
 baseline (:mod:`robohw.reference.simplified_dynamics`), which is not a link-computer scheme and
 has no cycles per sample.
+
+Backends (:data:`BACKENDS`): ``float`` (the float64 link computers,
+:mod:`robohw.reference.prediction`; cycles per sample from the schedule), ``model`` (the
+bit-exact model, :mod:`robohw.distributed.model`; the plan's cycles), ``rtl`` and
+``compiled`` (:class:`~robohw.distributed.machine.LinkComputers` in the Amaranth simulator or
+compiled by Verilator, run by the caller; the cycles measured between consecutive states). The
+hardware backends start from reset with the first state repeated until the predictions are exact
+(:func:`~robohw.distributed.model.warm_up`), so every backend's first sample is the thesis's
+exact one; ``model``, ``rtl`` and ``compiled`` give the same bits.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from robohw.dataflow.states import decode_torques, encode_states
+from robohw.distributed.machine import LinkComputers
+from robohw.distributed.model import model_torques, prediction_depth, warm_up
+from robohw.distributed.plan import LinkComputersPlan
 from robohw.distributed.thesis import (DURATIONS, PRINTED_TABLES, TABLE_SCHEMES, VIA_Q6,
                                        sample_trajectory)
 from robohw.distributed.timing import schedule
 from robohw.reference.prediction import SCHEMES, error_percent, scheme_torques
 from robohw.reference.simplified_dynamics import bejczy_torques
 
-__all__ = ["RUN_SCHEMES", "Run", "run", "table_rows"]
+__all__ = ["RUN_SCHEMES", "BACKENDS", "Run", "run", "table_rows"]
 
 RUN_SCHEMES = (*SCHEMES, "bejczy")
+BACKENDS = ("float", "model", "rtl", "compiled")
 
 
 @dataclass(frozen=True)
@@ -46,23 +60,43 @@ class Run:
                 "cycles_per_sample": self.cycles_per_sample}
 
 
-def run(robot, trajectory, duration, scheme, *, backend="float", via_q6=VIA_Q6):
+def run(robot, trajectory, duration, scheme, *, backend="float", via_q6=VIA_Q6, width=48,
+        hardware=None):
     """The :class:`Run` of ``scheme`` on ``robot`` along the thesis's ``trajectory`` (1 or 2)
-    at ``duration`` seconds."""
+    at ``duration`` seconds by ``backend`` (:data:`BACKENDS`; ``width`` bits for all but
+    ``float``). ``rtl`` and ``compiled`` need ``hardware``: a function of ``(dut, codes)``
+    running the payload codes through the design by that backend and returning ``(torque
+    codes by joint, valid flags, measured cycles per sample)`` (the command line's, with its
+    progress: :mod:`robohw.io.distributed`)."""
     if scheme not in RUN_SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(RUN_SCHEMES)}, not {scheme!r}")
-    if backend != "float":
-        raise ValueError(f"backend must be float, not {backend!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
     if robot.dof != 6:
         raise ValueError(f"{robot.source or robot.name}: the thesis's trajectories move six "
                          f"joints, not {robot.dof}")
+    if scheme == "bejczy" and backend != "float":
+        raise ValueError("scheme 'bejczy' (Bejczy's simplified model, the thesis's baseline) "
+                         "runs on the float backend only: it is not a link-computer scheme")
     t, q, qd, qdd = sample_trajectory(trajectory, duration, via_q6=via_q6)
     exact = scheme_torques(robot, q, qd, qdd, "serial")
+    valid = np.ones(len(t), dtype=bool)
     if scheme == "bejczy":
         tau, cycles = bejczy_torques(robot, q, qd, qdd), None
-    else:
+    elif backend == "float":
         tau, cycles = scheme_torques(robot, q, qd, qdd, scheme), schedule(scheme, 6).cycles
-    valid = np.ones(len(t), dtype=bool)
+    elif backend == "model":
+        plan = LinkComputersPlan(robot, scheme=scheme, width=width)
+        tau, valid = model_torques(plan, q, qd, qdd)
+        cycles = schedule(scheme, 6, term_cycles=plan.term_cycles).cycles
+    else:
+        dut = LinkComputers(robot, scheme=scheme, width=width)
+        depth = prediction_depth(dut.plan)
+        out, valid, cycles = hardware(dut, warm_up(encode_states(dut.plan, q, qd, qdd),
+                                                   depth))
+        valid = valid[depth:]
+        tau = decode_torques(dut.plan, {k: v[depth:] for k, v in out.items()})
+    tau = np.where(valid[:, None], tau, 0.0)
     return Run(trajectory, float(duration), scheme, backend, t, tau, exact, valid,
                tuple(error_percent(tau[valid], exact[valid])), cycles)
 

@@ -435,8 +435,12 @@ def _parser():
     distributed.add_argument("--robot", default="stanford_thesis", metavar="FILE.toml",
                              help="robot file or shipped name, six joints (default "
                                   "stanford_thesis)")
-    distributed.add_argument("--backend", choices=["float"], default="float",
-                             help="float64 link computers (default float)")
+    distributed.add_argument("--backend", choices=["float", "model", "rtl", "compiled"],
+                             default="float", help="float64 link computers, their bit-exact "
+                             "model, their Amaranth RTL, or the RTL compiled by Verilator "
+                             "(default float)")
+    distributed.add_argument("--width", type=_integer("--width", 24, 64), default=48,
+                             help="data width of the hardware backends, 24..64 (default 48)")
     distributed.add_argument("--via-q6", type=float, default=None, metavar="DEGREES",
                              help="trajectory 2's via point, q6 (not printed; default 66.7, "
                                   "which reproduces Table 6.4; inverse kinematics gives 45)")
@@ -761,7 +765,7 @@ def _transputer(args):
 def _distributed(args):
     from robohw.distributed.study import run
     from robohw.distributed.thesis import VIA_Q6
-    from robohw.io.distributed import write_run
+    from robohw.io.distributed import hardware_runner, write_run
     from robohw.robots import RobotFileError, load_robot
     bad = _bad_outputs([args.out, args.json])
     if bad:
@@ -771,8 +775,11 @@ def _distributed(args):
                                      "--trajectory 2 only")
     try:
         robot = load_robot(args.robot)
+        hardware = hardware_runner(args.backend, sys.stderr) \
+            if args.backend in ("rtl", "compiled") else None
         result = run(robot, args.trajectory, args.duration, args.scheme, backend=args.backend,
-                     via_q6=VIA_Q6 if args.via_q6 is None else args.via_q6)
+                     via_q6=VIA_Q6 if args.via_q6 is None else args.via_q6, width=args.width,
+                     hardware=hardware)
     except (RobotFileError, ValueError) as error:
         return _usage("distributed", error)
     cycles = result.cycles_per_sample
@@ -781,6 +788,9 @@ def _distributed(args):
           f"{'no link computers' if cycles is None else f'{cycles} cycles per sample'}")
     print("joint    " + "".join(f"{k:>9}" for k in range(1, len(result.error_percent) + 1)))
     print("error %  " + "".join(f"{e:9.3f}" for e in result.error_percent))
+    if not result.valid.all():
+        print(f"{int((~result.valid).sum())} samples not valid (outside the proven ranges, or "
+              f"depending on one that was); the error is over the valid ones", file=sys.stderr)
     if args.out:
         write_run(args.out, result)
     if args.json:

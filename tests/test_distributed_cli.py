@@ -49,6 +49,40 @@ def test_every_scheme_reports_its_cycles(scheme, cycles, tmp_path, capsys):
     assert (max(data["error_percent"]) < 1e-10) == exact
 
 
+def test_the_model_backend_regenerates_the_tables_error(tmp_path, capsys):
+    summary = tmp_path / "run.json"
+    assert main(["distributed", "--trajectory", "1", "--duration", "2", "--scheme", "hybrid",
+                 "--backend", "model", "--width", "32", "--json", str(summary)]) == 0
+    data = json.loads(summary.read_text())
+    assert (data["backend"], data["cycles_per_sample"]) == ("model", 497)
+    # Table 6.6's row from the model's bits: the float's to the printed digits.
+    assert np.allclose(data["error_percent"][:5], [1.727, 1.109, 0.563, 1.398, 3.505],
+                       atol=5e-4)
+    assert data["error_percent"][5] < 0.01
+    # Faster than the formats are proven for: samples out of bounds are flagged, not wrong.
+    out = tmp_path / "fast.csv"
+    assert main(["distributed", "--trajectory", "1", "--duration", "0.8", "--scheme", "zero",
+                 "--backend", "model", "--out", str(out)]) == 0
+    assert "samples not valid" in capsys.readouterr().err
+    rows = [line.split(",") for line in out.read_text().splitlines()[1:]]
+    invalid = [row for row in rows if row[-1] == "0"]
+    assert invalid and all(float(v) == 0 for row in invalid for v in row[1:7])
+
+
+@pytest.mark.slow
+def test_model_rtl_and_compiled_write_the_same_file(tmp_path, compiled_models, monkeypatch):
+    # A short run (0.02 s: 5 samples, after 10 of warm-up) at 24 bits.
+    monkeypatch.setenv("ROBOHW_CACHE", str(compiled_models.parent))
+    files = {}
+    for backend in ("model", "rtl", "compiled"):
+        files[backend] = tmp_path / f"{backend}.csv"
+        assert main(["distributed", "--trajectory", "1", "--duration", "0.02", "--scheme",
+                     "zero", "--backend", backend, "--width", "24", "--out",
+                     str(files[backend])]) == 0
+    assert files["rtl"].read_bytes() == files["model"].read_bytes() == \
+        files["compiled"].read_bytes()
+
+
 @pytest.mark.parametrize("argv, message", [
     (["--duration", "0"], "--duration must be a positive number, not '0'"),
     (["--scheme", "fast"], "invalid choice: 'fast'"),
@@ -57,6 +91,11 @@ def test_every_scheme_reports_its_cycles(scheme, cycles, tmp_path, capsys):
                                         "/nonexistent does not exist"),
     (["--via-q6", "50"], "--via-q6 must be a finite number of degrees, with --trajectory 2"),
     (["--robot", "planar_2r"], "planar_2r"),
+    (["--backend", "model", "--scheme", "first"], "scheme 'first' (first-order prediction) "
+                                                  "runs on the float backend only for now"),
+    (["--backend", "rtl", "--scheme", "bejczy"], "scheme 'bejczy' (Bejczy's simplified model, "
+                                                 "the thesis's baseline) runs on the float"),
+    (["--width", "16"], "--width must be an integer [24, 64], not '16'"),
 ])
 def test_bad_input_is_one_line(argv, message, capsys):
     base = {"--trajectory": "1", "--duration": "1", "--scheme": "zero"}

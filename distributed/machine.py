@@ -50,7 +50,6 @@ from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import left_edge, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 from robohw.reference.link_terms import TERMS
-from robohw.reference.prediction import PREDICTED
 
 __all__ = ["LinkComputers", "STAGES"]
 
@@ -243,7 +242,8 @@ class LinkComputers(StreamPipeline):
             if node.cell and node.cell[0] == "link":
                 continue
             if node.op == "input" and (node.name in plan.channels or
-                                       node.name in plan.constants):
+                                       node.name in plan.constants or
+                                       node.name in plan.previous):
                 continue
             if node.op == "neg":
                 continue
@@ -276,7 +276,7 @@ class LinkComputers(StreamPipeline):
             own_registers[node.index] = torques[k] = Signal(signed(width), reset_less=True,
                                                             name=f"tau{k}")
         # Channel inputs: the producer's register (waited for) or a register of one sample.
-        predicted = set(PREDICTED[plan.scheme])
+        predicted = plan.predicted
         channel = {}
         for name, producer in plan.channels.items():
             term = name.split("_", 1)[1][:-1]
@@ -287,6 +287,13 @@ class LinkComputers(StreamPipeline):
                 channel[name] = held
             else:
                 channel[name] = own_registers[producer]
+        # First-order prediction: the joints' previous rates and accelerations.
+        for name, current in plan.previous.items():
+            node = next(n for n in nodes if n.op == "input" and n.name == current)
+            held = Signal(signed(width), reset_less=True, name=f"prev_{current}")
+            with m.If(advance & real):
+                m.d.sync += held.eq(bank[node.index])
+            channel[name] = held
         # Each link's last read of each of its values.
         last = {}
         for k, cycle in issue.items():

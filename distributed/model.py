@@ -22,17 +22,17 @@ from robohw.dataflow.evaluate import evaluate_fixed
 from robohw.dataflow.plan import _input_codes, in_bounds
 from robohw.dataflow.states import decode_torques, encode_states
 from robohw.reference.link_terms import BACKWARD, FORWARD, TERMS
-from robohw.reference.prediction import PREDICTED
 
 __all__ = ["prediction_depth", "warm_up", "model_run", "model_torques"]
 
 
 def prediction_depth(plan):
     """Samples back a torque depends on: ``n - 1`` through predicted forward terms (link 1's
-    values reach link ``n`` one link a sample) and ``n - 1`` more through predicted backward
-    ones."""
-    predicted = set(PREDICTED[plan.scheme])
-    return (plan.dof - 1) * (bool(predicted & set(FORWARD)) + bool(predicted & set(BACKWARD)))
+    values reach link ``n`` one link a sample), ``n - 1`` more through predicted backward
+    ones, and one more through first-order prediction's changes over a sample."""
+    predicted = plan.predicted
+    return (plan.dof - 1) * (bool(predicted & set(FORWARD)) + bool(predicted & set(BACKWARD))) \
+        + (plan.scheme == "first")
 
 
 def _previous(codes):
@@ -56,6 +56,8 @@ def model_run(plan, codes):
     wide = plan.width > 31
     for name, code in plan.constants.items():
         inputs[name] = np.full(count, code, dtype=object if wide else np.int64)
+    for name, current in plan.previous.items():
+        inputs[name] = _previous(np.asarray(inputs[current]))
     # Out of bounds, registers may wrap: the hardware's values, never marked valid.
     overflow = "raise" if inside.all() else "wrap"
     cells = {}
@@ -66,7 +68,7 @@ def model_run(plan, codes):
     known = evaluate_fixed(plan.tracer, [k for k in cells["given"] if nodes[k].op != "input"
                                          or nodes[k].name not in plan.channels],
                            plan.formats, inputs, plan.width, overflow)
-    predicted = set(PREDICTED[plan.scheme])
+    predicted = plan.predicted
     n = plan.dof
     order = [(i, term) for i in range(n) for term in TERMS[:5]] + \
             [(i, term) for i in reversed(range(n)) for term in TERMS[5:]]
@@ -88,8 +90,8 @@ def model_run(plan, codes):
 
 
 # The neighbours' terms each term's computation reads (its channel inputs).
-_READS = {"AW": {"AW"}, "AWd": {"AW", "AWd"}, "Aa": {"Aa"}, "AF": set(), "AN": set(),
-          "Af": {"Af"}, "An": {"An"}, "u": set()}
+_READS = {"AW": {"AW", "cW"}, "AWd": {"AW", "AWd", "cWd"}, "Aa": {"Aa"}, "AF": set(),
+          "AN": set(), "Af": {"Af"}, "An": {"An"}, "u": set()}
 
 
 def _valid(inside, depth):

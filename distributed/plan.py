@@ -26,6 +26,11 @@ which number format, in which cycle of the sample, and what its neighbours send 
   link's terms of ``AW`` alone run in ``AWd``'s slot). The slots of each link start when the
   scheme lets them (:func:`robohw.distributed.timing.schedule`); a channel input waited for is
   readable from its slot's start, a predicted one from the sample's start.
+- **First-order prediction** adds each link's corrections for its successor (the change of
+  its ``AW`` and ``AWd`` over a sample from its predecessor's and its joint's, and of ``Aa``
+  from them: :mod:`robohw.reference.prediction`) to the cells of ``AW``, ``AWd`` and ``Aa``:
+  22, 22 and 33 operations, the thesis's 77, so slots of 40, 52 and 81 cycles and 334 a
+  sample. The joint's previous rate and acceleration are registers of its processor.
 """
 
 import dataclasses
@@ -36,13 +41,13 @@ from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
 from robohw.dataflow.plan import TracedPlan
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
-from robohw.reference.algebra import negate, product, snap
+from robohw.reference.algebra import cross, matTvec, negate, product, snap, vadd
 from robohw.reference.dynamics_bounds import DynamicsBounds
 from robohw.reference.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, angular_acceleration,
                                          angular_velocity, centre_force, centre_moment,
                                          joint_torque, linear_acceleration, link_force,
                                          link_moment)
-from robohw.reference.prediction import SCHEMES
+from robohw.reference.prediction import PREDICTED, SCHEMES
 from robohw.robots import Robot, load_robot
 
 __all__ = ["LinkComputersPlan", "Operation", "trajectory_robot", "ISSUES", "MIN_WIDTH",
@@ -103,8 +108,7 @@ class LinkComputersPlan(TracedPlan):
     robot : :class:`robohw.robots.Robot` or str
         Six joints with inertial data (default ``"stanford_thesis"``).
     scheme : str
-        One of :data:`~robohw.reference.prediction.SCHEMES` but ``"first"`` (default
-        ``"zero"``).
+        One of :data:`~robohw.reference.prediction.SCHEMES` (default ``"zero"``).
     width : int
         Bits of every datapath value, 24 to 64 (default 48: the thesis asks about 40
         fraction bits for link 6's torques of order 1e-3 N m).
@@ -123,11 +127,6 @@ class LinkComputersPlan(TracedPlan):
                  fastest=FASTEST, multiplier_latency=1, adder_latency=1, issue="single"):
         if scheme not in SCHEMES:
             raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
-        if scheme == "first":
-            # Its corrections (77 operations a link, two more vectors a channel) are not in
-            # the processors' programs yet.
-            raise ValueError("scheme 'first' (first-order prediction) runs on the float "
-                             "backend only for now")
         if not isinstance(width, int) or isinstance(width, bool) or \
                 not MIN_WIDTH <= width <= MAX_WIDTH:
             raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], not "
@@ -150,6 +149,11 @@ class LinkComputersPlan(TracedPlan):
         self.constants = {}           # constant input name -> its code
         self.channels = {}            # channel input name -> (producer node, its link, term)
         self.sent = {}                # (link, term) -> nodes of the term's sent vector
+        self.previous = {}            # input name -> the input whose previous sample it is
+        self._previous_nodes = {}
+        # The channels' terms the scheme predicts (first-order prediction's corrections too).
+        self.predicted = set(PREDICTED[scheme]) | ({"cW", "cWd"} if scheme == "first" else
+                                                   set())
         super().__init__(width=width, fold=1,
                          trig_width=min(width, 40) if trig_width is None else trig_width)
         self._tie_channels()
@@ -253,12 +257,12 @@ class LinkComputersPlan(TracedPlan):
         links = [self._local(i, joints) for i in range(n)]
         gravity = tuple(-g for g in robot.gravity)
         base = {"AW": (0, 0, 0), "AWd": (0, 0, 0), "Aa": gravity}
-        terms = []
+        terms, sending = [], []          # each link's terms, and what it sends its successor
         for i, link in enumerate(links):
             if i == 0:
                 W_in, Wd_in, a_in = (self._registers(f"base_{t}", base[t]) for t in FORWARD)
             else:
-                W_in, Wd_in, a_in = (self._channel(i, t, terms[i - 1][t]) for t in FORWARD)
+                W_in, Wd_in, a_in = (self._channel(i, t, sending[i - 1][t]) for t in FORWARD)
             out = {}
             with tracer.cell("link", i, "AW"):
                 out["AW"] = tracer.bound(angular_velocity(link, W_in), bounds.omega[i])
@@ -275,6 +279,12 @@ class LinkComputersPlan(TracedPlan):
                 out["AN"] = tracer.bound(centre_moment(link, out["AW"], out["AWd"]),
                                          bounds.moment[i])
             terms.append(out)
+            sending.append({t: out[t] for t in FORWARD})
+            if self.scheme == "first":
+                received = (self._registers(f"base_c{i}", ((0, 0, 0), (0, 0, 0))) if i == 0
+                            else tuple(self._channel(i, t, sending[i - 1][t])
+                                       for t in ("cW", "cWd")))
+                sending[i].update(self._corrections(i, link, joints[i], out, received))
         outputs = {}
         for i in reversed(range(n)):
             link, out = links[i], terms[i]
@@ -293,12 +303,47 @@ class LinkComputersPlan(TracedPlan):
                                       bounds.tau[i])
             outputs[i + 1] = tau
         for i, out in enumerate(terms):
-            for term in FORWARD + BACKWARD:
-                self.sent[i, term] = out[term]
+            for term, vector in [*sending[i].items(), *((t, out[t]) for t in BACKWARD)]:
+                self.sent[i, term] = vector
                 # Values only a neighbour reads are outputs too (kept live, given formats).
-                for c, node in enumerate(out[term]):
+                for c, node in enumerate(vector):
                     outputs[("sent", i, term, c)] = node
         return dict(sorted(outputs.items(), key=lambda kv: str(kv[0])))
+
+    def _corrections(self, i, link, joint, out, received):
+        """First-order prediction at link ``i`` (as :mod:`robohw.reference.prediction`): its
+        corrections ``cW``, ``cWd`` for its successor, from its predecessor's (``received``)
+        and its joint's change of rate and acceleration over the sample (revolute joints; the
+        previous sample's values are registers of the processor), and the corrected ``AW``,
+        ``AWd``, ``Aa`` it sends: 22, 22 and 33 operations in those terms' cells."""
+        tracer = self.tracer
+        sent, corrections = {}, {}
+        for term, key, rate in (("AW", "cW", "qd"), ("AWd", "cWd", "qdd")):
+            with tracer.cell("link", i, term):
+                incoming = received[0] if key == "cW" else received[1]
+                if link.revolute:
+                    change = joint[rate] - self._previous_input(joint[rate])
+                    zero = self._registers(f"L{i}_{key}_zero", (0, 0))
+                    incoming = vadd(incoming, (*zero, change))
+                corrections[key] = matTvec(link.R, incoming)
+                sent[term] = vadd(out[term], corrections[key])
+        cW, cWd = corrections["cW"], corrections["cWd"]
+        with tracer.cell("link", i, "Aa"):
+            sent["Aa"] = vadd(vadd(out["Aa"], cross(cWd, link.AS)),
+                              cross(cW, cross(cW, link.AS)))
+        return {**sent, **corrections}
+
+    def _previous_input(self, node):
+        """An input node holding ``node``'s value of the previous sample (same format)."""
+        name = f"{node.name}_prev"
+        if name not in self.previous:
+            previous = self.tracer.input(name, node.low, node.high)
+            self._input_fracs[name] = self._input_fracs[node.name]
+            self._input_errors[name] = self._input_errors[node.name]
+            self._input_ready[name] = 0
+            self.previous[name] = node.name
+            self._previous_nodes[name] = previous
+        return self._previous_nodes[name]
 
     def _tie_channels(self):
         """Give every channel input its producer's format, link by link (a producer's format
@@ -326,6 +371,8 @@ class LinkComputersPlan(TracedPlan):
         neighbour's term waited for), or ``None`` (predicted: readable from the sample's
         start)."""
         term = name.split("_", 1)[1][:-1]
+        if term in self.predicted:
+            return None
         for waiting, (_, awaited) in WAITS[self.scheme].items():
             if TERMS.index(awaited) >= TERMS.index(term) and \
                     (term in FORWARD) == (TERMS.index(waiting) < 5):

@@ -91,8 +91,6 @@ def test_model_rtl_and_compiled_write_the_same_file(tmp_path, compiled_models, m
                                         "/nonexistent does not exist"),
     (["--via-q6", "50"], "--via-q6 must be a finite number of degrees, with --trajectory 2"),
     (["--robot", "planar_2r"], "planar_2r"),
-    (["--backend", "model", "--scheme", "first"], "scheme 'first' (first-order prediction) "
-                                                  "runs on the float backend only for now"),
     (["--backend", "rtl", "--scheme", "bejczy"], "scheme 'bejczy' (Bejczy's simplified model, "
                                                  "the thesis's baseline) runs on the float"),
     (["--width", "16"], "--width must be an integer [24, 64], not '16'"),

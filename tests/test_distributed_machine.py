@@ -4,8 +4,8 @@ the thesis's formulas, latency three sample periods and the output queue's.
 
 The Amaranth simulator runs this design at about 60 cycles a second here (six processors,
 two units each, 48-bit operands through wide shifts): `make test` simulates a few samples of
-zero-order prediction; the other schemes, other units and long runs under Verilator are in
-`make slow`."""
+zero-order prediction; the other schemes (first-order prediction's corrections included),
+other units and long runs under Verilator are in `make slow`."""
 
 import numpy as np
 import pytest
@@ -49,8 +49,8 @@ def test_zero_order_prediction_rtl_equals_the_model():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("scheme, interval", [("serial", 1542), ("v1", 1052), ("v2", 812),
-                                              ("hybrid", 497)])
-def test_waiting_schemes_rtl_equals_the_model(scheme, interval):
+                                              ("hybrid", 497), ("first", 334)])
+def test_the_other_schemes_rtl_equals_the_model(scheme, interval):
     dut = LinkComputers(scheme=scheme, width=24, tag_width=3)
     codes, payloads = _payloads(dut, 3)
     run = run_stream(dut, payloads)
@@ -71,7 +71,7 @@ def test_other_units_rtl_equals_the_model(options):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("scheme", ["zero", "hybrid", "serial"])
+@pytest.mark.parametrize("scheme", ["zero", "hybrid", "serial", "first"])
 def test_verilog_equals_the_model_over_a_trajectory(scheme, compiled_models):
     # 48 bits, trajectory 2 in 2 s (401 states) under stalls on both sides; a few minutes'
     # build each.

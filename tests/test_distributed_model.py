@@ -146,7 +146,19 @@ def test_the_formats_are_proven_for_the_thesis_trajectories():
     assert not valid.all()
 
 
-@pytest.mark.parametrize("scheme", ["zero", "hybrid", "serial", "v1"])
+def test_first_order_prediction_adds_its_77_operations_to_three_slots():
+    plan = _plan("first")
+    cycles = {t: sum(TERM_OPERATIONS[t]) for t in TERMS}
+    cycles.update(AW=18 + 22, AWd=30 + 22, Aa=48 + 33)
+    assert plan.term_cycles == cycles and sum(cycles.values()) == 334
+    assert prediction_depth(plan) == 11        # one more: the change over a sample
+    _check_program(plan)
+    for link in (0, 1, 3, 4, 5):
+        assert len(plan.program[link]) == 334
+    assert plan.predicted == {"AW", "AWd", "Aa", "Af", "An", "cW", "cWd"}
+
+
+@pytest.mark.parametrize("scheme", ["zero", "hybrid", "serial", "v1", "first"])
 def test_the_model_equals_the_float_schemes(scheme):
     # Measured: at most 4.1e-10 N m (N for joint 3) at 48 bits, 2.5e-6 at 32, over both
     # trajectories at 1 and 2 s; the bound stated is 1e-9 and 1e-5. No register overflows
@@ -198,8 +210,6 @@ def test_bad_arguments_are_refused():
     with pytest.raises(ValueError, match="scheme must be one of serial, v1, v2, zero, first, "
                                          "hybrid, not 'bejczy'"):
         LinkComputersPlan(scheme="bejczy")
-    with pytest.raises(ValueError, match="scheme 'first' .* float backend only"):
-        LinkComputersPlan(scheme="first")
     with pytest.raises(ValueError, match=r"width must be an integer in \[24, 64\], not 16"):
         LinkComputersPlan(width=16)
     with pytest.raises(ValueError, match="multiplier_latency must be a positive integer"):

@@ -116,7 +116,7 @@ def _tables(robot):
         for (number, duration), ours, printed in rows:
             lines.append(f"| {number} | {duration:g} | " +
                          " | ".join(_cell(v, p) for v, p in zip(ours, printed)) + " |")
-        if scheme in ("zero", "hybrid"):
+        if scheme in ("zero", "hybrid", "first"):
             hardware = [run(robot, number, duration, scheme, backend="model",
                             width=HARDWARE_WIDTH).error_percent
                         for (number, duration), _, _ in rows]

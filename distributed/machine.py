@@ -4,9 +4,9 @@ channels between them, one shared pipelined CORDIC for the joints' sin and cos.
 
 What each part is:
 
-- **A link processor**: a register file, a multiplier and an adder (issuing one operation a
-  cycle between them, or one each with dual issue) executing the micro-operations of its traced nodes
-  (:func:`robohw.dataflow.micro_op.micro_operation`: operands from the file, either negated,
+- **A link processor**: a register file, a multiplier and an adder (one operation a cycle
+  between them, or one each with dual issue) executing the micro-operations of its traced
+  nodes (:func:`robohw.dataflow.micro_op.micro_operation`: operands from the file, either negated,
   the adder's alignment shifts, the product, sum or difference, rounding half to even by the
   node's own shift), the result written ``multiplier_latency`` or ``adder_latency`` cycles
   after issue (1, the thesis's accounting: the whole operation in its cycle). Its

@@ -49,7 +49,6 @@ from robohw.hw.fixed import rounding_increment, rounding_shift
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import left_edge, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
-from robohw.reference.link_terms import TERMS
 
 __all__ = ["LinkComputers", "STAGES"]
 
@@ -83,9 +82,6 @@ class LinkComputers(StreamPipeline):
     o : ``Out(stream.Signature(...))``
         ``tau1`` .. ``tau6`` (``signed(width)``, ``plan.output_fracs`` fraction bits; N m,
         N for the prismatic joint), ``valid`` (see the module docstring), ``tag``.
-    terms : list of ``Signal``
-        Per link, the index in :data:`~robohw.reference.link_terms.TERMS` of the term its
-        processor's slot is in this cycle (8 between slots): the thesis's space-time graph.
 
     Latency :attr:`latency` cycles (three sample periods and the output queue's); one state
     every :attr:`interval` cycles. Nothing is lost, duplicated or reordered under
@@ -109,8 +105,6 @@ class LinkComputers(StreamPipeline):
         outputs = {f"tau{k}": signed(width) for k in range(1, plan.dof + 1)}
         outputs["valid"] = unsigned(1)
         super().__init__(state_fields(plan), outputs, tag_width=tag_width)
-        self.terms = [Signal(range(len(TERMS) + 1), name=f"link{i + 1}_term")
-                      for i in range(plan.dof)]
 
     @property
     def plan(self):
@@ -176,12 +170,6 @@ class LinkComputers(StreamPipeline):
         with m.If(pc == 0):
             m.d.sync += valid.eq(window.all())
         m.d.comb += result.valid.eq(valid)
-        for link, signal in enumerate(self.terms):
-            m.d.comb += signal.eq(len(TERMS))
-            for slot in self._timeline.slots:
-                if slot.link == link:
-                    with m.If((pc >= slot.start) & (pc < slot.end)):
-                        m.d.comb += signal.eq(TERMS.index(slot.term))
         return m
 
     def _local_stage(self, m, pc, advance):

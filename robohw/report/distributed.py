@@ -193,18 +193,26 @@ def _plot_torques(robot, path):
 
 
 def _plot_timing(path):
+    """The thesis's space-time graphs from the link processors' programs: a mark for each
+    cycle a processor issues an operation, coloured by the term the operation belongs to (a
+    prismatic link's early operations show in the slot before their own)."""
     plt = pyplot()
     colours = dict(zip(TERM_CYCLES, plt.get_cmap("tab10").colors))
     figure, axes = plt.subplots(len(SCHEMES), 1, figsize=(11, 2.0 * len(SCHEMES)))
     for axis, scheme in zip(axes, SCHEMES):
-        plan = schedule(scheme, 6)
-        for slot in plan.slots:
-            axis.barh(slot.link, slot.end - slot.start, left=slot.start,
-                      color=colours[slot.term], edgecolor="black", linewidth=0.3)
+        plan = LinkComputersPlan(scheme=scheme, width=HARDWARE_WIDTH)
+        timeline = schedule(scheme, 6, term_cycles=plan.term_cycles)
+        start = {(s.link, s.term): s.start for s in timeline.slots}
+        for link, ops in plan.program.items():
+            for term in TERM_CYCLES:
+                cycles = [start[link, op.slot] + op.cycle for op in ops
+                          if plan.tracer.nodes[op.node].cell[2] == term]
+                axis.broken_barh([(c, 1) for c in cycles], (link - 0.4, 0.8),
+                                 color=colours[term])
         axis.set_yticks(range(6), [f"link {k + 1}" for k in range(6)], fontsize=7)
-        axis.invert_yaxis()
+        axis.set_ylim(5.6, -0.6)
         axis.set_xlim(0, 1542)
-        axis.set_title(f"{scheme}: {plan.cycles} cycles per sample", fontsize=9)
+        axis.set_title(f"{scheme}: {timeline.cycles} cycles per sample", fontsize=9)
     axes[-1].set_xlabel("cycle of the sample (one operation a cycle)")
     from matplotlib.patches import Patch        # after pyplot() has chosen the backend
     figure.legend(handles=[Patch(color=c, label=t) for t, c in colours.items()], ncol=8,
@@ -235,6 +243,11 @@ def write_distributed_report(out_dir):
         "trajectories at 8, 6, 4, 2 and 1 s.", "",
     ] + gains + tables + worked + [
         "![torques](distributed_torques.png)", "",
+        "The space-time graphs below are the link processors' programs (`robohw.distributed."
+        "plan`): a mark for every cycle a processor issues an operation, coloured by its term; "
+        "blank where it waits for a neighbour (serial, v1, v2, the hybrid). The RTL runs these "
+        "programs: its states follow one another by these cycles (tests/"
+        "test_distributed_machine.py).", "",
         "![space-time graphs](distributed_timing.png)", ""]
     text = "\n".join(lines)
     (out_dir / "distributed.md").write_text(text)

@@ -2,12 +2,12 @@
 
 from amaranth.hdl import Const, Module, Signal, signed, unsigned
 
-from robohw.cordic.pipelined import pipelined_datapath
+from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.pipeline import build_dataflow, control_parts
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["TracedPipeline", "within_limits"]
+__all__ = ["TracedPipeline", "within_limits", "held_state"]
 
 
 def within_limits(plan, payload):
@@ -19,6 +19,41 @@ def within_limits(plan, payload):
         value = getattr(payload, field)
         inside &= (value >= low) & (value <= high)
     return inside
+
+
+def held_state(m, plan, payload, advance, pc, slots):
+    """A programmed machine's front end: the state in ``payload`` captured when ``advance``
+    is high (each field plus its offset), and the joints' cos and sin from one shared
+    pipelined CORDIC, joint ``k``'s angle registered in cycle ``slots[k]`` of the program
+    counter ``pc`` (the held state exists from cycle 0 on), into the CORDIC a cycle later and
+    out :func:`~robohw.cordic.pipelined.pipelined_latency` after that. Returns ``{input node
+    name: signal}`` (``cos{k}``, ``sin{k}`` of ``signed(width)``, the fixed-point inputs by
+    their names)."""
+    held = {}
+    for field in (*plan.angle_fields.values(), *plan.value_fields.values()):
+        held[field] = Signal(payload.shape()[field].shape, name=f"{field}_held",
+                             reset_less=True)
+        with m.If(advance):
+            m.d.sync += held[field].eq(getattr(payload, field) + plan.field_offset(field))
+    values = {name: held[field] for name, field in plan.value_fields.items()}
+    if slots:
+        cordic = plan.cordic
+        z = Signal(signed(cordic.width), name="cordic_angle", reset_less=True)
+        with m.Switch(pc):
+            for k, slot in slots.items():
+                with m.Case(slot):
+                    m.d.sync += z.eq(held[plan.angle_fields[k]])
+        shape = signed(cordic.width)
+        out = pipelined_datapath(m, cordic, Const(1 << cordic.frac_bits, shape),
+                                 Const(0, shape), z, Const(1), name="cordic")
+        arrive = 1 + pipelined_latency(cordic)
+        for k, slot in slots.items():
+            for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
+                values[name] = Signal(signed(plan.width), name=f"{name}_held",
+                                      reset_less=True)
+                with m.If(pc == slot + arrive):
+                    m.d.sync += values[name].eq(out[port])
+    return values
 
 
 class TracedPipeline(StreamPipeline):

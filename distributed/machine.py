@@ -37,8 +37,8 @@ stream order; bubbles do not count: a period without an input changes no channel
 
 from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 
-from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
-from robohw.dataflow.component import within_limits
+from robohw.cordic.pipelined import pipelined_latency
+from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.pipeline import hdl_op
 from robohw.dataflow.states import state_fields
@@ -178,36 +178,9 @@ class LinkComputers(StreamPipeline):
         inputs and computed local values), valid in the period's last cycle."""
         plan = self._plan
         nodes = plan.tracer.nodes
-        held = {}
-        for field, shape in ((f, self.i.payload.shape()[f].shape) for f in (
-                *plan.angle_fields.values(), *plan.value_fields.values())):
-            held[field] = Signal(shape, name=f"{field}_held", reset_less=True)
-            with m.If(advance):
-                m.d.sync += held[field].eq(getattr(self.i.payload, field) +
-                                           plan.field_offset(field))
-        values = {}
-        for name, field in plan.value_fields.items():
-            values[name] = held[field]
-        cordic = plan.cordic
         joints = sorted(plan.angle_fields)
-        if joints:
-            # Joint s's angle registered in cycle s, into the CORDIC in s + 1, out
-            # pipelined_latency later.
-            z = Signal(signed(cordic.width), name="cordic_angle", reset_less=True)
-            with m.Switch(pc):
-                for slot, k in enumerate(joints):
-                    with m.Case(slot):
-                        m.d.sync += z.eq(held[plan.angle_fields[k]])
-            shape = signed(cordic.width)
-            out = pipelined_datapath(m, cordic, Const(1 << cordic.frac_bits, shape),
-                                     Const(0, shape), z, Const(1), name="cordic")
-            arrive = 1 + pipelined_latency(cordic)
-            for slot, k in enumerate(joints):
-                for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
-                    values[name] = Signal(signed(plan.width), name=f"{name}_held",
-                                          reset_less=True)
-                    with m.If(pc == slot + arrive):
-                        m.d.sync += values[name].eq(out[port])
+        values = held_state(m, plan, self.i.payload, advance, pc,
+                            {k: slot for slot, k in enumerate(joints)})
         cache = {}
 
         def value_of(node):

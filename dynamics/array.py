@@ -42,8 +42,7 @@ result under backpressure.
 
 from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 
-from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
-from robohw.dataflow.component import within_limits
+from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.states import state_fields
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.hw.fixed import rounding_increment, rounding_shift
@@ -188,41 +187,13 @@ class NewtonEulerArray(StreamPipeline):
 
     def _inputs(self, m, pc, advance):
         """The state, captured when it is taken, and the joints' sin and cos from the shared
-        CORDIC: ``{input node name: signal}`` and ``in_bounds``."""
-        plan, width = self._plan, self._plan.width
-        held = {}
-        for field, shape in ((f, self.i.payload.shape()[f].shape)
-                             for f in (*plan.angle_fields.values(),
-                                       *plan.value_fields.values())):
-            held[field] = Signal(shape, name=f"{field}_held", reset_less=True)
-            with m.If(advance):
-                m.d.sync += held[field].eq(getattr(self.i.payload, field) +
-                                           plan.field_offset(field))
-        sources = {"in_bounds": Signal(name="in_bounds_held", reset_less=True)}
+        CORDIC (:func:`~robohw.dataflow.component.held_state`): ``{input node name:
+        signal}`` and ``in_bounds``."""
+        plan = self._plan
+        sources = held_state(m, plan, self.i.payload, advance, pc, plan.trig_slots())
+        sources["in_bounds"] = Signal(name="in_bounds_held", reset_less=True)
         with m.If(advance):
             m.d.sync += sources["in_bounds"].eq(within_limits(plan, self.i.payload))
-        for name, field in plan.value_fields.items():
-            sources[name] = held[field]
-        slots = plan.trig_slots()
-        if slots:
-            cordic = plan.cordic
-            # The angle of slot s is registered in cycle s (the held state exists from cycle
-            # 0 on), enters the CORDIC in s + 1 and leaves it pipelined_latency later.
-            z = Signal(signed(cordic.width), name="cordic_angle", reset_less=True)
-            with m.Switch(pc):
-                for k, slot in slots.items():
-                    with m.Case(slot):
-                        m.d.sync += z.eq(held[plan.angle_fields[k]])
-            shape = signed(cordic.width)
-            out = pipelined_datapath(m, cordic, Const(1 << cordic.frac_bits, shape),
-                                     Const(0, shape), z, Const(1), name="cordic")
-            arrive = 1 + pipelined_latency(cordic)
-            for k, slot in slots.items():
-                for port, name in (("x", f"cos{k}"), ("y", f"sin{k}")):
-                    sources[name] = Signal(signed(width), name=f"{name}_held",
-                                           reset_less=True)
-                    with m.If(pc == slot + arrive):
-                        m.d.sync += sources[name].eq(out[port])
         return sources
 
     def _unit(self, m, program, element, unit, registers, table, writes):

@@ -41,6 +41,7 @@ from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
 from robohw.dataflow.plan import TracedPlan
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
+from robohw.hw.checks import check_positive_integer
 from robohw.reference.algebra import cross, matTvec, negate, product, snap, vadd
 from robohw.reference.dynamics_bounds import DynamicsBounds
 from robohw.reference.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, angular_acceleration,
@@ -131,10 +132,8 @@ class LinkComputersPlan(TracedPlan):
                 not MIN_WIDTH <= width <= MAX_WIDTH:
             raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], not "
                              f"{width!r}")
-        for name, value in (("multiplier_latency", multiplier_latency),
-                            ("adder_latency", adder_latency)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        check_positive_integer("multiplier_latency", multiplier_latency)
+        check_positive_integer("adder_latency", adder_latency)
         if issue not in ISSUES:
             raise ValueError(f"issue must be one of {', '.join(ISSUES)}, not {issue!r}")
         if not isinstance(robot, Robot):

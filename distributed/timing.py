@@ -29,6 +29,7 @@ chains: ``max(t1 + t2 + n t3, n(t1 + t2) + t3)`` in place of ``t1 + t2 + n t3``,
 
 from dataclasses import dataclass
 
+from robohw.hw.checks import check_positive_integer
 from robohw.reference.link_terms import TERM_OPERATIONS, TERMS
 from robohw.reference.prediction import CORRECTION_OPERATIONS, SCHEMES
 
@@ -93,8 +94,7 @@ def schedule(scheme, links, *, term_cycles=None):
     :data:`CORRECTION_CYCLES` under ``first``) gives each term's cycles."""
     if scheme not in SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
-    if not isinstance(links, int) or isinstance(links, bool) or links < 1:
-        raise ValueError(f"links must be a positive integer, not {links!r}")
+    check_positive_integer("links", links)
     if term_cycles is None:
         term_cycles = dict(TERM_CYCLES)
         if scheme == "first":

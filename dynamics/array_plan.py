@@ -49,6 +49,7 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
+from robohw.hw.checks import check_positive_integer
 from robohw.hw.register_file import left_edge
 from robohw.reference.dynamics import PHASES
 from robohw.reference.scans import pfp_schedule, run_schedule
@@ -128,15 +129,12 @@ class ArrayPlan(NewtonEulerPlan):
                              f"{sequencing!r}")
         self.sequencing = sequencing
         self._scan_sizes = {}
-        for name, value in (("multiplier_latency", multiplier_latency),
-                            ("adder_latency", adder_latency)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        check_positive_integer("multiplier_latency", multiplier_latency)
+        check_positive_integer("adder_latency", adder_latency)
         if network not in NETWORKS:
             raise ValueError(f"network must be one of {', '.join(NETWORKS)}, not {network!r}")
-        if processors is not None and (not isinstance(processors, int) or
-                                       isinstance(processors, bool) or processors < 1):
-            raise ValueError(f"processors must be a positive integer, not {processors!r}")
+        if processors is not None:
+            check_positive_integer("processors", processors)
         self._processors = processors
         self.multiplier_latency, self.adder_latency = multiplier_latency, adder_latency
         super().__init__(robot, width=width, trig_width=trig_width)

@@ -22,12 +22,13 @@ from one element to another never reaches a register file's write multiplexers d
 
 import math
 
+from robohw.hw.checks import check_positive_integer
+
 __all__ = ["DirectNetwork", "OmegaNetwork", "NETWORKS", "omega_route"]
 
 
 def _check_processors(processors):
-    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
-        raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    check_positive_integer("processors", processors)
     return processors
 
 

@@ -26,6 +26,7 @@ from amaranth.hdl import Const, Mux, Shape, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
+from robohw.hw.checks import check_positive_integer
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.queue import QUEUE_LATENCY, QueueLane
 
@@ -41,9 +42,7 @@ def check_tag_width(tag_width):
 
 def check_fold(fold):
     """Return ``fold`` if it is a positive integer; raise ``ValueError`` otherwise."""
-    if not isinstance(fold, int) or isinstance(fold, bool) or fold < 1:
-        raise ValueError(f"fold must be a positive integer, not {fold!r}")
-    return fold
+    return check_positive_integer("fold", fold)
 
 
 class StreamPipeline(wiring.Component):

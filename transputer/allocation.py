@@ -9,6 +9,7 @@ tables name subtasks as the paper does (``D14``, ``C3_25``, ``h4``) or whole gro
 paper never splits ``C4`` and ``C5``, whose contents spec B.4 infers).
 """
 
+from robohw.hw.checks import check_positive_integer
 from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
 
 __all__ = ["PAPER_TABLES", "expand", "paper_allocation", "check_allocation", "units",
@@ -123,8 +124,7 @@ def lpt_allocation(cost, processors, subtasks=PAPER_SUBTASKS, start_ms=None):
     processor's load starting from ``start_ms[p]`` (its communication, say; zeros if
     ``None``). Without ``start_ms`` its largest load is at most ``total / processors +
     (1 - 1 / processors) * max unit``."""
-    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
-        raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    check_positive_integer("processors", processors)
     load = [0.0] * processors if start_ms is None else [float(t) for t in start_ms]
     if len(load) != processors:
         raise ValueError(f"{len(load)} start times for {processors} processors")

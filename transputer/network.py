@@ -34,6 +34,7 @@ the paper's Table 6.
 import heapq
 from dataclasses import dataclass
 
+from robohw.hw.checks import check_positive_integer
 from robohw.transputer.topology import Tree
 
 __all__ = ["Links", "Activity", "Sample", "simulate"]
@@ -74,9 +75,7 @@ class Links:
             raise ValueError(f"word_bytes must be 4 (REAL32) or 8 (REAL64), not "
                              f"{self.word_bytes!r}")
         for name in ("state_words", "partial_words"):
-            value = getattr(self, name)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+            check_positive_integer(name, getattr(self, name))
 
     def transfer_ms(self, words):
         """Time of one message of ``words`` numbers on one link, in ms."""

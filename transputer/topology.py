@@ -11,6 +11,8 @@ Which slaves are on the first level is not in the paper: here ``P1``-``P3``.
 
 from dataclasses import dataclass
 
+from robohw.hw.checks import check_positive_integer
+
 __all__ = ["FANOUT", "Tree", "tree"]
 
 FANOUT = 3      # slaves below the master or a slave: a T800's four links, one going up
@@ -39,8 +41,7 @@ class Tree:
 
 def tree(processors, fanout=FANOUT):
     """The tree of ``processors`` slaves (module docstring)."""
-    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
-        raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    check_positive_integer("processors", processors)
     parents, level, next_slave = [], [0], 1
     while next_slave <= processors:
         below = []

@@ -25,8 +25,13 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   as one word of a ROM (a block RAM), the valid bits (issue, write, send, receive) decoded
   from the program counter; both read ahead into registers (:class:`MicroProgram`).
 - **The register file** holds each value from its write to its last read; registers are
-  reused (:meth:`~robohw.dynamics.array_plan.ArrayPlan.addresses`), so a file has as many
-  entries as values live at once.
+  reused (:meth:`~robohw.dynamics.array_plan.ArrayPlan.addresses`), so a bank has as many
+  entries as its values live at once. It is banks by writer
+  (:data:`~robohw.dynamics.array_plan.BANKS`; :class:`~robohw.hw.register_file.BankedFile`):
+  the element's inputs (the held state and its sin and cos, read through a multiplexer
+  tree), and a memory each for the multiplier's results, the adder's and the network's
+  arrivals, with one write port (its writer's) and an asynchronous read port for each of the
+  five reads (two operands a unit, the send): LUT RAM on the ECP5.
 - **The network**: direct links (``j`` to ``j +- 2**k``, a send register) or an Omega
   network (``ceil(log2 p)`` stages of 2 x 2 switches, each registered, steering every value by
   the destination tag that travels with it); either ends in a receive register at the element.
@@ -47,7 +52,7 @@ from robohw.dataflow.states import state_fields
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.hw.fixed import rounding_increment, rounding_shift
 from robohw.hw.micro_program import MicroProgram
-from robohw.hw.register_file import one_hot, read_copies, read_port
+from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
 __all__ = ["NewtonEulerArray"]
@@ -136,22 +141,16 @@ class NewtonEulerArray(StreamPipeline):
                     for e in range(plan.processors)]
         sources = self._inputs(m, pc, advance)
         addresses = plan.addresses()
-        files, computed = [], []
-        for element, (table, size) in enumerate(zip(addresses, plan.registers())):
-            registers = [None] * size
-            for index, address in table.items():
-                if plan.tracer.nodes[index].op == "input":
-                    registers[address] = sources[plan.tracer.nodes[index].name]
-            written = [a for a in range(size) if registers[a] is None]
-            for address in written:
-                registers[address] = Signal(signed(width), name=f"pe{element}_r{address}",
-                                            reset_less=True)
-            files.append(registers)
-            computed.append(written)
-        writes = [[] for _ in files]          # (one-hot enables, value) per element
+        files = []
+        for element, table in enumerate(addresses):
+            nodes = plan.tracer.nodes
+            files.append(BankedFile(
+                m, f"pe{element}", {a: plan.bank(k, element) for k, a in table.items()},
+                signed(width), {a: sources[nodes[k].name] for k, a in table.items()
+                                if nodes[k].op == "input"}))
         for element in range(plan.processors):
             issues = [self._unit(m, programs[element], element, unit, files[element],
-                                 addresses[element], writes[element])
+                                 addresses[element])
                       for unit in ("multiplies", "adds")]
             self._count(m, pc, element, issues)
         controller = MicroProgram(m, ahead, ahead2, "controller")
@@ -163,15 +162,9 @@ class NewtonEulerArray(StreamPipeline):
                                         f"steps_{phase.replace('-', '_')}")["valid"]
             with m.If(starting):
                 m.d.sync += counter.eq(counter + 1)
-        for element, write in self._network(m, programs, files, addresses).items():
-            writes[element].append(write)
+        self._network(m, programs, files, addresses)
         for program in programs:
             program.build(period)
-        for element, registers in enumerate(files):
-            for address in computed[element]:
-                for enables, value in writes[element]:
-                    with m.If(enables[address]):
-                        m.d.sync += registers[address].eq(value)
         for key, node in plan.outputs.items():
             field = getattr(result, f"tau{key}")
             if isinstance(node, float):
@@ -180,7 +173,7 @@ class NewtonEulerArray(StreamPipeline):
             negate = node.op == "neg"
             node = node.args[0] if negate else node
             owner = plan.program.owner[node.index]
-            value = files[owner][addresses[owner][node.index]]
+            value = files[owner].peek(m, addresses[owner][node.index])
             m.d.comb += field.eq(-value if negate else value)
         m.d.comb += result.in_bounds.eq(sources["in_bounds"])
         return m
@@ -196,18 +189,16 @@ class NewtonEulerArray(StreamPipeline):
             m.d.sync += sources["in_bounds"].eq(within_limits(plan, self.i.payload))
         return sources
 
-    def _unit(self, m, program, element, unit, registers, table, writes):
+    def _unit(self, m, program, element, unit, file, table):
         """One element's multiplier or adder, its pipeline stages (see the module docstring)
-        each reading its fields of the micro-program: appends the unit's register-file write
-        ``(one-hot enables, value)`` to ``writes`` and returns its issue flag (1 in the cycles
-        it issues)."""
+        each reading its fields of the micro-program, its results written into its bank of
+        ``file``: returns its issue flag (1 in the cycles it issues)."""
         plan, width = self._plan, self._plan.width
         multiplier = unit == "multiplies"
         store = plan.program.multiplies if multiplier else plan.program.adds
         instructions = [(i.cycle, plan.operation(i.node), i.node) for i in store
                         if i.element == element]
         prefix = f"pe{element}_{'mul' if multiplier else 'add'}"
-        size = max(len(registers), 1)
         constant_bits = max([_bits(abs(w["constant"])) + 1 for _, w, _ in instructions] + [width])
         shift_limit = max([w["shift"] for _, w, _ in instructions] + [1])
         align_limit = max([max(w["shift_a"], w["shift_b"]) for _, w, _ in instructions] +
@@ -226,14 +217,17 @@ class NewtonEulerArray(StreamPipeline):
             m.d.sync += held.eq(value)
             return held
 
-        # The issue cycle: the operands' addresses, read from the file.
-        copies = read_copies(width)
-        read = fetch(0, {"valid": unsigned(1), "a": range(size), "b": range(size)},
-                     lambda f, _: {"valid": 1, "a": table[f["a"]],
-                                   "b": table[f["b"]] if f["b"] is not None else 0},
-                     {"a": copies, "b": copies})
-        a = stage(read_port(registers, read["a"]), "a")
-        b = stage(read_port(registers, read["b"]), "b")
+        # The issue cycle: the operands read from the banks each port reads.
+        reached = {port: sorted({table[f[port]] for _, f, _ in instructions
+                                 if f[port] is not None}) for port in "ab"}
+
+        def operands(f, _):
+            return {"valid": 1} | file.fields("a", reached["a"], table[f["a"]]) | file.fields(
+                "b", reached["b"], table[f["b"]] if f["b"] is not None else None)
+        read = fetch(0, {"valid": unsigned(1)} | file.widths("a", reached["a"]) |
+                     file.widths("b", reached["b"]), operands)
+        a = stage(file.read(m, read, "a", reached["a"]), "a")
+        b = stage(file.read(m, read, "b", reached["b"]), "b")
         if multiplier:
             # -a * b = ~a * b + b: the complement keeps the tile's operand width bits.
             prep = fetch(1, {"complement": unsigned(1), "use_constant": unsigned(1),
@@ -278,14 +272,13 @@ class NewtonEulerArray(StreamPipeline):
         halved, sticky = rounding_shift(exact, rounding["shift"], rounding["mask"])
         halved, sticky = stage(halved, "halved"), stage(sticky, "sticky")
         # The increment, into a register (wrapping out of bounds, as the model's register
-        # does), beside the write's one-hot enables decoded from its target: the write is a
-        # register's enable and a multiplexer, nothing before them.
-        write = fetch(offset + 1, {"valid": unsigned(1), "target": range(size)},
-                      lambda _, index: {"valid": 1, "target": table[index]})
+        # does); written into the unit's bank in the next cycle, from registers.
+        depth = file.depth(unit) if unit in file.memories else 1
+        write = fetch(offset + 2, {"valid": unsigned(1), "at": range(max(depth, 2))},
+                      lambda _, index: {"valid": 1, "at": file.address(table[index])})
         value = Signal(signed(width), name=f"{prefix}_value", reset_less=True)
         m.d.sync += value.eq(rounding_increment(halved, sticky))
-        writes.append((one_hot(m, write["valid"], write["target"], len(registers),
-                                f"{prefix}_write"), value))
+        file.write(m, unit, write["valid"], write["at"], value)
         return read["valid"]
 
     def _count(self, m, pc, element, issues):
@@ -299,25 +292,26 @@ class NewtonEulerArray(StreamPipeline):
             m.d.sync += counters["idle"].eq(counters["idle"] + 1)
 
     def _network(self, m, programs, files, addresses):
-        """The network's sends and receives: ``{element: (enable, address, value)}``, the
-        receive write of each element."""
+        """The network's sends and receives, each receive written into its element's receive
+        bank."""
         plan, width = self._plan, self._plan.width
         network, p = plan.network, plan.processors
         if p == 1 or not plan.program.hops:
-            return {}
+            return
         stages = network.stages
-        writes = {}
         sends = []       # per element: (valid, target element, value) entering the network
         for element in range(p):
-            table = addresses[element]
+            table, file = addresses[element], files[element]
+            hops = [hop for hop in plan.program.hops if hop.source == element]
+            sent = sorted({table[hop.node] for hop in hops})
             send = programs[element].fetch(
-                {"valid": unsigned(1), "source": range(max(len(files[element]), 1)),
-                 "target": range(max(p, 2))},
-                {hop.cycle: {"valid": 1, "source": table[hop.node], "target": hop.target}
-                 for hop in plan.program.hops if hop.source == element},
-                f"pe{element}_send", {"source": read_copies(width)})
+                {"valid": unsigned(1), "target": range(max(p, 2))} |
+                file.widths("source", sent),
+                {hop.cycle: {"valid": 1, "target": hop.target} |
+                 file.fields("source", sent, table[hop.node]) for hop in hops},
+                f"pe{element}_send")
             sends.append((send["valid"], send["target"],
-                          read_port(files[element], send["source"])))
+                          file.read(m, send, "source", sent)))
         if network.name == "direct":
             held = []
             for element, (valid, target, value) in enumerate(sends):
@@ -327,8 +321,10 @@ class NewtonEulerArray(StreamPipeline):
         else:
             arrived = self._omega(m, sends)
         for element in range(p):
+            # The inputs are held at every element (the input bank): no arrival writes them.
             arrivals = [hop for hop in plan.program.hops
-                        if hop.target == element and plan.writes(hop)]
+                        if hop.target == element and plan.writes(hop) and
+                        plan.bank(hop.node, element) == "receive"]
             # The receive register takes the value one cycle before the write.
             received = Signal(signed(width), name=f"pe{element}_received", reset_less=True)
             if network.name == "direct":
@@ -343,15 +339,15 @@ class NewtonEulerArray(StreamPipeline):
                 present = Signal(name=f"pe{element}_received_valid")
                 m.d.sync += [received.eq(arrived[element][2]),
                              present.eq(arrived[element][0])]
-            # The write's one-hot enables, decoded a cycle ahead like the units'.
+            file = files[element]
+            if "receive" not in file.memories:
+                continue
             receive = programs[element].fetch(
-                {"valid": unsigned(1), "target": range(max(len(files[element]), 1))},
-                {hop.cycle + stages - 1: {"valid": 1, "target": addresses[element][hop.node]}
+                {"valid": unsigned(1), "at": range(max(file.depth("receive"), 2))},
+                {hop.cycle + stages: {"valid": 1,
+                                      "at": file.address(addresses[element][hop.node])}
                  for hop in arrivals}, f"pe{element}_receive")
-            enables = one_hot(m, receive["valid"], receive["target"], len(files[element]),
-                               f"pe{element}_receive_write")
-            writes[element] = (enables & present.replicate(len(enables)), received)
-        return writes
+            file.write(m, "receive", receive["valid"] & present, receive["at"], received)
 
     def _omega(self, m, sends):
         """The Omega network: each stage a perfect shuffle of the ports and a column of 2 x 2

@@ -7,7 +7,7 @@ The machine (what we chose where the paper defers to its ref. [10]):
   cycles from operands to a readable result) and one adder (``adder_latency``), both issuing
   once per cycle, and a register file holding the values the element computes or receives,
   each from its write to its last read (a register is reused once free,
-  :meth:`ArrayPlan.addresses`). Each executes the fixed-point operation of its
+  :meth:`ArrayPlan.addresses`), in banks by the value's writer (:data:`BANKS`). Each executes the fixed-point operation of its
   traced node exactly (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the
   product, rounding to the node's format), so the array equals the bit-exact model of its
   traced graph.
@@ -54,7 +54,7 @@ from robohw.hw.register_file import left_edge
 from robohw.reference.dynamics import PHASES
 from robohw.reference.scans import pfp_schedule, run_schedule
 
-__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS",
+__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS", "BANKS",
            "MULTIPLIER_STAGES", "ADDER_STAGES"]
 
 MULTIPLIES = ("mul", "cmul")
@@ -66,6 +66,12 @@ SEQUENCINGS = ("dataflow", "steps")
 # the write into the register file.
 MULTIPLIER_STAGES = 7
 ADDER_STAGES = 6
+# A register file's banks, by the writer of their values: the element's inputs (held for the
+# program, never written), its multiplier, its adder, the network's receive. One writer per
+# register: LUT RAM with one write port (robohw.hw.register_file.BankedFile), no write
+# multiplexer (a file of shared registers with five read trees filled the elements' area,
+# and its writes' routing limited the clock to 71.7 MHz).
+BANKS = ("input", "multiplies", "adds", "receive")
 
 
 @dataclass(frozen=True)
@@ -379,6 +385,15 @@ class ArrayPlan(NewtonEulerPlan):
                 read(source, program.owner[source.index], self.program_cycles)
         return dict(last)
 
+    def bank(self, index, element):
+        """The bank (:data:`BANKS`) of node ``index``'s value at ``element``: by its writer."""
+        op = self.tracer.nodes[index].op
+        if op == "input":
+            return "input"
+        if self.program.owner[index] != element:
+            return "receive"
+        return "multiplies" if op in MULTIPLIES else "adds"
+
     @functools.cached_property
     def _addresses(self):
         nodes, program = self.tracer.nodes, self.program
@@ -386,24 +401,33 @@ class ArrayPlan(NewtonEulerPlan):
         tables = []
         for element in range(self.processors):
             held = sorted(k for (k, e) in program.ready if e == element)
-            # The given values (the inputs) first, all program long; then the rest in the
-            # order of their writes (the cycle before they are readable) to their last reads.
+            # The given values (the inputs) all program long; the rest in the order of their
+            # writes (the cycle before they are readable) to their last reads.
             end = self.program_cycles + 1
-            lives = {k: (-1, end) for k in held if nodes[k].op == "input"}
+            lives = {bank: {} for bank in BANKS}
+            for k in held:
+                if nodes[k].op == "input":
+                    lives["input"][k] = (-1, end)
             for write, k in sorted((program.ready[(k, element)] - 1, k) for k in held
                                    if nodes[k].op != "input"):
-                lives[k] = (write + 1, last.get((k, element), write))
-            table = left_edge(lives)
+                lives[self.bank(k, element)][k] = (write + 1,
+                                                   last.get((k, element), write))
+            table, offset = {}, 0
+            for bank in BANKS:
+                allocated = left_edge(lives[bank])
+                table.update({k: offset + r for k, r in allocated.items()})
+                offset += max(allocated.values(), default=-1) + 1
             tables.append(table)
         return tables
 
     def addresses(self):
-        """Per element, ``{node: address}`` of its register file. The values the element is
-        given (its joints' inputs) hold the first addresses all program long; a value it
-        computes or receives holds a register from its write (the cycle before it is
-        readable) to its last read (:meth:`last_reads`), and takes the lowest register free
-        by its write (left-edge allocation in the order of the writes): the file needs as
-        many registers as values are live at once, not one per value."""
+        """Per element, ``{node: address}`` of its register file. Its banks (:data:`BANKS`,
+        :meth:`bank`) hold consecutive runs of addresses, in that order. The values the element
+        is given (its joints' inputs) hold the input bank all program long; a value it
+        computes or receives holds a register of its writer's bank from its write (the cycle
+        before it is readable) to its last read (:meth:`last_reads`), and takes the bank's
+        lowest register free by its write (left-edge allocation in the order of the writes):
+        a bank needs as many registers as its values live at once, not one per value."""
         return [dict(table) for table in self._addresses]
 
     def operation(self, index):

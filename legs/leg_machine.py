@@ -32,8 +32,6 @@ reads, a guarded value below its minimum, an output that saturates (``unreachabl
 pipelines name it). The bits equal :func:`robohw.ik.model.evaluate_model` of the graph.
 """
 
-import functools
-import operator
 from collections import defaultdict
 
 from amaranth.hdl import Cat, Module, Mux, Signal, signed
@@ -44,10 +42,10 @@ from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.multimode import multimode_datapath
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_add,
                              hdl_round_shift, hdl_saturate)
-from robohw.hw.register_file import read_port
+from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import guard_code
-from robohw.legs.machine import BANKS, BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
+from robohw.legs.machine import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
 
@@ -130,83 +128,22 @@ def _senders(senders):
     return sorted(senders, key=lambda s: -1 if s is None else s)
 
 
-class _Banks:
-    """A processor's register file as the plan's banks (:data:`~robohw.legs.machine.BANKS`):
-    a memory each, with its one writer's write port and an asynchronous read port for every
-    read of it (LUT RAM on the ECP5: 16 words a cell behind its own address decoder, where a
-    file of registers needed a tree of multiplexers for every read). Register ``r`` of the
-    file is word ``r`` minus the bank's first register: the plan allocates a bank's registers
-    in one run."""
+def _banks(m, name, plan, processor, shape):
+    """Processor ``processor``'s register file as the plan's banks
+    (:data:`~robohw.legs.machine.BANKS`; the plan allocates a bank's registers in one run)."""
+    return BankedFile(m, name, {r: plan.bank(key) for key, r in plan.registers.items()
+                                if key[1] == processor}, shape)
 
-    def __init__(self, m, name, plan, processor, shape):
-        self.bank = {r: plan.bank(key) for key, r in plan.registers.items()
-                     if key[1] == processor}
-        self._first, depth = {}, {}
-        for r, bank in sorted(self.bank.items()):
-            self._first.setdefault(bank, r)
-            depth[bank] = r - self._first[bank] + 1
-        self.memories = {}
-        for bank in BANKS:
-            if bank in depth:
-                self.memories[bank] = Memory(shape=shape, depth=depth[bank], init=[])
-                m.submodules[f"{name}_{bank}_bank"] = self.memories[bank]
 
-    def address(self, register):
-        """Register ``register``'s word in its bank."""
-        return register - self._first[self.bank[register]]
-
-    def write(self, m, bank, enable, address, data):
-        """``data`` written into word ``address`` of ``bank`` at the end of a cycle with
-        ``enable`` high (nothing: a bank without registers)."""
-        if bank in self.memories:
-            port = self.memories[bank].write_port()
-            m.d.comb += [port.en.eq(enable), port.addr.eq(address), port.data.eq(data)]
-
-    def _banks(self, registers):
-        return [bank for bank in BANKS if any(self.bank[r] == bank for r in registers)]
-
-    def fields(self, prefix, registers, register):
-        """A program's fields for a read of ``register`` (``None``: none, the read gives 0) by
-        a port that reads ``registers``: for each of their banks, whether it holds the
-        register and the register's word in it."""
-        fields = {}
-        for bank in self._banks(registers):
-            chosen = register is not None and self.bank[register] == bank
-            fields[f"{prefix}_in_{bank}"] = int(chosen)
-            fields[f"{prefix}_at_{bank}"] = self.address(register) if chosen else 0
-        return fields
-
-    def widths(self, prefix, registers):
-        """The widths of :meth:`fields`."""
-        widths = {}
-        for bank in self._banks(registers):
-            widths[f"{prefix}_in_{bank}"] = 1
-            widths[f"{prefix}_at_{bank}"] = max(self.memories[bank].depth - 1, 1).bit_length()
-        return widths
-
-    def read(self, m, name, fire, row, prefix, registers):
-        """The register that ``row``'s :meth:`fields` of ``prefix`` name, in the cycles
-        after ``fire`` loads them into each bank's own registers (whether the bank holds it,
-        its word there: nothing is shared across the banks): the OR of the banks' reads, each
-        kept only by the bank that holds it."""
-        words = []
-        for bank in self._banks(registers):
-            chosen = Signal(name=f"{name}_in_{bank}", reset_less=True)
-            at = Signal(range(max(self.memories[bank].depth, 2)), name=f"{name}_at_{bank}",
-                        reset_less=True)
-            with m.If(fire):
-                m.d.sync += [chosen.eq(row[f"{prefix}_in_{bank}"]),
-                             at.eq(row[f"{prefix}_at_{bank}"])]
-            port = self.memories[bank].read_port(domain="comb")
-            m.d.comb += port.addr.eq(at)
-            words.append(Mux(chosen, port.data, 0))
-        return functools.reduce(operator.or_, words)
-
-    def peek(self, m, register):
-        """Register ``register``, read continuously."""
-        port = self.memories[self.bank[register]].read_port(domain="comb")
-        m.d.comb += port.addr.eq(self.address(register))
-        return port.data
+def _read(m, file, name, fire, row, prefix, registers):
+    """The register that ``row``'s :meth:`~robohw.hw.register_file.BankedFile.fields` of
+    ``prefix`` name, in the cycles after ``fire`` loads them into each bank's own registers."""
+    held = {}
+    for field, bits in file.widths(prefix, registers).items():
+        held[field] = Signal(bits, name=f"{name}_{field[len(prefix) + 1:]}", reset_less=True)
+        with m.If(fire):
+            m.d.sync += held[field].eq(getattr(row, field))
+    return file.read(m, held, prefix, registers)
 
 
 class LegMachine(StreamPipeline):
@@ -347,7 +284,7 @@ class LegMachine(StreamPipeline):
         files = defaultdict(dict)        # processor -> {value: register index}
         for (value, processor), index in plan.registers.items():
             files[processor][value] = index
-        banks = {p: _Banks(m, f"p{p}", plan, p, signed(inside)) for p in files}
+        banks = {p: _banks(m, f"p{p}", plan, p, signed(inside)) for p in files}
 
         # The bus: each sender's send register, each reader's bus register, its writes. The
         # host sends every input once: from a queue that takes the inputs while the machine
@@ -374,8 +311,8 @@ class LegMachine(StreamPipeline):
                 (t.cycle, file.fields("read", sent, files[sender][(t.source, t.port)]))
                 for t in words], file.widths("read", sent))
             send_regs[sender] = registered(f"p{sender}_send",
-                                           file.read(m, f"p{sender}_send", fire, row, "read",
-                                                     sent), signed(inside))
+                                           _read(m, file, f"p{sender}_send", fire, row,
+                                                 "read", sent), signed(inside))
         # Each reader copies the send registers of the senders it hears into relays of its
         # own (a cycle for the wire across the chip), then selects the sender of the words it
         # takes into its bus register.
@@ -471,8 +408,8 @@ class LegMachine(StreamPipeline):
                 if role not in reached:
                     read[role] = 0
                     continue
-                value = file.read(m, f"{p}_{slot}_{part}", fire, row, f"{slot}_{part}",
-                                  reached[role])
+                value = _read(m, file, f"{p}_{slot}_{part}", fire, row, f"{slot}_{part}",
+                              reached[role])
                 read[role] = registered(f"{p}_read_{slot}_{part}", value, signed(inside))
             for f, reg in decoded.items():
                 later[f] = registered(f"{p}_formed_{f}", reg)

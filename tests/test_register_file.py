@@ -1,11 +1,11 @@
-"""Register files of planned programs: the allocation, the read trees, the write enables."""
+"""Register files of planned programs: the allocation, the read trees, the banked files."""
 
 import numpy as np
 import pytest
 from amaranth.hdl import Module, Signal, signed
 from amaranth.sim import Simulator
 
-from robohw.hw.register_file import left_edge, one_hot, read_port
+from robohw.hw.register_file import BankedFile, left_edge, read_port
 
 
 def test_left_edge_shares_registers_between_values_that_do_not_overlap():
@@ -41,18 +41,66 @@ def test_read_port_selects_the_addressed_register_and_checks_the_address():
     out = Signal(signed(7))
     m = Module()
     m.d.comb += out.eq(read_port(registers, address))
-    enables = one_hot(m, address[0] < 4, address[0], 5, "enables")
     sim = Simulator(m)
-    sim.add_clock(1e-6)
 
     async def bench(ctx):
         for k, value in enumerate([-64, 63, -1, 5, 0]):
             ctx.set(address[0], k)
             ctx.set(address[1], k)
             assert ctx.get(out) == value
-            await ctx.tick()
-            assert ctx.get(enables) == (1 << k if k < 4 else 0)
     sim.add_testbench(bench)
     sim.run()
     with pytest.raises(ValueError, match="a 2-bit address reaches 4 of 5 registers"):
         read_port(registers, [Signal(2)])
+
+
+def test_banked_file_writes_each_bank_and_reads_any_register_through_its_fields():
+    # Registers 0-1 fixed signals (inputs), 2-4 bank "x", 5 bank "y" (one word: a memory of
+    # two, so the exported address has a bit).
+    fixed = [Signal(signed(8), name=f"in{k}", init=v) for k, v in enumerate([-7, 100])]
+    banks = {0: "in", 1: "in", 2: "x", 3: "x", 4: "x", 5: "y"}
+    m = Module()
+    file = BankedFile(m, "f", banks, signed(8), {0: fixed[0], 1: fixed[1]})
+    assert file.depth("x") == 3 and file.depth("y") == 2 and file.depth("in") == 2
+    assert [file.address(r) for r in range(6)] == [0, 1, 0, 1, 2, 0]
+    registers = [0, 1, 3, 4, 5]              # what the port reads: every bank but x's word 0
+    widths = file.widths("p", registers)
+    assert widths == {"p_in_in": 1, "p_at_in": 1, "p_in_x": 1, "p_at_x": 2,
+                      "p_in_y": 1, "p_at_y": 1}
+    held = {name: Signal(bits, name=name) for name, bits in widths.items()}
+    out = Signal(signed(8))
+    m.d.comb += out.eq(file.read(m, held, "p", registers))
+    write = {bank: (Signal(name=f"{bank}_en"), Signal(2, name=f"{bank}_at"),
+                    Signal(signed(8), name=f"{bank}_data")) for bank in "xy"}
+    for bank, (enable, address, value) in write.items():
+        file.write(m, bank, enable, address, value)
+    peek = Signal(signed(8))
+    m.d.comb += peek.eq(file.peek(m, 4))
+    with pytest.raises(ValueError, match="bank 'in' is fixed signals"):
+        file.write(m, "in", Signal(), Signal(), Signal(8))
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    contents = {0: -7, 1: 100, 3: -128, 4: 127, 5: 42}
+
+    async def bench(ctx):
+        for register in (3, 4, 5):          # one write a cycle, x then y
+            enable, address, value = write[banks[register]]
+            ctx.set(enable, 1)
+            ctx.set(address, file.address(register))
+            ctx.set(value, contents[register])
+            await ctx.tick()
+            ctx.set(enable, 0)
+        assert ctx.get(peek) == 127
+        for register in registers + [None]:
+            for name, value in file.fields("p", registers, register).items():
+                ctx.set(held[name], value)
+            assert ctx.get(out) == (0 if register is None else contents[register])
+    sim.add_testbench(bench)
+    sim.run()
+
+
+def test_banked_file_checks_its_banks():
+    with pytest.raises(ValueError, match="bank 'x': its registers are not one run: 3 follows 1"):
+        BankedFile(Module(), "f", {0: "y", 1: "x", 3: "x"}, signed(8))
+    with pytest.raises(ValueError, match="a bank is either fixed signals or a memory"):
+        BankedFile(Module(), "f", {0: "x", 1: "x"}, signed(8), {0: Signal(8)})

@@ -66,9 +66,13 @@ def _tool(name, tools="wasm"):
 
 
 def _version(command):
+    """The tool's version line. A YoWASP tool's first run prints "Preparing to run ... This
+    might take a while..." on stdout first, and nextpnr prints its version on stderr."""
     result = subprocess.run([command, "--version"], capture_output=True, text=True)
-    lines = (result.stdout or result.stderr).strip().splitlines()
-    return lines[0] if lines else "unknown"
+    lines = [line.strip() for line in (result.stdout + "\n" + result.stderr).splitlines()
+             if line.strip() and not line.startswith("Preparing to run")]
+    named = [line for line in lines if re.search(r"[Vv]ersion|^Yosys ", line)]
+    return (named or lines or ["unknown"])[0]
 
 
 def _commit():

@@ -29,11 +29,13 @@ DEVICES = {
     "ice40-hx8k": ("ice40", ["--hx8k", "--package", "ct256"], 206),
     "ice40-up5k": ("ice40", ["--up5k", "--package", "sg48"], 39),
 }
-# Cell types per family: logic, flip-flops, DSP blocks, block RAM.
+# Cell types per family: logic, LUT RAM (the ECP5's 16 x 4 distributed RAM, four LUTs of a
+# slice pair each; the iCE40 has none), flip-flops, DSP blocks, block RAM.
 _CELLS = {
-    "ecp5": {"luts": ("LUT4",), "carry": ("CCU2C",), "flip_flops": ("TRELLIS_FF",),
+    "ecp5": {"luts": ("LUT4",), "carry": ("CCU2C",), "lut_ram": ("TRELLIS_DPR16X4",),
+             "flip_flops": ("TRELLIS_FF",),
              "dsp": ("MULT18X18D", "ALU54B"), "bram": ("DP16KD", "PDPW16KD")},
-    "ice40": {"luts": ("SB_LUT4",), "carry": ("SB_CARRY",),
+    "ice40": {"luts": ("SB_LUT4",), "carry": ("SB_CARRY",), "lut_ram": (),
               "flip_flops": ("SB_DFF", "SB_DFFE", "SB_DFFSR", "SB_DFFSS", "SB_DFFESR",
                              "SB_DFFESS", "SB_DFFR", "SB_DFFS", "SB_DFFER", "SB_DFFES"),
               "dsp": ("SB_MAC16",), "bram": ("SB_RAM40_4K",)},
@@ -248,15 +250,16 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
 def format_synth(rows):
     """A Markdown table of :func:`synthesize` rows, and under it the limiting path of each
     placed design."""
-    head = ["design", "width", "fold", "device", "speed", "LUT4", "carry cells", "flip-flops",
-            "DSP", "BRAM", "Fmax (MHz)", "latency (cycles)", "latency (µs)", "results/µs"]
+    head = ["design", "width", "fold", "device", "speed", "LUT4", "carry cells",
+            "LUT RAM (16x4)", "flip-flops", "DSP", "BRAM", "Fmax (MHz)", "latency (cycles)", "latency (µs)", "results/µs"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         fmax = f"{r['fmax_mhz']}" if r["fmax_mhz"] else r.get("note", "—")
         lines.append(
             f"| {r['design']} | {r['width']} | {r.get('fold', 1)} | {r['device']} | "
             f"{r.get('speed_grade') or '—'} | "
-            f"{r['luts']:,} | {r['carry']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | "
+            f"{r['luts']:,} | {r['carry']:,} | {r.get('lut_ram', '—')} | {r['flip_flops']:,} | "
+            f"{r['dsp']} | {r['bram']} | "
             f"{fmax} | {r['latency_cycles']} | {r.get('latency_us', '—')} | "
             f"{r.get('results_per_us', '—')} |")
     paths = [(r["design"], f"{r['width']} bits" + (f", fold {r['fold']}" if r.get("fold", 1) > 1

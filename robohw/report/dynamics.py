@@ -322,7 +322,8 @@ def array_rows(width=24):
 def _array_section(rows, measured):
     lines = ["## Lee & Chang's processor array",
              f"p identical elements (a multiplier of {MULTIPLIER_STAGES} cycles, an adder of "
-             f"{ADDER_STAGES}, pipelined; a register file whose registers are reused), "
+             f"{ADDER_STAGES}, pipelined; a register file whose registers are reused, in "
+             "banks by writer: LUT RAM), "
              "each stepping through its own micro-program under one program counter; the "
              "recurrences by PFP on the p elements, the local work of link i on element "
              "i // ceil(N/p); values between elements over the network (robohw.dynamics.array). "

@@ -34,6 +34,7 @@ which number format, in which cycle of the sample, and what its neighbours send 
 """
 
 import dataclasses
+import functools
 import math
 from dataclasses import dataclass
 
@@ -51,7 +52,7 @@ from robohw.reference.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, an
 from robohw.reference.prediction import PREDICTED, SCHEMES
 from robohw.robots import Robot, load_robot
 
-__all__ = ["LinkComputersPlan", "Operation", "trajectory_robot", "ISSUES", "MIN_WIDTH",
+__all__ = ["LinkComputersPlan", "shared_plan", "Operation", "trajectory_robot", "ISSUES", "MIN_WIDTH",
            "MAX_WIDTH", "FASTEST"]
 
 ISSUES = ("single", "dual")
@@ -480,3 +481,11 @@ class LinkComputersPlan(TracedPlan):
             cycle += 1
         yield [(c, op) for c, op in issued if c < length]
 
+
+@functools.lru_cache(maxsize=32)
+def shared_plan(robot="stanford_thesis", scheme="zero", width=48):
+    """The :class:`LinkComputersPlan` of ``robot`` (a :class:`~robohw.robots.Robot` or a
+    name), ``scheme`` and ``width``, the defaults otherwise, built once per arguments: a plan
+    takes seconds to compile, and the study and the report read the same few many times.
+    Shared: read it, never change it."""
+    return LinkComputersPlan(robot, scheme=scheme, width=width)

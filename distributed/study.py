@@ -23,7 +23,7 @@ import numpy as np
 from robohw.dataflow.states import decode_torques, encode_states
 from robohw.distributed.machine import LinkComputers
 from robohw.distributed.model import model_torques, prediction_depth, warm_up
-from robohw.distributed.plan import LinkComputersPlan
+from robohw.distributed.plan import shared_plan
 from robohw.distributed.thesis import (DURATIONS, PRINTED_TABLES, TABLE_SCHEMES, VIA_Q6,
                                        sample_trajectory)
 from robohw.distributed.timing import schedule
@@ -86,7 +86,7 @@ def run(robot, trajectory, duration, scheme, *, backend="float", via_q6=VIA_Q6, 
     elif backend == "float":
         tau, cycles = scheme_torques(robot, q, qd, qdd, scheme), schedule(scheme, 6).cycles
     elif backend == "model":
-        plan = LinkComputersPlan(robot, scheme=scheme, width=width)
+        plan = shared_plan(robot, scheme, width)
         tau, valid = model_torques(plan, q, qd, qdd)
         cycles = schedule(scheme, 6, term_cycles=plan.term_cycles).cycles
     else:

@@ -12,7 +12,7 @@ import pathlib
 
 import numpy as np
 
-from robohw.distributed.plan import LinkComputersPlan
+from robohw.distributed.plan import shared_plan
 from robohw.distributed.study import run, table_rows
 from robohw.distributed.thesis import (PRINTED_GAINS, PRINTED_TABLES, TABLE_CORRECTIONS,
                                        TABLE_SCHEMES, VIA_Q6, VIA_Q6_IK,
@@ -58,7 +58,7 @@ _WHY = {
 }
 
 
-def _gains():
+def _gains(robot):
     t = [TERM_CYCLES[term] for term in TERM_CYCLES]
     lines = ["## Cycles per sample and gains (n = 6, one operation a cycle)", "",
              "Our schedules (`robohw.distributed.timing`): each computer evaluates its eight "
@@ -79,7 +79,7 @@ def _gains():
         lines.append(f"| {scheme} | {printed:g} ({formula}) | {plan.cycles} | "
                      f"{plan.gain:.3f} | {100 * (plan.gain / printed - 1):+.1f} % | "
                      f"{100 * plan.busy(0) / plan.cycles:.1f} % |")
-    plan = LinkComputersPlan(scheme="zero", width=HARDWARE_WIDTH)
+    plan = shared_plan(robot, "zero", HARDWARE_WIDTH)
     lines += ["", "In hardware (`robohw.distributed.machine`, one operation a cycle, unit "
               "latency) the programs fill exactly these slots: a state every "
               f"{schedule('zero', 6, term_cycles=plan.term_cycles).cycles} cycles with "
@@ -192,7 +192,7 @@ def _plot_torques(robot, path):
     plt.close(figure)
 
 
-def _plot_timing(path):
+def _plot_timing(robot, path):
     """The thesis's space-time graphs from the link processors' programs: a mark for each
     cycle a processor issues an operation, coloured by the term the operation belongs to (a
     prismatic link's early operations show in the slot before their own)."""
@@ -200,7 +200,7 @@ def _plot_timing(path):
     colours = dict(zip(TERM_CYCLES, plt.get_cmap("tab10").colors))
     figure, axes = plt.subplots(len(SCHEMES), 1, figsize=(11, 2.0 * len(SCHEMES)))
     for axis, scheme in zip(axes, SCHEMES):
-        plan = LinkComputersPlan(scheme=scheme, width=HARDWARE_WIDTH)
+        plan = shared_plan(robot, scheme, HARDWARE_WIDTH)
         timeline = schedule(scheme, 6, term_cycles=plan.term_cycles)
         start = {(s.link, s.term): s.start for s in timeline.slots}
         for link, ops in plan.program.items():
@@ -227,11 +227,11 @@ def write_distributed_report(out_dir):
     return the Markdown."""
     out_dir = pathlib.Path(out_dir)
     robot = load_robot("stanford_thesis")
-    gains, gain_rows = _gains()
+    gains, gain_rows = _gains(robot)
     tables, table_data = _tables(robot)
     worked, worked_data = _worked(robot)
     _plot_torques(robot, out_dir / "distributed_torques.png")
-    _plot_timing(out_dir / "distributed_timing.png")
+    _plot_timing(robot, out_dir / "distributed_timing.png")
     lines = [
         "# Distributed Newton-Euler with prediction (the thesis)", "",
         "One computer per link of the Stanford (JPL) arm, each evaluating its link's eight "

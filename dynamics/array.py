@@ -141,9 +141,8 @@ class NewtonEulerArray(StreamPipeline):
                     for e in range(plan.processors)]
         sources = self._inputs(m, pc, advance)
         addresses = plan.addresses()
-        files = []
+        files, nodes = [], plan.tracer.nodes
         for element, table in enumerate(addresses):
-            nodes = plan.tracer.nodes
             files.append(BankedFile(
                 m, f"pe{element}", {a: plan.bank(k, element) for k, a in table.items()},
                 signed(width), {a: sources[nodes[k].name] for k, a in table.items()

@@ -228,17 +228,35 @@ class ArrayPlan(NewtonEulerPlan):
         waiting = {node.index for node in live if node.op in MULTIPLIES + ADDS}
         waiting_by_unit = ({k for k in waiting if nodes[k].op in MULTIPLIES},
                            {k for k in waiting if nodes[k].op in ADDS})
-        operands = {k: [(source(a).index, owner[k]) for a in nodes[k].args] for k in waiting}
-        operands_readable = {}
+        operands = {k: {(source(a).index, owner[k]) for a in nodes[k].args} for k in waiting}
+        # The cycle all of an operation's operands are readable at its element, known once
+        # every operand's ready time is (a ready time, once set, never changes): each unit's
+        # operations whose time is known, kept as the times become known, so a cycle looks
+        # only at those.
+        readable = {}
+        known = tuple(set() for _ in waiting_by_unit)
+        missing = {k: {key for key in keys if key not in ready} for k, keys in operands.items()}
+        watchers = defaultdict(list)
+        for k, keys in missing.items():
+            for key in keys:
+                watchers[key].append(k)
 
-        def readable(index):
-            # The cycle all of an operation's operands are readable at its element. A ready
-            # time, once set, never changes, so the answer is kept once every one is known.
-            if index not in operands_readable:
-                if any(key not in ready for key in operands[index]):
-                    return math.inf
-                operands_readable[index] = max(ready[key] for key in operands[index])
-            return operands_readable[index]
+        def settle(k):
+            readable[k] = max(ready[key] for key in operands[k])
+            known[0 if k in waiting_by_unit[0] else 1].add(k)
+
+        def make_ready(key, cycle):
+            """``ready[key] = cycle`` if it has no time yet."""
+            if key in ready:
+                return
+            ready[key] = cycle
+            for k in watchers.pop(key, ()):
+                missing[k].discard(key)
+                if not missing[k]:
+                    settle(k)
+        for k, keys in missing.items():
+            if not keys:
+                settle(k)
         cycle = 0
         outputs = [source(v).index for v in self.outputs.values() if not isinstance(v, float)]
         segments, segment_of = self._segments(live)
@@ -267,23 +285,25 @@ class ArrayPlan(NewtonEulerPlan):
                     chosen.append((entry, first))
             for entry, hop in chosen:
                 program.hops.append(Hop(cycle, hop[0], hop[1], entry[0]))
-                ready.setdefault((entry[0], hop[1]), cycle + self.network.stages + 1)
+                make_ready((entry[0], hop[1]), cycle + self.network.stages + 1)
                 entry[1] = entry[1][1:]
             pending_hops = [e for e in pending_hops if e[1]]
             # Each element: its most urgent ready multiplication and addition.
-            for unit, store in zip(waiting_by_unit, (program.multiplies, program.adds)):
+            for unit, store, candidates in zip(waiting_by_unit,
+                                               (program.multiplies, program.adds), known):
                 best = {}
-                for index in unit:
-                    if segment_of.get(index, current) != current or readable(index) > cycle:
+                for index in candidates:
+                    if segment_of.get(index, current) != current or readable[index] > cycle:
                         continue
                     element = owner[index]
                     if element not in best or urgency[index] > urgency[best[element]] or (
                             urgency[index] == urgency[best[element]] and index < best[element]):
                         best[element] = index
-                for element, index in best.items():
+                for element, index in sorted(best.items()):
                     store.append(Instruction(cycle, element, index))
-                    ready[(index, element)] = cycle + latency[index]
+                    make_ready((index, element), cycle + latency[index])
                     unit.discard(index)
+                    candidates.discard(index)
                     waiting.discard(index)
             cycle += 1
             if cycle > 100_000:

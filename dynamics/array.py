@@ -15,8 +15,8 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   file, the operands' preparation (the adder's negations and alignment shifts, the
   multiplier's constant and operand complement), the product or sum, for the multiplier the
   sign correction (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits),
-  the rounding's shift with its sticky bit, its increment (beside the write's one-hot
-  enables, decoded from the target), and the write into the file:
+  the rounding's shift with its sticky bit, its increment, and the write into the unit's
+  bank of the file (its write port's enable, address and data all registers):
   :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
   :data:`~robohw.dynamics.array_plan.ADDER_STAGES` cycles, more (registers on the exact result)
   if the plan asks.

@@ -89,6 +89,9 @@ class BankedFile:
     def __init__(self, m, name, banks, shape, fixed=None):
         self.bank = dict(banks)
         self._fixed = dict(fixed or {})
+        unknown = sorted(set(self._fixed) - set(self.bank))
+        if unknown:
+            raise ValueError(f"fixed registers {unknown} are in no bank")
         self._first, depth = {}, {}
         for register, bank in sorted(self.bank.items()):
             first = self._first.setdefault(bank, register)

@@ -104,3 +104,5 @@ def test_banked_file_checks_its_banks():
         BankedFile(Module(), "f", {0: "y", 1: "x", 3: "x"}, signed(8))
     with pytest.raises(ValueError, match="a bank is either fixed signals or a memory"):
         BankedFile(Module(), "f", {0: "x", 1: "x"}, signed(8), {0: Signal(8)})
+    with pytest.raises(ValueError, match=r"fixed registers \[2\] are in no bank"):
+        BankedFile(Module(), "f", {0: "x", 1: "x"}, signed(8), {2: Signal(8)})

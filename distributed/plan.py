@@ -52,8 +52,8 @@ from robohw.reference.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, an
 from robohw.reference.prediction import PREDICTED, SCHEMES
 from robohw.robots import Robot, load_robot
 
-__all__ = ["LinkComputersPlan", "shared_plan", "Operation", "trajectory_robot", "ISSUES", "MIN_WIDTH",
-           "MAX_WIDTH", "FASTEST"]
+__all__ = ["LinkComputersPlan", "shared_plan", "Operation", "trajectory_robot", "ISSUES",
+           "MIN_WIDTH", "MAX_WIDTH", "FASTEST"]
 
 ISSUES = ("single", "dual")
 MIN_WIDTH, MAX_WIDTH = 24, 64

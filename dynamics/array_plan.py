@@ -7,10 +7,10 @@ The machine (what we chose where the paper defers to its ref. [10]):
   cycles from operands to a readable result) and one adder (``adder_latency``), both issuing
   once per cycle, and a register file holding the values the element computes or receives,
   each from its write to its last read (a register is reused once free,
-  :meth:`ArrayPlan.addresses`), in banks by the value's writer (:data:`BANKS`). Each executes the fixed-point operation of its
-  traced node exactly (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the
-  product, rounding to the node's format), so the array equals the bit-exact model of its
-  traced graph.
+  :meth:`ArrayPlan.addresses`), in banks by the value's writer (:data:`BANKS`). Each executes
+  the fixed-point operation of its traced node exactly
+  (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the product, rounding to the
+  node's format), so the array equals the bit-exact model of its traced graph.
 - The work: the base-coordinate equations traced with every recurrence solved by Lee & Chang's
   PFP on the ``p`` elements (:func:`robohw.reference.scans.pfp_schedule`: P3 serial blocks, P4
   recursive doubling of the block totals, P5 the fix-ups); the local work of link ``i`` on

@@ -251,7 +251,8 @@ def format_synth(rows):
     """A Markdown table of :func:`synthesize` rows, and under it the limiting path of each
     placed design."""
     head = ["design", "width", "fold", "device", "speed", "LUT4", "carry cells",
-            "LUT RAM (16x4)", "flip-flops", "DSP", "BRAM", "Fmax (MHz)", "latency (cycles)", "latency (µs)", "results/µs"]
+            "LUT RAM (16x4)", "flip-flops", "DSP", "BRAM", "Fmax (MHz)", "latency (cycles)",
+            "latency (µs)", "results/µs"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         fmax = f"{r['fmax_mhz']}" if r["fmax_mhz"] else r.get("note", "—")

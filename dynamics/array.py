@@ -332,7 +332,7 @@ class NewtonEulerArray(StreamPipeline):
                     {"link": range(max(len(links), 1))},
                     {hop.cycle + 1: {"link": links.index(hop.source)} for hop in arrivals},
                     f"pe{element}_link")
-                m.d.sync += received.eq(read_port([held[s] for s in links], [select["link"]]))
+                m.d.sync += received.eq(read_port([held[s] for s in links], select["link"]))
                 present = Const(1)
             else:
                 present = Signal(name=f"pe{element}_received_valid")

@@ -35,33 +35,27 @@ def left_edge(lives):
     return registers
 
 
-def read_port(registers, addresses):
-    """``registers[address]``, signed, the registers' bits split into as many slices as there
-    are ``addresses`` (equal copies of the address, so that no address register drives every
-    bit's tree), each slice a tree of 2 x 1 multiplexers on its copy's bits, most significant
-    at the root: log2 levels that the ECP5 packs into its wide multiplexers (LUT4, PFUMX,
-    L6MUX21). An index into an ``Array`` became a parallel case with one comparator per
+def read_port(registers, address):
+    """``registers[address]``, signed: a tree of 2 x 1 multiplexers on the address bits, most
+    significant at the root: log2 levels that the ECP5 packs into its wide multiplexers (LUT4,
+    PFUMX, L6MUX21). An index into an ``Array`` became a parallel case with one comparator per
     register, three times the LUTs. No registers read as 0 (an element without work)."""
     if not registers:
         return Const(0)
-    for address in addresses:
-        if len(registers) > 1 << len(address):
-            raise ValueError(f"a {len(address)}-bit address reaches {1 << len(address)} of "
-                             f"{len(registers)} registers")
+    if len(registers) > 1 << len(address):
+        raise ValueError(f"a {len(address)}-bit address reaches {1 << len(address)} of "
+                         f"{len(registers)} registers")
     width = max(len(r) for r in registers)
     values = [Cat(r, r.as_signed()[-1].replicate(width - len(r))) for r in registers]
 
-    def tree(values, address, bit):
+    def tree(values, bit):
         if len(values) == 1:
             return values[0]
         half = 1 << bit
         if len(values) <= half:
-            return tree(values, address, bit - 1)
-        return Mux(address[bit], tree(values[half:], address, bit - 1),
-                   tree(values[:half], address, bit - 1))
-    bounds = [round(k * width / len(addresses)) for k in range(len(addresses) + 1)]
-    return Cat(*(tree([v[low:high] for v in values], address, len(address) - 1)
-                 for address, low, high in zip(addresses, bounds, bounds[1:]))).as_signed()
+            return tree(values, bit - 1)
+        return Mux(address[bit], tree(values[half:], bit - 1), tree(values[:half], bit - 1))
+    return tree(values, len(address) - 1).as_signed()
 
 
 class BankedFile:
@@ -163,7 +157,7 @@ class BankedFile:
         for bank in self.banks_of(registers):
             at = held[f"{prefix}_at_{bank}"]
             if bank in self._signals:
-                word = read_port(self._signals[bank], [at])
+                word = read_port(self._signals[bank], at)
             else:
                 port = self.memories[bank].read_port(domain="comb")
                 m.d.comb += port.addr.eq(at)

@@ -330,7 +330,7 @@ class LegMachine(StreamPipeline):
                 m.d.sync += select.eq(row.sender)
             relays = [registered(f"p{processor}_from_{'host' if s is None else f'p{s}'}",
                                  send_regs[s]) for s in heard]
-            bus = registered(f"p{processor}_bus", read_port(relays, [select]), signed(inside))
+            bus = registered(f"p{processor}_bus", read_port(relays, select), signed(inside))
             file = banks[processor]
             fire, row = program(f"p{processor}_receive",
                                 [(t.cycle + BUS_CYCLES - 1,

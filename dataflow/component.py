@@ -88,6 +88,11 @@ class TracedPipeline(StreamPipeline):
     ``o.ready`` is low, and ``i.ready`` falls once the queue could not take the results on their
     way (:meth:`~robohw.hw.stream.StreamPipeline.pipeline_control`): nothing is lost,
     duplicated or reordered. Only valid bits are reset.
+
+    Folded and elaborated for an ECP5 (a platform whose ``family`` is ``"ecp5"``, such as
+    :data:`robohw.hw.devices.DEVICES`' entries, which ``robohw synth`` passes), each shared
+    multiplier of up to 18 bits keeps its operand and product registers inside its DSP tile
+    (:func:`robohw.hw.multiplier.registered_product`); the same cycles either way.
     """
 
     def __init__(self, plan, inputs, outputs, *, tag_width=0, check_ranges=False, flag=None):
@@ -175,7 +180,7 @@ class TracedPipeline(StreamPipeline):
                                 phase_copy=lambda part: self.phase_copy(m, f"{part}_phase"),
                                 phase_index_copy=lambda part: self.phase_index_copy(
                                     m, f"{part}_phase"),
-                                ring_fanout=plan.ring_fanout)
+                                ring_fanout=plan.ring_fanout, platform=platform)
         if self._flag is not None:
             line = tapped_delay_line(m, within_limits(plan, self.i.payload), {depth}, advance,
                                      self._flag)

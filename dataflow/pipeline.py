@@ -25,6 +25,7 @@ from robohw.dataflow.evaluate import ROUNDING
 from robohw.dataflow.graph import OPS
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_shift
+from robohw.hw.multiplier import registered_product
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
            "INPUT_CELL", "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
@@ -32,9 +33,9 @@ __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps",
 
 INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
-# operands its multiplexers pick, registered twice (beside the multiplexers, then beside the
-# DSP tile), the product registered twice (beside the tile, then beside its consumers), and
-# the rounded result in the node's register. The DSP tiles sit in a few rows of the chip, far
+# operands its multiplexers pick, registered twice (beside the multiplexers, then at the DSP
+# tile: inside it on an ECP5, robohw.hw.multiplier), the product registered twice (at the
+# tile, then beside its consumers), and the rounded result in the node's register. The DSP tiles sit in a few rows of the chip, far
 # from most registers: with one register on each side, the linear array folded by 7 at 18 bits
 # was limited to 85.5 MHz by an operand register -> tile -> product register path (11.7 ns,
 # 7.2 of it routing to and from the tile); two on each side: 93.8 MHz (the same path, 10.7 ns);
@@ -228,7 +229,7 @@ def ring_parts(tracer, indices, taps, width, fanout=None):
 
 def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, reads,
                    check_valid=None, phases=None, phase_copy=None, phase_index_copy=None,
-                   ring_fanout=None):
+                   ring_fanout=None, platform=None):
     """Registers and delay lines of the scheduled graph inside module ``m``.
 
     ``sources[index]`` is the signal of each input node (valid in its ready cycle);
@@ -243,7 +244,9 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     ``phase_index_copy``, a function from a name (``mul{unit}_a``, ``mul{unit}_b``,
     ``mul{unit}_r``) to a binary copy of the phase
     (:meth:`robohw.hw.stream.StreamPipeline.phase_index_copy`): the select of each shared
-    multiplier's operand multiplexers and of its rounding shift.
+    multiplier's operand multiplexers and of its rounding shift. ``platform``: what the design
+    is elaborated for; for an ECP5 the shared multipliers' registers at the tile are the
+    tile's own (:func:`robohw.hw.multiplier.registered_product`).
     """
     nodes = tracer.nodes
     fold = plan.fold
@@ -276,7 +279,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     shifts = {k: _product_shift(nodes[k], formats[k], [formats[a.index] for a in nodes[k].args])
               for k in plan.unit}
     products, operands = _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy,
-                                             exact=check_valid is not None)
+                                             exact=check_valid is not None, platform=platform)
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if check_valid is not None:
         starts = {plan.ready[k] - 1 for k in indices if nodes[k].op not in ("input", "neg")}
@@ -325,12 +328,14 @@ def control_parts(tracer, indices, plan, reads, width, ring_fanout=None):
     return rings, {f"mul{unit}_{side}" for unit in set(plan.unit.values()) for side in "abr"}
 
 
-def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact):
+def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact, platform):
     """The folded schedule's multipliers: ``({index: product}, {unit: operands})``. A
     multiplier takes, in each phase, the operands of the product scheduled on it then (a
     multiplexer, driven by :func:`_select_operands` once every value exists), registers them
     :data:`MULTIPLIER_OPERAND_REGISTERS` times and their product
-    :data:`MULTIPLIER_PRODUCT_REGISTERS` times, the last time already shifted for rounding by
+    :data:`MULTIPLIER_PRODUCT_REGISTERS` times (the last operand and the first product
+    register: :func:`~robohw.hw.multiplier.registered_product`'s, in the DSP tile on an
+    ECP5 ``platform``), the last time already shifted for rounding by
     the product's own ``shifts[index]`` (:func:`~robohw.hw.fixed.rounding_shift`: a
     multiplexer on ``phase_index_copy(f"mul{unit}_r")``); the increment
     (:func:`~robohw.hw.fixed.rounding_increment`), shared by its products, goes into the
@@ -353,10 +358,11 @@ def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact)
     for unit in sorted(set(plan.unit.values())):
         operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}") for side in "ab"]
         a, b = operands[unit]
-        for stage in range(MULTIPLIER_OPERAND_REGISTERS):
+        # registered_product holds the last operand register and the first product register.
+        for stage in range(MULTIPLIER_OPERAND_REGISTERS - 1):
             a, b = register(a, f"mul{unit}_a_reg{stage}"), register(b, f"mul{unit}_b_reg{stage}")
-        product = a * b
-        for stage in range(MULTIPLIER_PRODUCT_REGISTERS - 1):
+        product = registered_product(m, a, b, enable, f"mul{unit}", platform)
+        for stage in range(MULTIPLIER_PRODUCT_REGISTERS - 2):
             product = register(product, f"mul{unit}_p{stage}")
         bits = len(product) + 1 if exact else width + 1
         halved = Signal(signed(bits), name=f"mul{unit}_halved", reset_less=True)

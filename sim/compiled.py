@@ -43,6 +43,7 @@ from amaranth.back import rtlil, verilog
 
 from robohw.hw.payload import layout_fields, pack_words, unpack_words
 from robohw.sim.harness import StreamRun, cycle_budget
+from robohw.sim.primitives import primitive_models
 
 __all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "source_digest", "CompiledBuildError",
            "CompiledModel", "build_compiled", "run_stream_compiled"]
@@ -176,14 +177,16 @@ def _pattern(pattern, name):
 
 
 def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identity=None,
-                   directory=None, say=None):
+                   directory=None, say=None, platform=None):
     """Build (or find in the cache) the compiled model of ``dut``, a component with an ``i``
     and an ``o`` stream, by ``simulator`` (:data:`SIMULATORS`); ``trace`` builds it able to
     write waveforms (Verilator's tracing costs time in every cycle, so it is a model of its
     own). ``threads``: Verilator's model threads (its threads wait busily for each other:
     more than one only on otherwise idle cores). ``directory`` overrides :func:`cache_dir`;
-    ``say`` (a function of one string) hears what a cold build is doing. Returns a
-    :class:`CompiledModel`.
+    ``say`` (a function of one string) hears what a cold build is doing. ``platform``: what
+    ``dut`` is elaborated for (default none, the generic netlist); a netlist for an FPGA keeps
+    its vendor primitives, which Verilator runs as :mod:`robohw.sim.primitives` models them
+    (CXXRTL has no models of them). Returns a :class:`CompiledModel`.
 
     The cache key is a hash of the design's text (so the design is elaborated, which takes
     Amaranth 20 s for a large one) unless ``identity`` is given: a string that, with the
@@ -196,6 +199,9 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
         raise ValueError(f"threads must be a positive integer, not {threads!r}")
     if threads > 1 and simulator != "verilator":
         raise ValueError(f"threads > 1 needs the verilator simulator, not {simulator!r}")
+    if platform is not None and simulator != "verilator":
+        raise ValueError(f"a platform's primitives need the verilator simulator, not "
+                         f"{simulator!r}")
     started = time.perf_counter()
     compiler = _compiler()
     root = pathlib.Path(directory) if directory is not None else cache_dir()
@@ -206,15 +212,16 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
               trace or simulator == "cxxrtl")
     text = None
     if identity is None:
-        text = _design_text(dut, simulator, trace)
+        text = _design_text(dut, simulator, trace, platform)
         key = _key(simulator, text, compiler, (trace, threads))
     else:
+        identity = f"{identity}\0{getattr(platform, 'family', None)}"
         key = _key(simulator, f"{identity}\0{source_digest()}", compiler, (trace, threads))
     library = root / f"{simulator}-{key}.so"
     if library.exists():
         return CompiledModel(library, *fields, True, time.perf_counter() - started)
     if text is None:
-        text = _design_text(dut, simulator, trace)
+        text = _design_text(dut, simulator, trace, platform)
     root.mkdir(parents=True, exist_ok=True)
     say = say or (lambda step: None)
     with tempfile.TemporaryDirectory(prefix=f"{key}-", dir=root) as work:
@@ -233,11 +240,13 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
     return CompiledModel(library, *fields, False, time.perf_counter() - started)
 
 
-def _design_text(dut, simulator, trace):
-    """What the simulator reads: RTLIL for CXXRTL, the exported Verilog for Verilator."""
+def _design_text(dut, simulator, trace, platform=None):
+    """What the simulator reads: RTLIL for CXXRTL, the exported Verilog for Verilator (for
+    ``platform``, with the models of the primitives it instantiates)."""
     if simulator == "cxxrtl":
         return rtlil.convert(dut, name="top")
-    text = verilog.convert(dut, name="top")
+    text = verilog.convert(dut, name="top", platform=platform)
+    text += primitive_models(text)
     return _hide_internal_names(text) if trace else text
 
 
@@ -367,15 +376,15 @@ def _run(command, cwd, what, env=None):
 
 def run_stream_compiled(dut, payloads, *, source_pattern=(True,), sink_pattern=(True,),
                         max_cycles=None, vcd=None, simulator="verilator", threads=1,
-                        identity=None, directory=None, say=None):
+                        identity=None, directory=None, say=None, platform=None):
     """:func:`robohw.sim.harness.run_stream` in the compiled model of ``dut``: ``payloads``
     (dicts of ints by field; missing fields are zero) in, a
     :class:`~robohw.sim.harness.StreamRun` out, transfers in the same cycles. Patterns are
     sequences of booleans repeated cyclically (cycle ``c`` reads ``pattern[c % len]``).
     ``vcd``: write the model's signals there. ``simulator``, ``threads``, ``identity``,
-    ``directory`` and ``say``: see :func:`build_compiled`."""
+    ``directory``, ``say`` and ``platform``: see :func:`build_compiled`."""
     model = build_compiled(dut, simulator=simulator, trace=vcd is not None, threads=threads,
-                           identity=identity, directory=directory, say=say)
+                           identity=identity, directory=directory, say=say, platform=platform)
     names = {name for payload in payloads for name in payload}
     unknown = names - set(model.inputs)
     if unknown:

@@ -7,9 +7,10 @@ from amaranth.hdl._mem import MemoryInstance
 __all__ = ["register_bits", "memory_bits"]
 
 
-def register_bits(component):
+def register_bits(component, platform=None):
     """Bits of every signal driven in a clocked domain (flip-flops before synthesis) of
-    ``component``, or of a fragment elaborated from one.
+    ``component``, or of a fragment elaborated from one, for ``platform`` (default none: the
+    generic netlist; an FPGA's tiles hold some registers of their own).
 
     Walks the elaborated fragments' statements (Amaranth 0.5 internals: the count is checked
     against the flip-flop cells of the exported RTLIL by the tests)."""
@@ -25,7 +26,7 @@ def register_bits(component):
         for sub, *_ in fragment.subfragments:
             walk(sub)
 
-    walk(Fragment.get(component, None))
+    walk(Fragment.get(component, platform))
     return sum(widths.values())
 
 

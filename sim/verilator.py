@@ -43,10 +43,11 @@ def _make_flags(optimize):
     return flags
 
 
-def export_verilog(component, name, path):
-    """Write ``component`` as Verilog module ``name`` to ``path``; return the path."""
+def export_verilog(component, name, path, platform=None):
+    """Write ``component``, elaborated for ``platform`` (default none: generic), as Verilog
+    module ``name`` to ``path``; return the path."""
     path = pathlib.Path(path)
-    path.write_text(verilog.convert(component, name=name))
+    path.write_text(verilog.convert(component, name=name, platform=platform))
     return path
 
 

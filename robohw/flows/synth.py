@@ -170,7 +170,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
                              f"{target_mhz!r}")
         arguments = [*arguments, "--freq", f"{target_mhz:g}", "--tmg-ripup"]
     out_dir = pathlib.Path(out_dir)
-    sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False)
+    sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False, device=device)
     module = sidecar["module"]
     base = f"{module}.{device}"   # files in out_dir, named relative to it
     commands = {k: v.format(family=family) for k, v in _COMMANDS[tools].items()}

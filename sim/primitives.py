@@ -1,0 +1,87 @@
+"""Behavioural Verilog of the vendor primitives robohw instantiates, for Verilator: what lets a
+design elaborated for an FPGA (its netlist with the vendor's tiles) run against the bit-exact
+model.
+
+The models are written here from the vendors' documentation and cover what robohw uses of each
+primitive; a netlist that asks for more is refused when the model is elaborated.
+
+- ``MULT18X18D`` (Lattice ECP5; :mod:`robohw.hw.multiplier`): from TN1267, *ECP5 and ECP5-5G
+  sysDSP Usage Guide*. Operands ``A`` and ``B`` of 18 bits, signed when ``SIGNEDA`` /
+  ``SIGNEDB`` are high, product ``P`` of 36 bits; the input, pipeline and output registers
+  each off (``"NONE"``) or on ``CLK0`` with enable ``CE0`` and synchronous reset ``RST0``. Not
+  modelled: the ``C`` input and the shift chains (``SOURCEA`` / ``SOURCEB`` must be low), the
+  other clocks, enables and resets, the cascade outputs.
+"""
+
+import re
+
+__all__ = ["PRIMITIVES", "primitive_models"]
+
+_TILE_BITS, _PRODUCT_BITS = 18, 36
+_REGISTERS = ("INPUTA", "INPUTB", "PIPELINE", "OUTPUT")
+
+
+def _mult18x18d():
+    inputs = [f"{port}{k}" for port in "ABC" for k in range(_TILE_BITS)]
+    inputs += ["SIGNEDA", "SIGNEDB", "SOURCEA", "SOURCEB", "CLK0", "CE0", "RST0"]
+    outputs = [f"P{k}" for k in range(_PRODUCT_BITS)]
+    # The file is named after the design whose primitives it models, not after them.
+    lines = ["// MULT18X18D, modelled by robohw.sim.primitives for Verilator (see there).",
+             "/* verilator lint_off UNUSEDSIGNAL */",
+             "/* verilator lint_off UNUSEDPARAM */",
+             "/* verilator lint_off DECLFILENAME */",
+             "module MULT18X18D(" + ", ".join(inputs + outputs) + ");"]
+    lines += [f"  input {name};" for name in inputs]
+    lines += [f"  output {name};" for name in outputs]
+    for register in _REGISTERS:
+        lines += [f'  parameter REG_{register}_CLK = "NONE";',
+                  f'  parameter REG_{register}_CE = "CE0";',
+                  f'  parameter REG_{register}_RST = "RST0";']
+    lines += ['  parameter GSR = "ENABLED";', '  parameter RESETMODE = "SYNC";']
+    checks = " || ".join(
+        f'(REG_{r}_CLK != "NONE" && (REG_{r}_CLK != "CLK0" || REG_{r}_CE != "CE0" || '
+        f'REG_{r}_RST != "RST0"))' for r in _REGISTERS)
+    lines += ["  initial begin",
+              f"    if ({checks} || RESETMODE != \"SYNC\")",
+              '      $fatal(1, "MULT18X18D: robohw models registers on CLK0, CE0, RST0 only");',
+              "  end"]
+    for port in "AB":
+        bits = ", ".join(f"{port}{k}" for k in reversed(range(_TILE_BITS)))
+        lines += [f"  wire [{_TILE_BITS - 1}:0] {port.lower()}_in = {{{bits}}};",
+                  f"  reg [{_TILE_BITS - 1}:0] {port.lower()}_q;"]
+    lines += [f"  reg [{_PRODUCT_BITS - 1}:0] pipeline_q, output_q;"]
+    stages = [("a_q", "a_in", "INPUTA"), ("b_q", "b_in", "INPUTB")]
+    for register, value, name in stages:
+        lines += [f"  always @(posedge CLK0) if (RST0) {register} <= 0; "
+                  f"else if (CE0) {register} <= {value};"]
+    lines += [f'  wire [{_TILE_BITS - 1}:0] a = REG_INPUTA_CLK == "NONE" ? a_in : a_q;',
+              f'  wire [{_TILE_BITS - 1}:0] b = REG_INPUTB_CLK == "NONE" ? b_in : b_q;',
+              "  // One more bit each: the sign bit when signed, zero when not.",
+              f"  wire signed [{_TILE_BITS}:0] a_x = {{SIGNEDA & a[{_TILE_BITS - 1}], a}};",
+              f"  wire signed [{_TILE_BITS}:0] b_x = {{SIGNEDB & b[{_TILE_BITS - 1}], b}};",
+              f"  wire signed [{2 * _TILE_BITS + 1}:0] full = a_x * b_x;",
+              f"  wire [{_PRODUCT_BITS - 1}:0] product = full[{_PRODUCT_BITS - 1}:0];",
+              "  always @(posedge CLK0) if (RST0) pipeline_q <= 0; "
+              "else if (CE0) pipeline_q <= product;",
+              f'  wire [{_PRODUCT_BITS - 1}:0] piped = REG_PIPELINE_CLK == "NONE" ? product '
+              ": pipeline_q;",
+              "  always @(posedge CLK0) if (RST0) output_q <= 0; "
+              "else if (CE0) output_q <= piped;",
+              f'  wire [{_PRODUCT_BITS - 1}:0] p = REG_OUTPUT_CLK == "NONE" ? piped : output_q;']
+    lines += [f"  assign P{k} = p[{k}];" for k in range(_PRODUCT_BITS)]
+    lines += ["endmodule", "/* verilator lint_on DECLFILENAME */",
+              "/* verilator lint_on UNUSEDPARAM */",
+              "/* verilator lint_on UNUSEDSIGNAL */"]
+    return "\n".join(lines) + "\n"
+
+
+# {primitive: its model's Verilog}
+PRIMITIVES = {"MULT18X18D": _mult18x18d()}
+
+
+def primitive_models(verilog):
+    """The Verilog of the models of every primitive that the exported ``verilog`` instantiates
+    (empty if none)."""
+    used = [name for name in PRIMITIVES
+            if re.search(rf"^\s*{name}\s*(#|\w)", verilog, flags=re.MULTILINE)]
+    return "".join(PRIMITIVES[name] for name in used)

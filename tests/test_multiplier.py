@@ -1,0 +1,85 @@
+"""The registered multiplier (robohw.hw.multiplier): flip-flops in a generic netlist, the DSP
+tile's own registers in a netlist for an ECP5, the same results in the same cycles (the ECP5
+netlist under Verilator with robohw.sim.primitives' model of the tile)."""
+
+import re
+
+import numpy as np
+import pytest
+from amaranth.back import verilog
+
+from robohw.designs import DESIGNS
+from robohw.hw.devices import DEVICES
+from robohw.hw.multiplier import ECP5_TILE_BITS, uses_dsp_tile
+from robohw.sim.compiled import run_stream_compiled
+from robohw.sim.primitives import primitive_models
+
+ECP5, ICE40 = DEVICES["ecp5-85k"], DEVICES["ice40-up5k"]
+SOURCE, SINK = [1, 1, 0, 1, 0, 1, 1], [1, 0, 1, 1, 1, 0]
+
+
+def _tiles(text):
+    """``{instance: {parameter: value}}`` of the MULT18X18D instances in exported Verilog."""
+    found = {}
+    for params, name in re.findall(r"MULT18X18D #\((.*?)\) (\w+) \(", text, flags=re.DOTALL):
+        found[name] = dict(re.findall(r"\.(\w+)\(\"?([^\")]*)\"?\)", params))
+    return found
+
+
+def test_the_tile_serves_ecp5_products_of_up_to_18_bits():
+    assert ECP5_TILE_BITS == 18
+    assert uses_dsp_tile(ECP5, 18, 18) and uses_dsp_tile(ECP5, 12, 18)
+    assert not uses_dsp_tile(ECP5, 19, 18) and not uses_dsp_tile(ECP5, 18, 24)
+    assert not uses_dsp_tile(ICE40, 16, 16) and not uses_dsp_tile(None, 16, 16)
+
+
+def test_an_ecp5_netlist_has_a_tile_per_shared_multiplier_with_its_registers_on():
+    design = DESIGNS["inertia-linear"]
+    dut = design.build(16)
+    units = dut.plan.schedule.multipliers
+    generic = verilog.convert(dut, name="top")
+    ecp5 = verilog.convert(design.build(16), name="top", platform=ECP5)
+    assert not _tiles(generic) and primitive_models(generic) == ""
+    tiles = _tiles(ecp5)
+    assert len(tiles) == units > 1
+    for params in tiles.values():
+        for register in ("INPUTA", "INPUTB", "OUTPUT"):
+            assert params[f"REG_{register}_CLK"] == "CLK0"
+            assert params[f"REG_{register}_CE"] == "CE0"
+        assert "REG_PIPELINE_CLK" not in params and params["GSR"] == "DISABLED"
+    # The registers the tiles hold are gone from the fabric: an operand register of each
+    # side and the product register of every multiplier.
+    for register in ("in_a", "in_b", "product"):
+        assert len(re.findall(rf"reg .*\bmul\d+_{register} =", generic)) == units
+        assert not re.findall(rf"\bmul\d+_{register}\b", ecp5)
+    assert "module MULT18X18D(" in primitive_models(ecp5)
+    # Wider than a tile (24 bits): Yosys splits each product over four tiles; no registers
+    # go in.
+    assert not _tiles(verilog.convert(design.build(24), name="top", platform=ECP5))
+
+
+def test_the_ecp5_netlist_equals_the_model_in_the_same_cycles(compiled_models):
+    # Verilator runs the tiles as robohw.sim.primitives models them (Lattice TN1267); the
+    # results and their cycles must be the generic netlist's, which equals the model. At 12
+    # bits the generic model is tests/test_compiled.py's, built once per session.
+    design = DESIGNS["inertia-linear"]
+    dut = design.build(12)
+    workload = design.workload(dut, 500, seed=11)
+    runs = [run_stream_compiled(dut, workload.payloads, source_pattern=SOURCE,
+                                sink_pattern=SINK, directory=compiled_models,
+                                platform=platform)
+            for platform in (None, ECP5)]
+    generic, ecp5 = runs
+    equal, _ = design.check(dut, workload, ecp5.outputs)
+    assert equal
+    assert ecp5.outputs == generic.outputs
+    assert ecp5.input_cycles == generic.input_cycles
+    assert ecp5.output_cycles == generic.output_cycles
+    assert min(np.subtract(ecp5.output_cycles, ecp5.input_cycles)) == dut.latency
+
+
+def test_a_platform_needs_verilator():
+    dut = DESIGNS["inertia-linear"].build(16)
+    with pytest.raises(ValueError, match="a platform's primitives need the verilator "
+                                         "simulator, not 'cxxrtl'"):
+        run_stream_compiled(dut, [], simulator="cxxrtl", platform=ECP5)

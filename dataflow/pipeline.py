@@ -35,8 +35,9 @@ INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
 # operands its multiplexers pick, registered twice (beside the multiplexers, then at the DSP
 # tile: inside it on an ECP5, robohw.hw.multiplier), the product registered twice (at the
-# tile, then beside its consumers), and the rounded result in the node's register. The DSP tiles sit in a few rows of the chip, far
-# from most registers: with one register on each side, the linear array folded by 7 at 18 bits
+# tile, then beside its consumers), and the rounded result in the node's register. The DSP
+# tiles sit in a few rows of the chip, far from most registers: with one register on each
+# side (before the tile's own were used), the linear array folded by 7 at 18 bits
 # was limited to 85.5 MHz by an operand register -> tile -> product register path (11.7 ns,
 # 7.2 of it routing to and from the tile); two on each side: 93.8 MHz (the same path, 10.7 ns);
 # three on each side: 87.5 MHz (the operand multiplexers' inputs then crossed the chip).

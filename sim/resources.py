@@ -4,7 +4,7 @@ from amaranth.hdl import Shape
 from amaranth.hdl._ir import Fragment
 from amaranth.hdl._mem import MemoryInstance
 
-__all__ = ["register_bits", "memory_bits"]
+__all__ = ["register_bits", "memory_bits", "read_port_bits"]
 
 
 def register_bits(component, platform=None):
@@ -39,6 +39,24 @@ def memory_bits(component):
         nonlocal total
         if isinstance(fragment, MemoryInstance):
             total += fragment._data.depth * Shape.cast(fragment._data.shape).width
+        for sub, *_ in fragment.subfragments:
+            walk(sub)
+
+    walk(Fragment.get(component, None))
+    return total
+
+
+def read_port_bits(component):
+    """Data bits of the memories' synchronous read ports: registers of the memory, not counted
+    by :func:`register_bits`; Yosys builds them as flip-flops when it maps a memory to LUT RAM,
+    whose reads are asynchronous (a stream's output queue)."""
+    total = 0
+
+    def walk(fragment):
+        nonlocal total
+        if isinstance(fragment, MemoryInstance):
+            total += sum(len(port._data) for port in fragment._read_ports
+                         if port._domain != "comb")
         for sub, *_ in fragment.subfragments:
             walk(sub)
 

@@ -7,6 +7,7 @@ import pytest
 
 from robohw.designs import DESIGNS
 from robohw.flows.synth import format_synth, synthesize
+from robohw.sim.resources import read_port_bits
 
 
 BASELINE = json.loads((pathlib.Path(__file__).parent / "synth_baseline.json").read_text())
@@ -29,8 +30,11 @@ def test_small_design_synthesizes_and_places(tmp_path):
     row = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path)
     assert row["placed"] and row["fmax_mhz"] > 50 and row["speed_grade"] == 6
     assert row["luts"] > 0 and row["dsp"] == 0
-    # Yosys keeps nearly every register bit the design counts (constant bits may go).
-    assert 0.9 * row["register_bits"] <= row["flip_flops"] <= row["register_bits"]
+    # Yosys keeps nearly every register bit the design counts (constant bits may go); the
+    # output queue's memories become LUT RAM, their registered reads flip-flops (2,222 of
+    # them against 2,194 register bits: 28 of the queue's 58 read bits were kept).
+    reads = read_port_bits(DESIGNS["cordic-pipelined"].build(16))
+    assert 0.9 * row["register_bits"] <= row["flip_flops"] <= row["register_bits"] + reads
     assert row["latency_us"] == pytest.approx(row["latency_cycles"] / row["fmax_mhz"], abs=1e-3)
 
 

@@ -215,7 +215,8 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
         text = _design_text(dut, simulator, trace, platform)
         key = _key(simulator, text, compiler, (trace, threads))
     else:
-        identity = f"{identity}\0{getattr(platform, 'family', None)}"
+        if platform is not None:
+            identity = f"{identity}\0{getattr(platform, 'family', None)}"
         key = _key(simulator, f"{identity}\0{source_digest()}", compiler, (trace, threads))
     library = root / f"{simulator}-{key}.so"
     if library.exists():

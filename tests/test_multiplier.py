@@ -7,10 +7,13 @@ import re
 import numpy as np
 import pytest
 from amaranth.back import verilog
+from amaranth.hdl import Module, Signal, signed
+from amaranth.sim import Simulator
 
 from robohw.designs import DESIGNS
 from robohw.hw.devices import DEVICES
-from robohw.hw.multiplier import ECP5_TILE_BITS, uses_dsp_tile
+from robohw.hw.multiplier import (ECP5_TILE_BITS, PRODUCT_LATENCY, registered_product,
+                                  uses_dsp_tile)
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.primitives import primitive_models
 
@@ -31,6 +34,43 @@ def test_the_tile_serves_ecp5_products_of_up_to_18_bits():
     assert uses_dsp_tile(ECP5, 18, 18) and uses_dsp_tile(ECP5, 12, 18)
     assert not uses_dsp_tile(ECP5, 19, 18) and not uses_dsp_tile(ECP5, 18, 24)
     assert not uses_dsp_tile(ICE40, 16, 16) and not uses_dsp_tile(None, 16, 16)
+
+
+def test_the_generic_product_arrives_two_enabled_cycles_later_and_holds_in_a_stall():
+    m = Module()
+    a, b, enable = Signal(signed(5)), Signal(signed(7)), Signal()
+    product = registered_product(m, a, b, enable, "mul")
+    assert product.shape() == signed(12)
+    rng = np.random.default_rng(3)
+    pairs = [(int(x), int(y)) for x, y in zip(rng.integers(-16, 16, 40),
+                                              rng.integers(-64, 64, 40))]
+    pairs[:2] = [(-16, -64), (15, -64)]     # the extremes: 1024 and -960
+    stalls = rng.random(len(pairs)) < 0.3
+    seen = []
+
+    async def bench(ctx):
+        history = []                        # the operands of every enabled cycle
+        for (x, y), stall in zip(pairs, stalls):
+            ctx.set(a, x)
+            ctx.set(b, y)
+            ctx.set(enable, int(not stall))
+            await ctx.tick()
+            if not stall:
+                history.append(x * y)
+            seen.append((ctx.get(product), list(history)))
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    # After each tick the product is that of the operands PRODUCT_LATENCY enabled cycles ago.
+    assert PRODUCT_LATENCY == 2
+    checked = 0
+    for value, history in seen:
+        if len(history) >= PRODUCT_LATENCY:
+            assert value == history[-PRODUCT_LATENCY]
+            checked += 1
+    assert checked > 20
 
 
 def test_an_ecp5_netlist_has_a_tile_per_shared_multiplier_with_its_registers_on():

@@ -10,7 +10,8 @@ from amaranth.back import verilog
 from amaranth.hdl import Module, Signal, signed
 from amaranth.sim import Simulator
 
-from robohw.designs import DESIGNS
+from robohw.dataflow.component import TracedPipeline
+from robohw.dataflow.plan import TracedPlan, model_codes
 from robohw.hw.devices import DEVICES
 from robohw.hw.multiplier import (ECP5_TILE_BITS, PRODUCT_LATENCY, registered_product,
                                   uses_dsp_tile)
@@ -19,6 +20,20 @@ from robohw.sim.primitives import primitive_models
 
 ECP5, ICE40 = DEVICES["ecp5-85k"], DEVICES["ice40-up5k"]
 SOURCE, SINK = [1, 1, 0, 1, 0, 1, 1], [1, 0, 1, 1, 1, 0]
+
+
+class _Products(TracedPlan):
+    """Five products of three inputs in [-1, 1] (two of them constant), folded by 2 onto three
+    shared multipliers."""
+    def _trace(self):
+        a, b, c = (self.value_input(name, name, -1.0, 1.0) for name in "abc")
+        return {"p": a * b + c * 0.75, "q": a * c - b, "r": (b * c) * a - a * 0.5}
+
+
+def _pipeline(width, fold=2):
+    plan = _Products(width=width, fold=fold)
+    return TracedPipeline(plan, {name: signed(width) for name in "abc"},
+                          {key: key for key in "pqr"}, tag_width=4)
 
 
 def _tiles(text):
@@ -74,14 +89,14 @@ def test_the_generic_product_arrives_two_enabled_cycles_later_and_holds_in_a_sta
 
 
 def test_an_ecp5_netlist_has_a_tile_per_shared_multiplier_with_its_registers_on():
-    design = DESIGNS["inertia-linear"]
-    dut = design.build(16)
+    dut = _pipeline(12)
     units = dut.plan.schedule.multipliers
+    assert units == 3
     generic = verilog.convert(dut, name="top")
-    ecp5 = verilog.convert(design.build(16), name="top", platform=ECP5)
+    ecp5 = verilog.convert(_pipeline(12), name="top", platform=ECP5)
     assert not _tiles(generic) and primitive_models(generic) == ""
     tiles = _tiles(ecp5)
-    assert len(tiles) == units > 1
+    assert len(tiles) == units
     for params in tiles.values():
         for register in ("INPUTA", "INPUTB", "OUTPUT"):
             assert params[f"REG_{register}_CLK"] == "CLK0"
@@ -93,25 +108,30 @@ def test_an_ecp5_netlist_has_a_tile_per_shared_multiplier_with_its_registers_on(
         assert len(re.findall(rf"reg .*\bmul\d+_{register} =", generic)) == units
         assert not re.findall(rf"\bmul\d+_{register}\b", ecp5)
     assert "module MULT18X18D(" in primitive_models(ecp5)
-    # Wider than a tile (24 bits): Yosys splits each product over four tiles; no registers
+    # Wider than a tile (20 bits): Yosys splits each product over four tiles; no registers
     # go in.
-    assert not _tiles(verilog.convert(design.build(24), name="top", platform=ECP5))
+    assert not _tiles(verilog.convert(_pipeline(20), name="top", platform=ECP5))
 
 
 def test_the_ecp5_netlist_equals_the_model_in_the_same_cycles(compiled_models):
     # Verilator runs the tiles as robohw.sim.primitives models them (Lattice TN1267); the
-    # results and their cycles must be the generic netlist's, which equals the model. At 12
-    # bits the generic model is tests/test_compiled.py's, built once per session.
-    design = DESIGNS["inertia-linear"]
-    dut = design.build(12)
-    workload = design.workload(dut, 500, seed=11)
-    runs = [run_stream_compiled(dut, workload.payloads, source_pattern=SOURCE,
-                                sink_pattern=SINK, directory=compiled_models,
-                                platform=platform)
+    # results and their cycles must be the generic netlist's and the bit-exact model's.
+    dut = _pipeline(12)
+    rng = np.random.default_rng(11)
+    (low, high), = {dut.plan.field_limits[name] for name in "abc"}   # [-1, 1] each
+    codes = {name: rng.integers(low, high + 1, 400) for name in "abc"}
+    codes["a"][:4] = [low, high, low, high]     # the corners: the largest products
+    codes["b"][:4] = [low, low, high, high]
+    payloads = [{name: int(codes[name][k]) for name in "abc"} | {"tag": k % 16}
+                for k in range(400)]
+    runs = [run_stream_compiled(dut, payloads, source_pattern=SOURCE, sink_pattern=SINK,
+                                directory=compiled_models, platform=platform)
             for platform in (None, ECP5)]
     generic, ecp5 = runs
-    equal, _ = design.check(dut, workload, ecp5.outputs)
-    assert equal
+    expected = model_codes(dut.plan, codes)
+    for key in "pqr":
+        assert [o[key] for o in ecp5.outputs] == expected[key].tolist()
+    assert [o["tag"] for o in ecp5.outputs] == [p["tag"] for p in payloads]
     assert ecp5.outputs == generic.outputs
     assert ecp5.input_cycles == generic.input_cycles
     assert ecp5.output_cycles == generic.output_cycles
@@ -119,7 +139,6 @@ def test_the_ecp5_netlist_equals_the_model_in_the_same_cycles(compiled_models):
 
 
 def test_a_platform_needs_verilator():
-    dut = DESIGNS["inertia-linear"].build(16)
     with pytest.raises(ValueError, match="a platform's primitives need the verilator "
                                          "simulator, not 'cxxrtl'"):
-        run_stream_compiled(dut, [], simulator="cxxrtl", platform=ECP5)
+        run_stream_compiled(_pipeline(12), [], simulator="cxxrtl", platform=ECP5)

@@ -50,10 +50,9 @@ def _mult18x18d():
         lines += [f"  wire [{_TILE_BITS - 1}:0] {port.lower()}_in = {{{bits}}};",
                   f"  reg [{_TILE_BITS - 1}:0] {port.lower()}_q;"]
     lines += [f"  reg [{_PRODUCT_BITS - 1}:0] pipeline_q, output_q;"]
-    stages = [("a_q", "a_in", "INPUTA"), ("b_q", "b_in", "INPUTB")]
-    for register, value, name in stages:
-        lines += [f"  always @(posedge CLK0) if (RST0) {register} <= 0; "
-                  f"else if (CE0) {register} <= {value};"]
+    for side in "ab":
+        lines += [f"  always @(posedge CLK0) if (RST0) {side}_q <= 0; "
+                  f"else if (CE0) {side}_q <= {side}_in;"]
     lines += [f'  wire [{_TILE_BITS - 1}:0] a = REG_INPUTA_CLK == "NONE" ? a_in : a_q;',
               f'  wire [{_TILE_BITS - 1}:0] b = REG_INPUTB_CLK == "NONE" ? b_in : b_q;',
               "  // One more bit each: the sign bit when signed, zero when not.",

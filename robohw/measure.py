@@ -43,12 +43,12 @@ def measure_timing(input_cycles, output_cycles):
     return Timing(output_cycles[0] - input_cycles[0], interval)
 
 
-def measure_design(design, width=None, count=32, seed=0, vcd=None):
-    """Simulate ``design`` (a :class:`robohw.designs.Design`) in Amaranth on a seeded workload
-    of ``count`` results; return its row: stated and measured latency and interval, equality
-    with the bit-exact model, max error against float64, structure, register bits and the
-    simulator's speed."""
-    dut = design.build(width)
+def measure_design(design, width=None, count=32, seed=0, vcd=None, fold=None):
+    """Simulate ``design`` (a :class:`robohw.designs.Design`, folded by ``fold``: default the
+    design's) in Amaranth on a seeded workload of ``count`` results; return its row: stated
+    and measured latency and interval, equality with the bit-exact model, max error against
+    float64, structure, register bits and the simulator's speed."""
+    dut = design.build(width, fold)
     workload = design.workload(dut, count, seed)
     fragment = Fragment.get(dut, None)     # elaborated once: counted, then simulated
     bits = register_bits(fragment)

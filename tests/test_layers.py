@@ -29,6 +29,7 @@ LAYERS = (
     ("robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),
     ("robohw.designs", "robohw.bench"),
     ("robohw.flows", "robohw.report"),
+    ("robohw.sweep",),      # design-space sweeps over the flows' measurements
     ("robohw.cli",),
 )
 ROOT_PACKAGE = "robohw"

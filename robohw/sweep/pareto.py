@@ -1,0 +1,245 @@
+"""Pareto fronts of a sweep: for each design and device, the points no other point beats in
+speed, size and error at once, listed in ``sweep.md`` and drawn in ``sweep_{design}.png``.
+
+The axes come from what the sweep measured, the same for every point of a design and device:
+
+- speed: results per microsecond after synthesis (``fmax_mhz / interval``), else results per
+  cycle (``1 / interval_cycles``, simulated);
+- size: LUT-equivalents after synthesis (LUT4, two per carry cell, four per 16 x 4 LUT-RAM
+  block, :data:`DSP_LUT_EQUIVALENT` per DSP tile; block RAM is listed, not weighed), else the
+  register bits of the elaborated design (flip-flops before synthesis);
+- error: the largest error against float64 over the accuracy's vectors, in the design's unit.
+
+Only valid points stand on a front; the others are listed with their reasons.
+"""
+
+from dataclasses import dataclass
+
+from robohw.designs import DESIGNS
+from robohw.io.atomic import atomic_open, write_text
+
+__all__ = ["DSP_LUT_EQUIVALENT", "LUT_RAM_LUTS", "Axis", "pareto_mask", "sweep_fronts",
+           "format_sweep", "write_sweep_report"]
+
+# LUT-sized cells of one signed 18 x 18 product built in the fabric instead of a MULT18X18D:
+# Yosys 0.70 `synth_ecp5 -nodsp` maps one (registered operands and product) to 1,868 LUT4 and
+# 18 CCU2C (two LUTs each) = 1,904 (measured 2026-11-28; tests/test_sweep.py repeats it in
+# `make slow`).
+DSP_LUT_EQUIVALENT = 1_904
+# A TRELLIS_DPR16X4 (16 x 4 LUT RAM) takes the four LUTs of a slice pair (robohw.flows.synth).
+LUT_RAM_LUTS = 4
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis of a front: its name, unit, the row's value (``None`` when absent) and whether
+    more is better."""
+    name: str
+    unit: str
+    larger_is_better: bool
+
+    def value(self, row):
+        return _AXIS_VALUES[(self.name, self.unit)](row)
+
+
+def _number(row, name):
+    text = row.get(name, "")
+    return float(text) if text not in ("", None) else None
+
+
+def _results_per_us(row):
+    return _number(row, "results_per_us")
+
+
+def _results_per_cycle(row):
+    interval = _number(row, "interval_cycles")
+    return 1 / interval if interval else None
+
+
+def _lut_equivalents(row):
+    parts = [_number(row, name) for name in ("luts", "carry", "lut_ram", "dsp")]
+    if None in parts:
+        return None
+    luts, carry, lut_ram, dsp = parts
+    return luts + 2 * carry + LUT_RAM_LUTS * lut_ram + DSP_LUT_EQUIVALENT * dsp
+
+
+_AXIS_VALUES = {
+    ("speed", "results/µs"): _results_per_us,
+    ("speed", "results/cycle"): _results_per_cycle,
+    ("size", "LUT-equivalents"): _lut_equivalents,
+    ("size", "register bits"): lambda row: _number(row, "register_bits"),
+    ("error", "max error"): lambda row: _number(row, "max_error"),
+}
+
+
+def _axes(measurements):
+    axes = []
+    if "synth" in measurements:
+        axes += [Axis("speed", "results/µs", True), Axis("size", "LUT-equivalents", False)]
+    elif "cycles" in measurements:
+        axes += [Axis("speed", "results/cycle", True), Axis("size", "register bits", False)]
+    if "accuracy" in measurements:
+        axes.append(Axis("error", "max error", False))
+    return axes
+
+
+def pareto_mask(values, larger_is_better):
+    """Which of ``values`` (tuples, one number per axis) no other value dominates: at least as
+    good on every axis and better on one."""
+    signs = [-1 if larger else 1 for larger in larger_is_better]
+    keys = [tuple(s * v for s, v in zip(signs, value)) for value in values]
+    return [not any(all(o <= k for o, k in zip(other, key)) and other != key
+                    for other in keys) for key in keys]
+
+
+def _default(design):
+    return (design.default_width, 1 if design.default_fold is None else design.default_fold)
+
+
+def sweep_fronts(rows, measurements):
+    """``[{design, device, axes, points, invalid, default}]`` per design and device in the
+    rows' order: ``points`` the valid rows with their axis values and ``front`` flag,
+    ``invalid`` the rest, ``default`` the registry's default point's row or ``None``."""
+    axes = _axes(measurements)
+    groups = {}
+    for row in rows:
+        groups.setdefault((row["design"], row["device"]), []).append(row)
+    fronts = []
+    for (name, device), members in groups.items():
+        valid = [r for r in members if r["valid"] == "1" and
+                 all(a.value(r) is not None for a in axes)]
+        values = [tuple(a.value(r) for a in axes) for r in valid]
+        mask = pareto_mask(values, [a.larger_is_better for a in axes]) if axes else \
+            [False] * len(valid)
+        points = [{"row": r, "values": v, "front": f} for r, v, f in zip(valid, values, mask)]
+        width, fold = _default(DESIGNS[name]) if name in DESIGNS else (None, None)
+        default = next((p for p in points if (int(p["row"]["width"]), int(p["row"]["fold"]))
+                        == (width, fold)), None)
+        fronts.append({"design": name, "device": device, "axes": axes, "points": points,
+                       "invalid": [r for r in members if r not in valid], "default": default,
+                       "default_point": (width, fold)})
+    return fronts
+
+
+def _label(row):
+    return f"w{row['width']} f{row['fold']}"
+
+
+def _figure(value):
+    if float(value).is_integer() and abs(value) >= 1:
+        return f"{int(value):,}"
+    return f"{value:.3g}"
+
+
+def _justification(group):
+    """Why the registry's default point of a group stands where it does."""
+    name = group["design"]
+    width, fold = group["default_point"]
+    design = DESIGNS.get(name)
+    rule = (f"the registry's default: {width} bits" +
+            (f", folded by {fold}, the smallest fold that fits an ECP5-85F at that width"
+             if design is not None and design.default_fold is not None else ""))
+    default = group["default"]
+    if default is None:
+        return f"{rule}; not among this sweep's valid points."
+    if not group["axes"]:
+        return f"{rule}."
+    if default["front"]:
+        return f"{rule}; on the front: no swept point is faster, smaller and as accurate."
+    better = [p for p in group["points"] if p is not default and all(
+        (v >= d if a.larger_is_better else v <= d)
+        for a, v, d in zip(group["axes"], p["values"], default["values"]))]
+    return (f"{rule}; dominated by {', '.join(_label(p['row']) for p in better)} on these "
+            f"axes (which leave out what they do not measure: block RAM, routing at a target "
+            f"clock, the widths the designs' other uses need).")
+
+
+def format_sweep(fronts):
+    """``sweep.md``: every design and device's front, its other points and its default."""
+    lines = ["# Design-space sweep: Pareto fronts", "",
+             "Per design and device, the points no other swept point beats on every axis at "
+             "once (faster, smaller and more accurate); `*` marks a point on the front, "
+             "`default` the registry's default. Speed is results per microsecond when the "
+             "sweep synthesized, else per cycle; size is LUT-equivalents when it synthesized "
+             f"(a DSP tile = {DSP_LUT_EQUIVALENT:,} LUTs, the fabric's own 18 x 18 product), "
+             "else register bits.", ""]
+    for group in fronts:
+        axes = group["axes"]
+        lines += [f"## {group['design']} on {group['device']}", ""]
+        head = ["point", "front", *[f"{a.name} ({a.unit})" for a in axes]]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for point in sorted(group["points"], key=lambda p: (int(p["row"]["width"]),
+                                                              int(p["row"]["fold"]))):
+            mark = ("*" if point["front"] else "") + \
+                (" default" if point is group["default"] else "")
+            lines.append(f"| {_label(point['row'])} | {mark.strip()} | " +
+                         " | ".join(_figure(v) for v in point["values"]) + " |")
+        for row in group["invalid"]:
+            lines.append(f"| {_label(row)} | invalid | " +
+                         " | ".join([row.get("reason") or "not valid"] +
+                                    [""] * (len(axes) - 1)) + " |")
+        width, fold = group["default_point"]
+        lines += ["", f"Default (w{width} f{fold}): {_justification(group)}", ""]
+    return "\n".join(lines)
+
+
+def _plot(design, groups, path):
+    """One panel per device: size against speed, coloured by error when measured."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+    figure, panels = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.2),
+                                  squeeze=False)
+    for panel, group in zip(panels[0], groups):
+        axes, points = group["axes"], group["points"]
+        panel.set_title(f"{design} on {group['device']}", fontsize=10)
+        if len(axes) < 2 or not points:
+            panel.text(0.5, 0.5, "nothing to compare", ha="center", transform=panel.transAxes)
+            continue
+        x = [p["values"][1] for p in points]
+        y = [p["values"][0] for p in points]
+        colour = {}
+        if len(axes) == 3:
+            errors = [max(p["values"][2], 1e-300) for p in points]
+            colour = {"c": errors, "cmap": "viridis",
+                      "norm": LogNorm(min(errors), max(max(errors), min(errors) * 1.0001))}
+        drawn = panel.scatter(x, y, s=[60 if p["front"] else 25 for p in points],
+                              edgecolors=["black" if p["front"] else "none" for p in points],
+                              alpha=1.0, **colour)
+        if colour:
+            unit = points[0]["row"].get("error_unit", "")
+            figure.colorbar(drawn, ax=panel, label=f"max error ({unit})")
+        for point, px, py in zip(points, x, y):
+            panel.annotate(_label(point["row"]), (px, py), fontsize=7,
+                           xytext=(3, 3), textcoords="offset points")
+        if group["default"] is not None:
+            d = group["default"]["values"]
+            panel.scatter([d[1]], [d[0]], marker="*", s=220, facecolors="none",
+                          edgecolors="red", label="default")
+            panel.legend(fontsize=8, loc="best")
+        panel.set_xlabel(f"{axes[1].name} ({axes[1].unit})")
+        panel.set_ylabel(f"{axes[0].name} ({axes[0].unit})")
+        if min(x) > 0 and max(x) / min(x) > 20:
+            panel.set_xscale("log")
+        if min(y) > 0 and max(y) / min(y) > 20:
+            panel.set_yscale("log")
+    figure.tight_layout()
+    with atomic_open(path, binary=True) as file:
+        figure.savefig(file, format="png", dpi=110)
+    plt.close(figure)
+
+
+def write_sweep_report(rows, folder, measurements):
+    """Write ``sweep.md`` and ``sweep_{design}.png`` (black-edged: on the front; a red star:
+    the default) into ``folder``; return the fronts."""
+    folder.mkdir(parents=True, exist_ok=True)
+    fronts = sweep_fronts(rows, measurements)
+    write_text(folder / "sweep.md", format_sweep(fronts))
+    by_design = {}
+    for group in fronts:
+        by_design.setdefault(group["design"], []).append(group)
+    for design, groups in by_design.items():
+        _plot(design, groups, folder / f"sweep_{design}.png")
+    return fronts

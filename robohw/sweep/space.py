@@ -1,0 +1,125 @@
+"""The space a sweep walks: its points (design x width x fold x device) and the measurement
+tasks that evaluate them, each task shared by every point that needs it.
+"""
+
+import hashlib
+from dataclasses import dataclass, field
+
+from robohw.designs import DESIGNS
+from robohw.hw.devices import DEVICES
+
+__all__ = ["MEASUREMENTS", "SweepPoint", "Task", "parse_values", "sweep_points", "point_seed",
+           "tasks_for"]
+
+# What a point can be measured for: its error against float64 over seeded vectors in the
+# bit-exact model, its latency and interval in a cycle-accurate simulation, and its resources
+# and clock after synthesis, placement and routing.
+MEASUREMENTS = ("accuracy", "cycles", "synth")
+
+
+@dataclass(frozen=True, order=True)
+class SweepPoint:
+    """One design at one width and fold, on one device. ``fold`` is 1 for a design without
+    one (its only value)."""
+    design: str
+    width: int
+    fold: int
+    device: str
+
+    @property
+    def key(self):
+        """The point as the strings ``results.csv`` writes for it."""
+        return (self.design, str(self.width), str(self.fold), self.device)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One measurement of one design at one width and fold: what a worker evaluates and the
+    cache keeps. ``device`` only for ``"synth"`` (the bit-exact model and the simulation do not
+    depend on it, so one accuracy task serves every device); ``settings``: the measurement's
+    options as sorted ``(name, value)`` pairs."""
+    measurement: str
+    design: str
+    width: int
+    fold: int
+    device: str = None
+    settings: tuple = field(default=())
+
+    def __post_init__(self):
+        if self.measurement not in MEASUREMENTS:
+            raise ValueError(f"measurement must be one of {', '.join(MEASUREMENTS)}, not "
+                             f"{self.measurement!r}")
+
+    @property
+    def options(self):
+        """:attr:`settings` as a dict."""
+        return dict(self.settings)
+
+    @property
+    def label(self):
+        """``inertia-linear w18 f6 synth ecp5-85k``: for progress lines and messages."""
+        device = f" {self.device}" if self.device else ""
+        return f"{self.design} w{self.width} f{self.fold} {self.measurement}{device}"
+
+
+def parse_values(text, option):
+    """Positive integers from ``16,24`` or ``16:32:4`` (STOP inclusive; a step of 1 when
+    left out) or both, comma-separated: sorted, each once. A malformed list is a
+    ``ValueError`` naming ``option``."""
+    values = set()
+    try:
+        for part in (p.strip() for p in str(text).split(",")):
+            bounds = [int(b) for b in part.split(":")]
+            if len(bounds) == 1:
+                values.add(bounds[0])
+            elif len(bounds) in (2, 3):
+                start, stop, step = bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1
+                if step < 1 or stop < start:
+                    raise ValueError
+                values.update(range(start, stop + 1, step))
+            else:
+                raise ValueError
+    except ValueError:
+        values = set()
+    if not values or min(values) < 1:
+        raise ValueError(f"{option} must be positive integers, comma-separated or "
+                         f"START:STOP[:STEP] (STOP inclusive), not {text!r}")
+    return sorted(values)
+
+
+def sweep_points(designs, widths=None, folds=None, devices=("ecp5-85k",)):
+    """Every point of the sweep, in a fixed order (design as given, then width, fold, device).
+
+    ``widths`` and ``folds``: lists, or ``None`` for each design's default; a design without a
+    fold ignores ``folds`` (its fold is 1)."""
+    for name in designs:
+        if name not in DESIGNS:
+            raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}")
+    for device in devices:
+        if device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+    points = []
+    for name in dict.fromkeys(designs):
+        design = DESIGNS[name]
+        design_folds = [1] if design.default_fold is None else (folds or [design.default_fold])
+        for width in widths or [design.default_width]:
+            for fold in design_folds:
+                points += [SweepPoint(name, width, fold, device)
+                           for device in dict.fromkeys(devices)]
+    return points
+
+
+def point_seed(design, width, fold):
+    """The workload seed of a design at a width and fold: from the point itself (not Python's
+    salted ``hash``), so every run and every worker draws the same vectors."""
+    digest = hashlib.sha256(f"{design}/w{width}/f{fold}".encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def tasks_for(point, measurements, settings):
+    """The tasks ``point`` needs, in ``measurements``' order; ``settings``:
+    ``{measurement: {option: value}}``."""
+    return [Task(m, point.design, point.width, point.fold,
+                 point.device if m == "synth" else None,
+                 tuple(sorted(settings.get(m, {}).items())))
+            for m in measurements]

@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYNTH_STAMP := $(VENV)/.installed-synth
 
-.PHONY: test report bench export synth prove slow layers clean
+.PHONY: test report bench export synth sweep prove slow layers clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,16 @@ SYNTH_FOLDS := 1,2,4,6,7,8,12
 synth: $(SYNTH_STAMP)
 	mkdir -p report
 	$(BIN)/robohw synth --out build/synth --jobs 2 --fold $(SYNTH_FOLDS) --json report/synth.json --markdown report/synth.md
+
+# The design-space sweep of the CORDICs over three widths and the inertia arrays over three
+# widths and three folds: accuracy over 100,000 vectors in the bit-exact model and cycles in
+# simulation, on every core (about 5 minutes; cached in build/sweep, resumable). The table is
+# build/sweep/results.csv; the Pareto fronts go to report/sweep.md and report/sweep_*.png,
+# which `make report` then names in its summary.
+sweep: $(STAMP)
+	mkdir -p report
+	$(BIN)/robohw sweep --designs cordic-pipelined,cordic-word-serial --widths 16,24,32 --out build/sweep --report report
+	$(BIN)/robohw sweep --designs inertia-linear,inertia-logdepth --widths 16,18,24 --folds 4,6,8 --out build/sweep --report report
 
 # The import graph between the layers of tests/test_layers.py, as a picture.
 layers: $(STAMP)

@@ -328,3 +328,12 @@ def test_a_synthesized_sweep_measures_luts_and_fmax(tmp_path):
     assert [a.unit for a in fronts[0]["axes"]] == ["results/µs", "LUT-equivalents"]
     # The narrower CORDIC is the smaller: no point beats it on size, so it stands on the front.
     assert fronts[0]["points"][0]["front"]
+
+
+def test_the_report_names_the_last_sweep(small_sweep, tmp_path):
+    from robohw.report.summary import sweep_section
+    assert sweep_section(tmp_path) == ""
+    spec, _, _ = small_sweep
+    section = sweep_section(spec.report)
+    assert "`sweep.md`" in section
+    assert "`sweep_cordic-word-serial.png`, `sweep_inertia-linear.png`" in section

@@ -11,7 +11,8 @@ processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
 and one sample), ``distributed_torques.png`` and ``distributed_timing.png`` (the thesis's
 link computers: torques over a trajectory, space-time graphs).
 When the folder holds ``synth.json`` (written by ``make synth``), ``summary.md`` shows those
-synthesis results beside the simulated cycles, with the commit and tools they came from.
+synthesis results beside the simulated cycles, with the commit and tools they came from; when
+it holds ``sweep.md`` (written by ``make sweep``), it names it and its plots.
 """
 
 import json
@@ -142,6 +143,18 @@ def synthesis_section(out_dir, rows):
     return "\n".join(lines) + "\n"
 
 
+def sweep_section(out_dir):
+    """A pointer to the last ``make sweep``'s Pareto fronts (``sweep.md`` and
+    ``sweep_*.png`` in ``out_dir``), if any. Empty when there are none."""
+    out_dir = pathlib.Path(out_dir)
+    if not (out_dir / "sweep.md").exists():
+        return ""
+    plots = ", ".join(f"`{p.name}`" for p in sorted(out_dir.glob("sweep_*.png")))
+    return ("\n## Design-space sweep: the last `make sweep`\n\n"
+            f"Pareto fronts of speed, size and error per design and device in `sweep.md`, drawn "
+            f"in {plots or 'no plots'}.\n")
+
+
 def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     """Run everything; write the files of the module docstring; return the summary table."""
     out_dir = pathlib.Path(out_dir)
@@ -168,7 +181,8 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
         "well-conditioned PUMA poses, configurations in the joint limits), simulated in "
         "Amaranth; outputs compared with the bit-exact model (equal: yes) and with float64 "
         "(max error). Latency is measured from an input transfer to its result; throughput "
-        "from consecutive results.\n\n" + table + "\n" + synthesis_section(out_dir, rows))
+        "from consecutive results.\n\n" + table + "\n" + synthesis_section(out_dir, rows) +
+        sweep_section(out_dir))
     (out_dir / "summary.json").write_text(json.dumps(rows, indent=1))
     plot_error_histograms(_error_samples(quick), out_dir / "errors.png")
     plot_ik_schedule(_schedules(), out_dir / "ik_schedule.png")

@@ -57,7 +57,9 @@ def _cycles(design, task, options):
 
 
 def _synth(design, task, options):
-    row = synthesize(design, task.width, task.device, pathlib.Path(options["work"]),
+    # A folder per device: the exports of one design for two devices may run at once, and
+    # an ECP5's Verilog differs from the generic one (its DSP tiles).
+    row = synthesize(design, task.width, task.device, pathlib.Path(options["work"]) / task.device,
                      fold=_fold(design, task), router=options["router"],
                      target_mhz=options["target_mhz"])
     figures = {name: row.get(name) for name in FIGURES["synth"]}

@@ -138,7 +138,7 @@ def _justification(group):
     width, fold = group["default_point"]
     design = DESIGNS.get(name)
     rule = (f"the registry's default: {width} bits" +
-            (f", folded by {fold}, the smallest fold that fits an ECP5-85F at that width"
+            (f", folded by {fold}, its fold for an ECP5-85F at that width"
              if design is not None and design.default_fold is not None else ""))
     default = group["default"]
     if default is None:

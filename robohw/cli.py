@@ -1048,6 +1048,10 @@ def _sweep(args):
     except SynthError as error:
         print(f"robohw sweep: {error}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"robohw sweep: interrupted; the points measured so far are in "
+              f"{spec.results_path}: the same command resumes", file=sys.stderr)
+        return 130
     finally:
         if client is not None:
             client.close()

@@ -2,8 +2,11 @@
 processes and a Dask cluster give the same table) and its Pareto fronts."""
 
 import csv
+import hashlib
 import itertools
+import json
 import re
+import statistics
 import subprocess
 
 import numpy as np
@@ -72,7 +75,7 @@ def test_seeds_come_from_the_point():
     assert point_seed("inertia-linear", 18, 6) == point_seed("inertia-linear", 18, 6)
     # A fixed value: a change of the seeding would change every table (hashlib, not hash()).
     assert point_seed("cordic-pipelined", 16, 1) == int.from_bytes(
-        __import__("hashlib").sha256(b"cordic-pipelined/w16/f1").digest()[:4], "big")
+        hashlib.sha256(b"cordic-pipelined/w16/f1").digest()[:4], "big")
 
 
 def test_a_task_refuses_an_unknown_measurement():
@@ -337,3 +340,19 @@ def test_the_report_names_the_last_sweep(small_sweep, tmp_path):
     section = sweep_section(spec.report)
     assert "`sweep.md`" in section
     assert "`sweep_cordic-word-serial.png`, `sweep_inertia-linear.png`" in section
+
+
+def test_plan_estimates_from_the_cached_times(small_sweep, tmp_path):
+    spec, _, _ = small_sweep
+    # More vectors: new accuracy tasks, the cycles cached.
+    plan = plan_sweep(SweepSpec(out=tmp_path, cache=spec.cache,
+                                **{**SMALL, "vectors": SMALL["vectors"] + 1}))
+    assert {t.measurement for t in plan.to_run} == {"accuracy"} and len(plan.to_run) == 6
+    assert {t.measurement for t in plan.cached} == {"cycles"}
+    median = {}
+    for design in SMALL["designs"]:
+        times = [json.loads(p.read_text())["outcome"]["seconds"]
+                 for p in (spec.cache / "accuracy" / design).glob("*.json")]
+        median[design] = statistics.median(times)
+    seconds = [median[t.design] for t in plan.to_run]
+    assert plan.seconds == pytest.approx(max(sum(seconds), max(seconds)))

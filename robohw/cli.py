@@ -95,14 +95,20 @@ def _widths(text):
     return widths
 
 
+def _known_names(text, choices, unknown_label):
+    """The comma-separated names of ``text``, each one of ``choices``, in order, each once;
+    otherwise an argparse error ``{unknown_label} 'name'; known: ...``."""
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in choices]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"{unknown_label} {(unknown or [text])[0]!r}; known: "
+                                         f"{', '.join(choices)}")
+    return names
+
+
 def _names(text):
     from robohw.designs import DESIGNS
-    names = [n.strip() for n in text.split(",") if n.strip()]
-    unknown = [n for n in names if n not in DESIGNS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown design {(unknown or [text])[0]!r}; known: "
-                                         f"{', '.join(DESIGNS)}")
-    return names
+    return _known_names(text, DESIGNS, "unknown design")
 
 
 def _processor_list(text):
@@ -131,12 +137,7 @@ def _processor_list(text):
 
 def _simulators(text):
     from robohw.sim.compiled import SIMULATORS
-    names = tuple(n.strip() for n in text.split(",") if n.strip())
-    unknown = [n for n in names if n not in SIMULATORS]
-    if unknown or not names:
-        raise argparse.ArgumentTypeError(f"unknown simulator {(unknown or [text])[0]!r}; "
-                                         f"known: {', '.join(SIMULATORS)}")
-    return names
+    return tuple(_known_names(text, SIMULATORS, "unknown simulator"))
 
 
 def _width_list(text):
@@ -486,12 +487,7 @@ def _value_list(option):
 def _choice_list(option, choices):
     """An argparse type: comma-separated names from ``choices``."""
     def parse(text):
-        names = [n.strip() for n in text.split(",") if n.strip()]
-        unknown = [n for n in names if n not in choices]
-        if unknown or not names:
-            raise argparse.ArgumentTypeError(f"{option}: unknown {(unknown or [text])[0]!r}; "
-                                             f"known: {', '.join(choices)}")
-        return tuple(dict.fromkeys(names))
+        return tuple(_known_names(text, choices, f"{option}: unknown"))
     return parse
 
 

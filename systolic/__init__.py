@@ -12,6 +12,6 @@ ARRAYS = {"linear": LinearInertiaArray, "logdepth": LogDepthInertiaArray}
 PLANS = {"linear": LinearPlan, "logdepth": LogDepthPlan}
 # Folds measured to place and route on an ECP5-85F at the registry's 18 bits, one MULT18X18D
 # tile per shared multiplier (README "FPGA synthesis"): the linear array at fold 6 (44 tiles for
-# the PUMA 560's 259 products; 104.6 MHz), the recursive-doubling array (296 products) at fold 8
+# the PUMA 560's 259 products; 109.6 MHz), the recursive-doubling array (296 products) at fold 8
 # (37 tiles; 107.7 MHz): the smallest folds placed so far. The tiles would allow fold 2 for both.
 DEFAULT_FOLDS = {"linear": 6, "logdepth": 8}

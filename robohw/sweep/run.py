@@ -7,6 +7,7 @@ import pathlib
 import statistics
 from dataclasses import dataclass, field
 
+from robohw.hw.checks import check_positive_integer
 from robohw.progress import Progress
 from robohw.sweep.cache import ResultCache
 from robohw.sweep.evaluate import evaluate
@@ -56,9 +57,8 @@ class SweepSpec:
         if unknown or not self.measurements:
             raise ValueError(f"measurements must be some of {', '.join(MEASUREMENTS)}, not "
                              f"{','.join(self.measurements)!r}")
-        for name, value in (("vectors", self.vectors), ("results", self.results)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, not {value!r}")
+        check_positive_integer("vectors", self.vectors)
+        check_positive_integer("results", self.results)
         object.__setattr__(self, "out", pathlib.Path(self.out))
         object.__setattr__(self, "cache", pathlib.Path(self.cache) if self.cache
                            else self.out / "cache")
@@ -93,11 +93,11 @@ def plan_sweep(spec, jobs=1, client=None):
     """The :class:`SweepPlan` of ``spec`` on ``jobs`` local processes or a Dask ``client``:
     nothing is measured."""
     points = sweep_points(spec.designs, spec.widths, spec.folds, spec.devices)
-    table = ResultsTable.peek(spec.results_path, columns(spec.measurements, spec.reasons))
+    tabled = ResultsTable.peek(spec.results_path, columns(spec.measurements, spec.reasons))
     cache = ResultCache(spec.cache)
     settings = spec.settings()
-    done = [p for p in points if p.key in table]
-    tasks = {p: tasks_for(p, spec.measurements, settings) for p in points if p.key not in table}
+    done = [p for p in points if p.key in tabled]
+    tasks = {p: tasks_for(p, spec.measurements, settings) for p in points if p.key not in tabled}
     cached, to_run = {}, []
     for task in dict.fromkeys(t for ts in tasks.values() for t in ts):
         outcome = cache.get(task)
@@ -151,7 +151,7 @@ def run_sweep(spec, jobs=1, client=None, stream=None):
     table = ResultsTable(spec.results_path, header)
     cache = ResultCache(spec.cache)
     outcomes = dict(plan.cached)
-    waiting = {p: ts for p, ts in plan.tasks.items()}
+    waiting = dict(plan.tasks)
 
     def complete(points):
         for point in points:

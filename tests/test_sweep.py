@@ -17,7 +17,7 @@ from robohw.designs import DESIGNS
 from robohw.sweep import run as sweep_run
 from robohw.sweep.cache import ResultCache
 from robohw.sweep.executors import ExecutorError, connect
-from robohw.sweep.pareto import DSP_LUT_EQUIVALENT, pareto_mask, sweep_fronts
+from robohw.sweep.pareto import DSP_LUT_EQUIVALENT, format_sweep, pareto_mask, sweep_fronts
 from robohw.sweep.run import SweepSpec, format_plan, plan_sweep, run_sweep
 from robohw.sweep.space import SweepPoint, Task, parse_values, point_seed, sweep_points
 from robohw.sweep.table import ResultsFileError, columns
@@ -102,6 +102,24 @@ def test_pareto_front_by_hand_and_against_pairwise_dominance():
         mask = pareto_mask(values, larger)
         for value, on in zip(values, mask):
             assert on == (not any(_dominated(value, other, larger) for other in values))
+
+
+def test_a_dominated_default_names_what_beats_it():
+    def row(width, bits, error, valid="1"):
+        return {"design": "inertia-linear", "width": str(width), "fold": "6",
+                "device": "ecp5-85k", "interval_cycles": "6", "register_bits": str(bits),
+                "max_error": str(error), "valid": valid, "reason": ""}
+    # The default (18 bits, fold 6) is larger than 16 bits and no more accurate; 24 bits is
+    # larger and more accurate, so it does not beat the default; an equal twin does not either.
+    rows = [row(16, 900, 1e-4), row(18, 1000, 1e-4), row(24, 1500, 1e-6), row(20, 1000, 1e-4),
+            row(22, 10, 1e-9, valid="0")]
+    group = sweep_fronts(rows, ("accuracy", "cycles"))[0]
+    assert [p["front"] for p in group["points"]] == [True, False, True, False]
+    assert group["default"]["row"]["width"] == "18"
+    assert [r["width"] for r in group["invalid"]] == ["22"]
+    text = format_sweep([group])
+    assert "Default (w18 f6): the registry's default: 18 bits, folded by 6, its fold for an " \
+        "ECP5-85F at that width; dominated by w16 f6 on these axes" in text
 
 
 @pytest.fixture(scope="module")

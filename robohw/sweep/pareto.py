@@ -13,13 +13,14 @@ The axes come from what the sweep measured, the same for every point of a design
 Only valid points stand on a front; the others are listed with their reasons.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from robohw.designs import DESIGNS
 from robohw.io.atomic import atomic_open, write_text
 
-__all__ = ["DSP_LUT_EQUIVALENT", "LUT_RAM_LUTS", "Axis", "pareto_mask", "sweep_fronts",
-           "format_sweep", "write_sweep_report"]
+__all__ = ["DSP_LUT_EQUIVALENT", "LUT_RAM_LUTS", "Axis", "dominates", "pareto_mask",
+           "sweep_fronts", "format_sweep", "write_sweep_report"]
 
 # LUT-sized cells of one signed 18 x 18 product built in the fabric instead of a MULT18X18D:
 # Yosys 0.70 `synth_ecp5 -nodsp` maps one (registered operands and product) to 1,868 LUT4 and
@@ -32,14 +33,12 @@ LUT_RAM_LUTS = 4
 
 @dataclass(frozen=True)
 class Axis:
-    """One axis of a front: its name, unit, the row's value (``None`` when absent) and whether
-    more is better."""
+    """One axis of a front: its name, unit, whether more is better, and ``value``, the
+    function reading it from a ``results.csv`` row (``None`` when absent)."""
     name: str
     unit: str
     larger_is_better: bool
-
-    def value(self, row):
-        return _AXIS_VALUES[(self.name, self.unit)](row)
+    value: Callable
 
 
 def _number(row, name):
@@ -64,33 +63,39 @@ def _lut_equivalents(row):
     return luts + 2 * carry + LUT_RAM_LUTS * lut_ram + DSP_LUT_EQUIVALENT * dsp
 
 
-_AXIS_VALUES = {
-    ("speed", "results/µs"): _results_per_us,
-    ("speed", "results/cycle"): _results_per_cycle,
-    ("size", "LUT-equivalents"): _lut_equivalents,
-    ("size", "register bits"): lambda row: _number(row, "register_bits"),
-    ("error", "max error"): lambda row: _number(row, "max_error"),
-}
+def _register_bits(row):
+    return _number(row, "register_bits")
+
+
+def _max_error(row):
+    return _number(row, "max_error")
 
 
 def _axes(measurements):
     axes = []
     if "synth" in measurements:
-        axes += [Axis("speed", "results/µs", True), Axis("size", "LUT-equivalents", False)]
+        axes += [Axis("speed", "results/µs", True, _results_per_us),
+                 Axis("size", "LUT-equivalents", False, _lut_equivalents)]
     elif "cycles" in measurements:
-        axes += [Axis("speed", "results/cycle", True), Axis("size", "register bits", False)]
+        axes += [Axis("speed", "results/cycle", True, _results_per_cycle),
+                 Axis("size", "register bits", False, _register_bits)]
     if "accuracy" in measurements:
-        axes.append(Axis("error", "max error", False))
+        axes.append(Axis("error", "max error", False, _max_error))
     return axes
 
 
-def pareto_mask(values, larger_is_better):
-    """Which of ``values`` (tuples, one number per axis) no other value dominates: at least as
-    good on every axis and better on one."""
+def dominates(a, b, larger_is_better):
+    """Whether ``a`` dominates ``b`` (tuples, one number per axis): at least as good on every
+    axis and better on one."""
     signs = [-1 if larger else 1 for larger in larger_is_better]
-    keys = [tuple(s * v for s, v in zip(signs, value)) for value in values]
-    return [not any(all(o <= k for o, k in zip(other, key)) and other != key
-                    for other in keys) for key in keys]
+    a, b = [s * x for s, x in zip(signs, a)], [s * x for s, x in zip(signs, b)]
+    return a != b and all(x <= y for x, y in zip(a, b))
+
+
+def pareto_mask(values, larger_is_better):
+    """Which of ``values`` no other value :func:`dominates`."""
+    return [not any(dominates(other, value, larger_is_better) for other in values)
+            for value in values]
 
 
 def _default(design):
@@ -147,9 +152,8 @@ def _justification(group):
         return f"{rule}."
     if default["front"]:
         return f"{rule}; on the front: no swept point is faster, smaller and as accurate."
-    better = [p for p in group["points"] if p is not default and all(
-        (v >= d if a.larger_is_better else v <= d)
-        for a, v, d in zip(group["axes"], p["values"], default["values"]))]
+    larger = [a.larger_is_better for a in group["axes"]]
+    better = [p for p in group["points"] if dominates(p["values"], default["values"], larger)]
     return (f"{rule}; dominated by {', '.join(_label(p['row']) for p in better)} on these "
             f"axes (which leave out what they do not measure: block RAM, routing at a target "
             f"clock, the widths the designs' other uses need).")

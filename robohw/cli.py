@@ -111,28 +111,39 @@ def _names(text):
     return _known_names(text, DESIGNS, "unknown design")
 
 
+def _integer_list(option, low, high=None):
+    """An argparse type: integers in ``[low, high]``, comma-separated, ranges
+    ``START:STOP[:STEP]`` (STOP inclusive), in the order given; the option named in the
+    message."""
+    def parse(text):
+        out = []
+        try:
+            for part in (p.strip() for p in text.split(",")):
+                bounds = [int(b) for b in part.split(":")]
+                if len(bounds) == 1:
+                    out.append(bounds[0])
+                elif len(bounds) in (2, 3) and bounds[0] <= bounds[1] and \
+                        (len(bounds) == 2 or bounds[2] > 0):
+                    out.extend(range(bounds[0], bounds[1] + 1,
+                                     bounds[2] if len(bounds) == 3 else 1))
+                else:
+                    raise ValueError
+        except ValueError:
+            out = None
+        if not out or any(v < low or (high is not None and v > high) for v in out):
+            span = "positive integers" if (low, high) == (1, None) else \
+                f"integers from {low} to {high}"
+            raise argparse.ArgumentTypeError(
+                f"{option} must be {span}, comma-separated or START:STOP[:STEP] (STOP "
+                f"inclusive), not {text!r}")
+        return out
+    return parse
+
+
 def _processor_list(text):
-    """``--processors``: slave counts, comma-separated, ranges ``START:STOP[:STEP]`` (STOP
-    inclusive), each from 1 to 64."""
+    """``--processors``: slave counts from 1 to the transputer study's largest network."""
     from robohw.transputer.study import MAX_PROCESSORS
-    out = []
-    try:
-        for part in (p.strip() for p in text.split(",")):
-            bounds = [int(b) for b in part.split(":")]
-            if len(bounds) == 1:
-                out.append(bounds[0])
-            elif len(bounds) in (2, 3) and (len(bounds) == 2 or bounds[2] > 0):
-                out.extend(range(bounds[0], bounds[1] + 1, bounds[2] if len(bounds) == 3
-                                 else 1))
-            else:
-                raise ValueError
-    except ValueError:
-        out = None
-    if not out or any(not 1 <= m <= MAX_PROCESSORS for m in out):
-        raise argparse.ArgumentTypeError(
-            f"--processors must be integers from 1 to {MAX_PROCESSORS}, comma-separated or "
-            f"START:STOP[:STEP], not {text!r}")
-    return out
+    return _integer_list("--processors", 1, MAX_PROCESSORS)(text)
 
 
 def _simulators(text):
@@ -473,17 +484,6 @@ def _parser():
     return parser
 
 
-def _value_list(option):
-    """An argparse type: ``16,24`` or ``16:32:4`` (STOP inclusive), as sorted integers."""
-    def parse(text):
-        from robohw.sweep.space import parse_values
-        try:
-            return parse_values(text, option)
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    return parse
-
-
 def _choice_list(option, choices):
     """An argparse type: comma-separated names from ``choices``."""
     def parse(text):
@@ -500,10 +500,10 @@ def _sweep_parser(commands, design_list):
                "--out build/sweep")
     sweep.add_argument("--designs", type=_names, required=True, metavar="NAMES",
                        help="comma-separated design names")
-    sweep.add_argument("--widths", type=_value_list("--widths"), metavar="WIDTHS",
+    sweep.add_argument("--widths", type=_integer_list("--widths", 1), metavar="WIDTHS",
                        help="16,24 or START:STOP:STEP, STOP inclusive (default: each "
                             "design's default width)")
-    sweep.add_argument("--folds", type=_value_list("--folds"), metavar="FOLDS",
+    sweep.add_argument("--folds", type=_integer_list("--folds", 1), metavar="FOLDS",
                        help="the same for the folds of folded designs (default: each "
                             "design's; designs without a fold ignore it)")
     sweep.add_argument("--devices", type=_choice_list("--devices", list(DEVICES)),

@@ -19,7 +19,7 @@ from robohw.sweep.cache import ResultCache
 from robohw.sweep.executors import ExecutorError, connect
 from robohw.sweep.pareto import DSP_LUT_EQUIVALENT, format_sweep, pareto_mask, sweep_fronts
 from robohw.sweep.run import SweepSpec, format_plan, plan_sweep, run_sweep
-from robohw.sweep.space import SweepPoint, Task, parse_values, point_seed, sweep_points
+from robohw.sweep.space import SweepPoint, Task, point_seed, sweep_points
 from robohw.sweep.table import ResultsFileError, columns
 
 # A small sweep: two CORDICs at two widths (one of them too narrow to build) and the linear
@@ -33,17 +33,23 @@ def _read(path):
         return list(csv.DictReader(file))
 
 
-@pytest.mark.parametrize("text, values", [
-    ("16,24", [16, 24]), ("16:32:4", [16, 20, 24, 28, 32]), ("16:18", [16, 17, 18]),
-    ("24, 16:20:4,24", [16, 20, 24]), ("7", [7]), ("16:30:8", [16, 24])])
-def test_values_are_lists_and_inclusive_ranges(text, values):
-    assert parse_values(text, "--widths") == values
+@pytest.mark.parametrize("text, points", [
+    ("16,24", 2), ("16:32:4", 5), ("16:18", 3), ("24, 16:20:4,24", 3), ("7", 1),
+    ("16:30:8", 2)])
+def test_widths_are_lists_and_inclusive_ranges(text, points, capsys):
+    assert main(["sweep", "--designs", "cordic-pipelined", "--widths", text, "--out",
+                 "unused", "--plan"]) == 0
+    assert capsys.readouterr().out.startswith(f"{points} points,")
 
 
 @pytest.mark.parametrize("text", ["", "a", "24:16", "16:24:0", "0", "16:24:4:2", "-4", "1.5"])
-def test_bad_values_name_the_option(text):
-    with pytest.raises(ValueError, match=r"--folds must be positive integers"):
-        parse_values(text, "--folds")
+def test_bad_values_name_the_option(text, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["sweep", "--designs", "inertia-linear", "--folds", text, "--out", "unused"])
+    assert stop.value.code == 2
+    error = capsys.readouterr().err
+    assert f"--folds must be positive integers, comma-separated or START:STOP[:STEP] (STOP " \
+        f"inclusive), not {text!r}" in error and len(error.strip().splitlines()) == 1
 
 
 def test_points_ignore_folds_of_designs_without_one():
@@ -55,6 +61,9 @@ def test_points_ignore_folds_of_designs_without_one():
     assert sorted({(p.width, p.fold, p.device) for p in inertia}) == sorted(
         itertools.product([16, 24], [2, 8], ["ecp5-45k", "ecp5-85k"]))
     assert len(set(points)) == len(points) == 4 + 8
+    # A value given twice counts once.
+    assert sweep_points(["inertia-logdepth"], [16, 16], [2, 8, 2]) == \
+        sweep_points(["inertia-logdepth"], [16], [2, 8])
     # Without widths or folds: each design's defaults.
     default = sweep_points(["inertia-linear"])
     design = DESIGNS["inertia-linear"]

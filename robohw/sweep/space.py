@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from robohw.designs import DESIGNS
 from robohw.hw.devices import DEVICES
 
-__all__ = ["MEASUREMENTS", "SweepPoint", "Task", "parse_values", "sweep_points", "point_seed",
-           "tasks_for"]
+__all__ = ["MEASUREMENTS", "SweepPoint", "Task", "sweep_points", "point_seed", "tasks_for"]
 
 # What a point can be measured for: its error against float64 over seeded vectors in the
 # bit-exact model, its latency and interval in a cycle-accurate simulation, and its resources
@@ -62,36 +61,11 @@ class Task:
         return f"{self.design} w{self.width} f{self.fold} {self.measurement}{device}"
 
 
-def parse_values(text, option):
-    """Positive integers from ``16,24`` or ``16:32:4`` (STOP inclusive; a step of 1 when
-    left out) or both, comma-separated: sorted, each once. A malformed list is a
-    ``ValueError`` naming ``option``."""
-    values = set()
-    try:
-        for part in (p.strip() for p in str(text).split(",")):
-            bounds = [int(b) for b in part.split(":")]
-            if len(bounds) == 1:
-                values.add(bounds[0])
-            elif len(bounds) in (2, 3):
-                start, stop, step = bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else 1
-                if step < 1 or stop < start:
-                    raise ValueError
-                values.update(range(start, stop + 1, step))
-            else:
-                raise ValueError
-    except ValueError:
-        values = set()
-    if not values or min(values) < 1:
-        raise ValueError(f"{option} must be positive integers, comma-separated or "
-                         f"START:STOP[:STEP] (STOP inclusive), not {text!r}")
-    return sorted(values)
-
-
 def sweep_points(designs, widths=None, folds=None, devices=("ecp5-85k",)):
     """Every point of the sweep, in a fixed order (design as given, then width, fold, device).
 
-    ``widths`` and ``folds``: lists, or ``None`` for each design's default; a design without a
-    fold ignores ``folds`` (its fold is 1)."""
+    ``widths`` and ``folds``: lists (a value given twice counts once), or ``None`` for each
+    design's default; a design without a fold ignores ``folds`` (its fold is 1)."""
     for name in designs:
         if name not in DESIGNS:
             raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}")
@@ -101,8 +75,9 @@ def sweep_points(designs, widths=None, folds=None, devices=("ecp5-85k",)):
     points = []
     for name in dict.fromkeys(designs):
         design = DESIGNS[name]
-        design_folds = [1] if design.default_fold is None else (folds or [design.default_fold])
-        for width in widths or [design.default_width]:
+        design_folds = [1] if design.default_fold is None else \
+            dict.fromkeys(folds or [design.default_fold])
+        for width in dict.fromkeys(widths or [design.default_width]):
             for fold in design_folds:
                 points += [SweepPoint(name, width, fold, device)
                            for device in dict.fromkeys(devices)]

@@ -108,17 +108,20 @@ def plan_sweep(spec, jobs=1, client=None):
     # Synthesis first: the longest tasks start while the short ones fill the other workers.
     to_run.sort(key=lambda t: t.measurement != "synth")
     workers = worker_count(jobs, client)
-    seconds = [_estimate(cache, task, spec) for task in to_run]
+    # The cache's times read once per design and measurement, not once per task.
+    estimates = {key: _estimate(cache, *key, spec)
+                 for key in dict.fromkeys((t.measurement, t.design) for t in to_run)}
+    seconds = [estimates[t.measurement, t.design] for t in to_run]
     total = max(sum(seconds) / workers, max(seconds, default=0.0))
     return SweepPlan(points, done, tasks, cached, to_run, workers, total)
 
 
-def _estimate(cache, task, spec):
-    times = cache.seconds(task.measurement, task.design)
+def _estimate(cache, measurement, design, spec):
+    times = cache.seconds(measurement, design)
     if times:
         return statistics.median(times)
-    typical = TYPICAL_SECONDS[task.measurement]
-    return typical * spec.vectors / 100_000 if task.measurement == "accuracy" else typical
+    typical = TYPICAL_SECONDS[measurement]
+    return typical * spec.vectors / 100_000 if measurement == "accuracy" else typical
 
 
 def format_plan(plan):

@@ -332,8 +332,8 @@ class LinkComputers(StreamPipeline):
                                "shift_b": range(align + 1)})
             field = program.fetch(shapes, {c: {f: w.get(f, 0) for f in shapes}
                                            for c, w in table.items()}, f"{prefix}_{unit}")
-            a = read_port(sources, field["a"])
-            b = read_port(sources, field["b"])
+            a = read_port(sources, field["a"], m=m, name=f"{prefix}_{unit}_a")
+            b = read_port(sources, field["b"], m=m, name=f"{prefix}_{unit}_b")
             a = Mux(field["neg_a"], -a, a)
             b = Mux(field["neg_b"], -b, b)
             if unit == "mul":

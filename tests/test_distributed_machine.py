@@ -2,7 +2,7 @@
 equal the bit-exact model (torques, validity, tags) under stalls, a state every interval of
 the thesis's formulas, latency three sample periods and the output queue's.
 
-The Amaranth simulator runs this design at 30-80 cycles a second here (six processors,
+The Amaranth simulator runs this design at about 230 cycles a second here (six processors,
 two units each, 48-bit operands through wide shifts): `make test` simulates a few samples of
 zero-order prediction; the other schemes (first-order prediction's corrections included),
 other units and long runs under Verilator are in `make slow`."""

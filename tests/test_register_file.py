@@ -2,10 +2,10 @@
 
 import numpy as np
 import pytest
-from amaranth.hdl import Module, Signal, signed
+from amaranth.hdl import Fragment, Module, Signal, signed
 from amaranth.sim import Simulator
 
-from robohw.hw.register_file import BankedFile, left_edge, read_port
+from robohw.hw.register_file import TREE_LEVELS_PER_SIGNAL, BankedFile, left_edge, read_port
 
 
 def test_left_edge_shares_registers_between_values_that_do_not_overlap():
@@ -51,6 +51,33 @@ def test_read_port_selects_the_addressed_register_and_checks_the_address():
     sim.run()
     with pytest.raises(ValueError, match="a 2-bit address reaches 4 of 5 registers"):
         read_port(registers, Signal(2))
+
+
+def test_read_port_in_a_module_reads_the_same_through_its_level_signals():
+    # 37 registers, 6 address bits: levels 5..0, signals at level 3 over registers 0-15 and
+    # 16-31 (32-36 sit under a shorter subtree); both reads agree at every address.
+    values = [(-1) ** k * (k * 37 % 101) for k in range(37)]
+    registers = [Signal(signed(8), name=f"r{k}", init=v) for k, v in enumerate(values)]
+    address = Signal(6, name="address")
+    plain, wired = Signal(signed(8)), Signal(signed(8))
+    m = Module()
+    m.d.comb += [plain.eq(read_port(registers, address)),
+                 wired.eq(read_port(registers, address, m=m, name="file"))]
+    fragment = Fragment.get(m, None)
+    level = TREE_LEVELS_PER_SIGNAL - 1
+    names = sorted(str(stmt.lhs.name) for stmt in fragment.statements["comb"]
+                   if isinstance(stmt.lhs, Signal) and stmt.lhs.name.startswith("file"))
+    assert names == [f"file_l{level}_0", f"file_l{level}_16"]
+    sim = Simulator(m)
+
+    async def bench(ctx):
+        for k in range(64):
+            ctx.set(address, k)
+            assert ctx.get(wired) == ctx.get(plain)
+            if k < len(values):
+                assert ctx.get(wired) == values[k]
+    sim.add_testbench(bench)
+    sim.run()
 
 
 def test_banked_file_writes_each_bank_and_reads_any_register_through_its_fields():

@@ -242,10 +242,9 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     part's name (a processor, ``mul{unit}``) to that part's own copy of ``phases``
     (:meth:`robohw.hw.stream.StreamPipeline.phase_copy`): no single ring drives every
     register's enable or every multiplexer's select. A folded ``plan`` also needs
-    ``phase_index_copy``, a function from a name (``mul{unit}_a``, ``mul{unit}_b``,
-    ``mul{unit}_r``) to a binary copy of the phase
-    (:meth:`robohw.hw.stream.StreamPipeline.phase_index_copy`): the select of each shared
-    multiplier's operand multiplexers and of its rounding shift. ``platform``: what the design
+    ``phase_index_copy``, a function from a name (``mul{unit}_a``, ``mul{unit}_b``) to a
+    binary copy of the phase (:meth:`robohw.hw.stream.StreamPipeline.phase_index_copy`): the
+    select of each shared multiplier's operand multiplexers. ``platform``: what the design
     is elaborated for; for an ECP5 the shared multipliers' registers at the tile are the
     tile's own (:func:`robohw.hw.multiplier.registered_product`).
     """
@@ -279,7 +278,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
 
     shifts = {k: _product_shift(nodes[k], formats[k], [formats[a.index] for a in nodes[k].args])
               for k in plan.unit}
-    products, operands = _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy,
+    products, operands = _shared_multipliers(m, width, plan, enable, shifts,
                                              exact=check_valid is not None, platform=platform)
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if check_valid is not None:
@@ -323,30 +322,33 @@ def control_parts(tracer, indices, plan, reads, width, ring_fanout=None):
     """``(rings, selects)``: the names of the parts that :func:`build_dataflow` (with the same
     arguments) asks ``phase_copy`` for (:func:`ring_parts`: every processor, or cell, that
     holds a register or a line, or its groups) and those it asks ``phase_index_copy`` for (both
-    operand multiplexers and the rounding shift of every shared multiplier)."""
+    operand multiplexers of every shared multiplier)."""
     taps = delay_taps(tracer, indices, plan, reads)
     rings = set(ring_parts(tracer, indices, taps, width, ring_fanout).values())
-    return rings, {f"mul{unit}_{side}" for unit in set(plan.unit.values()) for side in "abr"}
+    return rings, {f"mul{unit}_{side}" for unit in set(plan.unit.values()) for side in "ab"}
 
 
-def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact, platform):
-    """The folded schedule's multipliers: ``({index: product}, {unit: operands})``. A
+def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
+    """The folded schedule's multipliers: ``({index: rounded product}, {unit: operands})``. A
     multiplier takes, in each phase, the operands of the product scheduled on it then (a
     multiplexer, driven by :func:`_select_operands` once every value exists), registers them
     :data:`MULTIPLIER_OPERAND_REGISTERS` times and their product
     :data:`MULTIPLIER_PRODUCT_REGISTERS` times (the last operand and the first product
     register: :func:`~robohw.hw.multiplier.registered_product`'s, in the DSP tile on an
-    ECP5 ``platform``), the last time already shifted for rounding by
-    the product's own ``shifts[index]`` (:func:`~robohw.hw.fixed.rounding_shift`: a
-    multiplexer on ``phase_index_copy(f"mul{unit}_r")``); the increment
-    (:func:`~robohw.hw.fixed.rounding_increment`), shared by its products, goes into the
-    node's register: :data:`MULTIPLIER_STAGES` cycles. The shifted product keeps ``width + 1``
-    bits (the register wraps to ``width``), or all of them if ``exact`` (for the range checks).
-    A rounding adder per product took 2.8k more carry cells in the folded Newton-Euler
-    pipeline (13,161 -> 10,339 CCU2C at 18 bits, folded by 6). The operands are
-    ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits); a negated operand fits too: every
-    code is under ``2**(width - 1)`` in magnitude (:func:`~robohw.dataflow.graph.frac_bits_for`
-    keeps a margin), so its negation is one."""
+    ECP5 ``platform``); each product node rounds the last product register into its own
+    register by its own ``shifts[index]``, in two steps in one cycle
+    (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the dropped bits below the
+    half, then :func:`~robohw.hw.fixed.rounding_increment`, a carry chain over the kept
+    ``width + 1`` bits, or all of them if ``exact``, for the range checks; the register wraps
+    to ``width``): :data:`MULTIPLIER_STAGES` cycles. One adder over every bit of a product
+    (:func:`~robohw.hw.fixed.hdl_round_shift`) took 2.8k more carry cells in the folded
+    Newton-Euler pipeline (13,161 against 10,339 CCU2C at 18 bits, folded by 6); the shift
+    done once at the multiplier, by a multiplexer on the phase, saved the same carry cells but
+    routed worse (the log-depth inertia array: 85,086 of 97,483 arcs left after 60,000
+    router1 iterations, against 76,560 of 97,044 with the adders over every bit). The
+    operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits); a negated operand
+    fits too: every code is under ``2**(width - 1)`` in magnitude
+    (:func:`~robohw.dataflow.graph.frac_bits_for` keeps a margin), so its negation is one."""
     by_unit, operands = {}, {}
 
     def register(value, name):
@@ -354,8 +356,6 @@ def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact,
         with m.If(enable):
             m.d.sync += held.eq(value)
         return held
-    # The cycle, after a product's start, in which its last product register takes its value.
-    shifted = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS - 1
     for unit in sorted(set(plan.unit.values())):
         operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}") for side in "ab"]
         a, b = operands[unit]
@@ -363,21 +363,17 @@ def _shared_multipliers(m, width, plan, enable, shifts, phase_index_copy, exact,
         for stage in range(MULTIPLIER_OPERAND_REGISTERS - OPERAND_REGISTERS):
             a, b = register(a, f"mul{unit}_a_reg{stage}"), register(b, f"mul{unit}_b_reg{stage}")
         product = registered_product(m, a, b, enable, f"mul{unit}", platform)
-        # The last product register is the rounding shift's (halved, below).
-        for stage in range(MULTIPLIER_PRODUCT_REGISTERS - PRODUCT_REGISTERS - 1):
+        for stage in range(MULTIPLIER_PRODUCT_REGISTERS - PRODUCT_REGISTERS):
             product = register(product, f"mul{unit}_p{stage}")
-        bits = len(product) + 1 if exact else width + 1
-        halved = Signal(signed(bits), name=f"mul{unit}_halved", reset_less=True)
-        sticky = Signal(name=f"mul{unit}_sticky", reset_less=True)
-        cases = {(plan.start[k] + shifted) % plan.fold: shifts[k]
-                 for k, owner in plan.unit.items() if owner == unit}
-        with m.If(enable), m.Switch(phase_index_copy(f"mul{unit}_r")):
-            for phase, shift in cases.items():
-                with m.Case(phase):
-                    kept, below = rounding_shift(product, shift, (1 << max(shift - 1, 0)) - 1)
-                    m.d.sync += [halved.eq(kept), sticky.eq(below)]
-        by_unit[unit] = rounding_increment(halved, sticky)
-    return {k: by_unit[unit] for k, unit in plan.unit.items()}, operands
+        by_unit[unit] = product
+    rounded = {}
+    for k, unit in plan.unit.items():
+        halved, sticky = rounding_shift(by_unit[unit], shifts[k],
+                                        (1 << max(shifts[k] - 1, 0)) - 1)
+        if not exact:
+            halved = halved[:width + 1].as_signed()
+        rounded[k] = rounding_increment(halved, sticky)
+    return rounded, operands
 
 
 def _select_operands(m, nodes, formats, plan, operands, value, phase_index_copy):

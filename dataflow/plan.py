@@ -249,11 +249,9 @@ class TracedPlan:
         held = sum(1 for _, slot in slots if slot)  # angles waiting for their phase
         cordic_bits = cordics * pipelined_register_bits(self.cordic)
         folded = self._fold > 1
-        # A shared multiplier's registers: its operand pairs, its double-width products and
-        # the last one shifted for rounding (w + 1 bits and the sticky bit).
-        multiplier_bits = self.schedule.multipliers * (
-            2 * w * (MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS - 1) + w + 2) \
-            if folded else 0
+        # A shared multiplier's registers: its operand pairs and double-width products.
+        multiplier_bits = self.schedule.multipliers * 2 * w * (
+            MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS) if folded else 0
         return {
             "processing_elements": len(processors),
             "cordics": cordics,

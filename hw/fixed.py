@@ -127,7 +127,8 @@ def hdl_round_shift(value, shift, rounding):
 
 
 def rounding_shift(value, shift, mask):
-    """The first step of :func:`hdl_round_shift` with ``HALF_EVEN`` in two register stages:
+    """The first step of :func:`hdl_round_shift` with ``HALF_EVEN`` in two steps (a register
+    between them in the processor arrays' units, one cycle in a folded pipeline's node):
     ``(halved, sticky)``, ``value`` shifted by one bit less than ``shift`` (its lowest bit the
     half) and the OR of the bits below the half. ``shift`` and ``mask`` (``2**(shift - 1) -
     1``, 0 for no shift) are numbers or signals (a micro-program's fields). Unlike

@@ -5,6 +5,7 @@ from amaranth.hdl import Const, Module, Signal, signed, unsigned
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.pipeline import build_dataflow, control_parts
 from robohw.hw.delay_line import tapped_delay_line
+from robohw.hw.global_buffer import global_buffer, global_buffers
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
 __all__ = ["TracedPipeline", "within_limits", "held_state"]
@@ -139,7 +140,8 @@ class TracedPipeline(StreamPipeline):
             resources["register_bits"] += plan.latency  # the flag's delay line
         if plan.fold > 1:
             # Each processor's copy of the phase ring (phase_copy); each operand multiplexer's
-            # and each shared CORDIC's binary phase (phase_index_copy).
+            # and each shared CORDIC's binary phase (phase_index_copy). Counted for the generic
+            # netlist: an ECP5's has one ring on its clock networks instead of the copies.
             rings, selects = control_parts(plan.tracer, plan.live, plan.schedule,
                                            list(self._reads().values()), plan.width,
                                            plan.ring_fanout)
@@ -173,11 +175,21 @@ class TracedPipeline(StreamPipeline):
                         sources[by_name[name]] = fields[port]
         reads = self._reads()
         taken = self.i.valid & phases[0]
+        if plan.fold > 1 and global_buffers(platform, plan.fold):
+            # One ring, its bits on the FPGA's clock networks, enables every register.
+            ring = [global_buffer(m, bit, f"global_phase{p}", platform)
+                    for p, bit in enumerate(self.phase_copy(m, "global_ring"))]
+
+            def phase_copy(part):
+                return ring
+        else:
+            def phase_copy(part):
+                return self.phase_copy(m, f"{part}_phase")
         values = build_dataflow(m, plan.tracer, plan.live, plan.formats, plan.schedule, sources,
                                 advance, width, list(reads.values()),
                                 check_valid=taken if self._check_ranges else None,
                                 phases=phases,
-                                phase_copy=lambda part: self.phase_copy(m, f"{part}_phase"),
+                                phase_copy=phase_copy,
                                 phase_index_copy=lambda part: self.phase_index_copy(
                                     m, f"{part}_phase"),
                                 ring_fanout=plan.ring_fanout, platform=platform)

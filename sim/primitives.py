@@ -11,6 +11,10 @@ primitive; a netlist that asks for more is refused when the model is elaborated.
   each off (``"NONE"``) or on ``CLK0`` with enable ``CE0`` and synchronous reset ``RST0``. Not
   modelled: the ``C`` input and the shift chains (``SOURCEA`` / ``SOURCEB`` must be low), the
   other clocks, enables and resets, the cascade outputs.
+- ``DCCA`` (Lattice ECP5; :mod:`robohw.hw.global_buffer`): from TN1263, *ECP5 and ECP5-5G
+  sysCLOCK PLL/DLL Design and Usage Guide*, a primary clock network's buffer: ``CLKO`` follows
+  ``CLKI`` while ``CE`` is high and is low while it is low. Not modelled: the timing of a
+  change of ``CE``, which robohw holds high.
 """
 
 import re
@@ -74,8 +78,18 @@ def _mult18x18d():
     return "\n".join(lines) + "\n"
 
 
+def _dcca():
+    return "\n".join([
+        "// DCCA, modelled by robohw.sim.primitives for Verilator (see there).",
+        "/* verilator lint_off DECLFILENAME */",
+        "module DCCA(CLKI, CE, CLKO);",
+        "  input CLKI;", "  input CE;", "  output CLKO;",
+        "  assign CLKO = CLKI & CE;",
+        "endmodule", "/* verilator lint_on DECLFILENAME */"]) + "\n"
+
+
 # {primitive: its model's Verilog}
-PRIMITIVES = {"MULT18X18D": _mult18x18d()}
+PRIMITIVES = {"MULT18X18D": _mult18x18d(), "DCCA": _dcca()}
 
 
 def primitive_models(verilog):

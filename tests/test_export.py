@@ -1,6 +1,7 @@
 """Exported Verilog: sidecars that match the components, lint clean under justified waivers."""
 
 import json
+import re
 
 import pytest
 
@@ -40,26 +41,41 @@ def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix
 
 def test_an_export_for_an_ecp5_instantiates_its_tiles_and_models_them(tmp_path):
     # The folded linear array at 12 bits: its shared multipliers as DSP tiles with their
-    # registers, a model of the tile beside the module for simulation, both lint clean.
+    # registers, its phase enables through clock buffers, models of both beside the module
+    # for simulation, all lint clean.
     design = DESIGNS["inertia-linear"]
     sidecar = export_design(design, 12, tmp_path, device="ecp5-85k")
     module = sidecar["module"]
     assert sidecar["device"] == "ecp5-85k"
     assert sidecar["primitive_models"] == f"{module}.primitives.v"
     models = tmp_path / f"{module}.primitives.v"
-    assert "module MULT18X18D(" in models.read_text()
+    assert "module MULT18X18D(" in models.read_text() and "module DCCA(" in models.read_text()
     units = design.build(12).plan.schedule.multipliers
-    assert (tmp_path / f"{module}.v").read_text().count("MULT18X18D #(") == units
+    ecp5_text = (tmp_path / f"{module}.v").read_text()
+    assert ecp5_text.count("MULT18X18D #(") == units
     assert lint(tmp_path / f"{module}.v", tmp_path / f"{module}.vlt", models) == {}
     assert sidecar["lint"]["command"].endswith(f"{module}.vlt {models.name} {module}.v")
     # A generic export into the same folder leaves no stale model behind.
     generic = export_design(design, 12, tmp_path, check_lint=False)
     assert generic["device"] is None and generic["primitive_models"] is None
     assert not models.exists()
-    # Each tile holds two operand registers and a product register: 12 + 12 + 24 bits.
-    assert generic["register_bits"] - sidecar["register_bits"] == units * 48
+    # Each tile holds two operand registers and a product register: 12 + 12 + 24 bits. The
+    # phases enable the registers from a ring copy per part in the generic netlist, from one
+    # ring on the clock networks (a DCCA per phase) in the ECP5's.
+    fold = design.build(12).fold
+    assert ecp5_text.count("DCCA ") == fold
+    rings = [_phase_rings(text) for text in (ecp5_text, (tmp_path / f"{module}.v").read_text())]
+    assert rings[0] == {"phase", "global_ring"} and len(rings[1]) > 2
+    assert (generic["register_bits"] - sidecar["register_bits"] ==
+            units * 48 + (len(rings[1]) - len(rings[0])) * fold)
     with pytest.raises(ValueError, match="device must be one of ecp5-25k, .*, not 'xc7'"):
         export_design(design, 12, tmp_path, device="xc7")
+
+
+def _phase_rings(verilog):
+    """The names of the phase rings in a folded design's Verilog (bits ``{name}{p}``, ``p``
+    from 0; ``{name}0`` starts high)."""
+    return set(re.findall(r"reg (\w*(?:phase|ring))0 = 1'h1;", verilog))
 
 
 def test_a_warning_that_is_not_waivable_fails_the_export(tmp_path, monkeypatch):

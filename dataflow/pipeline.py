@@ -24,7 +24,7 @@ from amaranth.hdl import Assert, Const, Signal, signed
 from robohw.dataflow.evaluate import ROUNDING
 from robohw.dataflow.graph import OPS
 from robohw.hw.delay_line import tapped_delay_line
-from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_shift
+from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.multiplier import OPERAND_REGISTERS, PRODUCT_REGISTERS, registered_product
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
@@ -368,8 +368,7 @@ def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
         by_unit[unit] = product
     rounded = {}
     for k, unit in plan.unit.items():
-        halved, sticky = rounding_shift(by_unit[unit], shifts[k],
-                                        (1 << max(shifts[k] - 1, 0)) - 1)
+        halved, sticky = rounding_shift(by_unit[unit], shifts[k], rounding_mask(shifts[k]))
         if not exact:
             halved = halved[:width + 1].as_signed()
         rounded[k] = rounding_increment(halved, sticky)

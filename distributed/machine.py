@@ -45,7 +45,7 @@ from robohw.dataflow.states import state_fields
 from robohw.distributed.model import prediction_depth
 from robohw.distributed.plan import FASTEST, LinkComputersPlan
 from robohw.distributed.timing import schedule
-from robohw.hw.fixed import rounding_increment, rounding_shift
+from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import left_edge, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
@@ -312,7 +312,7 @@ class LinkComputers(StreamPipeline):
             node = nodes[k]
             word = micro_operation(plan.tracer, plan.formats, k)
             word.update(a=operand(node.args[0]), b=operand(node.args[1]), target=target[k],
-                        valid=1, mask=(1 << max(word["shift"] - 1, 0)) - 1)
+                        valid=1, mask=rounding_mask(word["shift"]))
             # Single issue: the schedule gives at most one of the two units a word a cycle.
             words["mul" if node.op in _MULTIPLIES else "add"][cycle] = word
         program = MicroProgram(m, ahead, ahead2, prefix)

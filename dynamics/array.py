@@ -50,7 +50,7 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.states import state_fields
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
-from robohw.hw.fixed import rounding_increment, rounding_shift
+from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
@@ -267,7 +267,7 @@ class NewtonEulerArray(StreamPipeline):
         rounding = fetch(offset, {"shift": range(shift_limit + 1),
                                   "mask": unsigned(max(shift_limit - 1, 1))},
                          lambda f, _: {"shift": f["shift"],
-                                       "mask": (1 << max(f["shift"] - 1, 0)) - 1})
+                                       "mask": rounding_mask(f["shift"])})
         halved, sticky = rounding_shift(exact, rounding["shift"], rounding["mask"])
         halved, sticky = stage(halved, "halved"), stage(sticky, "sticky")
         # The increment, into a register (wrapping out of bounds, as the model's register

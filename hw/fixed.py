@@ -14,7 +14,7 @@ from amaranth.hdl import Cat, Const, Mux, Value, signed
 __all__ = [
     "Rounding", "FixedFormat",
     "wrap", "round_shift", "saturate",
-    "hdl_round_shift", "rounding_shift", "rounding_increment", "hdl_add_sub",
+    "hdl_round_shift", "rounding_mask", "rounding_shift", "rounding_increment", "hdl_add_sub",
     "hdl_add_sub_add", "hdl_saturate",
     "angle_to_code", "angle_fits", "code_to_angle", "ANGLE_CODE_LIMIT",
 ]
@@ -126,12 +126,19 @@ def hdl_round_shift(value, shift, rounding):
     return (value + ((1 << (shift - 1)) - 1) + value[shift]) >> shift
 
 
+def rounding_mask(shift):
+    """The bits of a value below the half that a shift by ``shift`` bits rounds away:
+    ``2**(shift - 1) - 1``, 0 for no shift (:func:`rounding_shift`'s ``mask``, a number, or a
+    micro-program's field)."""
+    return (1 << max(shift - 1, 0)) - 1
+
+
 def rounding_shift(value, shift, mask):
     """The first step of :func:`hdl_round_shift` with ``HALF_EVEN`` in two steps (a register
     between them in the processor arrays' units, one cycle in a folded pipeline's node):
     ``(halved, sticky)``, ``value`` shifted by one bit less than ``shift`` (its lowest bit the
-    half) and the OR of the bits below the half. ``shift`` and ``mask`` (``2**(shift - 1) -
-    1``, 0 for no shift) are numbers or signals (a micro-program's fields). Unlike
+    half) and the OR of the bits below the half. ``shift`` and ``mask`` (:func:`rounding_mask`
+    of the shift) are numbers or signals (a micro-program's fields). Unlike
     :func:`hdl_round_shift` the carry chain spans the kept bits only, not the dropped ones."""
     return (value << 1) >> shift, (value & mask).any()
 

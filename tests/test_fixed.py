@@ -4,8 +4,9 @@ from amaranth.hdl import Module, Signal, signed, unsigned
 from amaranth.sim import Simulator
 
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_fits, angle_to_code, code_to_angle,
-                             hdl_add_sub, hdl_add_sub_add, hdl_round_shift, hdl_saturate, round_shift,
-                             rounding_increment, rounding_shift, saturate, wrap)
+                             hdl_add_sub, hdl_add_sub_add, hdl_round_shift, hdl_saturate,
+                             round_shift, rounding_increment, rounding_mask, rounding_shift,
+                             saturate, wrap)
 
 
 def python_round_half_even(value, shift):
@@ -183,7 +184,7 @@ def test_two_step_rounding_is_half_to_even():
         for v, s in cases:
             ctx.set(value, v)
             ctx.set(shift, s)
-            ctx.set(mask, (1 << max(s - 1, 0)) - 1)
+            ctx.set(mask, rounding_mask(s))
             checked.append((ctx.get(out), int(round_shift(np.array([v]), s,
                                                           Rounding.HALF_EVEN)[0])))
 

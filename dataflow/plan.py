@@ -61,7 +61,8 @@ class TracedPlan:
     ring_fanout : int or None
         Folded, the most flip-flops one copy of the phase ring enables
         (:func:`~robohw.dataflow.pipeline.ring_parts`); ``None`` (the base's): one copy per
-        cell of the trace.
+        cell of the trace. Not used on an ECP5 with a clock network per phase: one ring there
+        enables every register through them (:mod:`robohw.hw.global_buffer`).
     pool_resolution : float or None
         Folded, give each community of the graph (:func:`~robohw.dataflow.folding.product_pools`
         at this resolution) multipliers of its own; ``None`` (every plan's now): one pool. On

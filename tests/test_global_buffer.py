@@ -72,3 +72,20 @@ def test_more_phases_than_networks_keep_the_rings_copies():
     ecp5, generic = _netlist(fold, ECP5), _netlist(fold, None)
     assert "DCCA" not in ecp5
     assert _rings(ecp5) == _rings(generic)
+
+
+def test_the_synthesis_flow_places_each_buffer_on_a_bel_of_its_own():
+    # Out of context nextpnr places no DCCA where the fabric reaches it: the flow does
+    # (robohw.flows.synth), for as many as global_buffers allows, on every ECP5.
+    from robohw.flows.synth import _CLOCK_BUFFER_BELS, SynthError, _clock_buffers
+    assert {device for device in DEVICES if DEVICES[device].family == "ecp5"} == \
+        set(_CLOCK_BUFFER_BELS)
+    for bels in _CLOCK_BUFFER_BELS.values():
+        assert len(set(bels)) == len(bels) == ECP5_FABRIC_GLOBALS
+    fold = ECP5_FABRIC_GLOBALS
+    placed = _clock_buffers(_netlist(fold, ECP5), "ecp5-45k")
+    assert [buffer for buffer, _ in placed] == [f"global_phase{p}_dcca" for p in range(fold)]
+    assert [bel for _, bel in placed] == list(_CLOCK_BUFFER_BELS["ecp5-45k"])
+    assert _clock_buffers(_netlist(fold, None), "ecp5-85k") == []
+    with pytest.raises(SynthError, match="7 clock buffers \\(DCCA\\), 0 placeable on ice40"):
+        _clock_buffers(_netlist(fold, ECP5), "ice40-hx8k")

@@ -29,6 +29,23 @@ DEVICES = {
     "ice40-hx8k": ("ice40", ["--hx8k", "--package", "ct256"], 206),
     "ice40-up5k": ("ice40", ["--up5k", "--package", "sg48"], 39),
 }
+
+
+def _top_and_left_clock_buffers(top_x, left_y):
+    return (*(f"X{top_x}/Y0/TDCC{k}" for k in (0, 1, 3, 5)),
+            *(f"X3/Y{left_y}/LDCC{k}" for k in (0, 1, 2)))
+
+
+# Bels for the DCCA clock buffers an ECP5 netlist instantiates (robohw.hw.global_buffer: a
+# folded design's phase enables), in order: those nextpnr-ecp5 picks for seven of them in a full
+# design, each with a fabric entry to the clock networks of its own (a PCLKCIB; `-v` shows its
+# choice). Out of context it neither places the buffers so nor marks their nets global
+# (ecp5/globals.cc, promote_globals, sets only the promoted clocks' flag then): router2 failed
+# to reach a buffer's input and router1 stopped. So the flow sets both before synthesis, as
+# attributes (BEL, ECP5_IS_GLOBAL); the exported Verilog has neither, for a full design.
+_CLOCK_BUFFER_BELS = {"ecp5-25k": _top_and_left_clock_buffers(31, 25),
+                      "ecp5-45k": _top_and_left_clock_buffers(40, 34),
+                      "ecp5-85k": _top_and_left_clock_buffers(67, 46)}
 # Cell types per family: logic, LUT RAM (the ECP5's 16 x 4 distributed RAM, four LUTs of a
 # slice pair each; the iCE40 has none), flip-flops, DSP blocks, block RAM.
 _CELLS = {
@@ -75,6 +92,17 @@ def _version(command):
              if line.strip() and not line.startswith("Preparing to run")]
     named = [line for line in lines if re.search(r"[Vv]ersion|^Yosys ", line)]
     return (named or lines or ["unknown"])[0]
+
+
+def _clock_buffers(verilog, device):
+    """``[(instance, bel)]``: the DCCAs of the exported ``verilog`` and the bels the flow
+    places them on (:data:`_CLOCK_BUFFER_BELS`)."""
+    buffers = re.findall(r"^\s*DCCA (\w+) \(", verilog, flags=re.M)
+    bels = _CLOCK_BUFFER_BELS.get(device, ())
+    if len(buffers) > len(bels):
+        raise SynthError(f"{len(buffers)} clock buffers (DCCA), {len(bels)} placeable on "
+                         f"{device}")
+    return list(zip(buffers, bels))
 
 
 def _commit():
@@ -194,8 +222,14 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         say(f"{module}: cached result {cached.name}")
         return row
 
-    script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module} "
-              f"-json {base}.json; tee -q -o {base}.stat.json stat -json")
+    # Each buffer's bel, and its output (the nets driven by the cell) marked global; after
+    # synthesis, which names the nets.
+    placements = "".join(
+        f"setattr -set BEL \"{bel}\" {module}/{buffer}; "
+        f"setattr -set ECP5_IS_GLOBAL 1 {module}/{buffer} %co w:* %i; "
+        for buffer, bel in _clock_buffers(verilog, device))
+    script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module}; {placements}"
+              f"write_json {base}.json; tee -q -o {base}.stat.json stat -json")
     if _run([yosys, "-q", "-p", script], out_dir / f"{base}.yosys.log", out_dir):
         raise SynthError(f"{module}: yosys failed; see {out_dir / base}.yosys.log")
     stats = json.loads((out_dir / f"{base}.stat.json").read_text())

@@ -41,7 +41,7 @@ def _top_and_left_clock_buffers(top_x, left_y):
 # design, each with a fabric entry to the clock networks of its own (a PCLKCIB; `-v` shows its
 # choice). Out of context it neither places the buffers so nor marks their nets global
 # (ecp5/globals.cc, promote_globals, sets only the promoted clocks' flag then): router2 failed
-# to reach a buffer's input and router1 stopped. So the flow sets both before synthesis, as
+# to reach a buffer's input and router1 stopped. So the flow sets both after synthesis, as
 # attributes (BEL, ECP5_IS_GLOBAL); the exported Verilog has neither, for a full design.
 _CLOCK_BUFFER_BELS = {"ecp5-25k": _top_and_left_clock_buffers(31, 25),
                       "ecp5-45k": _top_and_left_clock_buffers(40, 34),

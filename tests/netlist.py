@@ -2,17 +2,20 @@
 design's own ``latency`` property.
 
 :func:`register_depths` builds the design's data graph from its statements (an edge from every
-signal an assignment reads to the signal it writes: weight 1 in a clocked domain, 0 in
-``comb``; the conditions that enable an assignment are not data) and returns the set of
-register counts over every path from ``i.payload`` to ``o.payload``. A fully pipelined design
-has one count, its latency in cycles. A memory is an edge from its write port's data to its
-synchronous read port's data of weight rows + 1: the delay of a circular buffer written and
-read at one pointer, the read port's register included (:func:`robohw.hw.delay_line.memory_delay`; the netlist cannot see the
-pointers, so the simulations measure that part). The memory of a lane of a
-stream's output queue (:class:`robohw.hw.queue.QueueLane`) is an edge of weight 2: its write and
-its read register, the delay of a result that finds it empty.
+signal an assignment reads to the signal it writes: weight 1 in a clocked domain, 0 in ``comb``;
+the conditions that enable an assignment are not data) and returns the set of register counts over
+every path from ``i.payload`` to ``o.payload``. A fully pipelined design has one count, its latency
+in cycles. A memory is an edge from its write port's data to its synchronous read port's data of
+weight rows + 1: the delay of a circular buffer written and read at one pointer, the read port's
+register included (:func:`robohw.hw.delay_line.memory_delay`; the netlist cannot see the pointers,
+so the simulations measure that part). The memory of a lane of a stream's output queue
+(:class:`robohw.hw.queue.QueueLane`) is an edge of weight 2: its write and its read register, the
+delay of a result that finds it empty.
+
+:func:`phase_rings` names the phase rings in a folded design's Verilog.
 """
 
+import re
 from collections import defaultdict
 
 from amaranth.hdl import Value
@@ -22,7 +25,13 @@ from amaranth.hdl._mem import MemoryInstance
 
 from robohw.hw.queue import QueueLane
 
-__all__ = ["register_depths"]
+__all__ = ["register_depths", "phase_rings"]
+
+
+def phase_rings(verilog):
+    """The names of the phase rings in a folded design's Verilog: a ring's bits are ``{name}0``
+    to ``{name}{fold - 1}``, the first starting high."""
+    return set(re.findall(r"reg (\w*(?:phase|ring))0 = 1'h1;", verilog))
 
 
 def _assignments(statements):

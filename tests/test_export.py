@@ -1,9 +1,9 @@
 """Exported Verilog: sidecars that match the components, lint clean under justified waivers."""
 
 import json
-import re
 
 import pytest
+from netlist import phase_rings
 
 from robohw.hw.payload import layout_fields
 from robohw.flows import export
@@ -64,18 +64,13 @@ def test_an_export_for_an_ecp5_instantiates_its_tiles_and_models_them(tmp_path):
     # ring on the clock networks (a DCCA per phase) in the ECP5's.
     fold = design.build(12).fold
     assert ecp5_text.count("DCCA ") == fold
-    rings = [_phase_rings(text) for text in (ecp5_text, (tmp_path / f"{module}.v").read_text())]
+    rings = [phase_rings(text) for text in (ecp5_text, (tmp_path / f"{module}.v").read_text())]
     assert rings[0] == {"phase", "global_ring"} and len(rings[1]) > 2
     assert (generic["register_bits"] - sidecar["register_bits"] ==
             units * 48 + (len(rings[1]) - len(rings[0])) * fold)
     with pytest.raises(ValueError, match="device must be one of ecp5-25k, .*, not 'xc7'"):
         export_design(design, 12, tmp_path, device="xc7")
 
-
-def _phase_rings(verilog):
-    """The names of the phase rings in a folded design's Verilog (bits ``{name}{p}``, ``p``
-    from 0; ``{name}0`` starts high)."""
-    return set(re.findall(r"reg (\w*(?:phase|ring))0 = 1'h1;", verilog))
 
 
 def test_a_warning_that_is_not_waivable_fails_the_export(tmp_path, monkeypatch):

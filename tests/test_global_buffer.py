@@ -9,6 +9,7 @@ import re
 import pytest
 from amaranth.back import verilog
 from amaranth.hdl import Module, Signal, signed
+from netlist import phase_rings
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
@@ -32,10 +33,6 @@ def _netlist(fold, platform):
                          {key: key for key in "pq"}, tag_width=2)
     return verilog.convert(dut, name="top", platform=platform)
 
-
-def _rings(text):
-    # A ring's bits are {name}0 .. {name}{fold - 1}; {name}0 starts high.
-    return set(re.findall(r"reg (\w*(?:phase|ring))0 = 1'h1;", text))
 
 
 def test_an_ecp5_has_seven_networks_for_enables():
@@ -62,16 +59,16 @@ def test_a_folded_ecp5_netlist_enables_its_registers_from_one_ring_on_the_clock_
     ecp5, generic = _netlist(fold, ECP5), _netlist(fold, None)
     assert len(re.findall(r"\bDCCA global_phase\d+_dcca \(", ecp5)) == fold
     # The fold control's own ring (the input's phase) and the one on the networks.
-    assert _rings(ecp5) == {"phase", "global_ring"}
+    assert phase_rings(ecp5) == {"phase", "global_ring"}
     assert "DCCA" not in generic and "global_ring" not in generic
-    assert len(_rings(generic)) > 2
+    assert len(phase_rings(generic)) > 2
 
 
 def test_more_phases_than_networks_keep_the_rings_copies():
     fold = ECP5_FABRIC_GLOBALS + 1
     ecp5, generic = _netlist(fold, ECP5), _netlist(fold, None)
     assert "DCCA" not in ecp5
-    assert _rings(ecp5) == _rings(generic)
+    assert phase_rings(ecp5) == phase_rings(generic)
 
 
 def test_the_synthesis_flow_places_each_buffer_on_a_bel_of_its_own():

@@ -8,7 +8,7 @@ holds as many flip-flops as LUT4s. iCE40 figures from the iCE40 data sheets.
 import math
 from dataclasses import dataclass
 
-__all__ = ["Device", "DEVICES", "dsp_tiles"]
+__all__ = ["Device", "DEVICES", "dsp_tiles", "is_ecp5"]
 
 
 @dataclass(frozen=True)
@@ -37,3 +37,9 @@ def dsp_tiles(a_bits, b_bits, tile=18):
     def pieces(bits):
         return 1 if bits <= tile else 1 + math.ceil((bits - tile) / (tile - 1))
     return pieces(a_bits) * pieces(b_bits)
+
+
+def is_ecp5(platform):
+    """Whether ``platform`` (an Amaranth platform, or ``None`` when elaborating for simulation
+    or a generic netlist) is an ECP5: the cores that build ECP5 primitives ask this."""
+    return getattr(platform, "family", None) == "ecp5"

@@ -7,13 +7,15 @@ ring, crowd the routing every value needs. nextpnr-ecp5 routes a net driven by a
 onto one of the primary clock networks even when the net drives clock enables rather than clocks,
 and those networks reach the enable pins of the slices (measured: a DCCA's output enabling 1,024
 flip-flops went on global 1, no fabric routing and no delay on it in nextpnr's timing). Elaborated
-for an ECP5 (a platform whose ``family`` is ``"ecp5"``, as in :mod:`robohw.hw.multiplier`),
-:func:`global_buffer` puts a signal through a DCCA; for any other platform, or none (simulation,
-Verilator's generic netlist), it returns the signal itself. ``robohw.sim``'s behavioural model of
-the DCCA lets Verilator run the ECP5 netlist against the model.
+for an ECP5 (:func:`robohw.hw.devices.is_ecp5`), :func:`global_buffer` puts a signal through a
+DCCA; for any other platform, or none (simulation, Verilator's generic netlist), it returns the
+signal itself. ``robohw.sim``'s behavioural model of the DCCA lets Verilator run the ECP5
+netlist against the model.
 """
 
 from amaranth.hdl import Const, Instance, Signal
+
+from .devices import is_ecp5
 
 __all__ = ["global_buffers", "global_buffer", "ECP5_FABRIC_GLOBALS"]
 
@@ -26,7 +28,7 @@ ECP5_FABRIC_GLOBALS = 7
 def global_buffers(platform, count):
     """Whether :func:`global_buffer` puts ``count`` signals on ``platform``'s clock networks:
     an ECP5, with a network free for each."""
-    return getattr(platform, "family", None) == "ecp5" and count <= ECP5_FABRIC_GLOBALS
+    return is_ecp5(platform) and count <= ECP5_FABRIC_GLOBALS
 
 
 def global_buffer(m, signal, name, platform):
@@ -34,7 +36,7 @@ def global_buffer(m, signal, name, platform):
     ``{name}_dcca`` (its enable held high: the output follows the input) when ``platform``
     is an ECP5, otherwise ``signal`` itself. Combinational: the value is ``signal``'s in the
     same cycle."""
-    if getattr(platform, "family", None) != "ecp5":
+    if not is_ecp5(platform):
         return signal
     buffered = Signal(name=name)
     m.submodules[f"{name}_dcca"] = Instance("DCCA", i_CLKI=signal, i_CE=Const(1),

@@ -4,16 +4,17 @@ around a multiplier, or as the registers inside an ECP5 DSP tile.
 Yosys maps a product onto an ECP5 MULT18X18D tile but keeps the registers around it in the
 fabric. Registers in the fabric beside the DSP rows crowd the few rows where every shared
 multiplier's operands and products meet: the folded Newton-Euler pipeline (18 bits, fold 6)
-had 6,905 of its 47,151 flip-flops there. Elaborated for an ECP5 (a platform whose ``family``
-is ``"ecp5"``: :data:`robohw.hw.devices.DEVICES`' entries, or Amaranth's Lattice platforms),
-:func:`registered_product` instantiates the tile with its input and output registers on
-(Lattice TN1267, *ECP5 and ECP5-5G sysDSP Usage Guide*: REG_INPUTA, REG_INPUTB, REG_OUTPUT);
-for any other platform, or none (simulation, Verilator), it builds the same registers as
-flip-flops. Both give the same product in the same cycle; ``robohw.sim``'s behavioural model
+had 6,905 of its 47,151 flip-flops there. Elaborated for an ECP5
+(:func:`robohw.hw.devices.is_ecp5`), :func:`registered_product` instantiates the tile with its
+input and output registers on (Lattice TN1267, *ECP5 and ECP5-5G sysDSP Usage Guide*:
+REG_INPUTA, REG_INPUTB, REG_OUTPUT); for any other platform, or none (simulation, Verilator),
+it builds the same registers as flip-flops. Both give the same product in the same cycle; ``robohw.sim``'s behavioural model
 of the tile (``ecp5_mult18x18d.v``) lets Verilator run the ECP5 netlist against the model.
 """
 
 from amaranth.hdl import ClockSignal, Const, Instance, Signal, signed
+
+from .devices import is_ecp5
 
 __all__ = ["registered_product", "uses_dsp_tile", "OPERAND_REGISTERS", "PRODUCT_REGISTERS",
            "PRODUCT_LATENCY", "ECP5_TILE_BITS"]
@@ -32,8 +33,7 @@ def uses_dsp_tile(platform, a_bits, b_bits):
     """Whether :func:`registered_product` builds an ``a_bits`` x ``b_bits`` product for
     ``platform`` as one ECP5 tile with its registers (both operands at most
     :data:`ECP5_TILE_BITS`)."""
-    return (getattr(platform, "family", None) == "ecp5" and
-            max(a_bits, b_bits) <= ECP5_TILE_BITS)
+    return is_ecp5(platform) and max(a_bits, b_bits) <= ECP5_TILE_BITS
 
 
 def registered_product(m, a, b, enable, name, platform=None):

@@ -13,7 +13,7 @@ from netlist import phase_rings
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
-from robohw.hw.devices import DEVICES
+from robohw.hw.devices import DEVICES, is_ecp5
 from robohw.hw.global_buffer import ECP5_FABRIC_GLOBALS, global_buffer, global_buffers
 from robohw.sim.primitives import primitive_models
 
@@ -33,6 +33,12 @@ def _netlist(fold, platform):
                          {key: key for key in "pq"}, tag_width=2)
     return verilog.convert(dut, name="top", platform=platform)
 
+
+def test_an_ecp5_is_a_platform_of_that_family():
+    class Lattice:  # Amaranth's LatticePlatform names its family the same way
+        family = "ecp5"
+    assert is_ecp5(ECP5) and is_ecp5(Lattice())
+    assert not is_ecp5(ICE40) and not is_ecp5(None)
 
 
 def test_an_ecp5_has_seven_networks_for_enables():
@@ -75,7 +81,7 @@ def test_the_synthesis_flow_places_each_buffer_on_a_bel_of_its_own():
     # Out of context nextpnr places no DCCA where the fabric reaches it: the flow does
     # (robohw.flows.synth), for as many as global_buffers allows, on every ECP5.
     from robohw.flows.synth import _CLOCK_BUFFER_BELS, SynthError, _clock_buffers
-    assert {device for device in DEVICES if DEVICES[device].family == "ecp5"} == \
+    assert {device for device in DEVICES if is_ecp5(DEVICES[device])} == \
         set(_CLOCK_BUFFER_BELS)
     for bels in _CLOCK_BUFFER_BELS.values():
         assert len(set(bels)) == len(bels) == ECP5_FABRIC_GLOBALS

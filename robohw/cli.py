@@ -396,6 +396,9 @@ def _parser():
     synth.add_argument("--tools", choices=["wasm", "native"], default="wasm",
                        help="wasm: the PyPI WebAssembly Yosys and nextpnr (default); native: "
                             "yosys and nextpnr-* on PATH, e.g. the OSS CAD Suite")
+    synth.add_argument("--placer", choices=["heap", "static"], default="heap",
+                       help="nextpnr's placer (default heap; static places the large folded "
+                            "designs, such as inertia-linear, with shorter wires that route)")
     synth.add_argument("--router", choices=["router1", "router2"], default="router1",
                        help="nextpnr's router (default router1; router2 finishes congested "
                             "designs, such as dynamics-array, where router1 stalls)")
@@ -530,6 +533,8 @@ def _sweep_parser(commands, design_list):
                        default=100_000, help="seeded vectors for the accuracy (default 100000)")
     sweep.add_argument("--results", type=_integer("--results", 3, 10_000), default=8,
                        help="simulated results for the cycles (default 8)")
+    sweep.add_argument("--placer", choices=["heap", "static"], default="heap",
+                       help="nextpnr's placer for synth (default heap)")
     sweep.add_argument("--router", choices=["router1", "router2"], default="router1",
                        help="nextpnr's router for synth (default router1)")
     sweep.add_argument("--target-mhz", type=_positive("--target-mhz"), metavar="MHZ",
@@ -988,7 +993,8 @@ def _synth(args):
         name, width, fold = job
         return synthesize(DESIGNS[name], width, args.device, args.out, fold=fold,
                           speed=args.speed,
-                          seed=args.seed, tools=args.tools, router=args.router,
+                          seed=args.seed, tools=args.tools, placer=args.placer,
+                          router=args.router,
                           target_mhz=args.target_mhz, cache=not args.no_cache,
                           progress=sys.stderr)
     try:
@@ -1027,7 +1033,8 @@ def _sweep(args):
                                    f"-e '.[synth]' (or make synth)")
     spec = SweepSpec(designs=tuple(args.designs), widths=args.widths, folds=args.folds,
                      devices=args.devices, measurements=args.measure, vectors=args.vectors,
-                     results=args.results, router=args.router, target_mhz=args.target_mhz,
+                     results=args.results, placer=args.placer, router=args.router,
+                     target_mhz=args.target_mhz,
                      out=pathlib.Path(args.out), cache=args.cache, report=args.report,
                      reasons=args.reasons)
     client = None

@@ -252,6 +252,29 @@ def test_cache_key_follows_options_and_device():
         assert cache.key(other) != cache.key(base)
 
 
+def test_the_placer_keys_synthesis_and_heaps_keys_stay_as_they_were(tmp_path):
+    heap = SweepSpec(designs=("inertia-linear",), out=tmp_path).settings()["synth"]
+    static = SweepSpec(designs=("inertia-linear",), out=tmp_path, placer="static")
+    assert "placer" not in heap and static.settings()["synth"]["placer"] == "static"
+    cache = ResultCache(None)
+
+    def key(settings):
+        return cache.key(Task("synth", "inertia-linear", 18, 6, "ecp5-85k",
+                              tuple(sorted(settings.items()))))
+    assert key(heap) != key(static.settings()["synth"])
+    # A HeAP task has the settings, so the key, it had before the placer was an option.
+    assert set(heap) == {"router", "target_mhz", "work"}
+
+
+@pytest.mark.parametrize("option, message", [
+    (dict(placer="sa"), "placer must be one of heap, static, not 'sa'"),
+    (dict(router="router3"), "router must be one of router1, router2, not 'router3'"),
+])
+def test_bad_nextpnr_options_are_refused_before_a_sweep(tmp_path, option, message):
+    with pytest.raises(ValueError, match=message):
+        SweepSpec(designs=("inertia-linear",), out=tmp_path, **option)
+
+
 def test_dask_cluster_gives_the_same_table(small_sweep, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     spec, _, _ = small_sweep

@@ -2,6 +2,7 @@
 
 import json
 import pathlib
+import sys
 
 import pytest
 
@@ -44,7 +45,7 @@ def test_a_target_clock_reaches_nextpnr_and_its_timing_driven_rip_up(tmp_path):
     log = (tmp_path / f"{row['module']}.ecp5-85k.nextpnr.log").read_text()
     verdict = "PASS" if row["fmax_mhz"] >= 150 else "FAIL"
     assert f"{verdict} at 150.00 MHz" in log and row["target_mhz"] == 150
-    assert "nextpnr: seed 1, router1, routed for 150 MHz (--freq, --tmg-ripup)." in \
+    assert "nextpnr: seed 1, heap placer, router1, routed for 150 MHz (--freq, --tmg-ripup)." in \
         format_synth([row])
     # Another target is another result, not the cached one.
     other = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path, target_mhz=120)
@@ -58,6 +59,74 @@ def test_ice40_without_enough_pins_is_counted_not_placed(tmp_path):
     assert not row["placed"] and "port bits" in row["note"] and row["luts"] > 0
 
 
+# Stand-ins for Yosys and nextpnr (``--tools native`` finds them on PATH): Yosys writes the
+# netlist and a cell count, nextpnr records its arguments and reports 123.4 MHz.
+_FAKE_YOSYS = """
+import json, re, sys
+if sys.argv[1:] == ["--version"]:
+    print("Yosys 0.0 (fake)")
+    sys.exit()
+script = sys.argv[-1]
+open(re.search(r"write_json (\\S+);", script).group(1), "w").write("{}")
+open(re.search(r"-o (\\S+) stat", script).group(1), "w").write(json.dumps(
+    {"modules": {"top": {"num_cells_by_type": {"LUT4": 3, "TRELLIS_FF": 2}}}}))
+"""
+_FAKE_NEXTPNR = """
+import json, sys
+if sys.argv[1:] == ["--version"]:
+    print('"nextpnr-ecp5" -- (Version fake)', file=sys.stderr)
+    sys.exit()
+open("nextpnr.args", "w").write(json.dumps(sys.argv[1:]))
+open(sys.argv[sys.argv.index("--report") + 1], "w").write(json.dumps(
+    {"fmax": {"clk": {"achieved": 123.4}}, "utilization": {}, "critical_paths": []}))
+"""
+
+
+@pytest.fixture
+def fake_tools(tmp_path, monkeypatch):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("yosys", _FAKE_YOSYS), ("nextpnr-ecp5", _FAKE_NEXTPNR)):
+        (bin_dir / name).write_text(f"#!{sys.executable}\n{text}")
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    monkeypatch.setenv("AMARANTH_USE_YOSYS", "builtin")   # the export's, not the stand-in
+    return tmp_path / "work"
+
+
+def test_the_placer_reaches_nextpnr_and_keys_the_cache(fake_tools):
+    def run(**kwargs):
+        row = synthesize(DESIGNS["cordic-pipelined"], 12, "ecp5-85k", fake_tools,
+                         tools="native", **kwargs)
+        return row, json.loads((fake_tools / "nextpnr.args").read_text())
+    heap, arguments = run()
+    assert "--placer" not in arguments and heap["placer"] == "heap"
+    assert heap["placed"] and heap["fmax_mhz"] == 123.4 and not heap["cached"]
+    static, arguments = run(placer="static")
+    assert arguments[arguments.index("--placer") + 1] == "static"
+    assert static["placer"] == "static" and not static["cached"]
+    assert run(placer="static")[0]["cached"] and run()[0]["cached"]
+    text = format_synth([heap, static])
+    assert "nextpnr: seed 1, heap placer, router1, no target clock" in text
+    assert "nextpnr: seed 1, static placer, router1, no target clock" in text
+    # Rows cached before the option were HeAP's.
+    old = {key: value for key, value in heap.items() if key != "placer"}
+    assert "seed 1, heap placer, router1" in format_synth([old])
+
+
+def test_the_command_line_passes_the_placer_and_refuses_others(fake_tools, capsys):
+    from robohw.cli import main
+    args = ["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
+            "--out", str(fake_tools)]
+    assert main([*args, "--placer", "static"]) == 0
+    arguments = json.loads((fake_tools / "nextpnr.args").read_text())
+    assert arguments[arguments.index("--placer") + 1] == "static"
+    assert "static placer" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as stop:
+        main([*args, "--placer", "sa"])
+    assert stop.value.code == 2 and "invalid choice: 'sa'" in capsys.readouterr().err
+
+
 def test_unknown_device(tmp_path):
     with pytest.raises(ValueError, match="device must be one of"):
         synthesize(DESIGNS["cordic-pipelined"], 16, "xc7a35t", tmp_path)
@@ -69,6 +138,7 @@ def test_unknown_device(tmp_path):
     (dict(seed=-1), "seed must be a non-negative integer"),
     (dict(tools="vivado"), "tools must be one of wasm, native"),
     (dict(router="router3"), "router must be one of router1, router2"),
+    (dict(placer="sa"), "placer must be one of heap, static, not 'sa'"),
     (dict(target_mhz=0), r"target_mhz must be a number of MHz in \(0, 10000\), not 0"),
     (dict(target_mhz="100"), "target_mhz must be a number of MHz"),
     (dict(target_mhz=True), "target_mhz must be a number of MHz"),

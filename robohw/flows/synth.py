@@ -18,7 +18,7 @@ import time
 from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
 
-__all__ = ["DEVICES", "TOOLS", "ROUTERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
+__all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
            "synthesize", "critical_path", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
@@ -65,6 +65,12 @@ class SynthError(RuntimeError):
 
 TOOLS = ("wasm", "native")
 ROUTERS = ("router1", "router2")
+# nextpnr's analytic placer (its default) and its electrostatic one. Measured on inertia-linear
+# (18 bits, fold 6, ECP5-85F): HeAP's placement still had 49,901 arcs unrouted after 210,000
+# router1 iterations; the static placer's, 0.72 of HeAP's wire length on the Newton-Euler
+# pipeline, routed in 264 s of router1. nextpnr's simulated annealing ("sa") is left out: hours
+# on designs of this size.
+PLACERS = ("heap", "static")
 SPEED_GRADES = (6, 7, 8)
 # Targets are checked below this (10 GHz): far beyond any FPGA, so a typo, not a wish.
 MAX_TARGET_MHZ = 10_000
@@ -155,7 +161,7 @@ def critical_path(report):
 
 
 def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
-               router="router1", target_mhz=None, cache=True, progress=None):
+               placer="heap", router="router1", target_mhz=None, cache=True, progress=None):
     """Export, synthesize, place and route ``design`` at ``width`` (folded by ``fold``, default
     the design's; ignored by a design without one) for ``device``; return a
     dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us``, the limiting
@@ -164,15 +170,17 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     ``speed``: the ECP5 speed grade (6, 7 or 8; default 6; iCE40 parts have none). ``seed``:
     nextpnr's placement seed (fixed by default: the same inputs place the same way). ``tools``:
     ``"wasm"`` (the PyPI WebAssembly builds) or ``"native"`` (``yosys`` and ``nextpnr-*`` on
-    PATH). ``router``: nextpnr's ``"router1"`` (its default) or ``"router2"`` (which finished
-    designs with congested regions, the processor array's, where router1 stalled).
+    PATH). ``placer``: nextpnr's ``"heap"`` (its default) or ``"static"`` (shorter wires on the
+    large folded designs, which HeAP's placement left unroutable). ``router``: nextpnr's
+    ``"router1"`` (its default) or ``"router2"`` (which finished designs with congested regions,
+    the processor array's, where router1 stalled).
     ``target_mhz``: a clock to route for (nextpnr's ``--freq`` with its timing-driven rip-up,
     ``--tmg-ripup``, which reroutes the paths that miss it); without one nextpnr's target is
     12 MHz, which every path meets, so nothing is rerouted for timing. The placement is the
     same either way; a target it cannot reach keeps router2 rerouting, up to 1,500
     iterations (router1: 50 rip-up rounds). With ``cache`` a result is reused when the
-    exported Verilog, the tool versions, the device, the speed grade, the seed, the router and
-    the target are all the same (``"cached": true`` in the row)."""
+    exported Verilog, the tool versions, the device, the speed grade, the seed, the placer, the
+    router and the target are all the same (``"cached": true`` in the row)."""
     if device not in DEVICES:
         raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
     if tools not in TOOLS:
@@ -187,6 +195,10 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         arguments = [*arguments, "--speed", str(speed)]
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+    if placer not in PLACERS:
+        raise ValueError(f"placer must be one of {', '.join(PLACERS)}, not {placer!r}")
+    if placer != "heap":        # HeAP's runs keep their cache keys
+        arguments = [*arguments, "--placer", placer]
     if router not in ROUTERS:
         raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {router!r}")
     if router != "router1":     # router1's runs keep their cache keys
@@ -236,7 +248,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
     row = {"design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
            "device": device,
-           "speed_grade": speed, "seed": seed, "router": router, "target_mhz": target_mhz,
+           "speed_grade": speed, "seed": seed, "placer": placer, "router": router,
+           "target_mhz": target_mhz,
            "tools": versions,
            "commit": _commit(),
            "latency_cycles": sidecar["latency_cycles"],
@@ -314,11 +327,12 @@ def format_synth(rows):
     for yosys, nextpnr, commit in sorted(tools, key=str):
         lines.append("")
         lines.append(f"Tools: {yosys}; {nextpnr}; commit {commit or 'unknown'}.")
-    runs = {(r.get("seed"), r.get("router"), r.get("target_mhz")) for r in rows
-            if r.get("placed")}
-    for seed, router, target in sorted(runs, key=str):
+    # Rows cached before the placer was an option were placed by HeAP.
+    runs = {(r.get("seed"), r.get("placer", "heap"), r.get("router"), r.get("target_mhz"))
+            for r in rows if r.get("placed")}
+    for seed, placer, router, target in sorted(runs, key=str):
         lines.append("")
-        lines.append(f"nextpnr: seed {seed}, {router}, " + (
+        lines.append(f"nextpnr: seed {seed}, {placer} placer, {router}, " + (
             f"routed for {target:g} MHz (--freq, --tmg-ripup)." if target else
             "no target clock (nextpnr's 12 MHz: no timing-driven rip-up)."))
     return "\n".join(lines)

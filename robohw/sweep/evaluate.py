@@ -60,7 +60,8 @@ def _synth(design, task, options):
     # A folder per device: the exports of one design for two devices may run at once, and
     # an ECP5's Verilog differs from the generic one (its DSP tiles).
     row = synthesize(design, task.width, task.device, pathlib.Path(options["work"]) / task.device,
-                     fold=_fold(design, task), router=options["router"],
+                     fold=_fold(design, task), placer=options.get("placer", "heap"),
+                     router=options["router"],
                      target_mhz=options["target_mhz"])
     figures = {name: row.get(name) for name in FIGURES["synth"]}
     if not row["placed"]:

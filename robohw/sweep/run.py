@@ -7,6 +7,7 @@ import pathlib
 import statistics
 from dataclasses import dataclass, field
 
+from robohw.flows.synth import PLACERS, ROUTERS
 from robohw.hw.checks import check_positive_integer
 from robohw.progress import Progress
 from robohw.sweep.cache import ResultCache
@@ -34,7 +35,7 @@ class SweepSpec:
     ``devices``: device names; ``measurements``: some of
     :data:`~robohw.sweep.space.MEASUREMENTS`; ``vectors``: the accuracy's seeded vectors;
     ``results``: the simulation's results for the cycles (a design that holds one input for
-    thousands of cycles runs three); ``router``, ``target_mhz``: nextpnr's
+    thousands of cycles runs three); ``placer``, ``router``, ``target_mhz``: nextpnr's
     (:func:`robohw.flows.synth.synthesize`); ``out``: the folder of ``results.csv``;
     ``cache``: the cache folder (default ``out/cache``); ``report``: the folder of
     ``sweep.md`` and the plots (default ``out``); ``reasons``: a ``reason`` column."""
@@ -46,6 +47,7 @@ class SweepSpec:
     measurements: tuple = ("accuracy", "cycles")
     vectors: int = 100_000
     results: int = 8
+    placer: str = "heap"
     router: str = "router1"
     target_mhz: float = None
     cache: pathlib.Path = None
@@ -57,6 +59,10 @@ class SweepSpec:
         if unknown or not self.measurements:
             raise ValueError(f"measurements must be some of {', '.join(MEASUREMENTS)}, not "
                              f"{','.join(self.measurements)!r}")
+        if self.placer not in PLACERS:
+            raise ValueError(f"placer must be one of {', '.join(PLACERS)}, not {self.placer!r}")
+        if self.router not in ROUTERS:
+            raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {self.router!r}")
         check_positive_integer("vectors", self.vectors)
         check_positive_integer("results", self.results)
         object.__setattr__(self, "out", pathlib.Path(self.out))
@@ -71,10 +77,13 @@ class SweepSpec:
 
     def settings(self):
         """``{measurement: options}`` as the tasks carry them."""
+        synth = {"router": self.router, "target_mhz": self.target_mhz,
+                 "work": str((self.cache / "synth").resolve())}
+        if self.placer != "heap":   # HeAP's results, cached before the option, keep their keys
+            synth["placer"] = self.placer
         return {"accuracy": {"vectors": self.vectors},
                 "cycles": {"results": self.results},
-                "synth": {"router": self.router, "target_mhz": self.target_mhz,
-                          "work": str((self.cache / "synth").resolve())}}
+                "synth": synth}
 
 
 @dataclass

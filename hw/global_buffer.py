@@ -15,7 +15,7 @@ netlist against the model.
 
 from amaranth.hdl import Const, Instance, Signal
 
-from .devices import is_ecp5
+from robohw.hw.devices import is_ecp5
 
 __all__ = ["global_buffers", "global_buffer", "ECP5_FABRIC_GLOBALS"]
 

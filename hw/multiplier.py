@@ -14,7 +14,7 @@ of the tile (``ecp5_mult18x18d.v``) lets Verilator run the ECP5 netlist against 
 
 from amaranth.hdl import ClockSignal, Const, Instance, Signal, signed
 
-from .devices import is_ecp5
+from robohw.hw.devices import is_ecp5
 
 __all__ = ["registered_product", "uses_dsp_tile", "OPERAND_REGISTERS", "PRODUCT_REGISTERS",
            "PRODUCT_LATENCY", "ECP5_TILE_BITS"]

@@ -8,8 +8,9 @@ had 6,905 of its 47,151 flip-flops there. Elaborated for an ECP5
 (:func:`robohw.hw.devices.is_ecp5`), :func:`registered_product` instantiates the tile with its
 input and output registers on (Lattice TN1267, *ECP5 and ECP5-5G sysDSP Usage Guide*:
 REG_INPUTA, REG_INPUTB, REG_OUTPUT); for any other platform, or none (simulation, Verilator),
-it builds the same registers as flip-flops. Both give the same product in the same cycle; ``robohw.sim``'s behavioural model
-of the tile (``ecp5_mult18x18d.v``) lets Verilator run the ECP5 netlist against the model.
+it builds the same registers as flip-flops. Both give the same product in the same cycle;
+``robohw.sim``'s behavioural model of the tile (``ecp5_mult18x18d.v``) lets Verilator run the
+ECP5 netlist against the model.
 """
 
 from amaranth.hdl import ClockSignal, Const, Instance, Signal, signed

@@ -54,6 +54,14 @@ def test_a_target_clock_reaches_nextpnr_and_its_timing_driven_rip_up(tmp_path):
 
 
 @pytest.mark.slow
+def test_nextpnrs_static_placer_places_and_routes(tmp_path):
+    row = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path, placer="static")
+    log = (tmp_path / f"{row['module']}.ecp5-85k.nextpnr.log").read_text()
+    assert row["placed"] and row["fmax_mhz"] > 50 and row["placer"] == "static"
+    assert "Running Static placer..." in log
+
+
+@pytest.mark.slow
 def test_ice40_without_enough_pins_is_counted_not_placed(tmp_path):
     row = synthesize(DESIGNS["cordic-word-serial"], 16, "ice40-up5k", tmp_path)
     assert not row["placed"] and "port bits" in row["note"] and row["luts"] > 0

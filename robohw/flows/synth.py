@@ -19,7 +19,7 @@ from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
-           "synthesize", "critical_path", "format_synth"]
+           "check_nextpnr_options", "synthesize", "critical_path", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -159,6 +159,15 @@ def critical_path(report):
             "routing_ns": round(routing, 2)}
 
 
+def check_nextpnr_options(placer, router):
+    """Raise ``ValueError`` unless ``placer`` is one of :data:`PLACERS` and ``router`` one of
+    :data:`ROUTERS` (:func:`synthesize` and a sweep, before its work, ask this)."""
+    if placer not in PLACERS:
+        raise ValueError(f"placer must be one of {', '.join(PLACERS)}, not {placer!r}")
+    if router not in ROUTERS:
+        raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {router!r}")
+
+
 def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
                placer="heap", router="router1", target_mhz=None, cache=True, progress=None):
     """Export, synthesize, place and route ``design`` at ``width`` (folded by ``fold``, default
@@ -194,12 +203,9 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         arguments = [*arguments, "--speed", str(speed)]
     if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
-    if placer not in PLACERS:
-        raise ValueError(f"placer must be one of {', '.join(PLACERS)}, not {placer!r}")
+    check_nextpnr_options(placer, router)
     if placer != "heap":        # HeAP's runs keep their cache keys
         arguments = [*arguments, "--placer", placer]
-    if router not in ROUTERS:
-        raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {router!r}")
     if router != "router1":     # router1's runs keep their cache keys
         arguments = [*arguments, "--router", router]
     if target_mhz is not None:

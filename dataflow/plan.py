@@ -31,11 +31,11 @@ from robohw.hw.stream import check_fold
 __all__ = ["TracedPlan", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_codes", "in_bounds",
            "traced_float_values"]
 
-# cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; robohw.accuracy.cordic) of
+# cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; robohw.cordic.accuracy) of
 # [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
 TRIG_MARGIN = 1.0 / 64
 # Worst-case error of the CORDIC's cos and sin, in their LSBs: the stated bound of the circular
-# system (robohw.accuracy.cordic.ERROR_BOUND_LSB; tests/test_inertia_arrays.py holds them equal).
+# system (robohw.cordic.accuracy.ERROR_BOUND_LSB; tests/test_inertia_arrays.py holds them equal).
 TRIG_ERROR_LSB = 1.25
 
 

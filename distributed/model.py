@@ -6,7 +6,7 @@ bits).
 
 A channel input is its producer's value of the same sample where the scheme waits for it and
 of the previous sample where it predicts (zero before the first sample: the registers' reset
-value), as in :mod:`robohw.reference.prediction`; each link's terms are evaluated once for the
+value), as in :mod:`robohw.distributed.prediction`; each link's terms are evaluated once for the
 whole run.
 
 A torque is valid when its sample and the :func:`prediction_depth` samples before it were
@@ -21,7 +21,7 @@ import numpy as np
 from robohw.dataflow.evaluate import evaluate_fixed
 from robohw.dataflow.plan import _input_codes, in_bounds
 from robohw.dataflow.states import decode_torques, encode_states
-from robohw.reference.link_terms import BACKWARD, FORWARD, TERMS
+from robohw.distributed.link_terms import BACKWARD, FORWARD, TERMS
 
 __all__ = ["prediction_depth", "warm_up", "model_run", "model_torques"]
 

@@ -1,19 +1,19 @@
 """The thesis's link computers planned for hardware: what each link's processor computes, in
 which number format, in which cycle of the sample, and what its neighbours send it.
 
-- **The trace.** For each link ``i``, its eight terms (:mod:`robohw.reference.link_terms`)
+- **The trace.** For each link ``i``, its eight terms (:mod:`robohw.distributed.link_terms`)
   traced in the cells ``("link", i, term)`` over the link's *local values* (the rotations
   ``R_i`` and ``R_{i+1}``, ``AS``, ``Z0 qd``, ``Z0 qdd``, ``Z0``, the prismatic axis terms,
   the mass, centre of mass and inertia) and the *channel inputs* (``AW``, ``AWd``, ``Aa`` of
   link ``i - 1``, ``Af``, ``An`` of link ``i + 1``, each an input node of its own with the
   producer's range and format). Every local value is a value (a register), zeros and
   constants too, so each term costs the thesis's operations (Table 2.1: 257 a revolute link,
-  :data:`~robohw.reference.link_terms.TERM_OPERATIONS`), not fewer. The local values come
+  :data:`~robohw.distributed.link_terms.TERM_OPERATIONS`), not fewer. The local values come
   from the joint's cos and sin (a pipelined CORDIC), rate, acceleration and (prismatic) length
   by wiring and constant factors (cells ``("local", i)``), outside the thesis's counts.
 - **Formats.** Each value ``signed(width)`` with fraction bits from its proven range
   (:func:`robohw.dataflow.graph.assign_formats`): the term outputs bounded by
-  :class:`robohw.reference.dynamics_bounds.DynamicsBounds` (norms, the same in every frame)
+  :class:`robohw.dynamics.bounds.DynamicsBounds` (norms, the same in every frame)
   for the robot's joints moving within the velocities and accelerations of the thesis's
   trajectories at ``fastest`` seconds (:func:`trajectory_robot`). A channel input has its
   producer's format (so a value sent is a register copied, whatever the scheme).
@@ -28,7 +28,7 @@ which number format, in which cycle of the sample, and what its neighbours send 
   readable from its slot's start, a predicted one from the sample's start.
 - **First-order prediction** adds each link's corrections for its successor (the change of
   its ``AW`` and ``AWd`` over a sample from its predecessor's and its joint's, and of ``Aa``
-  from them: :mod:`robohw.reference.prediction`) to the cells of ``AW``, ``AWd`` and ``Aa``:
+  from them: :mod:`robohw.distributed.prediction`) to the cells of ``AW``, ``AWd`` and ``Aa``:
   22, 22 and 33 operations, the thesis's 77, so slots of 40, 52 and 81 cycles and 334 a
   sample. The joint's previous rate and acceleration are registers of its processor.
 """
@@ -43,13 +43,13 @@ from robohw.dataflow.plan import TracedPlan
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
 from robohw.hw.checks import check_positive_integer
-from robohw.reference.algebra import cross, matTvec, negate, product, snap, vadd
-from robohw.reference.dynamics_bounds import DynamicsBounds
-from robohw.reference.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, angular_acceleration,
+from robohw.robots.algebra import cross, matTvec, negate, product, snap, vadd
+from robohw.dynamics.bounds import DynamicsBounds
+from robohw.distributed.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, angular_acceleration,
                                          angular_velocity, centre_force, centre_moment,
                                          joint_torque, linear_acceleration, link_force,
                                          link_moment)
-from robohw.reference.prediction import PREDICTED, SCHEMES
+from robohw.distributed.prediction import PREDICTED, SCHEMES
 from robohw.robots import Robot, load_robot
 
 __all__ = ["LinkComputersPlan", "shared_plan", "Operation", "trajectory_robot", "ISSUES",
@@ -95,7 +95,7 @@ def trajectory_robot(robot, fastest=FASTEST):
 @dataclass(frozen=True)
 class Operation:
     """One operation of a link's program: the traced ``node`` (its index), issued in cycle
-    ``cycle`` of its ``slot`` (a term of :data:`~robohw.reference.link_terms.TERMS`)."""
+    ``cycle`` of its ``slot`` (a term of :data:`~robohw.distributed.link_terms.TERMS`)."""
     link: int
     slot: str
     cycle: int
@@ -110,7 +110,7 @@ class LinkComputersPlan(TracedPlan):
     robot : :class:`robohw.robots.Robot` or str
         Six joints with inertial data (default ``"stanford_thesis"``).
     scheme : str
-        One of :data:`~robohw.reference.prediction.SCHEMES` (default ``"zero"``).
+        One of :data:`~robohw.distributed.prediction.SCHEMES` (default ``"zero"``).
     width : int
         Bits of every datapath value, 24 to 64 (default 48: the thesis asks about 40
         fraction bits for link 6's torques of order 1e-3 N m).
@@ -188,7 +188,7 @@ class LinkComputersPlan(TracedPlan):
         return values if isinstance(values, Node) else self._constant(prefix, values)
 
     def _local(self, link, joints):
-        """The :class:`~robohw.reference.link_terms.LinkState` of ``link`` (0-based) over
+        """The :class:`~robohw.distributed.link_terms.LinkState` of ``link`` (0-based) over
         nodes: rotations from the joints' cos and sin, the rest constants or inputs."""
         robot = self._robot
         joint = robot.joints[link]
@@ -311,7 +311,7 @@ class LinkComputersPlan(TracedPlan):
         return dict(sorted(outputs.items(), key=lambda kv: str(kv[0])))
 
     def _corrections(self, i, link, joint, out, received):
-        """First-order prediction at link ``i`` (as :mod:`robohw.reference.prediction`): its
+        """First-order prediction at link ``i`` (as :mod:`robohw.distributed.prediction`): its
         corrections ``cW``, ``cWd`` for its successor, from its predecessor's (``received``)
         and its joint's change of rate and acceleration over the sample (revolute joints; the
         previous sample's values are registers of the processor), and the corrected ``AW``,

@@ -2,12 +2,12 @@
 every sample beside the exact ones, the error per joint and the cycles per sample; and the
 thesis's tables regenerated from such runs.
 
-Schemes are those of :data:`~robohw.reference.prediction.SCHEMES` and ``bejczy``, the thesis's
-baseline (:mod:`robohw.reference.simplified_dynamics`), which is not a link-computer scheme and
+Schemes are those of :data:`~robohw.distributed.prediction.SCHEMES` and ``bejczy``, the thesis's
+baseline (:mod:`robohw.distributed.simplified_dynamics`), which is not a link-computer scheme and
 has no cycles per sample.
 
 Backends (:data:`BACKENDS`): ``float`` (the float64 link computers,
-:mod:`robohw.reference.prediction`; cycles per sample from the schedule), ``model`` (the
+:mod:`robohw.distributed.prediction`; cycles per sample from the schedule), ``model`` (the
 bit-exact model, :mod:`robohw.distributed.model`; the plan's cycles), ``rtl`` and
 ``compiled`` (:class:`~robohw.distributed.machine.LinkComputers` in the Amaranth simulator or
 compiled by Verilator, run by the caller; the cycles measured between consecutive states). The
@@ -27,10 +27,10 @@ from robohw.distributed.plan import shared_plan
 from robohw.distributed.thesis import (DURATIONS, PRINTED_TABLES, TABLE_SCHEMES, VIA_Q6,
                                        sample_trajectory)
 from robohw.distributed.timing import schedule
-from robohw.reference.prediction import SCHEMES, error_percent, scheme_torques
-from robohw.reference.simplified_dynamics import bejczy_torques
+from robohw.distributed.prediction import SCHEMES, error_percent, scheme_torques
+from robohw.distributed.simplified_dynamics import bejczy_torques
 
-__all__ = ["RUN_SCHEMES", "BACKENDS", "Run", "run", "table_rows"]
+__all__ = ["RUN_SCHEMES", "BACKENDS", "Run", "run_study", "table_rows"]
 
 RUN_SCHEMES = (*SCHEMES, "bejczy")
 BACKENDS = ("float", "model", "rtl", "compiled")
@@ -60,14 +60,14 @@ class Run:
                 "cycles_per_sample": self.cycles_per_sample}
 
 
-def run(robot, trajectory, duration, scheme, *, backend="float", via_q6=VIA_Q6, width=48,
-        hardware=None):
+def run_study(robot, trajectory, duration, scheme, *, backend="float", via_q6=VIA_Q6,
+              width=48, hardware=None):
     """The :class:`Run` of ``scheme`` on ``robot`` along the thesis's ``trajectory`` (1 or 2)
     at ``duration`` seconds by ``backend`` (:data:`BACKENDS`; ``width`` bits for all but
     ``float``). ``rtl`` and ``compiled`` need ``hardware``: a function of ``(dut, codes)``
     running the payload codes through the design by that backend and returning ``(torque
     codes by joint, valid flags, measured cycles per sample)`` (the command line's, with its
-    progress: :mod:`robohw.io.distributed`)."""
+    progress: :mod:`robohw.distributed.files`)."""
     if scheme not in RUN_SCHEMES:
         raise ValueError(f"scheme must be one of {', '.join(RUN_SCHEMES)}, not {scheme!r}")
     if backend not in BACKENDS:
@@ -112,5 +112,6 @@ def table_rows(robot, table):
         printed = dict(zip(keys, printed))
     else:
         printed = {key: tuple(value for value, _ in cells) for key, cells in printed.items()}
-    return [((trajectory, duration), run(robot, trajectory, duration, scheme).error_percent,
+    return [((trajectory, duration),
+             run_study(robot, trajectory, duration, scheme).error_percent,
              printed[trajectory, duration]) for trajectory, duration in printed]

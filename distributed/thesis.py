@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from robohw.reference.quintic import QuinticPath
+from robohw.distributed.quintic import QuinticPath
 
 __all__ = ["SAMPLE_PERIOD", "DURATIONS", "JOINT_KNOTS", "KNOT_FRACTIONS", "VIA_POINT",
            "VIA_Q6_IK", "VIA_Q6", "trajectory", "sample_trajectory", "PRINTED_TABLES",
@@ -48,7 +48,7 @@ def _radians(knot):
 
 def trajectory(number, duration, *, via_q6=VIA_Q6):
     """The thesis's trajectory 1 or 2 at ``duration`` seconds, as a
-    :class:`~robohw.reference.quintic.QuinticPath` (radians, metres).
+    :class:`~robohw.distributed.quintic.QuinticPath` (radians, metres).
 
     1 (T2552-T3030): J0 to J3 through J1 and J2, three quintic segments per joint; at rest at
     both ends, zero acceleration at J1 and J2 and there the velocity of the straight middle

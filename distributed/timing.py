@@ -2,7 +2,7 @@
 the thesis's space-time graphs (Figs. 3.5, 3.6, 5.1, 5.2) as schedules, in cycles of one
 operation (the thesis's unit: every multiplication and addition takes the same time, T4700).
 
-Each computer evaluates its terms in the order of :data:`~robohw.reference.link_terms.TERMS`,
+Each computer evaluates its terms in the order of :data:`~robohw.distributed.link_terms.TERMS`,
 each as soon as its computer is free and the neighbours' terms it waits for are done
 (:data:`WAITS`, the thesis's descriptions of each scheme):
 
@@ -30,8 +30,8 @@ chains: ``max(t1 + t2 + n t3, n(t1 + t2) + t3)`` in place of ``t1 + t2 + n t3``,
 from dataclasses import dataclass
 
 from robohw.hw.checks import check_positive_integer
-from robohw.reference.link_terms import TERM_OPERATIONS, TERMS
-from robohw.reference.prediction import CORRECTION_OPERATIONS, SCHEMES
+from robohw.distributed.link_terms import TERM_OPERATIONS, TERMS
+from robohw.distributed.prediction import CORRECTION_OPERATIONS, SCHEMES
 
 __all__ = ["TERM_CYCLES", "CORRECTION_CYCLES", "WAITS", "Slot", "Schedule", "schedule"]
 
@@ -89,7 +89,7 @@ class Schedule:
 
 
 def schedule(scheme, links, *, term_cycles=None):
-    """The :class:`Schedule` of ``scheme`` (:data:`~robohw.reference.prediction.SCHEMES`) on
+    """The :class:`Schedule` of ``scheme`` (:data:`~robohw.distributed.prediction.SCHEMES`) on
     ``links`` computers; ``term_cycles`` (default :data:`TERM_CYCLES`, plus
     :data:`CORRECTION_CYCLES` under ``first``) gives each term's cycles."""
     if scheme not in SCHEMES:

@@ -12,7 +12,7 @@ The machine (what we chose where the paper defers to its ref. [10]):
   (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the product, rounding to the
   node's format), so the array equals the bit-exact model of its traced graph.
 - The work: the base-coordinate equations traced with every recurrence solved by Lee & Chang's
-  PFP on the ``p`` elements (:func:`robohw.reference.scans.pfp_schedule`: P3 serial blocks, P4
+  PFP on the ``p`` elements (:func:`robohw.dynamics.scans.pfp_schedule`: P3 serial blocks, P4
   recursive doubling of the block totals, P5 the fix-ups); the local work of link ``i`` on
   element ``i // ceil(n / p)`` (blocks of links, as the paper's "the j-th processor computes the
   elements in the j-th block serially"); each scan operation on the element its schedule
@@ -51,8 +51,8 @@ from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.register_file import left_edge
-from robohw.reference.dynamics import PHASES
-from robohw.reference.scans import pfp_schedule, run_schedule
+from robohw.dynamics.reference import PHASES
+from robohw.dynamics.scans import pfp_schedule, run_schedule
 
 __all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS", "BANKS",
            "MULTIPLIER_STAGES", "ADDER_STAGES"]

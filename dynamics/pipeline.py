@@ -1,11 +1,11 @@
 """The Newton-Euler inverse dynamics as one fully pipelined datapath: one torque vector per clock.
 
 Lee & Chang's base-coordinate steps (15)-(31)
-(:func:`robohw.reference.dynamics.base_coordinate_steps`) are traced over the robot's constants
+(:func:`robohw.dynamics.reference.base_coordinate_steps`) are traced over the robot's constants
 from the joints' cos and sin (pipelined CORDICs), rates and accelerations, every recurrence a
 recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels for ``K`` elements), so the depth
 grows with ``log2 N``. Every value's fixed-point format comes
-from its proven range (:class:`robohw.reference.dynamics_bounds.DynamicsBounds`, from the joints'
+from its proven range (:class:`robohw.dynamics.bounds.DynamicsBounds`, from the joints'
 velocity and acceleration limits); a state outside them leaves the pipeline with ``in_bounds``
 low.
 """
@@ -13,9 +13,9 @@ low.
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
 from robohw.dataflow.states import state_fields
-from robohw.reference.dynamics import base_coordinate_steps
-from robohw.reference.dynamics_bounds import DynamicsBounds
-from robohw.reference.scans import doubling_schedule, run_schedule
+from robohw.dynamics.reference import base_coordinate_steps
+from robohw.dynamics.bounds import DynamicsBounds
+from robohw.dynamics.scans import doubling_schedule, run_schedule
 from robohw.robots import Robot, load_robot
 
 __all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]

@@ -16,7 +16,7 @@ from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, round_shift,
                              saturate, wrap)
 from robohw.cordic.model import cordic_model
-from robohw.reference.cordic import cordic_ideal
+from robohw.cordic.reference import cordic_ideal
 
 __all__ = ["evaluate_float", "evaluate_model", "output_codes", "guard_code", "DEFAULT_WIDTH"]
 

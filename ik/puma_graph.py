@@ -1,6 +1,6 @@
 """The PUMA inverse kinematics as a task graph of CORDIC computational modules.
 
-:func:`best_graph` decomposes the closed form of :mod:`robohw.reference.kinematics` (any arm of the
+:func:`best_graph` decomposes the closed form of :mod:`robohw.ik.reference` (any arm of the
 PUMA family) into 20 CCMs with a critical path of 11 (23 and 12 when the tool length ``d6`` is not
 zero: three linear rotations find the wrist centre first). Every CCM is one operation of Lee &
 Chang's Figure 1; constants come from the robot at elaboration:
@@ -42,7 +42,7 @@ import numpy as np
 
 from robohw.cordic.config import Direction, System
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
-from robohw.reference.kinematics import check_puma_family
+from robohw.robots.family import check_puma_family
 
 __all__ = ["POSE_INPUTS", "pose_inputs", "poses_from_inputs", "best_graph", "paper_graph", "GRAPHS",
            "puma_format", "GUARD_BITS"]

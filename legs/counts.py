@@ -1,5 +1,5 @@
 """Operation counts of Gosselin's per-leg algorithms, counted by running the references
-(:mod:`robohw.reference.platform_kinematics`, :mod:`robohw.reference.platform_dynamics`) over
+(:mod:`robohw.legs.platform_kinematics`, :mod:`robohw.legs.platform_dynamics`) over
 counting scalars: a :class:`~robohw.dataflow.graph.Tracer` that folds no constant, so every
 product with a geometric or inertial constant counts (only a planar platform's structural
 zeros are free), side by side with the paper's counts (G:L204-L296).
@@ -12,9 +12,9 @@ counts); twist and acceleration as their components.
 from dataclasses import dataclass
 
 from robohw.dataflow.graph import Tracer
-from robohw.reference.platform_dynamics import (actuator_force, leg_equilibrium, leg_motion,
+from robohw.legs.platform_dynamics import (actuator_force, leg_equilibrium, leg_motion,
                                                 platform_system)
-from robohw.reference.platform_kinematics import (jacobian_derivative_row, jacobian_row,
+from robohw.legs.platform_kinematics import (jacobian_derivative_row, jacobian_row,
                                                   leg_geometry)
 
 __all__ = ["CountRow", "platform_counts", "elimination", "PAPER", "OURS_ONLY"]

@@ -1,5 +1,5 @@
 """A parallel manipulator's inverse dynamics as a task graph of CCMs: Gosselin's three phases
-(1996, section 3; :mod:`robohw.reference.platform_dynamics`) on one identical processor per leg
+(1996, section 3; :mod:`robohw.legs.platform_dynamics`) on one identical processor per leg
 and one platform solve, the CORDIC way.
 
 1. **Legs** (every leg the same CCMs, its own constants). The leg processor's kinematics
@@ -50,7 +50,7 @@ from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import (angle_fields, leg_ports, leg_processors, platform_format,
                                   pose_bounds)
-from robohw.reference.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
+from robohw.legs.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
 from robohw.robots.sampling import sample_poses
 
 __all__ = ["dynamics_graph", "dynamics_format", "rate_fields", "state_fields", "state_bounds",
@@ -170,7 +170,7 @@ def dynamics_scale(platform, limits=None):
 
 def reference_dynamics(platform, states):
     """The float64 reference's ``(forces (N, legs), condition (N,))`` of states ``(N,
-    len(state_fields))`` (:func:`robohw.reference.platform_dynamics.gosselin_dynamics`)."""
+    len(state_fields))`` (:func:`robohw.legs.platform_dynamics.gosselin_dynamics`)."""
     states = np.asarray(states, dtype=np.float64)
     pose, dof = len(platform.pose_fields), len(rate_fields(platform))
     # The columns vx.. wz as the references' twists (omega, r_dot); planar (phi_dot, x, y).

@@ -15,7 +15,7 @@ CCM        operation              computes
 ``rho``    circular vectoring     ``rho = |(|(U, V)|, W)|``, ``W = z - az + (Q b')z``
 =========  =====================  =================================================
 
-``Q = Rz(yaw) Ry(pitch) Rx(roll)`` (:func:`robohw.reference.platform_kinematics.rotation`) is
+``Q = Rz(yaw) Ry(pitch) Rx(roll)`` (:func:`robohw.legs.platform_kinematics.rotation`) is
 never formed: the three rotations turn ``b'`` itself, and the two vectorings give the length
 without a square root (and the leg's azimuth ``psi`` and elevation ``theta``, their ``z``). A
 planar leg turns ``b'`` by ``phi`` and vectors ``(U, V)``. The sums of ``U``, ``V``, ``W`` are
@@ -137,7 +137,7 @@ def leg_ik_graph(platform, jacobian=False):
     """The :class:`~robohw.ik.task_graph.TaskGraph` of ``platform``'s leg lengths: inputs its
     pose fields (the angles as angle inputs), CCMs ``leg{i}_...`` (the module docstring),
     outputs ``rho1..rhoN`` (m) and, with ``jacobian``, the rows of ``K / rho``, ``k{i}_{j}``
-    (the columns of :func:`robohw.reference.platform_kinematics.jacobian`)."""
+    (the columns of :func:`robohw.legs.platform_kinematics.jacobian`)."""
     ccms, outputs = leg_processors(platform, "", [Operand(name)
                                                   for name in platform.pose_fields], jacobian)
     what = "leg lengths and Jacobian rows" if jacobian else "leg lengths"

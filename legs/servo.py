@@ -114,7 +114,7 @@ class FkServo(StreamPipeline):
         period, slots = self._inner.plan.period, self._inner.plan.slots
         accepts = range(period - slots, period)
         # The phases rows are taken in, from each possible first one: the longest mean of two
-        # consecutive rows once settled (as robohw.measure.measure_timing measures).
+        # consecutive rows once settled (as robohw.sim.measure.measure_timing measures).
         worst = 0
         for first in accepts:
             phase, gaps = first, []

@@ -1,5 +1,5 @@
 """Which closed forms a robot admits: the PUMA family of the inverse kinematics
-(:func:`robohw.reference.kinematics.puma_ik`, :mod:`robohw.ik.puma_graph`).
+(:func:`robohw.ik.reference.puma_ik`, :mod:`robohw.ik.puma_graph`).
 
 The family: six revolute joints, twists ``(+-90, 0, +-90, +-90, +-90, 0)`` degrees in either
 sign convention, ``a1 = a4 = a5 = a6 = 0``, ``d5 = 0``, ``a2 > 0`` and ``hypot(a3, d4) > 0``;

@@ -13,7 +13,7 @@ HARDWARE_BACKENDS = ("rtl", "compiled")
 def run_backend(dut, payloads, backend, label, progress, identity):
     """Run ``payloads`` through ``dut`` by ``backend`` (:data:`HARDWARE_BACKENDS`); returns the
     :class:`~robohw.sim.harness.StreamRun`. ``progress`` has the method
-    ``update(done, label, force=False)`` of :class:`robohw.progress.Progress` over
+    ``update(done, label, force=False)`` of :class:`robohw.support.progress.Progress` over
     ``len(payloads)``: a line per batch of results (``rtl``), per build step and at the end
     (``compiled``). ``identity``: what determines ``dut`` besides the code (the compiled
     model's cache key, :func:`robohw.sim.compiled.build_compiled`)."""

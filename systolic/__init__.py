@@ -1,17 +1,17 @@
-"""Systolic and recursive-doubling arrays for the manipulator inertia matrix (Amin-Javaheri &
-Orin): :class:`LinearInertiaArray` (O(N), Table 1) and :class:`LogDepthInertiaArray`
-(O(log2 N), Table 2)."""
+"""The inertia family: systolic and recursive-doubling arrays for the manipulator inertia
+matrix (Amin-Javaheri & Orin): :class:`LinearInertiaArray` (O(N), Table 1) and
+:class:`LogDepthInertiaArray` (O(log2 N), Table 2); the float64 algorithms (:mod:`.reference`),
+their operation counts (:mod:`.counts`), the bit-exact model (:mod:`.model`), the designs of the
+flows (:mod:`.designs`), the ``inertia`` command's files (:mod:`.files`) and the report section
+(:mod:`.report`)."""
 
+from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
+from robohw.systolic.designs import DESIGNS as INERTIA_DESIGNS
+from robohw.systolic.files import read_configurations, solve_inertia, write_matrices
 from robohw.systolic.linear import LinearInertiaArray, LinearPlan
 from robohw.systolic.logdepth import LogDepthInertiaArray, LogDepthPlan
+from robohw.systolic.report import inertia_error_panel, write_inertia_report
 
 __all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepthPlan", "ARRAYS",
-           "PLANS", "DEFAULT_FOLDS"]
-
-ARRAYS = {"linear": LinearInertiaArray, "logdepth": LogDepthInertiaArray}
-PLANS = {"linear": LinearPlan, "logdepth": LogDepthPlan}
-# Folds measured to place and route on an ECP5-85F at the registry's 18 bits, one MULT18X18D
-# tile per shared multiplier (README "FPGA synthesis"): the linear array at fold 6 (44 tiles for
-# the PUMA 560's 259 products; 109.6 MHz), the recursive-doubling array (296 products) at fold 8
-# (37 tiles; 107.7 MHz): the smallest folds placed so far. The tiles would allow fold 2 for both.
-DEFAULT_FOLDS = {"linear": 6, "logdepth": 8}
+           "PLANS", "DEFAULT_FOLDS", "INERTIA_DESIGNS", "read_configurations", "solve_inertia",
+           "write_matrices", "inertia_error_panel", "write_inertia_report"]

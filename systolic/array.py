@@ -1,8 +1,8 @@
 """What both inertia-matrix arrays share: the algorithm traced from the joints' cos and sin,
 the cell windows of their processing elements, the stream interface.
 
-An array is built from its algorithm (:func:`robohw.reference.inertia.table1` or
-:func:`robohw.reference.inertia.table2`) traced over the robot's constants
+An array is built from its algorithm (:func:`robohw.systolic.reference.table1` or
+:func:`robohw.systolic.reference.table2`) traced over the robot's constants
 (:class:`robohw.dataflow.plan.TracedPlan`, constants folded), and from the windows in which its
 processing elements run (the plan subclass's ``_first_cycle``). :class:`InertiaPlan` holds all
 that; :class:`InertiaArray` builds it; :mod:`robohw.systolic.model` evaluates it bit for bit.
@@ -17,7 +17,7 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.pipeline import cell_depths, schedule
 from robohw.dataflow.plan import TRIG_ERROR_LSB, TracedPlan
-from robohw.reference.inertia import link_frames
+from robohw.systolic.reference import link_frames
 from robohw.robots import Robot, load_robot
 from robohw.systolic.model import MAX_WIDTH
 
@@ -122,7 +122,7 @@ class InertiaPlan(TracedPlan):
     @property
     def frames(self):
         """The links' constants in the paper's frames
-        (:class:`robohw.reference.inertia.LinkFrame`)."""
+        (:class:`robohw.systolic.reference.LinkFrame`)."""
         return list(self._frames)
 
     @property

@@ -1,6 +1,6 @@
 """The O(N) linear systolic array for the inertia matrix (Amin-Javaheri & Orin, Table 1)."""
 
-from robohw.reference.inertia import table1
+from robohw.systolic.reference import table1
 from robohw.systolic.array import InertiaArray, InertiaPlan
 
 __all__ = ["LinearPlan", "LinearInertiaArray"]

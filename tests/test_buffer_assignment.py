@@ -8,7 +8,7 @@ import pytest
 
 from robohw.buffers import Edge, assign_buffers, critical_path
 from robohw.buffers.assignment import _network_simplex_dual
-from robohw.bench.buffers import random_task_graph
+from robohw.buffers.bench import random_task_graph
 from robohw.buffers import assignment
 
 

@@ -5,13 +5,13 @@ import re
 import pytest
 from netlist import register_depths
 
-from robohw.cli import main
-from robohw.progress import Progress
+from robohw.commands import main
+from robohw.support.progress import Progress
 from robohw.designs import DESIGNS
-from robohw.cli import _parser
+from robohw.commands import parser as _parser
 from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
-from robohw.reference.inertia import jacobian_inertia
-from robohw.reference.kinematics import forward_kinematics
+from robohw.systolic.reference import jacobian_inertia
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints
 

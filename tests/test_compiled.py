@@ -11,10 +11,10 @@ import subprocess
 import numpy as np
 import pytest
 
-from robohw.cli import main
+from robohw.commands import main
 from robohw.designs import DESIGNS
 from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
-from robohw.reference.kinematics import forward_kinematics
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.platform import load_platform
 from robohw.robots.sampling import sample_joints, sample_poses

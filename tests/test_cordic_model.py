@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from robohw.cordic.config import CordicConfig, Direction, Normalization, System
-from robohw.accuracy.cordic import (MEANINGFUL_OUTPUTS, corner_inputs, error_bound_lsb,
+from robohw.cordic.accuracy import (MEANINGFUL_OUTPUTS, corner_inputs, error_bound_lsb,
                                  measure_error)
 from robohw.cordic.model import cordic_model
 

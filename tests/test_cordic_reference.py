@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from robohw.cordic.config import Direction, System
-from robohw.reference.cordic import cordic_float_iteration, cordic_ideal
+from robohw.cordic.reference import cordic_float_iteration, cordic_ideal
 
 MODES = [(s, d) for s in System for d in Direction]
 

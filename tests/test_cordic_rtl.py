@@ -13,7 +13,7 @@ from netlist import register_depths
 from robohw.cordic.config import CordicConfig, Direction, Normalization, System
 from robohw.cordic.pipelined import PipelinedCordic
 from robohw.cordic.word_serial import WordSerialCordic, word_serial_datapath, word_serial_period
-from robohw.accuracy.cordic import mixed_inputs
+from robohw.cordic.accuracy import mixed_inputs
 from robohw.cordic.model import cordic_model
 from robohw.sim.harness import run_stream
 

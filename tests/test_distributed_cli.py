@@ -6,8 +6,8 @@ import re
 import numpy as np
 import pytest
 
-from robohw.cli import main
-from robohw.reference.dynamics import link_frame_torques
+from robohw.commands import main
+from robohw.dynamics.reference import link_frame_torques
 from robohw.robots import load_robot
 
 

@@ -13,8 +13,8 @@ from robohw.distributed.model import model_run, model_torques, prediction_depth,
 from robohw.distributed.plan import LinkComputersPlan, trajectory_robot
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import schedule
-from robohw.reference.link_terms import TERM_OPERATIONS, TERMS
-from robohw.reference.prediction import error_percent, scheme_torques
+from robohw.distributed.link_terms import TERM_OPERATIONS, TERMS
+from robohw.distributed.prediction import error_percent, scheme_torques
 from robohw.robots import load_robot
 
 SCHEMES = ("serial", "v1", "v2", "zero", "hybrid")

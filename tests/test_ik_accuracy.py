@@ -1,6 +1,6 @@
 import pytest
 
-from robohw.accuracy.ik import ik_accuracy
+from robohw.ik.accuracy import ik_accuracy
 from robohw.ik.puma_graph import GRAPHS
 from robohw.robots import load_robot
 

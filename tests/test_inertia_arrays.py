@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from netlist import register_depths
 
-from robohw.accuracy.cordic import ERROR_BOUND_LSB
+from robohw.cordic.accuracy import ERROR_BOUND_LSB
 from robohw.cordic.config import System
 from robohw.systolic.array import TRIG_ERROR_LSB
 from robohw.robots import Joint, Robot, load_robot
 from robohw.sim.harness import run_stream
-from robohw.reference.inertia import jacobian_inertia, log2_levels
+from robohw.systolic.reference import jacobian_inertia, log2_levels
 from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDepthPlan
 from robohw.dataflow.pipeline import schedule

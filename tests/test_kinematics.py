@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from robohw.robots import load_robot
-from robohw.reference.kinematics import BRANCHES, forward_kinematics, puma_ik, puma_ik_all
+from robohw.robots.kinematics import forward_kinematics
+from robohw.ik.reference import BRANCHES, puma_ik, puma_ik_all
 from robohw.robots.family import check_puma_family
 from robohw.robots.sampling import sample_joints
 

@@ -5,12 +5,12 @@ two forms, 4x4 traces and vector identities, against each other."""
 import numpy as np
 import pytest
 
-from robohw.reference.dynamics import link_frame_torques
-from robohw.reference.inertia import jacobian_inertia
-from robohw.reference.lagrange_euler import (differential_vectors, lagrange_euler_terms,
+from robohw.dynamics.reference import link_frame_torques
+from robohw.systolic.reference import jacobian_inertia
+from robohw.transputer.lagrange_euler import (differential_vectors, lagrange_euler_terms,
                                              lagrange_euler_torques, link_moments,
                                              pseudo_inertia)
-from robohw.reference.lagrange_euler_tasks import Subtask, state_vectors, subtask_coefficient
+from robohw.transputer.lagrange_euler_tasks import Subtask, state_vectors, subtask_coefficient
 from robohw.robots import Joint, Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_joints
 

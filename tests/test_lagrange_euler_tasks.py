@@ -6,8 +6,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from robohw.reference.dynamics import link_frame_torques
-from robohw.reference.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
+from robohw.dynamics.reference import link_frame_torques
+from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
                                                    structural_zeros, subtask_shares)
 from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import sample_joints

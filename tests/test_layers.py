@@ -10,37 +10,28 @@ import networkx as nx
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
-# Lowest first. A module may import from its own package and from lower layers only; the
-# packages of one layer do not import each other. The root package (``robohw/__init__.py``)
-# imports nothing and stands under everything.
-LAYERS = (
-    ("robohw.hw", "robohw.buffers", "robohw.robots"),   # primitives, the optimizer, robots
-    ("robohw.sim", "robohw.cordic"),                    # harnesses; the CORDIC family
-    ("robohw.reference",),                              # float64 references
-    ("robohw.dataflow",),                               # traced graphs as pipelines
-    # IK, inertia, inverse dynamics; the transputer network's Lagrange-Euler; the thesis's
-    # distributed Newton-Euler
-    ("robohw.ik", "robohw.systolic", "robohw.dynamics", "robohw.transputer",
-     "robohw.distributed"),
-    ("robohw.legs",),       # parallel manipulators' legs, on the IK's CCM task graphs
-    # The application: what it measures and reads, the design registry, the flows, the CLI.
-    ("robohw.progress",),
-    ("robohw.accuracy", "robohw.io", "robohw.measure", "robohw.ik_graph"),
-    ("robohw.designs", "robohw.bench"),
-    ("robohw.flows", "robohw.report"),
-    ("robohw.sweep",),      # design-space sweeps over the flows' measurements
-    ("robohw.cli",),
-)
+# The layers, lowest first, as pyproject.toml states them (its [tool.robohw.layers]): the shared
+# machinery, then each family in its own layer, then the application.
+_STATED = PYPROJECT["tool"]["robohw"]["layers"]
+FAMILIES = tuple(_STATED["families"])
+LAYERS = tuple(tuple(layer) for layer in _STATED["shared"]) + \
+    tuple((family,) for family in FAMILIES) + \
+    tuple(tuple(layer) for layer in _STATED["application"])
+# Families whose folder holds its whole vertical; the CORDIC family stands among the shared
+# layers, since everything computes with it.
+VERTICALS = ("robohw.cordic",) + FAMILIES
+APPLICATION = tuple(p for layer in _STATED["application"] for p in layer)
 ROOT_PACKAGE = "robohw"
 # The layer packages' own folders: imports of these names without the root are forbidden.
-BARE = {"hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik",
-        "systolic", "dynamics", "legs", "transputer", "distributed"}
+BARE = {pathlib.PurePath(folder).name
+        for folder in PYPROJECT["tool"]["setuptools"]["package-dir"].values()}
 
 
 def _package_dirs():
     """``{package: folder}`` exactly as pyproject.toml installs them."""
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    config = PYPROJECT["tool"]["setuptools"]
     mapped = config.get("package-dir", {})
     return {name: ROOT / mapped.get(name, name.replace(".", "/"))
             for name in config["packages"]}
@@ -84,7 +75,8 @@ def _layer(module):
         for package in packages:
             if module == package or module.startswith(package + "."):
                 return index, package
-    raise AssertionError(f"{module} has no layer: add it to LAYERS (and to the README)")
+    raise AssertionError(f"{module} has no layer: add it to pyproject.toml's "
+                         f"[tool.robohw.layers] (and to the README)")
 
 
 def test_every_installed_module_has_a_layer():
@@ -96,7 +88,7 @@ def test_every_installed_module_has_a_layer():
 
 
 def test_one_import_root_no_bare_or_relative_imports():
-    sources = list(MODULES.values()) + sorted((ROOT / "tests").glob("*.py"))
+    sources = list(MODULES.values()) + sorted((ROOT / "tests").rglob("*.py"))
     offences = [f"{path.relative_to(ROOT)}:{line}: {name}" for path in sources
                 for line, name in _imports(path)
                 if name.startswith(".") or name.split(".")[0] in BARE]
@@ -130,14 +122,57 @@ def test_no_circle_between_files():
     assert not cycles, cycles
 
 
-@pytest.mark.parametrize("module", ["robohw.cordic.model", "robohw.ik.model",
-                                    "robohw.systolic.model", "robohw.dynamics.model",
-                                    "robohw.reference.cordic", "robohw.reference.kinematics",
-                                    "robohw.reference.inertia", "robohw.reference.dynamics"])
-def test_each_family_keeps_its_model_and_reference_in_one_place(module):
-    # The README's "what is where" table names these files.
-    assert module in MODULES
-    assert f"`{MODULES[module].relative_to(ROOT)}`" in (ROOT / "README.md").read_text()
+def _exports(package):
+    """The names of ``package``'s ``__all__``, read from its ``__init__.py``."""
+    tree = ast.parse(MODULES[package].read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__"
+                                                for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
+
+
+def test_the_application_reaches_a_family_through_its_public_names():
+    offences = []
+    for module, path in MODULES.items():
+        if _layer(module)[1] not in APPLICATION:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                targets = [(node.module, [a.name for a in node.names])]
+            elif isinstance(node, ast.Import):
+                targets = [(a.name, []) for a in node.names]
+            else:
+                continue
+            for target, names in targets:
+                family = next((f for f in VERTICALS
+                               if target == f or target.startswith(f + ".")), None)
+                if family is None:
+                    continue
+                if target != family:
+                    offences.append(f"{module}:{node.lineno} imports {target}: import from "
+                                    f"{family} itself")
+                offences += [f"{module}:{node.lineno} imports {name}, not in {family}'s "
+                             f"__all__" for name in names if name not in _exports(family)]
+    assert not offences, "\n".join(offences)
+
+
+def test_every_exported_name_is_defined():
+    import importlib
+    for family in VERTICALS:
+        package = importlib.import_module(family)
+        missing = [name for name in _exports(family) if not hasattr(package, name)]
+        assert not missing, (family, missing)
+
+
+@pytest.mark.parametrize("package", [p for layer in LAYERS for p in layer])
+def test_the_readme_names_every_layer(package):
+    # The README's "What is where" names each package's folder.
+    folder = _package_dirs()[package] if package in _package_dirs() else \
+        MODULES[package].with_suffix("")
+    relative = folder.relative_to(ROOT).as_posix()
+    assert f"`{relative}/`" in (ROOT / "README.md").read_text() or \
+        f"`{relative}.py`" in (ROOT / "README.md").read_text(), relative
 
 
 def test_the_picture_is_drawn(tmp_path):

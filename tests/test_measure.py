@@ -1,11 +1,11 @@
-"""Latency and interval measured from transfer cycles (robohw.measure), as the report and
+"""Latency and interval measured from transfer cycles (robohw.sim.measure), as the report and
 `robohw sim` compute them."""
 
 from fractions import Fraction
 
 import pytest
 
-from robohw.measure import measure_timing
+from robohw.sim.measure import measure_timing
 
 
 def test_uniform_results():

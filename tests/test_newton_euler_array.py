@@ -13,8 +13,8 @@ from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ADDS, MULTIPLIES, ArrayPlan
 from robohw.dynamics.model import encode_states, model_outputs, model_torques
 from robohw.dynamics.network import DirectNetwork, OmegaNetwork, omega_route
-from robohw.reference.dynamics import inverse_dynamics
-from robohw.reference.scans import corrected_pfp_time, pfp_schedule
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.scans import corrected_pfp_time, pfp_schedule
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
@@ -219,7 +219,7 @@ def test_the_array_is_accurate_at_24_bits():
 
 
 def test_dynamics_command_on_the_array(tmp_path, capsys):
-    from robohw.cli import main
+    from robohw.commands import main
     robot = load_robot("puma560")
     q, qd, qdd = sample_states(robot, 4, np.random.default_rng(14))
     qdd[2, 5] = 2.5                      # beyond the PUMA file's 2 rad/s^2

@@ -18,12 +18,12 @@ from robohw.dataflow.pipeline import delay_taps, ring_parts
 from robohw.dataflow.plan import traced_float_values
 from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.model import decode_torques, encode_states, model_outputs, model_torques
-from robohw.reference.dynamics import inverse_dynamics
+from robohw.dynamics.reference import inverse_dynamics
 from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
-from robohw.cli import main
+from robohw.commands import main
 
 # The goal at 24 bits: max |tau_fixed - tau_float| <= 1e-4 max |tau|.
 ACCURACY_GOAL = 1e-4

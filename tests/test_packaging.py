@@ -11,7 +11,7 @@ import zipfile
 import pytest
 
 import robohw
-from robohw.cli import main
+from robohw.commands import main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 
@@ -44,7 +44,7 @@ def test_wheel_holds_one_top_level_package(wheel):
     assert {"robohw/sim/driver.cc", "robohw/sim/verilator_model.h",
             "robohw/sim/cxxrtl_model.h"} <= set(wheel)
     entry_points = wheel[f"robohw-{robohw.__version__}.dist-info/entry_points.txt"].decode()
-    assert "robohw = robohw.cli:main" in entry_points
+    assert "robohw = robohw.commands:main" in entry_points
 
 
 def test_editable_install_imports_the_wheels_modules(wheel):

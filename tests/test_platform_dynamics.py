@@ -9,7 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from robohw.cli import PLATFORM_MAX_WIDTH, main
+from robohw.commands import main
+from robohw.commands.platform import PLATFORM_MAX_WIDTH
 from robohw.cordic.config import MAX_WIDTH, System
 from robohw.ik.model import evaluate_float, evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
@@ -19,7 +20,7 @@ from robohw.legs.dynamics_graph import (DYNAMICS_GUARD_BITS, STATE_LIMITS, State
                                         state_fields, state_inputs)
 from robohw.legs.fk_graph import FK_GUARD_BITS
 from robohw.legs.ik_graph import GUARD_BITS
-from robohw.reference.platform_dynamics import virtual_power_dynamics
+from robohw.legs.platform_dynamics import virtual_power_dynamics
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.sim.harness import run_stream
 
@@ -133,7 +134,7 @@ def _phase_of(key):
 def test_the_legs_and_the_wrench_have_proven_ranges_that_hold(name):
     from robohw.ik.ranges import graph_ranges
     from robohw.legs.dynamics_graph import proven_ranges, state_bounds
-    from robohw.reference.platform_kinematics import inverse_kinematics
+    from robohw.legs.platform_kinematics import inverse_kinematics
     platform = load_platform(name)
     scale, formats = dynamics_scale(platform), dynamics_format(platform, 24)
     ranges = proven_ranges(platform, scale, 24)
@@ -550,7 +551,7 @@ def test_the_machine_designs_measure_as_stated(kind):
     # The registry's designs (the hexapod's) on the planar platform: workload, model and
     # check of the design class, timing measured from the transfers.
     from robohw.designs import DESIGNS, PlatformDynamicsDesign, PlatformFkDesign
-    from robohw.measure import measure_design
+    from robohw.sim.measure import measure_design
     registered = DESIGNS[f"platform-{kind}-machine"]
     assert registered.platform_name == "hexapod"
     design = (PlatformDynamicsDesign if kind == "dynamics" else PlatformFkDesign)(

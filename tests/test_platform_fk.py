@@ -15,8 +15,8 @@ from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format, fk_graph
 from robohw.legs.givens import ccm_counts
 from robohw.legs.ik_graph import angle_fields
 from robohw.legs.servo import FkServo, servo_model
-from robohw.measure import measure_timing
-from robohw.reference.platform_kinematics import (forward_kinematics, inverse_kinematics,
+from robohw.sim.measure import measure_timing
+from robohw.legs.platform_kinematics import (forward_kinematics, inverse_kinematics,
                                                   jacobian, rotation)
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses, sample_trajectory
@@ -284,7 +284,7 @@ def _read(path):
 
 
 def test_cli_fk_servo_loop_agrees_with_float_and_gives_reasons(tmp_path):
-    from robohw.cli import main
+    from robohw.commands import main
     platform = load_platform("planar_3rpr")
     poses = trajectory(platform, 12, seed=3)
     lengths = inverse_kinematics(platform, poses)
@@ -309,7 +309,7 @@ def test_cli_fk_servo_loop_agrees_with_float_and_gives_reasons(tmp_path):
 
 
 def test_cli_fk_rtl_writes_the_models_file(tmp_path):
-    from robohw.cli import main
+    from robohw.commands import main
     platform = load_platform("planar_3rpr")
     lengths = inverse_kinematics(platform, trajectory(platform, 4, seed=5, start=30))
     lengths[1] = [5.0, 0.5, 0.5]            # skipped: the servo loop never sees it
@@ -328,7 +328,7 @@ def test_cli_fk_rtl_writes_the_models_file(tmp_path):
     (["--backend", "model", "--guess", "0.4,0.3,0.3"], r"--guess applies to the float backend"),
 ])
 def test_cli_fk_hardware_usage_errors(argv, message, tmp_path, capsys):
-    from robohw.cli import main
+    from robohw.commands import main
     source = tmp_path / "lengths.csv"
     _write_lengths(source, np.full((1, 3), 0.6))
     out = tmp_path / "out.csv"

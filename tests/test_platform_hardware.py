@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from netlist import register_depths
 
-from robohw.cli import main
+from robohw.commands import main
 from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.hw.fixed import FixedFormat, angle_to_code
@@ -18,7 +18,7 @@ from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, ccm_counts, solve_graph
 from robohw.legs.ik_graph import (leg_ik_graph, platform_format, pose_codes, pose_inputs,
                                   reach)
-from robohw.reference.platform_kinematics import inverse_kinematics, jacobian
+from robohw.legs.platform_kinematics import inverse_kinematics, jacobian
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses
 from robohw.sim.harness import run_stream

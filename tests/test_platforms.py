@@ -11,9 +11,9 @@ import pytest
 from robohw.robots.platform import (PlatformFileError, PlatformFileWarning, SHIPPED_PLATFORMS,
                                     load_platform)
 from robohw.robots.sampling import sample_poses
-from robohw.reference.algebra import FloatArith
-from robohw.reference.platform_dynamics import gosselin_dynamics, virtual_power_dynamics
-from robohw.reference.platform_kinematics import (
+from robohw.robots.algebra import FloatArith
+from robohw.legs.platform_dynamics import gosselin_dynamics, virtual_power_dynamics
+from robohw.legs.platform_kinematics import (
     displaced, forward_kinematics, inverse_kinematics, jacobian,
     jacobian_derivative_row, leg_geometry, pose_arrays, rotation)
 
@@ -181,7 +181,7 @@ def test_static_home_and_the_specs_test_state():
     # Statics: the 10 kg platform and each leg's upper part (1 kg), shared by six legs.
     assert np.allclose(forces, 29.67193336, atol=1e-8)
     # The spec's trajectory at t = 0.7 s (its published forces, two decimals).
-    from robohw.report.platform import spec_test_state
+    from robohw.legs.report import spec_test_state
     pose, twist, acceleration = spec_test_state()
     forces, _ = gosselin_dynamics(platform, pose, twist, acceleration)
     published = [33.44, 32.92, 25.52, 22.98, 39.49, 22.23]
@@ -336,7 +336,7 @@ def _read(path):
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_ik_then_fk_on_the_command_line(tmp_path, name, capsys):
-    from robohw.cli import main
+    from robohw.commands import main
     platform = load_platform(name)
     poses = sample_poses(platform, 20, np.random.default_rng(7))
     poses[3, 2 if platform.spatial else 0] += 5.0      # legs far too long: outside the stroke
@@ -366,7 +366,7 @@ def test_ik_then_fk_on_the_command_line(tmp_path, name, capsys):
 
 
 def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
-    from robohw.cli import main
+    from robohw.commands import main
     platform = load_platform()
     rng = np.random.default_rng(8)
     poses = sample_poses(platform, 10, rng)
@@ -422,7 +422,7 @@ def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
      r"invalid choice: 'fast'"),
 ])
 def test_platform_usage_errors_are_one_line(tmp_path, capsys, argv, message):
-    from robohw.cli import main
+    from robohw.commands import main
     files = {"poses": _csv(tmp_path / "p.csv", ["x", "y", "z", "roll", "pitch", "yaw"],
                            [[0, 0, 0.6, 0, 0, 0]]),
              "legs": _csv(tmp_path / "l.csv", [f"rho{k}" for k in range(1, 7)], [[0.66] * 6]),
@@ -474,7 +474,7 @@ def test_counts_reproduce_the_papers_ik_and_count_every_phase():
 
 
 def test_the_printed_equations_fail_and_the_corrected_ones_hold():
-    from robohw.report.platform import printed_vs_corrected
+    from robohw.legs.report import printed_vs_corrected
     out = printed_vs_corrected()
     for eq in ("eq9", "eq27"):
         assert out[eq]["corrected_residual"] < 1e-8 < 1e-2 < out[eq]["printed_residual"]
@@ -499,7 +499,7 @@ def test_rows_are_solved_in_chunks_with_the_same_results(monkeypatch, tmp_path):
         assert np.array_equal(a, b)
     assert whole[2][5] != "ok" and len(whole[0]) == 20
     # A header-only file: a header-only result.
-    from robohw.cli import main
+    from robohw.commands import main
     empty, out = tmp_path / "e.csv", tmp_path / "o.csv"
     empty.write_text("x,y,z,roll,pitch,yaw\n")
     assert main(["platform", "jacobian", "--poses", str(empty), "--out", str(out)]) == 0

@@ -10,8 +10,9 @@ from robohw.robots.sampling import sample_joints
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph
 from robohw.cordic.config import Direction, System
 from robohw.robots import load_robot
-from robohw.accuracy.ik import fk_residual, well_conditioned, wrist_sweep
-from robohw.reference.kinematics import BRANCHES, forward_kinematics, puma_ik
+from robohw.ik.accuracy import fk_residual, well_conditioned, wrist_sweep
+from robohw.robots.kinematics import forward_kinematics
+from robohw.ik.reference import BRANCHES, puma_ik
 from robohw.ik.model import evaluate_float, evaluate_model
 
 
@@ -73,7 +74,7 @@ def test_model_tracks_float_at_24_bits():
     fvalid = evaluate_float(graph, pose_inputs(pose))[1]
     assert valid.mean() > 0.9 and np.all(fvalid[valid])
     got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
-    # The conditioning filter of robohw.accuracy.ik: away from wrist, elbow and shoulder
+    # The conditioning filter of robohw.ik.accuracy: away from wrist, elbow and shoulder
     # singularities.
     keep = valid & well_conditioned(robot, want)
     error = np.abs(np.angle(np.exp(1j * (got - want))))[keep]

@@ -3,8 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from robohw.reference.inertia import inertia_matrix, jacobian_inertia
-from robohw.reference.kinematics import forward_kinematics
+from robohw.systolic.reference import inertia_matrix, jacobian_inertia
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import DEFAULT_ROBOT, RobotFileError, SHIPPED_ROBOTS, load_robot
 from robohw.robots.description import RobotFileWarning
 

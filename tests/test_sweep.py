@@ -12,7 +12,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from robohw.cli import main
+from robohw.commands import main
 from robohw.designs import DESIGNS
 from robohw.sweep import run as sweep_run
 from robohw.sweep.cache import ResultCache
@@ -384,7 +384,7 @@ def test_a_synthesized_sweep_measures_luts_and_fmax(tmp_path):
 
 
 def test_the_report_names_the_last_sweep(small_sweep, tmp_path):
-    from robohw.report.summary import sweep_section
+    from robohw.report import sweep_section
     assert sweep_section(tmp_path) == ""
     spec, _, _ = small_sweep
     section = sweep_section(spec.report)

@@ -123,7 +123,7 @@ def test_the_placer_reaches_nextpnr_and_keys_the_cache(fake_tools):
 
 
 def test_the_command_line_passes_the_placer_and_refuses_others(fake_tools, capsys):
-    from robohw.cli import main
+    from robohw.commands import main
     args = ["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
             "--out", str(fake_tools)]
     assert main([*args, "--placer", "static"]) == 0
@@ -191,7 +191,7 @@ def test_a_tools_version_skips_yowasps_first_run_message(tmp_path):
 
 
 def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):
-    from robohw.report.summary import synthesis_section
+    from robohw.report import synthesis_section
     assert synthesis_section(tmp_path, []) == ""
     row = {"design": "cordic-pipelined", "width": 16, "device": "ecp5-85k", "speed_grade": 6,
            "luts": 813, "flip_flops": 2271, "dsp": 0, "bram": 0, "fmax_mhz": 200.0,
@@ -211,7 +211,7 @@ def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):
 
 
 def test_synth_outputs_are_checked_before_any_work(tmp_path, capsys):
-    from robohw.cli import main
+    from robohw.commands import main
     missing = tmp_path / "no" / "synth.md"
     assert main(["synth", "--designs", "cordic-pipelined", "--out", str(tmp_path),
                  "--markdown", str(missing)]) == 2

@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.allocation import (check_allocation, expand, loads,
                                           lpt_allocation, paper_allocation, units)
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot
 from robohw.transputer.counts import structural_pattern, subtask_counts

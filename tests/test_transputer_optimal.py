@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from robohw.reference.lagrange_euler_tasks import Subtask
+from robohw.transputer.lagrange_euler_tasks import Subtask
 from robohw.transputer.optimal import (TICK_MS, lower_bound_ms, makespan_ms,
                                        optimal_allocation)
 

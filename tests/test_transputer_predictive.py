@@ -3,7 +3,7 @@ trace form, and its time under the stated timings."""
 
 import pytest
 
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
 from robohw.transputer.predictive import (T800, Work, link_terms, predicted_costs,
                                           share_operations, slave_work, subtask_work)

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from robohw.cli import main
+from robohw.commands import main
 from robohw.transputer.measured import TIME_MS
 from robohw.transputer.study import study
 

@@ -1,2 +1,11 @@
-"""Zomaya & Morris's Lagrange-Euler dynamics on a network of T800 transputers: the allocation
-of the 64 subtasks (:mod:`robohw.reference.lagrange_euler_tasks`) to the slave processors."""
+"""Zomaya & Morris's Lagrange-Euler dynamics on a network of T800 transputers: the float64
+Lagrange-Euler (:mod:`.lagrange_euler`) and its 64 subtasks (:mod:`.lagrange_euler_tasks`), their
+allocation to the slave processors, the network's simulation (:mod:`.study`) and the report
+section (:mod:`.report`)."""
+
+from robohw.transputer.network import Links
+from robohw.transputer.report import format_rows, plot_gantt, write_transputer_report
+from robohw.transputer.study import MAX_PROCESSORS, study
+
+__all__ = ["Links", "MAX_PROCESSORS", "study", "format_rows", "plot_gantt",
+           "write_transputer_report"]

@@ -10,7 +10,7 @@ paper never splits ``C4`` and ``C5``, whose contents spec B.4 infers).
 """
 
 from robohw.hw.checks import check_positive_integer
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 
 __all__ = ["PAPER_TABLES", "expand", "paper_allocation", "check_allocation", "units",
            "loads", "lpt_allocation"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import lsq_linear
 
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.allocation import paper_allocation
 from robohw.transputer.counts import subtask_counts
 from robohw.transputer.measured import TIME_MS, busy_ms
@@ -47,7 +47,7 @@ class CalibratedCosts:
 
 
 def calibrate(robot, networks=(3, 6, 7, 8), link_ms=0.0):
-    """Calibrate the costs of :data:`~robohw.reference.lagrange_euler_tasks.PAPER_SUBTASKS` on
+    """Calibrate the costs of :data:`~robohw.transputer.lagrange_euler_tasks.PAPER_SUBTASKS` on
     ``robot`` (the Stanford arm's file) to the paper's tables for ``networks``.
 
     ``link_ms``: the time a slave spends on its own links inside its busy time (receiving the

@@ -4,7 +4,7 @@ constant counts), with the structural zeros of the robot as literal zeros that c
 
 What is counted is the formula level of spec B.4: one subtask's coefficient from the
 differential vectors ``delta_i^l``, ``d_i^l`` and the gravity in each link's frame
-(:func:`robohw.reference.lagrange_euler_tasks.subtask_coefficient`), not the transform
+(:func:`robohw.transputer.lagrange_euler_tasks.subtask_coefficient`), not the transform
 chains that give those vectors, nor the shares' products with the joint rates. A component is
 structural where it vanishes at every one of :data:`PATTERN_STATES` random states (the robot's
 constants make it zero: a twist of 0 or 90 degrees, a centre of mass on an axis, a prismatic
@@ -14,9 +14,9 @@ joint's rotation).
 import numpy as np
 
 from robohw.dataflow.graph import Tracer
-from robohw.reference.lagrange_euler import (differential_vectors, gravity_in_links,
+from robohw.transputer.lagrange_euler import (differential_vectors, gravity_in_links,
                                              link_moments)
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS, subtask_coefficient
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS, subtask_coefficient
 from robohw.robots.sampling import sample_joints
 
 __all__ = ["PATTERN_STATES", "structural_pattern", "subtask_counts"]

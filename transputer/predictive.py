@@ -26,7 +26,7 @@ matrices as written, its zeros not skipped. :class:`T800` turns the counts into 
 
 from dataclasses import dataclass
 
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 
 __all__ = ["T800", "Work", "share_operations", "link_terms", "subtask_work", "slave_work",
            "predicted_costs"]
@@ -93,7 +93,7 @@ D_VECTOR = (6, 3)                   # d = (n_y p_x - n_x p_y, ...): eqs. 2-3, re
 
 def share_operations(task):
     """``(multiplications, additions)`` of a subtask's share (module docstring of
-    :mod:`robohw.reference.lagrange_euler_tasks`): ``D_ij qdd_j`` and, off the diagonal,
+    :mod:`robohw.transputer.lagrange_euler_tasks`): ``D_ij qdd_j`` and, off the diagonal,
     ``D_ij qdd_i``; ``C_ijk qd_j qd_k`` (doubled when ``j != k``) and its reflexive partner;
     ``h_i`` added as it is."""
     if task.kind == "h":

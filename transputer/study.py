@@ -19,7 +19,7 @@ The cost models:
 from dataclasses import dataclass
 from functools import lru_cache
 
-from robohw.reference.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
 from robohw.transputer.allocation import lpt_allocation, paper_allocation, PAPER_TABLES
 from robohw.transputer.costs import calibrate
@@ -127,7 +127,7 @@ def check_processors(processors, allocation):
 def study(processors=(1, 3, 6, 7, 8), allocation="paper", costs="predictive", links=Links(),
           time_limit_s=60.0, progress=None):
     """One :class:`Row` per number of slaves in ``processors``; ``progress`` (a
-    :class:`~robohw.progress.Progress`-like ``step()``), if given, is told after each."""
+    :class:`~robohw.support.progress.Progress`-like ``step()``), if given, is told after each."""
     if allocation not in ALLOCATIONS:
         raise ValueError(f"allocation must be one of {', '.join(ALLOCATIONS)}, not "
                          f"{allocation!r}")

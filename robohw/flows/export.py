@@ -27,7 +27,7 @@ import subprocess
 
 import amaranth
 
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.hw.devices import DEVICES
 from robohw.sim.primitives import primitive_models
 from robohw.sim.resources import memory_bits, register_bits

@@ -12,8 +12,8 @@ test.
 import tempfile
 import time
 
-from robohw.designs import design as find_design
-from robohw.progress import Progress
+from robohw.registry import design as find_design
+from robohw.support.progress import Progress
 from robohw.sim.compiled import SIMULATORS, build_compiled, run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator

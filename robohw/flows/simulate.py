@@ -8,9 +8,9 @@ simulated run is checked against the bit-exact model and measured against float6
 
 import tempfile
 
-from robohw.designs import design as find_design
-from robohw.measure import measure_timing
-from robohw.progress import Progress
+from robohw.registry import design as find_design
+from robohw.sim.measure import measure_timing
+from robohw.support.progress import Progress
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator

@@ -17,7 +17,7 @@ import importlib.metadata
 import json
 
 from robohw.hw.devices import DEVICES
-from robohw.io.atomic import write_json
+from robohw.support.atomic import write_json
 from robohw.sim.compiled import source_digest
 
 __all__ = ["ResultCache", "tool_versions"]

@@ -5,9 +5,9 @@
 import pathlib
 import time
 
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.flows.synth import synthesize
-from robohw.measure import measure_design
+from robohw.sim.measure import measure_design
 from robohw.sweep.space import point_seed
 
 __all__ = ["FIGURES", "evaluate"]

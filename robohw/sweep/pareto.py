@@ -16,8 +16,8 @@ Only valid points stand on a front; the others are listed with their reasons.
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from robohw.designs import DESIGNS
-from robohw.io.atomic import atomic_open, write_text
+from robohw.registry import DESIGNS
+from robohw.support.atomic import atomic_open, write_text
 
 __all__ = ["DSP_LUT_EQUIVALENT", "LUT_RAM_LUTS", "Axis", "dominates", "pareto_mask",
            "sweep_fronts", "format_sweep", "write_sweep_report"]

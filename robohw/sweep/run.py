@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from robohw.flows.synth import check_nextpnr_options
 from robohw.hw.checks import check_positive_integer
-from robohw.progress import Progress
+from robohw.support.progress import Progress
 from robohw.sweep.cache import ResultCache
 from robohw.sweep.evaluate import evaluate
 from robohw.sweep.executors import run_tasks, worker_count

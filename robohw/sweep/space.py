@@ -5,7 +5,7 @@ tasks that evaluate them, each task shared by every point that needs it.
 import hashlib
 from dataclasses import dataclass, field
 
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.hw.devices import DEVICES
 
 __all__ = ["MEASUREMENTS", "SweepPoint", "Task", "sweep_points", "point_seed", "tasks_for"]

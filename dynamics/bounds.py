@@ -1,0 +1,93 @@
+"""Proven bounds on the Newton-Euler quantities of a serial robot in base coordinates, from its
+link constants and its joints' position, velocity and acceleration limits.
+
+Every bound is a bound on a vector's Euclidean norm, so each component obeys it too; the
+hardware (:mod:`robohw.dynamics`) sizes its fixed-point formats from them
+(:meth:`robohw.dataflow.graph.Tracer.bound`), where interval arithmetic alone would double a
+range at every cross product. Notation as in :func:`robohw.dynamics.reference.base_coordinate_steps`
+(link ``i`` 0-based; ``v_i``, ``a_i`` the joint's velocity and acceleration limits):
+
+- ``|omega_i| <= W_i = sum_{j <= i, revolute} v_j`` (``W_{-1} = 0``);
+- ``|omega-dot_i| <= Wd_i = Wd_{i-1} + a_i + W_{i-1} v_i`` for a revolute joint (the
+  ``b`` of eq. (19): ``z qdd + omega_{i-1} x z qd``), ``Wd_{i-1}`` for a prismatic one;
+- ``|p-ddot_i| <= A_i = A_{i-1} + (Wd_i + W_i^2) P_i`` (+ ``a_i + 2 W_{i-1} v_i`` for a
+  prismatic joint), ``A_{-1} = |g|``, ``P_i`` the largest ``|p*_i|``;
+- ``|r-ddot_i| <= (Wd_i + W_i^2) S_i + A_i`` (``S_i = |s_i|``), ``|F_i| <= m_i |r-ddot_i|``;
+- ``|N_i| <= ||J_i||_F (Wd_i + W_i^2)`` (the Frobenius norm bounds the spectral norm of any
+  matrix, physical or not);
+- ``|f_i| <= sum_{j >= i} |F_j|`` (plus the hand's force), ``|n_i| <= sum_{j >= i} (|N_j| +
+  (P_j + S_j) |F_j| + P_j |f_{j+1}|)`` (plus the hand's moment); ``|tau_i| <= |n_i|`` or
+  ``|f_i|``.
+"""
+
+import math
+
+__all__ = ["DynamicsBounds"]
+
+
+class DynamicsBounds:
+    """The bounds above for ``robot`` (every joint needs ``velocity_limit`` and
+    ``acceleration_limit``; a prismatic joint its ``limits``), and for a hand wrench of at most
+    ``hand_force`` (N) and ``hand_moment`` (N m). Lists are indexed by link, 0-based."""
+
+    def __init__(self, robot, hand_force=0.0, hand_moment=0.0):
+        missing = [k + 1 for k, joint in enumerate(robot.joints)
+                   if joint.velocity_limit is None or joint.acceleration_limit is None]
+        if missing:
+            raise ValueError(f"{robot.source or robot.name}: joints {missing} have no "
+                             f"velocity_limit and acceleration_limit (the bounds the hardware's "
+                             f"number formats are proven from)")
+        n = robot.dof
+        self.revolute = [joint.type == "revolute" for joint in robot.joints]
+        self.velocity = [joint.velocity_limit for joint in robot.joints]
+        self.acceleration = [joint.acceleration_limit for joint in robot.joints]
+        self.p, self.s = [], []
+        for joint in robot.joints:
+            if joint.type == "revolute":
+                d = abs(joint.d)
+            else:
+                d = max(abs(limit + joint.offset) for limit in joint.limits)
+            self.p.append(math.hypot(joint.a, d))
+            self.s.append(math.sqrt(sum(v * v for v in joint.com)))
+        w, wd, acc = [], [], []
+        w_prev = wd_prev = 0.0
+        acc_prev = math.sqrt(sum(g * g for g in robot.gravity))
+        self.spin, self.wd_b, self.acc_b = [], [], []
+        for i in range(n):
+            v, a = self.velocity[i], self.acceleration[i]
+            spin = v if self.revolute[i] else 0.0
+            wd_b = a + w_prev * v if self.revolute[i] else 0.0
+            w_i, wd_i = w_prev + spin, wd_prev + wd_b
+            acc_b = (wd_i + w_i * w_i) * self.p[i]
+            if not self.revolute[i]:
+                acc_b += a + 2 * w_prev * v
+            acc_i = acc_prev + acc_b
+            self.spin.append(spin)
+            self.wd_b.append(wd_b)
+            self.acc_b.append(acc_b)
+            w.append(w_i)
+            wd.append(wd_i)
+            acc.append(acc_i)
+            w_prev, wd_prev, acc_prev = w_i, wd_i, acc_i
+        self.omega, self.omega_dot, self.p_ddot = w, wd, acc
+        self.r_ddot = [(wd[i] + w[i] * w[i]) * self.s[i] + acc[i] for i in range(n)]
+        self.force = [joint.mass * self.r_ddot[i] for i, joint in enumerate(robot.joints)]
+        self.inertia = []
+        for joint in robot.joints:
+            ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
+            self.inertia.append(math.sqrt(ixx * ixx + iyy * iyy + izz * izz +
+                                          2 * (ixy * ixy + iyz * iyz + ixz * ixz)))
+        self.moment = [self.inertia[i] * (wd[i] + w[i] * w[i]) for i in range(n)]
+        f = [0.0] * (n + 1)                      # f[i]: |f_i|; f[n]: the hand's
+        f[n] = hand_force
+        for i in reversed(range(n)):
+            f[i] = f[i + 1] + self.force[i]
+        self.f = f
+        self.n_b = [self.moment[i] + (self.p[i] + self.s[i]) * self.force[i] +
+                    self.p[i] * f[i + 1] for i in range(n)]
+        moments = [0.0] * (n + 1)
+        moments[n] = hand_moment
+        for i in reversed(range(n)):
+            moments[i] = moments[i + 1] + self.n_b[i]
+        self.n = moments
+        self.tau = [moments[i] if self.revolute[i] else f[i] for i in range(n)]

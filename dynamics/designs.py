@@ -1,0 +1,105 @@
+"""The inverse-dynamics family's top-level designs for the flows
+(:class:`~robohw.sim.design.Design`): :class:`~robohw.dynamics.NewtonEulerPipeline` and Lee &
+Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) for the PUMA 560."""
+
+import numpy as np
+
+from robohw.dataflow.component import configuration_line
+from robohw.dynamics.array import NewtonEulerArray
+from robohw.dynamics.model import decode_torques, encode_states
+from robohw.dynamics.model import model_outputs as model_outputs_dynamics
+from robohw.dynamics.pipeline import NewtonEulerPipeline
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.robots.sampling import sample_states
+from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
+
+__all__ = ["DynamicsDesign", "DESIGNS", "DYNAMICS_WIDTH", "DYNAMICS_FOLD"]
+
+# The Newton-Euler pipeline at 18 bits, folded by 6: 98 shared 18 x 18 products of the PUMA
+# 560's 586 (the ECP5-85F has 156 tiles), at 3e-4 of max |tau| (24 bits: 5e-6).
+DYNAMICS_WIDTH = 18
+DYNAMICS_FOLD = 6
+
+
+class DynamicsDesign(Design):
+    """The Newton-Euler pipeline (``array=None``) or Lee & Chang's processor array
+    (``array=(processors, network)``)."""
+    family = "dynamics"
+    error_unit = "of max abs(tau)"
+
+    def __init__(self, name, robot="puma560", array=None):
+        label = robot if isinstance(robot, str) else robot.name
+        if array is None:
+            summary = (f"joint torques of {label}, Newton-Euler with recursive-doubling scans, "
+                       f"fully pipelined")
+            self.default_fold = DYNAMICS_FOLD
+        else:
+            summary = (f"joint torques of {label}, Lee & Chang's array of {array[0]} elements, "
+                       f"{array[1]} network")
+        super().__init__(name, summary, DYNAMICS_WIDTH, (18, 24))
+        self.robot, self.array = robot, array
+
+    def build(self, width=None, fold=None):
+        width = width or self.default_width
+        if self.array is None:
+            return NewtonEulerPipeline(self.robot, width=width, fold=fold or self.default_fold,
+                                       tag_width=TAG_WIDTH)
+        processors, network = self.array
+        return NewtonEulerArray(self.robot, processors=processors, network=network,
+                                width=width, tag_width=TAG_WIDTH)
+
+    def width_of(self, dut):
+        return dut.plan.width
+
+    def configuration(self, dut):
+        if self.array is None:
+            return configuration_line(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
+        plan = dut.plan
+        return (f"N = {plan.dof}, {plan.processors} elements, {plan.network.name} network, "
+                f"{plan.width}-bit datapath, multiplier {plan.multiplier_latency} and adder "
+                f"{plan.adder_latency} cycles, {plan.program_cycles}-cycle program")
+
+    def workload(self, dut, count, seed=0):
+        q, qd, qdd = sample_states(dut.plan.robot, count, np.random.default_rng(seed))
+        codes = encode_states(dut.plan, q, qd, qdd)
+        return Workload(tagged_payloads(codes, count), {"states": (q, qd, qdd), "codes": codes})
+
+    def check(self, dut, workload, outputs):
+        equal = self.equals_model(dut, workload, outputs)
+        got = decode_torques(dut.plan, {k: np.array([o[f"tau{k}"] for o in outputs],
+                                                     dtype=object)
+                                        for k in range(1, dut.dof + 1)})
+        reference = inverse_dynamics(dut.plan.robot, *workload.context["states"])
+        errors = np.abs(got - reference).max(-1) / np.abs(reference).max()
+        return equal, errors
+
+    def model_outputs(self, dut, workload):
+        out, inside = model_outputs_dynamics(dut.plan, workload.context["codes"])
+        return [{**{f"tau{k}": int(v[b]) for k, v in out.items()}, "in_bounds": int(inside[b])}
+                for b in range(len(workload.payloads))]
+
+    def structure(self, dut):
+        if self.array is not None:
+            return "processing elements", dut.plan.processors
+        return "multipliers", dut.resources()["multipliers"]
+
+    def formats(self, dut):
+        plan = dut.plan
+        out = {}
+        for k, joint in enumerate(plan.robot.joints, start=1):
+            out[f"q{k}"] = f"angle({plan.cordic.width})" if joint.type == "revolute" else \
+                f"fixed({plan.width}, {plan.input_fracs[f'q{k}']})"
+        for kind in ("qd", "qdd"):
+            out.update({f"{kind}{k}": f"fixed({plan.width}, {plan.input_fracs[f'{kind}{k}']})"
+                        for k in range(1, plan.dof + 1)})
+        out.update({f"tau{k}": f"fixed({plan.width}, {frac})"
+                    for k, frac in plan.output_fracs.items()})
+        out["in_bounds"] = "bit"
+        out["tag"] = "tag"
+        return out
+
+
+DESIGNS = (
+    DynamicsDesign("dynamics-pipelined"),
+    DynamicsDesign("dynamics-array", array=(6, "direct")),
+)

@@ -1,0 +1,114 @@
+"""``robohw dynamics``: robot states from CSV to joint torques in CSV, by any backend.
+
+``IN.csv`` has the header ``q1..qN,qd1..qdN,qdd1..qddN`` (rad, rad/s, rad/s^2 for revolute
+joints; m, m/s, m/s^2 for prismatic ones; any column order). ``OUT.csv`` has
+``tau1..tauN,valid`` (``reason`` last when asked; N m or N: what each joint must exert, gravity
+included). Backends: ``float`` (:mod:`robohw.dynamics.reference`, by the ``link``, ``scan`` or
+``lagrange`` formulation), and the hardware's: ``model`` (the bit-exact model,
+:mod:`robohw.dynamics.model`), ``rtl`` (the Amaranth design, simulated cycle by cycle) and
+``compiled`` (the same design compiled by Verilator, :mod:`robohw.sim.compiled`), of either
+design: ``pipelined`` (:class:`robohw.dynamics.NewtonEulerPipeline`) or ``array`` (Lee &
+Chang's processor array, :class:`robohw.dynamics.array.NewtonEulerArray`, on ``processors``
+elements and a ``direct`` or ``shuffle`` network). The
+hardware proves its torques for states within the robot file's position, velocity and
+acceleration limits only: a state outside them is ``valid = 0``, reason ``outside_limits``,
+with zeros, and the rest of the file is computed; so is a state with an angle of 2**(53 - w)
+turns or more (``w`` the CORDICs' width), which no binary angle holds exactly, reason
+``out_of_format``.
+"""
+
+import numpy as np
+
+from robohw.dynamics.pipeline import NewtonEulerPipeline, NewtonEulerPlan
+from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
+from robohw.dynamics.array import NewtonEulerArray
+from robohw.dynamics.array_plan import ArrayPlan
+from robohw.dynamics.network import NETWORKS
+from robohw.dynamics.model import decode_torques, encode_states, model_outputs
+from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.joints import angles_fit
+from robohw.support.progress import Progress
+from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics
+from robohw.sim.run import run_backend
+
+__all__ = ["read_states", "write_torques", "solve_dynamics", "BACKENDS", "DESIGNS"]
+
+BACKENDS = ("float", "model", "rtl", "compiled")
+DESIGNS = ("pipelined", "array")
+
+
+def read_states(path, dof):
+    """``(q, qd, qdd)``, each ``(rows, dof)``, from a CSV file (see the module docstring)."""
+    names = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, dof + 1)]
+    values = read_columns(path, names)
+    return values[:, :dof], values[:, dof:2 * dof], values[:, 2 * dof:]
+
+
+def write_torques(path, tau, valid, reason=None):
+    """Write ``OUT.csv`` (``tau1..tauN,valid``, and ``reason`` when given) atomically: a
+    failure leaves no file behind."""
+    header = [f"tau{k}" for k in range(1, tau.shape[1] + 1)] + ["valid"] + \
+        (["reason"] if reason is not None else [])
+    reason = reason if reason is not None else [None] * len(tau)
+    write_rows(path, header, ([*map(float, row), int(ok), *([r] if r else [])]
+                              for row, ok, r in zip(tau, valid, reason)))
+
+
+def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
+                   width=24, design="pipelined", processors=None, network=None,
+                   progress=None):
+    """``(tau, valid, reason)`` of the states by ``backend``: torques ``(rows, N)`` (zeros
+    where not valid), and per row ``valid`` and ``reason`` (``ok``; ``outside_limits`` for a
+    hardware backend's state outside the robot's limits; ``not_finite`` for a float result
+    that is not). ``formulation`` and ``wrench`` are the float backend's; the hardware
+    (``design``, ``width`` bits; the array's ``processors``, default N, and ``network``,
+    default ``direct``) carries no tool load."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if design not in DESIGNS:
+        raise ValueError(f"design must be one of {', '.join(DESIGNS)}, not {design!r}")
+    if network is not None and network not in NETWORKS:
+        raise ValueError(f"network must be one of {', '.join(NETWORKS)}, not {network!r}")
+    if design != "array" and (processors is not None or network is not None):
+        raise ValueError("processors and network are the array's: they need design 'array'")
+    network = network or "direct"
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}, not "
+                         f"{formulation!r}")
+    if backend == "float":
+        tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)
+        valid = np.isfinite(tau).all(-1)
+        tau = np.where(valid[:, None], tau, 0.0)
+        return tau, valid, np.where(valid, "ok", "not_finite").astype(object)
+    if wrench is not None:
+        raise ValueError(f"a wrench needs the float backend: the {backend} backend's hardware "
+                         f"computes without a tool load")
+    array = {"processors": processors, "network": network}
+    # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
+    fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
+    q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
+    if backend == "model":
+        plan = NewtonEulerPlan(robot, width=width) if design == "pipelined" else \
+            ArrayPlan(robot, width=width, **array)
+        out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
+    else:
+        if design == "pipelined":
+            dut = NewtonEulerPipeline(robot, width=width)
+            label = f"states through the {dut.latency}-cycle Newton-Euler pipeline"
+        else:
+            dut = NewtonEulerArray(robot, width=width, **array)
+            label = (f"states through the {dut.plan.processors}-element array "
+                     f"({dut.interval} cycles a state)")
+        plan = dut.plan
+        codes = encode_states(plan, q, qd, qdd)
+        payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
+        run = run_backend(dut, payloads, backend, label, Progress(len(payloads), progress),
+                          f"dynamics {design} width={width} processors={processors} "
+                          f"network={network} {robot!r}")
+        out = {k: np.array([o[f"tau{k}"] for o in run.outputs], dtype=object)
+               for k in range(1, plan.dof + 1)}
+        valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
+    reason = np.where(fits, np.where(valid, "ok", "outside_limits"), "out_of_format")
+    valid = valid & fits
+    tau = np.where(valid[:, None], decode_torques(plan, out), 0.0)
+    return tau, valid, reason.astype(object)

@@ -1,0 +1,107 @@
+"""The PUMA IK family's top-level designs for the flows (:class:`~robohw.sim.design.Design`):
+:class:`~robohw.ik.pipeline.TaskGraphPipeline` of the best CCM graph and of the reconstruction
+of Lee & Chang's, on pipelined or word-serial CCMs."""
+
+import numpy as np
+
+from robohw.ik.accuracy import well_conditioned
+from robohw.ik.model import evaluate_model, output_codes
+from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
+from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
+from robohw.ik.reference import puma_ik
+from robohw.robots import load_robot
+from robohw.robots.kinematics import forward_kinematics
+from robohw.robots.sampling import sample_joints
+from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
+
+__all__ = ["IkDesign", "task_graph_outputs", "DESIGNS", "PIPELINED_IK_WIDTH"]
+
+# Pipelined, 18 bits is the widest that fits an ECP5-85F at one pose per clock (24 bits wants
+# ~105k LUT-sized cells of its 83.6k; README, "FPGA synthesis").
+PIPELINED_IK_WIDTH = 18
+
+
+def task_graph_outputs(dut, inputs, formats):
+    """The output payloads of a :class:`~robohw.ik.pipeline.TaskGraphPipeline` by its graph's
+    bit-exact model, for graph ``inputs`` (reals, radians) at ``formats``."""
+    _, valid, codes = evaluate_model(dut.graph, inputs, **formats)
+    out = [{"unreachable": int(not v)} for v in valid]
+    for name, values in output_codes(dut.graph, codes, dut.width, dut.plan.guard_bits).items():
+        for row, value in zip(out, values.tolist()):
+            row[name] = value
+    return out
+
+
+class IkDesign(Design):
+    family = "ik"
+    error_unit = "rad"
+
+    def __init__(self, name, graph, timing):
+        label = "best" if graph == "best" else "reconstruction of Lee & Chang's"
+        default = PIPELINED_IK_WIDTH if timing == "pipelined" else 24
+        super().__init__(name, f"PUMA 560 inverse kinematics, {label} CCM graph, "
+                               f"{timing.replace('_', '-')} CCMs", default,
+                         tuple(sorted({16, default, 24})))
+        self.graph, self.timing = graph, timing
+
+    def build(self, width=None, fold=None):
+        memory = MEMORY_ABOVE if self.timing == "pipelined" else None
+        return TaskGraphPipeline(GRAPHS[self.graph](load_robot()),
+                                 **puma_format(width or self.default_width),
+                                 tag_width=TAG_WIDTH, timing=self.timing, memory_above=memory)
+
+    def width_of(self, dut):
+        return dut.width
+
+    def configuration(self, dut):
+        return (f"{len(dut.graph.ccms)} CCMs, {dut.width}-bit data "
+                f"(+{dut.plan.guard_bits} inside), "
+                f"{self.timing.replace('_', '-')} CCMs, outputs aligned")
+
+    def workload(self, dut, count, seed=0):
+        robot = load_robot()
+        q = sample_joints(robot, 8 * count, np.random.default_rng(seed))
+        q = q[well_conditioned(robot, q)][:count]
+        pose = forward_kinematics(robot, q)
+        inputs = pose_inputs(pose)
+        scale = 2.0 ** dut.plan.frac_bits
+        codes = {n: np.rint(v * scale).astype(np.int64) for n, v in inputs.items()}
+        return Workload(tagged_payloads({n: codes[n] for n in POSE_INPUTS}, len(q)),
+                        {"inputs": inputs, "pose": pose})
+
+    def check(self, dut, workload, outputs):
+        graph, width = dut.graph, dut.width
+        _, valid, codes = evaluate_model(graph, workload.context["inputs"], **puma_format(width))
+        equal = [o["unreachable"] for o in outputs] == (~valid).astype(int).tolist()
+        for name, values in output_codes(graph, codes, width, dut.plan.guard_bits).items():
+            equal &= [o[name] for o in outputs] == values.tolist()
+        q_float, _ = puma_ik(load_robot(), workload.context["pose"], 1, 1, 1)
+        got = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in outputs], dtype=np.float64)
+        got *= 2 * np.pi / 2 ** width
+        errors = np.abs(np.angle(np.exp(1j * (got - q_float)))).max(-1)
+        return bool(equal), errors
+
+    def model_outputs(self, dut, workload):
+        return task_graph_outputs(dut, workload.context["inputs"], puma_format(dut.width))
+
+    def structure(self, dut):
+        # Shared data lines, as the paper counts them (the 1-bit branch lines come on top).
+        return "buffer stages", sum(length for (source, _), length in
+                                    dut.schedule.line_lengths.items()
+                                    if source not in dut.graph.branches)
+
+    def formats(self, dut):
+        width = dut.width
+        out = {n: f"fixed({width}, {dut.plan.frac_bits})" for n in POSE_INPUTS}
+        out.update({b: "bit" for b in dut.graph.branches})
+        out.update({f"q{k}": f"angle({width})" for k in range(1, 7)})
+        out.update({"unreachable": "bit", "tag": "tag"})
+        return out
+
+
+DESIGNS = (
+    IkDesign("ik-best-pipelined", "best", "pipelined"),
+    IkDesign("ik-best-word-serial", "best", "word_serial"),
+    IkDesign("ik-paper-pipelined", "paper", "pipelined"),
+    IkDesign("ik-paper-word-serial", "paper", "word_serial"),
+)

@@ -1,0 +1,351 @@
+"""``robohw platform``: parallel-manipulator poses, states and leg lengths from CSV to CSV.
+
+Columns (any order in the input; a planar platform's in brackets):
+
+- ``ik``: IN ``x,y,z,roll,pitch,yaw`` [``x,y,phi``] (m, rad; ``R = Rz(yaw) Ry(pitch)
+  Rx(roll)``), OUT ``rho1..rho6`` [``rho1..rho3``] (m).
+- ``jacobian``: IN as ``ik``; OUT the rows of ``K / rho`` (``k{leg}_{column}``: ``rho_dot =
+  (K / rho) t``, ``t = (wx, wy, wz, vx, vy, vz)`` [``(wz, vx, vy)``]) and ``cond``, its
+  2-norm condition number.
+- ``dynamics``: IN the pose, then ``vx,vy,vz,wx,wy,wz,dvx,dvy,dvz,dwx,dwy,dwz``
+  [``vx,vy,wz,dvx,dvy,dwz``]: the platform origin's velocity, the angular velocity and their
+  derivatives, base frame; OUT ``f1..f6`` [``f1..f3``], the actuators' forces along the legs
+  (N, positive extending), gravity included.
+- ``fk``: IN ``rho1..rho6`` [``rho1..rho3``]; OUT the pose (pitch in [-pi/2, pi/2], the other
+  angles in (-pi, pi]) and ``iterations``.
+
+Every OUT ends with ``valid`` (and ``reason`` on request). A row is ``valid = 0`` with zeros
+when a leg is outside its stroke (``outside_limits``), when its matrix is singular or above
+``--max-cond`` (``near_singular``), or when forward kinematics does not converge
+(``unreachable``); precedence as CONVENTIONS states. Long files show progress on a terminal.
+
+Backends: ``float`` (the references) for every command; for ``ik``, ``jacobian`` and
+``dynamics`` also the leg processors (:mod:`robohw.legs.ik_graph`,
+:mod:`robohw.legs.dynamics_graph`): ``model`` (bit-exact), ``rtl`` (the hardware simulated
+cycle by cycle: ``timing`` pipelined, word-serial or Gosselin's machine,
+:mod:`robohw.legs.leg_machine`) and ``compiled`` (the same compiled by Verilator). There a
+position outside the hardware's number format (beyond the platform's reach,
+:func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle holds exactly
+(2**(53 - width) turns or more) is ``out_of_format``, and a value the hardware flags as
+overflowing, which only a leg longer than the format's range makes,
+``outside_limits``; the condition number of the hardware's rows is computed in float64.
+For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, any timing): a
+fixed number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the
+first from home; a row the iterations cannot solve is ``unreachable`` and leaves the estimate
+where it was, lengths beyond the number format are ``out_of_format`` and skipped, and
+``iterations`` is that fixed number.
+"""
+
+import numpy as np
+
+from robohw.hw.fixed import FixedFormat, angle_fits
+from robohw.ik.model import evaluate_model
+from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.support.csv_table import read_columns, write_rows
+from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
+from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
+                                        dynamics_scale, rate_fields, reference_dynamics,
+                                        state_codes,
+                                        state_fields, state_inputs)
+from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
+from robohw.legs.leg_machine import LegMachine
+from robohw.legs.servo import FkServo, servo_model
+from robohw.support.progress import Progress
+from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
+                                                  forward_kinematics, inverse_kinematics,
+                                                  jacobian)
+from robohw.sim.run import run_backend
+
+__all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_columns",
+           "output_columns", "read_platform_input", "solve_platform", "write_platform_output",
+           "REASONS"]
+
+BACKENDS = ("float", "model", "rtl", "compiled")
+# The commands the leg processors compute.
+HARDWARE_COMMANDS = ("ik", "jacobian", "dynamics", "fk")
+# The CCMs pipelined, each CCM a word-serial CORDIC of its own, or Gosselin's machine (a
+# processor per leg running its CCMs in sequence, robohw.legs.leg_machine).
+TIMINGS = ("pipelined", "word_serial", "machine")
+# Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
+CHUNK = 20_000
+COMMANDS = ("ik", "jacobian", "dynamics", "fk")
+# CONVENTIONS: the first that applies is the row's reason.
+REASONS = ("out_of_format", "unreachable", "near_singular", "outside_limits")
+
+
+def input_columns(platform, command):
+    """The input columns of ``command`` for ``platform``."""
+    legs = [f"rho{k}" for k in range(1, len(platform.legs) + 1)]
+    if command == "fk":
+        return legs
+    pose = list(platform.pose_fields)
+    if command == "dynamics":
+        return list(state_fields(platform))
+    return pose
+
+
+def output_columns(platform, command):
+    """The result columns of ``command`` (``valid`` and ``reason`` follow)."""
+    legs = range(1, len(platform.legs) + 1)
+    if command == "ik":
+        return [f"rho{k}" for k in legs]
+    if command == "jacobian":
+        dof = 6 if platform.spatial else 3
+        return [f"k{i}_{j}" for i in legs for j in range(1, dof + 1)] + ["cond"]
+    if command == "dynamics":
+        return [f"f{k}" for k in legs]
+    return list(platform.pose_fields) + ["iterations"]
+
+
+def read_platform_input(path, platform, command):
+    """The input rows of ``command``: an ``(N, columns)`` float array."""
+    if command not in COMMANDS:
+        raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
+    return read_columns(path, input_columns(platform, command))
+
+
+def _outside_stroke(platform, lengths):
+    low = np.array([leg.stroke[0] for leg in platform.legs])
+    high = np.array([leg.stroke[1] for leg in platform.legs])
+    return np.any((lengths < low) | (lengths > high), axis=1)
+
+
+def solve_platform(platform, command, rows, backend="float", *, width=24, timing="pipelined",
+                   max_cond=None, guess=None, tolerance=FK_TOLERANCE, iterations=FK_ITERATIONS,
+                   progress=None):
+    """``(values, valid, reason)``: the result columns of ``command`` (zeros where not
+    valid), and per row ``valid`` and ``reason`` (``ok`` or the first of :data:`REASONS`).
+    The float backend solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit
+    ports, ``timing`` of :data:`TIMINGS`) all at once; progress on ``progress`` (a terminal)."""
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    if command not in COMMANDS:
+        raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
+    if max_cond is not None and not max_cond >= 1:
+        raise ValueError(f"max_cond must be at least 1, not {max_cond!r}")
+    if timing not in TIMINGS:
+        raise ValueError(f"timing must be one of {', '.join(TIMINGS)}, not {timing!r}")
+    rows = np.asarray(rows, dtype=float)
+    if backend != "float":
+        if command not in HARDWARE_COMMANDS:
+            raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
+                             f"only so far; {command} is float")
+        if command == "fk":
+            if guess is not None:
+                raise ValueError("--guess applies to the float backend: the servo loop "
+                                 "starts from home and then from each row's answer")
+            return _hardware_fk(platform, rows, backend, width, iterations, timing, progress)
+        if command == "dynamics":
+            return _hardware_dynamics(platform, rows, backend, width, timing, max_cond,
+                                      progress)
+        return _hardware(platform, command, rows, backend, width, timing, max_cond, progress)
+    bar = Progress(len(rows), progress)
+    parts = []
+    for first in range(0, len(rows), CHUNK):
+        parts.append(_solve(platform, command, rows[first:first + CHUNK], max_cond, guess,
+                            tolerance, iterations))
+        bar.update(min(first + CHUNK, len(rows)), f"platform {command} rows")
+    if not parts:                    # a file of a header alone
+        columns = len(output_columns(platform, command))
+        return np.zeros((0, columns)), np.zeros(0, dtype=bool), np.zeros(0, dtype=object)
+    return tuple(np.concatenate(column) for column in zip(*parts))
+
+
+def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
+    count = len(rows)
+    reason = np.full(count, "ok", dtype=object)
+
+    def mark(flags, why):            # the first reason that applies stays
+        reason[flags & (reason == "ok")] = why
+
+    pose_columns = len(platform.pose_fields)
+    if command == "fk":
+        poses, steps, why = forward_kinematics(platform, rows, guess=guess,
+                                               tolerance=tolerance, iterations=iterations)
+        for name in REASONS:
+            mark(why == name, name)
+        values, lengths = np.column_stack([poses, steps]), rows
+    else:
+        poses = rows[:, :pose_columns]
+        lengths, k_rows = jacobian(platform, poses)
+        if command == "ik":
+            values = lengths
+        elif command == "jacobian":
+            condition = np.linalg.cond(k_rows)
+            mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
+            values = np.column_stack([k_rows.reshape(count, -1), condition])
+        else:
+            forces, condition = reference_dynamics(platform, rows)
+            mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
+            values = forces
+    # Only a division by a zero length or a singular matrix makes infinities.
+    mark(~np.all(np.isfinite(values), axis=1), "near_singular")
+    mark(_outside_stroke(platform, lengths), "outside_limits")
+    valid = reason == "ok"
+    kept = np.zeros(values.shape[1], dtype=bool)
+    if command == "fk":
+        kept[-1] = True              # the iterations, of a failure too
+    values = np.where(valid[:, None] | kept, values, 0.0)
+    return values, valid, reason
+
+
+def _through(dut, codes, names, backend, what, identity, progress):
+    """``(valid, codes (N, len(names)))``: the payload ``codes`` (``{field: int64 array}``)
+    through ``dut`` on ``backend`` (:func:`robohw.sim.run.run_backend`; ``identity`` is the
+    compiled build's cache key), the outputs ``names`` and not ``unreachable``."""
+    count = len(next(iter(codes.values())))
+    payloads = [{name: int(column[k]) for name, column in codes.items()} for k in range(count)]
+    run = run_backend(dut, payloads, backend, f"{what} through the {dut.latency}-cycle "
+                                              f"{type(dut).__name__}",
+                      Progress(count, progress), identity)
+    valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
+    return valid, np.array([[o[name] for name in names] for o in run.outputs],
+                           dtype=np.int64).reshape(-1, len(names))
+
+
+def _design(graph, formats, timing):
+    """The hardware of ``graph`` in ``timing`` (:data:`TIMINGS`)."""
+    if timing == "machine":
+        return LegMachine(graph, **formats)
+    return TaskGraphPipeline(graph, **formats, timing=timing)
+
+
+def _hardware(platform, command, poses, backend, width, timing, max_cond, progress):
+    """The leg lengths (and the rows of ``K / rho``) by the leg processors: the bit-exact
+    model, or the pipeline by :func:`robohw.sim.run.run_backend`."""
+    count, legs = len(poses), len(platform.legs)
+    jacobian_rows = command == "jacobian"
+    graph = leg_ik_graph(platform, jacobian=jacobian_rows)
+    formats = platform_format(platform, width)
+    real = FixedFormat(width, formats["frac_bits"])
+    position = 3 if platform.spatial else 2
+    in_format = real.fits(poses[:, :position]).all(-1) & \
+        angle_fits(poses[:, position:], width).all(-1)
+    rows = np.flatnonzero(in_format)
+    names = list(graph.outputs)
+    values, flagged = np.zeros((count, len(names))), np.zeros(count, dtype=bool)
+    if backend == "model":
+        out, valid, _ = evaluate_model(graph, pose_inputs(platform, poses[rows]), **formats)
+        values[rows] = np.stack([out[name] for name in names], -1)
+    else:
+        dut = _design(graph, formats, timing)
+        valid, codes = _through(dut, pose_codes(platform, poses[rows], width), names, backend,
+                                "poses", f"platform-{command} {timing} width={width} "
+                                         f"{platform!r}", progress)
+        values[rows] = real.to_float(codes)
+    flagged[rows] = ~valid
+    lengths = values[:, [names.index(f"rho{i}") for i in range(1, legs + 1)]]
+    reason = np.full(count, "ok", dtype=object)
+    reason[~in_format] = "out_of_format"
+    if jacobian_rows:
+        columns = 6 if platform.spatial else 3         # a row's: (w, v); planar (wz, vx, vy)
+        k_rows = values[:, [names.index(name) for name in output_columns(platform, command)
+                            if name != "cond"]].reshape(count, legs, columns)
+        with np.errstate(all="ignore"):
+            condition = np.linalg.cond(k_rows) if count else np.zeros(0)
+        near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))
+        reason[(reason == "ok") & ~flagged & near] = "near_singular"
+        values = np.column_stack([k_rows.reshape(count, legs * columns), condition])
+    else:
+        values = lengths
+    reason[(reason == "ok") & (flagged | _outside_stroke(platform, lengths))] = "outside_limits"
+    valid = reason == "ok"
+    return np.where(valid[:, None], values, 0.0), valid, reason
+
+
+def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progress):
+    """Actuator forces by the leg processors and the platform solve
+    (:mod:`robohw.legs.dynamics_graph`): the bit-exact model, or the pipeline by
+    :func:`robohw.sim.run.run_backend`. A state beyond the number format never reaches them; a
+    state beyond :data:`~robohw.legs.dynamics_graph.STATE_LIMITS` is ``outside_limits``; the
+    condition number is the float reference's, as the float backend reports it."""
+    count, legs = len(states), len(platform.legs)
+    pose, dof = len(platform.pose_fields), len(rate_fields(platform))
+    scale, formats = dynamics_scale(platform), dynamics_format(platform, width)
+    real = FixedFormat(width, formats["frac_bits"])
+    position = 3 if platform.spatial else 2
+    inputs = state_inputs(platform, states, scale)
+    scaled = np.column_stack(list(inputs.values()))
+    in_format = real.fits(np.delete(scaled, np.s_[position:pose], axis=1)).all(-1) & \
+        angle_fits(states[:, position:pose], width).all(-1)
+    rows = np.flatnonzero(in_format)
+    graph = dynamics_graph(platform, scale)
+    names = [f"f{i}" for i in range(1, legs + 1)]
+    forces, flagged = np.zeros((count, legs)), np.zeros(count, dtype=bool)
+    if backend == "model":
+        out, valid, _ = evaluate_model(graph, {n: v[rows] for n, v in inputs.items()},
+                                       **formats)
+        forces[rows] = np.stack([out[name] for name in names], -1) * scale.force
+    else:
+        dut = _design(graph, formats, timing)
+        valid, codes = _through(dut, state_codes(platform, states[rows], width, scale), names,
+                                backend, "states", f"platform-dynamics {timing} width={width} "
+                                                   f"{platform!r}", progress)
+        forces[rows] = real.to_float(codes) * scale.force
+    flagged[rows] = ~valid
+    _, condition = reference_dynamics(platform, states)
+    limits = STATE_LIMITS[platform.kind]
+    outside = _outside_stroke(platform, inverse_kinematics(platform, states[:, :pose])) | \
+        ~limits.within(platform, states[:, pose:pose + dof], states[:, pose + dof:])
+    reason = np.full(count, "ok", dtype=object)
+    reason[~in_format] = "out_of_format"
+    near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))
+    # The hardware flags a state whose solve has no room (a pivot too small, a force beyond
+    # the format): near-singular, unless the state is outside its limits anyway.
+    reason[(reason == "ok") & (near | (flagged & ~outside))] = "near_singular"
+    reason[(reason == "ok") & (flagged | outside)] = "outside_limits"
+    valid = reason == "ok"
+    return np.where(valid[:, None], forces, 0.0), valid, reason
+
+
+def _hardware_fk(platform, lengths, backend, width, iterations, timing, progress):
+    """Poses of measured lengths by the servo loop (:mod:`robohw.legs.servo`): each row from
+    the previous valid answer, the first from home; its bit-exact model, or
+    :class:`~robohw.legs.servo.FkServo` by :func:`robohw.sim.run.run_backend`. Rows beyond the
+    number format never reach it."""
+    if not 1 <= iterations <= MAX_ITERATIONS:
+        raise ValueError(f"--iterations: the hardware takes 1..{MAX_ITERATIONS} Newton steps "
+                         f"a row, not {iterations}")
+    count, fields = len(lengths), platform.pose_fields
+    real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
+    in_format = real.fits(lengths).all(-1)
+    rows = np.flatnonzero(in_format)
+    codes, flagged = np.zeros((count, len(fields)), dtype=np.int64), np.zeros(count, bool)
+    if backend == "model":
+        bar = Progress(len(rows), progress)
+        answers, valid = servo_model(platform, iterations, lengths[rows], width=width,
+                                     on_row=lambda done: bar.update(done, "rows through the "
+                                                                          "servo loop's model"))
+        codes[rows] = np.stack([answers[f] for f in fields], -1).reshape(-1, len(fields))
+    else:
+        dut = FkServo(platform, iterations, width=width, timing=timing)
+        measured = real.from_float(lengths[rows])
+        valid, codes[rows] = _through(
+            dut, {f"rho_m{i + 1}": measured[:, i] for i in range(measured.shape[1])}, fields,
+            backend, "rows", f"platform-fk servo {timing} iterations={iterations} "
+                             f"width={width} {platform!r}", progress)
+    flagged[rows] = ~valid
+    poses = real.to_float(codes)
+    angles = 3 if platform.spatial else 1
+    # Turns to radians in (-pi, pi] (pitch stays within [-pi/2, pi/2] near home).
+    poses[:, -angles:] = np.pi - np.remainder(np.pi - 2 * np.pi * poses[:, -angles:],
+                                              2 * np.pi)
+    reason = np.full(count, "ok", dtype=object)
+    reason[~in_format] = "out_of_format"
+    reason[(reason == "ok") & flagged] = "unreachable"
+    reason[(reason == "ok") & _outside_stroke(platform, lengths)] = "outside_limits"
+    valid = reason == "ok"
+    values = np.column_stack([np.where(valid[:, None], poses, 0.0), np.full(count, iterations)])
+    return values, valid, reason
+
+
+def write_platform_output(path, platform, command, values, valid, reason=None):
+    """Write ``OUT.csv`` atomically (``valid`` last, or ``valid,reason``)."""
+    columns = output_columns(platform, command)
+    header = columns + ["valid"] + (["reason"] if reason is not None else [])
+    integer = {"iterations"}
+    reason = reason if reason is not None else [None] * len(values)
+    write_rows(path, header, ([*(int(v) if name in integer else float(v)
+                                 for name, v in zip(columns, row)), int(ok),
+                               *([r] if r else [])]
+                              for row, ok, r in zip(values, valid, reason)))

@@ -1,1 +1,0 @@
-"""Benchmarks: the CORDIC processors' simulation speeds, the buffer assignment's solve time."""

@@ -1,0 +1,90 @@
+"""``robohw``: the command line, one module per command.
+
+Each command module has ``register(commands)``, which adds its parser (importing no family, so
+that ``robohw --help`` stays fast) with ``run`` as its default, and ``run(args)``, which does
+the work and returns the exit status.
+
+Examples::
+
+    robohw bench cordic                  # latency, throughput, simulator speeds
+    robohw bench cordic --widths 16 --no-verilator
+    robohw report                        # measure everything, write report/
+    robohw report --quick --out /tmp/r
+    robohw ik-graph --graph best --timing pipelined --json graph.json
+    robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
+    robohw inertia --q q.csv --out h.csv --backend model --array logdepth
+    robohw dynamics --states s.csv --out tau.csv --robot stanford --formulation scan
+    robohw platform ik --poses poses.csv --out legs.csv --platform hexapod
+    robohw platform fk --lengths legs.csv --out poses.csv
+    robohw transputer --processors 1,3,6,7,8 --allocation optimal --gantt sample.png
+    robohw distributed --trajectory 1 --duration 2 --scheme zero --out tau.csv
+    robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
+    robohw export --out verilog --designs cordic-pipelined --widths 16
+    robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
+    robohw sweep --designs inertia-linear --widths 18,24 --folds 4,6,8 --out build/sweep
+"""
+
+import argparse
+import sys
+import warnings
+
+from robohw import __version__
+from robohw.commands import (bench, distributed, dynamics, export, ik, ik_graph, inertia,
+                             platform, report, sim, sweep, synth, transputer)
+from robohw.commands.options import CommandParser, add_quiet, bad_outputs, usage
+from robohw.support.progress import Progress
+
+__all__ = ["main"]
+
+# In the order of ``robohw --help``.
+COMMANDS = (bench, ik_graph, ik, inertia, dynamics, platform, sim, export, synth, transputer,
+            distributed, sweep, report)
+
+
+def parser():
+    """The parser of every command."""
+    top = CommandParser(
+        prog="robohw", description="Cycle-accurate hardware for robot computations.",
+        epilog="examples:\n"
+               "  robohw report --quick --out /tmp/report\n"
+               "  robohw sim inertia-logdepth --count 8 --vcd inertia.vcd\n"
+               "  robohw export --out verilog --designs cordic-pipelined --widths 16\n"
+               "  robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k\n"
+               "  robohw <command> --help   (each command's own example)",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("--version", action="version", version=f"robohw {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND", required=True,
+                                  parser_class=CommandParser)
+    for command in COMMANDS:
+        added = command.register(commands)
+        if command is not platform:       # its actions have it
+            add_quiet(added)
+    return top
+
+
+def main(argv=None):
+    # Model-only runs build components they never elaborate: not a mistake here.
+    from amaranth.hdl import UnusedElaboratable
+    warnings.filterwarnings("ignore", category=UnusedElaboratable)
+    # Warnings (a robot file's published oddities) are one line each, like errors.
+    warnings.formatwarning = lambda message, *_, **__: f"robohw: warning: {message}\n"
+    args = parser().parse_args(argv)
+    Progress.silenced = args.quiet
+    # Every output path is checked before any work; each command checks its own folders and
+    # holds its outputs against its inputs.
+    bad = bad_outputs([getattr(args, name, None) for name in ("json", "vcd", "markdown", "gantt")])
+    if bad:
+        return usage(args.command, bad)
+    try:
+        return args.run(args)
+    except OSError as error:
+        print(f"robohw: {error}", file=sys.stderr)
+        return 1
+    except RuntimeError as error:
+        # The compiled backend could not be built (no compiler, a tool failed): one line. The
+        # import waits for it: the backend's modules would double the command's start-up.
+        from robohw.sim.compiled import CompiledBuildError
+        if not isinstance(error, CompiledBuildError):
+            raise
+        print(f"robohw {args.command}: {error}", file=sys.stderr)
+        return 2

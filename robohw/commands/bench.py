@@ -1,0 +1,61 @@
+"""``robohw bench cordic|buffers|sim``: the CORDIC processors' latency, throughput and simulator
+speeds; the buffer assignment on random graphs; every design's simulation speed."""
+
+from robohw.commands.options import design_names, integer, simulators, widths
+from robohw.support.atomic import write_json
+
+__all__ = ["register", "run"]
+
+
+def register(commands):
+    bench = commands.add_parser(
+        "bench", help="benchmark a design family",
+        epilog="example: robohw bench cordic --widths 16 --no-verilator")
+    bench.add_argument("design", choices=["cordic", "buffers", "sim"],
+                       help="CORDIC processors, the buffer assignment on random graphs, or "
+                            "the simulators' speed on every design (compiled and Amaranth)")
+    bench.add_argument("--widths", type=widths, default=(16, 24, 32),
+                       help="data widths, comma-separated (default 16,24,32)")
+    bench.add_argument("--no-verilator", action="store_true",
+                       help="skip the Verilator runs (each build takes ~10 s)")
+    bench.add_argument("--nodes", type=integer("--nodes", 1), nargs="+",
+                       default=[1_000, 10_000],
+                       help="graph sizes for 'bench buffers' (default 1000 10000)")
+    bench.add_argument("--designs", type=design_names, metavar="NAMES",
+                       help="comma-separated designs for 'bench sim' (default: all)")
+    bench.add_argument("--cycles", type=integer("--cycles", 1), default=1_000_000,
+                       help="cycles of each compiled run in 'bench sim' (default 1000000)")
+    bench.add_argument("--simulators", type=simulators, default=("verilator",),
+                       metavar="NAMES", help="compiled simulators for 'bench sim', "
+                       "comma-separated: verilator, cxxrtl (default verilator; CXXRTL builds "
+                       "of the large designs take many minutes)")
+    bench.add_argument("--cocotb", type=integer("--cocotb", 0), default=0, metavar="CYCLES",
+                       help="also run cocotb + Verilator for about this many cycles in 'bench "
+                            "sim' (default 0: not; its build takes minutes for a large design)")
+    bench.add_argument("--threads", type=integer("--threads", 1), default=1,
+                       help="Verilator model threads for 'bench sim' (default 1; its threads "
+                            "wait busily: only on idle cores)")
+    bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    bench.set_defaults(run=run)
+    return bench
+
+
+def run(args):
+    if args.design == "buffers":
+        from robohw.buffers.bench import bench_buffers, format_buffer_bench
+        rows = bench_buffers(args.nodes)
+        print(format_buffer_bench(rows))
+    elif args.design == "sim":
+        from robohw.flows.sim_speed import bench_sim, format_sim_bench
+        from robohw.registry import DESIGNS
+        rows = bench_sim(args.designs or list(DESIGNS), cycles=args.cycles,
+                         simulators=args.simulators, threads=args.threads,
+                         cocotb_cycles=args.cocotb)
+        print(format_sim_bench(rows))
+    else:
+        from robohw.cordic import bench_cordic, format_bench
+        rows = bench_cordic(args.widths, verilator=not args.no_verilator)
+        print(format_bench(rows))
+    if args.json:
+        write_json(args.json, rows)
+    return 0

@@ -1,0 +1,77 @@
+"""``robohw dynamics``: joint torques of robot states from a CSV file (inverse dynamics)."""
+
+import argparse
+import sys
+
+import numpy as np
+
+from robohw.commands.options import bad_outputs, file_command, integer, usage
+
+__all__ = ["register", "run"]
+
+
+def wrench(text):
+    """``--wrench``: six finite numbers ``FX,FY,FZ,MX,MY,MZ``."""
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) != 6 or not all(np.isfinite(values)):
+        raise argparse.ArgumentTypeError(f"--wrench must be six finite numbers "
+                                         f"FX,FY,FZ,MX,MY,MZ, not {text!r}")
+    return values
+
+
+def register(commands):
+    dynamics = file_command(
+        commands, "dynamics", "joint torques of robot states from a CSV file (inverse "
+        "dynamics)", "robohw dynamics --states s.csv --out tau.csv --formulation scan",
+        "--states", "header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2)",
+        "written with the header tau1,...,tauN,valid (N m or N)",
+        ["float", "model", "rtl", "compiled"],
+        "float64 reference, or the Newton-Euler pipeline: its bit-exact model, its Amaranth "
+        "RTL, or the RTL compiled by Verilator")
+    dynamics.add_argument("--formulation", choices=["link", "scan", "lagrange"],
+                          default="link",
+                          help="link-frame Newton-Euler, Lee & Chang's base-coordinate scans, "
+                               "or H qdd + C qd + g (default link)")
+    dynamics.add_argument("--wrench", type=wrench, metavar="FX,FY,FZ,MX,MY,MZ",
+                          help="constant wrench the environment exerts on the tool, in the "
+                               "last link's frame (N, N m; float backend only)")
+    dynamics.add_argument("--width", type=integer("--width", 16, 56), default=24,
+                          help="data width of the hardware backends, 16..56 (default 24; the "
+                               "CORDICs' sin and cos at up to 40)")
+    dynamics.add_argument("--design", choices=["pipelined", "array"], default="pipelined",
+                          help="the hardware backends' design: one pipelined datapath, or Lee "
+                               "& Chang's processor array (default pipelined)")
+    dynamics.add_argument("--processors", type=integer("--processors", 1, 64),
+                          help="elements of the array, 1..64 (default: one per joint)")
+    dynamics.add_argument("--network", choices=["direct", "shuffle"],
+                          help="the array's interconnect: recursive-doubling links or an "
+                               "Omega (inverse perfect shuffle) network (default direct)")
+    dynamics.add_argument("--reasons", action="store_true",
+                          help="add a reason column: ok, outside_limits (a hardware backend's "
+                               "state outside the robot file's limits), not_finite")
+    dynamics.set_defaults(run=run)
+    return dynamics
+
+
+def run(args):
+    from robohw.dynamics import read_states, solve_dynamics, write_torques
+    from robohw.robots import RobotFileError, load_robot
+    from robohw.support.csv_table import CsvFileError
+    bad = bad_outputs([args.out], [args.states])
+    if bad:
+        return usage("dynamics", bad)
+    try:
+        robot = load_robot(args.robot)
+        q, qd, qdd = read_states(args.states, robot.dof)
+        tau, valid, reason = solve_dynamics(robot, q, qd, qdd, args.backend,
+                                            args.formulation, args.wrench, width=args.width,
+                                            design=args.design, processors=args.processors,
+                                            network=args.network, progress=sys.stderr)
+    except (RobotFileError, CsvFileError, ValueError) as error:
+        return usage("dynamics", error)
+    write_torques(args.out, tau, valid, reason if args.reasons else None)
+    print(f"{len(tau)} states, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0

@@ -1,0 +1,61 @@
+"""``robohw export``: Verilog, JSON sidecars and lint waivers of every top-level design."""
+
+import sys
+
+from robohw.commands.options import (FOLD_HELP, bad_folder, design_names, folds, folds_for,
+                                     usage, width_list)
+from robohw.hw.devices import DEVICES
+from robohw.support.progress import Progress
+
+__all__ = ["register", "run"]
+
+
+def register(commands):
+    export = commands.add_parser(
+        "export", help="Verilog, JSON sidecars and lint waivers of every top-level design",
+        lists_designs=True,
+        epilog="example: robohw export --out verilog --designs cordic-pipelined --widths 16")
+    export.add_argument("--out", required=True, metavar="DIR", help="output folder")
+    export.add_argument("--designs", type=design_names, metavar="NAMES",
+                        help="comma-separated design names (default: all)")
+    export.add_argument("--widths", type=width_list, metavar="WIDTHS",
+                        help="comma-separated widths (default: each design's widths)")
+    export.add_argument("--fold", type=folds, metavar="FOLDS",
+                        help="comma-separated folds; " + FOLD_HELP)
+    export.add_argument("--no-lint", action="store_true",
+                        help="skip verilator --lint-only -Wall")
+    export.add_argument("--device", choices=list(DEVICES), metavar="DEVICE",
+                        help="elaborate for this FPGA (" + ", ".join(DEVICES) + "): an ECP5's "
+                        "folded designs keep their multipliers' registers in the DSP tiles, "
+                        "M.primitives.v models the tiles for simulation (default: generic "
+                        "Verilog)")
+    export.set_defaults(run=run)
+    return export
+
+
+def run(args):
+    bad = bad_folder(args.out)
+    if bad:
+        return usage("export", bad)
+    from robohw.flows.export import LintError, export_all
+    from robohw.registry import DESIGNS
+    names = args.designs or list(DESIGNS)
+    fold_lists = folds_for(names, args.fold)
+    total = sum(len(args.widths or DESIGNS[n].widths) * len(fold_lists[n]) for n in names)
+    try:
+        sidecars = export_all(args.out, names, args.widths, folds=fold_lists,
+                              check_lint=not args.no_lint, progress=Progress(total),
+                              device=args.device)
+    except LintError as error:
+        print(f"robohw export: {error}", file=sys.stderr)
+        return 1
+    except ValueError as error:
+        print(f"robohw export: {error}", file=sys.stderr)
+        return 2
+    for s in sidecars:
+        lint = "lint clean" if "lint" in s else "not linted"
+        waived = ", ".join(s.get("lint", {}).get("waivers", {})) or "none"
+        print(f"{args.out}/{s['module']}.v  latency {s['latency_cycles']} cycles, interval "
+              f"{s['interval_cycles']}, {s['register_bits']:,} register bits, {lint} "
+              f"(waived: {waived})")
+    return 0

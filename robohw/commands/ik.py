@@ -1,0 +1,71 @@
+"""``robohw ik``: inverse kinematics of hand poses from a CSV file."""
+
+import sys
+
+import numpy as np
+
+from robohw.commands.options import bad_outputs, file_command, integer, usage
+
+__all__ = ["register", "run"]
+
+
+def register(commands):
+    ik = file_command(
+        commands, "ik", "inverse kinematics of hand poses from a CSV file",
+        "robohw ik --poses poses.csv --out joints.csv --backend model", "--poses",
+        "header nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz (metres)",
+        "written with the header q1,...,q6,valid (radians)",
+        ["float", "model", "rtl", "compiled"],
+        "closed form, bit-exact model, Amaranth RTL, or the RTL compiled by Verilator")
+    ik.add_argument("--graph", choices=["best", "paper"], default="best",
+                    help="CCM graph of the hardware backends: the best decomposition or "
+                         "the reconstruction of Lee & Chang's (default best)")
+    ik.add_argument("--width", type=integer("--width", 16, 40), default=24,
+                    help="data width of the hardware backends, 16..40 (default 24)")
+    ik.add_argument("--arm", choices=["right", "left"],
+                    help="right: the wrist centre on the +x1 side of the shoulder (default)")
+    ik.add_argument("--elbow", choices=["up", "down"],
+                    help="up: sin of the elbow angle >= 0 (default)")
+    ik.add_argument("--wrist", choices=["noflip", "flip"],
+                    help="noflip: sin q5 >= 0 (default)")
+    ik.add_argument("--all-branches", action="store_true",
+                    help="eight rows per pose with a branch column 0-7 whose bits are arm "
+                         "(4: left), elbow (2: down), wrist (1: flip); not with --arm, "
+                         "--elbow, --wrist")
+    ik.add_argument("--within-limits", action="store_true",
+                    help="mark solutions outside the robot file's joint limits invalid")
+    ik.add_argument("--reasons", action="store_true",
+                    help="add a reason column: ok, out_of_format, unreachable, near_singular, "
+                         "outside_limits")
+    ik.set_defaults(run=run)
+    return ik
+
+
+def run(args):
+    from robohw.ik import PoseFileError, branch_index, read_poses, solve_ik, write_joints
+    from robohw.robots import RobotFileError, load_robot
+    chosen = [f"--{name}" for name in ("arm", "elbow", "wrist") if getattr(args, name)]
+    if args.all_branches and chosen:
+        return usage("ik", f"--all-branches does not combine with {', '.join(chosen)}")
+    bad = bad_outputs([args.out], [args.poses])
+    if bad:
+        return usage("ik", bad)
+    try:
+        robot = load_robot(args.robot)
+        poses = read_poses(args.poses)
+        if args.all_branches:
+            branch = np.tile(np.arange(8), len(poses))
+            poses = np.repeat(poses, 8, axis=0)
+        else:
+            branch = int(branch_index(-1 if args.arm == "left" else 1,
+                                      -1 if args.elbow == "down" else 1,
+                                      -1 if args.wrist == "flip" else 1))
+        solution = solve_ik(robot, poses, args.backend, branch, width=args.width,
+                            graph=args.graph, within_limits=args.within_limits,
+                            progress=sys.stderr)
+    except (RobotFileError, PoseFileError, ValueError) as error:
+        return usage("ik", error)
+    write_joints(args.out, solution, reasons=args.reasons, branches=args.all_branches)
+    print(f"{len(solution.q)} rows, {int(solution.valid.sum())} valid: {args.out}",
+          file=sys.stderr)
+    return 0

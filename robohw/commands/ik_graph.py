@@ -1,0 +1,50 @@
+"""``robohw ik-graph``: a PUMA IK task graph with its optimal buffer assignment."""
+
+import sys
+
+from robohw.commands.options import integer
+from robohw.support.atomic import write_json
+
+__all__ = ["register", "run"]
+
+# The solution's figures printed, in this order (all of them go to --json).
+_PRINTED = ("robot", "graph", "timing", "ccms", "critical_path_ccms", "depth",
+            "total_buffer_stages", "shared_buffer_stages", "data_buffer_stages",
+            "shared_data_buffer_stages", "delay_lines", "tapped_delay_lines", "operand_adders")
+
+
+def register(commands):
+    ik_graph = commands.add_parser(
+        "ik-graph", help="PUMA IK task graph with its optimal buffer assignment",
+        epilog="example: robohw ik-graph --graph best --timing pipelined --json graph.json")
+    ik_graph.add_argument("--graph", choices=["paper", "best"], default="best",
+                          help="the reconstruction of the paper's or the best decomposition "
+                               "(default best)")
+    ik_graph.add_argument("--robot", default="puma560", metavar="FILE",
+                          help="robot TOML file or shipped name (default puma560)")
+    ik_graph.add_argument("--timing", choices=["stage", "pipelined"], default="stage",
+                          help="node latency: one stage, or pipelined CCM cycles (default stage)")
+    ik_graph.add_argument("--width", type=integer("--width", 4, 40), default=24,
+                          help="data width for --timing pipelined (default 24)")
+    ik_graph.add_argument("--align-outputs", action="store_true",
+                          help="all six joint angles out on the same cycle")
+    ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")
+    ik_graph.set_defaults(run=run)
+    return ik_graph
+
+
+def run(args):
+    from robohw.ik import graph_solution
+    from robohw.robots import RobotFileError, load_robot
+    try:
+        robot = load_robot(args.robot)
+        solution = graph_solution(robot, args.graph, args.timing, args.width,
+                                  args.align_outputs)
+    except (RobotFileError, ValueError) as error:
+        print(f"robohw ik-graph: {error}", file=sys.stderr)
+        return 2
+    for key in _PRINTED:
+        print(f"{key:26} {solution[key]}")
+    if args.json:
+        write_json(args.json, solution)
+    return 0

@@ -1,0 +1,50 @@
+"""``robohw inertia``: manipulator inertia matrices of joint configurations from a CSV file."""
+
+import sys
+
+from robohw.commands.options import bad_outputs, file_command, integer, usage
+
+__all__ = ["register", "run"]
+
+
+def register(commands):
+    inertia = file_command(
+        commands, "inertia", "manipulator inertia matrices of joint configurations from a CSV "
+        "file", "robohw inertia --q q.csv --out h.csv --backend model --array logdepth", "--q",
+        "header q1,...,qN (rad for revolute, m for prismatic joints)",
+        "written with the header H11,H12,...,HNN,valid (row-major)",
+        ["float", "model", "rtl", "compiled"],
+        "float64 algorithm, bit-exact model, Amaranth RTL, or the RTL compiled by Verilator")
+    inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
+                         help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
+                              "(Table 2) (default linear)")
+    inertia.add_argument("--reasons", action="store_true",
+                         help="add a reason column: ok, outside_limits")
+    inertia.add_argument("--width", type=integer("--width", 12, 31), default=24,
+                         help="data width of the hardware backends, 12..31 (default 24)")
+    inertia.add_argument("--fold", type=integer("--fold", 1),
+                         help="cycles per configuration of the rtl and compiled backends' "
+                              "array (default: "
+                              "the registry's, the smallest that fits an ECP5-85F; the model "
+                              "computes the same bits at every fold)")
+    inertia.set_defaults(run=run)
+    return inertia
+
+
+def run(args):
+    from robohw.robots import RobotFileError, load_robot
+    from robohw.support.csv_table import CsvFileError
+    from robohw.systolic import read_configurations, solve_inertia, write_matrices
+    bad = bad_outputs([args.out], [args.q])
+    if bad:
+        return usage("inertia", bad)
+    try:
+        robot = load_robot(args.robot)
+        q = read_configurations(args.q, robot.dof)
+        h, valid, reason = solve_inertia(robot, q, args.backend, args.array, width=args.width,
+                                         fold=args.fold, progress=sys.stderr)
+    except (RobotFileError, CsvFileError, ValueError) as error:
+        return usage("inertia", error)
+    write_matrices(args.out, h, valid, reason if args.reasons else None)
+    print(f"{len(h)} configurations, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0

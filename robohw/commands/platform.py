@@ -1,0 +1,139 @@
+"""``robohw platform ik|jacobian|dynamics|fk``: parallel manipulators (Gosselin): leg
+lengths, Jacobians, actuator forces, forward kinematics, from a CSV file."""
+
+import argparse
+import sys
+
+import numpy as np
+
+from robohw.commands.options import (CommandParser, add_quiet, bad_outputs, integer, positive,
+                                     usage)
+
+__all__ = ["register", "run"]
+
+# The widest ports of the platform's graphs: their CCMs are the ports' width plus guard bits
+# (robohw.legs.ik_graph.GUARD_BITS = 2; FK_GUARD_BITS, DYNAMICS_GUARD_BITS = 4) wide, at most
+# robohw.cordic.config.MAX_WIDTH = 40 (tests/test_platform_dynamics.py checks the sums).
+PLATFORM_MAX_WIDTH = {"ik": 38, "jacobian": 38, "dynamics": 36, "fk": 36}
+
+
+def register(commands):
+    platform = commands.add_parser(
+        "platform", help="parallel manipulators (Gosselin): leg lengths, Jacobians, actuator "
+        "forces, forward kinematics",
+        epilog="example: robohw platform ik --poses poses.csv --out legs.csv")
+    actions = platform.add_subparsers(dest="action", metavar="ACTION", required=True,
+                                      parser_class=CommandParser)
+    specs = {
+        "ik": ("leg lengths of platform poses", "--poses",
+               "header x,y,z,roll,pitch,yaw (m, rad; planar x,y,phi)",
+               "rho1..rho6 (m; planar rho1..rho3)"),
+        "jacobian": ("the rows of K/rho and their condition number", "--poses",
+                     "header x,y,z,roll,pitch,yaw (m, rad; planar x,y,phi)",
+                     "k1_1..k6_6 (rho_dot = (K/rho) (w, v)), cond"),
+        "dynamics": ("actuator forces of platform states (inverse dynamics)", "--states",
+                     "the pose, then vx,vy,vz,wx,wy,wz,dvx,dvy,dvz,dwx,dwy,dwz (base frame; "
+                     "planar x,y,phi,vx,vy,wz,dvx,dvy,dwz)",
+                     "f1..f6 (N along the legs, positive extending; planar f1..f3)"),
+        "fk": ("platform poses of leg lengths (forward kinematics, Newton-Raphson)",
+               "--lengths", "header rho1..rho6 (m; planar rho1..rho3)",
+               "x,y,z,roll,pitch,yaw,iterations (planar x,y,phi,iterations)"),
+    }
+    backend_notes = {
+        "dynamics": "; with the platform solve, for states inside the velocity and "
+                    "acceleration limits of the README (others: outside_limits)",
+        "fk": "; a servo loop, each row from the answer before it"}
+    for action, (summary, source, source_help, out_help) in specs.items():
+        command = actions.add_parser(
+            action, help=summary,
+            epilog=f"example: robohw platform {action} {source} in.csv --out out.csv")
+        command.add_argument(source, required=True, metavar="IN.csv", help=source_help)
+        command.add_argument("--out", required=True, metavar="OUT.csv",
+                             help=f"written with the header {out_help},valid")
+        command.add_argument("--platform", default="hexapod", metavar="FILE.toml",
+                             help="platform file or shipped name: hexapod (default), "
+                                  "planar_3rpr")
+        command.add_argument("--backend", choices=["float", "model", "rtl", "compiled"],
+                             default="float",
+                             help="float64 reference, or the leg processors: bit-exact "
+                                  "model, Amaranth RTL, RTL compiled by Verilator "
+                                  "(default float)" + backend_notes.get(action, ""))
+        top = PLATFORM_MAX_WIDTH[action]
+        command.add_argument("--width", type=integer("--width", 16, top), default=24,
+                             help=f"data width of the leg processors, 16..{top} (default 24)")
+        command.add_argument("--timing", choices=["pipelined", "word-serial", "machine"],
+                             default="pipelined",
+                             help="the leg processors' CCMs: pipelined (a pose per clock), "
+                                  "word-serial (a CORDIC each), or machine: a processor per "
+                                  "leg running its CCMs on one CORDIC, on a one-word bus "
+                                  "(default pipelined)")
+        command.add_argument("--reasons", action="store_true",
+                             help="add a reason column: ok, out_of_format (hardware: beyond "
+                                  "the number format), unreachable, near_singular, "
+                                  "outside_limits (a leg outside its stroke)")
+        if action in ("jacobian", "dynamics"):
+            command.add_argument("--max-cond", type=positive("--max-cond"), metavar="C",
+                                 help="mark rows whose matrix's condition number exceeds C "
+                                      "invalid (near_singular); default: only singular ones")
+        if action == "fk":
+            command.add_argument("--guess", type=guess, metavar="X,Y,Z,ROLL,PITCH,YAW",
+                                 help="the pose every row starts from (default the "
+                                      "platform's home)")
+            command.add_argument("--tolerance", type=positive("--tolerance"), default=1e-12,
+                                 help="converged when every leg is this close to its "
+                                      "length, m (default 1e-12)")
+            command.add_argument("--iterations", type=integer("--iterations", 1, 1000),
+                                 help="Newton steps before giving up, 1..1000 (default 50); "
+                                      "hardware: the steps every row takes, 1..8 (default 2)")
+        add_quiet(command)
+    platform.set_defaults(run=run)
+    return platform
+
+
+def guess(text):
+    """``--guess``: a pose of six (planar: three) finite numbers."""
+    try:
+        values = [float(v) for v in text.split(",")]
+    except ValueError:
+        values = []
+    if len(values) not in (3, 6) or not all(np.isfinite(values)):
+        raise argparse.ArgumentTypeError(f"--guess must be six finite numbers "
+                                         f"x,y,z,roll,pitch,yaw (planar: three, x,y,phi), not "
+                                         f"{text!r}")
+    return values
+
+
+def run(args):
+    from robohw.legs import (FK_ITERATIONS, SERVO_ITERATIONS, read_platform_input,
+                             solve_platform, write_platform_output)
+    from robohw.robots.platform import PlatformFileError, load_platform
+    from robohw.support.csv_table import CsvFileError
+    source = args.lengths if args.action == "fk" else \
+        (args.states if args.action == "dynamics" else args.poses)
+    name = f"platform {args.action}"
+    bad = bad_outputs([args.out], [source])
+    if bad:
+        return usage(name, bad)
+    try:
+        platform = load_platform(args.platform)
+        options = {}
+        if args.action in ("jacobian", "dynamics"):
+            options["max_cond"] = args.max_cond
+        options.update(width=args.width, timing=args.timing.replace("-", "_"))
+        if args.action == "fk":
+            if args.guess is not None and len(args.guess) != len(platform.pose_fields):
+                raise ValueError(f"--guess: a {platform.kind} platform's pose is "
+                                 f"{','.join(platform.pose_fields)}, not {len(args.guess)} "
+                                 f"numbers")
+            iterations = args.iterations or (FK_ITERATIONS if args.backend == "float" else
+                                             SERVO_ITERATIONS)
+            options.update(guess=args.guess, tolerance=args.tolerance, iterations=iterations)
+        rows = read_platform_input(source, platform, args.action)
+        values, valid, reason = solve_platform(platform, args.action, rows, args.backend,
+                                               progress=sys.stderr, **options)
+    except (PlatformFileError, CsvFileError, ValueError) as error:
+        return usage(name, error)
+    write_platform_output(args.out, platform, args.action, values, valid,
+                          reason if args.reasons else None)
+    print(f"{len(values)} rows, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
+    return 0

@@ -1,0 +1,33 @@
+"""``robohw report``: measure every design and write the report."""
+
+import pathlib
+import sys
+
+from robohw.commands.options import bad_folder, usage
+
+__all__ = ["register", "run"]
+
+
+def register(commands):
+    report = commands.add_parser(
+        "report", help="measure every design and write the report",
+        epilog="example: robohw report --quick --out /tmp/report")
+    report.add_argument("--out", default="report", metavar="DIR",
+                        help="output folder (default: report)")
+    report.add_argument("--quick", action="store_true",
+                        help="fewer widths, vectors and simulated results (about a minute)")
+    report.add_argument("--verilator", action="store_true",
+                        help="also measure the CORDICs' Verilator speed (adds ~2 min)")
+    report.set_defaults(run=run)
+    return report
+
+
+def run(args):
+    bad = bad_folder(args.out)
+    if bad:
+        return usage("report", bad)
+    from robohw.report import write_report
+    print(write_report(args.out, quick=args.quick, verilator=args.verilator))
+    written = ", ".join(sorted(p.name for p in pathlib.Path(args.out).iterdir()))
+    print(f"written to {args.out}/: {written}", file=sys.stderr)
+    return 0

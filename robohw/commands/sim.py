@@ -1,0 +1,49 @@
+"""``robohw sim``: simulate one design on a seeded workload, optionally dumping waveforms."""
+
+import sys
+
+from robohw.commands.options import FOLD_HELP, integer
+from robohw.support.atomic import write_json
+
+__all__ = ["register", "run"]
+
+
+def register(commands):
+    sim = commands.add_parser(
+        "sim", help="simulate one design on a seeded workload, optionally dumping waveforms",
+        lists_designs=True,
+        epilog="example: robohw sim inertia-logdepth --count 8 --vcd inertia.vcd")
+    sim.add_argument("design", metavar="DESIGN", help="one of the designs listed above")
+    sim.add_argument("--backend", choices=["amaranth", "compiled", "verilator", "model"],
+                     default="amaranth", help="Amaranth simulator, the RTL compiled by Verilator, "
+                     "exported Verilog under cocotb + Verilator, or the bit-exact model alone "
+                     "(default amaranth)")
+    sim.add_argument("--width", type=integer("--width", 4, 40),
+                     help="data width (default: the design's)")
+    sim.add_argument("--fold", type=integer("--fold", 1), help=FOLD_HELP)
+    sim.add_argument("--count", type=integer("--count", 1), default=32,
+                     help="results to compute (default 32)")
+    sim.add_argument("--seed", type=integer("--seed", 0), default=0,
+                     help="workload seed (default 0)")
+    sim.add_argument("--vcd", metavar="FILE", help="write the waveform for GTKWave")
+    sim.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    sim.set_defaults(run=run)
+    return sim
+
+
+def run(args):
+    from robohw.flows.simulate import simulate
+    try:
+        result = simulate(args.design, args.backend, args.width, args.count, args.seed,
+                          args.vcd, fold=args.fold)
+    except ValueError as error:
+        print(f"robohw sim: {error}", file=sys.stderr)
+        return 2
+    for key, value in result.items():
+        print(f"{key:16} {value}")
+    if args.json:
+        write_json(args.json, result)
+    if result["backend"] != "model" and not result["equals_model"]:
+        print("robohw sim: the outputs differ from the bit-exact model", file=sys.stderr)
+        return 1
+    return 0

@@ -1,1 +1,0 @@
-"""Files of the command line: CSV tables, hand poses, joint configurations, results."""

@@ -1,0 +1,158 @@
+"""``robohw report``: every design simulated cycle by cycle on a seeded workload, checked
+against its bit-exact model and its float reference, in one table; then the detailed sections
+of each family, and the plots.
+
+Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
+``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``,
+``distributed.md`` and their ``.json`` twins, ``errors.png`` (error histograms),
+``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency and
+processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
+``transputer_speedup.png`` and ``transputer_gantt.png`` (the transputer network's speed-ups
+and one sample), ``distributed_torques.png`` and ``distributed_timing.png`` (the thesis's
+link computers: torques over a trajectory, space-time graphs).
+When the folder holds ``synth.json`` (written by ``make synth``), ``summary.md`` shows those
+synthesis results beside the simulated cycles, with the commit and tools they came from; when
+it holds ``sweep.md`` (written by ``make sweep``), it names it and its plots.
+"""
+
+import json
+import pathlib
+
+from robohw.cordic import cordic_error_panel, write_cordic_report
+from robohw.distributed import write_distributed_report
+from robohw.dynamics import write_dynamics_report
+from robohw.ik import ik_error_panel, plot_ik_schedules, write_ik_report
+from robohw.legs import write_platform_report
+from robohw.registry import DESIGNS
+from robohw.sim.measure import measure_design, stated_design
+from robohw.support.plots import plot_error_histograms
+from robohw.support.progress import Progress
+from robohw.systolic import inertia_error_panel, write_inertia_report
+from robohw.transputer import write_transputer_report
+
+__all__ = ["summary_table", "write_report"]
+
+# Results per simulation, (pipelined, word-serial): enough to see a pipeline full or several
+# word-serial results (the word-serial IK sends them in pairs, so three at least show its
+# interval); the long sweeps run in the bit-exact models.
+_RESULTS = {"quick": (16, 3), "full": (32, 4)}
+# Results of a design that takes a state at a time over thousands of cycles (Gosselin's
+# machine): two show its interval. With --quick, designs whose interval exceeds
+# QUICK_MAX_INTERVAL are not simulated (the machine: 12,000 cycles a state, a minute and more
+# in Amaranth); their rows give what they state.
+_ONE_AT_A_TIME = 2
+QUICK_MAX_INTERVAL = 4096
+
+
+def summary_table(rows):
+    """The one table, in Markdown."""
+    head = ["design", "configuration", "latency (cycles)", "throughput (results/cycle)",
+            "equals model", "max error vs float64", "buffer stages / PEs", "register bits"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if not r["simulated"]:
+            lines.append(
+                f"| {r['design']} | {r['configuration']} | {r['stated_latency']} (stated; not "
+                f"simulated with --quick) | 1/{r['stated_interval']} (stated) | — | — | "
+                f"{r['structure_count']:,} {r['structure']} | {r['register_bits']:,} |")
+            continue
+        latency = str(r["latency"]) if r["latency"] == r["stated_latency"] else \
+            f"{r['latency']} (stated {r['stated_latency']})"
+        lines.append(
+            f"| {r['design']} | {r['configuration']} | {latency} | {r['throughput']} | "
+            f"{'yes' if r['equals_model'] else 'NO'} | {r['max_error']:.2g} {r['error_unit']} | "
+            f"{r['structure_count']:,} {r['structure']} | {r['register_bits']:,} |")
+    return "\n".join(lines)
+
+
+def synthesis_section(out_dir, rows):
+    """The last ``make synth`` results (``synth.json`` in ``out_dir``), if any, beside the
+    simulated cycles: LUT, flip-flops, DSP, BRAM, Fmax and the latency in microseconds, with
+    the commit and tools they came from. Empty when there are none."""
+    path = pathlib.Path(out_dir) / "synth.json"
+    if not path.exists():
+        return ""
+    synth = json.loads(path.read_text())
+    simulated = {r["design"]: r for r in rows}
+    lines = ["", "## On an FPGA: the last `make synth`", "",
+             "| design | width | fold | device | LUT4 | flip-flops | DSP | BRAM | Fmax (MHz) | "
+             "latency (cycles, simulated) | latency (µs) | results/µs |",
+             "|" + "---|" * 12]
+    for r in synth:
+        run = simulated.get(r["design"], {})
+        same = (run.get("width"), run.get("fold", 1)) == (r["width"], r.get("fold", 1))
+        cycles = run["latency"] if same and run.get("latency") else r["latency_cycles"]
+        fmax = r["fmax_mhz"] or r.get("note", "not placed")
+        micro = f"{cycles / r['fmax_mhz']:.3f}" if r["fmax_mhz"] else "—"
+        lines.append(f"| {r['design']} | {r['width']} | {r.get('fold', 1)} | "
+                     f"{r['device']}-{r.get('speed_grade')} "
+                     f"| {r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | "
+                     f"{fmax} | {cycles} | {micro} | {r.get('results_per_us', '—')} |")
+    origins = sorted({(r.get("commit") or "unknown", r.get("tools", {}).get("yosys", "?"),
+                       r.get("tools", {}).get("nextpnr", "?")) for r in synth})
+    for commit, yosys, nextpnr in origins:
+        lines += ["", f"Synthesized at commit {commit} with {yosys}; {nextpnr}. A later change "
+                      f"to a design is not in these figures until `make synth` runs again."]
+    return "\n".join(lines) + "\n"
+
+
+def sweep_section(out_dir):
+    """A pointer to the last ``make sweep``'s Pareto fronts (``sweep.md`` and
+    ``sweep_*.png`` in ``out_dir``), if any. Empty when there are none."""
+    out_dir = pathlib.Path(out_dir)
+    if not (out_dir / "sweep.md").exists():
+        return ""
+    plots = ", ".join(f"`{p.name}`" for p in sorted(out_dir.glob("sweep_*.png")))
+    return ("\n## Design-space sweep: the last `make sweep`\n\n"
+            f"Pareto fronts of speed, size and error per design and device in `sweep.md`, drawn "
+            f"in {plots or 'no plots'}.\n")
+
+
+def write_report(out_dir, *, quick=False, verilator=False, stream=None):
+    """Run everything; write the files of the module docstring; return the summary table."""
+    out_dir = pathlib.Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    progress = Progress(len(DESIGNS) + 2, stream)
+    rows = []
+    pipelined_count, serial_count = _RESULTS["quick" if quick else "full"]
+    for design in DESIGNS.values():
+        if design.one_at_a_time:
+            stated = stated_design(design)
+            if quick and stated["stated_interval"] > QUICK_MAX_INTERVAL:
+                rows.append(stated)
+                progress.step(f"{design.name} stated (not simulated with --quick)")
+                continue
+            count = _ONE_AT_A_TIME
+        else:
+            count = serial_count if "word-serial" in design.name else pipelined_count
+        rows.append(measure_design(design, count=count))
+        progress.step(f"{design.name} simulated")
+    table = summary_table(rows)
+    (out_dir / "summary.md").write_text(
+        "# Every design, simulated cycle by cycle\n\n"
+        "Default widths, a seeded workload per design (in-domain CORDIC vectors, "
+        "well-conditioned PUMA poses, configurations in the joint limits), simulated in "
+        "Amaranth; outputs compared with the bit-exact model (equal: yes) and with float64 "
+        "(max error). Latency is measured from an input transfer to its result; throughput "
+        "from consecutive results.\n\n" + table + "\n" + synthesis_section(out_dir, rows) +
+        sweep_section(out_dir))
+    (out_dir / "summary.json").write_text(json.dumps(rows, indent=1))
+    plot_error_histograms([cordic_error_panel(quick), ik_error_panel(quick),
+                           inertia_error_panel(quick)], out_dir / "errors.png")
+    plot_ik_schedules(out_dir / "ik_schedule.png")
+    progress.step("plots: errors.png, ik_schedule.png")
+    by_name = {r["design"]: r for r in rows}
+    write_cordic_report(out_dir, quick=quick, verilator=verilator, stream=stream)
+    write_ik_report(out_dir, by_name["ik-best-pipelined"], by_name["ik-best-word-serial"],
+                    quick=quick, stream=stream)
+    write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
+                                   for name in ("linear", "logdepth")},
+                         quick=quick, stream=stream)
+    dynamics = {name: by_name[name] for name in ("dynamics-pipelined", "dynamics-array")}
+    write_dynamics_report(out_dir, dynamics, quick=quick)
+    write_platform_report(out_dir, quick=quick)
+    write_transputer_report(out_dir, dynamics, quick=quick)
+    write_distributed_report(out_dir)
+    progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md, "
+                  "transputer.md, distributed.md")
+    return table

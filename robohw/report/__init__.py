@@ -1,1 +1,0 @@
-"""``robohw report``: the summary table, one section per family, the plots."""

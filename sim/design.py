@@ -1,0 +1,117 @@
+"""What a top-level design tells the flows (simulate, export, synth, sweep, report): the
+:class:`Design` contract every family's designs fill in, and their :class:`Workload`.
+
+A :class:`Design` builds its component at a width (plain ready/valid stream ports, a tag of
+:data:`TAG_WIDTH` bits), draws a seeded workload, checks simulated outputs against its bit-exact
+model and measures their error against its float reference, and describes its ports' number
+formats. The registry of every design is :mod:`robohw.registry`.
+"""
+
+from dataclasses import dataclass
+
+from robohw.hw.payload import layout_fields
+
+__all__ = ["Design", "Workload", "tagged_payloads", "TAG_WIDTH"]
+
+# The user tag every top-level design carries through, input to output.
+TAG_WIDTH = 8
+
+
+def tagged_payloads(codes, count):
+    """``count`` input payloads from ``{field: codes}`` (indexable columns), each tagged by
+    its index modulo the tag's range."""
+    return [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
+            for k in range(count)]
+
+
+@dataclass
+class Workload:
+    """Input payloads (dicts of ints) and what the check needs to judge the outputs."""
+    payloads: list
+    context: dict
+
+
+class Design:
+    """One top-level design; subclasses fill in the family's parts.
+
+    :attr:`default_fold` is ``None`` for a design without a folding factor; a folded design's
+    default is the smallest fold that fits an ECP5-85F at its default width.
+    :attr:`one_at_a_time`: the design holds one input at a time for thousands of cycles
+    (Gosselin's machine), so a few results show its timing.
+    """
+    family = None
+    error_unit = None
+    default_fold = None
+    one_at_a_time = False
+
+    def __init__(self, name, summary, default_width, widths):
+        self.name, self.summary = name, summary
+        self.default_width, self.widths = default_width, widths
+
+    @property
+    def module_name(self):
+        """The Verilog module name: the design's name with underscores."""
+        return self.name.replace("-", "_")
+
+    def module(self, dut):
+        """The exported module of ``dut``: :attr:`module_name`, the width and, for a design
+        with a folding factor, the fold (``inertia_linear_w18_f7``)."""
+        fold = "" if self.default_fold is None else f"_f{dut.fold}"
+        return f"{self.module_name}_w{self.width_of(dut)}{fold}"
+
+    def width_of(self, dut):
+        """The data width ``dut`` was built at."""
+        raise NotImplementedError
+
+    def fold_of(self, dut):
+        """Cycles per result the fold gives (1 for a design without one)."""
+        return 1 if self.default_fold is None else dut.fold
+
+    def build(self, width=None, fold=None):
+        """The component at ``width`` (default :attr:`default_width`) folded by ``fold``
+        (default :attr:`default_fold`; ignored by a design without one), tag of 8 bits."""
+        raise NotImplementedError
+
+    def configuration(self, dut):
+        """One line: what this instance is."""
+        raise NotImplementedError
+
+    def workload(self, dut, count, seed=0):
+        """A :class:`Workload` of ``count`` seeded inputs from the design's domain."""
+        raise NotImplementedError
+
+    def check(self, dut, workload, outputs):
+        """``(equals_model, errors)``: whether ``outputs`` equal the bit-exact model, and the
+        per-result errors against float64 in :attr:`error_unit`."""
+        raise NotImplementedError
+
+    def model_outputs(self, dut, workload):
+        """The output payloads (dicts) the bit-exact model gives for the workload."""
+        raise NotImplementedError
+
+    def equals_model(self, dut, workload, outputs):
+        """Whether every output carries the fields of :meth:`model_outputs` with the model's
+        values, in order (the tag and any extra fields are not compared)."""
+        expected = self.model_outputs(dut, workload)
+        return len(outputs) == len(expected) and \
+            [{k: o[k] for k in e} for o, e in zip(outputs, expected)] == expected
+
+    def structure(self, dut):
+        """Buffer stages or processing elements: ``(label, value)``."""
+        raise NotImplementedError
+
+    def formats(self, dut):
+        """``{field: format}`` for every payload field: ``"fixed(W, F)"`` (W bits, F fraction
+        bits), ``"turns(W, F)"`` (the same bits counting turns), ``"angle(W)"`` (binary angle,
+        one turn = 2**W), ``"bit"`` or ``"tag"``."""
+        raise NotImplementedError
+
+    def ports(self, dut):
+        """Ports of the exported module with payload fields at their bit offsets."""
+        return {
+            stream: {"valid": f"{stream}__valid", "ready": f"{stream}__ready",
+                     "payload": f"{stream}__payload",
+                     "fields": {name: {"offset": offset, "width": width, "signed": signed}
+                                for name, (offset, width, signed) in
+                                layout_fields(getattr(dut, stream).payload.shape()).items()}}
+            for stream in ("i", "o")}

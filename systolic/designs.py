@@ -1,0 +1,81 @@
+"""The inertia family's top-level designs for the flows (:class:`~robohw.sim.design.Design`):
+:class:`~robohw.systolic.LinearInertiaArray` and :class:`~robohw.systolic.LogDepthInertiaArray`
+for the PUMA 560."""
+
+import numpy as np
+
+from robohw.dataflow.component import configuration_line
+from robohw.robots.sampling import sample_joints
+from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
+from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS
+from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
+from robohw.systolic.reference import jacobian_inertia
+
+__all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH"]
+
+# The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
+# and its placement on an ECP5-85F did not finish routing), at 7.1e-5 of max |H| from float64
+# (24 bits: 9.5e-7).
+INERTIA_WIDTH = 18
+
+
+class InertiaDesign(Design):
+    family = "inertia"
+    error_unit = "of max abs(H)"
+
+    def __init__(self, name, array, default_fold, robot="puma560"):
+        kind = "O(N) linear systolic array" if array == "linear" else \
+            "O(log2 N) recursive-doubling array"
+        label = robot if isinstance(robot, str) else robot.name
+        super().__init__(name, f"inertia matrix of {label}, {kind}", INERTIA_WIDTH, (18, 24))
+        self.array, self.robot, self.default_fold = array, robot, default_fold
+
+    def build(self, width=None, fold=None):
+        return ARRAYS[self.array](self.robot, width=width or self.default_width,
+                                  fold=fold or self.default_fold, tag_width=TAG_WIDTH)
+
+    def width_of(self, dut):
+        return dut.plan.width
+
+    def configuration(self, dut):
+        return configuration_line(dut)
+
+    def workload(self, dut, count, seed=0):
+        q = sample_joints(dut.plan.robot, count, np.random.default_rng(seed))
+        codes = encode_joints(dut.plan, q)
+        return Workload(tagged_payloads(codes, count), {"q": q, "codes": codes})
+
+    def check(self, dut, workload, outputs):
+        expected = model_outputs(dut.plan, workload.context["codes"])
+        equal = all([o[f"h{j}_{i}"] for o in outputs] == v.tolist()
+                    for (j, i), v in expected.items())
+        got = decode_outputs(dut.plan, {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in outputs])
+                          for key in expected})
+        reference = jacobian_inertia(dut.plan.robot, workload.context["q"])
+        errors = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
+        return equal, errors
+
+    def model_outputs(self, dut, workload):
+        expected = model_outputs(dut.plan, workload.context["codes"])
+        return [{f"h{j}_{i}": int(v[b]) for (j, i), v in expected.items()}
+                for b in range(len(workload.payloads))]
+
+    def structure(self, dut):
+        return "processing elements", dut.resources()["processing_elements"]
+
+    def formats(self, dut):
+        width = dut.plan.width
+        out = {}
+        for k, frame in enumerate(dut.plan.frames, start=1):
+            out[f"q{k}"] = f"angle({width})" if frame.revolute else \
+                f"fixed({width}, {dut.input_fracs.get(k, width - 1)})"
+        out.update({f"h{j}_{i}": f"fixed({width}, {frac})"
+                    for (j, i), frac in dut.output_fracs.items()})
+        out["tag"] = "tag"
+        return out
+
+
+DESIGNS = (
+    InertiaDesign("inertia-linear", "linear", default_fold=DEFAULT_FOLDS["linear"]),
+    InertiaDesign("inertia-logdepth", "logdepth", default_fold=DEFAULT_FOLDS["logdepth"]),
+)

@@ -1,0 +1,99 @@
+"""``robohw inertia``: joint configurations from CSV to inertia matrices in CSV, by any backend.
+
+``IN.csv`` has the header ``q1,...,qN`` (radians for revolute joints, metres for prismatic
+ones; any column order). ``OUT.csv`` has ``H11,H12,...,HNN,valid`` (``reason`` last when
+asked): the full N x N matrix, row by row; a configuration the hardware cannot compute (a
+prismatic joint outside the limits its formats are proven for: ``outside_limits``; an angle
+of 2**(53 - width) turns or more, which no binary angle holds exactly: ``out_of_format``) is
+``valid = 0`` with zeros, and the rest of the file is computed. Backends: ``float``
+(the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
+``logdepth``), ``model`` (the array's bit-exact model), ``rtl`` (its Amaranth pipeline,
+simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator,
+:mod:`robohw.sim.compiled`).
+"""
+
+import numpy as np
+
+from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.joints import angles_fit
+from robohw.systolic.reference import inertia_matrix
+from robohw.support.progress import Progress
+from robohw.sim.run import run_backend
+from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
+from robohw.systolic.model import decode_outputs, encode_joints, model_inertia
+
+__all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
+           "BACKENDS", "ALGORITHMS"]
+
+BACKENDS = ("float", "model", "rtl", "compiled")
+ALGORITHMS = {"linear": "table1", "logdepth": "table2"}
+
+
+def read_configurations(path, dof):
+    """Joint values of shape ``(rows, dof)`` from a CSV file with columns ``q1..q{dof}``."""
+    return read_columns(path, [f"q{k}" for k in range(1, dof + 1)])
+
+
+def write_matrices(path, h, valid, reason=None):
+    """Write ``OUT.csv`` (``H11,H12,...,valid``, and ``reason`` when given) atomically: a
+    failure leaves no file behind."""
+    n = h.shape[-1]
+    header = [f"H{j}{i}" if n < 10 else f"H{j}_{i}" for j in range(1, n + 1)
+              for i in range(1, n + 1)] + ["valid"] + (["reason"] if reason is not None else [])
+    reason = reason if reason is not None else [None] * len(h)
+    write_rows(path, header, ([*row.reshape(-1).tolist(), int(ok), *([r] if r else [])]
+                              for row, ok, r in zip(h, valid, reason)))
+
+
+def outside_limits(robot, q):
+    """Rows with a prismatic joint outside its limits: the hardware's number formats are
+    proven for the limits only (revolute joints enter as cos and sin: any angle)."""
+    outside = np.zeros(len(q), dtype=bool)
+    for k, joint in enumerate(robot.joints):
+        if joint.type == "prismatic" and joint.limits is not None and k > 0:
+            outside |= (q[:, k] < joint.limits[0]) | (q[:, k] > joint.limits[1])
+    return outside
+
+
+def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None,
+                  progress=None):
+    """``(H, valid, reason)``: inertia matrices ``(rows, N, N)`` of configurations ``q`` by
+    ``backend`` (zeros where not valid), and per row ``valid`` and ``reason`` (``ok``, or
+    ``outside_limits`` for the hardware backends: see :func:`outside_limits`). ``fold``:
+    cycles per configuration of the rtl and compiled backends' array (default
+    :data:`robohw.systolic.DEFAULT_FOLDS`)."""
+    if array not in ALGORITHMS:
+        raise ValueError(f"array must be one of {', '.join(ALGORITHMS)}, not {array!r}")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+    valid = np.ones(len(q), dtype=bool)
+    h = np.zeros((len(q), robot.dof, robot.dof))
+    if backend == "float":
+        h = inertia_matrix(robot, q, ALGORITHMS[array])
+        reason = np.full(len(q), "ok", dtype=object)
+    else:
+        fits = angles_fit(robot, q, width)     # the angle fields are width bits
+        valid = fits & ~outside_limits(robot, q)
+        reason = np.where(fits, np.where(valid, "ok", "outside_limits"),
+                          "out_of_format").astype(object)
+        rows = q[valid]
+        if len(rows):
+            h[valid] = _hardware(robot, rows, backend, array, width, fold, progress)
+    return h, valid, reason
+
+
+def _hardware(robot, q, backend, array, width, fold, progress):
+    if backend == "model":
+        return model_inertia(PLANS[array](robot, width=width), q)
+    fold = fold or DEFAULT_FOLDS[array]
+    dut = ARRAYS[array](robot, width=width, fold=fold)
+    codes = encode_joints(dut.plan, q)
+    payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
+    run = run_backend(dut, payloads, backend,
+                      f"configurations through the {dut.latency}-cycle {array} array",
+                      Progress(len(payloads), progress),
+                      f"inertia {array} width={width} fold={fold} {robot!r}")
+    out = {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in run.outputs], dtype=np.int64)
+           for key in dut.output_fracs}
+    return decode_outputs(dut.plan, out)

@@ -1,0 +1,405 @@
+"""The manipulator inertia matrix by the composite-rigid-body method: Amin-Javaheri & Orin's
+O(N) algorithm (their Table 1) and O(log2 N) recursive-doubling algorithm (their Table 2).
+
+Both algorithms are written once, over *scalars* of any type that supports ``+``, ``-`` and
+``*``: numpy arrays (one entry per configuration: the vectorized float64 references),
+:class:`robohw.dataflow.graph.Tracer` nodes (the operation counts, and the dataflow graph the
+hardware arrays are built from). An ``arith`` object supplies what differs between the two
+(:class:`robohw.robots.algebra.FloatArith` for floats): link constants, reciprocals of composite masses, ``cell`` marks
+(which processing element an operation belongs to) and ``bound`` marks (proven ranges).
+
+Frames (the paper's, derived from standard DH; the paper's Figure 1 frames are not in our copy):
+frame ``i`` is fixed to link ``i`` with its z axis on joint ``i``, ``J_i = DH_{i-1} Rz(theta_i)
+Tz(d_i)``. Then ``^iU_{i+1} = Rx(alpha_i) Rz(theta_{i+1})`` and ``^ip*_{i+1} = (a_i,
+-sin(alpha_i) d_{i+1}, cos(alpha_i) d_{i+1})``: the transform across link ``i`` needs joint
+``i + 1`` and never joint 1 (H does not depend on q1, as the paper notes). The link's centre
+of mass ``s*_i = (a_i, 0, 0) + Rx(alpha_i) r_i`` and inertia ``Rx(alpha_i) I_i Rx(alpha_i)^T``
+are constants. Joint axes are ``z0 = (0, 0, 1)`` in their own frames, so products with ``z0``
+are wiring.
+
+Corrections to the printed tables (OCR slips and notation), each checked by the tests against
+the independent :func:`jacobian_inertia`:
+
+- Table 1, ``n_{j,i} := ^jU_{j+1} n_{j+1,i} + ^jp*_{j+1} x f_{j,i}``: the printed
+  ``^jU_{j+1} (n + ^jp* x f)`` mixes frames (``^jp*`` is in frame ``j``).
+- ``F_i`` and ``H_{i,i}``: the prismatic terms carry ``1 - sigma_i``, not ``sigma_i``.
+- Table 2: the combination runs when ``j + 1 <= N`` (the text), not ``j + 1 < N``; the
+  second outer product of ``E`` pairs the same vector twice (``P_{i+v,j+1}``, ``c_{i+v,k}``).
+"""
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from robohw.robots.algebra import (FloatArith, cross, matmul, matvec, negate,
+                                      product, snap, total, vadd, vscale, vsub)
+from robohw.robots.kinematics import joint_transform
+
+__all__ = [
+    "LinkFrame", "link_frames", "joint_inputs", "link_transforms",
+    "table1", "table2", "inertia_matrix", "jacobian_inertia", "link_jacobians", "log2_levels",
+]
+
+
+@dataclass(frozen=True)
+class LinkFrame:
+    """Constants of link ``i`` in the paper's frame ``i`` (see the module docstring)."""
+    revolute: bool
+    alpha: float
+    a: float
+    d: float            # joint i's offset along its axis (revolute; prismatic: q + offset)
+    offset: float       # joint i's angle offset (revolute) or length offset (prismatic)
+    theta: float        # prismatic: joint i's fixed angle (revolute: q + offset, not here)
+    mass: float
+    com: tuple          # s*_i, 3 floats
+    inertia: tuple      # about the centre of mass, 3 rows of 3 floats
+    limits: "tuple | None"
+
+
+def _rx(alpha):
+    c, s = snap(math.cos(alpha)), snap(math.sin(alpha))
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def link_frames(robot):
+    """The :class:`LinkFrame` of every link of a :class:`robohw.robots.Robot` with inertial data."""
+    if not robot.has_dynamics:
+        raise ValueError(f"{robot.source or robot.name}: the inertia matrix needs mass, com "
+                         f"and inertia for every joint")
+    frames = []
+    for k, joint in enumerate(robot.joints, start=1):
+        if joint.type == "prismatic" and joint.limits is None and k > 1:
+            raise ValueError(f"{robot.source or robot.name}: joint {k}: limits: a prismatic "
+                             f"joint needs limits (they bound the hardware's number formats)")
+        rx = _rx(joint.alpha)
+        ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
+        tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        com = np.array([joint.a, 0.0, 0.0]) + rx @ np.array(joint.com)
+        frames.append(LinkFrame(
+            revolute=joint.type == "revolute", alpha=joint.alpha, a=joint.a, d=joint.d,
+            offset=joint.offset, theta=joint.theta, mass=joint.mass, com=tuple(float(v) for v in com),
+            inertia=tuple(tuple(float(v) for v in row) for row in rx @ tensor @ rx.T),
+            limits=joint.limits))
+    return frames
+
+
+def log2_levels(n):
+    """``ceil(log2 n)``: the levels of recursive doubling over ``n`` links (0 for one)."""
+    return (n - 1).bit_length()
+
+
+def _symmetric(entry):
+    rows = [[None] * 3 for _ in range(3)]
+    for r in range(3):
+        for c in range(r, 3):
+            rows[r][c] = rows[c][r] = entry(r, c)
+    return tuple(tuple(row) for row in rows)
+
+
+def rotate_tensor(u, e):
+    """``U E U^T`` of a symmetric ``E``: the upper triangle, mirrored."""
+    ue = matmul(u, e)
+    return _symmetric(lambda r, c: total([product(ue[r][k], u[c][k]) for k in range(3)]))
+
+
+def parallel_axis(mass, r):
+    """``mass (r.r 1 - r r^T)``, symmetric."""
+    def entry(a, b):
+        if a == b:
+            return product(mass, total([product(r[k], r[k]) for k in range(3) if k != a]))
+        return negate(product(mass, product(r[a], r[b])))
+    return _symmetric(entry)
+
+
+def tadd(*tensors):
+    return tuple(tuple(total([t[r][c] for t in tensors]) for c in range(3)) for r in range(3))
+
+
+def joint_inputs(frames, q):
+    """Float joint inputs for :func:`link_transforms`: ``(cos, sin)`` of ``q + offset`` for a
+    revolute joint, ``q + offset`` for a prismatic one; ``q`` of shape ``(B, N)``."""
+    q = np.asarray(q, dtype=np.float64)
+    inputs = []
+    for k, frame in enumerate(frames):
+        value = q[:, k] + frame.offset
+        inputs.append((np.cos(value), np.sin(value)) if frame.revolute else value)
+    return inputs
+
+
+def link_transforms(frames, joints, arith):
+    """``(^kU_{k+1}, ^kp*_{k+1})`` for ``k = 1 .. N-1`` (list index ``k - 1``), from the inputs
+    of joints ``2 .. N`` (``joints[k]``, see :func:`joint_inputs`); ``U`` as 3 rows."""
+    out = []
+    for k in range(len(frames) - 1):
+        here, nxt = frames[k], frames[k + 1]
+        with arith.cell("T", k + 1):
+            ca = arith.const(snap(math.cos(here.alpha)))
+            sa = arith.const(snap(math.sin(here.alpha)))
+            if nxt.revolute:
+                (c, s), d = joints[k + 1], arith.const(nxt.d)
+            elif nxt.theta == 0:
+                (c, s), d = (1, 0), joints[k + 1]
+            else:  # a prismatic joint turned by its fixed theta
+                c = arith.const(snap(math.cos(nxt.theta)))
+                s = arith.const(snap(math.sin(nxt.theta)))
+                d = joints[k + 1]
+            u = ((c, negate(s), 0),
+                 (product(ca, s), product(ca, c), negate(sa)),
+                 (product(sa, s), product(sa, c), ca))
+            p = (arith.const(here.a), negate(product(sa, d)), product(ca, d))
+            out.append((u, p))
+    return out
+
+
+class _Bounds:
+    """Proven ranges of the algorithms' vectors (norm bounds, so every component obeys them),
+    from the link constants and joint limits: what the hardware sizes its formats from."""
+    def __init__(self, frames):
+        self.frames = frames
+        n = len(frames)
+        self.plen = []  # max |^kp*_{k+1}|
+        for k in range(n - 1):
+            nxt = frames[k + 1]
+            if nxt.revolute:
+                d = abs(nxt.d)
+            else:
+                d = max(abs(limit + nxt.offset) for limit in nxt.limits)
+            self.plen.append(math.hypot(frames[k].a, d))
+        self.trace = [sum(f.inertia[r][r] for r in range(3)) for f in frames]
+        self.com = [math.sqrt(sum(v * v for v in f.com)) for f in frames]
+
+    def mass(self, a, b):
+        """Composite mass of links ``a .. b`` (1-based, inclusive)."""
+        return sum(f.mass for f in self.frames[a - 1:b])
+
+    def path(self, a, b):
+        """Bound on ``|p_{a,b}|``, the origin of frame ``b`` seen from frame ``a``."""
+        return sum(self.plen[a - 1:b - 1])
+
+    def reach(self, a, b):
+        """Bound on the distance from origin ``a`` to the centre of mass of any link in
+        ``a .. b``, and so to their composite centre of mass."""
+        return max(self.path(a, k) + self.com[k - 1] for k in range(a, b + 1))
+
+    def tensor(self, a, b):
+        """Bound on the entries of the inertia of links ``a .. b`` about any point within
+        ``reach`` of origin ``a``: ``|E_rc| <= lambda_max <= trace``."""
+        r = 2 * self.reach(a, b)
+        return sum(self.trace[k - 1] + 2 * self.frames[k - 1].mass * r * r
+                   for k in range(a, b + 1))
+
+    def force(self, i):
+        """Bound on ``|f_{j,i}|``, any ``j``: the force a unit acceleration of joint ``i``
+        needs, turned into other frames."""
+        n = len(self.frames)
+        mass = self.mass(i, n)
+        return mass * self.reach(i, n) if self.frames[i - 1].revolute else mass
+
+    def moment(self, j, i):
+        """Bound on ``|n_{j,i}|``: the moment about origin ``j`` of that motion."""
+        n = len(self.frames)
+        if self.frames[i - 1].revolute:
+            return sum(self.trace[i - 1:]) + self.mass(i, n) * self.reach(j, n) * self.reach(i, n)
+        return self.mass(i, n) * self.reach(j, n)
+
+
+def _constants(frame, arith):
+    mass = arith.const(frame.mass)
+    com = tuple(arith.const(v) for v in frame.com)
+    inertia = tuple(tuple(arith.const(v) for v in row) for row in frame.inertia)
+    return mass, com, inertia
+
+
+def _combine(arith, bounds, lower, upper, transform, a, k):
+    """Composite ``(M, c, E)`` of links ``a .. k`` from the lower set (links ``a .. j``, frame
+    ``a``) and the upper set (links ``j+1 .. k``, frame ``j+1``) seen through ``transform``
+    (``^aU_{j+1}``, ``p_{a,j+1}``). Masses are floats: constants of the robot."""
+    (m_lo, c_lo, e_lo), (m_up, c_up, e_up), (u, p) = lower, upper, transform
+    mass = m_lo + m_up
+    if mass == 0:
+        return mass, (0, 0, 0), tadd(e_lo, rotate_tensor(u, e_up))
+    reach, tensor = bounds.reach(a, k), bounds.tensor(a, k)
+    r = arith.bound(vadd(matvec(u, c_up), p), reach)
+    inverse = arith.reciprocal(mass)
+    c = arith.bound(vscale(inverse, vadd(vscale(arith.const(m_lo), c_lo),
+                                         vscale(arith.const(m_up), r))), reach)
+    d_up = arith.bound(vsub(r, c), 2 * reach)
+    d_lo = arith.bound(vsub(c_lo, c), 2 * reach)
+    e = tadd(rotate_tensor(u, e_up), e_lo, parallel_axis(arith.const(m_up), d_up),
+             parallel_axis(arith.const(m_lo), d_lo))
+    return mass, c, tuple(arith.bound(row, tensor) for row in e)
+
+
+def _diagonal(arith, bounds, frame, i, mass, c, e):
+    """``f_{i,i}``, ``n_{i,i}`` and ``H_{i,i}`` of the composite body ``i .. N``."""
+    mass_ = arith.const(mass)
+    if frame.revolute:
+        force = (negate(product(mass_, c[1])), product(mass_, c[0]), 0)      # z0 x M c
+        moment = vadd((e[0][2], e[1][2], e[2][2]), cross(c, force))  # E z0 + c x F
+    else:
+        force = (0, 0, mass_)                                        # M z0
+        moment = cross(c, force)
+    force = arith.bound(force, bounds.force(i))
+    moment = arith.bound(moment, bounds.moment(i, i))
+    return force, moment, moment[2] if frame.revolute else force[2]
+
+
+def _resolve(arith, bounds, frame, transform, force, moment, j, i):
+    """``f_{j,i}``, ``n_{j,i}``, ``H_{j,i}``: the force and moment at joint ``j'`` (frame of
+    ``transform``'s base) moved down to joint ``j``."""
+    u, p = transform
+    f = arith.bound(matvec(u, force), bounds.force(i))
+    n = arith.bound(vadd(matvec(u, moment), cross(p, f)), bounds.moment(j, i))
+    return f, n, n[2] if frame.revolute else f[2]
+
+
+def table1(frames, joints, arith=None):
+    """The O(N) algorithm (Table 1): ``{(j, i): H_ji}`` for ``j <= i`` (1-based).
+
+    Processing element ``i`` (``arith.cell("A", i)``) folds link ``i`` into the composite body
+    of links ``i+1 .. N``, and its diagonal; elements ``j < i`` (``arith.cell("B", j, i)``)
+    carry column ``i``'s force and moment down the arm.
+    """
+    arith = arith or FloatArith()
+    bounds = _Bounds(frames)
+    transforms = link_transforms(frames, joints, arith)
+    n = len(frames)
+    h, body = {}, None
+    for i in range(n, 0, -1):
+        frame = frames[i - 1]
+        with arith.cell("A", i):
+            own = _constants(frame, arith)
+            own = (frame.mass, *own[1:])
+            body = own if body is None else _combine(arith, bounds, own, body,
+                                                    transforms[i - 1], i, n)
+            mass, c, e = body
+            force, moment, h[i, i] = _diagonal(arith, bounds, frame, i, mass, c, e)
+        for j in range(i - 1, 0, -1):
+            with arith.cell("B", j, i):
+                force, moment, h[j, i] = _resolve(arith, bounds, frames[j - 1],
+                                                  transforms[j - 1], force, moment, j, i)
+    return h
+
+
+def table2(frames, joints, arith=None):
+    """The O(log2 N) algorithm (Table 2): ``{(j, i): H_ji}`` for ``j <= i`` (1-based).
+
+    Stage A, level ``l`` (``arith.cell("A", l, a)``): the composite body of links ``a .. k``
+    from ``a .. j`` and ``j+1 .. k``, and the transform across it, for every suffix of every
+    block of ``2**l`` links. Diagonal (``arith.cell("D", i)``). Stage B, level ``l``
+    (``arith.cell("B", l, a, x)``): column ``x``'s force and moment from joint ``j+1`` to joint
+    ``a`` in one step through Stage A's transform ``^aU_{j+1}``; only when ``x`` lies in the
+    upper half ``j+1 .. k`` (the dashed boxes of Figure 3 are left out).
+    """
+    arith = arith or FloatArith()
+    bounds = _Bounds(frames)
+    n = len(frames)
+    transform = {(k, k + 1): t for k, t in enumerate(link_transforms(frames, joints, arith), 1)}
+    body = {}
+    for k, frame in enumerate(frames, 1):
+        body[k, k] = (frame.mass, *_constants(frame, arith)[1:])
+    levels = log2_levels(n)
+    for level in range(1, levels + 1):
+        w = 1 << level
+        for u in range(1, (1 << (levels - level)) + 1):
+            i, j, k = w * (u - 1), w * (u - 1) + w // 2, min(w * u, n)
+            if j + 1 > n:
+                continue
+            for a in range(i + 1, j + 1):
+                with arith.cell("A", level, a):
+                    body[a, k] = _combine(arith, bounds, body[a, j], body[j + 1, k],
+                                          transform[a, j + 1], a, k)
+                    if k < n:  # the transform across the new set, for the next level
+                        (u1, p1), (u2, p2) = transform[a, j + 1], transform[j + 1, k + 1]
+                        rot = tuple(tuple(arith.bound(row, 1.0)) for row in matmul(u1, u2))
+                        pos = arith.bound(vadd(p1, matvec(u1, p2)), bounds.path(a, k + 1))
+                        transform[a, k + 1] = (rot, pos)
+    h, force, moment = {}, {}, {}
+    for i in range(1, n + 1):
+        with arith.cell("D", i):
+            force[i, i], moment[i, i], h[i, i] = _diagonal(arith, bounds, frames[i - 1], i,
+                                                           *body[i, n])
+    for x in range(2, n + 1):
+        levels_x = log2_levels(x)
+        for level in range(1, levels_x + 1):
+            w = 1 << level
+            for u in range(1, (1 << (levels_x - level)) + 1):
+                i, j, k = w * (u - 1), w * (u - 1) + w // 2, w * u
+                if not j + 1 <= x <= k:
+                    continue
+                for a in range(i + 1, j + 1):
+                    with arith.cell("B", level, a, x):
+                        force[a, x], moment[a, x], h[a, x] = _resolve(
+                            arith, bounds, frames[a - 1], transform[a, j + 1],
+                            force[j + 1, x], moment[j + 1, x], a, x)
+    return h
+
+
+def _matrix(h, n, shape):
+    out = np.zeros(shape + (n, n))
+    for (j, i), value in h.items():
+        out[..., j - 1, i - 1] = out[..., i - 1, j - 1] = value
+    return out
+
+
+def inertia_matrix(robot, q, method="table1"):
+    """H(q) of shape ``(B, N, N)`` for joint vectors ``q`` of shape ``(B, N)``, by
+    ``"table1"``, ``"table2"`` or ``"jacobian"``."""
+    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+    if q.shape[-1] != robot.dof:
+        raise ValueError(f"q must have {robot.dof} columns for {robot.name}, not {q.shape[-1]}")
+    if method == "jacobian":
+        return jacobian_inertia(robot, q)
+    algorithms = {"table1": table1, "table2": table2}
+    if method not in algorithms:
+        raise ValueError(f"method must be table1, table2 or jacobian, not {method!r}")
+    frames = link_frames(robot)
+    h = algorithms[method](frames, joint_inputs(frames, q))
+    return _matrix(h, robot.dof, q.shape[:1])
+
+
+def link_jacobians(robot, q):
+    """Per link ``k``: ``(jv, jw, world, pose)`` for joint vectors ``q`` ``(B, N)``: the
+    Jacobians ``(B, 3, N)`` of the link's centre of mass and angular velocity, its inertia about
+    the centre of mass in base coordinates, and the pose of frame ``k``. Complex ``q`` stays
+    complex (complex-step derivatives)."""
+    if not robot.has_dynamics:
+        raise ValueError(f"{robot.source or robot.name}: the inertia matrix needs mass, com "
+                         f"and inertia for every joint")
+    q = np.atleast_2d(np.asarray(q))
+    q = q.astype(np.result_type(q, np.float64))
+    batch, n = q.shape
+    pose = np.broadcast_to(np.eye(4, dtype=q.dtype), (batch, 4, 4))
+    axes, origins, frames = [], [], []
+    for k, joint in enumerate(robot.joints):
+        axes.append(pose[:, :3, 2])
+        origins.append(pose[:, :3, 3])
+        pose = pose @ joint_transform(joint, q[:, k])
+        frames.append(pose)
+    out = []
+    for k, joint in enumerate(robot.joints):
+        rot = frames[k][:, :3, :3]
+        com = np.einsum("bij,j->bi", rot, np.array(joint.com)) + frames[k][:, :3, 3]
+        jv = np.zeros((batch, 3, n), dtype=q.dtype)
+        jw = np.zeros((batch, 3, n), dtype=q.dtype)
+        for j in range(k + 1):
+            if robot.joints[j].type == "revolute":
+                jv[:, :, j] = np.cross(axes[j], com - origins[j])
+                jw[:, :, j] = axes[j]
+            else:
+                jv[:, :, j] = axes[j]
+        ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
+        tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+        out.append((jv, jw, rot @ tensor @ rot.transpose(0, 2, 1), frames[k]))
+    return out
+
+
+def jacobian_inertia(robot, q):
+    """The independent reference: ``H = sum_k m_k Jv_k^T Jv_k + Jw_k^T R_k I_k R_k^T Jw_k`` in
+    base coordinates, from standard-DH forward kinematics (:func:`link_jacobians`)."""
+    h = 0
+    for (jv, jw, world, _), joint in zip(link_jacobians(robot, q), robot.joints):
+        h = h + joint.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
+    return h
+

@@ -35,7 +35,7 @@ __all__ = ["TracedPlan", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_codes", "in_bou
 # [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
 TRIG_MARGIN = 1.0 / 64
 # Worst-case error of the CORDIC's cos and sin, in their LSBs: the stated bound of the circular
-# system (robohw.cordic.accuracy.ERROR_BOUND_LSB; tests/test_inertia_arrays.py holds them equal).
+# system (robohw.cordic.accuracy.ERROR_BOUND_LSB; tests/systolic/test_inertia_arrays.py holds them equal).
 TRIG_ERROR_LSB = 1.25
 
 

@@ -84,7 +84,7 @@ def _gains(robot):
               "latency) the programs fill exactly these slots: a state every "
               f"{schedule('zero', 6, term_cycles=plan.term_cycles).cycles} cycles with "
               "zero-order prediction, and each scheme's cycles above, measured on the RTL "
-              "in tests/test_distributed_machine.py; the prismatic link's 245 operations fit "
+              "in tests/distributed/test_distributed_machine.py; the prismatic link's 245 operations fit "
               "the revolute links' slots.", "",
               "The printed gains are rounded to one decimal. v1's printed formula "
               "n/(0.6n+0.14) gives 1.60, not its printed 1.5: it should read n/(0.6n+0.4) "

@@ -35,7 +35,7 @@ Units (:class:`DynamicsScale`): the graph computes in a time unit ``T`` and a ma
 powers of two chosen from the platform and its :class:`StateLimits`, so that velocities
 ``v T``, accelerations ``a T^2`` and forces ``F T^2 / M`` stay inside the reals' format and the
 linear rotations' ``|z| < 2``. A value beyond them saturates and flags its state; the states
-inside the limits stay inside (``tests/test_platform_dynamics.py`` measures the margin).
+inside the limits stay inside (``tests/legs/test_platform_dynamics.py`` measures the margin).
 """
 
 import math
@@ -66,7 +66,7 @@ ROT, VEC = Direction.ROTATION, Direction.VECTORING
 Z_LIMIT = 1.75
 
 # Guard bits inside the CCMs (the values travel with them from CCM to CCM; only the outputs
-# are rounded to the ports): measured in tests/test_platform_dynamics.py and the README.
+# are rounded to the ports): measured in tests/legs/test_platform_dynamics.py and the README.
 DYNAMICS_GUARD_BITS = 4
 
 
@@ -99,7 +99,7 @@ class StateLimits:
 
 # The limits by kind (ours; the paper gives none): a fast motion simulator's platform, and a
 # planar one half as fast, whose legs can be as short as 0.2 m (a leg's angular rates grow as
-# 1 / rho; tests/test_platform_dynamics.py measures the margin at the limits' corners).
+# 1 / rho; tests/legs/test_platform_dynamics.py measures the margin at the limits' corners).
 STATE_LIMITS = {
     "spatial": StateLimits(velocity=1.0, angular_velocity=2.0, acceleration=10.0,
                            angular_acceleration=20.0),
@@ -210,7 +210,7 @@ def state_bounds(platform, scale, limits=None):
 
 
 # Below the shortest stroke by this much (m): the assumed least length of a leg's CCM, whose
-# lengths are within 0.4 um of float64 at 24 bits (README; tests/test_platform_hardware.py).
+# lengths are within 0.4 um of float64 at 24 bits (README; tests/legs/test_platform_hardware.py).
 STROKE_MARGIN = 2.0 ** -12
 
 

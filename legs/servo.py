@@ -25,7 +25,7 @@ __all__ = ["FkServo", "servo_model", "home_codes", "SERVO_ITERATIONS", "SERVO_TI
 
 # Newton steps a row by default. Along a 1 kHz trajectory (moves of up to 1 mm a row) at 24
 # bits, one left the hexapod within 1.05 um and the planar platform within 1.37 um (Newton's
-# error of the move), two within 1 um and 1e-5 rad (tests/test_platform_fk.py).
+# error of the move), two within 1 um and 1e-5 rad (tests/legs/test_platform_fk.py).
 SERVO_ITERATIONS = 2
 
 # The designs a servo loop runs its iterations on: the task-graph pipeline's two timings and

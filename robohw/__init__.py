@@ -1,18 +1,23 @@
 """robohw: cycle-accurate hardware for robot computations in Amaranth HDL.
 
-One import root, in layers; every import runs downward (``tests/test_layers.py``):
+One import root, in layers, lowest first (stated in ``pyproject.toml``'s
+``[tool.robohw.layers]``; every import runs downward, ``tests/app/test_layers.py``):
 
-=================  ==========================================================================
-``robohw.hw``      fixed point, stream payloads, delay lines, the stream-pipeline base
-``robohw.buffers`` the optimal buffer assignment of pipelined task graphs
-``robohw.robots``  robot descriptions (TOML), family checks, joint sampling
-``robohw.sim``     simulation harnesses: Amaranth, cocotb + Verilator, register count
-``robohw.cordic``  CORDIC processors and their bit-exact model
-``robohw.reference`` float64 references: CORDIC, kinematics, inertia matrix
-``robohw.ik``      task graphs of CORDIC modules, the PUMA IK graphs, their pipeline and model
-``robohw.systolic`` inertia-matrix arrays, the traced dataflow and its bit-exact model
-``robohw``         the application: design registry, measurement, CLI, report, export, synth
-=================  ==========================================================================
+=====================  ======================================================================
+``robohw.hw``          hardware primitives: fixed point, stream payloads, delay lines, the
+                       stream-pipeline base
+``robohw.buffers``     the optimal buffer assignment of pipelined task graphs
+``robohw.robots``      robot and platform descriptions (TOML), forward kinematics, sampling
+``robohw.sim``         the design contract, simulation harnesses, measurement
+``robohw.support``     the commands' CSV tables, atomic outputs, progress and plots
+``robohw.cordic``      the CORDIC family (the arithmetic of every later family)
+``robohw.dataflow``    traced dataflow graphs as fixed-point pipelines
+``robohw.ik`` ...      the families, in order: ``ik``, ``systolic`` (inertia), ``dynamics``,
+                       ``transputer``, ``distributed``, ``legs``; each holds its reference,
+                       model, hardware, designs, command files and report section
+``robohw``             the application: the design registry, the flows, the report's summary,
+                       sweeps and the command line (``robohw.commands``)
+=====================  ======================================================================
 """
 
 __version__ = "0.1.0"

@@ -283,8 +283,8 @@ def source_digest():
 
 # The packages pyproject.toml installs from folders of their own (its package-dir; a test
 # holds the two lists equal).
-_LAYER_PACKAGES = ("hw", "buffers", "robots", "sim", "cordic", "reference", "dataflow", "ik",
-                   "systolic", "dynamics", "legs", "transputer", "distributed")
+_LAYER_PACKAGES = ("hw", "buffers", "robots", "sim", "support", "cordic", "dataflow", "ik",
+                   "systolic", "dynamics", "transputer", "distributed", "legs")
 
 
 def _robohw_packages():

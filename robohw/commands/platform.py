@@ -13,7 +13,7 @@ __all__ = ["register", "run"]
 
 # The widest ports of the platform's graphs: their CCMs are the ports' width plus guard bits
 # (robohw.legs.ik_graph.GUARD_BITS = 2; FK_GUARD_BITS, DYNAMICS_GUARD_BITS = 4) wide, at most
-# robohw.cordic.config.MAX_WIDTH = 40 (tests/test_platform_dynamics.py checks the sums).
+# robohw.cordic.config.MAX_WIDTH = 40 (tests/legs/test_platform_dynamics.py checks the sums).
 PLATFORM_MAX_WIDTH = {"ik": 38, "jacobian": 38, "dynamics": 36, "fk": 36}
 
 

@@ -24,7 +24,7 @@ __all__ = ["DSP_LUT_EQUIVALENT", "LUT_RAM_LUTS", "Axis", "dominates", "pareto_ma
 
 # LUT-sized cells of one signed 18 x 18 product built in the fabric instead of a MULT18X18D:
 # Yosys 0.70 `synth_ecp5 -nodsp` maps one (registered operands and product) to 1,868 LUT4 and
-# 18 CCU2C (two LUTs each) = 1,904 (measured 2026-11-28; tests/test_sweep.py repeats it in
+# 18 CCU2C (two LUTs each) = 1,904 (measured 2026-11-28; tests/app/test_sweep.py repeats it in
 # `make slow`).
 DSP_LUT_EQUIVALENT = 1_904
 # A TRELLIS_DPR16X4 (16 x 4 LUT RAM) takes the four LUTs of a slice pair (robohw.flows.synth).

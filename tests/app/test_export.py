@@ -7,7 +7,7 @@ from netlist import phase_rings
 
 from robohw.hw.payload import layout_fields
 from robohw.flows import export
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
 
 

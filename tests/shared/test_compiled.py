@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
 from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import load_robot
@@ -306,7 +306,7 @@ def test_a_million_vectors_of_every_default_design_under_random_stalls(name, com
 def test_the_source_digest_covers_every_installed_package():
     import tomllib
     from robohw.sim.compiled import _robohw_packages
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parents[2]
     config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert _robohw_packages() == set(config["packages"])
 

@@ -110,7 +110,7 @@ def test_alignment_check_catches_a_wrong_schedule():
 def test_exported_verilog_equals_model_under_verilator(compiled_models):
     # The compiled backend runs the exported Verilog under Verilator. Long delay lines in
     # memories, as the registry builds them; tagged, under stalls. Its build takes about two
-    # minutes: `make slow` (in `make test`, tests/test_compiled.py's `robohw ik --backend
+    # minutes: `make slow` (in `make test`, tests/shared/test_compiled.py's `robohw ik --backend
     # compiled` runs the same pipeline, untagged, against the model).
     robot = load_robot()
     graph = best_graph(robot)

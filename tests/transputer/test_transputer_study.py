@@ -1,7 +1,7 @@
 """Zomaya & Morris's experiment rerun: the calibrated model against the paper's tables (a
 consistency check with a measured, explained bound), the speed-up's definition, and
 ``robohw transputer`` (its report section is checked with ``robohw report --quick``,
-tests/test_cli.py)."""
+tests/app/test_cli.py)."""
 
 import json
 

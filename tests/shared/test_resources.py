@@ -2,7 +2,7 @@ import re
 
 from amaranth.back import rtlil
 
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.sim.resources import register_bits
 
 

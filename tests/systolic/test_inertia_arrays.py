@@ -179,13 +179,13 @@ def test_a_short_window_is_caught():
 
 
 # Unfolded arrays' Verilog under Verilator in `make slow` (a minute's build each): `make test`
-# compiles the folded ones in tests/test_compiled.py (the registry's linear array under stalls,
+# compiles the folded ones in tests/shared/test_compiled.py (the registry's linear array under stalls,
 # the log-depth one through the inertia command, byte for byte) and an unfolded traced
 # pipeline through the dynamics command.
 @pytest.mark.slow
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_exported_verilog_equals_model_under_verilator(array, compiled_models):
-    # Unfolded (the registry's designs are folded; tests/test_compiled.py runs those): the
+    # Unfolded (the registry's designs are folded; tests/shared/test_compiled.py runs those): the
     # exported Verilog under Verilator, through the compiled backend.
     robot = load_robot()
     dut = array(robot, width=16, tag_width=8)

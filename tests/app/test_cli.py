@@ -7,7 +7,7 @@ from netlist import register_depths
 
 from robohw.commands import main
 from robohw.support.progress import Progress
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.commands import parser as _parser
 from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
 from robohw.systolic.reference import jacobian_inertia
@@ -44,7 +44,7 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     assert all(r["equals_model"] and r["latency"] == r["stated_latency"] and
                r["interval"] == r["stated_interval"] for r in simulated)
     # Gosselin's machines take a state at a time for thousands of cycles: stated, not
-    # simulated, with --quick (tests/test_platform_dynamics.py simulates them planar).
+    # simulated, with --quick (tests/legs/test_platform_dynamics.py simulates them planar).
     assert {r["design"] for r in rows if not r["simulated"]} == {
         "platform-dynamics-machine", "platform-fk-machine"}
     assert all(r["stated_interval"] > 4096 for r in rows if not r["simulated"])

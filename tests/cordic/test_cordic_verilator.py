@@ -16,7 +16,7 @@ SINK = [True, False, True, True, True, False, False, True]
 
 
 # A minute or more each under cocotb: one per architecture in `make test`, the other two in
-# `make slow` (tests/test_compiled.py runs both architectures compiled as well).
+# `make slow` (tests/shared/test_compiled.py runs both architectures compiled as well).
 @pytest.mark.parametrize("architecture, system, direction, normalization", [
     (PipelinedCordic, "circular", "rotation", "interleaved"),
     pytest.param(PipelinedCordic, "hyperbolic", "rotation", "multiply", marks=pytest.mark.slow),

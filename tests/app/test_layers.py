@@ -9,7 +9,7 @@ import tomllib
 import networkx as nx
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 # The layers, lowest first, as pyproject.toml states them (its [tool.robohw.layers]): the shared

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.sweep import run as sweep_run
 from robohw.sweep.cache import ResultCache
 from robohw.sweep.executors import ExecutorError, connect

@@ -253,7 +253,7 @@ def test_a_48_bit_datapath_rtl_equals_model():
     check_rtl(dut, *states(robot, np.random.default_rng(8), 6))
 
 
-@pytest.mark.slow   # two minutes; tests/test_compiled.py's dynamics file runs it compiled too
+@pytest.mark.slow   # two minutes; tests/shared/test_compiled.py's dynamics file runs it compiled too
 def test_compiled_backend_equals_model_on_10000_states(compiled_models):
     robot = load_robot()
     dut = NewtonEulerPipeline(robot, width=16, tag_width=8)

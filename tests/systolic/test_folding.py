@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from amaranth.back import rtlil
 
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot
 from robohw.sim.harness import run_stream
@@ -168,7 +168,7 @@ def test_range_checks_see_a_folded_product_overflow():
 def test_folded_verilog_equals_model_under_verilator(compiled_models):
     # A fold the registry does not use, its exported Verilog under Verilator through the
     # compiled backend: a minute's build, in `make slow` (`make test` compiles the registry's
-    # folds in tests/test_compiled.py).
+    # folds in tests/shared/test_compiled.py).
     robot = load_robot()
     dut = ARRAYS["logdepth"](robot, width=16, fold=3, tag_width=8)
     codes, inputs = payloads(dut, configurations(robot, np.random.default_rng(8), 120))

@@ -422,7 +422,7 @@ def test_a_header_only_file_gives_a_header_only_result_on_the_hardware(command, 
 def test_a_design_equals_its_model_only_row_for_row():
     # The registry's check compares every field the model gives, in order, and nothing else:
     # a lost, extra or changed row is unequal; a different tag or an extra field is not.
-    from robohw.designs import PlatformIkDesign
+    from robohw.legs.designs import PlatformIkDesign
     design = PlatformIkDesign("planar", "pipelined", "planar_3rpr")
     dut = design.build(16)
     workload = design.workload(dut, 4, seed=3)

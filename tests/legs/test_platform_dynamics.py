@@ -550,7 +550,8 @@ def test_the_machine_runs_the_hexapod_dynamics_as_the_model():
 def test_the_machine_designs_measure_as_stated(kind):
     # The registry's designs (the hexapod's) on the planar platform: workload, model and
     # check of the design class, timing measured from the transfers.
-    from robohw.designs import DESIGNS, PlatformDynamicsDesign, PlatformFkDesign
+    from robohw.legs.designs import PlatformDynamicsDesign, PlatformFkDesign
+    from robohw.registry import DESIGNS
     from robohw.sim.measure import measure_design
     registered = DESIGNS[f"platform-{kind}-machine"]
     assert registered.platform_name == "hexapod"

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from robohw.designs import DESIGNS
+from robohw.registry import DESIGNS
 from robohw.flows.synth import format_synth, synthesize
 from robohw.sim.resources import read_port_bits
 

@@ -414,7 +414,7 @@ def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
     (["platform", "fk", "--lengths", "{legs}", "--out", "{out}", "--iterations", "0"],
      r"--iterations must be an integer \[1, 1000\]"),
     (["platform", "twist", "--poses", "{poses}"], r"invalid choice: 'twist'"),
-    # The hardware backends' options (tests/test_platform_hardware.py runs them).
+    # The hardware backends' options (tests/legs/test_platform_hardware.py runs them).
     (["platform", "dynamics", "--states", "{poses}", "--out", "{out}", "--backend", "gpu"],
      r"invalid choice: 'gpu'"),
     (["platform", "ik", "--poses", "{poses}", "--out", "{out}", "--width", "39"], r"--width"),
@@ -487,7 +487,7 @@ def test_the_printed_equations_fail_and_the_corrected_ones_hold():
 
 
 def test_rows_are_solved_in_chunks_with_the_same_results(monkeypatch, tmp_path):
-    from robohw.io import platform as io
+    from robohw.legs import files as io
     platform = load_platform()
     poses = sample_poses(platform, 20, np.random.default_rng(9))
     lengths = inverse_kinematics(platform, poses)

@@ -13,7 +13,7 @@ import pytest
 import robohw
 from robohw.commands import main
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -57,10 +57,10 @@ sweep: $(STAMP)
 	$(BIN)/robohw sweep --designs cordic-pipelined,cordic-word-serial --widths 16,24,32 --out build/sweep --report report
 	$(BIN)/robohw sweep --designs inertia-linear,inertia-logdepth --widths 16,18,24 --folds 4,6,8 --out build/sweep --report report
 
-# The import graph between the layers of tests/test_layers.py, as a picture.
+# The import graph between the layers of pyproject.toml ([tool.robohw.layers]), as a picture.
 layers: $(STAMP)
 	mkdir -p build
-	$(BIN)/python -P tests/test_layers.py build/layers.png
+	$(BIN)/python -P tests/app/test_layers.py build/layers.png
 
 # The formal proofs (tests/test_proofs_*.py; also part of `make slow`).
 prove: $(FORMAL_STAMP)

@@ -27,7 +27,7 @@ PAPER = {"ccms": 25, "depth_stages": 18, "buffer_stages": 141, "tapped_delay_lin
 def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=None):
     """Measure, write ``ik.md`` and ``ik.json`` into ``out_dir``, return the Markdown.
     ``measured`` and ``measured_serial``: the simulation rows of the best graph's pipelined
-    and word-serial hardware at 24 bits (:func:`robohw.report.measure_design`)."""
+    and word-serial hardware at 24 bits (:func:`robohw.sim.measure.measure_design`)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     robot = load_robot()

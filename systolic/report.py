@@ -164,7 +164,7 @@ def _plot(rows, path):
 def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
     """Measure, write ``inertia.md``, ``inertia.json`` and ``inertia_tradeoff.png`` into
     ``out_dir``; return the Markdown. ``measured``: ``{array: simulation row}`` of the PUMA
-    arrays at the registry width (:func:`robohw.report.measure_design`)."""
+    arrays at the registry width (:func:`robohw.sim.measure.measure_design`)."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     progress = Progress(3, stream)

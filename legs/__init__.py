@@ -2,7 +2,7 @@
 dynamics (:mod:`.platform_kinematics`, :mod:`.platform_dynamics`), the operation counts
 (:mod:`.counts`), the legs' CCM graphs (:mod:`.ik_graph`, :mod:`.fk_graph`,
 :mod:`.dynamics_graph`), Gosselin's machine (:mod:`.machine`, :mod:`.leg_machine`) and the
-forward kinematics' servo loop (:mod:`.servo`); the accuracy (:mod:`.accuracy`), the designs of
+forward kinematics' servo loop (:mod:`.servo`); the paper against ours (:mod:`.paper_checks`), the accuracy (:mod:`.accuracy`), the designs of
 the flows (:mod:`.designs`), the ``platform`` command's files (:mod:`.files`) and the report
 section (:mod:`.report`). It builds on the IK family's task graphs."""
 

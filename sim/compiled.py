@@ -281,19 +281,29 @@ def source_digest():
     return digest.hexdigest()
 
 
-# The packages pyproject.toml installs from folders of their own (its package-dir; a test
-# holds the two lists equal).
-_LAYER_PACKAGES = ("hw", "buffers", "robots", "sim", "support", "cordic", "dataflow", "ik",
-                   "systolic", "dynamics", "transputer", "distributed", "legs")
-
-
 def _robohw_packages():
-    """Every ``robohw`` package: those in ``robohw/`` and the layer packages."""
+    """Every ``robohw`` package, found rather than listed: the packages inside ``robohw/``
+    and, where pyproject's ``package-dir`` installs a package from a folder of its own (an
+    editable install), the sibling folders that import as ``robohw.<folder>``."""
     import robohw
-    root = pathlib.Path(robohw.__file__).parent
-    return ({"robohw"} | {f"robohw.{p.name}" for p in root.iterdir()
-                          if (p / "__init__.py").exists()}
-            | {f"robohw.{layer}" for layer in _LAYER_PACKAGES})
+    root = pathlib.Path(robohw.__file__).resolve().parent
+    found = {"robohw"}
+    for folder in (root, root.parent):
+        for path in folder.iterdir():
+            name = f"robohw.{path.name}"
+            if path.name.isidentifier() and (path / "__init__.py").exists() \
+                    and _is_package(name, path):
+                found.add(name)
+    return found
+
+
+def _is_package(name, path):
+    try:
+        spec = importlib.util.find_spec(name)
+    except ImportError:
+        return False
+    return spec is not None and spec.origin is not None and \
+        pathlib.Path(spec.origin).resolve().parent == path.resolve()
 
 
 def _package_dir(name):

@@ -181,7 +181,7 @@ def test_static_home_and_the_specs_test_state():
     # Statics: the 10 kg platform and each leg's upper part (1 kg), shared by six legs.
     assert np.allclose(forces, 29.67193336, atol=1e-8)
     # The spec's trajectory at t = 0.7 s (its published forces, two decimals).
-    from robohw.legs.report import spec_test_state
+    from robohw.legs.paper_checks import spec_test_state
     pose, twist, acceleration = spec_test_state()
     forces, _ = gosselin_dynamics(platform, pose, twist, acceleration)
     published = [33.44, 32.92, 25.52, 22.98, 39.49, 22.23]
@@ -474,7 +474,7 @@ def test_counts_reproduce_the_papers_ik_and_count_every_phase():
 
 
 def test_the_printed_equations_fail_and_the_corrected_ones_hold():
-    from robohw.legs.report import printed_vs_corrected
+    from robohw.legs.paper_checks import printed_vs_corrected
     out = printed_vs_corrected()
     for eq in ("eq9", "eq27"):
         assert out[eq]["corrected_residual"] < 1e-8 < 1e-2 < out[eq]["printed_residual"]

@@ -32,6 +32,8 @@ import numpy as np
 from scipy.optimize import linprog
 from scipy.sparse import coo_matrix
 
+from robohw.hw.checks import check_integer
+
 __all__ = ["Edge", "BufferAssignment", "assign_buffers", "critical_path"]
 
 
@@ -71,16 +73,12 @@ class BufferAssignment:
 
 def _check(latencies, edges, inputs, outputs):
     for name, latency in latencies.items():
-        if not isinstance(latency, (int, np.integer)) or latency < 0:
-            raise ValueError(f"latency of node {name!r} must be a non-negative integer, "
-                             f"not {latency!r}")
+        check_integer(f"latency of node {name!r}", latency, minimum=0)
     for edge in edges:
         for end in (edge.src, edge.dst):
             if end not in latencies:
                 raise ValueError(f"edge {edge.src!r} -> {edge.dst!r}: unknown node {end!r}")
-        if not isinstance(edge.width, (int, np.integer)) or edge.width < 1:
-            raise ValueError(f"edge {edge.src!r} -> {edge.dst!r}: width must be a positive "
-                             f"integer, not {edge.width!r}")
+        check_integer(f"edge {edge.src!r} -> {edge.dst!r}: width", edge.width, minimum=1)
     for name in (*inputs, *outputs):
         if name not in latencies:
             raise ValueError(f"unknown input or output node {name!r}")
@@ -188,8 +186,7 @@ def assign_buffers(latencies, edges, *, inputs=(), outputs=(), share=False,
     _check(latencies, edges, inputs, outputs)
     if depth == "critical":
         depth = critical_path(latencies, edges)
-    elif depth is not None and (not isinstance(depth, int) or
-                                depth < critical_path(latencies, edges)):
+    elif depth is not None and check_integer("depth", depth) < critical_path(latencies, edges):
         raise ValueError(f"depth must be 'critical', None or an integer >= the critical path "
                          f"{critical_path(latencies, edges)}, not {depth!r}")
 

@@ -31,6 +31,7 @@ import functools
 import math
 from dataclasses import dataclass
 
+from robohw.hw.checks import check_integer
 from robohw.hw.fixed import FixedFormat, Rounding
 
 __all__ = [
@@ -110,10 +111,7 @@ def _parse_enum(enum_type, value, name):
 
 
 def _check_int(value, name, low, high):
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an integer, not {value!r}")
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in [{low}, {high}], not {value}")
+    return check_integer(name, value, minimum=low, maximum=high)
     return value
 
 
@@ -236,8 +234,7 @@ class CordicConfig:
         if not shifts:
             raise ValueError("shifts must not be empty")
         for s in shifts:
-            if not isinstance(s, int) or isinstance(s, bool) or s < 0:
-                raise ValueError(f"shifts must be non-negative integers, not {s!r}")
+            check_integer("shifts", s, minimum=0)
         if any(b < a for a, b in zip(shifts, shifts[1:])):
             raise ValueError(f"shifts must be non-decreasing, not {list(shifts)}")
         if self.system is System.HYPERBOLIC and shifts[0] < 1:

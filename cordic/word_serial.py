@@ -8,6 +8,7 @@ from robohw.cordic.component import CordicComponent
 from robohw.cordic.config import Direction, System
 from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_stages, prerotate,
                                     register_steps, register_values, state_shapes)
+from robohw.hw.checks import check_bool
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 
@@ -47,8 +48,7 @@ class WordSerialCordic(CordicComponent):
     ``registered_shift`` (bool, default :data:`REGISTERED_SHIFT`).
     """
     def __init__(self, config, *, tag_width=0, registered_shift=REGISTERED_SHIFT):
-        if not isinstance(registered_shift, bool):
-            raise TypeError(f"registered_shift must be a bool, not {registered_shift!r}")
+        check_bool("registered_shift", registered_shift)
         self._registered_shift = registered_shift
         super().__init__(config, tag_width=tag_width)
 

@@ -4,6 +4,7 @@ from amaranth.hdl import Const, Module, Signal, signed, unsigned
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.dataflow.pipeline import build_dataflow, control_parts
+from robohw.hw.checks import check_bool
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer, global_buffers
 from robohw.hw.stream import StreamPipeline, check_tag_width
@@ -98,8 +99,7 @@ class TracedPipeline(StreamPipeline):
 
     def __init__(self, plan, inputs, outputs, *, tag_width=0, check_ranges=False, flag=None):
         check_tag_width(tag_width)
-        if not isinstance(check_ranges, bool):
-            raise TypeError(f"check_ranges must be a bool, not {check_ranges!r}")
+        check_bool("check_ranges", check_ranges)
         self._plan, self._check_ranges, self._flag = plan, check_ranges, flag
         self._output_names = dict(outputs)
         fields = {name: signed(plan.width) for name in outputs.values()}

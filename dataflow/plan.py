@@ -25,6 +25,7 @@ from robohw.dataflow.folding import modulo_schedule, product_pools
 from robohw.dataflow.graph import OPS, Tracer, assign_formats, frac_bits_for
 from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
                                       MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
+from robohw.hw.checks import check_integer
 from robohw.hw.fixed import angle_to_code, wrap
 from robohw.hw.stream import check_fold
 
@@ -76,9 +77,7 @@ class TracedPlan:
     def __init__(self, *, width, fold, trig_width=None):
         self._width, self._fold = width, check_fold(fold)
         trig_width = width if trig_width is None else trig_width
-        if not isinstance(trig_width, int) or trig_width > width:
-            raise ValueError(f"trig_width must be an integer of at most width={width}, not "
-                             f"{trig_width!r}")
+        check_integer("trig_width", trig_width, maximum=width)
         self.cordic = CordicConfig("circular", "rotation", width=trig_width)
         self.tracer = Tracer(fold=True)
         self._input_fracs, self._input_errors, self._input_ready = {}, {}, {}

@@ -42,7 +42,7 @@ from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
 from robohw.dataflow.plan import TracedPlan
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
-from robohw.hw.checks import check_positive_integer
+from robohw.hw.checks import check_choice, check_integer, check_number, check_positive_integer
 from robohw.robots.algebra import cross, matTvec, negate, product, snap, vadd
 from robohw.dynamics.bounds import DynamicsBounds
 from robohw.distributed.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, angular_acceleration,
@@ -75,9 +75,7 @@ def trajectory_robot(robot, fastest=FASTEST):
     ``|qd|`` and ``|qdd|`` of the thesis's two trajectories at ``fastest`` seconds (its
     fastest; slower runs scale them down), with a margin: the bounds the link computers'
     number formats are proven for."""
-    if not isinstance(fastest, (int, float)) or isinstance(fastest, bool) or \
-            not math.isfinite(fastest) or fastest <= 0:
-        raise ValueError(f"fastest must be a positive number of seconds, not {fastest!r}")
+    check_number("fastest", fastest, above=0, unit="seconds")
     velocity = acceleration = 0.0
     for number in (1, 2):
         _, _, qd, qdd = sample_trajectory(number, fastest)
@@ -127,16 +125,11 @@ class LinkComputersPlan(TracedPlan):
 
     def __init__(self, robot="stanford_thesis", *, scheme="zero", width=48, trig_width=None,
                  fastest=FASTEST, multiplier_latency=1, adder_latency=1, issue="single"):
-        if scheme not in SCHEMES:
-            raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
-        if not isinstance(width, int) or isinstance(width, bool) or \
-                not MIN_WIDTH <= width <= MAX_WIDTH:
-            raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], not "
-                             f"{width!r}")
+        check_choice("scheme", scheme, SCHEMES)
+        check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
         check_positive_integer("multiplier_latency", multiplier_latency)
         check_positive_integer("adder_latency", adder_latency)
-        if issue not in ISSUES:
-            raise ValueError(f"issue must be one of {', '.join(ISSUES)}, not {issue!r}")
+        check_choice("issue", issue, ISSUES)
         if not isinstance(robot, Robot):
             robot = load_robot(robot)
         if robot.dof != 6 or not robot.has_dynamics:

@@ -35,6 +35,7 @@ from robohw.robots.algebra import cross, matTvec, vadd
 from robohw.distributed.link_terms import (BACKWARD, FORWARD, backward_terms, base_terms,
                                          body_terms, end_terms, forward_terms, joint_torque,
                                          link_states)
+from robohw.hw.checks import check_choice
 
 __all__ = ["SCHEMES", "PREDICTED", "CORRECTION_OPERATIONS", "scheme_torques", "error_percent"]
 
@@ -61,8 +62,7 @@ def scheme_torques(robot, q, qd, qdd, scheme):
     """``(K, N)`` torques (N m, or N at a prismatic joint) the link computers give under
     ``scheme`` (:data:`SCHEMES`) at the ``K`` consecutive samples ``q``, ``qd``, ``qdd``
     (``(K, N)``, one sample period apart)."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
+    check_choice("scheme", scheme, SCHEMES)
     links = link_states(robot, q, qd, qdd)
     count, n = len(np.atleast_2d(q)), robot.dof
     predicted = PREDICTED[scheme]

@@ -29,6 +29,7 @@ from robohw.distributed.thesis import (DURATIONS, PRINTED_TABLES, TABLE_SCHEMES,
 from robohw.distributed.timing import schedule
 from robohw.distributed.prediction import SCHEMES, error_percent, scheme_torques
 from robohw.distributed.simplified_dynamics import bejczy_torques
+from robohw.hw.checks import check_choice
 
 __all__ = ["RUN_SCHEMES", "BACKENDS", "Run", "run_study", "table_rows"]
 
@@ -68,10 +69,8 @@ def run_study(robot, trajectory, duration, scheme, *, backend="float", via_q6=VI
     running the payload codes through the design by that backend and returning ``(torque
     codes by joint, valid flags, measured cycles per sample)`` (the command line's, with its
     progress: :mod:`robohw.distributed.files`)."""
-    if scheme not in RUN_SCHEMES:
-        raise ValueError(f"scheme must be one of {', '.join(RUN_SCHEMES)}, not {scheme!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    check_choice("scheme", scheme, RUN_SCHEMES)
+    check_choice("backend", backend, BACKENDS)
     if robot.dof != 6:
         raise ValueError(f"{robot.source or robot.name}: the thesis's trajectories move six "
                          f"joints, not {robot.dof}")

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from robohw.distributed.quintic import QuinticPath
+from robohw.hw.checks import check_number
 
 __all__ = ["SAMPLE_PERIOD", "DURATIONS", "JOINT_KNOTS", "KNOT_FRACTIONS", "VIA_POINT",
            "VIA_Q6_IK", "VIA_Q6", "trajectory", "sample_trajectory", "PRINTED_TABLES",
@@ -58,9 +59,7 @@ def trajectory(number, duration, *, via_q6=VIA_Q6):
     """
     if number not in (1, 2):
         raise ValueError(f"trajectory must be 1 or 2, not {number!r}")
-    if not isinstance(duration, (int, float)) or isinstance(duration, bool) or \
-            not math.isfinite(duration) or duration <= 0:
-        raise ValueError(f"duration must be a positive number of seconds, not {duration!r}")
+    check_number("duration", duration, above=0, unit="seconds")
     if number == 1:
         positions = np.array([_radians(k) for k in JOINT_KNOTS])
         times = tuple(f * duration for f in KNOT_FRACTIONS)

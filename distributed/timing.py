@@ -29,7 +29,7 @@ chains: ``max(t1 + t2 + n t3, n(t1 + t2) + t3)`` in place of ``t1 + t2 + n t3``,
 
 from dataclasses import dataclass
 
-from robohw.hw.checks import check_positive_integer
+from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.distributed.link_terms import TERM_OPERATIONS, TERMS
 from robohw.distributed.prediction import CORRECTION_OPERATIONS, SCHEMES
 
@@ -92,18 +92,19 @@ def schedule(scheme, links, *, term_cycles=None):
     """The :class:`Schedule` of ``scheme`` (:data:`~robohw.distributed.prediction.SCHEMES`) on
     ``links`` computers; ``term_cycles`` (default :data:`TERM_CYCLES`, plus
     :data:`CORRECTION_CYCLES` under ``first``) gives each term's cycles."""
-    if scheme not in SCHEMES:
-        raise ValueError(f"scheme must be one of {', '.join(SCHEMES)}, not {scheme!r}")
+    check_choice("scheme", scheme, SCHEMES)
     check_positive_integer("links", links)
     if term_cycles is None:
         term_cycles = dict(TERM_CYCLES)
         if scheme == "first":
             for term, extra in CORRECTION_CYCLES.items():
                 term_cycles[term] += extra
-    elif set(term_cycles) != set(TERMS) or any(
-            not isinstance(v, int) or isinstance(v, bool) or v < 1 for v in term_cycles.values()):
+    elif set(term_cycles) != set(TERMS):
         raise ValueError(f"term_cycles must give a positive integer for each of "
                          f"{', '.join(TERMS)}")
+    else:
+        for term, cycles in term_cycles.items():
+            check_positive_integer(f"term_cycles[{term!r}]", cycles)
     waits = WAITS[scheme]
     end, slots = {}, []
     # Forward terms depend on lower links, backward ones on higher links: evaluate the first

@@ -50,6 +50,7 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.states import state_fields
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
+from robohw.hw.checks import check_positive_integer
 from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import BankedFile, read_port
@@ -89,7 +90,7 @@ class NewtonEulerArray(StreamPipeline):
         for name, value, least in (("multiplier_latency", multiplier_latency,
                                     MULTIPLIER_STAGES),
                                    ("adder_latency", adder_latency, ADDER_STAGES)):
-            if isinstance(value, int) and not isinstance(value, bool) and 1 <= value < least:
+            if check_positive_integer(name, value) < least:
                 raise ValueError(f"{name} must be at least {least} (the unit's pipeline), "
                                  f"not {value}")
         plan = ArrayPlan(robot, processors=processors, network=network, width=width,

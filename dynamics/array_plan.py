@@ -49,7 +49,7 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
-from robohw.hw.checks import check_positive_integer
+from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.hw.register_file import left_edge
 from robohw.dynamics.reference import PHASES
 from robohw.dynamics.scans import pfp_schedule, run_schedule
@@ -130,15 +130,12 @@ class ArrayPlan(NewtonEulerPlan):
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
                  trig_width=None, multiplier_latency=MULTIPLIER_STAGES,
                  adder_latency=ADDER_STAGES, sequencing="dataflow"):
-        if sequencing not in SEQUENCINGS:
-            raise ValueError(f"sequencing must be one of {', '.join(SEQUENCINGS)}, not "
-                             f"{sequencing!r}")
+        check_choice("sequencing", sequencing, SEQUENCINGS)
         self.sequencing = sequencing
         self._scan_sizes = {}
         check_positive_integer("multiplier_latency", multiplier_latency)
         check_positive_integer("adder_latency", adder_latency)
-        if network not in NETWORKS:
-            raise ValueError(f"network must be one of {', '.join(NETWORKS)}, not {network!r}")
+        check_choice("network", network, NETWORKS)
         if processors is not None:
             check_positive_integer("processors", processors)
         self._processors = processors

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from robohw.dataflow.graph import OPS, Tracer
 from robohw.dynamics.reference import PHASES, SCHEDULES, base_coordinate_steps
 from robohw.dynamics.scans import run_schedule
+from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.robots import Joint, Robot
 
 __all__ = ["general_robot", "PhaseCount", "dynamics_counts", "summarize"]
@@ -52,10 +53,8 @@ def dynamics_counts(robot, processors=None, scan="doubling", *, hand=True):
     suffix scans start from zero. Returns a :class:`PhaseCount` per phase, in order."""
     n = robot.dof
     processors = n if processors is None else processors
-    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
-        raise ValueError(f"processors must be a positive integer, not {processors!r}")
-    if scan not in SCHEDULES:
-        raise ValueError(f"scan must be one of {', '.join(SCHEDULES)}, not {scan!r}")
+    check_positive_integer("processors", processors)
+    check_choice("scan", scan, SCHEDULES)
     tracer = Tracer(fold=True)
     schedule = SCHEDULES[scan]
 

@@ -29,6 +29,7 @@ from robohw.support.csv_table import read_columns, write_rows
 from robohw.support.joints import angles_fit
 from robohw.support.progress import Progress
 from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics
+from robohw.hw.checks import check_choice
 from robohw.sim.run import run_backend
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "BACKENDS", "DESIGNS"]
@@ -63,18 +64,14 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     that is not). ``formulation`` and ``wrench`` are the float backend's; the hardware
     (``design``, ``width`` bits; the array's ``processors``, default N, and ``network``,
     default ``direct``) carries no tool load."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    if design not in DESIGNS:
-        raise ValueError(f"design must be one of {', '.join(DESIGNS)}, not {design!r}")
-    if network is not None and network not in NETWORKS:
-        raise ValueError(f"network must be one of {', '.join(NETWORKS)}, not {network!r}")
+    check_choice("backend", backend, BACKENDS)
+    check_choice("design", design, DESIGNS)
+    if network is not None:
+        check_choice("network", network, NETWORKS)
     if design != "array" and (processors is not None or network is not None):
         raise ValueError("processors and network are the array's: they need design 'array'")
     network = network or "direct"
-    if formulation not in FORMULATIONS:
-        raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}, not "
-                         f"{formulation!r}")
+    check_choice("formulation", formulation, FORMULATIONS)
     if backend == "float":
         tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)
         valid = np.isfinite(tau).all(-1)

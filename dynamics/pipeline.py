@@ -16,6 +16,7 @@ from robohw.dataflow.states import state_fields
 from robohw.dynamics.reference import base_coordinate_steps
 from robohw.dynamics.bounds import DynamicsBounds
 from robohw.dynamics.scans import doubling_schedule, run_schedule
+from robohw.hw.checks import check_integer
 from robohw.robots import Robot, load_robot
 
 __all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
@@ -51,15 +52,10 @@ class NewtonEulerPlan(TracedPlan):
     ring_fanout = 256
 
     def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None):
-        if not isinstance(width, int) or isinstance(width, bool) or \
-                not MIN_WIDTH <= width <= MAX_WIDTH:
-            raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], "
-                             f"not {width!r}")
+        check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
         trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
-        if not isinstance(trig_width, int) or isinstance(trig_width, bool) or \
-                not MIN_WIDTH <= trig_width <= min(width, MAX_TRIG_WIDTH):
-            raise ValueError(f"trig_width must be an integer in [{MIN_WIDTH}, "
-                             f"{min(width, MAX_TRIG_WIDTH)}], not {trig_width!r}")
+        check_integer("trig_width", trig_width, minimum=MIN_WIDTH,
+                      maximum=min(width, MAX_TRIG_WIDTH))
         if not isinstance(robot, Robot):
             robot = load_robot(robot)
         if not robot.has_dynamics:

@@ -30,6 +30,7 @@ from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matTvec, matv
 from robohw.systolic.reference import link_jacobians
 from robohw.dynamics.scans import (doubling_schedule, pfp_schedule, run_schedule,
                                     serial_schedule)
+from robohw.hw.checks import check_choice, check_positive_integer
 
 __all__ = ["link_frame_torques", "base_coordinate_steps", "scan_torques", "lagrange_torques",
            "inverse_dynamics", "FORMULATIONS", "SCANS", "SCHEDULES", "PHASES"]
@@ -287,11 +288,9 @@ def scan_torques(robot, q, qd, qdd, wrench=None, *, scan="serial", processors=No
     (:func:`base_coordinate_steps` over numpy arrays), each recurrence evaluated by ``scan``
     (``"serial"``, ``"doubling"`` or ``"pfp"``) on ``processors`` (default: ``N``)."""
     q, qd, qdd, wrench = _states(robot, q, qd, qdd, wrench)
-    if scan not in SCHEDULES:
-        raise ValueError(f"scan must be one of {', '.join(SCANS)}, not {scan!r}")
+    check_choice("scan", scan, SCHEDULES)
     processors = robot.dof if processors is None else processors
-    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
-        raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    check_positive_integer("processors", processors)
     schedule = SCHEDULES[scan]
 
     def run(phase, elements, combine):
@@ -361,7 +360,5 @@ def inverse_dynamics(robot, q, qd, qdd, formulation="link", wrench=None):
     """Torques ``(B, N)`` by ``formulation``: ``"link"``, ``"scan"`` (serial evaluation) or
     ``"lagrange"``."""
     functions = {"link": link_frame_torques, "scan": scan_torques, "lagrange": lagrange_torques}
-    if formulation not in functions:
-        raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}, not "
-                         f"{formulation!r}")
+    check_choice("formulation", formulation, functions)
     return functions[formulation](robot, q, qd, qdd, wrench)

@@ -17,6 +17,8 @@ description of which processor combines which elements at which step.
 import math
 from contextlib import nullcontext
 
+from robohw.hw.checks import check_positive_integer
+
 __all__ = ["serial_scan", "doubling_scan", "pfp_scan", "run_schedule", "serial_schedule",
            "doubling_schedule", "pfp_schedule", "schedule_steps", "printed_pfp_time",
            "corrected_pfp_time"]
@@ -38,8 +40,7 @@ def pfp_scan(elements, combine, processors):
     the ``N`` elements to ``p s`` (``s = ceil(N / p)``); P3 scans each block of ``s`` serially;
     P4 scans the ``p`` block totals by recursive doubling; P5 combines each block's prefixes
     with the total of the blocks before it."""
-    if not isinstance(processors, int) or isinstance(processors, bool) or processors < 1:
-        raise ValueError(f"processors must be a positive integer, not {processors!r}")
+    check_positive_integer("processors", processors)
     return run_schedule(pfp_schedule(len(elements), processors), elements, combine)
 
 

@@ -4,6 +4,8 @@ buffers, with a shared enable."""
 from amaranth.hdl import Mux, Shape, Signal
 from amaranth.lib.memory import Memory
 
+from robohw.hw.checks import check_integer
+
 __all__ = ["tapped_delay_line", "memory_delay", "check_memory_above", "MIN_MEMORY_STAGES"]
 
 # The shortest delay a memory line makes: one row, the read port's register and the register
@@ -14,12 +16,9 @@ MIN_MEMORY_STAGES = 3
 def check_memory_above(memory_above):
     """Return ``memory_above`` if it is ``None`` or an integer a memory can follow; raise
     ``ValueError`` otherwise."""
-    if memory_above is not None and (not isinstance(memory_above, int) or
-                                     isinstance(memory_above, bool) or
-                                     memory_above < MIN_MEMORY_STAGES - 1):
-        raise ValueError(f"memory_above must be an integer >= {MIN_MEMORY_STAGES - 1}, "
-                         f"not {memory_above!r}")
-    return memory_above
+    if memory_above is None:
+        return None
+    return check_integer("memory_above", memory_above, minimum=MIN_MEMORY_STAGES - 1)
 
 
 def tapped_delay_line(m, value, taps, enable, name, *, reset_less=True, memory_above=None):
@@ -61,9 +60,7 @@ def memory_delay(m, value, stages, enable, name):
     the memory's read out of the consumer's path: Yosys may build a short memory from LUT RAM,
     whose read is asynchronous, and then registers the address instead of the data. While
     ``enable`` is low nothing moves and the output holds. Returns the last register."""
-    if not isinstance(stages, int) or stages < MIN_MEMORY_STAGES:
-        raise ValueError(f"{name}: a memory delays by at least {MIN_MEMORY_STAGES} stages, "
-                         f"not {stages!r}")
+    check_integer(f"{name}: stages", stages, minimum=MIN_MEMORY_STAGES)
     rows = stages - 2
     shape = Shape.cast(value.shape())
     memory = Memory(shape=shape, depth=rows, init=[])

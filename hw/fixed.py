@@ -11,6 +11,8 @@ import enum
 import numpy as np
 from amaranth.hdl import Cat, Const, Mux, Value, signed
 
+from robohw.hw.checks import check_integer
+
 __all__ = [
     "Rounding", "FixedFormat",
     "wrap", "round_shift", "saturate",
@@ -37,12 +39,8 @@ class FixedFormat:
     ``[-2**(width-1), 2**(width-1) - 1]`` in integers.
     """
     def __init__(self, width, frac_bits):
-        if not isinstance(width, int) or width < 1:
-            raise TypeError(f"Width must be a positive integer, not {width!r}")
-        if not isinstance(frac_bits, int) or not 0 <= frac_bits <= width:
-            raise ValueError(f"Fraction bits must be an integer in [0, {width}], not {frac_bits!r}")
-        self.width = width
-        self.frac_bits = frac_bits
+        self.width = check_integer("width", width, minimum=1)
+        self.frac_bits = check_integer("frac_bits", frac_bits, minimum=0, maximum=width)
 
     @property
     def shape(self):

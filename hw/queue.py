@@ -13,6 +13,8 @@ from amaranth.lib import wiring
 from amaranth.lib.memory import Memory
 from amaranth.lib.wiring import In, Out
 
+from robohw.hw.checks import check_integer
+
 __all__ = ["QueueLane", "QUEUE_LATENCY"]
 
 # Cycles from a write into an empty lane to its value at r_data with r_valid: the memory write,
@@ -46,8 +48,7 @@ class QueueLane(wiring.Component):
     entry in and one out per cycle. Only the pointers and ``r_valid`` reset.
     """
     def __init__(self, shape, depth):
-        if not isinstance(depth, int) or isinstance(depth, bool) or depth < 2:
-            raise ValueError(f"depth must be an integer of at least 2, not {depth!r}")
+        check_integer("depth", depth, minimum=2)
         self._shape, self._depth = Shape.cast(shape), depth
         super().__init__({"w_data": In(shape), "w_en": In(1), "r_data": Out(shape),
                           "r_valid": Out(1), "r_ready": In(1)})

@@ -26,7 +26,7 @@ from amaranth.hdl import Const, Mux, Shape, Signal, unsigned
 from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
-from robohw.hw.checks import check_positive_integer
+from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.queue import QUEUE_LATENCY, QueueLane
 
@@ -34,14 +34,14 @@ __all__ = ["StreamPipeline", "check_tag_width", "check_fold"]
 
 
 def check_tag_width(tag_width):
-    """Return ``tag_width`` if it is a non-negative integer; raise ``ValueError`` otherwise."""
-    if not isinstance(tag_width, int) or isinstance(tag_width, bool) or tag_width < 0:
-        raise ValueError(f"tag_width must be a non-negative integer, not {tag_width!r}")
-    return tag_width
+    """Return ``tag_width`` as an ``int`` if it is a non-negative integer
+    (:func:`~robohw.hw.checks.check_integer`: ``TypeError`` or ``ValueError`` otherwise)."""
+    return check_integer("tag_width", tag_width, minimum=0)
 
 
 def check_fold(fold):
-    """Return ``fold`` if it is a positive integer; raise ``ValueError`` otherwise."""
+    """Return ``fold`` as an ``int`` if it is a positive integer
+    (:func:`~robohw.hw.checks.check_integer`: ``TypeError`` or ``ValueError`` otherwise)."""
     return check_positive_integer("fold", fold)
 
 
@@ -69,7 +69,7 @@ class StreamPipeline(wiring.Component):
         for name, fields in (("inputs", inputs), ("outputs", outputs)):
             if "tag" in fields:
                 raise ValueError(f"{name}: the field name 'tag' is reserved for the user tag")
-        tag = {"tag": unsigned(tag_width)}
+        tag = {"tag": unsigned(self._tag_width)}
         super().__init__({
             "i": In(stream.Signature(data.StructLayout({**inputs, **tag}))),
             "o": Out(stream.Signature(data.StructLayout({**outputs, **tag}))),
@@ -147,8 +147,7 @@ class StreamPipeline(wiring.Component):
         """
         if period == 1:
             return Const(1), self._queue_control(m, stages, Const(1), self.queue_depth(stages))
-        if not isinstance(slots, int) or isinstance(slots, bool) or not 1 <= slots < period:
-            raise ValueError(f"slots must be an integer from 1 to period - 1, not {slots!r}")
+        check_integer("slots", slots, minimum=1, maximum=period - 1)
         self._period = (period, slots)
         advance = self.advance_copy(m, "advance")
         # i.ready's own copy, beside the credits (the shared one was 6.7 ns of routing away).

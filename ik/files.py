@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
@@ -109,10 +110,8 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
              within_limits=False, progress=None):
     """Solve ``poses`` ``(N, 4, 4)`` by ``backend``, each row on ``branch`` (a number 0-7 or
     one per row, :func:`branch_index`); returns an :class:`IkSolution`."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    if graph not in GRAPHS:
-        raise ValueError(f"graph must be one of {', '.join(GRAPHS)}, not {graph!r}")
+    check_choice("backend", backend, BACKENDS)
+    check_choice("graph", graph, GRAPHS)
     count = len(poses)
     branch = np.broadcast_to(np.asarray(branch, dtype=np.int64), (count,))
     q_float, reachable = _float_ik(robot, poses, branch)

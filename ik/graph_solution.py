@@ -8,6 +8,7 @@ without and with tapped-delay-line sharing, and the depth.
 
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import pipelined_latency
+from robohw.hw.checks import check_choice
 from robohw.ik.pipeline import OPERAND_REGISTERS
 from robohw.ik.puma_graph import GRAPHS, puma_format
 
@@ -22,8 +23,7 @@ def ccm_latency(timing, width):
     datapath)."""
     if timing == "stage":
         return lambda ccm: 1
-    if timing != "pipelined":
-        raise ValueError(f"timing must be one of {', '.join(TIMINGS)}, not {timing!r}")
+    check_choice("timing", timing, TIMINGS)
     return lambda ccm: OPERAND_REGISTERS + pipelined_latency(
         CordicConfig(ccm.system, ccm.direction, width=width, expansion=ccm.expansion))
 
@@ -32,8 +32,7 @@ def graph_solution(robot, graph="best", timing="stage", width=24, align_outputs=
     """The balanced graph as a JSON-ready dict (see the module docstring). CCMs and lines are
     as wide as the hardware builds them at ``width``-bit ports
     (:func:`robohw.ik.puma_graph.puma_format`: guard bits inside)."""
-    if graph not in GRAPHS:
-        raise ValueError(f"graph must be one of {', '.join(GRAPHS)}, not {graph!r}")
+    check_choice("graph", graph, GRAPHS)
     task_graph = GRAPHS[graph](robot)
     inside = width + puma_format(width)["guard_bits"]
     latencies = task_graph.latencies(ccm_latency(timing, inside))

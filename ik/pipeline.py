@@ -35,6 +35,7 @@ from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.datapath import register_values
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
+from robohw.hw.checks import check_bool, check_integer
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
 from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub,
                               hdl_add_sub_add, hdl_round_shift, hdl_saturate)
@@ -93,8 +94,7 @@ class TaskGraphPipeline(StreamPipeline):
         if not isinstance(graph, TaskGraph):
             raise TypeError(f"graph must be a TaskGraph, not {graph!r}")
         check_tag_width(tag_width)
-        if not isinstance(check_alignment, bool):
-            raise TypeError(f"check_alignment must be a bool, not {check_alignment!r}")
+        check_bool("check_alignment", check_alignment)
         plan = plan_pipeline(graph, width=width, frac_bits=frac_bits, guard_bits=guard_bits,
                              timing=timing)
         self._graph, self._plan = graph, plan
@@ -363,10 +363,8 @@ def plan_pipeline(graph, *, width=24, frac_bits=None, guard_bits=0, timing="pipe
     ``"word_serial"``)."""
     if timing not in TIMINGS:
         raise ValueError(f"timing must be 'pipelined' or 'word_serial', not {timing!r}")
-    if not isinstance(width, int) or isinstance(width, bool):
-        raise TypeError(f"width must be an integer, not {width!r}")
-    if not isinstance(guard_bits, int) or isinstance(guard_bits, bool) or guard_bits < 0:
-        raise ValueError(f"guard_bits must be a non-negative integer, not {guard_bits!r}")
+    check_integer("width", width)
+    check_integer("guard_bits", guard_bits, minimum=0)
     # The CCMs' own configurations check the ranges of width and frac_bits.
     frac_bits = width - 3 if frac_bits is None else frac_bits
     configs = {c.name: CordicConfig(c.system, c.direction, width=width + guard_bits,

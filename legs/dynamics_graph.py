@@ -44,6 +44,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from robohw.cordic.config import Direction, System
+from robohw.hw.checks import check_number
 from robohw.hw.fixed import FixedFormat, angle_to_code
 from robohw.ik.ranges import graph_ranges
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
@@ -82,10 +83,7 @@ class StateLimits:
 
     def __post_init__(self):
         for name in ("velocity", "angular_velocity", "acceleration", "angular_acceleration"):
-            value = getattr(self, name)
-            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
-                raise ValueError(f"StateLimits.{name} must be a positive number, not "
-                                 f"{value!r}")
+            check_number(f"StateLimits.{name}", getattr(self, name), above=0)
 
     def within(self, platform, rates, accelerations):
         """``(N,)``: which rows of ``rates`` and ``accelerations`` (``(N, dof)``, the columns

@@ -38,6 +38,7 @@ where it was, lengths beyond the number format are ``out_of_format`` and skipped
 
 import numpy as np
 
+from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat, angle_fits
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
@@ -99,8 +100,7 @@ def output_columns(platform, command):
 
 def read_platform_input(path, platform, command):
     """The input rows of ``command``: an ``(N, columns)`` float array."""
-    if command not in COMMANDS:
-        raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
+    check_choice("command", command, COMMANDS)
     return read_columns(path, input_columns(platform, command))
 
 
@@ -117,14 +117,11 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
     valid), and per row ``valid`` and ``reason`` (``ok`` or the first of :data:`REASONS`).
     The float backend solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit
     ports, ``timing`` of :data:`TIMINGS`) all at once; progress on ``progress`` (a terminal)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
-    if command not in COMMANDS:
-        raise ValueError(f"command must be one of {', '.join(COMMANDS)}, not {command!r}")
+    check_choice("backend", backend, BACKENDS)
+    check_choice("command", command, COMMANDS)
     if max_cond is not None and not max_cond >= 1:
         raise ValueError(f"max_cond must be at least 1, not {max_cond!r}")
-    if timing not in TIMINGS:
-        raise ValueError(f"timing must be one of {', '.join(TIMINGS)}, not {timing!r}")
+    check_choice("timing", timing, TIMINGS)
     rows = np.asarray(rows, dtype=float)
     if backend != "float":
         if command not in HARDWARE_COMMANDS:

@@ -33,6 +33,7 @@ import math
 from dataclasses import replace
 
 from robohw.cordic.config import Direction, System
+from robohw.hw.checks import check_integer
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import angle_fields, leg_processors, platform_format
@@ -98,10 +99,7 @@ def fk_graph(platform, iterations, min_pivot=MIN_PIVOT):
     ``platform``'s forward kinematics: inputs the measured lengths ``rho_m1..N`` (m) and the
     starting pose, its position in metres and its angles in turns (``{field}``, reals); outputs
     the pose after the steps in the same units (``{field}``), the angles in turns."""
-    if not isinstance(iterations, int) or isinstance(iterations, bool) or \
-            not 1 <= iterations <= MAX_ITERATIONS:
-        raise ValueError(f"iterations must be an integer in [1, {MAX_ITERATIONS}], not "
-                         f"{iterations!r}")
+    check_integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
     fields, legs = platform.pose_fields, len(platform.legs)
     angles = angle_fields(platform)
     pose = [Operand(f, turns=f in angles) for f in fields]

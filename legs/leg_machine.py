@@ -33,6 +33,7 @@ pipelines name it). The bits equal :func:`robohw.ik.model.evaluate_model` of the
 """
 
 from collections import defaultdict
+from dataclasses import dataclass
 
 from amaranth.hdl import Cat, Module, Mux, Signal, signed
 from amaranth.lib import data
@@ -220,16 +221,33 @@ class LegMachine(StreamPipeline):
 
     def elaborate(self, platform):
         m = Module()
-        graph, plan = self._graph, self._plan
-        width, frac_bits, guard = (self._formats[k] for k in ("width", "frac_bits",
-                                                              "guard_bits"))
-        inside = width + guard
-        by_name = {c.name: c for c in graph.ccms}
-        lsb = FixedFormat(inside, frac_bits + guard).lsb
+        build = _Build(m, self._graph, self._plan, **self._formats)
+        control = self._control(build)
+        inputs = self._inputs(build, control)
+        # The register files: each processor's banks, a memory each (LUT RAM on the ECP5).
+        files = defaultdict(dict)        # processor -> {value: register index}
+        for (value, processor), index in build.plan.registers.items():
+            files[processor][value] = index
+        banks = {p: _banks(m, f"p{p}", build.plan, p, signed(build.inside)) for p in files}
+        _bus(build, control, inputs, files, banks)
+        own = defaultdict(list)
+        for name in build.plan.start:
+            own[build.plan.processor[name]].append(name)
+        for processor, names in sorted(own.items()):
+            names.sort(key=build.plan.start.get)
+            _processor(build, processor, names, files[processor], banks[processor])
+        with m.If(Cat(*build.flags).any()):  # set by this state's flags (the first: when begun)
+            m.d.sync += control.error.eq(1)
+        with m.Elif(control.begin):
+            m.d.sync += control.error.eq(0)
+        self._outputs(build, control, files, banks)
+        return m
 
-        # Control: take a state when idle, run through the plan, offer the outputs, take the
-        # next state in the cycle they leave. Plan cycle p is running cycle p + DECODE_CYCLES.
-        end = plan.latency + DECODE_CYCLES
+    def _control(self, build):
+        """Take a state when idle, run through the plan, offer the outputs, take the next
+        state in the cycle they leave. Plan cycle p is running cycle p + DECODE_CYCLES."""
+        m = build.m
+        end = build.plan.latency + DECODE_CYCLES
         cycle = Signal(range(end + 1), name="cycle")
         running, offered = Signal(name="running"), Signal(name="offered")
         take = Signal()
@@ -242,248 +260,37 @@ class LegMachine(StreamPipeline):
             with m.If(cycle == end):
                 m.d.sync += [running.eq(0), offered.eq(1)]
         error = Signal(name="error")
-        flags = []                       # registered flags, OR-ed into error in the next cycle
         tag = Signal(self.tag_width, name="tag", reset_less=True)
         with m.If(take):
             m.d.sync += [running.eq(1), cycle.eq(0), tag.eq(self.i.payload.tag)]
-        begin = Signal(name="begin")     # the programs start from it, not from the handshake
-        m.d.sync += begin.eq(take)
+        build.begin = Signal(name="begin")  # the programs start from it, not the handshake
+        m.d.sync += build.begin.eq(take)
+        return _Control(end=end, cycle=cycle, running=running, take=take, begin=build.begin,
+                        error=error, tag=tag)
 
-        def program(name, events, widths=None):
-            """``(fire, row)`` of ``events`` given at plan cycles: valid a cycle ahead, so the
-            action is a register of them."""
-            return _program(m, name, [(c - 3 + DECODE_CYCLES, f) for c, f in events],
-                            begin, widths)
-
-        def registered(name, value, shape=None):
-            reg = Signal(shape if shape is not None else value.shape(), name=name,
-                         reset_less=True)
-            m.d.sync += reg.eq(value)
-            return reg
-
-        guards = defaultdict(list)
-        for g in graph.guards:
-            guards[g.source].append(g)
-
-        def guard_of(source, port):
-            codes = [guard_code(g, lsb) for g in guards[source] if port is None or
-                     g.port == port]
-            return max(codes, default=0)
-
-        def below(value, code):          # a guarded value below its minimum (code 0: none)
-            return (value < code) & (value > -code)
-
-        # exact: guard bits are fraction bits
-        inputs = {n: getattr(self.i.payload, n).as_signed() << guard for n in graph.inputs}
-        input_guards = [below(value, guard_of(n, None)) for n, value in inputs.items()
-                        if guard_of(n, None)]
+    def _inputs(self, build, control):
+        """The inputs at the internal width (exact: guard bits are fraction bits), their
+        guards' flag registered as the state is taken."""
+        inputs = {n: getattr(self.i.payload, n).as_signed() << build.guard
+                  for n in build.graph.inputs}
+        input_guards = [_below(value, build.guard_of(n, None)) for n, value in inputs.items()
+                        if build.guard_of(n, None)]
         if input_guards:
-            flags.append(registered("input_guard", take & Cat(*input_guards).any(), 1))
+            build.flags.append(build.registered("input_guard",
+                                                control.take & Cat(*input_guards).any(), 1))
+        return inputs
 
-        # The register files: each processor's banks, a memory each (LUT RAM on the ECP5).
-        files = defaultdict(dict)        # processor -> {value: register index}
-        for (value, processor), index in plan.registers.items():
-            files[processor][value] = index
-        banks = {p: _banks(m, f"p{p}", plan, p, signed(inside)) for p in files}
-
-        # The bus: each sender's send register, each reader's bus register, its writes. The
-        # host sends every input once: from a queue that takes the inputs while the machine
-        # is idle and shifts every cycle while it runs, each input in the slot that reaches
-        # the head in the plan cycle of its send (the plan sends them first: a short queue).
-        # No program, no selection across the inputs, no enable from the handshake.
-        words = {t.cycle: t.source for t in plan.transfers if t.sender is None}
-        send_regs = {}
-        if words:
-            slots = [inputs[words[k - DECODE_CYCLES]] if k - DECODE_CYCLES in words else 0
-                     for k in range(max(words) + DECODE_CYCLES + 1)]
-            queue = [Signal(signed(inside), name=f"host_queue{k}", reset_less=True)
-                     for k in range(len(slots))]
-            with m.If(running):
-                m.d.sync += [reg.eq(after) for reg, after in zip(queue, queue[1:])]
-            with m.Else():
-                m.d.sync += [reg.eq(value) for reg, value in zip(queue, slots)]
-            send_regs[None] = registered("host_send", queue[0])
-        for sender in _senders({t.sender for t in plan.transfers} - {None}):
-            words = [t for t in plan.transfers if t.sender == sender]
-            file = banks[sender]
-            sent = sorted({files[sender][(t.source, t.port)] for t in words})
-            fire, row = program(f"p{sender}_send", [
-                (t.cycle, file.fields("read", sent, files[sender][(t.source, t.port)]))
-                for t in words], file.widths("read", sent))
-            send_regs[sender] = registered(f"p{sender}_send",
-                                           _read(m, file, f"p{sender}_send", fire, row,
-                                                 "read", sent), signed(inside))
-        # Each reader copies the send registers of the senders it hears into relays of its
-        # own (a cycle for the wire across the chip), then selects the sender of the words it
-        # takes into its bus register.
-        for processor in files:
-            words = [t for t in plan.transfers if processor in t.readers]
-            if not words:
-                continue
-            heard = _senders({t.sender for t in words})
-            fire, row = program(f"p{processor}_listen",
-                                [(t.cycle + BUS_CYCLES - 2, {"sender": heard.index(t.sender)})
-                                 for t in words])
-            select = Signal(range(max(len(heard), 2)), name=f"p{processor}_listen_select",
-                            reset_less=True)
-            with m.If(fire):
-                m.d.sync += select.eq(row.sender)
-            relays = [registered(f"p{processor}_from_{'host' if s is None else f'p{s}'}",
-                                 send_regs[s]) for s in heard]
-            bus = registered(f"p{processor}_bus", read_port(relays, select), signed(inside))
-            file = banks[processor]
-            fire, row = program(f"p{processor}_receive",
-                                [(t.cycle + BUS_CYCLES - 1,
-                                  {"write": file.address(files[processor][(t.source, t.port)])})
-                                 for t in words])
-            file.write(m, "bus", registered(f"p{processor}_receiving", fire, 1),
-                       registered(f"p{processor}_receive_at", row.write), bus)
-
-        # The processors.
-        own = defaultdict(list)
-        for name in plan.start:
-            own[plan.processor[name]].append(name)
-        for processor, names in sorted(own.items()):
-            names.sort(key=plan.start.get)
-            p = f"p{processor}"
-            index = files[processor]
-            modes = sorted({(by_name[n].system, by_name[n].direction, by_name[n].expansion)
-                            for n in names}, key=str)
-            configs = [CordicConfig(s, d, width=inside, frac_bits=frac_bits + guard,
-                                    expansion=e) for s, d, e in modes]
-
-            def read_key(source, port):
-                return (source, port if source in plan.processor else None)
-
-            file = banks[processor]
-
-            # Issue: the reads in the CCM's start cycle, the operands' sums in the next, the
-            # operands in the one after, the unit started in the next (OPERAND_CYCLES). Each
-            # of the six reads (source and addend of x, y, z) reaches the banks holding the
-            # registers it ever reads, no more.
-            parts = {(slot, part): (lambda op, part=part: op if part == "source" else op.addend)
-                     for slot in _SLOTS for part in ("source", "addend")}
-            reached = defaultdict(set)
-            for n in names:
-                for (slot, part), term in parts.items():
-                    op = term(getattr(by_name[n], slot))
-                    if op is not None and op.source is not None:
-                        reached[(slot, part)].add(index[read_key(op.source, op.port)])
-            reached = {role: sorted(registers) for role, registers in reached.items()}
-            issues = []
-            for n in names:
-                ccm, fields = by_name[n], {}
-                fields["mode"] = modes.index((ccm.system, ccm.direction, ccm.expansion))
-                for slot in _SLOTS:
-                    op = getattr(ccm, slot)
-                    angle = ccm.system is System.CIRCULAR and slot == "z"
-                    constant = int(angle_to_code(op.constant, inside)) if angle else \
-                        round(op.constant / 2.0 ** -(frac_bits + guard))
-                    fields.update({f"{slot}_minus": int(op.sign < 0 and op.source is not None),
-                                   f"{slot}_constant": constant % (1 << inside),
-                                   f"{slot}_addend_minus": int(op.addend is not None and
-                                                               op.addend.sign < 0),
-                                   f"{slot}_turns": int(op.turns), f"{slot}_angle": int(angle)})
-                    for (role_slot, part), term in parts.items():
-                        if role_slot != slot or (slot, part) not in reached:
-                            continue
-                        read_op = term(op)
-                        used = read_op is not None and read_op.source is not None
-                        fields.update(file.fields(f"{slot}_{part}", reached[(slot, part)], index[
-                            read_key(read_op.source, read_op.port)] if used else None))
-                issues.append((plan.start[n], fields))
-            reads = {}                   # the read fields' widths
-            for (slot, part), registers in reached.items():
-                reads.update(file.widths(f"{slot}_{part}", registers))
-            widths = {**{f"{slot}_constant": inside for slot in _SLOTS}, **reads}
-            fire, row = program(f"{p}_issue", issues, widths)
-            decoded = {f: Signal(len(getattr(row, f)), name=f"{p}_issue_{f}", reset_less=True)
-                       for f in issues[0][1] if f not in reads}
-            with m.If(fire):
-                m.d.sync += [reg.eq(getattr(row, f)) for f, reg in decoded.items()]
-            issued = registered(f"{p}_issued", fire, 1)
-            read, later = {}, {}
-            for role in parts:
-                slot, part = role
-                if role not in reached:
-                    read[role] = 0
-                    continue
-                value = _read(m, file, f"{p}_{slot}_{part}", fire, row, f"{slot}_{part}",
-                              reached[role])
-                read[role] = registered(f"{p}_read_{slot}_{part}", value, signed(inside))
-            for f, reg in decoded.items():
-                later[f] = registered(f"{p}_formed_{f}", reg)
-            # The sums in one cycle, saturated into the operand registers in the next.
-            forming = registered(f"{p}_forming", issued, 1)
-            summed = registered(f"{p}_summed", forming, 1)
-            operands, overflows = {}, []
-            for slot in _SLOTS:
-                source = read[(slot, "source")]
-                turns = later[f"{slot}_turns"]
-                source = Mux(turns, source << (width - frac_bits), source)
-                value = registered(f"{p}_sum_{slot}", hdl_add_sub_add(
-                    later[f"{slot}_constant"].as_signed(), source, later[f"{slot}_minus"],
-                    read[(slot, "addend")], later[f"{slot}_addend_minus"]))
-                saturated, overflow = hdl_saturate(value, inside)
-                angle = registered(f"{p}_summed_angle_{slot}", later[f"{slot}_angle"])
-                operands[slot] = Signal(signed(inside), name=f"{p}_op_{slot}",
-                                        reset_less=True)
-                with m.If(summed):
-                    m.d.sync += operands[slot].eq(Mux(angle, value[:inside].as_signed(),
-                                                      saturated))
-                overflows.append(overflow & ~angle)
-            flags.append(registered(f"{p}_operand_overflow", summed & Cat(*overflows).any(),
-                                    1))
-            mode = registered(f"{p}_mode", registered(f"{p}_summed_mode", later["mode"]))
-            start = registered(f"{p}_start", summed, 1)
-            unit = multimode_datapath(m, configs, operands["x"], operands["y"],
-                                      operands["z"], mode, start, name=f"{p}_cordic")
-
-            # Write-back: the result is at the unit's outputs in the cycle before its
-            # finish (WRITEBACK_CYCLES).
-            backs = []
-            for n in names:
-                fields = {}
-                for port in _PORTS:
-                    key = ((n, port), processor)
-                    fields[f"{port}_write"] = file.address(plan.registers[key]) \
-                        if key in plan.registers else 0
-                    fields[f"{port}_keep"] = int(key in plan.registers)
-                    fields[f"{port}_check"] = int(port in graph.used_ports(n))
-                    fields[f"{port}_guard"] = guard_of(n, port) \
-                        if port in graph.used_ports(n) else 0
-                backs.append((plan.finish[n] - WRITEBACK_CYCLES, fields))
-            fire, row = program(f"{p}_writeback", backs)
-            checks = {f: registered(f"{p}_writeback_{f}", getattr(row, f))
-                      for f in backs[0][1] if f.endswith(("_check", "_guard"))}
-            writing = registered(f"{p}_writing", fire, 1)
-            flag = unit.outputs["domain_error"]
-            for port in _PORTS:
-                flag = flag | (checks[f"{port}_check"] & unit.outputs[f"{port}_overflow"])
-                if any(f[f"{port}_guard"] for _, f in backs):
-                    flag = flag | below(unit.outputs[port],
-                                        checks[f"{port}_guard"].as_unsigned())
-            flags.append(registered(f"{p}_result_flag", writing & flag, 1))
-            for port in _PORTS:
-                file.write(m, port, registered(f"{p}_{port}_keeping",
-                                               fire & getattr(row, f"{port}_keep"), 1),
-                           registered(f"{p}_{port}_back_at", getattr(row, f"{port}_write")),
-                           unit.outputs[port])
-
-        with m.If(Cat(*flags).any()):  # set by this state's flags (the first: when begun)
-            m.d.sync += error.eq(1)
-        with m.Elif(begin):
-            m.d.sync += error.eq(0)
-
-        # The outputs, from the register files as the run ends: rounded half to even into
-        # registers (the ports' fields).
+    def _outputs(self, build, control, files, banks):
+        """The outputs, from the register files as the run ends: rounded half to even into
+        registers (the ports' fields)."""
+        m, graph, plan, width = build.m, build.graph, build.plan, build.width
         ending = Signal(name="ending")   # a register: it enables every output register
-        m.d.sync += ending.eq(running & (cycle == end - 1))
+        m.d.sync += ending.eq(control.running & (control.cycle == control.end - 1))
         saturated = []
         for name, (source, port) in graph.outputs.items():
             owner = plan.processor[source]
-            value = hdl_round_shift(banks[owner].peek(m, files[owner][(source, port)]), guard,
-                                    Rounding.HALF_EVEN)
+            value = hdl_round_shift(banks[owner].peek(m, files[owner][(source, port)]),
+                                    build.guard, Rounding.HALF_EVEN)
             if graph.is_angle(source, port):
                 value = value[:width].as_signed()
             else:
@@ -496,6 +303,250 @@ class LegMachine(StreamPipeline):
         clamped = Signal(name="out_saturated")
         with m.If(ending):
             m.d.sync += clamped.eq(Cat(*saturated).any())
-        m.d.comb += [self.o.payload.unreachable.eq(error | clamped),
-                     self.o.payload.tag.eq(tag)]
-        return m
+        m.d.comb += [self.o.payload.unreachable.eq(control.error | clamped),
+                     self.o.payload.tag.eq(control.tag)]
+
+
+@dataclass
+class _Control:
+    """The machine's control signals (:meth:`LegMachine._control`)."""
+    end: int                             # the running cycle of the plan's last
+    cycle: Signal
+    running: Signal
+    take: Signal                         # a state is taken in this cycle
+    begin: Signal                        # the cycle after: the programs start
+    error: Signal                        # sticky over a state
+    tag: Signal
+
+
+class _Build:
+    """What the parts of one elaboration share: the module, the plan and formats, the flags
+    OR-ed into the error (registered, in the next cycle), and the helpers every part uses."""
+
+    def __init__(self, m, graph, plan, *, width, frac_bits, guard_bits):
+        self.m, self.graph, self.plan = m, graph, plan
+        self.width, self.frac_bits, self.guard = width, frac_bits, guard_bits
+        self.inside = width + guard_bits
+        self.lsb = FixedFormat(self.inside, frac_bits + guard_bits).lsb
+        self.by_name = {c.name: c for c in graph.ccms}
+        self.flags = []
+        self.begin = None                # set by LegMachine._control
+        self.guards = defaultdict(list)
+        for g in graph.guards:
+            self.guards[g.source].append(g)
+
+    def program(self, name, events, widths=None):
+        """``(fire, row)`` of ``events`` given at plan cycles: valid a cycle ahead, so the
+        action is a register of them."""
+        return _program(self.m, name, [(c - 3 + DECODE_CYCLES, f) for c, f in events],
+                        self.begin, widths)
+
+    def registered(self, name, value, shape=None):
+        reg = Signal(shape if shape is not None else value.shape(), name=name,
+                     reset_less=True)
+        self.m.d.sync += reg.eq(value)
+        return reg
+
+    def guard_of(self, source, port):
+        codes = [guard_code(g, self.lsb) for g in self.guards[source] if port is None or
+                 g.port == port]
+        return max(codes, default=0)
+
+
+def _below(value, code):                 # a guarded value below its minimum (code 0: none)
+    return (value < code) & (value > -code)
+
+
+def _bus(build, control, inputs, files, banks):
+    """The bus: each sender's send register, each reader's bus register, its writes. The host
+    sends every input once: from a queue that takes the inputs while the machine is idle and
+    shifts every cycle while it runs, each input in the slot that reaches the head in the plan
+    cycle of its send (the plan sends them first: a short queue). No program, no selection
+    across the inputs, no enable from the handshake."""
+    m, plan, inside = build.m, build.plan, build.inside
+    program, registered = build.program, build.registered
+    words = {t.cycle: t.source for t in plan.transfers if t.sender is None}
+    send_regs = {}
+    if words:
+        slots = [inputs[words[k - DECODE_CYCLES]] if k - DECODE_CYCLES in words else 0
+                 for k in range(max(words) + DECODE_CYCLES + 1)]
+        queue = [Signal(signed(inside), name=f"host_queue{k}", reset_less=True)
+                 for k in range(len(slots))]
+        with m.If(control.running):
+            m.d.sync += [reg.eq(after) for reg, after in zip(queue, queue[1:])]
+        with m.Else():
+            m.d.sync += [reg.eq(value) for reg, value in zip(queue, slots)]
+        send_regs[None] = registered("host_send", queue[0])
+    for sender in _senders({t.sender for t in plan.transfers} - {None}):
+        words = [t for t in plan.transfers if t.sender == sender]
+        file = banks[sender]
+        sent = sorted({files[sender][(t.source, t.port)] for t in words})
+        fire, row = program(f"p{sender}_send", [
+            (t.cycle, file.fields("read", sent, files[sender][(t.source, t.port)]))
+            for t in words], file.widths("read", sent))
+        send_regs[sender] = registered(f"p{sender}_send",
+                                       _read(m, file, f"p{sender}_send", fire, row,
+                                             "read", sent), signed(inside))
+    # Each reader copies the send registers of the senders it hears into relays of its own (a
+    # cycle for the wire across the chip), then selects the sender of the words it takes into
+    # its bus register.
+    for processor in files:
+        words = [t for t in plan.transfers if processor in t.readers]
+        if not words:
+            continue
+        heard = _senders({t.sender for t in words})
+        fire, row = program(f"p{processor}_listen",
+                            [(t.cycle + BUS_CYCLES - 2, {"sender": heard.index(t.sender)})
+                             for t in words])
+        select = Signal(range(max(len(heard), 2)), name=f"p{processor}_listen_select",
+                        reset_less=True)
+        with m.If(fire):
+            m.d.sync += select.eq(row.sender)
+        relays = [registered(f"p{processor}_from_{'host' if s is None else f'p{s}'}",
+                             send_regs[s]) for s in heard]
+        bus = registered(f"p{processor}_bus", read_port(relays, select), signed(inside))
+        file = banks[processor]
+        fire, row = program(f"p{processor}_receive",
+                            [(t.cycle + BUS_CYCLES - 1,
+                              {"write": file.address(files[processor][(t.source, t.port)])})
+                             for t in words])
+        file.write(m, "bus", registered(f"p{processor}_receiving", fire, 1),
+                   registered(f"p{processor}_receive_at", row.write), bus)
+
+
+def _processor(build, processor, names, index, file):
+    """Processor ``processor`` running its CCMs ``names`` (in their start order) on its file
+    ``file`` (``index``: value -> register): their issue, operands, unit and write-back."""
+    m, plan, by_name = build.m, build.plan, build.by_name
+    inside, frac_bits, guard = build.inside, build.frac_bits, build.guard
+    p = f"p{processor}"
+    modes = sorted({(by_name[n].system, by_name[n].direction, by_name[n].expansion)
+                    for n in names}, key=str)
+    configs = [CordicConfig(s, d, width=inside, frac_bits=frac_bits + guard, expansion=e)
+               for s, d, e in modes]
+    operands, mode, start = _issue(build, p, names, modes, index, file)
+    unit = multimode_datapath(m, configs, operands["x"], operands["y"], operands["z"], mode,
+                              start, name=f"{p}_cordic")
+    _write_back(build, p, processor, names, file, unit)
+
+
+def _issue(build, p, names, modes, index, file):
+    """The issue of a processor's CCMs: the reads in the CCM's start cycle, the operands' sums
+    in the next, the operands in the one after, the unit started in the next
+    (OPERAND_CYCLES). Each of the six reads (source and addend of x, y, z) reaches the banks
+    holding the registers it ever reads, no more. Returns the operand registers, the mode and
+    the start."""
+    m, plan, by_name = build.m, build.plan, build.by_name
+    inside, width, frac_bits, guard = build.inside, build.width, build.frac_bits, build.guard
+    registered = build.registered
+
+    def read_key(source, port):
+        return (source, port if source in plan.processor else None)
+
+    parts = {(slot, part): (lambda op, part=part: op if part == "source" else op.addend)
+             for slot in _SLOTS for part in ("source", "addend")}
+    reached = defaultdict(set)
+    for n in names:
+        for (slot, part), term in parts.items():
+            op = term(getattr(by_name[n], slot))
+            if op is not None and op.source is not None:
+                reached[(slot, part)].add(index[read_key(op.source, op.port)])
+    reached = {role: sorted(registers) for role, registers in reached.items()}
+    issues = []
+    for n in names:
+        ccm, fields = by_name[n], {}
+        fields["mode"] = modes.index((ccm.system, ccm.direction, ccm.expansion))
+        for slot in _SLOTS:
+            op = getattr(ccm, slot)
+            angle = ccm.system is System.CIRCULAR and slot == "z"
+            constant = int(angle_to_code(op.constant, inside)) if angle else \
+                round(op.constant / 2.0 ** -(frac_bits + guard))
+            fields.update({f"{slot}_minus": int(op.sign < 0 and op.source is not None),
+                           f"{slot}_constant": constant % (1 << inside),
+                           f"{slot}_addend_minus": int(op.addend is not None and
+                                                       op.addend.sign < 0),
+                           f"{slot}_turns": int(op.turns), f"{slot}_angle": int(angle)})
+            for (role_slot, part), term in parts.items():
+                if role_slot != slot or (slot, part) not in reached:
+                    continue
+                read_op = term(op)
+                used = read_op is not None and read_op.source is not None
+                fields.update(file.fields(f"{slot}_{part}", reached[(slot, part)], index[
+                    read_key(read_op.source, read_op.port)] if used else None))
+        issues.append((plan.start[n], fields))
+    reads = {}                           # the read fields' widths
+    for (slot, part), registers in reached.items():
+        reads.update(file.widths(f"{slot}_{part}", registers))
+    widths = {**{f"{slot}_constant": inside for slot in _SLOTS}, **reads}
+    fire, row = build.program(f"{p}_issue", issues, widths)
+    decoded = {f: Signal(len(getattr(row, f)), name=f"{p}_issue_{f}", reset_less=True)
+               for f in issues[0][1] if f not in reads}
+    with m.If(fire):
+        m.d.sync += [reg.eq(getattr(row, f)) for f, reg in decoded.items()]
+    issued = registered(f"{p}_issued", fire, 1)
+    read, later = {}, {}
+    for role in parts:
+        slot, part = role
+        if role not in reached:
+            read[role] = 0
+            continue
+        value = _read(m, file, f"{p}_{slot}_{part}", fire, row, f"{slot}_{part}",
+                      reached[role])
+        read[role] = registered(f"{p}_read_{slot}_{part}", value, signed(inside))
+    for f, reg in decoded.items():
+        later[f] = registered(f"{p}_formed_{f}", reg)
+    # The sums in one cycle, saturated into the operand registers in the next.
+    forming = registered(f"{p}_forming", issued, 1)
+    summed = registered(f"{p}_summed", forming, 1)
+    operands, overflows = {}, []
+    for slot in _SLOTS:
+        source = read[(slot, "source")]
+        turns = later[f"{slot}_turns"]
+        source = Mux(turns, source << (width - frac_bits), source)
+        value = registered(f"{p}_sum_{slot}", hdl_add_sub_add(
+            later[f"{slot}_constant"].as_signed(), source, later[f"{slot}_minus"],
+            read[(slot, "addend")], later[f"{slot}_addend_minus"]))
+        saturated, overflow = hdl_saturate(value, inside)
+        angle = registered(f"{p}_summed_angle_{slot}", later[f"{slot}_angle"])
+        operands[slot] = Signal(signed(inside), name=f"{p}_op_{slot}", reset_less=True)
+        with m.If(summed):
+            m.d.sync += operands[slot].eq(Mux(angle, value[:inside].as_signed(), saturated))
+        overflows.append(overflow & ~angle)
+    build.flags.append(registered(f"{p}_operand_overflow", summed & Cat(*overflows).any(), 1))
+    mode = registered(f"{p}_mode", registered(f"{p}_summed_mode", later["mode"]))
+    start = registered(f"{p}_start", summed, 1)
+    return operands, mode, start
+
+
+def _write_back(build, p, processor, names, file, unit):
+    """The write-back of a processor's results: at the unit's outputs in the cycle before its
+    finish (WRITEBACK_CYCLES), with their checks (overflow of a port the graph reads, a
+    guarded value below its minimum) flagged."""
+    m, plan, graph, registered = build.m, build.plan, build.graph, build.registered
+    backs = []
+    for n in names:
+        fields = {}
+        for port in _PORTS:
+            key = ((n, port), processor)
+            fields[f"{port}_write"] = file.address(plan.registers[key]) \
+                if key in plan.registers else 0
+            fields[f"{port}_keep"] = int(key in plan.registers)
+            fields[f"{port}_check"] = int(port in graph.used_ports(n))
+            fields[f"{port}_guard"] = build.guard_of(n, port) \
+                if port in graph.used_ports(n) else 0
+        backs.append((plan.finish[n] - WRITEBACK_CYCLES, fields))
+    fire, row = build.program(f"{p}_writeback", backs)
+    checks = {f: registered(f"{p}_writeback_{f}", getattr(row, f))
+              for f in backs[0][1] if f.endswith(("_check", "_guard"))}
+    writing = registered(f"{p}_writing", fire, 1)
+    flag = unit.outputs["domain_error"]
+    for port in _PORTS:
+        flag = flag | (checks[f"{port}_check"] & unit.outputs[f"{port}_overflow"])
+        if any(f[f"{port}_guard"] for _, f in backs):
+            flag = flag | _below(unit.outputs[port], checks[f"{port}_guard"].as_unsigned())
+    build.flags.append(registered(f"{p}_result_flag", writing & flag, 1))
+    for port in _PORTS:
+        file.write(m, port, registered(f"{p}_{port}_keeping",
+                                       fire & getattr(row, f"{port}_keep"), 1),
+                   registered(f"{p}_{port}_back_at", getattr(row, f"{port}_write")),
+                   unit.outputs[port])

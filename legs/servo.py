@@ -13,6 +13,7 @@ pivot below its minimum, a value beyond the format) leaves the estimate where it
 import numpy as np
 from amaranth.hdl import Module, Signal, signed
 
+from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
 from robohw.hw.stream import StreamPipeline
 from robohw.ik.model import evaluate_model, output_codes
@@ -73,9 +74,7 @@ class FkServo(StreamPipeline):
     the interval is the latency plus one (:attr:`interval`).
     """
     def __init__(self, platform, iterations=1, *, width=24, timing="pipelined", tag_width=0):
-        if timing not in SERVO_TIMINGS:
-            raise ValueError(f"timing must be one of {', '.join(SERVO_TIMINGS)}, not "
-                             f"{timing!r}")
+        check_choice("timing", timing, SERVO_TIMINGS)
         graph = fk_graph(platform, iterations)
         if timing == "machine":
             self._inner = LegMachine(graph, **fk_format(platform, width), tag_width=tag_width)

@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 from amaranth.back import rtlil, verilog
 
+from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.hw.payload import layout_fields, pack_words, unpack_words
 from robohw.sim.harness import StreamRun, cycle_budget
 from robohw.sim.primitives import primitive_models
@@ -209,10 +210,8 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
     source of every ``robohw`` module (:func:`source_digest`), determines the design (its
     family, parameters and robot file, say); then a cached model is found without elaborating.
     """
-    if simulator not in SIMULATORS:
-        raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not {simulator!r}")
-    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-        raise ValueError(f"threads must be a positive integer, not {threads!r}")
+    check_choice("simulator", simulator, SIMULATORS)
+    check_positive_integer("threads", threads)
     if threads > 1 and simulator != "verilator":
         raise ValueError(f"threads > 1 needs the verilator simulator, not {simulator!r}")
     if platform is not None and simulator != "verilator":

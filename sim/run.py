@@ -1,6 +1,7 @@
 """One entry for the file commands' hardware backends: a workload through a design in the
 Amaranth simulator (``rtl``) or in its compiled model (``compiled``), with progress."""
 
+from robohw.hw.checks import check_choice
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 
@@ -17,9 +18,7 @@ def run_backend(dut, payloads, backend, label, progress, identity):
     ``len(payloads)``: a line per batch of results (``rtl``), per build step and at the end
     (``compiled``). ``identity``: what determines ``dut`` besides the code (the compiled
     model's cache key, :func:`robohw.sim.compiled.build_compiled`)."""
-    if backend not in HARDWARE_BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(HARDWARE_BACKENDS)}, not "
-                         f"{backend!r}")
+    check_choice("backend", backend, HARDWARE_BACKENDS)
     if backend == "rtl":
         return run_stream(dut, payloads, on_result=lambda done: progress.update(done, label))
     run = run_stream_compiled(dut, payloads, identity=identity, say=lambda step: progress.update(

@@ -17,6 +17,7 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.pipeline import cell_depths, schedule
 from robohw.dataflow.plan import TRIG_ERROR_LSB, TracedPlan
+from robohw.hw.checks import check_integer
 from robohw.systolic.reference import link_frames
 from robohw.robots import Robot, load_robot
 from robohw.systolic.model import MAX_WIDTH
@@ -51,9 +52,7 @@ class InertiaPlan(TracedPlan):
     kinds = ()           # the kinds of cell, each with its window length
 
     def __init__(self, robot="puma560", *, width=24, fold=1):
-        if not isinstance(width, int) or not MIN_WIDTH <= width <= MAX_WIDTH:
-            raise ValueError(f"width must be an integer in [{MIN_WIDTH}, {MAX_WIDTH}], "
-                             f"not {width!r}")
+        check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
         if not isinstance(robot, Robot):
             robot = load_robot(robot)
         self._robot = robot

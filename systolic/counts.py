@@ -3,6 +3,7 @@
 scalars: a :class:`~robohw.dataflow.graph.Tracer` that folds no constant."""
 
 from robohw.dataflow.graph import Tracer
+from robohw.hw.checks import check_positive_integer
 from robohw.systolic.reference import LinkFrame, table1, table2
 
 __all__ = ["operation_counts"]
@@ -17,8 +18,7 @@ def operation_counts(n, method="table1"):
     algorithms = {"table1": table1, "table2": table2}
     if method not in algorithms:
         raise ValueError(f"method must be table1 or table2, not {method!r}")
-    if not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer, not {n!r}")
+    check_positive_integer("n", n)
     frame = LinkFrame(revolute=True, alpha=1.0, a=0.3, d=0.1, offset=0.0, theta=0.0, mass=1.0,
                       com=(0.1, 0.2, 0.3), inertia=((0.3, 0.01, 0.02), (0.01, 0.2, 0.03),
                                                    (0.02, 0.03, 0.25)), limits=None)

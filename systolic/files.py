@@ -14,6 +14,7 @@ simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator
 
 import numpy as np
 
+from robohw.hw.checks import check_choice
 from robohw.support.csv_table import read_columns, write_rows
 from robohw.support.joints import angles_fit
 from robohw.systolic.reference import inertia_matrix
@@ -62,10 +63,8 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None
     ``outside_limits`` for the hardware backends: see :func:`outside_limits`). ``fold``:
     cycles per configuration of the rtl and compiled backends' array (default
     :data:`robohw.systolic.DEFAULT_FOLDS`)."""
-    if array not in ALGORITHMS:
-        raise ValueError(f"array must be one of {', '.join(ALGORITHMS)}, not {array!r}")
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    check_choice("array", array, ALGORITHMS)
+    check_choice("backend", backend, BACKENDS)
     q = np.atleast_2d(np.asarray(q, dtype=np.float64))
     valid = np.ones(len(q), dtype=bool)
     h = np.zeros((len(q), robot.dof, robot.dof))

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import lsq_linear
 
+from robohw.hw.checks import check_number
 from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.allocation import paper_allocation
 from robohw.transputer.counts import subtask_counts
@@ -55,8 +56,7 @@ def calibrate(robot, networks=(3, 6, 7, 8), link_ms=0.0):
     time and off the one-slave total before the fit, so that the costs and overheads are what
     the processors computed. With it the equations need not be met exactly (the overheads
     cannot go below zero): ``residual_ms`` says how far they are not."""
-    if not isinstance(link_ms, (int, float)) or isinstance(link_ms, bool) or not link_ms >= 0:
-        raise ValueError(f"link_ms must be a non-negative number, not {link_ms!r}")
+    check_number("link_ms", link_ms, minimum=0)
     tasks = list(PAPER_SUBTASKS)
     index = {task: k for k, task in enumerate(tasks)}
     counts = subtask_counts(robot, tasks)

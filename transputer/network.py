@@ -34,7 +34,7 @@ the paper's Table 6.
 import heapq
 from dataclasses import dataclass
 
-from robohw.hw.checks import check_positive_integer
+from robohw.hw.checks import check_number, check_positive_integer
 from robohw.transputer.topology import Tree
 
 __all__ = ["Links", "Activity", "Sample", "simulate"]
@@ -68,9 +68,7 @@ class Links:
 
     def __post_init__(self):
         for name in ("mbit_per_s", "bits_per_byte"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not value > 0:
-                raise ValueError(f"{name} must be a positive number, not {value!r}")
+            check_number(name, getattr(self, name), above=0)
         if self.word_bytes not in (4, 8):
             raise ValueError(f"word_bytes must be 4 (REAL32) or 8 (REAL64), not "
                              f"{self.word_bytes!r}")

@@ -26,6 +26,7 @@ matrices as written, its zeros not skipped. :class:`T800` turns the counts into 
 
 from dataclasses import dataclass
 
+from robohw.hw.checks import check_number
 from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 
 __all__ = ["T800", "Work", "share_operations", "link_terms", "subtask_work", "slave_work",
@@ -57,9 +58,7 @@ class T800:
 
     def __post_init__(self):
         for name in ("cycle_us", "add_cycles", "mul_cycles", "trig_us", "call_us"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} must be a non-negative number, not {value!r}")
+            check_number(name, getattr(self, name), minimum=0)
 
     def time_ms(self, work):
         """The time of :class:`Work` ``work``, in ms."""

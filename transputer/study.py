@@ -19,6 +19,7 @@ The cost models:
 from dataclasses import dataclass
 from functools import lru_cache
 
+from robohw.hw.checks import check_choice, check_integer
 from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
 from robohw.transputer.allocation import lpt_allocation, paper_allocation, PAPER_TABLES
@@ -62,8 +63,7 @@ def _stanford():
 def cost_model(costs, links=Links(), timing=T800()):
     """The :class:`CostModel` ``costs`` (``"predictive"`` or ``"calibrated"``) of the Stanford
     arm's 64 subtasks on ``links``."""
-    if costs not in COSTS:
-        raise ValueError(f"costs must be one of {', '.join(COSTS)}, not {costs!r}")
+    check_choice("costs", costs, COSTS)
     reduce_ms = timing.time_ms(Work(0, links.partial_words))
     if costs == "predictive":
         cost_ms, slave_ms = predicted_costs(_stanford(), timing)
@@ -115,9 +115,7 @@ def check_processors(processors, allocation):
     """``processors`` as a tuple, or ``ValueError`` naming the first that cannot be run."""
     processors = tuple(processors)
     for m in processors:
-        if not isinstance(m, int) or isinstance(m, bool) or not 1 <= m <= MAX_PROCESSORS:
-            raise ValueError(f"processors must be integers from 1 to {MAX_PROCESSORS}, not "
-                             f"{m!r}")
+        check_integer("processors", m, minimum=1, maximum=MAX_PROCESSORS)
         if allocation == "paper" and m != 1 and m not in PAPER_TABLES:
             raise ValueError(f"the paper allocates to 1, "
                              f"{', '.join(map(str, PAPER_TABLES))} slaves, not {m}")
@@ -128,9 +126,7 @@ def study(processors=(1, 3, 6, 7, 8), allocation="paper", costs="predictive", li
           time_limit_s=60.0, progress=None):
     """One :class:`Row` per number of slaves in ``processors``; ``progress`` (a
     :class:`~robohw.support.progress.Progress`-like ``step()``), if given, is told after each."""
-    if allocation not in ALLOCATIONS:
-        raise ValueError(f"allocation must be one of {', '.join(ALLOCATIONS)}, not "
-                         f"{allocation!r}")
+    check_choice("allocation", allocation, ALLOCATIONS)
     processors = check_processors(processors, allocation)
     model = cost_model(costs, links)
     one = run((PAPER_SUBTASKS,), model.cost_ms, model.overhead(1), links,

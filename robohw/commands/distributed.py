@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import bad_outputs, integer, positive, usage
+from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, integer, positive, usage
 from robohw.support.atomic import write_json
 
 __all__ = ["register", "run"]
@@ -64,7 +64,7 @@ def run(args):
                            backend=args.backend,
                            via_q6=VIA_Q6 if args.via_q6 is None else args.via_q6,
                            width=args.width, hardware=hardware)
-    except (RobotFileError, ValueError) as error:
+    except (RobotFileError, *ARGUMENT_ERRORS) as error:
         return usage("distributed", error)
     cycles = result.cycles_per_sample
     print(f"trajectory {result.trajectory}, {result.duration:g} s, {result.scheme} "

@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import bad_outputs, file_command, integer, usage
+from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, file_command, integer, usage
 
 __all__ = ["register", "run"]
 
@@ -70,7 +70,7 @@ def run(args):
                                             args.formulation, args.wrench, width=args.width,
                                             design=args.design, processors=args.processors,
                                             network=args.network, progress=sys.stderr)
-    except (RobotFileError, CsvFileError, ValueError) as error:
+    except (RobotFileError, CsvFileError, *ARGUMENT_ERRORS) as error:
         return usage("dynamics", error)
     write_torques(args.out, tau, valid, reason if args.reasons else None)
     print(f"{len(tau)} states, {int(valid.sum())} valid: {args.out}", file=sys.stderr)

@@ -2,8 +2,8 @@
 
 import sys
 
-from robohw.commands.options import (FOLD_HELP, bad_folder, design_names, folds, folds_for,
-                                     usage, width_list)
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, design_names, folds,
+                                     folds_for, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.progress import Progress
 
@@ -49,7 +49,7 @@ def run(args):
     except LintError as error:
         print(f"robohw export: {error}", file=sys.stderr)
         return 1
-    except ValueError as error:
+    except ARGUMENT_ERRORS as error:
         print(f"robohw export: {error}", file=sys.stderr)
         return 2
     for s in sidecars:

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import bad_outputs, file_command, integer, usage
+from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, file_command, integer, usage
 
 __all__ = ["register", "run"]
 
@@ -63,7 +63,7 @@ def run(args):
         solution = solve_ik(robot, poses, args.backend, branch, width=args.width,
                             graph=args.graph, within_limits=args.within_limits,
                             progress=sys.stderr)
-    except (RobotFileError, PoseFileError, ValueError) as error:
+    except (RobotFileError, PoseFileError, *ARGUMENT_ERRORS) as error:
         return usage("ik", error)
     write_joints(args.out, solution, reasons=args.reasons, branches=args.all_branches)
     print(f"{len(solution.q)} rows, {int(solution.valid.sum())} valid: {args.out}",

@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import integer
+from robohw.commands.options import ARGUMENT_ERRORS, integer
 from robohw.support.atomic import write_json
 
 __all__ = ["register", "run"]
@@ -40,7 +40,7 @@ def run(args):
         robot = load_robot(args.robot)
         solution = graph_solution(robot, args.graph, args.timing, args.width,
                                   args.align_outputs)
-    except (RobotFileError, ValueError) as error:
+    except (RobotFileError, *ARGUMENT_ERRORS) as error:
         print(f"robohw ik-graph: {error}", file=sys.stderr)
         return 2
     for key in _PRINTED:

@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import bad_outputs, file_command, integer, usage
+from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, file_command, integer, usage
 
 __all__ = ["register", "run"]
 
@@ -43,7 +43,7 @@ def run(args):
         q = read_configurations(args.q, robot.dof)
         h, valid, reason = solve_inertia(robot, q, args.backend, args.array, width=args.width,
                                          fold=args.fold, progress=sys.stderr)
-    except (RobotFileError, CsvFileError, ValueError) as error:
+    except (RobotFileError, CsvFileError, *ARGUMENT_ERRORS) as error:
         return usage("inertia", error)
     write_matrices(args.out, h, valid, reason if args.reasons else None)
     print(f"{len(h)} configurations, {int(valid.sum())} valid: {args.out}", file=sys.stderr)

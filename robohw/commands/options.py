@@ -11,7 +11,11 @@ import numpy as np
 __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
-           "bad_outputs", "folds_for"]
+           "bad_outputs", "folds_for", "ARGUMENT_ERRORS"]
+
+# What the library's argument checks raise (robohw.hw.checks): a command reports either as its
+# one-line usage error.
+ARGUMENT_ERRORS = (TypeError, ValueError)
 
 
 class CommandParser(argparse.ArgumentParser):

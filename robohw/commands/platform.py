@@ -6,8 +6,8 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import (CommandParser, add_quiet, bad_outputs, integer, positive,
-                                     usage)
+from robohw.commands.options import (ARGUMENT_ERRORS, CommandParser, add_quiet, bad_outputs,
+                                     integer, positive, usage)
 
 __all__ = ["register", "run"]
 
@@ -131,7 +131,7 @@ def run(args):
         rows = read_platform_input(source, platform, args.action)
         values, valid, reason = solve_platform(platform, args.action, rows, args.backend,
                                                progress=sys.stderr, **options)
-    except (PlatformFileError, CsvFileError, ValueError) as error:
+    except (PlatformFileError, CsvFileError, *ARGUMENT_ERRORS) as error:
         return usage(name, error)
     write_platform_output(args.out, platform, args.action, values, valid,
                           reason if args.reasons else None)

@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import FOLD_HELP, integer
+from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, integer
 from robohw.support.atomic import write_json
 
 __all__ = ["register", "run"]
@@ -36,7 +36,7 @@ def run(args):
     try:
         result = simulate(args.design, args.backend, args.width, args.count, args.seed,
                           args.vcd, fold=args.fold)
-    except ValueError as error:
+    except ARGUMENT_ERRORS as error:
         print(f"robohw sim: {error}", file=sys.stderr)
         return 2
     for key, value in result.items():

@@ -3,8 +3,8 @@
 import pathlib
 import sys
 
-from robohw.commands.options import (bad_folder, choice_list, design_names, integer,
-                                     integer_list, lazy_choice_list, positive, usage)
+from robohw.commands.options import (ARGUMENT_ERRORS, bad_folder, choice_list, design_names,
+                                     integer, integer_list, lazy_choice_list, positive, usage)
 from robohw.hw.devices import DEVICES
 
 __all__ = ["register", "run"]
@@ -101,7 +101,7 @@ def run(args):
             print(format_plan(plan_sweep(spec, jobs, client)))
             return 0
         rows = run_sweep(spec, jobs, client, stream=sys.stderr)
-    except (ExecutorError, ResultsFileError, ValueError) as error:
+    except (ExecutorError, ResultsFileError, *ARGUMENT_ERRORS) as error:
         return usage("sweep", error)
     except SynthError as error:
         print(f"robohw sweep: {error}", file=sys.stderr)

@@ -2,8 +2,8 @@
 
 import sys
 
-from robohw.commands.options import (FOLD_HELP, bad_folder, design_names, folds, folds_for,
-                                     integer, positive, usage, width_list)
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, design_names, folds,
+                                     folds_for, integer, positive, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.atomic import write_json, write_text
 
@@ -84,7 +84,7 @@ def run(args):
     except SynthError as error:
         print(f"robohw synth: {error}", file=sys.stderr)
         return 1
-    except ValueError as error:
+    except ARGUMENT_ERRORS as error:
         return usage("synth", error)
     table = format_synth(rows)
     print(table)

@@ -1,6 +1,6 @@
 """``robohw transputer``: Zomaya & Morris's Lagrange-Euler on a T800 network, simulated."""
 
-from robohw.commands.options import integer_list, positive, usage
+from robohw.commands.options import ARGUMENT_ERRORS, integer_list, positive, usage
 from robohw.support.atomic import write_json
 from robohw.support.progress import Progress
 
@@ -49,7 +49,7 @@ def run(args):
         progress = Progress(len(args.processors))
         rows = study(args.processors, args.allocation, args.costs, links,
                      time_limit_s=args.time_limit, progress=progress)
-    except ValueError as error:
+    except ARGUMENT_ERRORS as error:
         return usage("transputer", error)
     print(format_rows(rows))
     if args.json:

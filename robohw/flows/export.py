@@ -27,6 +27,7 @@ import subprocess
 
 import amaranth
 
+from robohw.hw.checks import check_choice
 from robohw.registry import DESIGNS
 from robohw.hw.devices import DEVICES
 from robohw.sim.primitives import primitive_models
@@ -88,8 +89,8 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
     name in :data:`robohw.hw.devices.DEVICES`; default none: generic), and
     ``M.primitives.v`` if the module instantiates a vendor's primitives; return the
     sidecar."""
-    if device is not None and device not in DEVICES:
-        raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+    if device is not None:
+        check_choice("device", device, DEVICES)
     platform = DEVICES[device] if device is not None else None
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from amaranth.back import rtlil
 
 from robohw.flows.commands import find_command, search_path
+from robohw.hw.checks import check_choice, check_positive_integer
 
 __all__ = ["MODES", "Proof", "FormalError", "prove"]
 
@@ -68,10 +69,8 @@ def prove(module, ports, name, out_dir, *, mode="prove", depth=20):
     ``ports`` as its free inputs; return a :class:`Proof`. See the module docstring for
     ``mode`` and ``depth``. Runs in ``out_dir/name``; raises :class:`FormalError` when a tool
     is missing or SymbiYosys ends with neither a pass nor a failure."""
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    if not isinstance(depth, int) or isinstance(depth, bool) or depth < 1:
-        raise ValueError(f"depth must be a positive integer, not {depth!r}")
+    check_choice("mode", mode, MODES)
+    check_positive_integer("depth", depth)
     if not name.isidentifier():
         raise ValueError(f"name must be an identifier (it names the run's folder), not "
                          f"{name!r}")

@@ -12,6 +12,7 @@ test.
 import tempfile
 import time
 
+from robohw.hw.checks import check_choice
 from robohw.registry import design as find_design
 from robohw.support.progress import Progress
 from robohw.sim.compiled import SIMULATORS, build_compiled, run_stream_compiled
@@ -30,9 +31,7 @@ def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("ve
     for about that many (its build takes a minute or more for a large design). Raises
     ``AssertionError`` if a simulation differs from the bit-exact model."""
     for simulator in simulators:
-        if simulator not in SIMULATORS:
-            raise ValueError(f"simulator must be one of {', '.join(SIMULATORS)}, not "
-                             f"{simulator!r}")
+        check_choice("simulator", simulator, SIMULATORS)
     designs = [find_design(name) for name in names]
     progress = Progress(len(designs) * (len(simulators) + 1 + bool(cocotb_cycles)), stream)
     rows = []

@@ -8,6 +8,7 @@ simulated run is checked against the bit-exact model and measured against float6
 
 import tempfile
 
+from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.registry import design as find_design
 from robohw.sim.measure import measure_timing
 from robohw.support.progress import Progress
@@ -25,13 +26,11 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
     """Run design ``name`` (folded by ``fold``, default the design's; a design without a
     fold ignores it); return a dict of what was measured. Progress goes to ``stream``
     (default stderr, when it is a terminal)."""
-    if backend not in BACKENDS:
-        raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, not {backend!r}")
+    check_choice("backend", backend, BACKENDS)
     if vcd is not None and backend == "model":
         raise ValueError("--vcd needs a simulated backend (amaranth, compiled or verilator), "
                          "not model")
-    if not isinstance(count, int) or count < 1:
-        raise ValueError(f"count must be a positive integer, not {count!r}")
+    check_positive_integer("count", count)
     design = find_design(name)
     width = width or design.default_width
     dut = design.build(width, fold)

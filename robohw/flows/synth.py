@@ -17,6 +17,7 @@ import time
 
 from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
+from robohw.hw.checks import check_choice, check_integer, check_number
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
            "check_nextpnr_options", "synthesize", "critical_path", "format_synth"]
@@ -162,10 +163,8 @@ def critical_path(report):
 def check_nextpnr_options(placer, router):
     """Raise ``ValueError`` unless ``placer`` is one of :data:`PLACERS` and ``router`` one of
     :data:`ROUTERS` (:func:`synthesize` and a sweep, before its work, ask this)."""
-    if placer not in PLACERS:
-        raise ValueError(f"placer must be one of {', '.join(PLACERS)}, not {placer!r}")
-    if router not in ROUTERS:
-        raise ValueError(f"router must be one of {', '.join(ROUTERS)}, not {router!r}")
+    check_choice("placer", placer, PLACERS)
+    check_choice("router", router, ROUTERS)
 
 
 def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
@@ -189,30 +188,23 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     iterations (router1: 50 rip-up rounds). With ``cache`` a result is reused when the
     exported Verilog, the tool versions, the device, the speed grade, the seed, the placer, the
     router and the target are all the same (``"cached": true`` in the row)."""
-    if device not in DEVICES:
-        raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
-    if tools not in TOOLS:
-        raise ValueError(f"tools must be one of {', '.join(TOOLS)}, not {tools!r}")
+    check_choice("device", device, DEVICES)
+    check_choice("tools", tools, TOOLS)
     family, arguments, pins = DEVICES[device]
     if family != "ecp5" and speed is not None:
         raise ValueError(f"speed grades apply to ECP5 devices, not {device}")
     if family == "ecp5":
         speed = 6 if speed is None else speed
-        if speed not in SPEED_GRADES:
-            raise ValueError(f"speed must be one of 6, 7, 8, not {speed!r}")
+        check_choice("speed", speed, SPEED_GRADES)
         arguments = [*arguments, "--speed", str(speed)]
-    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, not {seed!r}")
+    check_integer("seed", seed, minimum=0)
     check_nextpnr_options(placer, router)
     if placer != "heap":        # HeAP's runs keep their cache keys
         arguments = [*arguments, "--placer", placer]
     if router != "router1":     # router1's runs keep their cache keys
         arguments = [*arguments, "--router", router]
     if target_mhz is not None:
-        if isinstance(target_mhz, bool) or not isinstance(target_mhz, (int, float)) or \
-                not 0 < target_mhz < MAX_TARGET_MHZ:
-            raise ValueError(f"target_mhz must be a number of MHz in (0, {MAX_TARGET_MHZ}), not "
-                             f"{target_mhz!r}")
+        check_number("target_mhz", target_mhz, above=0, below=MAX_TARGET_MHZ, unit="MHz")
         arguments = [*arguments, "--freq", f"{target_mhz:g}", "--tmg-ripup"]
     out_dir = pathlib.Path(out_dir)
     sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False, device=device)

@@ -5,6 +5,7 @@ tasks that evaluate them, each task shared by every point that needs it.
 import hashlib
 from dataclasses import dataclass, field
 
+from robohw.hw.checks import check_choice
 from robohw.registry import DESIGNS
 from robohw.hw.devices import DEVICES
 
@@ -45,9 +46,7 @@ class Task:
     settings: tuple = field(default=())
 
     def __post_init__(self):
-        if self.measurement not in MEASUREMENTS:
-            raise ValueError(f"measurement must be one of {', '.join(MEASUREMENTS)}, not "
-                             f"{self.measurement!r}")
+        check_choice("measurement", self.measurement, MEASUREMENTS)
 
     @property
     def options(self):
@@ -70,8 +69,7 @@ def sweep_points(designs, widths=None, folds=None, devices=("ecp5-85k",)):
         if name not in DESIGNS:
             raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}")
     for device in devices:
-        if device not in DEVICES:
-            raise ValueError(f"device must be one of {', '.join(DEVICES)}, not {device!r}")
+        check_choice("device", device, DEVICES)
     points = []
     for name in dict.fromkeys(designs):
         design = DESIGNS[name]

@@ -164,7 +164,7 @@ def test_small_sweep_table(small_sweep):
     by_point = {(r["design"], r["width"], r["fold"]): r for r in table}
     narrow = by_point["cordic-word-serial", "3", "1"]
     assert narrow["valid"] == "0" and narrow["max_error"] == ""
-    assert narrow["reason"] == "accuracy: width must be in [4, 40], not 3"
+    assert narrow["reason"] == "accuracy: width must be an integer in [4, 40], not 3"
     for key in [("cordic-word-serial", "16", "1"), ("inertia-linear", "16", "4"),
                 ("inertia-linear", "16", "6")]:
         row = by_point[key]

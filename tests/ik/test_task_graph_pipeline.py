@@ -92,7 +92,7 @@ def test_memory_delay_lines_change_nothing_but_the_flip_flops():
     assert register_depths(memories) == register_depths(plain) == {plain.latency}
     moved = register_bits(plain) - register_bits(memories)
     assert memory_bits(memories) > 0.8 * moved > 0
-    with pytest.raises(ValueError, match="memory_above must be an integer >= 2, not 1"):
+    with pytest.raises(ValueError, match="memory_above must be an integer of at least 2, not 1"):
         TaskGraphPipeline(graph, width=12, memory_above=1)
 
 

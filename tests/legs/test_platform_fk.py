@@ -56,9 +56,12 @@ def test_an_iteration_is_the_legs_the_solve_and_the_update(name):
         assert len(graph.ccms) == iterations * (legs * per_leg + solve + update)
         assert len(graph.guards) == iterations * dof
         assert set(graph.outputs) == set(platform.pose_fields)
-    for bad in (0, MAX_ITERATIONS + 1, 1.5, True):
+    for bad in (0, MAX_ITERATIONS + 1):
         with pytest.raises(ValueError, match=rf"iterations must be an integer in \[1, "
                                              rf"{MAX_ITERATIONS}\], not {bad!r}"):
+            fk_graph(platform, bad)
+    for bad in (1.5, True):
+        with pytest.raises(TypeError, match=f"iterations must be an integer, not {bad!r}"):
             fk_graph(platform, bad)
 
 

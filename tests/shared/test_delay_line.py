@@ -55,9 +55,9 @@ def test_an_off_by_one_memory_is_seen(monkeypatch):
 def test_bad_arguments_are_refused():
     m = Module()
     value, enable = Signal(8), Signal()
-    with pytest.raises(ValueError, match="memory_above must be an integer >= 2, not 1"):
+    with pytest.raises(ValueError, match="memory_above must be an integer of at least 2, not 1"):
         tapped_delay_line(m, value, [4], enable, "x", memory_above=1)
     with pytest.raises(ValueError, match="x: a line that resets cannot be a memory"):
         tapped_delay_line(m, value, [4], enable, "x", reset_less=False, memory_above=2)
-    with pytest.raises(ValueError, match="y: a memory delays by at least 3 stages, not 2"):
+    with pytest.raises(ValueError, match="y: stages must be an integer of at least 3, not 2"):
         memory_delay(m, value, 2, enable, "y")

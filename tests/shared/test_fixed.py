@@ -40,7 +40,7 @@ def test_format_conversions_and_checks():
     assert fmt.to_float([16]).tolist() == [1.0]
     with pytest.raises(OverflowError, match="out of range"):
         fmt.from_float([8.0])
-    with pytest.raises(ValueError, match=r"Fraction bits must be an integer in \[0, 8\]"):
+    with pytest.raises(ValueError, match=r"frac_bits must be an integer in \[0, 8\], not 9"):
         FixedFormat(8, 9)
 
 

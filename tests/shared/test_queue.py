@@ -71,7 +71,11 @@ def test_latency_from_a_write_into_the_empty_lane():
     assert seen == [(QUEUE_LATENCY, 77)] and QUEUE_LATENCY == 2
 
 
-@pytest.mark.parametrize("depth", [1, 0, 2.5, True])
-def test_a_bad_depth_is_refused(depth):
-    with pytest.raises(ValueError, match="depth must be an integer of at least 2, not"):
+@pytest.mark.parametrize("depth, error, message", [
+    (1, ValueError, "depth must be an integer of at least 2, not 1"),
+    (0, ValueError, "depth must be an integer of at least 2, not 0"),
+    (2.5, TypeError, "depth must be an integer, not 2.5"),
+    (True, TypeError, "depth must be an integer, not True")])
+def test_a_bad_depth_is_refused(depth, error, message):
+    with pytest.raises(error, match=message):
         QueueLane(8, depth)

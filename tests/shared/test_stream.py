@@ -96,10 +96,18 @@ def test_the_queue_is_one_entry_deeper_than_the_results_on_their_way():
     assert StreamPipeline.queue_depth(3, period=6, slots=2) == 2 * (4 + 1)
 
 
-@pytest.mark.parametrize("tag_width", [-1, 1.5, True, "8"])
-def test_tag_width_is_checked(tag_width):
-    with pytest.raises(ValueError, match="tag_width must be a non-negative integer, not"):
+@pytest.mark.parametrize("tag_width, error, message", [
+    (-1, ValueError, "tag_width must be a non-negative integer, not -1"),
+    (1.5, TypeError, "tag_width must be an integer, not 1.5"),
+    (True, TypeError, "tag_width must be an integer, not True"),
+    ("8", TypeError, "tag_width must be an integer, not '8'")])
+def test_tag_width_is_checked(tag_width, error, message):
+    with pytest.raises(error, match=message):
         Delay(1, tag_width=tag_width)
+
+
+def test_a_numpy_integer_is_an_integer():
+    assert Delay(1, tag_width=np.int64(3)).tag_width == 3
 
 
 @pytest.mark.parametrize("stages, period, fold, slots", [
@@ -118,9 +126,12 @@ def test_control_register_bits_count_the_netlist(stages, period, fold, slots):
                                   + 9 * stages * slots + own)
 
 
-@pytest.mark.parametrize("slots", [0, 3, 1.0])
-def test_slots_are_checked(slots):
-    with pytest.raises(ValueError, match="slots must be an integer from 1 to period - 1, not"):
+@pytest.mark.parametrize("slots, error, message", [
+    (0, ValueError, r"slots must be an integer in \[1, 2\], not 0"),
+    (3, ValueError, r"slots must be an integer in \[1, 2\], not 3"),
+    (1.0, TypeError, "slots must be an integer, not 1.0")])
+def test_slots_are_checked(slots, error, message):
+    with pytest.raises(error, match=message):
         Delay(2, period=3, slots=slots).elaborate(None)
 
 
@@ -149,7 +160,7 @@ def test_task_graph_pipeline_checks_its_arguments():
         TaskGraphPipeline("best")
     with pytest.raises(TypeError, match="width must be an integer, not '24'"):
         TaskGraphPipeline(graph, width="24")
-    with pytest.raises(ValueError, match=r"width must be in \[4, 40\], not 64"):
+    with pytest.raises(ValueError, match=r"width must be an integer in \[4, 40\], not 64"):
         plan_pipeline(graph, width=64)
     with pytest.raises(TypeError, match="check_alignment must be a bool"):
         TaskGraphPipeline(graph, check_alignment=1)

@@ -141,11 +141,16 @@ def test_folded_model_is_the_unfolded_model():
             assert np.array_equal(outputs[0][key], outputs[1][key]), (name, key)
 
 
-@pytest.mark.parametrize("bad", [0, -2, 1.5, True, "3"])
-def test_a_bad_fold_is_refused(bad):
-    with pytest.raises(ValueError, match="fold must be a positive integer"):
+@pytest.mark.parametrize("bad, error, message", [
+    (0, ValueError, "fold must be a positive integer, not 0"),
+    (-2, ValueError, "fold must be a positive integer, not -2"),
+    (1.5, TypeError, "fold must be an integer, not 1.5"),
+    (True, TypeError, "fold must be an integer, not True"),
+    ("3", TypeError, "fold must be an integer, not '3'")])
+def test_a_bad_fold_is_refused(bad, error, message):
+    with pytest.raises(error, match=message):
         ARRAYS["linear"](fold=bad)
-    with pytest.raises(ValueError, match="fold must be a positive integer"):
+    with pytest.raises(error, match=message):
         modulo_schedule(PLANS["linear"]().tracer, [], bad, {})
 
 

@@ -1,7 +1,8 @@
 """The inertia family: systolic and recursive-doubling arrays for the manipulator inertia
 matrix (Amin-Javaheri & Orin): :class:`LinearInertiaArray` (O(N), Table 1) and
 :class:`LogDepthInertiaArray` (O(log2 N), Table 2); the float64 algorithms (:mod:`.reference`),
-their operation counts (:mod:`.counts`), the bit-exact model (:mod:`.model`), the designs of the
+their operation counts (:mod:`.counts`), the payloads (:mod:`.codec`), the bit-exact model
+(:mod:`.model`), the designs of the
 flows (:mod:`.designs`), the ``inertia`` command's files (:mod:`.files`) and the report section
 (:mod:`.report`)."""
 

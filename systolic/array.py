@@ -18,9 +18,10 @@ from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.pipeline import cell_depths, schedule
 from robohw.dataflow.plan import TRIG_ERROR_LSB, TracedPlan
 from robohw.hw.checks import check_integer
-from robohw.systolic.reference import link_frames
 from robohw.robots import Robot, load_robot
+from robohw.systolic.codec import inertia_field, joint_field
 from robohw.systolic.model import MAX_WIDTH
+from robohw.systolic.reference import link_frames
 
 __all__ = ["InertiaPlan", "InertiaArray", "MIN_WIDTH", "TRIG_ERROR_LSB"]
 
@@ -64,17 +65,18 @@ class InertiaPlan(TracedPlan):
             late = self.schedule.ready[source.index] if fold > 1 else \
                 self.schedule.windows.get(source.cell, (0, 0))[1]
             if late > depth:
-                raise AssertionError(f"h{j}_{i} is late for the stated latency {depth}")
+                raise AssertionError(f"{inertia_field(j, i)} is late for the stated latency "
+                                     f"{depth}")
 
     # --- construction ------------------------------------------------------------------------
     def _trace(self):
         joints = [None]
         for k, frame in enumerate(self._frames[1:], start=2):
             if frame.revolute:
-                joints.append(self.angle_input(k, f"q{k}", frame.offset))
+                joints.append(self.angle_input(k, joint_field(k), frame.offset))
             else:
                 low, high = (limit + frame.offset for limit in frame.limits)
-                joints.append(self.value_input(f"d{k}", f"q{k}", low, high, frame.offset,
+                joints.append(self.value_input(f"d{k}", joint_field(k), low, high, frame.offset,
                                                error_lsb=1.0))
         h = type(self).algorithm(self._frames, joints, self.tracer)
         return dict(sorted(h.items()))
@@ -150,7 +152,7 @@ class InertiaPlan(TracedPlan):
 
     def offset_code(self, k):
         """Joint ``k``'s offset as a code of its ``q`` field, added to ``q`` at the input."""
-        return self.field_offset(f"q{k}")
+        return self.field_offset(joint_field(k))
 
 
 class InertiaArray(TracedPipeline):
@@ -190,8 +192,8 @@ class InertiaArray(TracedPipeline):
 
     def __init__(self, robot="puma560", *, width=24, fold=1, tag_width=0, check_ranges=False):
         plan = self.plan_class(robot, width=width, fold=fold)
-        super().__init__(plan, {f"q{k}": signed(width) for k in range(1, plan.dof + 1)},
-                         {(j, i): f"h{j}_{i}" for (j, i) in plan.output_fracs},
+        super().__init__(plan, {joint_field(k): signed(width) for k in range(1, plan.dof + 1)},
+                         {(j, i): inertia_field(j, i) for (j, i) in plan.output_fracs},
                          tag_width=tag_width, check_ranges=check_ranges)
 
     @property

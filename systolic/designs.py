@@ -8,7 +8,9 @@ from robohw.dataflow.component import configuration_line
 from robohw.robots.sampling import sample_joints
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS
-from robohw.systolic.model import decode_outputs, encode_joints, model_outputs
+from robohw.systolic.codec import (decode_outputs, encode_joints, field_formats, output_codes,
+                                   output_payloads)
+from robohw.systolic.model import model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH"]
@@ -47,32 +49,21 @@ class InertiaDesign(Design):
 
     def check(self, dut, workload, outputs):
         expected = model_outputs(dut.plan, workload.context["codes"])
-        equal = all([o[f"h{j}_{i}"] for o in outputs] == v.tolist()
-                    for (j, i), v in expected.items())
-        got = decode_outputs(dut.plan, {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in outputs])
-                          for key in expected})
+        codes = output_codes(dut.plan, outputs)
+        equal = all(codes[key].tolist() == v.tolist() for key, v in expected.items())
+        got = decode_outputs(dut.plan, codes)
         reference = jacobian_inertia(dut.plan.robot, workload.context["q"])
         errors = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
         return equal, errors
 
     def model_outputs(self, dut, workload):
-        expected = model_outputs(dut.plan, workload.context["codes"])
-        return [{f"h{j}_{i}": int(v[b]) for (j, i), v in expected.items()}
-                for b in range(len(workload.payloads))]
+        return output_payloads(model_outputs(dut.plan, workload.context["codes"]))
 
     def structure(self, dut):
         return "processing elements", dut.resources()["processing_elements"]
 
     def formats(self, dut):
-        width = dut.plan.width
-        out = {}
-        for k, frame in enumerate(dut.plan.frames, start=1):
-            out[f"q{k}"] = f"angle({width})" if frame.revolute else \
-                f"fixed({width}, {dut.input_fracs.get(k, width - 1)})"
-        out.update({f"h{j}_{i}": f"fixed({width}, {frac})"
-                    for (j, i), frac in dut.output_fracs.items()})
-        out["tag"] = "tag"
-        return out
+        return field_formats(dut.plan)
 
 
 DESIGNS = (

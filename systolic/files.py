@@ -21,7 +21,8 @@ from robohw.systolic.reference import inertia_matrix
 from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
-from robohw.systolic.model import decode_outputs, encode_joints, model_inertia
+from robohw.systolic.codec import decode_outputs, encode_joints, input_payloads, output_codes
+from robohw.systolic.model import model_inertia
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
            "BACKENDS", "ALGORITHMS"]
@@ -87,12 +88,9 @@ def _hardware(robot, q, backend, array, width, fold, progress):
         return model_inertia(PLANS[array](robot, width=width), q)
     fold = fold or DEFAULT_FOLDS[array]
     dut = ARRAYS[array](robot, width=width, fold=fold)
-    codes = encode_joints(dut.plan, q)
-    payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
+    payloads = input_payloads(encode_joints(dut.plan, q))
     run = run_backend(dut, payloads, backend,
                       f"configurations through the {dut.latency}-cycle {array} array",
                       Progress(len(payloads), progress),
                       f"inertia {array} width={width} fold={fold} {robot!r}")
-    out = {key: np.array([o[f"h{key[0]}_{key[1]}"] for o in run.outputs], dtype=np.int64)
-           for key in dut.output_fracs}
-    return decode_outputs(dut.plan, out)
+    return decode_outputs(dut.plan, output_codes(dut.plan, run.outputs))

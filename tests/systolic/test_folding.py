@@ -18,7 +18,8 @@ from robohw.sim.compiled import run_stream_compiled
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.dataflow.folding import modulo_schedule, shared_products
 from robohw.dataflow.pipeline import SHARED_OPS
-from robohw.systolic.model import encode_joints, model_outputs
+from robohw.systolic.codec import encode_joints, output_codes
+from robohw.systolic.model import model_outputs
 from test_inertia_arrays import check_rtl, configurations, payloads
 
 warnings.filterwarnings("ignore", message=".*triangle inequality")
@@ -180,6 +181,7 @@ def test_folded_verilog_equals_model_under_verilator(compiled_models):
     run = run_stream_compiled(dut, inputs, source_pattern=[True, True, False, True],
                               sink_pattern=[True] * 5 + [False], directory=compiled_models)
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
-    for (j, i), values in model_outputs(dut.plan, codes).items():
-        assert [o[f"h{j}_{i}"] for o in run.outputs] == values.tolist(), f"h{j}_{i}"
+    got = output_codes(dut.plan, run.outputs)
+    for key, values in model_outputs(dut.plan, codes).items():
+        assert got[key].tolist() == values.tolist(), key
     assert np.all(np.diff(run.input_cycles) >= 3)

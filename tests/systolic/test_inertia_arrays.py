@@ -18,8 +18,8 @@ from robohw.systolic.reference import jacobian_inertia, log2_levels
 from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDepthPlan
 from robohw.dataflow.pipeline import schedule
-from robohw.systolic.model import (encode_joints, model_inertia, model_outputs,
-                                   traced_float)
+from robohw.systolic.codec import encode_joints, output_codes
+from robohw.systolic.model import model_inertia, model_outputs, traced_float
 from robohw.sim.compiled import run_stream_compiled
 
 # The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
@@ -47,8 +47,9 @@ def check_rtl(dut, q, **stalls):
     expected = model_outputs(dut.plan, codes)
     run = run_stream(dut, inputs, **stalls)
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
-    for (j, i), values in expected.items():
-        assert [o[f"h{j}_{i}"] for o in run.outputs] == values.tolist(), f"h{j}_{i}"
+    got = output_codes(dut.plan, run.outputs)
+    for key, values in expected.items():
+        assert got[key].tolist() == values.tolist(), key
     return run
 
 
@@ -194,8 +195,9 @@ def test_exported_verilog_equals_model_under_verilator(array, compiled_models):
     run = run_stream_compiled(dut, inputs, source_pattern=[True, True, False, True],
                               sink_pattern=sink, directory=compiled_models)
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
-    for (j, i), values in model_outputs(dut.plan, codes).items():
-        assert [o[f"h{j}_{i}"] for o in run.outputs] == values.tolist(), f"h{j}_{i}"
+    got = output_codes(dut.plan, run.outputs)
+    for key, values in model_outputs(dut.plan, codes).items():
+        assert got[key].tolist() == values.tolist(), key
     # The first result shows `latency` cycles after its input and leaves when the sink takes it.
     shown = run.input_cycles[0] + dut.latency
     assert run.output_cycles[0] == next(c for c in range(shown, shown + 8)

@@ -1,15 +1,35 @@
-"""Robot states as the payload codes of a traced plan's state fields, and torque codes back:
-shared by the designs that take a state ``(q, qd, qdd)`` and give joint torques
-(:mod:`robohw.dynamics`, :mod:`robohw.distributed`). A plan here has ``robot``, ``dof``,
-``width``, ``cordic`` (the angles' CORDIC), ``input_fracs`` (fraction bits of the fixed-point
-fields by name) and ``output_fracs`` (of the torques, by joint from 1)."""
+"""The payload codec of the designs that take a robot state ``(q, qd, qdd)`` and give joint
+torques (:mod:`robohw.dynamics`, :mod:`robohw.distributed`): the one place that knows their
+field names and converts states to payload codes and torque codes back.
+
+The input payload has ``q{k}``, ``qd{k}`` and ``qdd{k}`` for each joint ``k`` (from 1); the
+output payload ``tau{k}`` (``signed(width)``, fixed point with the plan's ``output_fracs``),
+a design's validity flag and ``tag``. A plan here has ``robot``, ``dof``, ``width``,
+``cordic`` (the angles' CORDIC), ``input_fracs`` (fraction bits of the fixed-point fields by
+name) and ``output_fracs`` (of the torques, by joint from 1)."""
 
 import numpy as np
 from amaranth.hdl import signed
 
 from robohw.hw.fixed import angle_to_code
+from robohw.hw.payload import payload_rows
 
-__all__ = ["state_fields", "encode_states", "decode_torques"]
+__all__ = ["state_field", "torque_field", "state_fields", "torque_fields", "encode_states",
+           "torque_codes", "torque_payloads", "decode_torques",
+           "field_formats"]
+
+
+def state_field(kind, k):
+    """The input field of joint ``k``'s (from 1) position, rate or acceleration (``kind``:
+    ``"q"``, ``"qd"`` or ``"qdd"``)."""
+    if kind not in ("q", "qd", "qdd"):
+        raise ValueError(f"kind must be one of q, qd, qdd, not {kind!r}")
+    return f"{kind}{k}"
+
+
+def torque_field(k):
+    """The output field of joint ``k``'s (from 1) torque or force."""
+    return f"tau{k}"
 
 
 def state_fields(plan):
@@ -18,10 +38,16 @@ def state_fields(plan):
     ``qdd1..qddN`` (``signed(width)``)."""
     fields = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
-        fields[f"q{k}"] = signed(plan.cordic.width if joint.type == "revolute" else plan.width)
-    fields.update({f"{kind}{k}": signed(plan.width) for kind in ("qd", "qdd")
+        fields[state_field("q", k)] = signed(plan.cordic.width if joint.type == "revolute"
+                                             else plan.width)
+    fields.update({state_field(kind, k): signed(plan.width) for kind in ("qd", "qdd")
                    for k in range(1, plan.dof + 1)})
     return fields
+
+
+def torque_fields(plan):
+    """The output payload's torque fields, ``{tau1..tauN: signed(width)}``."""
+    return {torque_field(k): signed(plan.width) for k in range(1, plan.dof + 1)}
 
 
 def encode_states(plan, q, qd, qdd):
@@ -39,12 +65,13 @@ def encode_states(plan, q, qd, qdd):
     fracs, width = plan.input_fracs, plan.width
     codes = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
+        position, rate, acceleration = (state_field(kind, k) for kind in ("q", "qd", "qdd"))
         if joint.type == "revolute":
-            codes[f"q{k}"] = angle_to_code(q[:, k - 1], plan.cordic.width)
+            codes[position] = angle_to_code(q[:, k - 1], plan.cordic.width)
         else:
-            codes[f"q{k}"] = _fixed(q[:, k - 1], fracs[f"q{k}"], width)
-        codes[f"qd{k}"] = _fixed(qd[:, k - 1], fracs[f"qd{k}"], width)
-        codes[f"qdd{k}"] = _fixed(qdd[:, k - 1], fracs[f"qdd{k}"], width)
+            codes[position] = _fixed(q[:, k - 1], fracs[position], width)
+        codes[rate] = _fixed(qd[:, k - 1], fracs[rate], width)
+        codes[acceleration] = _fixed(qdd[:, k - 1], fracs[acceleration], width)
     return codes
 
 
@@ -59,8 +86,40 @@ def _fixed(values, frac, width):
         np.array([int(v) for v in codes], dtype=object)
 
 
+def torque_codes(plan, outputs):
+    """Torque codes ``{k: (B,) object array}`` (Python integers: fields may pass 63 bits) from a
+    run's output payloads."""
+    return {k: np.array([o[torque_field(k)] for o in outputs], dtype=object)
+            for k in range(1, plan.dof + 1)}
+
+
+def torque_payloads(out, **flags):
+    """Output payloads (dicts of ints, without ``tag``) from torque codes ``{k: (B,)}`` and
+    the validity flags given by name (``in_bounds=(B,) bools``)."""
+    return payload_rows({**{torque_field(k): v for k, v in out.items()}, **flags})
+
+
 def decode_torques(plan, out):
     """Torques ``(B, N)`` (N m, N) from torque codes by joint."""
     fracs = plan.output_fracs
     return np.stack([np.asarray(out[k], dtype=np.float64) * 2.0 ** -fracs[k]
                      for k in range(1, plan.dof + 1)], axis=-1)
+
+
+def field_formats(plan, flag):
+    """Every payload field's number format, as an export sidecar states it (``angle(width)``,
+    ``fixed(width, frac)``, ``bit`` for the validity flag named ``flag``, ``tag``)."""
+    out = {}
+    for k, joint in enumerate(plan.robot.joints, start=1):
+        position = state_field("q", k)
+        out[position] = f"angle({plan.cordic.width})" if joint.type == "revolute" else \
+            f"fixed({plan.width}, {plan.input_fracs[position]})"
+    for kind in ("qd", "qdd"):
+        out.update({state_field(kind, k): f"fixed({plan.width}, "
+                                          f"{plan.input_fracs[state_field(kind, k)]})"
+                    for k in range(1, plan.dof + 1)})
+    out.update({torque_field(k): f"fixed({plan.width}, {frac})"
+                for k, frac in plan.output_fracs.items()})
+    out[flag] = "bit"
+    out["tag"] = "tag"
+    return out

@@ -3,6 +3,7 @@ hardware backends' runs, with progress."""
 
 import numpy as np
 
+from robohw.dataflow.states import torque_codes
 from robohw.support.csv_table import write_rows
 from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
@@ -24,8 +25,7 @@ def hardware_runner(backend, progress=None):
                     f"{plan.robot!r}")
         run = run_backend(dut, payloads, backend, f"states, {dut.interval} cycles each",
                           Progress(count, progress), identity)
-        out = {k: np.array([o[f"tau{k}"] for o in run.outputs], dtype=object)
-               for k in range(1, dut.dof + 1)}
+        out = torque_codes(dut.plan, run.outputs)
         valid = np.array([o["valid"] for o in run.outputs], dtype=bool)
         cycles = int(np.diff(run.input_cycles).min()) if count > 1 else dut.interval
         return out, valid, cycles

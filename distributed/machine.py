@@ -41,7 +41,7 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.pipeline import hdl_op
-from robohw.dataflow.states import state_fields
+from robohw.dataflow.states import state_fields, torque_field, torque_fields
 from robohw.distributed.model import prediction_depth
 from robohw.distributed.plan import FASTEST, LinkComputersPlan
 from robohw.distributed.timing import schedule
@@ -102,7 +102,7 @@ class LinkComputers(StreamPipeline):
         # The local values are ready within a sample (the shortest, dual issue, is 139 cycles;
         # the CORDIC at 40 bits takes 43).
         assert slots + pipelined_latency(plan.cordic) + 3 <= self._timeline.cycles
-        outputs = {f"tau{k}": signed(width) for k in range(1, plan.dof + 1)}
+        outputs = torque_fields(plan)
         outputs["valid"] = unsigned(1)
         super().__init__(state_fields(plan), outputs, tag_width=tag_width)
 
@@ -165,7 +165,7 @@ class LinkComputers(StreamPipeline):
             out = Signal(signed(plan.width), name=f"tau{k}_out", reset_less=True)
             with m.If(pc == 0):
                 m.d.sync += out.eq(torque)
-            m.d.comb += getattr(result, f"tau{k}").eq(out)
+            m.d.comb += getattr(result, torque_field(k)).eq(out)
         valid = Signal(name="valid_out")
         with m.If(pc == 0):
             m.d.sync += valid.eq(window.all())

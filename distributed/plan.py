@@ -40,6 +40,7 @@ from dataclasses import dataclass
 
 from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
 from robohw.dataflow.plan import TracedPlan
+from robohw.dataflow.states import state_field
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
 from robohw.hw.checks import check_choice, check_integer, check_number, check_positive_integer
@@ -238,14 +239,15 @@ class LinkComputersPlan(TracedPlan):
         joints = []
         for k, joint in enumerate(robot.joints, start=1):
             v, a = joint.velocity_limit, joint.acceleration_limit
-            inputs = {"qd": self.value_input(f"qd{k}", f"qd{k}", -v, v),
-                      "qdd": self.value_input(f"qdd{k}", f"qdd{k}", -a, a)}
+            inputs = {"qd": self.value_input(f"qd{k}", state_field("qd", k), -v, v),
+                      "qdd": self.value_input(f"qdd{k}", state_field("qdd", k), -a, a)}
             if joint.type == "revolute":
-                inputs["cos"], inputs["sin"] = self.angle_input(k, f"q{k}", joint.offset)
+                inputs["cos"], inputs["sin"] = self.angle_input(k, state_field("q", k),
+                                                                joint.offset)
             else:
                 low, high = (limit + joint.offset for limit in joint.limits)
-                inputs["d"] = self.value_input(f"d{k}", f"q{k}", low, high, joint.offset,
-                                               error_lsb=1.0)
+                inputs["d"] = self.value_input(f"d{k}", state_field("q", k), low, high,
+                                               joint.offset, error_lsb=1.0)
             joints.append(inputs)
         links = [self._local(i, joints) for i in range(n)]
         gravity = tuple(-g for g in robot.gravity)

@@ -48,7 +48,7 @@ result under backpressure.
 from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 
 from robohw.dataflow.component import held_state, within_limits
-from robohw.dataflow.states import state_fields
+from robohw.dataflow.states import state_fields, torque_field, torque_fields
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
@@ -97,7 +97,7 @@ class NewtonEulerArray(StreamPipeline):
                          trig_width=trig_width, multiplier_latency=multiplier_latency,
                          adder_latency=adder_latency, sequencing=sequencing)
         self._plan = plan
-        outputs = {f"tau{k}": signed(width) for k in range(1, plan.dof + 1)}
+        outputs = torque_fields(plan)
         outputs["in_bounds"] = unsigned(1)
         super().__init__(state_fields(plan), outputs, tag_width=tag_width)
         self.counters = [{kind: Signal(32, name=f"pe{e}_{kind}")
@@ -166,7 +166,7 @@ class NewtonEulerArray(StreamPipeline):
         for program in programs:
             program.build(period)
         for key, node in plan.outputs.items():
-            field = getattr(result, f"tau{key}")
+            field = getattr(result, torque_field(key))
             if isinstance(node, float):
                 m.d.comb += field.eq(round(node * 2.0 ** plan.output_fracs[key]))
                 continue

@@ -6,7 +6,8 @@ import numpy as np
 
 from robohw.dataflow.component import configuration_line
 from robohw.dynamics.array import NewtonEulerArray
-from robohw.dynamics.model import decode_torques, encode_states
+from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
+                                    torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.dynamics.pipeline import NewtonEulerPipeline
 from robohw.dynamics.reference import inverse_dynamics
@@ -66,17 +67,14 @@ class DynamicsDesign(Design):
 
     def check(self, dut, workload, outputs):
         equal = self.equals_model(dut, workload, outputs)
-        got = decode_torques(dut.plan, {k: np.array([o[f"tau{k}"] for o in outputs],
-                                                     dtype=object)
-                                        for k in range(1, dut.dof + 1)})
+        got = decode_torques(dut.plan, torque_codes(dut.plan, outputs))
         reference = inverse_dynamics(dut.plan.robot, *workload.context["states"])
         errors = np.abs(got - reference).max(-1) / np.abs(reference).max()
         return equal, errors
 
     def model_outputs(self, dut, workload):
         out, inside = model_outputs_dynamics(dut.plan, workload.context["codes"])
-        return [{**{f"tau{k}": int(v[b]) for k, v in out.items()}, "in_bounds": int(inside[b])}
-                for b in range(len(workload.payloads))]
+        return torque_payloads(out, in_bounds=inside)
 
     def structure(self, dut):
         if self.array is not None:
@@ -84,19 +82,7 @@ class DynamicsDesign(Design):
         return "multipliers", dut.resources()["multipliers"]
 
     def formats(self, dut):
-        plan = dut.plan
-        out = {}
-        for k, joint in enumerate(plan.robot.joints, start=1):
-            out[f"q{k}"] = f"angle({plan.cordic.width})" if joint.type == "revolute" else \
-                f"fixed({plan.width}, {plan.input_fracs[f'q{k}']})"
-        for kind in ("qd", "qdd"):
-            out.update({f"{kind}{k}": f"fixed({plan.width}, {plan.input_fracs[f'{kind}{k}']})"
-                        for k in range(1, plan.dof + 1)})
-        out.update({f"tau{k}": f"fixed({plan.width}, {frac})"
-                    for k, frac in plan.output_fracs.items()})
-        out["in_bounds"] = "bit"
-        out["tag"] = "tag"
-        return out
+        return field_formats(dut.plan, "in_bounds")
 
 
 DESIGNS = (

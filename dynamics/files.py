@@ -19,17 +19,19 @@ turns or more (``w`` the CORDICs' width), which no binary angle holds exactly, r
 
 import numpy as np
 
+from robohw.dataflow.states import decode_torques, encode_states, torque_codes
 from robohw.dynamics.pipeline import NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.network import NETWORKS
-from robohw.dynamics.model import decode_torques, encode_states, model_outputs
+from robohw.dynamics.model import model_outputs
 from robohw.support.csv_table import read_columns, write_rows
 from robohw.support.joints import angles_fit
 from robohw.support.progress import Progress
 from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
+from robohw.hw.payload import payload_rows
 from robohw.sim.run import run_backend
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "BACKENDS", "DESIGNS"]
@@ -97,13 +99,11 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
             label = (f"states through the {dut.plan.processors}-element array "
                      f"({dut.interval} cycles a state)")
         plan = dut.plan
-        codes = encode_states(plan, q, qd, qdd)
-        payloads = [{name: int(v[b]) for name, v in codes.items()} for b in range(len(q))]
+        payloads = payload_rows(encode_states(plan, q, qd, qdd))
         run = run_backend(dut, payloads, backend, label, Progress(len(payloads), progress),
                           f"dynamics {design} width={width} processors={processors} "
                           f"network={network} {robot!r}")
-        out = {k: np.array([o[f"tau{k}"] for o in run.outputs], dtype=object)
-               for k in range(1, plan.dof + 1)}
+        out = torque_codes(plan, run.outputs)
         valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
     reason = np.where(fits, np.where(valid, "ok", "outside_limits"), "out_of_format")
     valid = valid & fits

@@ -1,17 +1,15 @@
-"""The bit-exact model of :class:`robohw.dynamics.NewtonEulerPipeline`: states to payload codes
-(:func:`encode_states`, from :mod:`robohw.dataflow.states`), codes to the torque codes and
-``in_bounds`` flags the pipeline streams out (:func:`model_outputs`, through
-:func:`robohw.dataflow.plan.model_codes`: numpy ``int64`` up to 31 bits, Python integers
-above), codes to torques (:func:`decode_torques`), and :func:`model_torques` all three at
-once."""
+"""The bit-exact model of :class:`robohw.dynamics.NewtonEulerPipeline`, through the payloads of
+:mod:`robohw.dataflow.states`: :func:`model_outputs` takes state codes to the torque codes and
+``in_bounds`` flags the pipeline streams out (through :func:`robohw.dataflow.plan.model_codes`:
+numpy ``int64`` up to 31 bits, Python integers above), and :func:`model_torques` encodes,
+models and decodes at once."""
 
 import numpy as np
 
 from robohw.dataflow.plan import in_bounds, model_codes
-# Shared with the other designs that take states (re-exported here: the pipeline's model).
 from robohw.dataflow.states import decode_torques, encode_states
 
-__all__ = ["encode_states", "model_outputs", "decode_torques", "model_torques"]
+__all__ = ["model_outputs", "model_torques"]
 
 
 def model_outputs(plan, codes):

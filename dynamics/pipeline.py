@@ -12,7 +12,7 @@ low.
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
-from robohw.dataflow.states import state_fields
+from robohw.dataflow.states import state_field, state_fields, torque_field
 from robohw.dynamics.reference import base_coordinate_steps
 from robohw.dynamics.bounds import DynamicsBounds
 from robohw.dynamics.scans import doubling_schedule, run_schedule
@@ -71,15 +71,15 @@ class NewtonEulerPlan(TracedPlan):
         self.input_joints = {}           # input node name -> its joint (1-based)
         for k, joint in enumerate(robot.joints, start=1):
             if joint.type == "revolute":
-                joints.append(self.angle_input(k, f"q{k}", joint.offset))
+                joints.append(self.angle_input(k, state_field("q", k), joint.offset))
             else:
                 low, high = (limit + joint.offset for limit in joint.limits)
-                joints.append(self.value_input(f"d{k}", f"q{k}", low, high, joint.offset,
-                                               error_lsb=1.0))
+                joints.append(self.value_input(f"d{k}", state_field("q", k), low, high,
+                                               joint.offset, error_lsb=1.0))
         for k in range(1, robot.dof + 1):
             v, a = bounds.velocity[k - 1], bounds.acceleration[k - 1]
-            qd.append(self.value_input(f"qd{k}", f"qd{k}", -v, v))
-            qdd.append(self.value_input(f"qdd{k}", f"qdd{k}", -a, a))
+            qd.append(self.value_input(f"qd{k}", state_field("qd", k), -v, v))
+            qdd.append(self.value_input(f"qdd{k}", state_field("qdd", k), -a, a))
             self.input_joints.update({name: k for name in (
                 f"cos{k}", f"sin{k}", f"d{k}", f"qd{k}", f"qdd{k}")})
 
@@ -135,7 +135,8 @@ class NewtonEulerPipeline(TracedPipeline):
     def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None, tag_width=0,
                  check_ranges=False):
         plan = NewtonEulerPlan(robot, width=width, fold=fold, trig_width=trig_width)
-        super().__init__(plan, state_fields(plan), {k: f"tau{k}" for k in range(1, plan.dof + 1)},
+        super().__init__(plan, state_fields(plan),
+                         {k: torque_field(k) for k in range(1, plan.dof + 1)},
                          tag_width=tag_width, check_ranges=check_ranges, flag="in_bounds")
 
     @property

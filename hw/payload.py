@@ -1,10 +1,19 @@
-"""Stream payloads as plain integers, for simulators that see a flattened port
-(exported Verilog under cocotb) and for the sidecars that document exported ports."""
+"""Stream payloads as plain integers: payloads (dicts of ints) from columns of codes, and
+payloads packed into one integer for simulators that see a flattened port (exported Verilog
+under cocotb) and for the sidecars that document exported ports."""
 
 import numpy as np
 from amaranth.hdl import Shape
 
-__all__ = ["layout_fields", "pack", "unpack", "pack_words", "unpack_words"]
+__all__ = ["payload_rows", "layout_fields", "pack", "unpack", "pack_words", "unpack_words"]
+
+
+def payload_rows(codes, count=None):
+    """Payloads (dicts of Python ints), one a row, from ``{field: column of codes}`` (every
+    column at least ``count`` long; default: the first column's length)."""
+    if count is None:
+        count = len(next(iter(codes.values())))
+    return [{name: int(column[k]) for name, column in codes.items()} for k in range(count)]
 
 
 def layout_fields(layout):

@@ -17,7 +17,8 @@ does so for poses at a fixed ``|sin q5|`` down to the singularity itself.
 
 import numpy as np
 
-from robohw.ik.puma_graph import best_graph, pose_inputs, puma_format
+from robohw.ik.codec import joint_angles, pose_inputs
+from robohw.ik.puma_graph import best_graph, puma_format
 from robohw.robots.kinematics import forward_kinematics
 from robohw.ik.reference import BRANCHES, puma_ik_all
 from robohw.ik.model import evaluate_model
@@ -73,7 +74,7 @@ def joint_errors(robot, width, count=100_000, seed=0, make_graph=best_graph):
     keeps and the model solves (see :func:`ik_accuracy`)."""
     q, _, keep, inputs, branches, graph = _solve(robot, count, seed, make_graph)
     out, valid, _ = evaluate_model(graph, inputs, branches, **puma_format(width))
-    got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+    got = joint_angles(out)
     return np.abs(np.angle(np.exp(1j * (got - q))))[keep & valid].max(-1)
 
 
@@ -84,7 +85,7 @@ def ik_accuracy(robot, widths=(16, 20, 24, 28, 32), count=100_000, seed=0, make_
     rows = []
     for width in widths:
         out, valid, _ = evaluate_model(graph, inputs, branches, **puma_format(width))
-        got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+        got = joint_angles(out)
         use = keep & valid
         error = np.abs(np.angle(np.exp(1j * (got - q))))[use]
         fk = forward_kinematics(robot, got[use])
@@ -118,7 +119,7 @@ def fk_residual(robot, q, pose):
 def _residual_row(robot, graph, q, branches, width):
     pose = forward_kinematics(robot, q)
     out, valid, _ = evaluate_model(graph, pose_inputs(pose), branches, **puma_format(width))
-    got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+    got = joint_angles(out)
     position, orientation = fk_residual(robot, got[valid], pose[valid])
     return {"width": width, "poses": len(q), "valid": int(valid.sum()),
             "position_max_um": float(position.max(initial=0) * 1e6),

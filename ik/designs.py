@@ -7,7 +7,8 @@ import numpy as np
 from robohw.ik.accuracy import well_conditioned
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
-from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, puma_format
+from robohw.ik.codec import field_formats, payload_joint_angles, encode_poses, pose_inputs
+from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.ik.reference import puma_ik
 from robohw.robots import load_robot
 from robohw.robots.kinematics import forward_kinematics
@@ -64,10 +65,8 @@ class IkDesign(Design):
         q = q[well_conditioned(robot, q)][:count]
         pose = forward_kinematics(robot, q)
         inputs = pose_inputs(pose)
-        scale = 2.0 ** dut.plan.frac_bits
-        codes = {n: np.rint(v * scale).astype(np.int64) for n, v in inputs.items()}
-        return Workload(tagged_payloads({n: codes[n] for n in POSE_INPUTS}, len(q)),
-                        {"inputs": inputs, "pose": pose})
+        codes = encode_poses(inputs, dut.width, dut.plan.frac_bits)
+        return Workload(tagged_payloads(codes, len(q)), {"inputs": inputs, "pose": pose})
 
     def check(self, dut, workload, outputs):
         graph, width = dut.graph, dut.width
@@ -76,8 +75,7 @@ class IkDesign(Design):
         for name, values in output_codes(graph, codes, width, dut.plan.guard_bits).items():
             equal &= [o[name] for o in outputs] == values.tolist()
         q_float, _ = puma_ik(load_robot(), workload.context["pose"], 1, 1, 1)
-        got = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in outputs], dtype=np.float64)
-        got *= 2 * np.pi / 2 ** width
+        got = payload_joint_angles(outputs, width)
         errors = np.abs(np.angle(np.exp(1j * (got - q_float)))).max(-1)
         return bool(equal), errors
 
@@ -91,12 +89,7 @@ class IkDesign(Design):
                                     if source not in dut.graph.branches)
 
     def formats(self, dut):
-        width = dut.width
-        out = {n: f"fixed({width}, {dut.plan.frac_bits})" for n in POSE_INPUTS}
-        out.update({b: "bit" for b in dut.graph.branches})
-        out.update({f"q{k}": f"angle({width})" for k in range(1, 7)})
-        out.update({"unreachable": "bit", "tag": "tag"})
-        return out
+        return field_formats(dut.width, dut.plan.frac_bits, dut.graph.branches)
 
 
 DESIGNS = (

@@ -24,7 +24,10 @@ from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
-from robohw.ik.puma_graph import GRAPHS, POSE_INPUTS, pose_inputs, poses_from_inputs, puma_format
+from robohw.hw.payload import payload_rows
+from robohw.ik.codec import (POSE_INPUTS, encode_poses, joint_angles, payload_joint_angles,
+                             pose_inputs, poses_from_inputs)
+from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.support.csv_table import CsvFileError, read_columns, write_rows
 from robohw.ik.reference import BRANCHES, puma_ik
 from robohw.support.progress import Progress
@@ -149,21 +152,18 @@ def _indicators(branch):
 def _model_rows(graph, poses, branch, width):
     out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch),
                                    **puma_format(width))
-    return _wrap(np.stack([out[f"q{k}"] for k in range(1, 7)], -1)), valid
+    return _wrap(joint_angles(out)), valid
 
 
 def _rtl_rows(graph, poses, branch, width, backend, progress, identity):
     # Built as the registry builds it (long delay lines in memories): what is simulated is
     # what is synthesized.
     dut = TaskGraphPipeline(graph, **puma_format(width), memory_above=MEMORY_ABOVE)
-    fmt = FixedFormat(width, dut.plan.frac_bits)
-    codes = {n: fmt.from_float(v) for n, v in pose_inputs(poses).items()}
     bits = {b: (v < 0).astype(int) for b, v in _indicators(branch).items()
             if b in graph.branches}
-    payloads = [{**{n: int(codes[n][k]) for n in POSE_INPUTS},
-                 **{b: int(v[k]) for b, v in bits.items()}} for k in range(len(poses))]
+    payloads = payload_rows({**encode_poses(pose_inputs(poses), width, dut.plan.frac_bits),
+                             **bits})
     run = run_backend(dut, payloads, backend, f"poses through the {dut.latency}-cycle pipeline",
                       Progress(len(payloads), progress), identity)
     valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
-    q = np.array([[o[f"q{k}"] for k in range(1, 7)] for o in run.outputs], dtype=np.float64)
-    return _wrap(q.reshape(-1, 6) * (2 * np.pi / 2 ** width)), valid
+    return _wrap(payload_joint_angles(run.outputs, width)), valid

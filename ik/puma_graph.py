@@ -41,13 +41,12 @@ import math
 import numpy as np
 
 from robohw.cordic.config import Direction, System
+from robohw.ik.codec import JOINT_FIELDS, POSE_INPUTS
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.robots.family import check_puma_family
 
-__all__ = ["POSE_INPUTS", "pose_inputs", "poses_from_inputs", "best_graph", "paper_graph", "GRAPHS",
-           "puma_format", "GUARD_BITS"]
+__all__ = ["best_graph", "paper_graph", "GRAPHS", "puma_format", "GUARD_BITS"]
 
-POSE_INPUTS = ("nx", "ny", "nz", "ox", "oy", "oz", "ax", "ay", "az", "px", "py", "pz")
 HYPERBOLIC_EXPANSION = 4  # domains |y/x| < 0.999998: see the module docstring
 
 CIRC, LIN, HYP = System.CIRCULAR, System.LINEAR, System.HYPERBOLIC
@@ -68,22 +67,6 @@ def puma_format(width):
     paper graph's terms of (A-7), stays below 2.05 times the reach, 1.8 m for the PUMA 560),
     and :data:`GUARD_BITS` more bits inside. A larger value saturates and flags its pose."""
     return {"width": width, "frac_bits": width - 2, "guard_bits": GUARD_BITS}
-
-
-def pose_inputs(pose):
-    """The graph inputs ``{"nx": .., "pz": ..}`` of hand poses ``(..., 4, 4)``: the columns
-    ``n``, ``o``, ``a``, ``p`` of ``[[n o a p], [0 0 0 1]]``."""
-    pose = np.asarray(pose)
-    return {n: pose[..., "xyz".index(n[1]), "noap".index(n[0])] for n in POSE_INPUTS}
-
-
-def poses_from_inputs(values):
-    """Hand poses ``(B, 4, 4)`` from an array ``(B, 12)`` of the :data:`POSE_INPUTS` in order."""
-    values = np.asarray(values, dtype=np.float64)
-    poses = np.tile(np.eye(4), (len(values), 1, 1))
-    for k, name in enumerate(POSE_INPUTS):
-        poses[:, "xyz".index(name[1]), "noap".index(name[0])] = values[:, k]
-    return poses
 
 
 def _op(source, port="x", sign=1, branch=None, constant=0.0):
@@ -171,7 +154,7 @@ def best_graph(robot):
     # S6 = s5 n4_z = -s4 s5 (n4)_y, C6 = -s4 s5 (o4)_y: both of magnitude 1 at any theta5.
     ccm("q6", CIRC, VEC, _op("o4", "y", -s4 * s5), _op("n4", "y", -s4 * s5),
         const(-offset[5]), "q6 = atan2(s5 n4_z, s5 o4_z)")
-    outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
+    outputs = {name: (name, "z") for name in JOINT_FIELDS}     # the CCMs q1..q6 give them
     return TaskGraph("best", POSE_INPUTS, g.ccms, outputs,
                      description=f"best decomposition for {robot.name}")
 
@@ -229,7 +212,7 @@ def paper_graph(robot):
         _op("q5", "z", sign=-1, constant=-offset[4]), "Rz(-theta5)")
     ccm("q6", CIRC, VEC, _op("o4", "y", -s4 * s5), _op("o5", "x", sign=-1), const(-offset[5]),
         "theta6 (A-11)")
-    outputs = {f"q{k}": (f"q{k}", "z") for k in range(1, 7)}
+    outputs = {name: (name, "z") for name in JOINT_FIELDS}     # the CCMs q1..q6 give them
     return TaskGraph("paper", POSE_INPUTS, g.ccms, outputs,
                      description=f"reconstruction of Lee & Chang's Appendix A for {robot.name}")
 

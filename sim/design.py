@@ -9,7 +9,7 @@ formats. The registry of every design is :mod:`robohw.registry`.
 
 from dataclasses import dataclass
 
-from robohw.hw.payload import layout_fields
+from robohw.hw.payload import layout_fields, payload_rows
 
 __all__ = ["Design", "Workload", "tagged_payloads", "TAG_WIDTH"]
 
@@ -20,8 +20,8 @@ TAG_WIDTH = 8
 def tagged_payloads(codes, count):
     """``count`` input payloads from ``{field: codes}`` (indexable columns), each tagged by
     its index modulo the tag's range."""
-    return [{**{n: int(v[k]) for n, v in codes.items()}, "tag": k % (1 << TAG_WIDTH)}
-            for k in range(count)]
+    return [{**row, "tag": k % (1 << TAG_WIDTH)}
+            for k, row in enumerate(payload_rows(codes, count))]
 
 
 @dataclass

@@ -11,8 +11,9 @@ here is an :class:`~robohw.systolic.array.InertiaPlan`.
 import numpy as np
 
 from robohw.hw.fixed import angle_to_code, wrap
+from robohw.hw.payload import payload_rows
 
-__all__ = ["joint_field", "inertia_field", "encode_joints", "input_payloads", "output_codes",
+__all__ = ["joint_field", "inertia_field", "encode_joints", "output_codes",
            "output_payloads", "symmetric", "decode_outputs", "field_formats"]
 
 
@@ -47,12 +48,6 @@ def encode_joints(plan, q):
     return codes
 
 
-def input_payloads(codes):
-    """Input payloads (dicts of ints, untagged) from :func:`encode_joints`'s codes."""
-    count = len(next(iter(codes.values())))
-    return [{name: int(v[b]) for name, v in codes.items()} for b in range(count)]
-
-
 def output_codes(plan, outputs):
     """Output codes ``{(j, i): int64 array}`` from a run's output payloads."""
     return {(j, i): np.array([o[inertia_field(j, i)] for o in outputs], dtype=np.int64)
@@ -62,9 +57,7 @@ def output_codes(plan, outputs):
 def output_payloads(codes):
     """Output payloads (dicts of ints, without ``tag``) from codes ``{(j, i): array}``, as the
     array streams them out."""
-    count = len(next(iter(codes.values())))
-    return [{inertia_field(j, i): int(v[b]) for (j, i), v in codes.items()}
-            for b in range(count)]
+    return payload_rows({inertia_field(j, i): v for (j, i), v in codes.items()})
 
 
 def symmetric(upper, batch, n):

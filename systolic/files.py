@@ -21,7 +21,8 @@ from robohw.systolic.reference import inertia_matrix
 from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
-from robohw.systolic.codec import decode_outputs, encode_joints, input_payloads, output_codes
+from robohw.hw.payload import payload_rows
+from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
 from robohw.systolic.model import model_inertia
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
@@ -88,7 +89,7 @@ def _hardware(robot, q, backend, array, width, fold, progress):
         return model_inertia(PLANS[array](robot, width=width), q)
     fold = fold or DEFAULT_FOLDS[array]
     dut = ARRAYS[array](robot, width=width, fold=fold)
-    payloads = input_payloads(encode_joints(dut.plan, q))
+    payloads = payload_rows(encode_joints(dut.plan, q))
     run = run_backend(dut, payloads, backend,
                       f"configurations through the {dut.latency}-cycle {array} array",
                       Progress(len(payloads), progress),

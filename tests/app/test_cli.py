@@ -9,7 +9,7 @@ from robohw.commands import main
 from robohw.support.progress import Progress
 from robohw.registry import DESIGNS
 from robohw.commands import parser as _parser
-from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
+from robohw.ik.codec import POSE_INPUTS, pose_inputs
 from robohw.systolic.reference import jacobian_inertia
 from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import load_robot

@@ -5,7 +5,8 @@ eight branches, domain flags, and the bit-exact model."""
 import numpy as np
 import pytest
 
-from robohw.ik.puma_graph import best_graph, paper_graph, pose_inputs
+from robohw.ik.codec import joint_angles, pose_inputs
+from robohw.ik.puma_graph import best_graph, paper_graph
 from robohw.robots.sampling import sample_joints
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph
 from robohw.cordic.config import Direction, System
@@ -48,7 +49,7 @@ def test_float_graph_equals_closed_form_ik(make, name):
     for branch in BRANCHES:
         want, reachable = puma_ik(robot, pose, *branch)
         out, valid, _ = evaluate_float(graph, pose_inputs(pose), dict(zip(("arm", "elbow", "wrist"), branch)))
-        got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+        got = joint_angles(out)
         assert np.all(reachable[valid])         # the graph never claims an unreachable pose
         assert valid.mean() > 0.9                # and covers all but the near-straight elbows
         keep = valid & (np.abs(np.sin(want[:, 4])) > 1e-6)
@@ -73,7 +74,7 @@ def test_model_tracks_float_at_24_bits():
     out, valid, _ = evaluate_model(graph, pose_inputs(pose), width=24)
     fvalid = evaluate_float(graph, pose_inputs(pose))[1]
     assert valid.mean() > 0.9 and np.all(fvalid[valid])
-    got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+    got = joint_angles(out)
     # The conditioning filter of robohw.ik.accuracy: away from wrist, elbow and shoulder
     # singularities.
     keep = valid & well_conditioned(robot, want)
@@ -110,7 +111,7 @@ def test_the_zero_pose_is_solved(make, width):
     robot = load_robot()
     pose = forward_kinematics(robot, np.zeros((1, 6)))
     out, valid, _ = evaluate_model(make(robot), pose_inputs(pose), width=width)
-    got = np.stack([out[f"q{k}"] for k in range(1, 7)], -1)
+    got = joint_angles(out)
     position, orientation = fk_residual(robot, got, pose)
     assert valid.all() and orientation.max() <= 1e-4 and position.max() <= 5e-6
 

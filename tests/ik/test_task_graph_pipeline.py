@@ -10,7 +10,8 @@ from robohw.hw.fixed import FixedFormat
 from robohw.ik.model import evaluate_float, evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
-from robohw.ik.puma_graph import POSE_INPUTS, best_graph, paper_graph, pose_inputs, puma_format
+from robohw.ik.codec import POSE_INPUTS, pose_inputs
+from robohw.ik.puma_graph import best_graph, paper_graph, puma_format
 from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_joints

@@ -13,7 +13,7 @@ import pytest
 
 from robohw.commands import main
 from robohw.registry import DESIGNS
-from robohw.ik.puma_graph import POSE_INPUTS, pose_inputs
+from robohw.ik.codec import POSE_INPUTS, pose_inputs
 from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import load_robot
 from robohw.robots.platform import load_platform

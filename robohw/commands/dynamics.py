@@ -5,7 +5,7 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, file_command, integer, usage
+from robohw.commands.options import Solved, file_command, integer, run_file_command
 
 __all__ = ["register", "run"]
 
@@ -58,20 +58,13 @@ def register(commands):
 
 def run(args):
     from robohw.dynamics import read_states, solve_dynamics, write_torques
-    from robohw.robots import RobotFileError, load_robot
-    from robohw.support.csv_table import CsvFileError
-    bad = bad_outputs([args.out], [args.states])
-    if bad:
-        return usage("dynamics", bad)
-    try:
-        robot = load_robot(args.robot)
+
+    def solve(robot):
         q, qd, qdd = read_states(args.states, robot.dof)
         tau, valid, reason = solve_dynamics(robot, q, qd, qdd, args.backend,
                                             args.formulation, args.wrench, width=args.width,
                                             design=args.design, processors=args.processors,
                                             network=args.network, progress=sys.stderr)
-    except (RobotFileError, CsvFileError, *ARGUMENT_ERRORS) as error:
-        return usage("dynamics", error)
-    write_torques(args.out, tau, valid, reason if args.reasons else None)
-    print(f"{len(tau)} states, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
-    return 0
+        return Solved(len(tau), int(valid.sum()), "states", lambda out: write_torques(
+            out, tau, valid, reason if args.reasons else None))
+    return run_file_command(args, "dynamics", "states", solve)

@@ -4,7 +4,7 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, file_command, integer, usage
+from robohw.commands.options import Solved, file_command, integer, run_file_command, usage
 
 __all__ = ["register", "run"]
 
@@ -43,15 +43,11 @@ def register(commands):
 
 def run(args):
     from robohw.ik import PoseFileError, branch_index, read_poses, solve_ik, write_joints
-    from robohw.robots import RobotFileError, load_robot
     chosen = [f"--{name}" for name in ("arm", "elbow", "wrist") if getattr(args, name)]
     if args.all_branches and chosen:
         return usage("ik", f"--all-branches does not combine with {', '.join(chosen)}")
-    bad = bad_outputs([args.out], [args.poses])
-    if bad:
-        return usage("ik", bad)
-    try:
-        robot = load_robot(args.robot)
+
+    def solve(robot):
         poses = read_poses(args.poses)
         if args.all_branches:
             branch = np.tile(np.arange(8), len(poses))
@@ -63,9 +59,6 @@ def run(args):
         solution = solve_ik(robot, poses, args.backend, branch, width=args.width,
                             graph=args.graph, within_limits=args.within_limits,
                             progress=sys.stderr)
-    except (RobotFileError, PoseFileError, *ARGUMENT_ERRORS) as error:
-        return usage("ik", error)
-    write_joints(args.out, solution, reasons=args.reasons, branches=args.all_branches)
-    print(f"{len(solution.q)} rows, {int(solution.valid.sum())} valid: {args.out}",
-          file=sys.stderr)
-    return 0
+        return Solved(len(solution.q), int(solution.valid.sum()), "rows", lambda out: write_joints(
+            out, solution, reasons=args.reasons, branches=args.all_branches))
+    return run_file_command(args, "ik", "poses", solve, (PoseFileError,))

@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, file_command, integer, usage
+from robohw.commands.options import Solved, file_command, integer, run_file_command
 
 __all__ = ["register", "run"]
 
@@ -32,19 +32,12 @@ def register(commands):
 
 
 def run(args):
-    from robohw.robots import RobotFileError, load_robot
-    from robohw.support.csv_table import CsvFileError
     from robohw.systolic import read_configurations, solve_inertia, write_matrices
-    bad = bad_outputs([args.out], [args.q])
-    if bad:
-        return usage("inertia", bad)
-    try:
-        robot = load_robot(args.robot)
+
+    def solve(robot):
         q = read_configurations(args.q, robot.dof)
         h, valid, reason = solve_inertia(robot, q, args.backend, args.array, width=args.width,
                                          fold=args.fold, progress=sys.stderr)
-    except (RobotFileError, CsvFileError, *ARGUMENT_ERRORS) as error:
-        return usage("inertia", error)
-    write_matrices(args.out, h, valid, reason if args.reasons else None)
-    print(f"{len(h)} configurations, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
-    return 0
+        return Solved(len(h), int(valid.sum()), "configurations", lambda out: write_matrices(
+            out, h, valid, reason if args.reasons else None))
+    return run_file_command(args, "inertia", "q", solve)

@@ -5,13 +5,16 @@ the common options."""
 import argparse
 import pathlib
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
-           "bad_outputs", "folds_for", "ARGUMENT_ERRORS"]
+           "bad_outputs", "folds_for", "ARGUMENT_ERRORS", "Solved",
+           "run_file_command"]
 
 # What the library's argument checks raise (robohw.hw.checks): a command reports either as its
 # one-line usage error.
@@ -181,6 +184,35 @@ def file_command(commands, name, summary, example, source, source_help, out_help
     command.add_argument("--backend", choices=backends, default=backends[0],
                          help=f"{backend_help} (default {backends[0]})")
     return command
+
+
+@dataclass
+class Solved:
+    """What a file command's solve gives :func:`run_file_command`: how many rows, how many of
+    them valid, what a row is (``"poses"``), and how to write them to ``OUT.csv``."""
+    rows: int
+    valid: int
+    noun: str
+    write: Callable
+
+
+def run_file_command(args, name, source, solve, file_errors=()):
+    """Run a file command (ik, inertia, dynamics): check ``--out`` before any work (against the
+    input option ``source`` too), load ``--robot``, ``solve(robot)`` (it reads the input and
+    returns a :class:`Solved`), write and say what was written. A bad robot file, input file
+    or argument (``file_errors``, and what the argument checks raise) is one line, exit 2."""
+    from robohw.robots import RobotFileError, load_robot
+    from robohw.support.csv_table import CsvFileError
+    bad = bad_outputs([args.out], [getattr(args, source)])
+    if bad:
+        return usage(name, bad)
+    try:
+        solved = solve(load_robot(args.robot))
+    except (RobotFileError, CsvFileError, *file_errors, *ARGUMENT_ERRORS) as error:
+        return usage(name, error)
+    solved.write(args.out)
+    print(f"{solved.rows} {solved.noun}, {solved.valid} valid: {args.out}", file=sys.stderr)
+    return 0
 
 
 def usage(command, error):

@@ -149,126 +149,24 @@ class TaskGraphPipeline(StreamPipeline):
     def elaborate(self, platform):
         m = Module()
         graph, plan = self._graph, self._plan
-        start, latency, depth = plan.schedule.start, plan.latencies, plan.depth
-        width, guard = plan.width + plan.guard_bits, plan.guard_bits    # inside
-        advance, result = self.pipeline_control(m, depth, period=plan.period, slots=plan.slots)
-        slots = plan.slots      # positions of every delay line a stage
-
-        def enable(name):       # each line and CCM moves on its own copy of advance
-            return advance if plan.period == 1 else self.advance_copy(m, f"{name}_advance")
-
-        # Taps every producer output needs, from the start times of its consumers.
-        reads = [(c.name, source, port) for c in graph.ccms for _, op in c.operands()
-                 for source, port in op.sources()]
-        reads += [(c.name, op.branch, "value") for c in graph.ccms for _, op in c.operands()
-                  if op.branch]
-        reads += [(output_node(n), source, port) for n, (source, port) in graph.outputs.items()]
-        taps = defaultdict(set)
-        for dst, src, port in reads:
-            key = (src, port if src in plan.configs else "value")
-            taps[key].add((start[dst] - start[src] - latency[src]) * slots)
-        lines, shadows = {}, {}
-        check = self._check_alignment
-        if check:
-            slot = Signal(16)  # input slot number: counts every advance, bubbles included
-            with m.If(advance):
-                m.d.sync += slot.eq(slot + 1)
-
-        def produce(key, value, shadow=None):
-            if taps.get(key):
-                name = f"line_{key[0]}_{key[1]}"
-                line_advance = enable(name)
-                lines[key] = tapped_delay_line(m, value, taps[key], line_advance, name,
-                                               memory_above=self._memory_above)
-                if check:
-                    shadows[key] = tapped_delay_line(m, shadow, taps[key], line_advance,
-                                                     f"{name}_slot",
-                                                     memory_above=self._memory_above)
-
-        def tap(src, port, dst, table=lines):
-            key = (src, port if src in plan.configs else "value")
-            return table[key][(start[dst] - start[src] - latency[src]) * slots]
-
-        def assert_aligned(dst, sources):
-            origins = [tap(src, port, dst, shadows) for src, port in sources]
-            # Checked when the consumer takes its operands: at every advance.
-            m.d.comb += Assert(~advance | Cat(*(a == origins[0] for a in origins)).all(),
-                               f"operands of {dst} come from different input slots")
-            return origins[0]
-
+        guard = plan.guard_bits
+        advance, result = self.pipeline_control(m, plan.depth, period=plan.period,
+                                                slots=plan.slots)
+        lines = _DelayLines(m, self, advance)
         for name in graph.inputs:   # exact: guard bits are fraction bits
-            produce((name, "value"), getattr(self.i.payload, name).as_signed() << guard,
-                    slot if check else None)
+            lines.produce((name, "value"), getattr(self.i.payload, name).as_signed() << guard,
+                          lines.slot)
         for name in graph.branches:
-            produce((name, "value"), getattr(self.i.payload, name), slot if check else None)
-
+            lines.produce((name, "value"), getattr(self.i.payload, name), lines.slot)
         errors = []
-        lsb = FixedFormat(width, plan.frac_bits + guard).lsb    # inside
-
-        def check_guards(source, port, value, ready):
-            # A guarded value below its minimum flags the result, delayed to the output (an
-            # input has one value, whatever the guard's port).
-            for g in (g for g in graph.guards if g.source == source and port in (None, g.port)):
-                code = guard_code(g, lsb)
-                small = (value < code) & (value > -code)
-                delay = (depth - ready) * slots
-                name = f"{source}_{port}_guard"
-                errors.append(tapped_delay_line(m, small, [delay], enable(name), name)[delay])
-
         for name in graph.inputs:
-            check_guards(name, None, getattr(self.i.payload, name).as_signed() << guard, 0)
+            self._check_guards(m, lines, errors, name, None,
+                               getattr(self.i.payload, name).as_signed() << guard, 0)
         for ccm in graph.ccms:
-            cfg = plan.configs[ccm.name]
-            operands, overflows = [], []
-            for operand_name, op in ccm.operands():
-                value, overflow = hdl_operand(
-                    ccm, operand_name, op, lambda source, port: tap(source, port, ccm.name),
-                    port_width=plan.width, frac_bits=plan.frac_bits, guard_bits=guard)
-                operands.append(value)
-                if overflow is not None:
-                    overflows.append(overflow)
-            operand_slot = None
-            if check:
-                sources = [term for _, op in ccm.operands() for term in op.sources()]
-                sources += [(op.branch, "value") for _, op in ccm.operands() if op.branch]
-                operand_slot = assert_aligned(ccm.name, sources)
-            # The slot number rides through the CCM's own registers: the check trusts the
-            # hardware, not the schedule's idea of its latency.
-            if plan.period == 1:
-                # The operands are registered before the pre-rotation: the operand logic and
-                # the pre-rotation are a carry chain each (one stage held both: 9.7-10.3 ns,
-                # the pipelined IK's limit).
-                held = register_values(m, {
-                    **dict(zip("xyz", operands)),
-                    **({} if operand_slot is None else {"sideband": operand_slot})},
-                    True, f"{ccm.name}_operand")
-                fields = pipelined_datapath(m, cfg, *(held[p] for p in "xyz"), advance,
-                                            name=ccm.name, sideband=held.get("sideband"))
-            else:
-                fields = word_serial_datapath(m, cfg, *operands, enable(ccm.name),
-                                              name=ccm.name, sideband=operand_slot,
-                                              interleave=INTERLEAVE).outputs
-            ccm_slot = fields.get("sideband")
-            ready = start[ccm.name] + latency[ccm.name]
-            # Only the ports the graph reads count: an unused z may saturate harmlessly.
-            error = Cat(fields["domain_error"],
-                        *(fields[f"{p}_overflow"] for p in graph.used_ports(ccm.name))).any()
-            if overflows:
-                delay = latency[ccm.name] * slots
-                late = tapped_delay_line(m, Cat(*overflows).any(), [delay],
-                                         enable(f"{ccm.name}_operand_overflow"),
-                                         f"{ccm.name}_operand_overflow")[delay]
-                error = error | late
-            delay = (depth - ready) * slots
-            errors.append(tapped_delay_line(m, error, [delay], enable(f"{ccm.name}_error"),
-                                            f"{ccm.name}_error")[delay])
-            for port in "xyz":
-                produce((ccm.name, port), fields[port], ccm_slot)
-                check_guards(ccm.name, port, fields[port], ready)
-
+            self._ccm(m, lines, errors, ccm, advance)
         for name, (source, port) in graph.outputs.items():
             # Back to the port: rounded half to even; angles wrap, reals saturate and flag.
-            value = hdl_round_shift(tap(source, port, output_node(name)), guard,
+            value = hdl_round_shift(lines.tap(source, port, output_node(name)), guard,
                                     Rounding.HALF_EVEN)
             if graph.is_angle(source, port):
                 value = value[:plan.width].as_signed()
@@ -276,11 +174,143 @@ class TaskGraphPipeline(StreamPipeline):
                 value, overflow = hdl_saturate(value, plan.width)
                 errors.append(overflow)
             m.d.comb += getattr(result, name).eq(value)
-        if check:
+        if lines.check:
             first = next(iter(graph.outputs))
-            assert_aligned(output_node(first), list(graph.outputs.values()))
+            lines.assert_aligned(output_node(first), list(graph.outputs.values()))
         m.d.comb += result.unreachable.eq(Cat(*errors).any())
         return m
+
+    def _check_guards(self, m, lines, errors, source, port, value, ready):
+        """A guarded value below its minimum flags the result, delayed to the output (an input
+        has one value, whatever the guard's port)."""
+        plan = self._plan
+        lsb = FixedFormat(plan.width + plan.guard_bits, plan.frac_bits + plan.guard_bits).lsb
+        for g in (g for g in self._graph.guards if g.source == source and
+                  port in (None, g.port)):
+            code = guard_code(g, lsb)
+            small = (value < code) & (value > -code)
+            delay = (plan.depth - ready) * plan.slots
+            name = f"{source}_{port}_guard"
+            errors.append(tapped_delay_line(m, small, [delay], lines.enable(name), name)[delay])
+
+    def _ccm(self, m, lines, errors, ccm, advance):
+        """One CCM: its operands from the delay lines, its datapath, its error flag delayed to
+        the output, its results into delay lines of their own."""
+        graph, plan = self._graph, self._plan
+        start, latency, slots = plan.schedule.start, plan.latencies, plan.slots
+        cfg = plan.configs[ccm.name]
+        operands, overflows = [], []
+        for operand_name, op in ccm.operands():
+            value, overflow = hdl_operand(
+                ccm, operand_name, op, lambda source, port: lines.tap(source, port, ccm.name),
+                port_width=plan.width, frac_bits=plan.frac_bits, guard_bits=plan.guard_bits)
+            operands.append(value)
+            if overflow is not None:
+                overflows.append(overflow)
+        operand_slot = None
+        if lines.check:
+            sources = [term for _, op in ccm.operands() for term in op.sources()]
+            sources += [(op.branch, "value") for _, op in ccm.operands() if op.branch]
+            operand_slot = lines.assert_aligned(ccm.name, sources)
+        # The slot number rides through the CCM's own registers: the check trusts the
+        # hardware, not the schedule's idea of its latency.
+        if plan.period == 1:
+            # The operands are registered before the pre-rotation: the operand logic and the
+            # pre-rotation are a carry chain each (one stage held both: 9.7-10.3 ns, the
+            # pipelined IK's limit).
+            held = register_values(m, {
+                **dict(zip("xyz", operands)),
+                **({} if operand_slot is None else {"sideband": operand_slot})},
+                True, f"{ccm.name}_operand")
+            fields = pipelined_datapath(m, cfg, *(held[p] for p in "xyz"), advance,
+                                        name=ccm.name, sideband=held.get("sideband"))
+        else:
+            fields = word_serial_datapath(m, cfg, *operands, lines.enable(ccm.name),
+                                          name=ccm.name, sideband=operand_slot,
+                                          interleave=INTERLEAVE).outputs
+        ccm_slot = fields.get("sideband")
+        ready = start[ccm.name] + latency[ccm.name]
+        # Only the ports the graph reads count: an unused z may saturate harmlessly.
+        error = Cat(fields["domain_error"],
+                    *(fields[f"{p}_overflow"] for p in graph.used_ports(ccm.name))).any()
+        if overflows:
+            delay = latency[ccm.name] * slots
+            late = tapped_delay_line(m, Cat(*overflows).any(), [delay],
+                                     lines.enable(f"{ccm.name}_operand_overflow"),
+                                     f"{ccm.name}_operand_overflow")[delay]
+            error = error | late
+        delay = (plan.depth - ready) * slots
+        errors.append(tapped_delay_line(m, error, [delay], lines.enable(f"{ccm.name}_error"),
+                                        f"{ccm.name}_error")[delay])
+        for port in "xyz":
+            lines.produce((ccm.name, port), fields[port], ccm_slot)
+            self._check_guards(m, lines, errors, ccm.name, port, fields[port], ready)
+
+
+class _DelayLines:
+    """A pipeline's delay lines: every producer output drives one, tapped where its consumers
+    start (in positions: stages times the slots a stage holds). Checking alignment, each line
+    has a shadow carrying the input slot number, counted at every advance (bubbles
+    included)."""
+
+    def __init__(self, m, pipeline, advance):
+        graph, plan = pipeline.graph, pipeline.plan
+        self.m, self.plan, self.advance = m, plan, advance
+        self.pipeline, self.memory_above = pipeline, pipeline._memory_above
+        # Taps every producer output needs, from the start times of its consumers.
+        reads = [(c.name, source, port) for c in graph.ccms for _, op in c.operands()
+                 for source, port in op.sources()]
+        reads += [(c.name, op.branch, "value") for c in graph.ccms for _, op in c.operands()
+                  if op.branch]
+        reads += [(output_node(n), source, port) for n, (source, port) in graph.outputs.items()]
+        self.taps = defaultdict(set)
+        for dst, src, port in reads:
+            self.taps[self._key(src, port)].add(self._position(src, dst))
+        self.lines, self.shadows = {}, {}
+        self.check = pipeline._check_alignment
+        self.slot = None
+        if self.check:
+            self.slot = Signal(16)   # input slot number: counts every advance, bubbles included
+            with m.If(advance):
+                m.d.sync += self.slot.eq(self.slot + 1)
+
+    def _key(self, src, port):
+        return (src, port if src in self.plan.configs else "value")
+
+    def _position(self, src, dst):
+        start, latency = self.plan.schedule.start, self.plan.latencies
+        return (start[dst] - start[src] - latency[src]) * self.plan.slots
+
+    def enable(self, name):
+        """What moves line or CCM ``name``: each on its own copy of advance."""
+        if self.plan.period == 1:
+            return self.advance
+        return self.pipeline.advance_copy(self.m, f"{name}_advance")
+
+    def produce(self, key, value, shadow=None):
+        """The line of producer output ``key`` (``(source, port)``), fed ``value``."""
+        if self.taps.get(key):
+            name = f"line_{key[0]}_{key[1]}"
+            line_advance = self.enable(name)
+            self.lines[key] = tapped_delay_line(self.m, value, self.taps[key], line_advance,
+                                                name, memory_above=self.memory_above)
+            if self.check:
+                self.shadows[key] = tapped_delay_line(self.m, shadow, self.taps[key],
+                                                      line_advance, f"{name}_slot",
+                                                      memory_above=self.memory_above)
+
+    def tap(self, src, port, dst, shadow=False):
+        """The value of ``(src, port)`` as ``dst`` reads it (its shadow's, with ``shadow``)."""
+        table = self.shadows if shadow else self.lines
+        return table[self._key(src, port)][self._position(src, dst)]
+
+    def assert_aligned(self, dst, sources):
+        """Check that ``dst``'s ``sources`` come from one input slot; return that slot."""
+        origins = [self.tap(src, port, dst, shadow=True) for src, port in sources]
+        # Checked when the consumer takes its operands: at every advance.
+        self.m.d.comb += Assert(~self.advance | Cat(*(a == origins[0] for a in origins)).all(),
+                                f"operands of {dst} come from different input slots")
+        return origins[0]
 
 
 def hdl_operand(ccm, slot, op, read, *, port_width, frac_bits, guard_bits):

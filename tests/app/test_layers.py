@@ -175,6 +175,28 @@ def test_the_readme_names_every_layer(package):
         f"`{relative}.py`" in (ROOT / "README.md").read_text(), relative
 
 
+# The house's sizes: a module is one idea (about 600 lines at most), and an elaborate method
+# that grows past about 100 lines becomes parts with their own inputs and outputs.
+MAX_MODULE_LINES = 600
+MAX_ELABORATE_LINES = 100
+
+
+def test_no_module_is_over_the_size_of_one_idea():
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text().splitlines())) > MAX_MODULE_LINES}
+    assert not long, long
+
+
+def test_no_elaborate_is_over_its_size():
+    long = {}
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.FunctionDef) and node.name == "elaborate" and \
+                    node.end_lineno - node.lineno + 1 > MAX_ELABORATE_LINES:
+                long[f"{name}:{node.lineno}"] = node.end_lineno - node.lineno + 1
+    assert not long, long
+
+
 def test_the_picture_is_drawn(tmp_path):
     draw(tmp_path / "layers.png")
     assert (tmp_path / "layers.png").read_bytes().startswith(b"\x89PNG")

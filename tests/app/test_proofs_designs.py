@@ -30,7 +30,7 @@ from robohw.hw.queue import QUEUE_LATENCY
 
 from formal_streams import stream_contract
 
-pytestmark = [pytest.mark.slow, pytest.mark.formal]
+pytestmark = [pytest.mark.heavy, pytest.mark.formal]
 
 
 def _config():

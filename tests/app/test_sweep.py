@@ -213,6 +213,7 @@ def test_small_sweep_report(small_sweep):
     assert all(p["front"] for p in inertia["points"]) and len(inertia["points"]) == 2
 
 
+@pytest.mark.heavy
 def test_resume_after_an_interruption(small_sweep, tmp_path):
     spec, _, _ = small_sweep
     whole = spec.results_path.read_text()
@@ -275,6 +276,7 @@ def test_bad_nextpnr_options_are_refused_before_a_sweep(tmp_path, option, messag
         SweepSpec(designs=("inertia-linear",), out=tmp_path, **option)
 
 
+@pytest.mark.heavy
 def test_dask_cluster_gives_the_same_table(small_sweep, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     spec, _, _ = small_sweep
@@ -285,6 +287,7 @@ def test_dask_cluster_gives_the_same_table(small_sweep, tmp_path):
     assert (tmp_path / "results.csv").read_text() == spec.results_path.read_text()
 
 
+@pytest.mark.heavy
 def test_local_processes_give_the_same_table(small_sweep, tmp_path):
     spec, _, _ = small_sweep
     run_sweep(SweepSpec(out=tmp_path, **{**SMALL, "designs": ("cordic-word-serial",)}),

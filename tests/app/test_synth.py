@@ -14,6 +14,13 @@ from robohw.sim.resources import read_port_bits
 BASELINE = json.loads((pathlib.Path(__file__).parent / "synth_baseline.json").read_text())
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """Each test its own synthesis cache: what it asserts of cached and fresh results holds on
+    every run."""
+    monkeypatch.setenv("ROBOHW_CACHE", str(tmp_path / "cache"))
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BASELINE["fmax_mhz"]))
 def test_small_designs_keep_fitting_and_their_clock(name, tmp_path):
@@ -102,6 +109,7 @@ def fake_tools(tmp_path, monkeypatch):
     return tmp_path / "work"
 
 
+@pytest.mark.heavy
 def test_the_placer_reaches_nextpnr_and_keys_the_cache(fake_tools):
     def run(**kwargs):
         row = synthesize(DESIGNS["cordic-pipelined"], 12, "ecp5-85k", fake_tools,

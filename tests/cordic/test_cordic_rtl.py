@@ -16,6 +16,7 @@ from robohw.cordic.word_serial import WordSerialCordic, word_serial_datapath, wo
 from robohw.cordic.accuracy import mixed_inputs
 from robohw.cordic.model import cordic_model
 from robohw.sim.harness import run_stream
+from tiers import HEAVY, heavy_unless
 
 class OneCycleWordSerial(WordSerialCordic):
     """The word-serial unit with shifter and adder in one cycle a step."""
@@ -42,18 +43,24 @@ def check_against_model(dut, x, y, z, **stalls):
     return run
 
 
-@pytest.mark.parametrize("architecture", ARCHITECTURES)
-@pytest.mark.parametrize("system, direction, normalization", CONFIGS)
+@pytest.mark.parametrize("architecture", heavy_unless(ARCHITECTURES,
+                                                      small=(PipelinedCordic, WordSerialCordic)))
+@pytest.mark.parametrize("system, direction, normalization", [
+    config if config[2] is Normalization.INTERLEAVED else pytest.param(*config, marks=HEAVY)
+    for config in CONFIGS])
 def test_rtl_equals_model(architecture, system, direction, normalization):
     config = CordicConfig(system, direction, width=12, normalization=normalization)
     check_against_model(architecture(config, tag_width=TAG_WIDTH), *mixed_inputs(config, 40, 1))
 
 
-@pytest.mark.parametrize("architecture", ARCHITECTURES)
+@pytest.mark.parametrize("architecture", heavy_unless(ARCHITECTURES,
+                                                      small=(PipelinedCordic, WordSerialCordic)))
 @pytest.mark.parametrize("kwargs", [
-    dict(system="circular", direction="rotation", width=24),
-    dict(system="circular", direction="vectoring", width=32, rounding="truncate"),
-    dict(system="hyperbolic", direction="rotation", width=40, normalization="multiply"),
+    pytest.param(dict(system="circular", direction="rotation", width=24), marks=HEAVY),
+    pytest.param(dict(system="circular", direction="vectoring", width=32, rounding="truncate"),
+                 marks=HEAVY),
+    pytest.param(dict(system="hyperbolic", direction="rotation", width=40,
+                      normalization="multiply"), marks=HEAVY),
     dict(system="linear", direction="vectoring", width=4, frac_bits=1),
     dict(system="hyperbolic", direction="vectoring", width=16, guard_bits=0, iterations=14,
          normalization="after", rounding="truncate"),
@@ -169,6 +176,7 @@ def test_interleave_is_checked():
         word_serial_datapath(Module(), config, 0, 0, 0, Signal(), hold=Signal(), interleave=2)
 
 
+@pytest.mark.heavy
 @settings(max_examples=25, deadline=None)
 @given(architecture=st.sampled_from(ARCHITECTURES),
        mode=st.sampled_from(CONFIGS),

@@ -11,6 +11,9 @@ from robohw.cordic.model import cordic_model
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
 
+# Verilator builds under cocotb: in `make test`, not in the fast loop `make check`.
+pytestmark = pytest.mark.heavy
+
 SOURCE = [True, True, False, True, True, True, False]
 SINK = [True, False, True, True, True, False, False, True]
 

@@ -36,6 +36,7 @@ def _check(dut, run, codes):
     assert [o["valid"] for o in run.outputs] == valid.astype(int).tolist()
 
 
+@pytest.mark.heavy
 def test_zero_order_prediction_rtl_equals_the_model():
     dut = LinkComputers(scheme="zero", width=24, tag_width=3)
     codes, payloads = _payloads(dut, 3)

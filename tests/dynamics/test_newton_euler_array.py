@@ -19,6 +19,7 @@ from robohw.dynamics.scans import corrected_pfp_time, pfp_schedule
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
+from tiers import HEAVY
 
 
 @pytest.mark.parametrize("ports", [2, 4, 8, 16])
@@ -163,8 +164,10 @@ def check(dut, q, qd, qdd, **stalls):
 
 
 @pytest.mark.parametrize("robot, processors, network, latencies", [
-    ("puma560", 6, "direct", {}), ("puma560", 6, "shuffle", {"multiplier_latency": 8}),
-    ("puma560", 1, "direct", {"adder_latency": 7}), ("stanford", 3, "shuffle", {}),
+    pytest.param("puma560", 6, "direct", {}, marks=HEAVY),
+    pytest.param("puma560", 6, "shuffle", {"multiplier_latency": 8}, marks=HEAVY),
+    pytest.param("puma560", 1, "direct", {"adder_latency": 7}, marks=HEAVY),
+    ("stanford", 3, "shuffle", {}),
     ("stanford", 4, "direct", {"multiplier_latency": 9, "adder_latency": 7})])
 def test_rtl_equals_model(robot, processors, network, latencies):
     # The units' least latencies, and more (registers on the exact result).
@@ -256,6 +259,7 @@ def test_sequenced_by_steps_the_controller_runs_t_p_steps(n):
         replay(plan)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("robot, processors, network", [
     ("puma560", 6, "direct"), ("puma560", 2, "shuffle"), ("stanford", 3, "direct")])
 def test_sequenced_by_steps_rtl_equals_model_and_counts_t_p(robot, processors, network):

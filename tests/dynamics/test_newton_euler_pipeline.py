@@ -163,6 +163,7 @@ def test_states_out_of_bounds_are_flagged():
         encode_states(plan, q, qd, qdd[:, :2])
 
 
+@pytest.mark.heavy
 def test_rtl_equals_model_under_stalls_with_states_out_of_bounds():
     robot = load_robot()
     dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
@@ -176,6 +177,7 @@ def test_rtl_equals_model_under_stalls_with_states_out_of_bounds():
     assert [o["in_bounds"] for o in run.outputs].count(0) == 2
 
 
+@pytest.mark.heavy
 def test_folded_rtl_equals_model_under_stalls():
     # Folded by 6 (the registry's fold): the products share multipliers, each register takes
     # its value in its phase; one state per 6 cycles, bit for bit.
@@ -189,6 +191,7 @@ def test_folded_rtl_equals_model_under_stalls():
     assert dut.interval == 6 and np.diff(run.input_cycles).min() == 6
 
 
+@pytest.mark.heavy
 def test_product_pools_give_each_community_multipliers_of_its_own(monkeypatch):
     # Folded with pools (Louvain communities of the graph): a pool's products only on its own
     # multipliers, ceil(products / fold) of them, one product per multiplier and phase; the
@@ -226,6 +229,7 @@ def critical_path(plan):
     return nx.dag_longest_path_length(graph)
 
 
+@pytest.mark.heavy
 def test_latency_and_throughput_against_independent_counts():
     robot = load_robot()
     dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
@@ -247,6 +251,7 @@ def test_the_scans_make_the_depth_logarithmic():
     assert twelve < 1.5 * six
 
 
+@pytest.mark.heavy
 def test_a_48_bit_datapath_rtl_equals_model():
     # Products of 48-bit codes exceed int64: the model runs on Python integers.
     robot = load_robot("stanford")
@@ -306,6 +311,7 @@ def write_state_file(path, q, qd, qdd):
         ",".join(repr(float(v)) for v in row) + "\n" for row in rows))
 
 
+@pytest.mark.heavy
 def test_dynamics_command_hardware_backends(tmp_path, capsys):
     robot = load_robot("stanford")
     q, qd, qdd = states(robot, np.random.default_rng(11), 30)

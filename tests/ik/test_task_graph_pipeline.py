@@ -49,6 +49,7 @@ def check(dut, graph, robot, width, count=24, seed=0, **stalls):
     return run
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("name, width", [("puma560", 14), ("puma560_fgl", 16)])
 def test_pipeline_equals_model_one_result_per_clock(name, width):
     robot = load_robot(name)
@@ -62,6 +63,7 @@ def test_pipeline_equals_model_one_result_per_clock(name, width):
     assert register_depths(TaskGraphPipeline(graph, width=width, tag_width=8)) == {dut.latency}
 
 
+@pytest.mark.heavy
 def test_paper_graph_pipeline_equals_model():
     robot = load_robot()
     graph = paper_graph(robot)
@@ -70,6 +72,7 @@ def test_paper_graph_pipeline_equals_model():
     assert run.output_cycles[0] - run.input_cycles[0] == dut.latency
 
 
+@pytest.mark.heavy
 def test_stalls_lose_nothing_and_keep_operands_aligned():
     robot = load_robot()
     graph = best_graph(robot)
@@ -79,6 +82,7 @@ def test_stalls_lose_nothing_and_keep_operands_aligned():
           source_valid=lambda c: source[c % len(source)], sink_ready=lambda c: sink[c % len(sink)])
 
 
+@pytest.mark.heavy
 def test_memory_delay_lines_change_nothing_but_the_flip_flops():
     # Every segment over 4 stages a memory (the slot shadows too): the same results under
     # stalls, the same register count on every path, and most line bits out of the flip-flops.
@@ -97,6 +101,7 @@ def test_memory_delay_lines_change_nothing_but_the_flip_flops():
         TaskGraphPipeline(graph, width=12, memory_above=1)
 
 
+@pytest.mark.heavy
 def test_alignment_check_catches_a_wrong_schedule():
     robot = load_robot()
     graph = best_graph(robot)
@@ -132,6 +137,7 @@ def test_exported_verilog_equals_model_under_verilator(compiled_models):
     assert run.output_cycles[0] == taken_at
 
 
+@pytest.mark.heavy
 def test_word_serial_timing_two_poses_per_stage():
     robot = load_robot()
     graph = best_graph(robot)
@@ -158,6 +164,7 @@ def test_word_serial_timing_two_poses_per_stage():
     assert np.diff(run.output_cycles).tolist() == [1, stage - 1] * 3 + [1]
 
 
+@pytest.mark.heavy
 def test_word_serial_pipeline_under_stalls():
     robot = load_robot()
     graph = paper_graph(robot)

@@ -23,6 +23,7 @@ from robohw.legs.ik_graph import GUARD_BITS
 from robohw.legs.platform_dynamics import virtual_power_dynamics
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.sim.harness import run_stream
+from tiers import heavy_unless
 
 
 def _forces(platform, graph, inputs, evaluate=evaluate_float, **formats):
@@ -179,7 +180,7 @@ def test_cli_width_limits_leave_room_for_the_guard_bits():
 
 # --- the bit-exact model ---------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+@pytest.mark.parametrize("name", heavy_unless(SHIPPED_PLATFORMS, small=("planar_3rpr",)))
 def test_model_forces_within_1e_4_of_the_largest_at_24_bits(name):
     """The issue's goal: states with cond <= 100, forces within 1e-4 of max |h| (the largest
     force of the set; the hexapod, always pushing against gravity, also per state)."""
@@ -473,6 +474,7 @@ def _machine_run(platform, graph, formats, inputs, codes, count, processors=None
     return dut, run, valid
 
 
+@pytest.mark.heavy
 def test_the_machine_runs_the_planar_dynamics_as_the_model_under_stalls():
     platform, width = load_platform("planar_3rpr"), 16
     scale, formats = dynamics_scale(platform), dynamics_format(platform, width)
@@ -498,6 +500,7 @@ def test_the_machine_runs_the_planar_dynamics_as_the_model_under_stalls():
     assert waits.min() == 1 + 3 + max(dut.plan.finish.values()) + 1 == dut.latency
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("processors", [None, 1])
 def test_the_machine_runs_the_kinematics_one_state_per_latency(processors):
     from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
@@ -546,6 +549,7 @@ def test_the_machine_runs_the_hexapod_dynamics_as_the_model():
                                                                      scale), 2)
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("kind", ["dynamics", "fk"])
 def test_the_machine_designs_measure_as_stated(kind):
     # The registry's designs (the hexapod's) on the planar platform: workload, model and

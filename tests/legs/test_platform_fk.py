@@ -22,6 +22,7 @@ from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses, sample_trajectory
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
+from tiers import heavy_unless
 
 
 def angle_count(platform):
@@ -130,6 +131,7 @@ def test_model_at_24_bits_within_a_micrometre_and_1e_5_rad():
     assert error[:, :3].max() < 1e-6 and error[:, 3:].max() < 1e-5
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("timing", ["pipelined", "word_serial"])
 def test_rtl_equals_the_model(timing):
     platform = load_platform("planar_3rpr")
@@ -163,7 +165,7 @@ def trajectory(platform, count, seed, start=0):
 # `make test` runs it through `robohw platform fk --backend rtl` (equal to the model, below),
 # and this test's handshake and timing on the machine, behind the same FkServo wrapper.
 @pytest.mark.parametrize("timing", [pytest.param("pipelined", marks=pytest.mark.slow),
-                                    "machine"])
+                                    pytest.param("machine", marks=pytest.mark.heavy)])
 def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
     platform = load_platform("planar_3rpr")
     width = 16
@@ -194,7 +196,7 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
     assert run.output_cycles[-1] > calm          # the stalls came
 
 
-@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+@pytest.mark.parametrize("name", heavy_unless(SHIPPED_PLATFORMS, small=("planar_3rpr",)))
 def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
     # The goal at 24 bits: 1 um and 1e-5 rad after the fixed iterations (two a row:
     # one leaves Newton's error of a 1 mm move, 1.05 um on the hexapod and 1.37 um planar),
@@ -213,6 +215,7 @@ def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
     assert error[:, :first_angle].max() < 1e-6 and error[:, first_angle:].max() < 1e-5
 
 
+@pytest.mark.heavy
 def test_word_serial_servo_equals_its_model_and_waits_for_a_row_slot():
     platform = load_platform("planar_3rpr")
     width = 16
@@ -311,6 +314,7 @@ def test_cli_fk_servo_loop_agrees_with_float_and_gives_reasons(tmp_path):
             assert abs(float(got["phi"]) - float(want["phi"])) < 1e-5
 
 
+@pytest.mark.heavy
 def test_cli_fk_rtl_writes_the_models_file(tmp_path):
     from robohw.commands import main
     platform = load_platform("planar_3rpr")

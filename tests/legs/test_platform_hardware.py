@@ -23,6 +23,7 @@ from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
+from tiers import HEAVY, heavy_unless
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
 
@@ -203,6 +204,7 @@ def check_pipeline(platform, dut, width, count, seed, **stalls):
     return run
 
 
+@pytest.mark.heavy
 def test_pipelined_leg_processors_equal_the_model_one_pose_per_clock():
     platform, width = load_platform("hexapod"), 16
     graph = leg_ik_graph(platform)
@@ -221,7 +223,7 @@ def test_pipelined_leg_processors_equal_the_model_one_pose_per_clock():
         {latency}
 
 
-@pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
+@pytest.mark.parametrize("name", heavy_unless(SHIPPED_PLATFORMS, small=("planar_3rpr",)))
 def test_jacobian_leg_processors_equal_the_model(name):
     platform, width = load_platform(name), 16
     graph = leg_ik_graph(platform, jacobian=True)
@@ -267,6 +269,7 @@ def read(path):
         return list(csv.DictReader(f))
 
 
+@pytest.mark.heavy
 def test_platform_ik_backends_agree_and_give_reasons(tmp_path, capsys):
     platform = load_platform("hexapod")
     poses, edges = poses_with_edges(platform, 4, 6)
@@ -385,7 +388,8 @@ def test_givens_flags_a_singular_system_and_a_solution_beyond_the_linear_range()
         assert [out[f"x{i}"][3] for i in (1, 2, 3)] == pytest.approx([0.5, -0.5, 1.5], abs=1e-3)
 
 
-@pytest.mark.parametrize("n, timing", [(3, "pipelined"), (2, "word_serial")])
+@pytest.mark.parametrize("n, timing", [pytest.param(3, "pipelined", marks=HEAVY),
+                                       (2, "word_serial")])
 def test_givens_pipeline_equals_the_model(n, timing):
     width = 14
     graph = solve_graph(n)
@@ -407,6 +411,7 @@ def test_givens_pipeline_equals_the_model(n, timing):
         assert [o[name] for o in run.outputs] == column.tolist(), name
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("command", ["ik", "jacobian"])
 def test_a_header_only_file_gives_a_header_only_result_on_the_hardware(command, tmp_path):
     source, out = tmp_path / "poses.csv", tmp_path / "out.csv"

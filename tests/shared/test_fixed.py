@@ -136,6 +136,7 @@ def test_hdl_add_sub_equals_both_operations(shapes):
     assert seen == [x - y if s else x + y for x, y, s in cases]
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("shapes", [(signed(4), signed(4), signed(4)),
                                     (signed(5), unsigned(3), signed(4)),
                                     (unsigned(3), signed(4), unsigned(4))])

@@ -88,6 +88,7 @@ def test_the_generic_product_arrives_two_enabled_cycles_later_and_holds_in_a_sta
     assert checked > 20
 
 
+@pytest.mark.heavy
 def test_an_ecp5_netlist_has_a_tile_per_shared_multiplier_with_its_registers_on():
     dut = _pipeline(12)
     units = dut.plan.schedule.multipliers

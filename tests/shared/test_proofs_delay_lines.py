@@ -16,7 +16,7 @@ from amaranth.hdl import Assert, Module, Mux, Signal
 from robohw.flows.formal import prove
 from robohw.hw.delay_line import MIN_MEMORY_STAGES, memory_delay, tapped_delay_line
 
-pytestmark = [pytest.mark.slow, pytest.mark.formal]
+pytestmark = [pytest.mark.heavy, pytest.mark.formal]
 
 WIDTH = 4       # the value's width: the logic is the same for every bit
 

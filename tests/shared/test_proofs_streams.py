@@ -24,7 +24,7 @@ from robohw.hw.stream import StreamPipeline
 
 from formal_streams import stream_contract
 
-pytestmark = [pytest.mark.slow, pytest.mark.formal]
+pytestmark = [pytest.mark.heavy, pytest.mark.formal]
 
 WIDTH = TAG_WIDTH = 4
 SCRAMBLE = 0b1010       # x = number ^ SCRAMBLE: the payload is not a copy of the tag

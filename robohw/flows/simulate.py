@@ -6,7 +6,6 @@ Verilator) and ``model`` (the bit-exact model alone: no cycles). Each
 simulated run is checked against the bit-exact model and measured against float64.
 """
 
-import tempfile
 
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.registry import design as find_design
@@ -55,11 +54,9 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
         result["cycles_per_second"] = round(run.cycles / max(run.wall_seconds, 1e-9))
     else:
         Progress(1, stream).update(0, f"{name}: Verilator builds the model (a large design "
-                                      f"takes minutes)", force=True)
-        with tempfile.TemporaryDirectory(prefix="robohw-sim-") as build_dir:
-            outputs, stats = run_stream_verilator(dut, workload.payloads,
-                                                  name=design.module_name,
-                                                  build_dir=build_dir, vcd=vcd)
+                                      f"takes minutes; kept in the cache)", force=True)
+        outputs, stats = run_stream_verilator(dut, workload.payloads, name=design.module_name,
+                                              vcd=vcd)
         inputs_at, outputs_at = stats["input_cycles"], stats["output_cycles"]
     if outputs is None:
         outputs = design.model_outputs(dut, workload)

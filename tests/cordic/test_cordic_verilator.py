@@ -33,7 +33,7 @@ def test_verilog_equals_amaranth_and_model(tmp_path, architecture, system, direc
     payloads = [{"x": int(a), "y": int(b), "z": int(c), "tag": k % 256}
                 for k, (a, b, c) in enumerate(zip(x, y, z))]
     verilog, stats = run_stream_verilator(
-        architecture(config, tag_width=8), payloads, name="cordic", build_dir=tmp_path,
+        architecture(config, tag_width=8), payloads, name="cordic",
         source_pattern=SOURCE, sink_pattern=SINK)
     amaranth = run_stream(architecture(config, tag_width=8), payloads,
                           source_valid=lambda c: SOURCE[c % len(SOURCE)],

@@ -253,7 +253,7 @@ def test_exported_verilog_equals_model_under_verilator(tmp_path):
                 for k in range(len(poses))]
     outputs, _ = run_stream_verilator(
         TaskGraphPipeline(graph, **platform_format(platform, width), tag_width=8), payloads,
-        name="platform_ik", build_dir=tmp_path, sink_pattern=[True, False, True])
+        name="platform_ik", sink_pattern=[True, False, True])
     _, valid, values = evaluate_model(graph, pose_inputs(platform, poses),
                                       **platform_format(platform, width))
     assert [o["tag"] for o in outputs] == [p["tag"] for p in payloads]

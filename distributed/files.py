@@ -4,6 +4,7 @@ hardware backends' runs, with progress."""
 import numpy as np
 
 from robohw.dataflow.states import torque_codes
+from robohw.robots.toml_file import description_identity
 from robohw.support.csv_table import write_rows
 from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
@@ -22,7 +23,7 @@ def hardware_runner(backend, progress=None):
         plan = dut.plan
         identity = (f"distributed {plan.scheme} width={plan.width} issue={plan.issue} "
                     f"latencies={plan.multiplier_latency},{plan.adder_latency} "
-                    f"{plan.robot!r}")
+                    f"{description_identity(plan.robot)}")
         run = run_backend(dut, payloads, backend, f"states, {dut.interval} cycles each",
                           Progress(count, progress), identity)
         out = torque_codes(dut.plan, run.outputs)

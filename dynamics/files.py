@@ -32,6 +32,7 @@ from robohw.support.progress import Progress
 from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
 from robohw.hw.payload import payload_rows
+from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "BACKENDS", "DESIGNS"]
@@ -102,7 +103,7 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
         payloads = payload_rows(encode_states(plan, q, qd, qdd))
         run = run_backend(dut, payloads, backend, label, Progress(len(payloads), progress),
                           f"dynamics {design} width={width} processors={processors} "
-                          f"network={network} {robot!r}")
+                          f"network={network} {description_identity(robot)}")
         out = torque_codes(plan, run.outputs)
         valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
     reason = np.where(fits, np.where(valid, "ok", "outside_limits"), "out_of_format")

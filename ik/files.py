@@ -30,6 +30,7 @@ from robohw.ik.codec import (POSE_INPUTS, encode_poses, joint_angles, payload_jo
 from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.support.csv_table import CsvFileError, read_columns, write_rows
 from robohw.ik.reference import BRANCHES, puma_ik
+from robohw.robots.toml_file import description_identity
 from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
 
@@ -131,7 +132,8 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
             q[rows], valid[rows] = _model_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
                                                width)
         else:
-            identity = f"ik {graph} width={width} {robot!r}"  # the compiled model's cache key
+            # The compiled model's cache key.
+            identity = f"ik {graph} width={width} {description_identity(robot)}"
             q[rows], valid[rows] = _rtl_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
                                              width, backend, progress, identity)
     reason = np.full(count, "ok", dtype=object)

@@ -55,6 +55,7 @@ from robohw.support.progress import Progress
 from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
                                                   forward_kinematics, inverse_kinematics,
                                                   jacobian)
+from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
 __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_columns",
@@ -228,7 +229,7 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
         dut = _design(graph, formats, timing)
         valid, codes = _through(dut, pose_codes(platform, poses[rows], width), names, backend,
                                 "poses", f"platform-{command} {timing} width={width} "
-                                         f"{platform!r}", progress)
+                                         f"{description_identity(platform)}", progress)
         values[rows] = real.to_float(codes)
     flagged[rows] = ~valid
     lengths = values[:, [names.index(f"rho{i}") for i in range(1, legs + 1)]]
@@ -277,7 +278,7 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
         dut = _design(graph, formats, timing)
         valid, codes = _through(dut, state_codes(platform, states[rows], width, scale), names,
                                 backend, "states", f"platform-dynamics {timing} width={width} "
-                                                   f"{platform!r}", progress)
+                                                   f"{description_identity(platform)}", progress)
         forces[rows] = real.to_float(codes) * scale.force
     flagged[rows] = ~valid
     _, condition = reference_dynamics(platform, states)
@@ -320,7 +321,7 @@ def _hardware_fk(platform, lengths, backend, width, iterations, timing, progress
         valid, codes[rows] = _through(
             dut, {f"rho_m{i + 1}": measured[:, i] for i in range(measured.shape[1])}, fields,
             backend, "rows", f"platform-fk servo {timing} iterations={iterations} "
-                             f"width={width} {platform!r}", progress)
+                             f"width={width} {description_identity(platform)}", progress)
     flagged[rows] = ~valid
     poses = real.to_float(codes)
     angles = 3 if platform.spatial else 1

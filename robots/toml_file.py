@@ -1,6 +1,7 @@
 """What the loaders of robot and platform files share: a shipped file found by its name, the
 file read as TOML, and numbers checked, every failure one line of the loader's own error."""
 
+import dataclasses
 import math
 import pathlib
 import tomllib
@@ -8,7 +9,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["read_toml", "number", "numbers", "inertia_tensor"]
+__all__ = ["read_toml", "number", "numbers", "inertia_tensor", "description_identity"]
 
 # Relative tolerance of the physics checks: the data are decimals of a few digits.
 TOLERANCE = 1e-6
@@ -62,3 +63,10 @@ def inertia_tensor(values, where, field, error, warning):
         warnings.warn(f"{where}: {field}: principal moments {listed} break the triangle "
                       f"inequality (no rigid body has them)", warning, stacklevel=5)
     return tensor
+
+
+def description_identity(description):
+    """What a robot or platform description is, as text, without where its file lies (its
+    ``source``): a key for what is built from it (a compiled model), the same from any
+    checkout."""
+    return repr(dataclasses.replace(description, source=""))

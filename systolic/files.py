@@ -22,6 +22,7 @@ from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.hw.payload import payload_rows
+from robohw.robots.toml_file import description_identity
 from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
 from robohw.systolic.model import model_inertia
 
@@ -93,5 +94,5 @@ def _hardware(robot, q, backend, array, width, fold, progress):
     run = run_backend(dut, payloads, backend,
                       f"configurations through the {dut.latency}-cycle {array} array",
                       Progress(len(payloads), progress),
-                      f"inertia {array} width={width} fold={fold} {robot!r}")
+                      f"inertia {array} width={width} fold={fold} {description_identity(robot)}")
     return decode_outputs(dut.plan, output_codes(dut.plan, run.outputs))

@@ -49,8 +49,11 @@ def check(dut, graph, robot, width, count=24, seed=0, **stalls):
     return run
 
 
+# The second robot's full-size pipeline in `make slow`: `make test`'s quick report simulates
+# both registry IK designs against the model.
 @pytest.mark.heavy
-@pytest.mark.parametrize("name, width", [("puma560", 14), ("puma560_fgl", 16)])
+@pytest.mark.parametrize("name, width", [("puma560", 14),
+                                         pytest.param("puma560_fgl", 16, marks=pytest.mark.slow)])
 def test_pipeline_equals_model_one_result_per_clock(name, width):
     robot = load_robot(name)
     graph = best_graph(robot)
@@ -63,7 +66,7 @@ def test_pipeline_equals_model_one_result_per_clock(name, width):
     assert register_depths(TaskGraphPipeline(graph, width=width, tag_width=8)) == {dut.latency}
 
 
-@pytest.mark.heavy
+@pytest.mark.slow   # full size; `make test`'s quick report simulates ik-paper-* against the model
 def test_paper_graph_pipeline_equals_model():
     robot = load_robot()
     graph = paper_graph(robot)

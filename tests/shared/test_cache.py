@@ -48,3 +48,23 @@ def test_the_text_without_locations_is_the_design_wherever_it_was_written(conver
     assert "src" not in location_free(here)
     m, ports = _design_here()
     assert location_free(here) == convert(m, ports=ports, emit_src=False)
+
+
+def test_a_robots_identity_is_its_numbers_not_where_its_file_lies(tmp_path):
+    import shutil
+    import warnings
+
+    from robohw.robots import load_robot
+    from robohw.robots.platform import load_platform
+    from robohw.robots.toml_file import description_identity
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        shipped = load_robot("puma560")
+        copy = tmp_path / "elsewhere.toml"
+        shutil.copy(shipped.source, copy)
+        moved = load_robot(copy)
+    assert shipped.source != moved.source
+    assert description_identity(shipped) == description_identity(moved)
+    assert str(tmp_path) not in description_identity(moved)
+    platform = load_platform("hexapod")
+    assert platform.source and platform.source not in description_identity(platform)

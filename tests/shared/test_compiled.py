@@ -122,7 +122,7 @@ def test_a_second_build_comes_from_the_cache(compiled_models, monkeypatch):
         build_compiled(dut, identity="cordic-pipelined width=13", directory=compiled_models)
 
 
-
+@pytest.mark.slow   # builds Verilator's runtime from nothing, twice, on every run
 def test_verilators_runtime_and_header_are_built_once_per_cache_and_used(tmp_path):
     said = []
     for width in (8, 9):

@@ -92,7 +92,8 @@ def test_a_schedule_with_two_products_in_one_slot_is_wrong_in_the_check():
         _check_schedule(plan)
 
 
-@pytest.mark.parametrize("n", heavy_unless([1, 2, 3, 6, 8], small=(1, 2, 3)))
+@pytest.mark.parametrize("n", heavy_unless([1, 2, 3, 6], small=(1, 2, 3)) +
+                         [pytest.param(8, marks=pytest.mark.slow)])
 def test_random_robots_folded(n):
     rng = np.random.default_rng(60 + n)
     robot = random_robot(rng, n, prismatic=0.3)

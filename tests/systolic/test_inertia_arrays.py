@@ -153,7 +153,8 @@ def test_puma_latency_and_throughput(array):
 
 
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)
-@pytest.mark.parametrize("n", heavy_unless(range(1, 9), small=(1, 2, 3)))
+@pytest.mark.parametrize("n", heavy_unless(range(1, 7), small=(1, 2, 3)) +
+                         [pytest.param(n, marks=pytest.mark.slow) for n in (7, 8)])
 def test_random_robot_rtl_equals_model(array, n):
     rng = np.random.default_rng(20 + n)
     robot = random_robot(rng, n, prismatic=0.3)

@@ -1,6 +1,8 @@
 """``robohw report``: every design simulated cycle by cycle on a seeded workload, checked
 against its bit-exact model and its float reference, in one table; then the detailed sections
-of each family, and the plots.
+of each family, and the plots. The simulated rows are kept in the user's cache folder, keyed by
+the source of the code (:func:`robohw.sim.measure.measured_design`): a second report of the same
+code reads them instead of simulating again.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
 ``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``,
@@ -24,7 +26,7 @@ from robohw.dynamics import write_dynamics_report
 from robohw.ik import ik_error_panel, plot_ik_schedules, write_ik_report
 from robohw.legs import write_platform_report
 from robohw.registry import DESIGNS
-from robohw.sim.measure import measure_design, stated_design
+from robohw.sim.measure import measured_design, stated_design
 from robohw.support.plots import plot_error_histograms
 from robohw.support.progress import Progress
 from robohw.systolic import inertia_error_panel, write_inertia_report
@@ -125,7 +127,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
             count = _ONE_AT_A_TIME
         else:
             count = serial_count if "word-serial" in design.name else pipelined_count
-        rows.append(measure_design(design, count=count))
+        rows.append(measured_design(design, count=count))
         progress.step(f"{design.name} simulated")
     table = summary_table(rows)
     (out_dir / "summary.md").write_text(

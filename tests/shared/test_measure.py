@@ -36,3 +36,26 @@ def test_two_results_give_their_gap_and_one_none():
 def test_a_run_without_transfers_is_refused():
     with pytest.raises(ValueError, match="a timing needs at least one input and one output"):
         measure_timing([], [1])
+
+
+def test_a_measured_row_is_kept_and_found_by_what_determines_it(monkeypatch, tmp_path):
+    from robohw.registry import DESIGNS
+    from robohw.sim import measure
+
+    monkeypatch.setenv("ROBOHW_CACHE", str(tmp_path))
+    design = DESIGNS["cordic-word-serial"]
+    row = measure.measured_design(design, count=2)
+    assert row == measure.measure_design(design, count=2) | {
+        "amaranth_cycles_per_s": row["amaranth_cycles_per_s"]}
+    assert len(list((tmp_path / "measured").glob("*.json"))) == 1
+
+    def simulated(*args, **kwargs):
+        raise AssertionError("simulated again")
+
+    monkeypatch.setattr(measure, "measure_design", simulated)
+    assert measure.measured_design(design, count=2) == row       # found, not simulated
+    with pytest.raises(AssertionError, match="simulated again"):
+        measure.measured_design(design, count=3)                  # another count: another row
+    monkeypatch.setattr(measure, "source_digest", lambda: "other code")
+    with pytest.raises(AssertionError, match="simulated again"):
+        measure.measured_design(design, count=2)                  # other code: measured again

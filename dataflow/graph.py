@@ -22,7 +22,7 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Node", "Tracer", "OPS", "assign_formats", "Format", "frac_bits_for"]
+__all__ = ["Node", "Tracer", "OPS", "assign_formats", "error_bounds", "Format", "frac_bits_for"]
 
 # op: (arguments that are nodes, pipeline registers, counts as)
 OPS = {
@@ -233,8 +233,6 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
     for k in indices:
         node = tracer.nodes[k]
         frac = [formats[a.index].frac for a in node.args]
-        errs = [error[a.index] for a in node.args]
-        mags = [a.magnitude for a in node.args]
         if node.op == "input":
             formats[k] = Format(input_fracs[node.name])
             error[k] = input_errors.get(node.name, 0.0)
@@ -243,27 +241,61 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
                                  f"its format")
             continue
         if node.op == "neg":
-            formats[k], error[k] = Format(frac[0]), errs[0]
+            formats[k], error[k] = Format(frac[0]), error[node.args[0].index]
             continue
         if node.op in ("add", "sub"):
-            propagated = errs[0] + errs[1]
-            formats[k] = Format(min(fits(node.magnitude, propagated), max(frac)))
+            cap, constant = max(frac), None
         elif node.op == "addc":
             # The constant is rounded at max(operand, result) fraction bits: >= the operand's.
-            propagated = errs[0] + 2.0 ** -(frac[0] + 1)
-            formats[k] = Format(min(fits(node.magnitude, propagated),
-                                    max(frac[0], frac_bits_for(abs(node.constant), width))))
+            cap, constant = max(frac[0], frac_bits_for(abs(node.constant), width)), None
         elif node.op == "mul":
-            propagated = mags[0] * errs[1] + mags[1] * errs[0] + errs[0] * errs[1]
-            formats[k] = Format(min(fits(node.magnitude, propagated), frac[0] + frac[1]))
+            cap, constant = frac[0] + frac[1], None
         elif node.op == "cmul":
             const_frac = frac_bits_for(abs(node.constant), width)
-            code = round(node.constant * 2.0 ** const_frac)
-            propagated = abs(node.constant) * errs[0] + \
-                (mags[0] + errs[0]) * abs(node.constant - code * 2.0 ** -const_frac)
-            formats[k] = Format(min(fits(node.magnitude, propagated), frac[0] + const_frac),
-                                code, const_frac)
+            constant = (round(node.constant * 2.0 ** const_frac), const_frac)
+            cap = frac[0] + const_frac
         else:
             raise ValueError(f"{node}: no hardware for op {node.op!r}")
+        propagated = _propagated(node, error, formats, constant)
+        formats[k] = Format(min(fits(node.magnitude, propagated), cap), *(constant or ()))
         error[k] = propagated + 2.0 ** -(formats[k].frac + 1)
     return formats
+
+
+def _propagated(node, error, formats, constant=None):
+    """The worst-case error of ``node``'s exact result from its operands' errors (``error`` by
+    index) and formats, before its own rounding; ``constant``: a ``cmul``'s ``(code, frac)``
+    (default: its format's)."""
+    errs = [error[a.index] for a in node.args]
+    mags = [a.magnitude for a in node.args]
+    if node.op in ("add", "sub"):
+        return errs[0] + errs[1]
+    if node.op == "addc":
+        return errs[0] + 2.0 ** -(formats[node.args[0].index].frac + 1)
+    if node.op == "mul":
+        return mags[0] * errs[1] + mags[1] * errs[0] + errs[0] * errs[1]
+    if node.op == "cmul":
+        code, const_frac = constant or (formats[node.index].const_code,
+                                        formats[node.index].const_frac)
+        return abs(node.constant) * errs[0] + \
+            (mags[0] + errs[0]) * abs(node.constant - code * 2.0 ** -const_frac)
+    raise ValueError(f"{node}: no hardware for op {node.op!r}")
+
+
+def error_bounds(tracer, indices, formats, input_errors):
+    """``{index: bound}``: the worst-case error of every live node's fixed-point value in the
+    given ``formats`` (:func:`assign_formats`'), from the inputs' errors (``input_errors`` by
+    name) through the operations and half an LSB of each register's rounding. With the
+    errors the formats were sized from, these are :func:`assign_formats`' own; with the
+    inputs' errors against their true values (a joint angle rounded to its binary angle, say),
+    a proven bound against the exact result."""
+    error = {}
+    for k in indices:
+        node = tracer.nodes[k]
+        if node.op == "input":
+            error[k] = input_errors.get(node.name, 0.0)
+        elif node.op == "neg":
+            error[k] = error[node.args[0].index]
+        else:
+            error[k] = _propagated(node, error, formats) + 2.0 ** -(formats[k].frac + 1)
+    return error

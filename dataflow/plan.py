@@ -22,11 +22,11 @@ from robohw.cordic.model import cordic_model
 from robohw.cordic.pipelined import pipelined_latency, pipelined_register_bits
 from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
 from robohw.dataflow.folding import modulo_schedule, product_pools
-from robohw.dataflow.graph import OPS, Tracer, assign_formats, frac_bits_for
+from robohw.dataflow.graph import OPS, Tracer, assign_formats, error_bounds, frac_bits_for
 from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
                                       MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
 from robohw.hw.checks import check_integer
-from robohw.hw.fixed import angle_to_code, wrap
+from robohw.hw.fixed import ANGLE_ERROR_LSB, angle_to_code, wrap
 from robohw.hw.stream import check_fold
 
 __all__ = ["TracedPlan", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_codes", "in_bounds",
@@ -84,6 +84,7 @@ class TracedPlan:
         # {joint: payload field} of the angles, {input node name: payload field} of the rest,
         # {payload field: code added to it at the input}.
         self._angle_fields, self._value_fields, self._offsets = {}, {}, {}
+        self._joint_offsets = {}         # {joint: offset (rad)} of the angle inputs
         self._field_limits = {}
         outputs = self._trace()
         self.outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
@@ -122,6 +123,7 @@ class TracedPlan:
             self._input_errors[name] = TRIG_ERROR_LSB * 2.0 ** -self.cordic.frac_bits
             self._input_ready[name] = pipelined_latency(self.cordic)
         self._angle_fields[k] = field
+        self._joint_offsets[k] = float(offset)
         self._offsets[field] = int(angle_to_code(offset, self.cordic.width))
         return tuple(nodes)
 
@@ -211,6 +213,41 @@ class TracedPlan:
     def field_offset(self, field):
         """The code added to a payload field at the input (wrapping, as angles do)."""
         return self._offsets.get(field, 0)
+
+    def angle_codes(self, field, radians):
+        """The codes of an angle ``field`` for joint angles ``radians`` (an array): the field
+        plus its offset code is the binary angle nearest to the angle plus the joint's offset,
+        so the hardware's angle carries one rounding (:data:`~robohw.hw.fixed.ANGLE_ERROR_LSB`),
+        not the angle's and the offset's. A field the traced algorithm does not take (an
+        inertia matrix does not depend on the first joint's angle) is the angle's code."""
+        radians, width = np.asarray(radians, dtype=np.float64), self.cordic.width
+        joint = next((k for k, name in self._angle_fields.items() if name == field), None)
+        if joint is None:
+            return angle_to_code(radians, width)
+        return wrap(angle_to_code(radians + self._joint_offsets[joint], width) -
+                    self._offsets[field], width)
+
+    @property
+    def output_bounds(self):
+        """``{key: bound}``: the worst-case error of each output, in its units, against the
+        exact result of the algorithm at the float64 inputs (for a state within the proven
+        ranges): the formats' error analysis (:func:`~robohw.dataflow.graph.error_bounds`)
+        from the inputs' errors against their true values: a joint angle's binary angle
+        (:meth:`angle_codes`: :data:`~robohw.hw.fixed.ANGLE_ERROR_LSB`) through the CORDIC
+        (:data:`TRIG_ERROR_LSB`), a fixed-point field's rounding (and its offset's), each
+        register's rounding, and the output's own."""
+        errors = dict(self._input_errors)
+        for k in self._angle_fields:
+            turn_lsb = 2 * math.pi * 2.0 ** -self.cordic.width     # a radian per code
+            for name in (f"cos{k}", f"sin{k}"):
+                errors[name] = TRIG_ERROR_LSB * 2.0 ** -self.cordic.frac_bits + \
+                    ANGLE_ERROR_LSB * turn_lsb                      # |d cos| <= |d angle|
+        bounds = error_bounds(self.tracer, self.live, self.formats, errors)
+        sources = self._output_sources()
+        fracs = self.output_fracs
+        return {key: bounds[sources[key].index] if key in sources else
+                abs(node - round(node * 2.0 ** fracs[key]) * 2.0 ** -fracs[key])
+                for key, node in self.outputs.items()}
 
     @property
     def field_limits(self):

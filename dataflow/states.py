@@ -5,13 +5,13 @@ field names and converts states to payload codes and torque codes back.
 The input payload has ``q{k}``, ``qd{k}`` and ``qdd{k}`` for each joint ``k`` (from 1); the
 output payload ``tau{k}`` (``signed(width)``, fixed point with the plan's ``output_fracs``),
 a design's validity flag and ``tag``. A plan here has ``robot``, ``dof``, ``width``,
-``cordic`` (the angles' CORDIC), ``input_fracs`` (fraction bits of the fixed-point fields by
-name) and ``output_fracs`` (of the torques, by joint from 1)."""
+``cordic`` (the angles' CORDIC), ``angle_codes`` (the angle fields' codes,
+:meth:`robohw.dataflow.plan.TracedPlan.angle_codes`), ``input_fracs`` (fraction bits of the
+fixed-point fields by name) and ``output_fracs`` (of the torques, by joint from 1)."""
 
 import numpy as np
 from amaranth.hdl import signed
 
-from robohw.hw.fixed import angle_to_code
 from robohw.hw.payload import payload_rows
 
 __all__ = ["state_field", "torque_field", "state_fields", "torque_fields", "encode_states",
@@ -67,7 +67,7 @@ def encode_states(plan, q, qd, qdd):
     for k, joint in enumerate(plan.robot.joints, start=1):
         position, rate, acceleration = (state_field(kind, k) for kind in ("q", "qd", "qdd"))
         if joint.type == "revolute":
-            codes[position] = angle_to_code(q[:, k - 1], plan.cordic.width)
+            codes[position] = plan.angle_codes(position, q[:, k - 1])
         else:
             codes[position] = _fixed(q[:, k - 1], fracs[position], width)
         codes[rate] = _fixed(qd[:, k - 1], fracs[rate], width)

@@ -49,6 +49,7 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.states import state_fields, torque_field, torque_fields
+from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
@@ -68,7 +69,7 @@ class NewtonEulerArray(StreamPipeline):
 
     Parameters
     ----------
-    robot, processors, network, width, trig_width, sequencing
+    robot, processors, network, width, trig_width, sequencing, bound_fraction
         See :class:`~robohw.dynamics.array_plan.ArrayPlan`.
     multiplier_latency, adder_latency : int
         Cycles from an operation's issue to its result being readable: at least the units'
@@ -85,7 +86,8 @@ class NewtonEulerArray(StreamPipeline):
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
                  trig_width=None, multiplier_latency=MULTIPLIER_STAGES,
-                 adder_latency=ADDER_STAGES, sequencing="dataflow", tag_width=0):
+                 adder_latency=ADDER_STAGES, sequencing="dataflow", tag_width=0,
+                 bound_fraction=BOUND_FRACTION):
         check_tag_width(tag_width)
         for name, value, least in (("multiplier_latency", multiplier_latency,
                                     MULTIPLIER_STAGES),
@@ -95,7 +97,8 @@ class NewtonEulerArray(StreamPipeline):
                                  f"not {value}")
         plan = ArrayPlan(robot, processors=processors, network=network, width=width,
                          trig_width=trig_width, multiplier_latency=multiplier_latency,
-                         adder_latency=adder_latency, sequencing=sequencing)
+                         adder_latency=adder_latency, sequencing=sequencing,
+                         bound_fraction=bound_fraction)
         self._plan = plan
         outputs = torque_fields(plan)
         outputs["in_bounds"] = unsigned(1)

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
+from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.hw.checks import check_choice, check_positive_integer
@@ -113,7 +114,7 @@ class ArrayPlan(NewtonEulerPlan):
 
     Parameters
     ----------
-    robot, width, trig_width
+    robot, width, trig_width, bound_fraction
         See :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`.
     processors : int
         ``p``, 1 or more (default: the robot's joints).
@@ -129,7 +130,8 @@ class ArrayPlan(NewtonEulerPlan):
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
                  trig_width=None, multiplier_latency=MULTIPLIER_STAGES,
-                 adder_latency=ADDER_STAGES, sequencing="dataflow"):
+                 adder_latency=ADDER_STAGES, sequencing="dataflow",
+                 bound_fraction=BOUND_FRACTION):
         check_choice("sequencing", sequencing, SEQUENCINGS)
         self.sequencing = sequencing
         self._scan_sizes = {}
@@ -140,9 +142,15 @@ class ArrayPlan(NewtonEulerPlan):
             check_positive_integer("processors", processors)
         self._processors = processors
         self.multiplier_latency, self.adder_latency = multiplier_latency, adder_latency
-        super().__init__(robot, width=width, trig_width=trig_width)
+        super().__init__(robot, width=width, trig_width=trig_width,
+                         bound_fraction=bound_fraction)
         self.network = NETWORKS[network](self.processors)
         self.program = self._compile()
+
+    def _replan(self, robot, width):
+        # The bounds come from the traced graph and its formats, which the processors shape
+        # (their scans) and the network and latencies do not.
+        return ArrayPlan(robot, processors=self._processors, width=width, bound_fraction=None)
 
     @property
     def processors(self):

@@ -7,7 +7,7 @@ import numpy as np
 from robohw.dataflow.component import configuration_line
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
-                                    torque_payloads)
+                                    torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.dynamics.pipeline import NewtonEulerPipeline
 from robohw.dynamics.reference import inverse_dynamics
@@ -71,6 +71,13 @@ class DynamicsDesign(Design):
         reference = inverse_dynamics(dut.plan.robot, *workload.context["states"])
         errors = np.abs(got - reference).max(-1) / np.abs(reference).max()
         return equal, errors
+
+    def accuracy(self, dut):
+        return {torque_field(k): bound for k, bound in enumerate(dut.plan.accuracy.bounds, 1)}
+
+    def error_bound(self, dut, workload):
+        reference = inverse_dynamics(dut.plan.robot, *workload.context["states"])
+        return dut.plan.accuracy.bound / np.abs(reference).max()
 
     def model_outputs(self, dut, workload):
         out, inside = model_outputs_dynamics(dut.plan, workload.context["codes"])

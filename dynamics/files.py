@@ -12,8 +12,8 @@ Chang's processor array, :class:`robohw.dynamics.array.NewtonEulerArray`, on ``p
 elements and a ``direct`` or ``shuffle`` network). The
 hardware proves its torques for states within the robot file's position, velocity and
 acceleration limits only: a state outside them is ``valid = 0``, reason ``outside_limits``,
-with zeros, and the rest of the file is computed; so is a state with an angle of 2**(53 - w)
-turns or more (``w`` the CORDICs' width), which no binary angle holds exactly, reason
+with zeros, and the rest of the file is computed; so is a state with an angle of 2**(47 - w)
+turns or more (``w`` the CORDICs' width), which float64 holds too coarsely for a binary angle, reason
 ``out_of_format``.
 """
 

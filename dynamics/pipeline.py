@@ -14,6 +14,8 @@ from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
 from robohw.dataflow.states import state_field, state_fields, torque_field
 from robohw.dynamics.reference import base_coordinate_steps
+from robohw.dynamics.accuracy import (BOUND_FRACTION, accuracy_promise, check_accuracy,
+                                      check_bound_fraction)
 from robohw.dynamics.bounds import DynamicsBounds
 from robohw.dynamics.scans import doubling_schedule, run_schedule
 from robohw.hw.checks import check_integer
@@ -46,12 +48,20 @@ class NewtonEulerPlan(TracedPlan):
         :class:`~robohw.dataflow.plan.TracedPlan`).
     trig_width : int
         Bits of the joints' angles and of the CORDICs (default ``min(width, 40)``).
+    bound_fraction : float or None
+        The largest :attr:`accuracy` fraction accepted (default
+        :data:`~robohw.dynamics.accuracy.BOUND_FRACTION`, 1 %): a plan whose proven bound
+        exceeds this fraction of the largest torque the robot's limits allow is refused with
+        a ``ValueError`` naming the limit that weighs most and the width that would meet it
+        (:func:`~robohw.dynamics.accuracy.check_accuracy`). ``None``: not checked.
     """
+    max_width = MAX_WIDTH
     # Folded, one ring copy per group of registers of this many flip-flops: the traced cells
     # are whole phases of the equations, up to 1,746 flip-flops (placed at 64 MHz).
     ring_fanout = 256
 
-    def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None):
+    def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None,
+                 bound_fraction=BOUND_FRACTION):
         check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
         trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
         check_integer("trig_width", trig_width, minimum=MIN_WIDTH,
@@ -61,9 +71,26 @@ class NewtonEulerPlan(TracedPlan):
         if not robot.has_dynamics:
             raise ValueError(f"{robot.source or robot.name}: the dynamics needs mass, com and "
                              f"inertia for every joint")
+        bound_fraction = check_bound_fraction(bound_fraction)
         self._robot = robot
         self.bounds = DynamicsBounds(robot)
         super().__init__(width=width, fold=fold, trig_width=trig_width)
+        self._accuracy = None
+        if bound_fraction is not None:
+            self._accuracy = check_accuracy(self, bound_fraction, self._replan)
+
+    def _replan(self, robot, width):
+        """This design for ``robot`` at ``width`` bits, its accuracy unchecked."""
+        return NewtonEulerPlan(robot, width=width, bound_fraction=None)
+
+    @property
+    def accuracy(self):
+        """The :class:`~robohw.dynamics.accuracy.AccuracyPromise`: per joint, the proven
+        worst-case error of its torque against float64 for a state within the limits, and
+        the largest torque those limits allow."""
+        if self._accuracy is None:
+            self._accuracy = accuracy_promise(self)
+        return self._accuracy
 
     def _trace(self):
         robot, bounds = self._robot, self.bounds
@@ -106,7 +133,7 @@ class NewtonEulerPipeline(TracedPipeline):
 
     Parameters
     ----------
-    robot, width, fold, trig_width
+    robot, width, fold, trig_width, bound_fraction
         See :class:`NewtonEulerPlan`.
     tag_width : int
         User tag carried from ``i`` to ``o``.
@@ -133,8 +160,9 @@ class NewtonEulerPipeline(TracedPipeline):
     """
 
     def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None, tag_width=0,
-                 check_ranges=False):
-        plan = NewtonEulerPlan(robot, width=width, fold=fold, trig_width=trig_width)
+                 check_ranges=False, bound_fraction=BOUND_FRACTION):
+        plan = NewtonEulerPlan(robot, width=width, fold=fold, trig_width=trig_width,
+                               bound_fraction=bound_fraction)
         super().__init__(plan, state_fields(plan),
                          {k: torque_field(k) for k in range(1, plan.dof + 1)},
                          tag_width=tag_width, check_ranges=check_ranges, flag="in_bounds")

@@ -10,6 +10,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.dynamics.accuracy import BOUND_FRACTION, LIMIT_STATES
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.dynamics.model import model_torques
@@ -267,7 +268,10 @@ def _count_sections(counts, pumas, speedups):
 def pipeline_accuracy(quick=False, seed=0):
     """One dict per (robot, width) of the Newton-Euler pipeline's bit-exact model against
     float64 over states uniform within the robot's limits: the largest error relative to the
-    largest torque, its 99th percentile, the latency (cycles, unfolded), the products."""
+    largest torque, its 99th percentile, the proven bound in the same unit and as the
+    fraction of the largest torque the limits allow (:mod:`robohw.dynamics.accuracy`; above
+    :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` the width is refused unless asked for),
+    the latency (cycles, unfolded), the products."""
     narrow, wide = PIPELINE_STATES["quick" if quick else "full"]
     rows = []
     for name in ("puma560", "stanford"):
@@ -275,15 +279,19 @@ def pipeline_accuracy(quick=False, seed=0):
         for width in PIPELINE_WIDTHS:
             count = narrow if width <= 31 else wide
             states = sample_states(robot, count, np.random.default_rng(seed))
-            plan = NewtonEulerPlan(robot, width=width)
+            plan = NewtonEulerPlan(robot, width=width, bound_fraction=None)
             tau, inside = model_torques(plan, *states)
             reference = inverse_dynamics(robot, *states)
             scale = np.abs(reference).max()
             error = np.abs(tau - reference).max(-1) / scale
+            promise = plan.accuracy
             rows.append({"robot": name, "width": width, "trig_width": plan.cordic.width,
                          "states": count, "in_bounds": int(inside.sum()),
                          "max_error": float(error.max()),
                          "p99_error": float(np.quantile(error, 0.99)),
+                         "bound": promise.bound / scale, "bound_nm": promise.bound,
+                         "bound_fraction": promise.fraction,
+                         "largest_torque": promise.largest_torque,
                          "max_abs_tau": float(scale), "latency": plan.latency,
                          "products": plan.tracer.counts(plan.live)["mul"]})
     return rows
@@ -377,11 +385,15 @@ def _simulated(title, measured):
 
 
 def _pipeline_section(rows, measured):
-    table = ["| robot | width (CORDIC) | states | max error | p99 | latency (cycles, unfolded) |",
-             "|---|---|---|---|---|---|"]
+    table = ["| robot | width (CORDIC) | states | max error | p99 | proven bound | bound / max "
+             "error | bound (N m), of the largest torque | latency (cycles, unfolded) |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
+        refused = " (refused at the default)" if r["bound_fraction"] > BOUND_FRACTION else ""
         table.append(f"| {r['robot']} | {r['width']} ({r['trig_width']}) | {r['states']:,} | "
-                     f"{r['max_error']:.1e} | {r['p99_error']:.1e} | {r['latency']} |")
+                     f"{r['max_error']:.1e} | {r['p99_error']:.1e} | {r['bound']:.1e} | "
+                     f"{r['bound'] / r['max_error']:.0f} | {r['bound_nm']:.2g}, "
+                     f"{r['bound_fraction']:.2%}{refused} | {r['latency']} |")
     at24 = [r for r in rows if r["width"] == 24]
     met = all(r["max_error"] <= ACCURACY_GOAL for r in at24)
     lines = [
@@ -393,7 +405,13 @@ def _pipeline_section(rows, measured):
         "(the joints' velocity and acceleration limits, norm bounds per link), one state per "
         "clock unfolded, one per k clocks folded by k on shared multipliers. Accuracy of the "
         "bit-exact model (equal to the RTL bit for bit, tested) against float64, relative to "
-        "the largest torque over the states (uniform within the robot file's limits):",
+        "the largest torque over the states (uniform within the robot file's limits), beside "
+        "the proven bound in the same unit (robohw.dynamics.accuracy: the formats' error "
+        "analysis from the angles' rounding through every register, for any state within the "
+        "limits) and in N m, as a share of the largest torque the limits allow (the largest "
+        f"over {LIMIT_STATES:,} seeded states at the corners of the rate and acceleration "
+        f"limits). A design whose bound exceeds {BOUND_FRACTION:.0%} of it is refused when it "
+        "is planned (`--bound-fraction` changes that):",
         "\n".join(table),
         f"The issue's goal, 1e-4 of max |tau| at 24 bits, is {'met' if met else 'NOT met'}: "
         + "; ".join(f"{r['robot']} {r['max_error']:.1e}" for r in at24) + ". Above 40 bits "

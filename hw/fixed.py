@@ -18,7 +18,7 @@ __all__ = [
     "wrap", "round_shift", "saturate",
     "hdl_round_shift", "rounding_mask", "rounding_shift", "rounding_increment", "hdl_add_sub",
     "hdl_add_sub_add", "hdl_saturate",
-    "angle_to_code", "angle_fits", "code_to_angle", "ANGLE_CODE_LIMIT",
+    "angle_to_code", "angle_fits", "code_to_angle", "ANGLE_CODE_LIMIT", "ANGLE_ERROR_LSB",
 ]
 
 
@@ -204,15 +204,21 @@ def hdl_saturate(value, width):
     return clamped[:width].as_signed(), too_low | too_high
 
 
-# Angles whose code before wrapping reaches this many units are refused: float64 holds whole
-# numbers exactly only below it, so the wrapped code's low bits would not be the angle's (and
-# beyond 2**63 the cast to int64 fails).
-ANGLE_CODE_LIMIT = 2.0 ** 53
+# Angles whose code before wrapping reaches this many units are refused. Below it, float64's own
+# rounding of ``radians / (2 pi) * 2**width`` (at most 1.5 units in the last place: the division
+# and 2 pi's representation) stays under 1.5 * 2**-52 * 2**47 < 1/16 of a code, so a code is the
+# nearest to the angle within ANGLE_ERROR_LSB; beyond 2**53 float64 holds no whole numbers
+# exactly at all (and beyond 2**63 the cast to int64 fails).
+ANGLE_CODE_LIMIT = 2.0 ** 47
+# A binary angle's worst-case error against the float64 angle it encodes, in codes: half a code
+# of rounding and float64's own rounding below ANGLE_CODE_LIMIT.
+ANGLE_ERROR_LSB = 0.5 + 1 / 16
 
 
 def angle_fits(radians, width):
-    """Where radians give a binary-angle code of ``width`` bits exactly (a boolean array):
-    finite, and less than ``2**(53 - width)`` turns (at 24 bits, 2**29 turns)."""
+    """Where radians give a binary-angle code of ``width`` bits within
+    :data:`ANGLE_ERROR_LSB` of a code (a boolean array): finite, and less than
+    ``2**(47 - width)`` turns (at 24 bits, 2**23 turns, 5.3e7 rad)."""
     units = np.abs(np.asarray(radians, dtype=np.float64) / (2 * np.pi) * 2.0 ** width)
     return units < ANGLE_CODE_LIMIT
 

@@ -25,8 +25,8 @@ Backends: ``float`` (the references) for every command; for ``ik``, ``jacobian``
 cycle by cycle: ``timing`` pipelined, word-serial or Gosselin's machine,
 :mod:`robohw.legs.leg_machine`) and ``compiled`` (the same compiled by Verilator). There a
 position outside the hardware's number format (beyond the platform's reach,
-:func:`robohw.legs.ik_graph.platform_format`) or an angle no binary angle holds exactly
-(2**(53 - width) turns or more) is ``out_of_format``, and a value the hardware flags as
+:func:`robohw.legs.ik_graph.platform_format`) or an angle too large for a binary angle
+(2**(47 - width) turns or more) is ``out_of_format``, and a value the hardware flags as
 overflowing, which only a leg longer than the format's range makes,
 ``outside_limits``; the condition number of the hardware's rows is computed in float64.
 For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, any timing): a

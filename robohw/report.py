@@ -49,7 +49,8 @@ QUICK_MAX_INTERVAL = 4096
 def summary_table(rows):
     """The one table, in Markdown."""
     head = ["design", "configuration", "latency (cycles)", "throughput (results/cycle)",
-            "equals model", "max error vs float64", "buffer stages / PEs", "register bits"]
+            "equals model", "max error vs float64 (proven bound)", "buffer stages / PEs",
+            "register bits"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         if not r["simulated"]:
@@ -60,9 +61,12 @@ def summary_table(rows):
             continue
         latency = str(r["latency"]) if r["latency"] == r["stated_latency"] else \
             f"{r['latency']} (stated {r['stated_latency']})"
+        error = f"{r['max_error']:.2g}"
+        if r.get("error_bound") is not None:
+            error += f" (bound {r['error_bound']:.2g})"
         lines.append(
             f"| {r['design']} | {r['configuration']} | {latency} | {r['throughput']} | "
-            f"{'yes' if r['equals_model'] else 'NO'} | {r['max_error']:.2g} {r['error_unit']} | "
+            f"{'yes' if r['equals_model'] else 'NO'} | {error} {r['error_unit']} | "
             f"{r['structure_count']:,} {r['structure']} | {r['register_bits']:,} |")
     return "\n".join(lines)
 

@@ -89,6 +89,17 @@ class Design:
         """The output payloads (dicts) the bit-exact model gives for the workload."""
         raise NotImplementedError
 
+    def accuracy(self, dut):
+        """The design's accuracy promise: ``{output field: bound}``, each output's proven
+        worst-case error against float64 in its own units, for inputs within the design's
+        domain; ``None`` for a design that states no bound."""
+        return None
+
+    def error_bound(self, dut, workload):
+        """The largest bound of :meth:`accuracy` in :attr:`error_unit` for ``workload`` (what
+        :meth:`check`'s errors are measured in), or ``None``."""
+        return None
+
     def equals_model(self, dut, workload, outputs):
         """Whether every output carries the fields of :meth:`model_outputs` with the model's
         values, in order (the tag and any extra fields are not compared)."""

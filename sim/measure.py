@@ -53,7 +53,9 @@ def measure_design(design, width=None, count=32, seed=0, vcd=None, fold=None):
     """Simulate ``design`` (a :class:`robohw.sim.design.Design`, folded by ``fold``: default the
     design's) in Amaranth on a seeded workload of ``count`` results; return its row: stated
     and measured latency and interval, equality with the bit-exact model, max error against
-    float64, structure, register bits and the simulator's speed."""
+    float64 beside the design's proven bound in the same unit (``None`` where it states none;
+    :meth:`~robohw.sim.design.Design.error_bound`), structure, register bits and the
+    simulator's speed."""
     dut = design.build(width, fold)
     workload = design.workload(dut, count, seed)
     fragment = Fragment.get(dut, None)     # elaborated once: counted, then simulated
@@ -70,6 +72,7 @@ def measure_design(design, width=None, count=32, seed=0, vcd=None, fold=None):
         "stated_interval": dut.interval, "interval": timing.interval,
         "throughput": str(timing.throughput) if timing.interval else None,
         "equals_model": equal, "max_error": float(errors.max()), "error_unit": design.error_unit,
+        "error_bound": design.error_bound(dut, workload),
         "structure": label, "structure_count": value, "register_bits": bits,
         "amaranth_cycles_per_s": run.cycles / run.wall_seconds, "simulated": True,
     }
@@ -109,6 +112,7 @@ def stated_design(design, width=None):
         "fold": design.fold_of(dut), "results": 0, "stated_latency": dut.latency,
         "latency": None, "stated_interval": dut.interval, "interval": None, "throughput": None,
         "equals_model": None, "max_error": None, "error_unit": design.error_unit,
+        "error_bound": None,
         "structure": label, "structure_count": value,
         "register_bits": register_bits(Fragment.get(dut, None)), "simulated": False,
     }

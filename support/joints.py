@@ -8,12 +8,12 @@ __all__ = ["angles_fit"]
 
 
 def angles_fit(robot, q, width):
-    """Rows of ``q`` ``(N, dof)`` whose revolute joints' angles have exact ``width``-bit binary
-    angles (:func:`robohw.hw.fixed.angle_fits`: under ``2**(53 - width)`` turns); the other
-    rows are ``out_of_format`` for the hardware (a file's 1e20 rad would otherwise wrap to a
-    garbage angle and give a valid-looking answer)."""
+    """Rows of ``q`` ``(N, dof)`` whose revolute joints' angles, with their offsets, have
+    ``width``-bit binary angles (:func:`robohw.hw.fixed.angle_fits`: under ``2**(47 - width)``
+    turns); the other rows are ``out_of_format`` for the hardware (a file's 1e20 rad would
+    otherwise wrap to a garbage angle and give a valid-looking answer)."""
     fits = np.ones(len(q), dtype=bool)
     for k, joint in enumerate(robot.joints):
         if joint.type == "revolute":
-            fits &= angle_fits(q[:, k], width)
+            fits &= angle_fits(q[:, k], width) & angle_fits(q[:, k] + joint.offset, width)
     return fits

@@ -10,7 +10,7 @@ here is an :class:`~robohw.systolic.array.InertiaPlan`.
 
 import numpy as np
 
-from robohw.hw.fixed import angle_to_code, wrap
+from robohw.hw.fixed import wrap
 from robohw.hw.payload import payload_rows
 
 __all__ = ["joint_field", "inertia_field", "encode_joints", "output_codes",
@@ -38,7 +38,7 @@ def encode_joints(plan, q):
     codes = {}
     for k, frame in enumerate(plan.frames, start=1):
         if frame.revolute:
-            codes[joint_field(k)] = angle_to_code(q[:, k - 1], width)
+            codes[joint_field(k)] = plan.angle_codes(joint_field(k), q[:, k - 1])
         else:
             value = np.rint(q[:, k - 1] * 2.0 ** fracs.get(f"d{k}", width - 1)).astype(np.int64)
             if k > 1 and (np.any(q[:, k - 1] < frame.limits[0]) or

@@ -8,8 +8,8 @@ from robohw.dataflow.component import configuration_line
 from robohw.robots.sampling import sample_joints
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS
-from robohw.systolic.codec import (decode_outputs, encode_joints, field_formats, output_codes,
-                                   output_payloads)
+from robohw.systolic.codec import (decode_outputs, encode_joints, field_formats, inertia_field,
+                                   output_codes, output_payloads)
 from robohw.systolic.model import model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
@@ -55,6 +55,13 @@ class InertiaDesign(Design):
         reference = jacobian_inertia(dut.plan.robot, workload.context["q"])
         errors = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
         return equal, errors
+
+    def accuracy(self, dut):
+        return {inertia_field(j, i): bound for (j, i), bound in dut.plan.output_bounds.items()}
+
+    def error_bound(self, dut, workload):
+        reference = jacobian_inertia(dut.plan.robot, workload.context["q"])
+        return max(dut.plan.output_bounds.values()) / np.abs(reference).max()
 
     def model_outputs(self, dut, workload):
         return output_payloads(model_outputs(dut.plan, workload.context["codes"]))

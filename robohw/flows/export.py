@@ -7,7 +7,9 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
   only), ``i__valid``, ``i__ready``, ``i__payload``, ``o__valid``, ``o__ready``,
   ``o__payload``;
 - ``M.json``: the sidecar: ports with every payload field's bit offset, width and number
-  format, latency, throughput, register bits, and the lint waivers with their reasons;
+  format, the accuracy promise (``accuracy_bounds``: each output's proven worst-case error
+  against float64 in its units, ``null`` for a design that states none), latency,
+  throughput, register bits, and the lint waivers with their reasons;
 - ``M.vlt``: the waivers as a Verilator configuration file, so
   ``verilator --lint-only -Wall M.vlt M.v`` reports no warning.
 
@@ -116,6 +118,7 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
                           "turns(W, F)": "fixed(W, F) counting turns, not radians",
                           "angle(W)": "binary angle, two's complement, one turn = 2**W",
                           "bit": "flag", "tag": "user tag, carried unchanged"},
+        "accuracy_bounds": design.accuracy(dut),
         "latency_cycles": dut.latency, "interval_cycles": dut.interval,
         "throughput_results_per_cycle": 1 / dut.interval,
         "register_bits": register_bits(dut, platform), "memory_bits": memory_bits(dut),

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.heavy
     ("inertia-logdepth", 18, None, "_f8"),
     # A fold given on the command line; a minute of lint: in `make slow`.
     pytest.param("inertia-linear", 18, 3, "_f3", marks=pytest.mark.slow),
-    ("dynamics-array", 16, None, "")])
+    ("dynamics-array", 18, None, "")])
 def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix):
     design = DESIGNS[name]
     sidecar = export_design(design, width, tmp_path, fold=fold)
@@ -40,6 +40,14 @@ def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix
         assert set(sidecar["formats"]) >= set(fields)
     assert sidecar["latency_cycles"] == dut.latency
     assert sidecar["interval_cycles"] == dut.interval
+    # The accuracy promise: each output's proven bound, where the design states one.
+    if name.startswith("cordic"):
+        assert sidecar["accuracy_bounds"] is None
+    elif name.startswith("dynamics"):
+        assert sidecar["accuracy_bounds"] == {
+            f"tau{k}": b for k, b in enumerate(dut.plan.accuracy.bounds, 1)}
+    else:
+        assert set(sidecar["accuracy_bounds"]) == set(sidecar["ports"]["o"]["fields"]) - {"tag"}
 
 
 def test_an_export_for_an_ecp5_instantiates_its_tiles_and_models_them(tmp_path):

@@ -110,7 +110,8 @@ def replay(plan):
 @pytest.mark.parametrize("network", ["direct", "shuffle"])
 @pytest.mark.parametrize("processors", [1, 2, 3, 4, 6, 7])
 def test_the_program_is_a_valid_schedule(processors, network):
-    replay(ArrayPlan("puma560", processors=processors, network=network, width=20))
+    replay(ArrayPlan("puma560", processors=processors, network=network, width=20,
+                     bound_fraction=None))
 
 
 @pytest.mark.parametrize("n", [2, 5, 9])
@@ -119,6 +120,7 @@ def test_random_robots_compile_and_replay(n):
     robot = random_robot(rng, n, prismatic=0.3)
     for processors, network in ((1, "direct"), (3, "shuffle"), (n, "direct")):
         replay(ArrayPlan(robot, processors=processors, network=network, width=20,
+                         bound_fraction=None,
                          multiplier_latency=2, adder_latency=2))
 
 
@@ -128,7 +130,7 @@ def test_the_array_runs_pfp_whose_steps_are_the_corrected_t_p():
     # robot's structural zeros (omega_0 = 0, no tool load) cost nothing.
     robot = load_robot("puma560")
     for processors in range(1, 8):
-        plan = ArrayPlan(robot, processors=processors, width=20)
+        plan = ArrayPlan(robot, processors=processors, width=20, bound_fraction=None)
         schedule = len(pfp_schedule(robot.dof + 1, processors))
         assert schedule == corrected_pfp_time(robot.dof, processors)
         for phase, steps in plan.scan_steps().items():
@@ -185,7 +187,8 @@ def test_rtl_equals_model(robot, processors, network, latencies):
 
 def test_backpressure_loses_nothing():
     robot = load_robot("puma560")
-    dut = NewtonEulerArray(robot, processors=3, network="shuffle", width=16, tag_width=8)
+    dut = NewtonEulerArray(robot, processors=3, network="shuffle", width=16, tag_width=8,
+                           bound_fraction=None)
     sink = [1, 0, 0, 1, 0, 0, 0]
     check(dut, *sample_states(robot, 5, np.random.default_rng(12)),
           sink_ready=lambda c: sink[(c // 50) % len(sink)], source_valid=lambda c: c % 3 != 1)
@@ -194,7 +197,8 @@ def test_backpressure_loses_nothing():
 def test_counters_count_the_program():
     # The elements run their programs every interval from reset; after two intervals each
     # counter holds twice the plan's count.
-    dut = NewtonEulerArray("stanford", processors=3, network="direct", width=16)
+    dut = NewtonEulerArray("stanford", processors=3, network="direct", width=16,
+                           bound_fraction=None)
     counted = {}
 
     async def bench(ctx):
@@ -252,7 +256,8 @@ def test_sequenced_by_steps_the_controller_runs_t_p_steps(n):
     # T_p for its K elements (n + 1, or n for the rotations).
     robot = random_robot(np.random.default_rng(60 + n), n, prismatic=0.2)
     for processors in range(1, n + 2):
-        plan = ArrayPlan(robot, processors=processors, width=20, sequencing="steps")
+        plan = ArrayPlan(robot, processors=processors, width=20, sequencing="steps",
+                         bound_fraction=None)
         counts = plan.step_counts()
         assert counts.pop("R") == corrected_pfp_time(n - 1, processors)
         assert set(counts.values()) == {corrected_pfp_time(n, processors)}, counts

@@ -120,7 +120,8 @@ def test_formats_never_overflow_within_the_limits(width):
     for name in ("puma560", "stanford"):
         robot = load_robot(name)
         q, qd, qdd = states(robot, np.random.default_rng(width), 600)
-        tau, inside = model_torques(NewtonEulerPlan(robot, width=width), q, qd, qdd)
+        plan = NewtonEulerPlan(robot, width=width, bound_fraction=None)
+        tau, inside = model_torques(plan, q, qd, qdd)
         assert inside.all()
         reference = inverse_dynamics(robot, q, qd, qdd)
         errors.append(np.abs(tau - reference).max() / np.abs(reference).max())
@@ -132,7 +133,7 @@ def test_random_robots_never_overflow(n):
     rng = np.random.default_rng(30 + n)
     robot = random_robot(rng, n, prismatic=0.3)
     q, qd, qdd = states(robot, rng, 2000)
-    tau, inside = model_torques(NewtonEulerPlan(robot, width=20), q, qd, qdd)
+    tau, inside = model_torques(NewtonEulerPlan(robot, width=20, bound_fraction=None), q, qd, qdd)
     reference = inverse_dynamics(robot, q, qd, qdd)
     assert inside.all()
     assert np.abs(tau - reference).max() <= 1e-2 * np.abs(reference).max()
@@ -140,7 +141,7 @@ def test_random_robots_never_overflow(n):
 
 def test_states_out_of_bounds_are_flagged():
     robot = load_robot()
-    plan = NewtonEulerPlan(robot, width=16)
+    plan = NewtonEulerPlan(robot, width=16, bound_fraction=None)
     v, a = limits(robot)
     q, qd, qdd = states(robot, np.random.default_rng(3), 8, corners=False)
     qd[1, 2] = 1.01 * v[2]
@@ -154,7 +155,7 @@ def test_states_out_of_bounds_are_flagged():
     # A value beyond its field saturates to the field's extreme code, which is never within
     # the limits (the formats' margin keeps the limits below it), at any width.
     for width in (16, 24, 40, 56):
-        wide = NewtonEulerPlan(robot, width=width)
+        wide = NewtonEulerPlan(robot, width=width, bound_fraction=None)
         for field, (low, high) in wide.field_limits.items():
             assert -(1 << (width - 1)) < low and high < (1 << (width - 1)) - 1, field
     with pytest.raises(ValueError, match="qd must be finite"):
@@ -166,7 +167,7 @@ def test_states_out_of_bounds_are_flagged():
 @pytest.mark.heavy
 def test_rtl_equals_model_under_stalls_with_states_out_of_bounds():
     robot = load_robot()
-    dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
+    dut = NewtonEulerPipeline(robot, width=16, bound_fraction=None, tag_width=8)
     q, qd, qdd = states(robot, np.random.default_rng(4), 24)
     v, a = limits(robot)
     qd[3] *= 1.5          # a row out of bounds: its registers may wrap, the model's too
@@ -182,7 +183,8 @@ def test_folded_rtl_equals_model_under_stalls():
     # Folded by 6 (the registry's fold): the products share multipliers, each register takes
     # its value in its phase; one state per 6 cycles, bit for bit.
     robot = load_robot()
-    dut = NewtonEulerPipeline(robot, width=16, fold=6, tag_width=8, check_ranges=True)
+    dut = NewtonEulerPipeline(robot, width=16, fold=6, tag_width=8, check_ranges=True,
+                              bound_fraction=None)
     assert dut.plan.schedule.multipliers == 98
     q, qd, qdd = states(robot, np.random.default_rng(14), 10)
     source, sink = [1, 1, 0, 1, 1, 1, 0], [1, 0, 1, 1, 0]
@@ -198,7 +200,7 @@ def test_product_pools_give_each_community_multipliers_of_its_own(monkeypatch):
     # RTL still equals the model under stalls.
     monkeypatch.setattr(NewtonEulerPlan, "pool_resolution", 1.0)
     robot = load_robot()
-    dut = NewtonEulerPipeline(robot, width=16, fold=6, tag_width=8)
+    dut = NewtonEulerPipeline(robot, width=16, bound_fraction=None, fold=6, tag_width=8)
     plan, sched = dut.plan, dut.plan.schedule
     pools = product_pools(plan.tracer, plan.live, 1.0)
     owners = collections.defaultdict(set)
@@ -232,13 +234,14 @@ def critical_path(plan):
 @pytest.mark.heavy
 def test_latency_and_throughput_against_independent_counts():
     robot = load_robot()
-    dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
+    dut = NewtonEulerPipeline(robot, width=16, bound_fraction=None, tag_width=8)
     run = check_rtl(dut, *states(robot, np.random.default_rng(5), 12))
     # The CORDIC, the longest chain of registered operations, the output queue's two.
     formula = critical_path(dut.plan) + 2
     assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == formula
     # Counted in the elaborated netlist: every path crosses that many registers.
-    assert register_depths(NewtonEulerPipeline(robot, width=16, tag_width=8)) == {formula}
+    dut = NewtonEulerPipeline(robot, width=16, tag_width=8, bound_fraction=None)
+    assert register_depths(dut) == {formula}
     assert np.all(np.diff(run.input_cycles) == 1) and np.all(np.diff(run.output_cycles) == 1)
     assert dut.interval == 1
 
@@ -247,7 +250,8 @@ def test_the_scans_make_the_depth_logarithmic():
     # Recursive doubling: a 12-joint arm's pipeline is far less than twice a 6-joint one's.
     rng = np.random.default_rng(7)
     six, twelve = (critical_path(NewtonEulerPlan(random_robot(rng, n, prismatic=0.0),
-                                                 width=20)) for n in (6, 12))
+                                                 width=20, bound_fraction=None))
+                   for n in (6, 12))
     assert twelve < 1.5 * six
 
 
@@ -263,7 +267,7 @@ def test_a_48_bit_datapath_rtl_equals_model():
 @pytest.mark.slow   # two minutes; tests/shared/test_compiled.py's dynamics file runs it compiled too
 def test_compiled_backend_equals_model_on_10000_states(compiled_models):
     robot = load_robot()
-    dut = NewtonEulerPipeline(robot, width=16, tag_width=8)
+    dut = NewtonEulerPipeline(robot, width=16, bound_fraction=None, tag_width=8)
     q, qd, qdd = states(robot, np.random.default_rng(9), 10_000)
     qd[::97] *= 1.3       # some rows out of bounds
     codes, inputs = payloads(dut, q, qd, qdd)
@@ -298,7 +302,7 @@ def test_phase_rings_enable_at_most_ring_fanout_flip_flops():
 
 
 def test_decode_matches_the_output_formats():
-    plan = NewtonEulerPlan(width=20)
+    plan = NewtonEulerPlan(width=20, bound_fraction=None)
     out = {k: np.array([1 << plan.output_fracs[k]]) for k in range(1, 7)}
     assert decode_torques(plan, out).tolist() == [[1.0] * 6]
 

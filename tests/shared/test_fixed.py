@@ -76,10 +76,10 @@ def test_binary_angles_wrap():
 
 
 def test_angles_without_an_exact_code_are_refused():
-    # 2**(53 - width) turns is where float64 stops holding the unwrapped code exactly; 1e20 rad
-    # once wrapped to a garbage angle through a failed int64 cast.
+    # 2**(47 - width) turns is where float64's rounding of the unwrapped code could reach 1/16
+    # of a code; 1e20 rad once wrapped to a garbage angle through a failed int64 cast.
     turn = 2 * np.pi
-    inside, outside = (2.0 ** 29 - 1) * turn, 2.0 ** 29 * turn
+    inside, outside = (2.0 ** 23 - 1) * turn, 2.0 ** 23 * turn
     assert angle_fits([0.0, inside, -inside, outside, 1e20, np.inf, np.nan], 24).tolist() == \
         [True, True, True, False, False, False, False]
     assert angle_to_code([inside], 24).tolist() == [0]

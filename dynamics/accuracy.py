@@ -1,0 +1,131 @@
+"""The accuracy a Newton-Euler design promises, and the refusal of a design whose promise is
+too weak for the robot's limits.
+
+A design's **bound** is, per joint, the worst-case error of its torque against float64 for any
+state within the robot's limits (:attr:`robohw.dataflow.plan.TracedPlan.output_bounds`: the
+formats' error analysis, from the joint angles' rounding through every register). Its
+**fraction** is the largest bound over the **largest torque the limits allow**: the largest
+``|tau|`` of the float64 reference over :data:`LIMIT_STATES` seeded states with positions
+uniform in the joint limits and every rate and acceleration at plus or minus its limit (the
+corners of the box, where the largest torques lie). That is an estimate from below, so the
+fraction errs toward refusing.
+
+A plan whose fraction exceeds the allowed one (default :data:`BOUND_FRACTION`, 1 %) is refused
+when it is planned (:func:`check_accuracy`), in one line naming the limit whose halving lowers
+the fraction most and the narrowest width that meets it. The float formats never overflow
+at wide limits; there the torques' bits are spent on the largest values the limits allow, and
+an answer's error, although within its bound, can be as large as a small torque.
+"""
+
+import dataclasses
+import functools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.hw.checks import check_number
+from robohw.robots import Robot
+from robohw.robots.sampling import sample_joints
+
+__all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "largest_torque",
+           "accuracy_promise", "check_accuracy", "check_bound_fraction"]
+
+# The fraction of the largest torque a design's bound may reach before it is refused.
+BOUND_FRACTION = 0.01
+# States at the corners of the rate and acceleration limits the largest torque is taken over.
+LIMIT_STATES = 4096
+# A limit "weighs" when halving it takes the fraction below this share of what it was.
+WEIGHS = 0.95
+
+
+@dataclass(frozen=True)
+class AccuracyPromise:
+    """``bounds``: per joint (from 1), the proven worst-case error of its torque (N m, N);
+    ``largest_torque``: the largest ``|tau|`` the limits allow (see the module docstring)."""
+    bounds: tuple
+    largest_torque: float
+
+    @property
+    def bound(self):
+        """The largest of :attr:`bounds`."""
+        return max(self.bounds)
+
+    @property
+    def fraction(self):
+        """:attr:`bound` over :attr:`largest_torque` (``inf`` for a robot that exerts none)."""
+        return self.bound / self.largest_torque if self.largest_torque else math.inf
+
+    def as_json(self):
+        return {"bounds": list(self.bounds), "bound": self.bound,
+                "largest_torque": self.largest_torque, "fraction": self.fraction}
+
+
+@functools.lru_cache(maxsize=64)
+def largest_torque(robot):
+    """The largest ``|tau|`` of ``robot`` over :data:`LIMIT_STATES` seeded states at the
+    corners of its rate and acceleration limits (see the module docstring)."""
+    rng = np.random.default_rng(0)
+    q = sample_joints(robot, LIMIT_STATES, rng)
+    velocity = np.array([joint.velocity_limit for joint in robot.joints])
+    acceleration = np.array([joint.acceleration_limit for joint in robot.joints])
+    qd = rng.choice([-1.0, 1.0], q.shape) * velocity
+    qdd = rng.choice([-1.0, 1.0], q.shape) * acceleration
+    with np.errstate(over="ignore", invalid="ignore"):
+        tau = np.abs(inverse_dynamics(robot, q, qd, qdd))
+    return float(tau.max()) if np.isfinite(tau).all() else math.inf
+
+
+def accuracy_promise(plan):
+    """The :class:`AccuracyPromise` of a Newton-Euler plan (a
+    :class:`~robohw.dynamics.pipeline.NewtonEulerPlan` or
+    :class:`~robohw.dynamics.array_plan.ArrayPlan`)."""
+    bounds = plan.output_bounds
+    return AccuracyPromise(tuple(bounds[k] for k in range(1, plan.dof + 1)),
+                           largest_torque(plan.robot))
+
+
+def check_bound_fraction(fraction):
+    """``fraction`` as a positive float, or ``None`` (no check)."""
+    if fraction is None:
+        return None
+    return check_number("bound_fraction", fraction, above=0)
+
+
+def check_accuracy(plan, fraction, replan):
+    """Refuse ``plan`` (``ValueError``, one line) if its promise's fraction exceeds
+    ``fraction``. ``replan(robot, width)`` plans the same design for another robot or width,
+    unchecked: the message names the limit whose halving lowers the fraction most and the
+    narrowest width up to ``plan``'s widest that meets it."""
+    promise = accuracy_promise(plan)
+    if promise.fraction <= fraction:
+        return promise
+    robot, width = plan.robot, plan.width
+    kinds = {"velocity_limit": "rad/s", "acceleration_limit": "rad/s^2"}
+    weigh = []
+    for k, joint in enumerate(robot.joints):
+        for limit, unit in kinds.items():
+            halved = dataclasses.replace(joint, **{limit: getattr(joint, limit) / 2})
+            other = Robot(robot.name, robot.joints[:k] + (halved,) + robot.joints[k + 1:],
+                          source=robot.source, gravity=robot.gravity)
+            unit = unit if joint.type == "revolute" else unit.replace("rad", "m")
+            weigh.append((accuracy_promise(replan(other, width)).fraction, k + 1, limit,
+                          getattr(joint, limit), unit))
+    halved_fraction, joint, limit, value, unit = min(weigh)
+    if halved_fraction > WEIGHS * promise.fraction:
+        weighs = (f"no one limit weighs much (halving any lowers it by less than "
+                  f"{1 - WEIGHS:.0%})")
+    else:
+        weighs = (f"joint {joint}'s {limit} of {value:g} {unit} weighs most (halved: "
+                  f"{halved_fraction:.2%})")
+    meets = next((w for w in range(width + 1, plan.max_width + 1)
+                  if accuracy_promise(replan(robot, w)).fraction <= fraction), None)
+    width_text = f"width {meets} meets it" if meets else \
+        f"no width up to {plan.max_width} meets it"
+    torque = "N m" if all(j.type == "revolute" for j in robot.joints) else "N m or N"
+    raise ValueError(
+        f"{robot.source or robot.name}: at {width} bits the design's torques are proven within "
+        f"{promise.bound:.3g} {torque}, {promise.fraction:.2%} of the "
+        f"{promise.largest_torque:.3g} {torque} its limits allow (the bound fraction allows "
+        f"{fraction:.2%}); {weighs}; {width_text}")

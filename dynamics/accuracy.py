@@ -43,9 +43,11 @@ WEIGHS = 0.95
 @dataclass(frozen=True)
 class AccuracyPromise:
     """``bounds``: per joint (from 1), the proven worst-case error of its torque (N m, N);
-    ``largest_torque``: the largest ``|tau|`` the limits allow (see the module docstring)."""
+    ``largest_torque``: the largest ``|tau|`` the limits allow (see the module docstring);
+    ``unit``: ``"N m"``, or ``"N m or N"`` for a robot with prismatic joints."""
     bounds: tuple
     largest_torque: float
+    unit: str = "N m"
 
     @property
     def bound(self):
@@ -59,7 +61,8 @@ class AccuracyPromise:
 
     def as_json(self):
         return {"bounds": list(self.bounds), "bound": self.bound,
-                "largest_torque": self.largest_torque, "fraction": self.fraction}
+                "largest_torque": self.largest_torque, "fraction": self.fraction,
+                "unit": self.unit}
 
 
 @functools.lru_cache(maxsize=64)
@@ -82,8 +85,9 @@ def accuracy_promise(plan):
     :class:`~robohw.dynamics.pipeline.NewtonEulerPlan` or
     :class:`~robohw.dynamics.array_plan.ArrayPlan`)."""
     bounds = plan.output_bounds
+    unit = "N m" if all(joint.type == "revolute" for joint in plan.robot.joints) else "N m or N"
     return AccuracyPromise(tuple(bounds[k] for k in range(1, plan.dof + 1)),
-                           largest_torque(plan.robot))
+                           largest_torque(plan.robot), unit)
 
 
 def check_bound_fraction(fraction):
@@ -123,9 +127,8 @@ def check_accuracy(plan, fraction, replan):
                   if accuracy_promise(replan(robot, w)).fraction <= fraction), None)
     width_text = f"width {meets} meets it" if meets else \
         f"no width up to {plan.max_width} meets it"
-    torque = "N m" if all(j.type == "revolute" for j in robot.joints) else "N m or N"
     raise ValueError(
         f"{robot.source or robot.name}: at {width} bits the design's torques are proven within "
-        f"{promise.bound:.3g} {torque}, {promise.fraction:.2%} of the "
-        f"{promise.largest_torque:.3g} {torque} its limits allow (the bound fraction allows "
-        f"{fraction:.2%}); {weighs}; {width_text}")
+        f"{promise.bound:.3g} {promise.unit}, {promise.fraction:.2%} of the "
+        f"{promise.largest_torque:.3g} {promise.unit} its limits allow, where bound_fraction "
+        f"(--bound-fraction) allows {fraction:.2%}; {weighs}; {width_text}")

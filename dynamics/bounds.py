@@ -91,3 +91,10 @@ class DynamicsBounds:
             moments[i] = moments[i + 1] + self.n_b[i]
         self.n = moments
         self.tau = [moments[i] if self.revolute[i] else f[i] for i in range(n)]
+        if not all(math.isfinite(v) for v in (*self.r_ddot, *self.moment, *f, *moments)):
+            value, k, limit = max((getattr(joint, limit), k, limit)
+                                  for k, joint in enumerate(robot.joints, start=1)
+                                  for limit in ("velocity_limit", "acceleration_limit"))
+            raise ValueError(f"{robot.source or robot.name}: the joints' limits (the largest, "
+                             f"joint {k}'s {limit} of {value:g}) make the dynamics' bounds "
+                             f"overflow float64: no number format holds the torques")

@@ -9,17 +9,23 @@ included). Backends: ``float`` (:mod:`robohw.dynamics.reference`, by the ``link`
 ``compiled`` (the same design compiled by Verilator, :mod:`robohw.sim.compiled`), of either
 design: ``pipelined`` (:class:`robohw.dynamics.NewtonEulerPipeline`) or ``array`` (Lee &
 Chang's processor array, :class:`robohw.dynamics.array.NewtonEulerArray`, on ``processors``
-elements and a ``direct`` or ``shuffle`` network). The
-hardware proves its torques for states within the robot file's position, velocity and
-acceleration limits only: a state outside them is ``valid = 0``, reason ``outside_limits``,
-with zeros, and the rest of the file is computed; so is a state with an angle of 2**(47 - w)
-turns or more (``w`` the CORDICs' width), which float64 holds too coarsely for a binary angle, reason
+elements and a ``direct`` or ``shuffle`` network).
+
+The hardware proves its torques for states within the robot file's position, velocity and
+acceleration limits only, each within its bound (:mod:`robohw.dynamics.accuracy`; a design
+whose bound exceeds the allowed share of the largest torque the limits allow is refused
+before any row): a state outside them is ``valid = 0``, reason ``outside_limits``, with zeros,
+and the rest of the file is computed; so is a state with an angle of 2**(47 - w) turns or more
+(``w`` the CORDICs' width), which float64 holds too coarsely for a binary angle, reason
 ``out_of_format``.
 """
+
+from dataclasses import dataclass
 
 import numpy as np
 
 from robohw.dataflow.states import decode_torques, encode_states, torque_codes
+from robohw.dynamics.accuracy import BOUND_FRACTION, AccuracyPromise
 from robohw.dynamics.pipeline import NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
 from robohw.dynamics.array import NewtonEulerArray
@@ -35,7 +41,7 @@ from robohw.hw.payload import payload_rows
 from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
-__all__ = ["read_states", "write_torques", "solve_dynamics", "BACKENDS", "DESIGNS"]
+__all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS"]
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 DESIGNS = ("pipelined", "array")
@@ -58,15 +64,28 @@ def write_torques(path, tau, valid, reason=None):
                               for row, ok, r in zip(tau, valid, reason)))
 
 
+@dataclass
+class Torques:
+    """What :func:`solve_dynamics` gives: ``tau`` ``(rows, N)`` (zeros where not valid), per row
+    ``valid`` and ``reason``, and a hardware backend's
+    :class:`~robohw.dynamics.accuracy.AccuracyPromise` (``None`` for the float backend)."""
+    tau: np.ndarray
+    valid: np.ndarray
+    reason: np.ndarray
+    accuracy: "AccuracyPromise | None" = None
+
+
 def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
                    width=24, design="pipelined", processors=None, network=None,
-                   progress=None):
-    """``(tau, valid, reason)`` of the states by ``backend``: torques ``(rows, N)`` (zeros
-    where not valid), and per row ``valid`` and ``reason`` (``ok``; ``outside_limits`` for a
-    hardware backend's state outside the robot's limits; ``not_finite`` for a float result
-    that is not). ``formulation`` and ``wrench`` are the float backend's; the hardware
+                   bound_fraction=BOUND_FRACTION, progress=None):
+    """The :class:`Torques` of the states by ``backend``: the reasons are ``ok``,
+    ``outside_limits`` for a hardware backend's state outside the robot's limits,
+    ``out_of_format`` for an angle no binary angle holds, ``not_finite`` for a float result
+    that is not. ``formulation`` and ``wrench`` are the float backend's; the hardware
     (``design``, ``width`` bits; the array's ``processors``, default N, and ``network``,
-    default ``direct``) carries no tool load."""
+    default ``direct``) carries no tool load, and is refused (``ValueError``) where its proven
+    bound exceeds ``bound_fraction`` of the largest torque the limits allow
+    (:mod:`robohw.dynamics.accuracy`)."""
     check_choice("backend", backend, BACKENDS)
     check_choice("design", design, DESIGNS)
     if network is not None:
@@ -79,21 +98,21 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
         tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)
         valid = np.isfinite(tau).all(-1)
         tau = np.where(valid[:, None], tau, 0.0)
-        return tau, valid, np.where(valid, "ok", "not_finite").astype(object)
+        return Torques(tau, valid, np.where(valid, "ok", "not_finite").astype(object))
     if wrench is not None:
         raise ValueError(f"a wrench needs the float backend: the {backend} backend's hardware "
                          f"computes without a tool load")
-    array = {"processors": processors, "network": network}
+    array = {"processors": processors, "network": network, "bound_fraction": bound_fraction}
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
     fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
     if backend == "model":
-        plan = NewtonEulerPlan(robot, width=width) if design == "pipelined" else \
-            ArrayPlan(robot, width=width, **array)
+        plan = NewtonEulerPlan(robot, width=width, bound_fraction=bound_fraction) \
+            if design == "pipelined" else ArrayPlan(robot, width=width, **array)
         out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
     else:
         if design == "pipelined":
-            dut = NewtonEulerPipeline(robot, width=width)
+            dut = NewtonEulerPipeline(robot, width=width, bound_fraction=bound_fraction)
             label = f"states through the {dut.latency}-cycle Newton-Euler pipeline"
         else:
             dut = NewtonEulerArray(robot, width=width, **array)
@@ -109,4 +128,4 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     reason = np.where(fits, np.where(valid, "ok", "outside_limits"), "out_of_format")
     valid = valid & fits
     tau = np.where(valid[:, None], decode_torques(plan, out), 0.0)
-    return tau, valid, reason.astype(object)
+    return Torques(tau, valid, reason.astype(object), plan.accuracy)

@@ -5,7 +5,8 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import Solved, file_command, integer, run_file_command
+from robohw.commands.options import (Solved, file_command, integer, positive,
+                                     run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -49,6 +50,11 @@ def register(commands):
     dynamics.add_argument("--network", choices=["direct", "shuffle"],
                           help="the array's interconnect: recursive-doubling links or an "
                                "Omega (inverse perfect shuffle) network (default direct)")
+    dynamics.add_argument("--bound-fraction", type=positive("--bound-fraction"),
+                          help="the hardware backends' largest accepted share of the largest "
+                               "torque the robot's limits allow for their proven error bound "
+                               "(default 0.01, robohw.dynamics.accuracy.BOUND_FRACTION: a "
+                               "design whose bound exceeds 1 %% of it is refused)")
     dynamics.add_argument("--reasons", action="store_true",
                           help="add a reason column: ok, outside_limits (a hardware backend's "
                                "state outside the robot file's limits), not_finite")
@@ -58,13 +64,25 @@ def register(commands):
 
 def run(args):
     from robohw.dynamics import read_states, solve_dynamics, write_torques
+    from robohw.dynamics.accuracy import BOUND_FRACTION
+
+    if args.bound_fraction is not None and args.backend == "float":
+        return usage("dynamics", "--bound-fraction is the hardware backends' (model, rtl, "
+                                 "compiled): the float backend has no error bound to check")
 
     def solve(robot):
         q, qd, qdd = read_states(args.states, robot.dof)
-        tau, valid, reason = solve_dynamics(robot, q, qd, qdd, args.backend,
-                                            args.formulation, args.wrench, width=args.width,
-                                            design=args.design, processors=args.processors,
-                                            network=args.network, progress=sys.stderr)
-        return Solved(len(tau), int(valid.sum()), "states", lambda out: write_torques(
-            out, tau, valid, reason if args.reasons else None))
+        fraction = BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
+        got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation, args.wrench,
+                             width=args.width, design=args.design, processors=args.processors,
+                             network=args.network, bound_fraction=fraction,
+                             progress=sys.stderr)
+        note = None
+        if got.accuracy is not None:
+            promise = got.accuracy
+            note = (f"each torque proven within {promise.bound:.3g} {promise.unit} "
+                    f"({promise.fraction:.2%} of the {promise.largest_torque:.3g} "
+                    f"{promise.unit} the limits allow)")
+        return Solved(len(got.tau), int(got.valid.sum()), "states", lambda out: write_torques(
+            out, got.tau, got.valid, got.reason if args.reasons else None), note)
     return run_file_command(args, "dynamics", "states", solve)

@@ -189,11 +189,13 @@ def file_command(commands, name, summary, example, source, source_help, out_help
 @dataclass
 class Solved:
     """What a file command's solve gives :func:`run_file_command`: how many rows, how many of
-    them valid, what a row is (``"poses"``), and how to write them to ``OUT.csv``."""
+    them valid, what a row is (``"poses"``), how to write them to ``OUT.csv``, and a note for
+    the closing line (a hardware backend's accuracy promise)."""
     rows: int
     valid: int
     noun: str
     write: Callable
+    note: "str | None" = None
 
 
 def run_file_command(args, name, source, solve, file_errors=()):
@@ -211,7 +213,9 @@ def run_file_command(args, name, source, solve, file_errors=()):
     except (RobotFileError, CsvFileError, *file_errors, *ARGUMENT_ERRORS) as error:
         return usage(name, error)
     solved.write(args.out)
-    print(f"{solved.rows} {solved.noun}, {solved.valid} valid: {args.out}", file=sys.stderr)
+    note = f"; {solved.note}" if solved.note else ""
+    print(f"{solved.rows} {solved.noun}, {solved.valid} valid: {args.out}{note}",
+          file=sys.stderr)
     return 0
 
 

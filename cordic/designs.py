@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from robohw.cordic.accuracy import output_errors, sample_inputs
+from robohw.cordic.accuracy import (MEANINGFUL_OUTPUTS, error_bound_lsb, output_errors,
+                                    sample_inputs)
 from robohw.cordic.architectures import ARCHITECTURES
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
@@ -51,6 +52,17 @@ class CordicDesign(Design):
         got = {n: np.array([o[n] for o in outputs]) for n in "xyz"}
         errors = output_errors(dut.config, c["x"], c["y"], c["z"], SimpleNamespace(**got))
         return equal, np.max(np.stack(list(errors.values())), axis=0)
+
+    def accuracy(self, dut):
+        # The stated bound of each meaningful output (measured, not proven:
+        # robohw.cordic.accuracy), in the output's units: x and y as fixed point.
+        c = dut.config
+        return {name: error_bound_lsb(c, name) * 2.0 ** -c.frac_bits
+                for name in MEANINGFUL_OUTPUTS[c.system, c.direction]}
+
+    def error_bound(self, dut, workload):
+        c = dut.config
+        return max(error_bound_lsb(c, name) for name in MEANINGFUL_OUTPUTS[c.system, c.direction])
 
     def model_outputs(self, dut, workload):
         c = workload.context

@@ -90,9 +90,10 @@ class Design:
         raise NotImplementedError
 
     def accuracy(self, dut):
-        """The design's accuracy promise: ``{output field: bound}``, each output's proven
-        worst-case error against float64 in its own units, for inputs within the design's
-        domain; ``None`` for a design that states no bound."""
+        """The design's accuracy promise: ``{output field: bound}``, each output's worst-case
+        error against float64 in its own units, for inputs within the design's domain (proven
+        from its formats, or stated from measurement where the docs say so: the CORDICs');
+        ``None`` for a design that states no bound (docs/accuracy.md)."""
         return None
 
     def error_bound(self, dut, workload):

@@ -7,8 +7,9 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
   only), ``i__valid``, ``i__ready``, ``i__payload``, ``o__valid``, ``o__ready``,
   ``o__payload``;
 - ``M.json``: the sidecar: ports with every payload field's bit offset, width and number
-  format, the accuracy promise (``accuracy_bounds``: each output's proven worst-case error
-  against float64 in its units, ``null`` for a design that states none), latency,
+  format, the accuracy promise (``accuracy_bounds``: each output's worst-case error against
+  float64 in its units, proven or stated as docs/accuracy.md says, ``null`` for a design that
+  states none), latency,
   throughput, register bits, and the lint waivers with their reasons;
 - ``M.vlt``: the waivers as a Verilator configuration file, so
   ``verilator --lint-only -Wall M.vlt M.v`` reports no warning.

@@ -42,7 +42,8 @@ def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix
     assert sidecar["interval_cycles"] == dut.interval
     # The accuracy promise: each output's proven bound, where the design states one.
     if name.startswith("cordic"):
-        assert sidecar["accuracy_bounds"] is None
+        lsb = 2.0 ** -dut.config.frac_bits
+        assert sidecar["accuracy_bounds"] == {"x": 1.25 * lsb, "y": 1.25 * lsb}
     elif name.startswith("dynamics"):
         assert sidecar["accuracy_bounds"] == {
             f"tau{k}": b for k, b in enumerate(dut.plan.accuracy.bounds, 1)}

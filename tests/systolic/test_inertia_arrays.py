@@ -92,6 +92,23 @@ def test_puma_accuracy_at_the_default_width(plan):
 
 
 @pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
+@pytest.mark.parametrize("seed", range(6))
+def test_every_element_is_within_its_proven_bound(plan, seed):
+    # The accuracy promise of the arrays (TracedPlan.output_bounds): each element of H within
+    # its bound of float64, for random robots, widths and configurations at the limits too.
+    rng = np.random.default_rng(80 + seed)
+    robot = random_robot(rng, int(rng.integers(2, 8)), prismatic=0.3)
+    dut = plan(robot, width=int(rng.integers(12, 32)))
+    q = configurations(robot, rng, 4000)
+    error = np.abs(model_inertia(dut, q) - jacobian_inertia(robot, q)).max(0)
+    bounds = dut.output_bounds
+    for (j, i), bound in bounds.items():
+        slack = 1e-12 * max(abs(bound), 1.0)      # float64's own rounding of the reference
+        assert error[j - 1, i - 1] <= bound + slack, ((j, i), error[j - 1, i - 1], bound)
+    assert max(error[j - 1, i - 1] / b for (j, i), b in bounds.items() if b) > 0.01
+
+
+@pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
 @pytest.mark.parametrize("width", [12, 16, 20, 31])
 def test_formats_never_overflow(plan, width):
     # The model raises OverflowError naming the node if any register leaves signed(width)

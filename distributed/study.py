@@ -25,7 +25,7 @@ from robohw.distributed.machine import LinkComputers
 from robohw.distributed.model import model_torques, prediction_depth, warm_up
 from robohw.distributed.plan import shared_plan
 from robohw.distributed.thesis import (DURATIONS, PRINTED_TABLES, TABLE_SCHEMES, VIA_Q6,
-                                       sample_trajectory)
+                                       check_trajectory_fits, sample_trajectory)
 from robohw.distributed.timing import schedule
 from robohw.distributed.prediction import SCHEMES, error_percent, scheme_torques
 from robohw.distributed.simplified_dynamics import bejczy_torques
@@ -71,13 +71,11 @@ def run_study(robot, trajectory, duration, scheme, *, backend="float", via_q6=VI
     progress: :mod:`robohw.distributed.files`)."""
     check_choice("scheme", scheme, RUN_SCHEMES)
     check_choice("backend", backend, BACKENDS)
-    if robot.dof != 6:
-        raise ValueError(f"{robot.source or robot.name}: the thesis's trajectories move six "
-                         f"joints, not {robot.dof}")
     if scheme == "bejczy" and backend != "float":
         raise ValueError("scheme 'bejczy' (Bejczy's simplified model, the thesis's baseline) "
                          "runs on the float backend only: it is not a link-computer scheme")
     t, q, qd, qdd = sample_trajectory(trajectory, duration, via_q6=via_q6)
+    check_trajectory_fits(robot, q)
     exact = scheme_torques(robot, q, qd, qdd, "serial")
     valid = np.ones(len(t), dtype=bool)
     if scheme == "bejczy":

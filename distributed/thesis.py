@@ -15,7 +15,8 @@ from robohw.distributed.quintic import QuinticPath
 from robohw.hw.checks import check_number
 
 __all__ = ["SAMPLE_PERIOD", "DURATIONS", "JOINT_KNOTS", "KNOT_FRACTIONS", "VIA_POINT",
-           "VIA_Q6_IK", "VIA_Q6", "trajectory", "sample_trajectory", "PRINTED_TABLES",
+           "VIA_Q6_IK", "VIA_Q6", "PRISMATIC_JOINT", "trajectory", "sample_trajectory",
+           "check_trajectory_fits", "PRINTED_TABLES",
            "TABLE_SCHEMES", "TABLE_CORRECTIONS", "PRINTED_GAINS", "WORKED_CONFIGURATIONS"]
 
 SAMPLE_PERIOD = 0.005          # seconds (T7593-T7600)
@@ -41,6 +42,34 @@ KNOT_FRACTIONS = (0.0, 0.35, 0.65, 1.0)
 VIA_POINT = (-32.231, 111.507, 0.273, 22.460, 44.561)
 VIA_Q6_IK = 45.0
 VIA_Q6 = 66.7
+
+
+# The trajectories' one joint in metres (1-based): the Stanford arm's sliding third joint.
+PRISMATIC_JOINT = 3
+
+
+def check_trajectory_fits(robot, q):
+    """Refuse (``ValueError``, one line) a robot the thesis's joint trajectory ``q`` (``(K, 6)``)
+    does not fit: six joints, the third prismatic (``q3`` in metres) and the others revolute,
+    and the prismatic joint within the robot file's limits where it gives them (the
+    revolute joints' angles wrap: the printed q2 of 100 to 109 degrees lies beyond the
+    shipped Stanford files' +-90, which the thesis does not state)."""
+    source = robot.source or robot.name
+    if robot.dof != q.shape[1]:
+        raise ValueError(f"{source}: the thesis's trajectories move {q.shape[1]} joints, not "
+                         f"{robot.dof}")
+    for k, joint in enumerate(robot.joints, start=1):
+        wanted = "prismatic" if k == PRISMATIC_JOINT else "revolute"
+        if joint.type != wanted:
+            unit = "metres" if wanted == "prismatic" else "radians"
+            raise ValueError(f"{source}: the thesis's trajectories move joint {k} in {unit}, "
+                             f"a {wanted} joint; this robot's joint {k} is {joint.type}")
+        if joint.type == "prismatic" and joint.limits is not None:
+            low, high = q[:, k - 1].min(), q[:, k - 1].max()
+            if low < joint.limits[0] or high > joint.limits[1]:
+                raise ValueError(f"{source}: the trajectory takes joint {k} over "
+                                 f"[{low:.4g}, {high:.4g}], outside its limits "
+                                 f"[{joint.limits[0]:g}, {joint.limits[1]:g}]")
 
 
 def _radians(knot):

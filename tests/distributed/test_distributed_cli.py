@@ -116,4 +116,15 @@ def test_a_robot_with_other_than_six_joints_is_refused(tmp_path, capsys):
                      'inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n' * 2)
     assert main(["distributed", "--trajectory", "1", "--duration", "1", "--scheme", "zero",
                  "--robot", str(robot)]) == 2
-    assert "the thesis's trajectories move six joints, not 2" in capsys.readouterr().err
+    assert "the thesis's trajectories move 6 joints, not 2" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("backend", ["float", "model"])
+def test_a_robot_the_trajectory_does_not_fit_is_refused(backend, capsys):
+    # The thesis's q3 is in metres: an all-revolute arm would take it as radians.
+    assert main(["distributed", "--trajectory", "1", "--duration", "1", "--scheme", "zero",
+                 "--robot", "puma560", "--backend", backend]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if "warning" not in line]
+    assert err == [f"robohw distributed: {load_robot('puma560').source}: the thesis's "
+                   f"trajectories move joint 3 in metres, a prismatic joint; this robot's "
+                   f"joint 3 is revolute"]

@@ -8,9 +8,12 @@ bit-exact model of a CCM graph), ``rtl`` (its Amaranth pipeline, simulated cycle
 ``compiled`` (the same pipeline compiled by Verilator, :mod:`robohw.sim.compiled`).
 
 Every row is solved on its own: a row that cannot be is ``valid = 0`` with zero angles and a
-reason, by precedence (``../CONVENTIONS``): ``out_of_format`` (a value outside the hardware's
-number format, [-2, 2) m: :func:`robohw.ik.puma_graph.puma_format`; the float backend has
-none), ``unreachable`` (no solution exists),
+reason, by precedence: ``out_of_format`` (a value outside the hardware's number format,
+[-2, 2) m: :func:`robohw.ik.puma_graph.puma_format`; the float backend has none),
+``not_orthonormal`` (``n``, ``o``, ``a`` are not a right-handed orthonormal frame: some entry of
+``R^T R - I`` beyond :data:`ORTHONORMAL_TOLERANCE`, 1e-4, or ``det R < 0``; a rotation
+printed to 4 decimals, off by up to 5e-5 an entry, can miss it: print 6 or more),
+``unreachable`` (no solution exists),
 ``near_singular`` (reachable, but the graph flags it: within 0.3 mm of the shoulder-singular line
 or with the elbow within 0.11 degrees of straight or folded), ``outside_limits`` (with
 ``within_limits``: the solution leaves the robot file's joint limits), else ``ok``.
@@ -35,11 +38,13 @@ from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
-           "branch_index", "BACKENDS", "REASONS"]
+           "branch_index", "orthonormal", "BACKENDS", "REASONS", "ORTHONORMAL_TOLERANCE"]
 
 BACKENDS = ("float", "model", "rtl", "compiled")
-REASONS = ("ok", "out_of_format", "unreachable", "near_singular", "outside_limits")
-# A rotation whose columns are further than this from orthonormal is not a hand pose.
+REASONS = ("ok", "out_of_format", "not_orthonormal", "unreachable", "near_singular",
+           "outside_limits")
+# A rotation with an entry of R^T R - I beyond this is not a hand pose: the closed form's
+# angles would answer another matrix (its error in them is of this order).
 ORTHONORMAL_TOLERANCE = 1e-4
 
 PoseFileError = CsvFileError
@@ -62,15 +67,20 @@ def branch_index(arm, elbow, wrist):
 
 
 def read_poses(path):
-    """Hand poses of shape ``(N, 4, 4)`` from a CSV file (see the module docstring)."""
-    poses = poses_from_inputs(read_columns(path, POSE_INPUTS))
-    for row, pose in enumerate(poses):
-        rotation = pose[:3, :3]
-        if np.abs(rotation.T @ rotation - np.eye(3)).max() > ORTHONORMAL_TOLERANCE or \
-                np.linalg.det(rotation) < 0:
-            raise PoseFileError(f"{path}, line {row + 2}, columns nx..az: n, o, a are not a "
-                                f"right-handed orthonormal frame")
-    return poses
+    """Hand poses of shape ``(N, 4, 4)`` from a CSV file (see the module docstring; a rotation
+    that is not orthonormal is the row's reason, not the file's)."""
+    return poses_from_inputs(read_columns(path, POSE_INPUTS))
+
+
+def orthonormal(poses):
+    """``(N,)`` bool: the poses whose rotation is a right-handed orthonormal frame within
+    :data:`ORTHONORMAL_TOLERANCE`."""
+    rotation = np.asarray(poses, dtype=np.float64).reshape(-1, 4, 4)[:, :3, :3]
+    if not len(rotation):
+        return np.ones(0, dtype=bool)
+    gram = np.swapaxes(rotation, 1, 2) @ rotation - np.eye(3)
+    return (np.abs(gram).max((1, 2)) <= ORTHONORMAL_TOLERANCE) & \
+        (np.linalg.det(rotation) > 0)
 
 
 def write_joints(path, solution, *, reasons=False, branches=False):
@@ -141,8 +151,10 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
     reason[outside] = "outside_limits"
     reason[~valid & reachable] = "near_singular"
     reason[~valid & ~reachable] = "unreachable"
+    frame = orthonormal(poses)
+    reason[~frame] = "not_orthonormal"
     reason[~in_format] = "out_of_format"
-    valid &= ~outside
+    valid &= ~outside & frame
     return IkSolution(np.where(valid[:, None], q, 0.0), valid, reason, branch.copy())
 
 

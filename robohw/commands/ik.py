@@ -35,8 +35,9 @@ def register(commands):
     ik.add_argument("--within-limits", action="store_true",
                     help="mark solutions outside the robot file's joint limits invalid")
     ik.add_argument("--reasons", action="store_true",
-                    help="add a reason column: ok, out_of_format, unreachable, near_singular, "
-                         "outside_limits")
+                    help="add a reason column: ok, out_of_format, not_orthonormal (n, o, a "
+                         "off a right-handed orthonormal frame by more than 1e-4), unreachable, "
+                         "near_singular, outside_limits")
     ik.set_defaults(run=run)
     return ik
 

@@ -15,9 +15,12 @@ Columns (any order in the input; a planar platform's in brackets):
   angles in (-pi, pi]) and ``iterations``.
 
 Every OUT ends with ``valid`` (and ``reason`` on request). A row is ``valid = 0`` with zeros
-when a leg is outside its stroke (``outside_limits``), when its matrix is singular or above
-``--max-cond`` (``near_singular``), or when forward kinematics does not converge
-(``unreachable``); precedence as CONVENTIONS states. Long files show progress on a terminal.
+when a leg is outside its stroke (``outside_limits``), when its pose is near a singularity
+by the one rule of every command and backend (:mod:`robohw.legs.singularity`: the condition
+number of ``K / rho`` times the backend's unit error beyond 1e-3, or beyond ``--max-cond``;
+``near_singular``), or when forward kinematics does not converge (``unreachable``); the first
+of :data:`REASONS` that applies is the row's reason. Long files show progress on a
+terminal.
 
 Backends: ``float`` (the references) for every command; for ``ik``, ``jacobian`` and
 ``dynamics`` also the leg processors (:mod:`robohw.legs.ik_graph`,
@@ -28,7 +31,7 @@ position outside the hardware's number format (beyond the platform's reach,
 :func:`robohw.legs.ik_graph.platform_format`) or an angle too large for a binary angle
 (2**(47 - width) turns or more) is ``out_of_format``, and a value the hardware flags as
 overflowing, which only a leg longer than the format's range makes,
-``outside_limits``; the condition number of the hardware's rows is computed in float64.
+``outside_limits``; the ``cond`` column of the hardware's rows is computed in float64.
 For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, any timing): a
 fixed number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the
 first from home; a row the iterations cannot solve is ``unreachable`` and leaves the estimate
@@ -51,6 +54,7 @@ from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
 from robohw.legs.leg_machine import LegMachine
 from robohw.legs.servo import FkServo, servo_model
+from robohw.legs.singularity import condition_limit, condition_numbers
 from robohw.support.progress import Progress
 from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
                                                   forward_kinematics, inverse_kinematics,
@@ -71,7 +75,7 @@ TIMINGS = ("pipelined", "word_serial", "machine")
 # Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
 CHUNK = 20_000
 COMMANDS = ("ik", "jacobian", "dynamics", "fk")
-# CONVENTIONS: the first that applies is the row's reason.
+# The first that applies is the row's reason.
 REASONS = ("out_of_format", "unreachable", "near_singular", "outside_limits")
 
 
@@ -116,6 +120,7 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
                    progress=None):
     """``(values, valid, reason)``: the result columns of ``command`` (zeros where not
     valid), and per row ``valid`` and ``reason`` (``ok`` or the first of :data:`REASONS`).
+    ``max_cond`` replaces the singularity rule's limit (:mod:`robohw.legs.singularity`).
     The float backend solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit
     ports, ``timing`` of :data:`TIMINGS`) all at once; progress on ``progress`` (a terminal)."""
     check_choice("backend", backend, BACKENDS)
@@ -132,7 +137,8 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
             if guess is not None:
                 raise ValueError("--guess applies to the float backend: the servo loop "
                                  "starts from home and then from each row's answer")
-            return _hardware_fk(platform, rows, backend, width, iterations, timing, progress)
+            return _hardware_fk(platform, rows, backend, width, iterations, timing, max_cond,
+                                progress)
         if command == "dynamics":
             return _hardware_dynamics(platform, rows, backend, width, timing, max_cond,
                                       progress)
@@ -162,20 +168,22 @@ def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
                                                tolerance=tolerance, iterations=iterations)
         for name in REASONS:
             mark(why == name, name)
+        limit = condition_limit("float", tolerance=tolerance, shortest=_shortest(platform),
+                                max_cond=max_cond)
+        mark(condition_numbers(jacobian(platform, poses)[1]) > limit, "near_singular")
         values, lengths = np.column_stack([poses, steps]), rows
     else:
         poses = rows[:, :pose_columns]
         lengths, k_rows = jacobian(platform, poses)
+        condition = condition_numbers(k_rows)
         if command == "ik":
             values = lengths
         elif command == "jacobian":
-            condition = np.linalg.cond(k_rows)
-            mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
             values = np.column_stack([k_rows.reshape(count, -1), condition])
         else:
-            forces, condition = reference_dynamics(platform, rows)
-            mark(~np.isfinite(condition) | (condition > (max_cond or np.inf)), "near_singular")
-            values = forces
+            values, condition = reference_dynamics(platform, rows)
+            condition = np.where(np.isfinite(condition), condition, np.inf)
+        mark(condition > condition_limit("float", max_cond=max_cond), "near_singular")
     # Only a division by a zero length or a singular matrix makes infinities.
     mark(~np.all(np.isfinite(values), axis=1), "near_singular")
     mark(_outside_stroke(platform, lengths), "outside_limits")
@@ -206,6 +214,18 @@ def _design(graph, formats, timing):
     if timing == "machine":
         return LegMachine(graph, **formats)
     return TaskGraphPipeline(graph, **formats, timing=timing)
+
+
+def _shortest(platform):
+    """The shortest leg the platform's strokes allow (m)."""
+    return min(leg.stroke[0] for leg in platform.legs)
+
+
+def _near_singular(platform, poses, backend, width, max_cond):
+    """Rows whose pose's float64 condition number breaks the singularity rule at ``width``
+    bits (:mod:`robohw.legs.singularity`)."""
+    condition = condition_numbers(jacobian(platform, poses)[1])
+    return condition > condition_limit(backend, width, max_cond=max_cond)
 
 
 def _hardware(platform, command, poses, backend, width, timing, max_cond, progress):
@@ -239,13 +259,12 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
         columns = 6 if platform.spatial else 3         # a row's: (w, v); planar (wz, vx, vy)
         k_rows = values[:, [names.index(name) for name in output_columns(platform, command)
                             if name != "cond"]].reshape(count, legs, columns)
-        with np.errstate(all="ignore"):
-            condition = np.linalg.cond(k_rows) if count else np.zeros(0)
-        near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))
-        reason[(reason == "ok") & ~flagged & near] = "near_singular"
-        values = np.column_stack([k_rows.reshape(count, legs * columns), condition])
+        values = np.column_stack([k_rows.reshape(count, legs * columns),
+                                  condition_numbers(k_rows)])
     else:
         values = lengths
+    near = _near_singular(platform, poses, backend, width, max_cond)
+    reason[(reason == "ok") & ~flagged & near] = "near_singular"
     reason[(reason == "ok") & (flagged | _outside_stroke(platform, lengths))] = "outside_limits"
     valid = reason == "ok"
     return np.where(valid[:, None], values, 0.0), valid, reason
@@ -287,7 +306,7 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
         ~limits.within(platform, states[:, pose:pose + dof], states[:, pose + dof:])
     reason = np.full(count, "ok", dtype=object)
     reason[~in_format] = "out_of_format"
-    near = ~np.isfinite(condition) | (condition > (max_cond or np.inf))
+    near = ~(condition <= condition_limit(backend, width, max_cond=max_cond))
     # The hardware flags a state whose solve has no room (a pivot too small, a force beyond
     # the format): near-singular, unless the state is outside its limits anyway.
     reason[(reason == "ok") & (near | (flagged & ~outside))] = "near_singular"
@@ -296,7 +315,7 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
     return np.where(valid[:, None], forces, 0.0), valid, reason
 
 
-def _hardware_fk(platform, lengths, backend, width, iterations, timing, progress):
+def _hardware_fk(platform, lengths, backend, width, iterations, timing, max_cond, progress):
     """Poses of measured lengths by the servo loop (:mod:`robohw.legs.servo`): each row from
     the previous valid answer, the first from home; its bit-exact model, or
     :class:`~robohw.legs.servo.FkServo` by :func:`robohw.sim.run.run_backend`. Rows beyond the
@@ -331,6 +350,8 @@ def _hardware_fk(platform, lengths, backend, width, iterations, timing, progress
     reason = np.full(count, "ok", dtype=object)
     reason[~in_format] = "out_of_format"
     reason[(reason == "ok") & flagged] = "unreachable"
+    reason[(reason == "ok") & _near_singular(platform, poses, backend, width, max_cond)] = \
+        "near_singular"
     reason[(reason == "ok") & _outside_stroke(platform, lengths)] = "outside_limits"
     valid = reason == "ok"
     values = np.column_stack([np.where(valid[:, None], poses, 0.0), np.full(count, iterations)])

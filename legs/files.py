@@ -11,8 +11,13 @@ Columns (any order in the input; a planar platform's in brackets):
   [``vx,vy,wz,dvx,dvy,dwz``]: the platform origin's velocity, the angular velocity and their
   derivatives, base frame; OUT ``f1..f6`` [``f1..f3``], the actuators' forces along the legs
   (N, positive extending), gravity included.
-- ``fk``: IN ``rho1..rho6`` [``rho1..rho3``]; OUT the pose (pitch in [-pi/2, pi/2], the other
-  angles in (-pi, pi]) and ``iterations``.
+- ``fk``: IN ``rho1..rho6`` [``rho1..rho3``] (and, with ``guess="columns"``, each row's
+  starting pose ``guess_x..guess_yaw`` [``guess_x,guess_y,guess_phi``]); OUT the pose (pitch
+  in [-pi/2, pi/2], the other angles in (-pi, pi]) and ``iterations``. Newton-Raphson gives
+  the solution whose basin holds the row's start: from the platform's home, a given pose,
+  each row's own (``"columns"``) or the previous row's answer (``"previous"``, for
+  trajectories); where the lengths admit several poses (assembly modes), a start far from
+  the wanted pose can give another one, with every leg right.
 
 Every OUT ends with ``valid`` (and ``reason`` on request). A row is ``valid = 0`` with zeros
 when a leg is outside its stroke (``outside_limits``), when its pose is near a singularity
@@ -56,13 +61,13 @@ from robohw.legs.leg_machine import LegMachine
 from robohw.legs.servo import FkServo, servo_model
 from robohw.legs.singularity import condition_limit, condition_numbers
 from robohw.support.progress import Progress
-from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE,
-                                                  forward_kinematics, inverse_kinematics,
-                                                  jacobian)
+from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE, check_tolerance,
+                                             forward_kinematics, inverse_kinematics, jacobian)
 from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
-__all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "input_columns",
+__all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "GUESSES", "input_columns",
+           "guess_columns",
            "output_columns", "read_platform_input", "solve_platform", "write_platform_output",
            "REASONS"]
 
@@ -79,11 +84,21 @@ COMMANDS = ("ik", "jacobian", "dynamics", "fk")
 REASONS = ("out_of_format", "unreachable", "near_singular", "outside_limits")
 
 
-def input_columns(platform, command):
-    """The input columns of ``command`` for ``platform``."""
+# The forward kinematics' starts besides a pose: each row's columns, the previous answer.
+GUESSES = ("columns", "previous")
+
+
+def guess_columns(platform):
+    """The input columns of each row's starting pose (``guess="columns"``)."""
+    return [f"guess_{field}" for field in platform.pose_fields]
+
+
+def input_columns(platform, command, guess=None):
+    """The input columns of ``command`` for ``platform`` (``guess="columns"``: fk's starts
+    too)."""
     legs = [f"rho{k}" for k in range(1, len(platform.legs) + 1)]
     if command == "fk":
-        return legs
+        return legs + (guess_columns(platform) if guess == "columns" else [])
     pose = list(platform.pose_fields)
     if command == "dynamics":
         return list(state_fields(platform))
@@ -103,10 +118,10 @@ def output_columns(platform, command):
     return list(platform.pose_fields) + ["iterations"]
 
 
-def read_platform_input(path, platform, command):
-    """The input rows of ``command``: an ``(N, columns)`` float array."""
+def read_platform_input(path, platform, command, guess=None):
+    """The input rows of ``command``: an ``(N, columns)`` float array (:func:`input_columns`)."""
     check_choice("command", command, COMMANDS)
-    return read_columns(path, input_columns(platform, command))
+    return read_columns(path, input_columns(platform, command, guess))
 
 
 def _outside_stroke(platform, lengths):
@@ -121,7 +136,8 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
     """``(values, valid, reason)``: the result columns of ``command`` (zeros where not
     valid), and per row ``valid`` and ``reason`` (``ok`` or the first of :data:`REASONS`).
     ``max_cond`` replaces the singularity rule's limit (:mod:`robohw.legs.singularity`).
-    The float backend solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit
+    ``guess`` (float ``fk``): where each row starts, a pose, ``"columns"`` (``rows`` then end
+    with :func:`guess_columns`) or ``"previous"`` (module docstring). The float backend solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit
     ports, ``timing`` of :data:`TIMINGS`) all at once; progress on ``progress`` (a terminal)."""
     check_choice("backend", backend, BACKENDS)
     check_choice("command", command, COMMANDS)
@@ -129,6 +145,8 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
         raise ValueError(f"max_cond must be at least 1, not {max_cond!r}")
     check_choice("timing", timing, TIMINGS)
     rows = np.asarray(rows, dtype=float)
+    if command == "fk" and backend == "float":
+        check_tolerance(platform, tolerance)
     if backend != "float":
         if command not in HARDWARE_COMMANDS:
             raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
@@ -143,16 +161,44 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
             return _hardware_dynamics(platform, rows, backend, width, timing, max_cond,
                                       progress)
         return _hardware(platform, command, rows, backend, width, timing, max_cond, progress)
+    if command == "fk" and isinstance(guess, str):
+        check_choice("guess", guess, GUESSES)
+        if guess == "columns":
+            legs = len(platform.legs)
+            rows, guess = rows[:, :legs], rows[:, legs:]
+        else:
+            return _previous_fk(platform, rows, max_cond, tolerance, iterations,
+                                Progress(len(rows), progress))
     bar = Progress(len(rows), progress)
     parts = []
     for first in range(0, len(rows), CHUNK):
-        parts.append(_solve(platform, command, rows[first:first + CHUNK], max_cond, guess,
+        start = guess[first:first + CHUNK] if np.ndim(guess) == 2 else guess
+        parts.append(_solve(platform, command, rows[first:first + CHUNK], max_cond, start,
                             tolerance, iterations))
         bar.update(min(first + CHUNK, len(rows)), f"platform {command} rows")
     if not parts:                    # a file of a header alone
         columns = len(output_columns(platform, command))
         return np.zeros((0, columns)), np.zeros(0, dtype=bool), np.zeros(0, dtype=object)
     return tuple(np.concatenate(column) for column in zip(*parts))
+
+
+def _previous_fk(platform, lengths, max_cond, tolerance, iterations, bar):
+    """Forward kinematics along a trajectory: each row from the previous valid answer, the
+    first from home (as the hardware's servo loop does)."""
+    start = np.asarray(platform.home, dtype=float)
+    values, valid, reason = [], [], []
+    fields = len(platform.pose_fields)
+    for k in range(len(lengths)):
+        row = _solve(platform, "fk", lengths[k:k + 1], max_cond, start, tolerance, iterations)
+        for out, got in zip((values, valid, reason), row):
+            out.append(got)
+        if row[1][0]:
+            start = row[0][0, :fields]
+        if k % 1000 == 999 or k == len(lengths) - 1:
+            bar.update(k + 1, "platform fk rows, each from the one before")
+    if not values:
+        return np.zeros((0, fields + 1)), np.zeros(0, dtype=bool), np.zeros(0, dtype=object)
+    return tuple(np.concatenate(column) for column in (values, valid, reason))
 
 
 def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):

@@ -20,12 +20,17 @@ from robohw.robots.algebra import FloatArith, cross, dot, matvec, vadd, vsub
 
 __all__ = ["rotation", "angles", "pose_arrays", "LegGeometry", "leg_geometry", "jacobian_row",
            "jacobian_derivative_row", "inverse_kinematics", "jacobian", "leg_rates",
-           "forward_kinematics", "displaced", "FK_TOLERANCE", "FK_ITERATIONS"]
+           "forward_kinematics", "finest_tolerance", "check_tolerance", "displaced", "FK_TOLERANCE", "FK_ITERATIONS",
+           "RESOLVABLE_ULPS"]
 
 # Forward kinematics: converged when every leg length is within this of the measured one (m),
 # given up after this many Newton steps.
 FK_TOLERANCE = 1e-12
 FK_ITERATIONS = 50
+# A leg's length computed in float64 is within a few units in the last place (4 at most over
+# 5,000 poses of each shipped platform, measured as the finest tolerance every one met); twice
+# that is the finest tolerance accepted.
+RESOLVABLE_ULPS = 8
 
 
 def rotation(roll, pitch, yaw):
@@ -140,22 +145,46 @@ def leg_rates(platform, poses, twists):
     return np.einsum("nij,nj->ni", rows, np.asarray(twists, dtype=float))
 
 
+def finest_tolerance(platform):
+    """The finest forward-kinematics tolerance float64 can meet (m): :data:`RESOLVABLE_ULPS`
+    units in the last place of the platform's longest stroke (a leg's computed length carries
+    a few of them; 1e-16 m on the hexapod left 44 % of reachable poses unconverged)."""
+    return RESOLVABLE_ULPS * float(np.spacing(max(leg.stroke[1] for leg in platform.legs)))
+
+
+def check_tolerance(platform, tolerance):
+    """Refuse (``ValueError``) a forward-kinematics ``tolerance`` finer than
+    :func:`finest_tolerance`, naming the finest."""
+    finest = finest_tolerance(platform)
+    if not tolerance >= finest:
+        raise ValueError(f"tolerance must be at least {finest:.2g} m, not {tolerance:g}: "
+                         f"float64 resolves a leg's length only to about that "
+                         f"({RESOLVABLE_ULPS} units in the last place of the longest stroke)")
+
+
 def forward_kinematics(platform, lengths, guess=None, tolerance=FK_TOLERANCE,
                        iterations=FK_ITERATIONS, max_cond=1e12):
     """Poses from leg lengths by Newton-Raphson (ours: Gosselin gives none; the iteration is
     his A.9 structure, legs' residuals and Jacobian rows, then one platform solve).
 
-    Every row starts from ``guess`` (a pose; default the platform's home). A step solves
+    Every row starts from ``guess``: a pose, one pose per row (``(N, fields)``), or ``None``
+    (the platform's home). Newton-Raphson returns the solution whose basin holds the start:
+    where the lengths admit several poses (assembly modes), a start far from the wanted one
+    can give another, with every leg right. A step solves
     ``(K / rho) (d_theta, d_r) = lengths - rho`` and moves ``r`` by ``d_r`` and ``Q`` by the
     rotation ``exp(skew(d_theta))`` (Rodrigues), so ``Q`` stays a rotation. Returns
     ``(poses, iterations, reasons)``: ``reasons`` is ``""`` for a converged row, else
     ``"near_singular"`` (the Jacobian's condition number passed ``max_cond``) or
     ``"unreachable"`` (no convergence in ``iterations`` steps, or a step that left the reals).
     """
+    check_tolerance(platform, tolerance)
     lengths = np.asarray(lengths, dtype=float)
     count, spatial = len(lengths), platform.spatial
     guess = np.asarray(platform.home if guess is None else guess, dtype=float)
-    pose = np.tile(guess, (count, 1))
+    pose = guess.copy() if guess.ndim == 2 else np.tile(guess, (count, 1))
+    if pose.shape != (count, len(platform.pose_fields)):
+        raise ValueError(f"guess must be a pose of {len(platform.pose_fields)} numbers or one "
+                         f"per row, not of shape {guess.shape}")
     r = pose[:, :3].copy() if spatial else np.column_stack([pose[:, :2], np.zeros(count)])
     if spatial:
         Q = np.moveaxis(np.array(rotation(*pose[:, 3:].T)), -1, 0)

@@ -63,8 +63,7 @@ def register(commands):
 
 
 def run(args):
-    from robohw.dynamics import read_states, solve_dynamics, write_torques
-    from robohw.dynamics.accuracy import BOUND_FRACTION
+    from robohw.dynamics import BOUND_FRACTION, read_states, solve_dynamics, write_torques
 
     if args.bound_fraction is not None and args.backend == "float":
         return usage("dynamics", "--bound-fraction is the hardware backends' (model, rtl, "

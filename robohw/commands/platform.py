@@ -77,12 +77,17 @@ def register(commands):
                                   "cond times the backend's unit error at most 1e-3 (float: "
                                   "4.5e12; 24-bit hardware: 8,389)")
         if action == "fk":
-            command.add_argument("--guess", type=guess, metavar="X,Y,Z,ROLL,PITCH,YAW",
-                                 help="the pose every row starts from (default the "
-                                      "platform's home)")
+            command.add_argument("--guess", type=guess, metavar="POSE|columns|previous",
+                                 help="where Newton-Raphson starts, so which solution it "
+                                      "finds: a pose X,Y,Z,ROLL,PITCH,YAW (planar X,Y,PHI) "
+                                      "for every row; columns: each row's own, the input's "
+                                      "guess_x..guess_yaw; previous: the previous row's "
+                                      "answer (trajectories); default the platform's home")
             command.add_argument("--tolerance", type=positive("--tolerance"), default=1e-12,
                                  help="converged when every leg is this close to its "
-                                      "length, m (default 1e-12)")
+                                      "length, m (default 1e-12; at least 8 units in the "
+                                      "last place of the longest stroke, 8.9e-16 on the "
+                                      "hexapod)")
             command.add_argument("--iterations", type=integer("--iterations", 1, 1000),
                                  help="Newton steps before giving up, 1..1000 (default 50); "
                                       "hardware: the steps every row takes, 1..8 (default 2)")
@@ -92,21 +97,24 @@ def register(commands):
 
 
 def guess(text):
-    """``--guess``: a pose of six (planar: three) finite numbers."""
+    """``--guess``: a pose of six (planar: three) finite numbers, ``columns`` or
+    ``previous``."""
+    if text in ("columns", "previous"):
+        return text
     try:
         values = [float(v) for v in text.split(",")]
     except ValueError:
         values = []
     if len(values) not in (3, 6) or not all(np.isfinite(values)):
         raise argparse.ArgumentTypeError(f"--guess must be six finite numbers "
-                                         f"x,y,z,roll,pitch,yaw (planar: three, x,y,phi), not "
-                                         f"{text!r}")
+                                         f"x,y,z,roll,pitch,yaw (planar: three, x,y,phi), "
+                                         f"columns or previous, not {text!r}")
     return values
 
 
 def run(args):
-    from robohw.legs import (FK_ITERATIONS, SERVO_ITERATIONS, read_platform_input,
-                             solve_platform, write_platform_output)
+    from robohw.legs import (FK_ITERATIONS, SERVO_ITERATIONS, check_tolerance,
+                             read_platform_input, solve_platform, write_platform_output)
     from robohw.robots.platform import PlatformFileError, load_platform
     from robohw.support.csv_table import CsvFileError
     source = args.lengths if args.action == "fk" else \
@@ -120,14 +128,17 @@ def run(args):
         options = {"max_cond": args.max_cond, "width": args.width,
                    "timing": args.timing.replace("-", "_")}
         if args.action == "fk":
-            if args.guess is not None and len(args.guess) != len(platform.pose_fields):
+            if isinstance(args.guess, list) and len(args.guess) != len(platform.pose_fields):
                 raise ValueError(f"--guess: a {platform.kind} platform's pose is "
                                  f"{','.join(platform.pose_fields)}, not {len(args.guess)} "
                                  f"numbers")
             iterations = args.iterations or (FK_ITERATIONS if args.backend == "float" else
                                              SERVO_ITERATIONS)
             options.update(guess=args.guess, tolerance=args.tolerance, iterations=iterations)
-        rows = read_platform_input(source, platform, args.action)
+            if args.backend == "float":
+                check_tolerance(platform, args.tolerance)      # before the file is read
+        rows = read_platform_input(source, platform, args.action,
+                                   getattr(args, "guess", None))
         values, valid, reason = solve_platform(platform, args.action, rows, args.backend,
                                                progress=sys.stderr, **options)
     except (PlatformFileError, CsvFileError, *ARGUMENT_ERRORS) as error:

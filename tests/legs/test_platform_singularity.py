@@ -102,3 +102,67 @@ def test_max_cond_applies_to_every_command(tmp_path, capsys):
                      "100", "--reasons"]) == 0
         reasons = [line.rsplit(",", 1)[1] for line in out.read_text().splitlines()[1:]]
         assert reasons == ["ok", "near_singular", "near_singular"], action
+
+
+def wide_planar_poses():
+    """Planar poses over three times the workspace, every leg inside its stroke, and their
+    lengths: many admit another assembly mode with the same legs."""
+    from robohw.robots.sampling import sample_poses
+    planar = load_platform("planar_3rpr")
+    truth = sample_poses(planar, 3000, np.random.default_rng(4), scale=3.0)
+    lengths = inverse_kinematics(planar, truth)
+    low = [leg.stroke[0] for leg in planar.legs]
+    high = [leg.stroke[1] for leg in planar.legs]
+    inside = np.all((lengths >= low) & (lengths <= high), axis=1)
+    return planar, truth[inside], lengths[inside]
+
+
+def test_forward_kinematics_finds_the_solution_nearest_its_start():
+    planar, truth, lengths = wide_planar_poses()
+    poses, valid, _ = solve_platform(planar, "fk", lengths)
+    other = valid & (np.abs(poses[:, :3] - truth).max(1) > 1e-6)
+    # From home, a third of the valid rows are another assembly mode (every leg right).
+    assert other.sum() > 0.2 * valid.sum()
+    assert np.abs(inverse_kinematics(planar, poses[other, :3]) - lengths[other]).max() < 1e-9
+    # From each row's own start near the wanted pose, every valid row is that pose.
+    start = truth + np.random.default_rng(1).normal(0, 1e-5, truth.shape)
+    poses, valid, _ = solve_platform(planar, "fk", np.column_stack([lengths, start]),
+                                     guess="columns")
+    assert valid.mean() > 0.95
+    assert np.abs(poses[valid, :3] - truth[valid]).max() < 1e-6
+
+
+def test_forward_kinematics_along_a_trajectory_starts_from_the_answer_before(tmp_path):
+    from robohw.robots.sampling import sample_trajectory
+    planar = load_platform("planar_3rpr")
+    truth = sample_trajectory(planar, 300, np.random.default_rng(2))
+    lengths = inverse_kinematics(planar, truth)
+    poses, valid, _ = solve_platform(planar, "fk", lengths, guess="previous")
+    assert valid.all() and np.abs(poses[:, :3] - truth).max() < 1e-9
+    # On the command line: --guess previous, and columns read from the file.
+    path = tmp_path / "lengths.csv"
+    path.write_text("rho1,rho2,rho3,guess_x,guess_y,guess_phi\n" + "".join(
+        ",".join(repr(float(v)) for v in row) + "\n"
+        for row in np.column_stack([lengths, truth])))
+    for option in ("previous", "columns"):
+        out = tmp_path / f"{option}.csv"
+        assert main(["platform", "fk", "--platform", "planar_3rpr", "--lengths", str(path),
+                     "--out", str(out), "--guess", option]) == 0
+        got = np.array([[float(v) for v in line.split(",")[:3]]
+                        for line in out.read_text().splitlines()[1:]])
+        assert np.abs(got - truth).max() < 1e-9
+
+
+def test_a_tolerance_float64_cannot_meet_is_refused(tmp_path, capsys):
+    path = tmp_path / "lengths.csv"
+    path.write_text("rho1,rho2,rho3,rho4,rho5,rho6\n" + ",".join(["0.66"] * 6) + "\n")
+    out = tmp_path / "poses.csv"
+    assert main(["platform", "fk", "--lengths", str(path), "--out", str(out), "--tolerance",
+                 "1e-16"]) == 2
+    err = capsys.readouterr().err
+    assert err == ("robohw platform fk: tolerance must be at least 8.9e-16 m, not 1e-16: "
+                   "float64 resolves a leg's length only to about that (8 units in the last "
+                   "place of the longest stroke)\n")
+    assert not out.exists()
+    assert main(["platform", "fk", "--lengths", str(path), "--out", str(out), "--tolerance",
+                 "1e-15"]) == 0

@@ -40,8 +40,11 @@ overflowing, which only a leg longer than the format's range makes,
 For ``fk`` the hardware backends run the servo loop (:mod:`robohw.legs.servo`, any timing): a
 fixed number of Newton iterations a row, 1 to 8, each row from the previous valid answer, the
 first from home; a row the iterations cannot solve is ``unreachable`` and leaves the estimate
-where it was, lengths beyond the number format are ``out_of_format`` and skipped, and
-``iterations`` is that fixed number.
+where it was, as is a row whose pose leaves a leg more than
+:data:`~robohw.legs.servo.SERVO_RESIDUAL_LSB` LSBs from its measured length (the hardware
+computes the legs of its answer once more: the iterations did not converge; that answer is
+the next row's start), lengths beyond the number format are ``out_of_format`` and skipped,
+and ``iterations`` is that fixed number.
 """
 
 import numpy as np
@@ -244,13 +247,15 @@ def _solve(platform, command, rows, max_cond, guess, tolerance, iterations):
 def _through(dut, codes, names, backend, what, identity, progress):
     """``(valid, codes (N, len(names)))``: the payload ``codes`` (``{field: int64 array}``)
     through ``dut`` on ``backend`` (:func:`robohw.sim.run.run_backend`; ``identity`` is the
-    compiled build's cache key), the outputs ``names`` and not ``unreachable``."""
+    compiled build's cache key), the outputs ``names`` and neither ``unreachable`` nor (the
+    servo loop's) ``unconverged``."""
     count = len(next(iter(codes.values())))
     payloads = [{name: int(column[k]) for name, column in codes.items()} for k in range(count)]
     run = run_backend(dut, payloads, backend, f"{what} through the {dut.latency}-cycle "
                                               f"{type(dut).__name__}",
                       Progress(count, progress), identity)
-    valid = np.array([not o["unreachable"] for o in run.outputs], dtype=bool)
+    valid = np.array([not (o["unreachable"] or o.get("unconverged", 0)) for o in run.outputs],
+                     dtype=bool)
     return valid, np.array([[o[name] for name in names] for o in run.outputs],
                            dtype=np.int64).reshape(-1, len(names))
 

@@ -26,7 +26,10 @@ Rodrigues' exponential instead; both converge to the same pose).
 
 A step beyond the linear CCMs' range (a rate of 2 or more, a roll rate over ``cos(pitch)`` of 2
 or more) raises their domain flags: the row is invalid, as is a pivot below the solve's
-minimum (:data:`robohw.legs.givens.MIN_PIVOT`).
+minimum (:data:`robohw.legs.givens.MIN_PIVOT`). With ``residuals``, the legs' lengths of the
+pose found are computed once more (``r_``: the leg processors without their rows) and each
+leg's residual ``rho_m - rho`` (``r_residual{i}``, a linear rotation) is an output,
+``residual{i}``: how far the iterations left the legs from the measured lengths.
 """
 
 import math
@@ -94,11 +97,12 @@ def _update(platform, prefix, pose, twist):
     return ccms, new
 
 
-def fk_graph(platform, iterations, min_pivot=MIN_PIVOT):
+def fk_graph(platform, iterations, min_pivot=MIN_PIVOT, residuals=False):
     """The :class:`~robohw.ik.task_graph.TaskGraph` of ``iterations`` Newton steps of
     ``platform``'s forward kinematics: inputs the measured lengths ``rho_m1..N`` (m) and the
     starting pose, its position in metres and its angles in turns (``{field}``, reals); outputs
-    the pose after the steps in the same units (``{field}``), the angles in turns."""
+    the pose after the steps in the same units (``{field}``), the angles in turns, and with
+    ``residuals`` each leg's ``residual{i}`` at that pose (m; module docstring)."""
     check_integer("iterations", iterations, minimum=1, maximum=MAX_ITERATIONS)
     fields, legs = platform.pose_fields, len(platform.legs)
     angles = angle_fields(platform)
@@ -108,15 +112,23 @@ def fk_graph(platform, iterations, min_pivot=MIN_PIVOT):
         leg_ccms, out = leg_processors(platform, f"i{k}_", pose, jacobian=True)
         rows = [[Operand(*out[f"k{i}_{j}"]) for j in range(1, len(fields) + 1)]
                 for i in range(1, legs + 1)]
-        residuals = [Operand(f"rho_m{i}", addend=Operand(*out[f"rho{i}"], sign=-1))
-                     for i in range(1, legs + 1)]
-        solve, twist, pivots = givens_solve(f"s{k}_", rows, residuals, min_pivot)
+        misses = [Operand(f"rho_m{i}", addend=Operand(*out[f"rho{i}"], sign=-1))
+                  for i in range(1, legs + 1)]
+        solve, twist, pivots = givens_solve(f"s{k}_", rows, misses, min_pivot)
         update, pose = _update(platform, f"u{k}_", pose, twist)
         ccms += leg_ccms + solve + update
         guards += pivots
+    outputs = {f: (p.source, p.port) for f, p in zip(fields, pose)}
+    if residuals:
+        leg_ccms, out = leg_processors(platform, "r_", pose)
+        ccms += leg_ccms
+        for i in range(1, legs + 1):
+            name = f"r_residual{i}"
+            ccms.append(Ccm(name, LIN, ROT, Operand(*out[f"rho{i}"]), Operand(f"rho_m{i}"),
+                            const(-1), label=f"rho_m{i} - rho{i}"))
+            outputs[f"residual{i}"] = (name, "y")
     inputs = [f"rho_m{i}" for i in range(1, legs + 1)] + list(fields)
-    return TaskGraph(f"{platform.name}-fk{iterations}", inputs, ccms,
-                     {f: (p.source, p.port) for f, p in zip(fields, pose)},
+    return TaskGraph(f"{platform.name}-fk{iterations}", inputs, ccms, outputs,
                      description=f"forward kinematics of {platform.name}, {iterations} Newton "
                                  f"steps on the leg processors and a Givens solve",
                      guards=guards)

@@ -14,13 +14,13 @@ from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.accuracy import leg_dynamics_errors, leg_processor_errors, servo_errors
 from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
                                         dynamics_scale, proven_ranges)
-from robohw.legs.fk_graph import fk_format, fk_graph
+from robohw.legs.fk_graph import fk_format
 from robohw.legs.givens import ccm_counts, solve_graph
 from robohw.legs.ik_graph import leg_ik_graph, platform_format
 from robohw.legs.machine import PHASES, plan_machine
 from robohw.legs.paper_checks import (count_table, dynamics_agreement, fk_convergence,
                                       format_count, printed_vs_corrected)
-from robohw.legs.servo import SERVO_ITERATIONS, SERVO_TIMINGS, FkServo
+from robohw.legs.servo import SERVO_ITERATIONS, SERVO_TIMINGS, FkServo, servo_graph
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 
 __all__ = ["leg_processors", "platform_solve", "leg_dynamics", "machine_phases", "fk_servo",
@@ -160,7 +160,7 @@ def machine_phases(width=24):
                  platform_format(platform, width)),
                 ("dynamics", dynamics_graph(platform), dynamics_format(platform, width)),
                 (f"forward kinematics ({SERVO_ITERATIONS} iterations)",
-                 fk_graph(platform, SERVO_ITERATIONS), fk_format(platform, width))):
+                 servo_graph(platform, SERVO_ITERATIONS), fk_format(platform, width))):
             parallel = plan_machine(graph, **formats)
             serial = plan_machine(graph, **formats, processors=1)
             rows.append({"platform": name, "computation": what, "ccms": len(graph.ccms),

@@ -173,7 +173,8 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
     lengths = inverse_kinematics(platform, poses)
     lengths[3] = 5.0 * 2.0 ** -11        # a leg of 2.4 mm: no pose, the estimate stays
     codes, valid = servo_model(platform, 1, lengths, width=width)
-    assert valid.sum() == len(poses) - 1 and not valid[3]
+    # One step from home leaves the first row's legs off (unconverged, the next row's start).
+    assert valid.sum() == len(poses) - 2 and not valid[0] and not valid[3]
     dut = FkServo(platform, 1, width=width, timing=timing, tag_width=4)
     real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
     payloads = [{**{f"rho_m{i + 1}": int(real.from_float(row[i])) for i in range(3)}, "tag": k}
@@ -184,7 +185,9 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
     run = run_stream(dut, payloads, source_valid=lambda c: c < calm or c % 5 != 2,
                      sink_ready=lambda c: c < calm or c % 4 != 1)
     assert [o["tag"] for o in run.outputs] == list(range(len(poses)))
-    assert [o["unreachable"] for o in run.outputs] == (~valid).astype(int).tolist()
+    assert [o["unreachable"] | o["unconverged"] for o in run.outputs] == \
+        (~valid).astype(int).tolist()
+    assert run.outputs[0]["unconverged"] and run.outputs[3]["unreachable"]
     for name in platform.pose_fields:
         assert [o[name] for o in run.outputs] == codes[name].tolist(), name
     # Each row waits for the answer before it: the inner design's latency (pipelined: CCM
@@ -215,6 +218,26 @@ def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
     assert error[:, :first_angle].max() < 1e-6 and error[:, first_angle:].max() < 1e-5
 
 
+@pytest.mark.parametrize("name", heavy_unless(SHIPPED_PLATFORMS, small=("planar_3rpr",)))
+def test_the_servo_marks_the_rows_it_did_not_converge(name):
+    # Random workspace poses, not a trajectory: a few steps from the previous answer leave some
+    # rows off by millimetres, every leg's residual then beyond SERVO_RESIDUAL_LSB: those rows
+    # are not valid, and every valid one is the pose its lengths came from.
+    platform = load_platform(name)
+    poses = sample_poses(platform, 120, np.random.default_rng(3))
+    loops = inverse_kinematics(platform, poses).reshape(40, 3, -1)   # 40 loops of 3 rows
+    # Steps that converge on some rows, not all (the planar poses lie further apart).
+    codes, valid = servo_model(platform, 2 if platform.spatial else 3, loops, width=24)
+    frac = fk_format(platform, 24)["frac_bits"]
+    got = graph_poses(platform, {f: c.reshape(-1) * 2.0 ** -frac for f, c in codes.items()})
+    error = np.abs(got - poses)
+    position = 3 if platform.spatial else 2
+    off = error[:, :position].max(1)
+    valid = valid.reshape(-1)
+    assert 0 < valid.sum() < len(poses) and (off > 1e-4).any()
+    assert off[valid].max() < 1e-5 and error[valid, position:].max() < 1e-4
+
+
 @pytest.mark.heavy
 def test_word_serial_servo_equals_its_model_and_waits_for_a_row_slot():
     platform = load_platform("planar_3rpr")
@@ -226,7 +249,9 @@ def test_word_serial_servo_equals_its_model_and_waits_for_a_row_slot():
     payloads = [{**{f"rho_m{i + 1}": int(real.from_float(row[i])) for i in range(3)}, "tag": k}
                 for k, row in enumerate(lengths)]
     run = run_stream(dut, payloads)
-    assert [o["tag"] for o in run.outputs] == list(range(3)) and valid.all()
+    assert [o["tag"] for o in run.outputs] == list(range(3))
+    assert valid.tolist() == [False, True, True]        # one step from home: unconverged
+    assert [o["unconverged"] for o in run.outputs] == [1, 0, 0]
     for name in platform.pose_fields:
         assert [o[name] for o in run.outputs] == codes[name].tolist(), name
     # The pipeline takes a row in the last two cycles of its period P only: after the answer
@@ -249,7 +274,9 @@ def test_servo_loops_side_by_side_equal_each_loop_alone():
                       for s in (6, 7, 8)])
     loops[1, 2] = 5.0 * 2.0 ** -11       # a row with no pose in one loop: it keeps its guess
     codes, valid = servo_model(platform, 1, loops, width=16)
-    assert valid.shape == (3, 5) and valid.sum() == 14 and not valid[1, 2]
+    # Each loop's first row, one step from home, is unconverged; the rest follow.
+    assert valid.shape == (3, 5) and valid.sum() == 11 and not valid[1, 2]
+    assert not valid[:, 0].any()
     for k, lengths in enumerate(loops):
         alone, ok = servo_model(platform, 1, lengths, width=16)
         assert (ok == valid[k]).all()

@@ -12,7 +12,7 @@ fraction errs toward refusing.
 
 A plan whose fraction exceeds the allowed one (default :data:`BOUND_FRACTION`, 1 %) is refused
 when it is planned (:func:`check_accuracy`), in one line naming the limit whose halving lowers
-the fraction most and the narrowest width that meets it. The float formats never overflow
+the fraction most and the narrowest width that meets it. The number formats never overflow
 at wide limits; there the torques' bits are spent on the largest values the limits allow, and
 an answer's error, although within its bound, can be as large as a small torque.
 """

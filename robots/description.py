@@ -26,8 +26,9 @@ File format::
 Physics is checked at load: a negative mass, an inertia that is not positive semidefinite, a
 twist beyond 2 pi (degrees?) or a non-zero ``d`` of a prismatic joint are errors; principal
 moments that violate the triangle inequality, and limits beyond 2 pi, are a one-line
-:class:`RobotFileWarning` (published data does the first: the PUMA's link 1 in Corke's file is
-an axis-only inertia).
+:class:`RobotFileWarning`. Published data does the first (the PUMA's link 1 in Corke's file is
+an axis-only inertia): a joint that names the source of such moments in
+``published_inertia = "..."`` loads them without the warning, as the shipped files do.
 """
 
 import math
@@ -95,7 +96,7 @@ def _numbers(value, count, where, field):
 
 
 _KNOWN = {"type", "a", "alpha", "d", "theta", "offset", "limits", "velocity_limit",
-          "acceleration_limit", "mass", "com", "inertia"}
+          "acceleration_limit", "mass", "com", "inertia", "published_inertia"}
 
 
 def _positive(table, field, where):
@@ -154,10 +155,26 @@ def _joint(table, where):
             raise RobotFileError(f"{where}: mass: must not be negative")
         com = _numbers(table["com"], 3, where, "com")
         inertia = _numbers(table["inertia"], 6, where, "inertia")
-        inertia_tensor(inertia, where, "inertia", RobotFileError, RobotFileWarning)
+        inertia_tensor(inertia, where, "inertia", RobotFileError,
+                       None if _published(table, where) else RobotFileWarning)
+    elif "published_inertia" in table:
+        raise RobotFileError(f"{where}: published_inertia: needs mass, com and inertia")
     return Joint(kind, a, alpha, d, offset, limits=limits, mass=mass, com=com, inertia=inertia,
                  theta=theta, velocity_limit=_positive(table, "velocity_limit", where),
                  acceleration_limit=_positive(table, "acceleration_limit", where))
+
+
+def _published(table, where):
+    """Whether the joint declares its inertia as published (``published_inertia``: the
+    source, a non-empty string): its principal moments then load without the triangle
+    inequality's warning."""
+    if "published_inertia" not in table:
+        return False
+    source = table["published_inertia"]
+    if not isinstance(source, str) or not source.strip():
+        raise RobotFileError(f"{where}: published_inertia: the source the moments are "
+                             f"published in, as text, not {source!r}")
+    return True
 
 
 def load_robot(path=DEFAULT_ROBOT):

@@ -51,7 +51,7 @@ def numbers(value, count, where, field, error):
 def inertia_tensor(values, where, field, error, warning):
     """The 3 x 3 tensor of ``Ixx, Iyy, Izz, Ixy, Iyz, Ixz``: not positive semidefinite is an
     ``error``; principal moments that break the triangle inequality, a ``warning`` (published
-    data has them)."""
+    data has them; ``None``: declared as published, no warning)."""
     ixx, iyy, izz, ixy, iyz, ixz = values
     tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     moments = np.linalg.eigvalsh(tensor)
@@ -59,7 +59,7 @@ def inertia_tensor(values, where, field, error, warning):
     listed = ", ".join(f"{m:.4g}" for m in moments)
     if moments[0] < -TOLERANCE * scale:
         raise error(f"{where}: {field}: not positive semidefinite (principal moments {listed})")
-    if moments[2] > moments[0] + moments[1] + TOLERANCE * scale:
+    if warning is not None and moments[2] > moments[0] + moments[1] + TOLERANCE * scale:
         warnings.warn(f"{where}: {field}: principal moments {listed} break the triangle "
                       f"inequality (no rigid body has them)", warning, stacklevel=5)
     return tensor

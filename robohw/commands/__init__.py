@@ -62,12 +62,28 @@ def parser():
     return top
 
 
+def _once(show):
+    """``warnings.showwarning`` that shows each message once."""
+    if getattr(show, "once", False):
+        return show
+    shown = set()
+
+    def once(message, category, *args, **kwargs):
+        if str(message) not in shown:
+            shown.add(str(message))
+            show(message, category, *args, **kwargs)
+    once.once = True
+    return once
+
+
 def main(argv=None):
     # Model-only runs build components they never elaborate: not a mistake here.
     from amaranth.hdl import UnusedElaboratable
     warnings.filterwarnings("ignore", category=UnusedElaboratable)
-    # Warnings (a robot file's published oddities) are one line each, like errors.
+    # Warnings (a robot file's oddities) are one line each, like errors, and each once a run
+    # however often the file is loaded.
     warnings.formatwarning = lambda message, *_, **__: f"robohw: warning: {message}\n"
+    warnings.showwarning = _once(warnings.showwarning)
     args = parser().parse_args(argv)
     Progress.silenced = args.quiet
     # Every output path is checked before any work; each command checks its own folders and

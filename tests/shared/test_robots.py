@@ -1,4 +1,6 @@
 import math
+import pathlib
+import warnings
 
 import numpy as np
 import pytest
@@ -73,14 +75,35 @@ def test_missing_file():
         load_robot("/nonexistent/robot.toml")
 
 
-def test_the_default_puma_loads_with_its_two_warnings():
+def test_the_default_puma_declares_its_published_inertias_and_loads_quietly(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        robot = load_robot("puma560")
+    # Without the declaration, its links 1 and 3 break the triangle inequality, as published.
+    text = pathlib.Path(robot.source).read_text()
+    bare = tmp_path / "puma.toml"
+    bare.write_text("\n".join(line for line in text.splitlines()
+                              if not line.startswith("published_inertia")) + "\n")
     with pytest.warns(RobotFileWarning) as caught:
-        load_robot("puma560")
+        load_robot(bare)
     messages = [str(w.message) for w in caught if issubclass(w.category, RobotFileWarning)]
     assert any("joint 1: inertia: principal moments 0, 0, 0.35 break the triangle" in m
                for m in messages)
     assert any("joint 3: inertia: principal moments 0.0125, 0.066, 0.086 break" in m
                for m in messages)
+
+
+def test_published_inertia_is_a_source_and_needs_an_inertia(tmp_path):
+    path = tmp_path / "r.toml"
+    inertia = INERTIAL + "inertia = [0.1, 0.1, 0.1, 0.0, 0.0, 0.0]\n"
+    path.write_text('name = "x"\n[[joint]]\n' + GOOD_JOINT + inertia + "published_inertia = 3\n")
+    with pytest.raises(RobotFileError, match="joint 1: published_inertia: the source the "
+                                             "moments are published in, as text, not 3"):
+        load_robot(path)
+    path.write_text('name = "x"\n[[joint]]\n' + GOOD_JOINT + 'published_inertia = "a book"\n')
+    with pytest.raises(RobotFileError, match="joint 1: published_inertia: needs mass, com and "
+                                             "inertia"):
+        load_robot(path)
 
 
 def test_limits_beyond_two_pi_warn(tmp_path):
@@ -117,3 +140,27 @@ def test_prismatic_theta_turns_the_link(tmp_path):
     for method in ("table1", "table2"):
         assert np.abs(inertia_matrix(turned, q, method) - h).max() < 1e-12
 
+
+
+def test_the_command_line_shows_a_files_warning_once_a_run(tmp_path):
+    # A file loaded twice in a run (the report loads the PUMA for each of its sections)
+    # warns once, in one line: run in a process of its own, as a user runs it.
+    import subprocess
+    import sys
+    text = pathlib.Path(load_robot("puma560").source).read_text()
+    bare = tmp_path / "puma.toml"
+    bare.write_text("\n".join(line for line in text.splitlines()
+                              if not line.startswith("published_inertia")) + "\n")
+    states = tmp_path / "states.csv"
+    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
+    states.write_text(",".join(header) + "\n" + ",".join(["0.1"] * 18) + "\n")
+    argv = ["dynamics", "--robot", str(bare), "--states", str(states), "--out",
+            str(tmp_path / "tau.csv")]
+    script = (f"from robohw.commands import main\nassert main({argv!r}) == 0\n"
+              f"assert main({argv!r}) == 0\n")
+    # -W always: Python itself would show every one of the four.
+    run = subprocess.run([sys.executable, "-P", "-W", "always", "-c", script],
+                         capture_output=True, text=True, check=True)
+    lines = [line for line in run.stderr.splitlines() if "warning" in line]
+    assert len(lines) == 2 and all(line.startswith(f"robohw: warning: {bare}: joint ")
+                                   for line in lines), run.stderr

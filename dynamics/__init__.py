@@ -1,7 +1,8 @@
 """Inverse dynamics (Lee & Chang, section 3): the float64 Newton-Euler formulations
-(:mod:`.reference`), their scans (:mod:`.scans`), range bounds (:mod:`.bounds`), the designs' accuracy promise
-(:mod:`.accuracy`) and operation counts (:mod:`.counts`); :class:`NewtonEulerPipeline`, the base-coordinate equations as one
-fully pipelined datapath, and Lee & Chang's processor array (:mod:`.array`); the bit-exact model
+(:mod:`.reference`), their scans (:mod:`.scans`), range bounds (:mod:`.bounds`), the
+designs' accuracy promise (:mod:`.accuracy`) and operation counts (:mod:`.counts`);
+:class:`NewtonEulerPipeline`, the base-coordinate equations as one fully pipelined
+datapath, and Lee & Chang's processor array (:mod:`.array`); the bit-exact model
 (:mod:`.model`), the designs of the flows (:mod:`.designs`), the ``dynamics`` command's files
 (:mod:`.files`) and the report section (:mod:`.report`). It uses the inertia family's
 references."""

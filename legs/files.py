@@ -64,8 +64,8 @@ from robohw.legs.leg_machine import LegMachine
 from robohw.legs.servo import FkServo, servo_model
 from robohw.legs.singularity import condition_limit, condition_numbers
 from robohw.support.progress import Progress
-from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE, check_tolerance,
-                                             forward_kinematics, inverse_kinematics, jacobian)
+from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE, forward_kinematics,
+                                             inverse_kinematics, jacobian)
 from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
@@ -140,16 +140,15 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
     valid), and per row ``valid`` and ``reason`` (``ok`` or the first of :data:`REASONS`).
     ``max_cond`` replaces the singularity rule's limit (:mod:`robohw.legs.singularity`).
     ``guess`` (float ``fk``): where each row starts, a pose, ``"columns"`` (``rows`` then end
-    with :func:`guess_columns`) or ``"previous"`` (module docstring). The float backend solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit
-    ports, ``timing`` of :data:`TIMINGS`) all at once; progress on ``progress`` (a terminal)."""
+    with :func:`guess_columns`) or ``"previous"`` (module docstring). The float backend
+    solves :data:`CHUNK` rows at a time, the hardware ones (``width``-bit ports, ``timing``
+    of :data:`TIMINGS`) all at once; progress on ``progress`` (a terminal)."""
     check_choice("backend", backend, BACKENDS)
     check_choice("command", command, COMMANDS)
     if max_cond is not None and not max_cond >= 1:
         raise ValueError(f"max_cond must be at least 1, not {max_cond!r}")
     check_choice("timing", timing, TIMINGS)
     rows = np.asarray(rows, dtype=float)
-    if command == "fk" and backend == "float":
-        check_tolerance(platform, tolerance)
     if backend != "float":
         if command not in HARDWARE_COMMANDS:
             raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "

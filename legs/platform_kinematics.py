@@ -20,8 +20,8 @@ from robohw.robots.algebra import FloatArith, cross, dot, matvec, vadd, vsub
 
 __all__ = ["rotation", "angles", "pose_arrays", "LegGeometry", "leg_geometry", "jacobian_row",
            "jacobian_derivative_row", "inverse_kinematics", "jacobian", "leg_rates",
-           "forward_kinematics", "finest_tolerance", "check_tolerance", "displaced", "FK_TOLERANCE", "FK_ITERATIONS",
-           "RESOLVABLE_ULPS"]
+           "forward_kinematics", "finest_tolerance", "check_tolerance", "displaced",
+           "FK_TOLERANCE", "FK_ITERATIONS", "RESOLVABLE_ULPS"]
 
 # Forward kinematics: converged when every leg length is within this of the measured one (m),
 # given up after this many Newton steps.

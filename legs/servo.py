@@ -196,8 +196,9 @@ def servo_model(platform, iterations, lengths, *, width=24, on_row=None):
     ``lengths`` ``(N, legs)`` (m, rounded to the port format; ``OverflowError`` outside it),
     ``codes`` ``{field: int64 (N,)}`` of the answers (an invalid row's too, as the hardware
     gives them) and ``valid`` ``(N,)``: neither unreachable nor unconverged. Row by row: each
-    starts from the previous answer that was not unreachable, the first from home. ``lengths`` ``(K, N, legs)`` runs ``K`` servo loops side by
-    side (``(K, N)`` results), at the cost of one: a row of all of them is one evaluation.
+    starts from the previous answer that was not unreachable, the first from home.
+    ``lengths`` ``(K, N, legs)`` runs ``K`` servo loops side by side (``(K, N)`` results), at
+    the cost of one: a row of all of them is one evaluation.
     ``on_row``: called with the rows done after each (a hexapod's row takes about 0.35 s an
     iteration)."""
     graph = servo_graph(platform, iterations)

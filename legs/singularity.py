@@ -19,9 +19,10 @@ a thousandth of its scale. ``unit_error`` is the backend's relative precision:
 So the float backend flags rows beyond a condition number of 4.5e12 (forward kinematics at its
 default tolerance, 1e-12 m over the hexapod's shortest legs, 0.45 m: 4.5e8); 24-bit hardware
 beyond 8,389; 16-bit beyond 33. Toward a singularity the true forces grow without bound: a
-valid row's huge forces are the right ones, to the rule's promise. ``--max-cond`` (``max_cond``) replaces the rule's limit on every platform
-command. The condition number is the float64 one of the row's pose (for ``fk``, the pose
-found), whichever backend computes the row.
+valid row's huge forces are the right ones, to the rule's promise. ``--max-cond``
+(``max_cond``) replaces the rule's limit on every platform command. The condition number is
+the float64 one of the row's pose (for ``fk``, the pose found), whichever backend computes
+the row.
 """
 
 import numpy as np

@@ -4,9 +4,9 @@
 ones; any column order). ``OUT.csv`` has ``H11,H12,...,HNN,valid`` (``reason`` last when
 asked): the full N x N matrix, row by row; a configuration the hardware cannot compute (a
 prismatic joint outside the limits its formats are proven for: ``outside_limits``; an angle
-of 2**(47 - width) turns or more, which float64 holds too coarsely for a binary angle: ``out_of_format``) is
-``valid = 0`` with zeros, and the rest of the file is computed. Backends: ``float``
-(the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
+of 2**(47 - width) turns or more, which float64 holds too coarsely for a binary angle:
+``out_of_format``) is ``valid = 0`` with zeros, and the rest of the file is computed.
+Backends: ``float`` (the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
 ``logdepth``), ``model`` (the array's bit-exact model), ``rtl`` (its Amaranth pipeline,
 simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator,
 :mod:`robohw.sim.compiled`).

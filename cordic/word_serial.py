@@ -17,7 +17,7 @@ __all__ = ["WordSerialCordic", "WordSerialUnit", "stream_unit", "step_table", "s
            "word_serial_period", "check_interleave", "REGISTERED_SHIFT", "INTERLEAVES"]
 
 # Whether a step registers its barrel shifters' outputs before adding (two cycles a step, a
-# shorter loop): the default, chosen by measurement (README, "FPGA synthesis").
+# shorter loop): the default, chosen by measurement (docs/cordic.md).
 REGISTERED_SHIFT = True
 
 # Operands a unit holds at once: 1, or 2 (C-slow; registered shift only).

@@ -340,13 +340,9 @@ def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
     (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the dropped bits below the
     half, then :func:`~robohw.hw.fixed.rounding_increment`, a carry chain over the kept
     ``width + 1`` bits, or all of them if ``exact``, for the range checks; the register wraps
-    to ``width``): :data:`MULTIPLIER_STAGES` cycles. The log-depth inertia array (18 bits,
-    folded by 8) had 7,008 carry cells with one adder over every bit of a product
-    (:func:`~robohw.hw.fixed.hdl_round_shift`), 5,322 with the shift done once at the
-    multiplier by a multiplexer on the phase, 6,060 rounded at the node; the multiplexers
-    beside the DSP rows routed worst (nextpnr's router1 left 87% of the arcs after 60,000
-    iterations, against 79% with the full adders and 75% at the node, README). The
-    operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits); a negated operand
+    to ``width``): :data:`MULTIPLIER_STAGES` cycles. Rounding at the node routes better than
+    one adder over every bit of a product or a shift multiplexer at the multiplier
+    (``docs/notes/2026-10-inertia-on-the-ecp5.md``). The operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits); a negated operand
     fits too: every code is under ``2**(width - 1)`` in magnitude
     (:func:`~robohw.dataflow.graph.frac_bits_for` keeps a margin), so its negation is one."""
     by_unit, operands = {}, {}

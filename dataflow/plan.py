@@ -66,10 +66,9 @@ class TracedPlan:
         enables every register through them (:mod:`robohw.hw.global_buffer`).
     pool_resolution : float or None
         Folded, give each community of the graph (:func:`~robohw.dataflow.folding.product_pools`
-        at this resolution) multipliers of its own; ``None`` (every plan's now): one pool. On
-        the folded Newton-Euler pipeline (18 bits, fold 6), 1.0 made 15 pools on 104
-        multipliers (98 with one pool): placed wire length 749k against 918k, but nextpnr's
-        pre-route estimate 54.2 MHz against 65.3; neither routed yet.
+        at this resolution) multipliers of its own; ``None`` (every plan's default): one
+        pool. Pools shorten the placed wires but did not raise the clock on the pipelines
+        measured (``docs/notes/2026-11-dynamics-pipelined-routing.md``).
     """
     ring_fanout = None
     pool_resolution = None

@@ -1,6 +1,6 @@
 """The thesis's distributed Newton-Euler: one computer per link of the Stanford (JPL) arm,
 exchanging terms with its neighbours, waiting for them or predicting them from the previous
-sample (``../shared/papers/distributed-newton-euler-with-prediction_thesis.txt``): the link
+sample (``docs/references.md``, ref. 9): the link
 terms (:mod:`.link_terms`), the predictions (:mod:`.prediction`), the trajectories
 (:mod:`.thesis`, :mod:`.quintic`), Bejczy's simplified model (:mod:`.simplified_dynamics`), the
 link computers (:mod:`.machine`) and their model (:mod:`.model`), a run (:mod:`.study`), the

@@ -1,6 +1,6 @@
 """The Newton-Euler equations as the thesis's link computers evaluate them: one computer per
 link, each computing its link's eight terms (the distributed Newton-Euler thesis, eqs.
-2.3-35 to 2.3-44; ``../shared/specs/newton-euler-lee-chang-and-thesis.md``, B.2), written once
+2.3-35 to 2.3-44; ``docs/references.md``), written once
 over scalars of any type (numpy arrays over samples, or the counting nodes of
 :class:`robohw.dataflow.graph.Tracer`; see :mod:`robohw.robots.algebra`).
 
@@ -22,10 +22,10 @@ An    ``R_next An(i+1) + AS x (R_next Af(i+1)) + (AS + Arc) x AF + AN``         
 u     ``An . (R^T Z0)`` (prismatic: ``Af . (R^T Z0)``)                          12 + 8
 ====  =========================================================================  ==========
 
-257 operations a link (Table 2.1 as the specification rebuilds it): :data:`TERM_OPERATIONS`
+257 operations a link (Table 2.1 as we rebuild it from the OCR): :data:`TERM_OPERATIONS`
 counts each term with every operand a value (no zero skipped), as the thesis does. A prismatic
-joint's link (eqs. 2.3-35 to 2.3-38 for sliding joints, the OCR's garbled form restored in
-the specification) has ``AW = R^T AW(i-1)``, ``AWd = R^T AWd(i-1)`` and
+joint's link (eqs. 2.3-35 to 2.3-38 for sliding joints, the OCR's garbled form restored
+by us) has ``AW = R^T AW(i-1)``, ``AWd = R^T AWd(i-1)`` and
 ``Aa = R^T Aa(i-1) + R^T Z0 qdd + AWd x AS + AW x (AW x AS + 2 R^T Z0 qd)``, fewer operations
 than a revolute link's: the joint's axis terms ``R^T Z0 qdd`` and ``2 R^T Z0 qd``
 (``slide_qdd``, ``slide_qd``) are given with the link's other local values (like ``AS``, which
@@ -55,7 +55,7 @@ __all__ = ["TERMS", "FORWARD", "BACKWARD", "TERM_OPERATIONS", "LinkState", "link
 TERMS = ("AW", "AWd", "Aa", "AF", "AN", "Af", "An", "u")
 FORWARD = ("AW", "AWd", "Aa")
 BACKWARD = ("Af", "An")
-# Table 2.1 (rebuilt in the specification, B.3): multiplications and additions of each term of
+# Table 2.1 (as we rebuild it from the OCR): multiplications and additions of each term of
 # a revolute link; 138 + 119 = 257.
 TERM_OPERATIONS = {"AW": (9, 9), "AWd": (15, 15), "Aa": (27, 21), "AF": (21, 15),
                    "AN": (24, 18), "Af": (9, 9), "An": (21, 24), "u": (12, 8)}

@@ -17,7 +17,7 @@ sample. The terms it needs from its neighbours (``AW``, ``AWd``, ``Aa`` from lin
   prismatic joint), the same ``cWd_i`` with ``qdd``, and sends ``AW + cW_i``, ``AWd + cWd_i``
   and ``Aa + cWd_i x AS + cW_i x (cW_i x AS)`` (eqs. 5.1-16, 5.1-17, 5.1-21 to 5.1-23): 77
   operations more per link (:data:`CORRECTION_OPERATIONS`). The printed recursion mixes
-  frames (specification, B.5); this is the frame-consistent reading. ``Af`` and ``An`` are
+  frames (docs/distributed.md); this is the frame-consistent reading. ``Af`` and ``An`` are
   predicted as in ``zero``.
 - ``hybrid`` (section 5.2.3): ``Aa`` and ``An`` from the previous sample, ``AW``, ``AWd`` and
   ``Af`` from this one.
@@ -109,7 +109,7 @@ def _corrected(link, terms, received, qd, qdd):
 
 
 def error_percent(tau, exact):
-    """The thesis's error per joint (section 6.1, spec B.7): the RMS of ``tau - exact`` over
+    """The thesis's error per joint (section 6.1): the RMS of ``tau - exact`` over
     the samples, over the exact torque's range (max - min), in percent; 0 where the exact
     torque is constant and matched, ``inf`` where it is constant and missed."""
     tau, exact = np.atleast_2d(tau), np.atleast_2d(exact)

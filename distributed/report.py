@@ -35,9 +35,9 @@ _TITLES = {"6.1": "Bejczy's simplified model, trajectory 1",
            "6.3": "Bejczy's simplified model, trajectory 2",
            "6.4": "zero-order prediction, trajectory 2",
            "6.5": "first-order prediction", "6.6": "the hybrid (Aa and An predicted)"}
-# Why our cells differ from the printed ones, table by table (the specification, B.5-B.8).
+# Why our cells differ from the printed ones, table by table (docs/distributed.md).
 _WHY = {
-    "6.1": "Bejczy's constants are illegible; ours is the specification's proxy (exact "
+    "6.1": "Bejczy's constants are illegible; ours is our proxy (exact "
            "diagonal inertia, gravity and the couplings D12, D13). Link 2 at 8-4 s misses "
            "by up to 35 %; the rest within 7 %.",
     "6.2": "Reproduced: every cell within one unit of its last printed digit (the thesis "

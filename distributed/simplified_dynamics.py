@@ -3,7 +3,7 @@
 Bejczy keeps, of ``tau = D(q) qdd + H(q, qd) + G(q)``, the diagonal of the inertia matrix, the
 gravity and a few couplings among the first three joints (Paul's ``d12 = d1 q3 cos q2`` and
 ``d13 = d2 sin q2`` for the Stanford arm) and drops every velocity term. His constants are
-illegible in the OCR, so this is the specification's proxy (B.5): the exact ``D_ii``, ``G_i``
+illegible in the OCR, so this is our proxy: the exact ``D_ii``, ``G_i``
 and coupling entries ``D_ij`` for the pairs of :data:`COUPLINGS` (joints 1-3, both ways), at
 each sample. It reproduces the trends and most cells of the thesis's Tables 6.1 and 6.3 to
 about 10 % (the report lists every cell).

@@ -1,6 +1,5 @@
-"""The thesis's data (``../shared/papers/distributed-newton-euler-with-prediction_thesis.txt``,
-as the specification ``../shared/specs/newton-euler-lee-chang-and-thesis.md`` part B
-reconstructs it from the OCR): its two trajectories of the Stanford arm, its sample period,
+"""The thesis's data (``docs/references.md``, ref. 9, as we
+reconstruct it from an OCR'd copy): its two trajectories of the Stanford arm, its sample period,
 its printed error tables 6.1-6.6, its printed gains and its two worked configurations.
 
 Angles are printed in degrees (``q3``, the prismatic joint, in metres); the trajectories here
@@ -22,7 +21,7 @@ __all__ = ["SAMPLE_PERIOD", "DURATIONS", "JOINT_KNOTS", "KNOT_FRACTIONS", "VIA_P
 SAMPLE_PERIOD = 0.005          # seconds (T7593-T7600)
 DURATIONS = (8.0, 6.0, 4.0, 2.0, 1.0)
 
-# J0..J3 (T2715-T2837 untangled, spec B.7): q1, q2, q4, q5, q6 in degrees, q3 in metres. The
+# J0..J3 (T2715-T2837 untangled): q1, q2, q4, q5, q6 in degrees, q3 in metres. The
 # printed q6 differ from exact inverse kinematics of the Cartesian knots by up to 12.8 degrees;
 # the printed values define trajectory 1.
 JOINT_KNOTS = ((-74.96, 100.11, 0.57, 30.20, 73.75, 1.15),
@@ -32,7 +31,7 @@ JOINT_KNOTS = ((-74.96, 100.11, 0.57, 30.20, 73.75, 1.15),
 # The knots' times as fractions of the duration: 0, 1.4, 2.6 and 4.0 s of the printed 4 s path,
 # scaled in proportion for the other durations (not stated; it reproduces Table 6.2).
 KNOT_FRACTIONS = (0.0, 0.35, 0.65, 1.0)
-# Trajectory 2's via point is not printed. Our assumption (spec B.7): the Cartesian midpoint
+# Trajectory 2's via point is not printed. Our assumption: the Cartesian midpoint
 # (.30, 0, -.10) m of the end points with their orientation, reached at half the duration;
 # inverse kinematics gives q1..q5 below and q6 = 45 degrees (VIA_Q6_IK). With 45 degrees the
 # link-6 errors come out twice the printed ones; the thesis's own knots miss exact inverse
@@ -111,7 +110,7 @@ def sample_trajectory(number, duration, *, via_q6=VIA_Q6, period=SAMPLE_PERIOD):
     return (t, *path.sample(np.minimum(t, path.duration)))
 
 
-# Tables 6.1-6.6 as printed (T8072-T9070, spec B.8), in percent, links 1..6. Tables 6.1-6.4:
+# Tables 6.1-6.6 as printed (T8072-T9070), in percent, links 1..6. Tables 6.1-6.4:
 # one row per duration of DURATIONS. Tables 6.5 and 6.6: rows (trajectory, duration).
 PRINTED_TABLES = {
     "6.1": ((2.04, 0.42, 0.63, 0.49, 2.3, 49.3), (2.04, 0.42, 0.96, 0.88, 4.2, 49.3),
@@ -140,7 +139,7 @@ PRINTED_TABLES = {
 # Which scheme and trajectory each table is.
 TABLE_SCHEMES = {"6.1": ("bejczy", 1), "6.2": ("zero", 1), "6.3": ("bejczy", 2),
                  "6.4": ("zero", 2), "6.5": ("first", None), "6.6": ("hybrid", None)}
-# The cells read against the OCR (spec B.8, B.10): a table rule read as a leading "1".
+# The cells read against the OCR : a table rule read as a leading "1".
 TABLE_CORRECTIONS = (
     "6.1, 8 s, link 5: printed 12.3, read 2.3 (a table rule)",
     "6.2, 8 s, link 1: printed 12.6, read 2.6 (a table rule; the text says 2.6, T7861)",
@@ -154,12 +153,12 @@ TABLE_CORRECTIONS = (
     "6.5, trajectory 2, 1 s, link 6: 23.7 to 6.99 is 71 %, printed 61 %",
 )
 # The gains in speed as printed for n = 6 (sections 3.3, 5.2), and the formulas printed beside
-# them; v1's "n/(0.6n+0.14)" gives 1.6, not the printed 1.5: read 0.6n + 0.4 (spec B.4).
+# them; v1's "n/(0.6n+0.14)" gives 1.6, not the printed 1.5: read 0.6n + 0.4.
 PRINTED_GAINS = {"serial": (1.0, "1"), "v1": (1.5, "n/(0.6n+0.14)"),
                  "v2": (1.9, "n/(0.43n+0.57)"), "zero": (6.0, "n"),
                  "first": (4.6, "257n/(257+77)"), "hybrid": (3.1, "n/(.19n+.81)")}
 
-# The Lagrange-Euler example's two configurations (T3198-T3560, spec B.9): q (degrees; q3 in
+# The Lagrange-Euler example's two configurations (T3198-T3560): q (degrees; q3 in
 # metres), qd, qdd, and the printed inertia matrix D, velocity terms H, gravity G and torques u.
 WORKED_CONFIGURATIONS = {
     "A": {"q": (-70.536, 101.290, .539, 29.381, 70.740, 4.105),

@@ -35,7 +35,7 @@ from robohw.distributed.prediction import CORRECTION_OPERATIONS, SCHEMES
 
 __all__ = ["TERM_CYCLES", "CORRECTION_CYCLES", "WAITS", "Slot", "Schedule", "schedule"]
 
-# One operation a cycle (Table 2.1's counts, spec B.3).
+# One operation a cycle (Table 2.1's counts).
 TERM_CYCLES = {term: sum(TERM_OPERATIONS[term]) for term in TERMS}
 # First-order prediction's 77 operations (section 5.2.2): 22 each for AW's and AWd's
 # corrections, 33 for Aa's.

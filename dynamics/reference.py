@@ -5,7 +5,7 @@ states.
 - :func:`link_frame_torques`: the Newton-Euler recursion of Luh, Walker & Paul in link
   coordinates (velocities and accelerations outward, forces and moments inward).
 - :func:`scan_torques`: Lee & Chang's base-coordinate form (their eqs. (15)-(31), with the
-  corrections of the specification notes: eq. (17) uses ``qd``, eq. (29)'s "a_i" is the centre
+  corrections of our reading (docs/dynamics.md): eq. (17) uses ``qd``, eq. (29)'s "a_i" is the centre
   of mass): eleven steps of which one is a 3x3 matrix-product scan and five are vector scans,
   each evaluated serially, by recursive doubling or by PFP on ``p`` processors
   (:mod:`robohw.dynamics.scans`); every evaluation gives the same torques.

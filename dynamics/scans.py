@@ -5,7 +5,7 @@ one 3x3 matrix-product scan and five vector-sum scans. :func:`serial_scan` is th
 loop; :func:`doubling_scan` is recursive doubling (Kogge-Stone: at step ``k`` element ``i``
 combines with element ``i - 2**k``), ``ceil(log2 N)`` steps for ``N`` elements on ``N``
 processors; :func:`pfp_scan` is Lee & Chang's p-fold parallel algorithm (PFP, their
-(32)-(36) with the index corrections of the specification notes) on ``p`` processors.
+(32)-(36) with the index corrections of our reading (docs/dynamics.md)) on ``p`` processors.
 
 ``combine(a, b)`` is ``a o b`` with ``a`` the earlier element: the matrix product does not
 commute. Elements are whatever ``combine`` accepts (numpy arrays with a batch of states along
@@ -148,7 +148,7 @@ def printed_pfp_time(n, p):
 
 
 def corrected_pfp_time(n, p):
-    """The corrected closed form (specification notes, A.5): ``(s - 1) + ceil(log2 p) +
+    """The corrected closed form (docs/dynamics.md): ``(s - 1) + ceil(log2 p) +
     ceil(tasks / p)``, ``tasks = n + 2 - s - floor((n + 1) / s)``."""
     s = math.ceil((n + 1) / p)
     tasks = n + 2 - s - (n + 1) // s

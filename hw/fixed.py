@@ -164,7 +164,7 @@ def hdl_add_sub_add(a, b, subtract, c, c_negative=False):
     where ``c_negative`` is (a Python bool, fixed at elaboration, or a bit). A carry-save
     layer (one LUT a
     bit) turns the three terms into a sum word and a carry word, and one adder adds them
-    (two adders in a row limited the word-serial leg processors to 97.9 MHz). The two ``+ 1``
+    (two adders in a row would be two carry chains in one cycle). The two ``+ 1``
     of the inversions go into the carry word's empty low bit and, as in :func:`hdl_add_sub`,
     into a spare low bit. Operands are signed or unsigned; the result is signed and exact."""
     terms = []

@@ -199,8 +199,8 @@ class StreamPipeline(wiring.Component):
         """The phase of :meth:`fold_control` as a binary count, ``Signal(range(fold))``, equal
         in every cycle to the index of the ring's high bit: the select of a multiplexer by
         phase. On a one-hot ring a ``Switch`` compares every bit of the ring in each case (two
-        LUT levels and a net from the ring to every operand bit, the folded logdepth array's
-        limit at 97.1 MHz); a binary select drives the ECP5's wide multiplexers directly."""
+        LUT levels and a net from the ring to every operand bit); a binary select drives the
+        ECP5's wide multiplexers directly."""
         if self._fold is None:
             raise ValueError("phase_index_copy needs fold_control first")
         index = Signal(range(self._fold), name=name)

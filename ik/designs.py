@@ -18,7 +18,7 @@ from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 __all__ = ["IkDesign", "task_graph_outputs", "DESIGNS", "PIPELINED_IK_WIDTH"]
 
 # Pipelined, 18 bits is the widest that fits an ECP5-85F at one pose per clock (24 bits wants
-# ~105k LUT-sized cells of its 83.6k; README, "FPGA synthesis").
+# ~105k LUT-sized cells of its 83.6k; docs/ik.md).
 PIPELINED_IK_WIDTH = 18
 
 

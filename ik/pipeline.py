@@ -353,7 +353,7 @@ OPERAND_REGISTERS = 1
 
 # Word-serial CCMs here register their shifters' outputs (a step is a shift cycle and an add
 # cycle) and hold two poses each: in every cycle one shifts while the other adds. Measured on
-# an ECP5-85F (grade 6, 24 bits, best graph; README, "FPGA synthesis"): two poses a CCM, 103.3
+# an ECP5-85F (grade 6, 24 bits, best graph; docs/ik.md: two poses a CCM, 103.3
 # MHz and a pose every 48 cycles; one pose a CCM, one cycle a step, 63.5 MHz and every 48;
 # registered, 85.1 MHz and every 93.
 INTERLEAVE = 2

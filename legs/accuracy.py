@@ -7,7 +7,7 @@ leg's length and row of ``K / rho``, compared with
 format, rows relative to each row's largest entry. The dynamics
 (:func:`robohw.legs.dynamics_graph.dynamics_graph`) over states inside the platform's limits,
 against :func:`robohw.legs.platform_dynamics.gosselin_dynamics`: forces relative to the
-largest force of the states with a condition number up to 100 (the issue's goal) and to each
+largest force of the states with a condition number up to 100 (the goal) and to each
 state's largest. The forward kinematics' servo loop (:func:`robohw.legs.servo.servo_model`)
 along smooth 1 kHz trajectories (:func:`robohw.robots.sampling.sample_trajectory`), against
 the poses the lengths came from: positions in metres, angles in radians.

@@ -48,7 +48,7 @@ ROT, VEC = Direction.ROTATION, Direction.VECTORING
 
 # An iteration is 182 CCMs on the hexapod (66 in the legs, 106 in the solve, 10 in the update):
 # more than a few would not fit a device, and four converge from anywhere in the workspace
-# to the float's answer (README, "Forward kinematics").
+# to the float's answer (docs/legs.md, forward kinematics).
 MAX_ITERATIONS = 8
 
 # Guard bits inside the CCMs. At 24 bits (the hexapod, 2,000 poses of the workspace, four

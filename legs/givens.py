@@ -1,6 +1,6 @@
 """A linear system ``A x = b`` solved the CORDIC way: Givens rotations on Gentleman and Kung's
-triangular array, then back-substitution, as CCMs of a task graph (``../shared/specs``, C.1:
-Gosselin's platform solve on one processor).
+triangular array, then back-substitution, as CCMs of a task graph (Gosselin's platform
+solve on one processor, done with CORDICs).
 
 The rows of ``[A | b]`` enter the triangular array one after another. Cell ``(j, j)`` holds
 ``r_jj`` and vectors it with the arriving row's ``j``-th entry (circular vectoring: the new

@@ -1,5 +1,5 @@
 """A parallel manipulator's inverse kinematics as a task graph of CORDIC modules, one identical
-processor per leg (Gosselin 1996, eqs. (1)-(8), the CORDIC way of ``../shared/specs``, C.1).
+processor per leg (Gosselin 1996, eqs. (1)-(8), done with CORDICs).
 
 Every leg is the same five CCMs (planar: two) with its own constants, its base joint ``a`` and
 its platform joint ``b'``; the legs share only the broadcast pose and never each other's values

@@ -1,6 +1,6 @@
 """Gosselin's machine planned cycle by cycle: one processor per leg and one platform processor,
 each a register file and one word-serial CORDIC that executes its CCMs one after another, on a
-shared bus that carries one word a cycle (``../shared/specs``, C.1: the broadcast of the state,
+shared bus that carries one word a cycle (the broadcast of the state,
 the gather to the platform processor, the scatter of the forces back).
 
 The machine (ours; the paper's Figs. 2 and 4 are not in the text):

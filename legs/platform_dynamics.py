@@ -12,7 +12,7 @@ platforms by structural zeros, as in :mod:`robohw.legs.platform_kinematics`):
    platform's Newton and Euler equations, ``M f = w``, 6 x 6 (planar 3 x 3);
 3. per leg: the actuator force ``h_i = f_i + m_u (a_u - g) . e_i`` (eq. 38 with gravity).
 
-Corrections to the printed equations (``../shared/specs``, part A.8): the sign of eq. (9), the
+Corrections to the printed equations (``docs/legs.md``): the sign of eq. (9), the
 sign of the inertia term of eq. (30) and of ``f_i`` in eq. (32) (so ``h = f + m_u a_u||`` in
 both cases), and gravity, absent from every equation of the paper (``a`` becomes ``a - g``).
 Leg model (ours; the paper leaves it to "the kinematic analysis"): the lower part's centre of
@@ -61,7 +61,7 @@ class LegDynamics:
 
 
 def leg_motion(platform, leg, r, Q, motion, arith):
-    """The leg's kinematics from the platform's (spec A.3.4; the paper assumes them known):
+    """The leg's kinematics from the platform's (the paper assumes them known):
     ``motion`` is ``(omega, r_dot, omega_dot, r_ddot)``, base frame, scalar 3-tuples."""
     omega, r_dot, omega_dot, r_ddot = motion
     geometry = leg_geometry(platform, leg, r, Q, arith)

@@ -337,7 +337,7 @@ def _leg_section(rows):
     lines += ["", "One processor doing every leg would do the legs' CCMs one leg after another: "
               "6 (planar 3) times the work of one leg processor, the paper's \"6 times "
               "less\" for the kinematics, by construction.", "",
-              "Accuracy of the bit-exact model against float64 (the issue's goals at 24 bits: "
+              "Accuracy of the bit-exact model against float64 (the goals at 24 bits: "
               "lengths within 1 um, rows within 1e-5 relative):",
               "| platform | width | poses (valid) | max length error (um) | in LSBs | max row "
               "error (relative) |", "|---|---|---|---|---|---|"]

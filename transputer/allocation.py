@@ -6,7 +6,7 @@ An allocation is a tuple with one tuple of subtasks per slave, ``P1`` first. The
 splits a bundle (``C4``, ``C5``), so the allocators place bundles whole (:func:`units`). The
 tables name subtasks as the paper does (``D14``, ``C3_25``, ``h4``) or whole groups: ``D`` (the
 17 inertia terms), ``h`` (the 4 gravity terms), ``C1``-``C5`` (all ``C_ijk`` of one ``i``; the
-paper never splits ``C4`` and ``C5``, whose contents spec B.4 infers).
+paper never splits ``C4`` and ``C5``, whose contents we infer from its text).
 """
 
 from robohw.hw.checks import check_positive_integer

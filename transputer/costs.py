@@ -1,4 +1,4 @@
-"""Per-subtask costs on a T800 calibrated to Zomaya & Morris's measurements (spec B.7).
+"""Per-subtask costs on a T800 calibrated to Zomaya & Morris's measurements.
 
 The paper timed each subtask off-line but printed only totals and utilizations. The costs
 ``c_s`` (ms) and a per-slave overhead ``k_m`` for each network are solved from what it printed:

@@ -2,7 +2,7 @@
 scalars (:class:`~robohw.dataflow.graph.Tracer` with ``fold=False``: every product with a link
 constant counts), with the structural zeros of the robot as literal zeros that cost nothing.
 
-What is counted is the formula level of spec B.4: one subtask's coefficient from the
+What is counted is the formula level: one subtask's coefficient from the
 differential vectors ``delta_i^l``, ``d_i^l`` and the gravity in each link's frame
 (:func:`robohw.transputer.lagrange_euler_tasks.subtask_coefficient`), not the transform
 chains that give those vectors, nor the shares' products with the joint rates. A component is

@@ -3,7 +3,7 @@ and the structural zeros of any serial robot's Lagrange-Euler terms.
 
 The paper splits the torques (:mod:`robohw.transputer.lagrange_euler`) into 17 inertia terms
 ``D_ij`` (``i <= j``), 43 Coriolis and centripetal terms ``C_ijk`` (``j <= k``; the C_4 and C_5
-terms only as two bundles) and 4 gravity terms ``h_i``, one subtask each (spec B.4; joints
+terms only as two bundles) and 4 gravity terms ``h_i``, one subtask each (joints
 1-based as the paper writes them). Each subtask computes its coefficient from the broadcast
 state and returns its share of the torque vector (a slave sums its subtasks' shares into the
 6-number partial force it sends back):
@@ -18,7 +18,7 @@ state and returns its share of the torque vector (a slave sums its subtasks' sha
 The other terms are zero for the Stanford arm's parameters (Paul's: no centre of mass off the
 x = 0 plane, links 3, 5 and 6 symmetric about their axes), or identically: the 64 rebuild the
 torques exactly (:func:`paper_torques`). Three of the paper's C terms are identically zero
-(C^2_13, C^3_44, C^3_45; spec B.4): they stay in the list, as the paper computed them.
+(C^2_13, C^3_44, C^3_45): they stay in the list, as the paper computed them.
 """
 
 from dataclasses import dataclass

@@ -2,7 +2,7 @@
 and the simulated sample (:func:`robohw.transputer.network.simulate`).
 
 The paper names its processors ``P1``-``Pm`` but does not say which of them sit on the first
-level of the tree (spec B.5). Here the heaviest loads go where the state arrives first: the
+level of the tree. Here the heaviest loads go where the state arrives first: the
 allocation's processors, by computing time from the largest down, fill the tree in its own
 order (first level first, :func:`~robohw.transputer.topology.tree`).
 """

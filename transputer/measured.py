@@ -1,4 +1,4 @@
-"""What Zomaya & Morris measured on their T800 network (spec B.6): the total processing time
+"""What Zomaya & Morris measured on their T800 network: the total processing time
 per torque vector for 1, 3, 6, 7 and 8 slaves (Table 5) and each slave's utilization, its busy
 time over the total (Table 6). Speed-up (Table 7) and efficiency (Table 8) follow from Table 5;
 the paper's printed values are kept to check that they do."""

@@ -9,7 +9,7 @@ free, the resource serving what is ready in order (first ready, first served; ti
 the activities were made). That is all the simulation needs, so it is a short event loop of its
 own rather than SimPy's processes.
 
-What the activities are (spec C.2):
+What the activities are:
 
 - the state, :attr:`Links.state_words` numbers, goes from ``P0`` to each slave on its links at
   once (Occam ``PAR``; each link has its own DMA engine) and from a first-level slave on to the
@@ -53,12 +53,12 @@ class Links:
         and its 2-bit acknowledge travels back on the other wire; a T800 sends the acknowledge
         as soon as a packet starts to arrive, so the next packet follows with only a
         handshake gap, here half a bit: 20 Mbit/s / 11.5 = 1.74 MB/s, the T800's
-        unidirectional figure spec B.7 uses.
+        unidirectional figure.
     word_bytes : int
         Bytes per number: 8 for ``REAL64`` (the default), 4 for ``REAL32``.
     state_words, partial_words : int
         The broadcast (joint positions, rates and accelerations, 3 x 6) and a partial force
-        vector (6), spec B.5.
+        vector (6).
     """
     mbit_per_s: float = 20.0
     bits_per_byte: float = 11.5

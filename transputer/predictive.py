@@ -1,5 +1,5 @@
 """Per-subtask costs on a T800 predicted from the work each subtask does, not fitted to the
-paper's times (spec C.2, tier ii).
+paper's times.
 
 A subtask computes its term as the paper writes it, in Paul's trace form with 4x4 matrices
 (Z eqs. 4, 8 and 12): for every link ``l`` it sums over, from ``max(i, j, k)`` to the last,
@@ -16,7 +16,7 @@ closed form from the joint angles' sines and cosines: the products of transforms
 are not counted. That is an assumption, and the paper's own numbers ask for it: a slave that
 built the chains ``^{x-1}T_l`` itself would spend over a millisecond on them each sample (15
 4x4 products), while the overheads the paper's utilizations leave per slave are under 0.1 ms
-for 6-8 slaves (spec B.7). Each slave computes the sines and cosines of the joint angles once
+for 6-8 slaves. Each slave computes the sines and cosines of the joint angles once
 per sample (:func:`slave_work`); each subtask adds its share of the torques
 (:func:`share_operations`) and one procedure call.
 

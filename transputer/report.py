@@ -184,7 +184,7 @@ def _subtasks(quick):
         f"| inertia terms D_ij | 17 | {21 - len(zeros['D'])} nonzero (vanish: "
         f"{', '.join(f'D{i}{j}' for i, j in zeros['D'])}) |",
         f"| C_ijk (j <= k) | 43 listed | {nonzero_c} nonzero; with the reflexive rule and "
-        f"the formula-level rule of spec B.4, the paper's 43; listed but identically zero: "
+        f"the formula-level rule, the paper's 43; listed but identically zero: "
         f"{', '.join(listed_zero)} |",
         f"| gravity terms h_i | 4 | {n - len(zeros['h'])} nonzero (vanish: "
         f"{', '.join(f'h{i}' for i in zeros['h'])}) |",

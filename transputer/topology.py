@@ -3,7 +3,7 @@ goes to the host PC) with up to three slaves on its other links, each slave with
 below it (a T800 has four links, one to its parent).
 
 The paper draws 3 slaves on the master, 6 as three with one each below them, 7 with four below
-(two under one), and 8 in a figure the text does not describe (spec B.5); :func:`tree` fills
+(two under one), and 8 in a figure the text does not describe; :func:`tree` fills
 every tree level by level, each level's slaves handed to the level above in turn, which gives
 exactly those for 3, 6 and 7 and, for 8, three with five below (2, 2, 1), the natural reading.
 Which slaves are on the first level is not in the paper: here ``P1``-``P3``.

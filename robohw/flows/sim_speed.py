@@ -5,7 +5,7 @@ For every design at its registry default (width and fold) it measures the compil
 long seeded workload, checked against the bit-exact model), the Amaranth simulator (cycles
 per second over a short workload, checked too) and, if asked, cocotb + Verilator
 (:mod:`robohw.sim.verilator`, a Python testbench in every cycle). Wall-clock figures: they
-depend on the machine and its load, so they live in the report and the README, never in a
+depend on the machine and its load, so they live in the report and docs/simulation.md, never in a
 test.
 """
 

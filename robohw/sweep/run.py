@@ -23,7 +23,7 @@ __all__ = ["SweepSpec", "SweepPlan", "plan_sweep", "format_plan", "run_sweep",
 # Seconds a task takes when the cache has no time of the same design's measurement yet, for
 # the plan's estimate: inertia-linear at 18 bits, fold 6, on this project's 2-core machine
 # (accuracy per 100,000 vectors: 12 s; the 8-result simulation: 3 s; synthesis, placement and
-# routing with router1: 10-40 minutes for the large designs, README "FPGA synthesis").
+# routing with router1: 10-40 minutes for the large designs, docs/synthesis.md).
 TYPICAL_SECONDS = {"accuracy": 12.0, "cycles": 5.0, "synth": 1500.0}
 
 

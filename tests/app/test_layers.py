@@ -76,7 +76,7 @@ def _layer(module):
             if module == package or module.startswith(package + "."):
                 return index, package
     raise AssertionError(f"{module} has no layer: add it to pyproject.toml's "
-                         f"[tool.robohw.layers] (and to the README)")
+                         f"[tool.robohw.layers] (and to docs/architecture.md)")
 
 
 def test_every_installed_module_has_a_layer():
@@ -166,13 +166,13 @@ def test_every_exported_name_is_defined():
 
 
 @pytest.mark.parametrize("package", [p for layer in LAYERS for p in layer])
-def test_the_readme_names_every_layer(package):
-    # The README's "What is where" names each package's folder.
+def test_the_architecture_page_names_every_layer(package):
+    # docs/architecture.md, "What is where", names each package's folder.
     folder = _package_dirs()[package] if package in _package_dirs() else \
         MODULES[package].with_suffix("")
     relative = folder.relative_to(ROOT).as_posix()
-    assert f"`{relative}/`" in (ROOT / "README.md").read_text() or \
-        f"`{relative}.py`" in (ROOT / "README.md").read_text(), relative
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    assert f"`{relative}/`" in page or f"`{relative}.py`" in page, relative
 
 
 # The house's sizes: a module is one idea (about 600 lines at most), and an elaborate method

@@ -249,7 +249,7 @@ def test_the_hybrid_on_trajectory_1_to_the_printed_digits():
 
 
 def test_bejczys_proxy_on_trajectory_1():
-    # Table 6.1 (the constants are illegible; the specification's proxy): link 6's 49 %
+    # Table 6.1 (the constants are illegible; our proxy): link 6's 49 %
     # (the model has no velocity terms, and link 6's torque is mostly them) to 0.1 point;
     # links 1, 3, 4 and 5 within 7 % of the printed cells (link 1: 2.13 against 2.04); link 2
     # is not (0.31, 0.54, 1.19 against 0.42, 0.42, 0.88 at 8, 6 and 4 s).
@@ -262,7 +262,7 @@ def test_bejczys_proxy_on_trajectory_1():
 
 
 def test_the_worked_configurations():
-    # The thesis's Lagrange-Euler example (spec B.9): the inertia matrix to 1e-4 (printed to
+    # The thesis's Lagrange-Euler example: the inertia matrix to 1e-4 (printed to
     # 5 decimals; D11 differs by 8.6e-5), the velocity, gravity and total torques to 5e-3
     # (printed to 3 decimals).
     robot = load_robot("stanford_thesis")

@@ -8,7 +8,7 @@ import pytest
 from robohw.distributed.timing import schedule
 from robohw.distributed.prediction import SCHEMES
 
-# Table 2.1's operations per term (spec B.3): t1..t8.
+# Table 2.1's operations per term: t1..t8.
 T = (18, 30, 48, 36, 42, 18, 45, 20)
 
 

@@ -150,7 +150,7 @@ def test_pfp_schedules_reproduce_the_corrected_time_and_show_the_printed_slips()
             assert schedule_steps(pfp_schedule(n + 1, p, skip_padding=True), n + 1, p) <= measured
             if printed_pfp_time(n, p) != measured:
                 printed_wrong.append((n, p, measured - printed_pfp_time(n, p)))
-    # The specification notes: the printed T_p undercounts by one in 17 of 560 cases.
+    # Our reading of the paper: the printed T_p undercounts by one in 17 of 560 cases.
     assert len(printed_wrong) == 17 and {d for *_, d in printed_wrong} == {1}
     assert (12, 6, 1) in printed_wrong and (16, 8, 1) in printed_wrong
     # Their table for n = 6 and n = 12 (p = 1 .. n + 1), not monotone in p.

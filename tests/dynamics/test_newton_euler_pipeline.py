@@ -26,7 +26,7 @@ from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.commands import main
 
-# The goal at 24 bits: max |tau_fixed - tau_float| <= 1e-4 max |tau|.
+# The goal at 24 bits: max |tau_fixed - tau_float| <= 1e-4 max |tau|.
 ACCURACY_GOAL = 1e-4
 
 

@@ -182,7 +182,7 @@ def test_cli_width_limits_leave_room_for_the_guard_bits():
 
 @pytest.mark.parametrize("name", heavy_unless(SHIPPED_PLATFORMS, small=("planar_3rpr",)))
 def test_model_forces_within_1e_4_of_the_largest_at_24_bits(name):
-    """The issue's goal: states with cond <= 100, forces within 1e-4 of max |h| (the largest
+    """The goal: states with cond <= 100, forces within 1e-4 of max |h| (the largest
     force of the set; the hexapod, always pushing against gravity, also per state)."""
     platform, width = load_platform(name), 24
     states = sample_states(platform, 1500, np.random.default_rng(4))

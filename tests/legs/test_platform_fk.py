@@ -201,7 +201,7 @@ def test_servo_rtl_equals_its_model_one_row_per_latency_plus_one(timing):
 
 @pytest.mark.parametrize("name", heavy_unless(SHIPPED_PLATFORMS, small=("planar_3rpr",)))
 def test_servo_model_tracks_a_1_khz_trajectory_within_a_micrometre(name):
-    # The goal at 24 bits: 1 um and 1e-5 rad after the fixed iterations (two a row:
+    # The goal at 24 bits: 1 um and 1e-5 rad after the fixed iterations (two a row:
     # one leaves Newton's error of a 1 mm move, 1.05 um on the hexapod and 1.37 um planar),
     # each row from the previous row's answer. (The model runs row by row: 0.35 s an
     # iteration of a hexapod row; the report tracks longer.)
@@ -336,7 +336,7 @@ def test_cli_fk_servo_loop_agrees_with_float_and_gives_reasons(tmp_path):
     assert [r["reason"] for r in rows["float"]][9] == "unreachable"
     assert {r["iterations"] for r in rows["model"]} == {"2"}       # SERVO_ITERATIONS
     for got, want, reason in zip(rows["model"], rows["float"], reasons):
-        if reason == "ok":     # the goals: 1 um, 1e-5 rad
+        if reason == "ok":     # the goals: 1 um, 1e-5 rad
             assert all(abs(float(got[f]) - float(want[f])) < 1e-6 for f in ("x", "y"))
             assert abs(float(got["phi"]) - float(want["phi"])) < 1e-5
 

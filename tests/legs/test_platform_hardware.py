@@ -113,7 +113,7 @@ def test_task_graph_checks_addends_and_angle_inputs():
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_model_lengths_within_a_micrometre_at_24_bits(name):
-    # The issue's goal: 1 um on the 1 m class platform. Measured 0.36 um (hexapod) and 0.34 um
+    # The goal: 1 um on the 1 m class platform. Measured 0.36 um (hexapod) and 0.34 um
     # (planar), 1.5 and 1.4 LSB of 2**-22 m: the pose's rounding, the CCMs' and the output's.
     platform = load_platform(name)
     poses = sample_poses(platform, 5000, np.random.default_rng(2))
@@ -162,7 +162,7 @@ def test_ideal_ccms_give_the_reference_jacobian_rows(name):
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_model_jacobian_rows_within_1e_5_relative_at_24_bits(name):
-    # The issue's goal. Measured 5.9e-7 (hexapod) and 7.4e-7 (planar) of each row's largest
+    # The goal. Measured 5.9e-7 (hexapod) and 7.4e-7 (planar) of each row's largest
     # entry: an error of an LSB in the leg's direction angles is one of LSB / rho in e.
     platform = load_platform(name)
     poses = sample_poses(platform, 3000, np.random.default_rng(12))

@@ -23,7 +23,7 @@ from robohw.systolic.model import model_inertia, model_outputs, traced_float
 from robohw.sim.compiled import run_stream_compiled
 from tiers import heavy_unless
 
-# The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
+# The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
 ACCURACY_GOAL = 1e-4
 
 

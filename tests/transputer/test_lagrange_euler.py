@@ -74,7 +74,7 @@ def test_the_pseudo_inertia_of_a_point_mass_and_of_a_rod():
 
 
 def test_the_differential_vectors_of_the_stanford_arm_follow_its_structure():
-    # The pattern of Zomaya & Morris's differential vectors (spec B.4): joint 1's rotation in
+    # The pattern of Zomaya & Morris's differential vectors: joint 1's rotation in
     # frame 1 is about y only; the prismatic joint 3 has no rotation; joint i > l none.
     robot = load_robot("stanford")
     delta, d = differential_vectors(robot, sample_joints(robot, 20, np.random.default_rng(5)))

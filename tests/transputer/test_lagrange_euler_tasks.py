@@ -1,5 +1,5 @@
 """Zomaya & Morris's 64 subtasks: they rebuild the Stanford arm's torques, and which terms
-vanish (spec B.4)."""
+vanish."""
 
 import dataclasses
 
@@ -56,7 +56,7 @@ def test_the_structural_zeros_of_the_stanford_arm():
     zeros = structural_zeros(robot, _states(robot)[0])
     assert zeros["D"] == [(3, 4), (3, 6), (4, 5), (5, 6)]      # 21 - 4 = 17 terms
     assert zeros["h"] == [1, 6]                                 # 4 terms
-    assert 6 * 21 - len(zeros["C"]) == 61                       # spec B.4 (a)
+    assert 6 * 21 - len(zeros["C"]) == 61                       # the paper's list
 
 
 def test_an_asymmetric_wrist_breaks_the_papers_list():

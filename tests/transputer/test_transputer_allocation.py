@@ -8,7 +8,7 @@ from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.allocation import (check_allocation, expand, loads,
                                           lpt_allocation, paper_allocation, units)
 
-# Subtasks per processor, spec B.6 (the C_4 and C_5 bundles counted as 7 and 3 subtasks).
+# Subtasks per processor (the C_4 and C_5 bundles counted as 7 and 3 subtasks).
 COUNTS = {3: [24, 17, 23], 6: [8, 14, 11, 11, 10, 10], 7: [5, 9, 8, 6, 12, 16, 8],
           8: [11, 7, 13, 7, 5, 9, 6, 6]}
 

@@ -1,4 +1,4 @@
-"""The T800 costs calibrated to Zomaya & Morris's tables (spec B.7), and the tables' own
+"""The T800 costs calibrated to Zomaya & Morris's tables, and the tables' own
 consistency."""
 
 import pytest

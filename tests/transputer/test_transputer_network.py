@@ -16,7 +16,7 @@ PARTIAL_MS = 48 * 11.5 / 20e6 * 1e3
 
 def test_a_message_takes_its_bytes_at_the_links_byte_rate():
     assert Links().transfer_ms(18) == pytest.approx(STATE_MS)
-    assert STATE_MS == pytest.approx(0.0828)                # spec B.7: 82.8 us
+    assert STATE_MS == pytest.approx(0.0828)                # 82.8 us
     assert Links(mbit_per_s=10.0, word_bytes=4).transfer_ms(18) == pytest.approx(STATE_MS)
 
 

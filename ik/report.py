@@ -6,6 +6,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.support.formats import versioned
 from robohw.ik.pipeline import plan_pipeline
 from robohw.robots import load_robot
 from robohw.buffers.bench import bench_buffers, format_buffer_bench
@@ -138,11 +139,11 @@ def write_ik_report(out_dir, measured, measured_serial, *, quick=False, stream=N
         format_buffer_bench(buffer_bench),
     ]) + "\n"
     (out_dir / "ik.md").write_text(text)
-    (out_dir / "ik.json").write_text(json.dumps(
+    (out_dir / "ik.json").write_text(json.dumps(versioned(
         {"paper": PAPER, "graphs": graphs, "measured": measured,
          "measured_word_serial": measured_serial, "accuracy": accuracy,
          "paper_graph_accuracy": paper_accuracy, "fk_residual": fk, "wrist_sweep": sweep,
-         "buffer_bench": buffer_bench}, indent=1))
+         "buffer_bench": buffer_bench}), indent=1))
     return text
 
 

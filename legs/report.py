@@ -9,6 +9,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.support.formats import versioned
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.legs.accuracy import leg_dynamics_errors, leg_processor_errors, servo_errors
@@ -436,9 +437,9 @@ def write_platform_report(out_dir, quick=False):
         _machine_section(machine),
     ]) + "\n"
     (out_dir / "platform.md").write_text(text)
-    (out_dir / "platform.json").write_text(json.dumps({
+    (out_dir / "platform.json").write_text(json.dumps(versioned({
         "counts": counts, "printed_vs_corrected": printed, "agreement": agreement,
         "fk_convergence": convergence, "leg_processors": processors,
         "platform_solve": solve, "leg_dynamics": dynamics, "fk_servo": servo,
-        "machine": machine}, indent=1))
+        "machine": machine}), indent=1))
     return text

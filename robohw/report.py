@@ -14,7 +14,13 @@ and one sample), ``distributed_torques.png`` and ``distributed_timing.png`` (the
 link computers: torques over a trajectory, space-time graphs).
 When the folder holds ``synth.json`` (written by ``make synth``), ``summary.md`` shows those
 synthesis results beside the simulated cycles, with the commit and tools they came from; when
-it holds ``sweep.md`` (written by ``make sweep``), it names it and its plots.
+it holds ``sweep.md`` (written by ``make sweep``), it names it and its plots. Every JSON file
+carries ``format_version`` (:mod:`robohw.support.formats`); ``summary.json`` holds its rows
+under ``rows``, each stamped with the commit it was measured at and, but with ``--quick``,
+the digest of the design's Verilog (:mod:`robohw.sim.provenance`).
+
+``results.md`` and ``results.json`` (:mod:`robohw.results`) set the table and the last
+synthesis results side by side, each row marked current or stale against the code.
 """
 
 import json
@@ -26,13 +32,17 @@ from robohw.dynamics import write_dynamics_report
 from robohw.ik import ik_error_panel, plot_ik_schedules, write_ik_report
 from robohw.legs import write_platform_report
 from robohw.registry import DESIGNS
+from robohw.results import results_document, results_page
 from robohw.sim.measure import measured_design, stated_design
+from robohw.sim.provenance import checkout_commit, verilog_digest
 from robohw.support.plots import plot_error_histograms
+from robohw.support.formats import rows_of, versioned
+from robohw.support.atomic import write_text
 from robohw.support.progress import Progress
 from robohw.systolic import inertia_error_panel, write_inertia_report
 from robohw.transputer import write_transputer_report
 
-__all__ = ["summary_table", "write_report"]
+__all__ = ["summary_table", "synth_rows", "write_results", "write_report"]
 
 # Results per simulation, (pipelined, word-serial): enough to see a pipeline full or several
 # word-serial results (the word-serial IK sends them in pairs, so three at least show its
@@ -78,7 +88,7 @@ def synthesis_section(out_dir, rows):
     path = pathlib.Path(out_dir) / "synth.json"
     if not path.exists():
         return ""
-    synth = json.loads(path.read_text())
+    synth = rows_of(json.loads(path.read_text()))
     simulated = {r["design"]: r for r in rows}
     lines = ["", "## On an FPGA: the last `make synth`", "",
              "| design | width | fold | device | LUT4 | flip-flops | DSP | BRAM | Fmax (MHz) | "
@@ -114,11 +124,33 @@ def sweep_section(out_dir):
             f"in {plots or 'no plots'}.\n")
 
 
-def write_report(out_dir, *, quick=False, verilator=False, stream=None):
-    """Run everything; write the files of the module docstring; return the summary table."""
+def synth_rows(out_dir):
+    """The rows of ``synth.json`` in ``out_dir`` (the last ``make synth``), or none."""
+    path = pathlib.Path(out_dir) / "synth.json"
+    return rows_of(json.loads(path.read_text())) if path.exists() else []
+
+
+def write_results(out_dir, rows, results=None, stream=None):
+    """``results.md`` and ``results.json`` in ``out_dir`` from the table's ``rows`` and the
+    folder's ``synth.json``; the page also to ``results`` (a path) if given."""
+    out_dir = pathlib.Path(out_dir)
+    synth = synth_rows(out_dir)
+    progress = Progress(len(rows) + len(synth), stream)
+    document = results_document(rows, synth, progress=progress)
+    page = results_page(document)
+    (out_dir / "results.json").write_text(json.dumps(document, indent=1))
+    (out_dir / "results.md").write_text(page)
+    if results is not None:
+        write_text(results, page)
+    return document
+
+
+def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=None):
+    """Run everything; write the files of the module docstring (and the results page to
+    ``results``, a path, if given); return the summary table."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress = Progress(len(DESIGNS) + 2, stream)
+    progress = Progress(len(DESIGNS) + 3, stream)
     rows = []
     pipelined_count, serial_count = _RESULTS["quick" if quick else "full"]
     for design in DESIGNS.values():
@@ -133,6 +165,13 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
             count = serial_count if "word-serial" in design.name else pipelined_count
         rows.append(measured_design(design, count=count))
         progress.step(f"{design.name} simulated")
+    for row in rows:
+        # What each row was measured on; the Verilog's digest takes an export of every
+        # design (about two minutes), which --quick leaves out.
+        design = DESIGNS[row["design"]]
+        row["commit"] = checkout_commit()
+        row["verilog_sha256"] = None if quick else verilog_digest(
+            design, row["width"], row["fold"] if design.default_fold is not None else None)
     table = summary_table(rows)
     (out_dir / "summary.md").write_text(
         "# Every design, simulated cycle by cycle\n\n"
@@ -142,7 +181,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
         "(max error). Latency is measured from an input transfer to its result; throughput "
         "from consecutive results.\n\n" + table + "\n" + synthesis_section(out_dir, rows) +
         sweep_section(out_dir))
-    (out_dir / "summary.json").write_text(json.dumps(rows, indent=1))
+    (out_dir / "summary.json").write_text(json.dumps(versioned({"rows": rows}), indent=1))
     plot_error_histograms([cordic_error_panel(quick), ik_error_panel(quick),
                            inertia_error_panel(quick)], out_dir / "errors.png")
     plot_ik_schedules(out_dir / "ik_schedule.png")
@@ -161,4 +200,6 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None):
     write_distributed_report(out_dir)
     progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md, "
                   "transputer.md, distributed.md")
+    write_results(out_dir, rows, results, stream)
+    progress.step("results.md: every row stamped, stale ones marked")
     return table

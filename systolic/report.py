@@ -8,6 +8,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.support.formats import rows_of, versioned
 from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.robots import load_robot
 from robohw.systolic.designs import DESIGNS, InertiaDesign
@@ -179,7 +180,7 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
                      "interval": dut.interval, "window_lengths": dut.window_lengths,
                      **dut.resources(), "measured": measured[name]})
     synth_path = out_dir / "synth.json"
-    synth_rows = json.loads(synth_path.read_text()) if synth_path.exists() else []
+    synth_rows = rows_of(json.loads(synth_path.read_text())) if synth_path.exists() else []
     curve = folding_curve(robot, CURVE_FOLDS[:8] if quick else CURVE_FOLDS, synth_rows,
                           width=width)
     widths = (16, 24, 31) if quick else (16, 20, 24, 28, 31)
@@ -273,9 +274,9 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
         "\n".join(ops),
     ]) + "\n"
     (out_dir / "inertia.md").write_text(text)
-    (out_dir / "inertia.json").write_text(json.dumps(
+    (out_dir / "inertia.json").write_text(json.dumps(versioned(
         {"puma": puma, "folding": curve, "accuracy": accuracy, "tradeoff": trade,
-         "operation_counts": counts},
+         "operation_counts": counts}),
         indent=1))
     return text
 

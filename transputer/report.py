@@ -12,6 +12,7 @@ import pathlib
 
 import numpy as np
 
+from robohw.support.formats import rows_of, versioned
 from robohw.support.atomic import atomic_open
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
@@ -286,15 +287,15 @@ def write_transputer_report(out_dir, measured=None, quick=False):
               "![one sample on 8 slaves](transputer_gantt.png)", ""]
     text = "\n".join(lines)
     (out_dir / "transputer.md").write_text(text)
-    (out_dir / "transputer.json").write_text(json.dumps(
-        {f"{a}/{c}": [r.as_json() for r in value] for (a, c), value in rows.items()},
+    (out_dir / "transputer.json").write_text(json.dumps(versioned(
+        {f"{a}/{c}": [r.as_json() for r in value] for (a, c), value in rows.items()}),
         indent=1))
     return text
 
 
 def _synth_rows(out_dir):
     path = out_dir / "synth.json"
-    return json.loads(path.read_text()) if path.exists() else []
+    return rows_of(json.loads(path.read_text())) if path.exists() else []
 
 
 def _scale(scale, rows):

@@ -3,6 +3,7 @@ speeds; the buffer assignment on random graphs; every design's simulation speed.
 
 from robohw.commands.options import design_names, integer, simulators, widths
 from robohw.support.atomic import write_json
+from robohw.support.formats import versioned
 
 __all__ = ["register", "run"]
 
@@ -57,5 +58,5 @@ def run(args):
         rows = bench_cordic(args.widths, verilator=not args.no_verilator)
         print(format_bench(rows))
     if args.json:
-        write_json(args.json, rows)
+        write_json(args.json, versioned({"rows": rows}))
     return 0

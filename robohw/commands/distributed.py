@@ -7,6 +7,7 @@ import numpy as np
 
 from robohw.commands.options import ARGUMENT_ERRORS, bad_outputs, integer, positive, usage
 from robohw.support.atomic import write_json
+from robohw.support.formats import versioned
 
 __all__ = ["register", "run"]
 
@@ -78,5 +79,5 @@ def run(args):
     if args.out:
         write_run(args.out, result)
     if args.json:
-        write_json(args.json, result.as_json())
+        write_json(args.json, versioned(result.as_json()))
     return 0

@@ -4,6 +4,7 @@ import sys
 
 from robohw.commands.options import ARGUMENT_ERRORS, integer
 from robohw.support.atomic import write_json
+from robohw.support.formats import versioned
 
 __all__ = ["register", "run"]
 
@@ -46,5 +47,5 @@ def run(args):
     for key in _PRINTED:
         print(f"{key:26} {solution[key]}")
     if args.json:
-        write_json(args.json, solution)
+        write_json(args.json, versioned(solution))
     return 0

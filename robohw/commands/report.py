@@ -3,7 +3,7 @@
 import pathlib
 import sys
 
-from robohw.commands.options import bad_folder, usage
+from robohw.commands.options import bad_folder, bad_outputs, usage
 
 __all__ = ["register", "run"]
 
@@ -16,6 +16,10 @@ def register(commands):
                         help="output folder (default: report)")
     report.add_argument("--quick", action="store_true",
                         help="fewer widths, vectors and simulated results (about a minute)")
+    report.add_argument("--results", metavar="FILE.md",
+                        help="also write the results page here (make results: docs/results.md):"
+                             " every row stamped with its commit and Verilog digest, stale "
+                             "ones marked")
     report.add_argument("--verilator", action="store_true",
                         help="also measure the CORDICs' Verilator speed (adds ~2 min)")
     report.set_defaults(run=run)
@@ -23,11 +27,12 @@ def register(commands):
 
 
 def run(args):
-    bad = bad_folder(args.out)
+    bad = bad_folder(args.out) or (args.results and bad_outputs([args.results]))
     if bad:
         return usage("report", bad)
     from robohw.report import write_report
-    print(write_report(args.out, quick=args.quick, verilator=args.verilator))
+    print(write_report(args.out, quick=args.quick, verilator=args.verilator,
+                       results=args.results))
     written = ", ".join(sorted(p.name for p in pathlib.Path(args.out).iterdir()))
     print(f"written to {args.out}/: {written}", file=sys.stderr)
     return 0

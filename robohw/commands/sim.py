@@ -4,6 +4,7 @@ import sys
 
 from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, integer
 from robohw.support.atomic import write_json
+from robohw.support.formats import versioned
 
 __all__ = ["register", "run"]
 
@@ -42,7 +43,7 @@ def run(args):
     for key, value in result.items():
         print(f"{key:16} {value}")
     if args.json:
-        write_json(args.json, result)
+        write_json(args.json, versioned(result))
     if result["backend"] != "model" and not result["equals_model"]:
         print("robohw sim: the outputs differ from the bit-exact model", file=sys.stderr)
         return 1

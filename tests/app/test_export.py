@@ -9,6 +9,8 @@ from robohw.hw.payload import layout_fields
 from robohw.flows import export
 from robohw.registry import DESIGNS
 from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
+from robohw.sim.provenance import verilog_digest, verilog_sha256
+from robohw.support.formats import FORMAT_VERSION
 
 # Exports and their lint: in `make test`, not in the fast loop `make check`.
 pytestmark = pytest.mark.heavy
@@ -27,6 +29,11 @@ def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix
     assert sidecar["fold"] == ((fold or design.default_fold) if design.default_fold else 1)
     assert sidecar["module"] == module and (tmp_path / f"{module}.v").exists()
     assert json.loads((tmp_path / f"{module}.json").read_text()) == sidecar
+    # The sidecar names its format and what the module is: the digest of its Verilog without
+    # source locations, which the results page compares with the current design's.
+    assert sidecar["format_version"] == FORMAT_VERSION
+    assert sidecar["verilog_sha256"] == verilog_sha256((tmp_path / f"{module}.v").read_text())
+    assert sidecar["verilog_sha256"] == verilog_digest(design, width, fold)
     # Lint: only justified rules waived, and nothing left with the waiver file.
     assert sidecar["lint"]["clean"] and set(sidecar["lint"]["waivers"]) <= set(LINT_WAIVERS)
     assert all(w["reason"] == LINT_WAIVERS[r] for r, w in sidecar["lint"]["waivers"].items())

@@ -8,6 +8,7 @@ import json
 import re
 import statistics
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -295,6 +296,19 @@ def test_local_processes_give_the_same_table(small_sweep, tmp_path):
     expected = [line for line in spec.results_path.read_text().splitlines()
                 if not line.startswith("inertia")]
     assert (tmp_path / "results.csv").read_text().splitlines() == expected
+
+
+@pytest.mark.heavy
+def test_worker_processes_print_no_warnings(tmp_path):
+    # Spawned workers do not inherit the command line's warning filters: each measurement
+    # sets its own, so a sweep's stderr holds its progress and closing line, nothing else.
+    run = subprocess.run(
+        [sys.executable, "-P", "-c", "from robohw.commands import main; raise SystemExit(main())",
+         "sweep", "--designs", "cordic-pipelined,inertia-linear", "--widths", "12",
+         "--folds", "2", "--vectors", "100", "--results", "3", "--jobs", "2",
+         "--out", str(tmp_path)], capture_output=True, text=True, check=True)
+    assert run.stderr.splitlines() == [
+        f"2 points, 2 valid: {tmp_path / 'results.csv'}; fronts in {tmp_path / 'sweep.md'}"]
 
 
 def test_an_unreachable_scheduler_is_one_line():

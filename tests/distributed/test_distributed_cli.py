@@ -30,8 +30,8 @@ def test_a_run_writes_its_torques_errors_and_cycles(tmp_path, capsys):
     assert np.allclose(rows[:, 7:13], link_frame_torques(load_robot("stanford_thesis"), q, qd,
                                                          qdd), atol=1e-12, rtol=0)
     data = json.loads(summary.read_text())
-    assert set(data) == {"trajectory", "duration", "scheme", "backend", "error_percent",
-                         "cycles_per_sample"}
+    assert set(data) == {"format_version", "trajectory", "duration", "scheme", "backend",
+                         "error_percent", "cycles_per_sample"}
     assert (data["trajectory"], data["duration"], data["scheme"], data["backend"],
             data["cycles_per_sample"]) == (1, 2.0, "zero", "float", 257)
     assert abs(data["error_percent"][0] - 3.215) < 5e-4

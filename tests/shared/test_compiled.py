@@ -267,7 +267,7 @@ def test_bench_sim_measures_every_simulator(compiled_models, monkeypatch, capsys
     table = capsys.readouterr().out
     assert "| cordic-word-serial | 16 | — | 51 | 48 |" in table
     assert "cocotb + Verilator (cycles/s)" in table
-    (row,) = json.loads(out.read_text())
+    (row,) = json.loads(out.read_text())["rows"]
     # A run of count results ends in the cycle after the last: latency + interval * (count - 1).
     count = 20000 // 48
     assert row["verilator_cycles"] == row["cxxrtl_cycles"] == 51 + 48 * (count - 1) + 1

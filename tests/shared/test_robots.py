@@ -164,3 +164,17 @@ def test_the_command_line_shows_a_files_warning_once_a_run(tmp_path):
     lines = [line for line in run.stderr.splitlines() if "warning" in line]
     assert len(lines) == 2 and all(line.startswith(f"robohw: warning: {bare}: joint ")
                                    for line in lines), run.stderr
+
+
+def test_the_shipped_robot_warns_nowhere_on_the_command_line(tmp_path):
+    # `robohw ik` on a good file with the default robot: its one closing line, nothing else.
+    import subprocess
+    import sys
+    poses = tmp_path / "poses.csv"
+    poses.write_text("nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz\n1,0,0,0,1,0,0,0,1,0.4,0.1,0.3\n")
+    out = tmp_path / "joints.csv"
+    script = ("from robohw.commands import main\n"
+              f"raise SystemExit(main(['ik', '--poses', {str(poses)!r}, '--out', {str(out)!r}]))")
+    run = subprocess.run([sys.executable, "-P", "-W", "always", "-c", script],
+                         capture_output=True, text=True, check=True)
+    assert run.stderr.splitlines() == [f"1 rows, 1 valid: {out}"]

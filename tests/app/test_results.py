@@ -1,0 +1,77 @@
+"""The results page: rows stamped with the Verilog they were measured on, and a row the current
+code builds into other Verilog marked stale, never shown as current."""
+
+import json
+
+import pytest
+
+from robohw.commands import main
+from robohw.registry import DESIGNS
+from robohw.report import write_results
+from robohw.results import CURRENT, STALE, UNSTAMPED, row_status
+from robohw.sim.provenance import verilog_digest, verilog_sha256
+from robohw.support.formats import FORMAT_VERSION, rows_of, versioned
+
+DESIGN = DESIGNS["cordic-word-serial"]      # the smallest design: its export takes a second
+
+
+def _row(**fields):
+    return {"design": DESIGN.name, "width": 8, "fold": 1, "latency": 1, "interval": 1,
+            "stated_latency": 1, "stated_interval": 1, "equals_model": True, "max_error": 0.5,
+            "error_unit": "LSB", "register_bits": 10, "simulated": True, **fields}
+
+
+def test_the_digest_is_the_exported_verilog_without_locations(tmp_path):
+    digest = verilog_digest(DESIGN, 8)
+    assert len(digest) == 64 and digest == verilog_digest(DESIGN, 8)
+    assert digest != verilog_digest(DESIGN, 9)
+    # Source locations (a checkout elsewhere, lines moved) do not change it.
+    assert verilog_sha256('(* src = "/a/b.py:1" *)\nmodule m;\nendmodule\n') == \
+        verilog_sha256('(* src = "/c/d.py:7" *)\nmodule m;\nendmodule\n')
+
+
+def test_a_row_is_current_only_on_the_verilog_it_was_measured_on():
+    now = verilog_digest(DESIGN, 8)
+    assert row_status(_row(verilog_sha256=now)) == (CURRENT, now)
+    assert row_status(_row(verilog_sha256="0" * 64)) == (STALE, now)
+    assert row_status(_row(verilog_sha256=None)) == (UNSTAMPED, None)
+    assert row_status(_row(design="gone", verilog_sha256=now)) == (STALE, None)
+
+
+def test_the_page_marks_stale_rows(tmp_path):
+    now = verilog_digest(DESIGN, 8)
+    synth = {"design": DESIGN.name, "width": 8, "fold": 1, "device": "ecp5-85k",
+             "speed_grade": 6, "seed": 1, "luts": 5, "flip_flops": 6, "dsp": 0, "bram": 0,
+             "fmax_mhz": 200.0, "verilog_sha256": "f" * 64, "commit": "abc+changes"}
+    (tmp_path / "synth.json").write_text(json.dumps(versioned({"rows": [synth]})))
+    page = tmp_path / "page.md"
+    document = write_results(tmp_path, [_row(verilog_sha256=now, commit="0123456789abcdef"),
+                                        _row(verilog_sha256=None)], page)
+    assert document["format_version"] == FORMAT_VERSION
+    assert [r["status"] for r in document["simulated"]] == [CURRENT, UNSTAMPED]
+    (placed,) = document["synthesized"]
+    assert placed["status"] == STALE and placed["verilog_sha256_now"] == \
+        verilog_digest(DESIGN, 8, None, "ecp5-85k")
+    text = page.read_text()
+    assert text == (tmp_path / "results.md").read_text()
+    assert "2 of 3 rows are not current." in text
+    assert f"| `0123456789` | `{now[:12]}` | current |" in text
+    assert "| `abc` + changes | `ffffffffffff` | **stale** (now" in text
+    assert json.loads((tmp_path / "results.json").read_text()) == document
+
+
+def test_results_files_of_either_format_read():
+    assert rows_of([{"a": 1}]) == [{"a": 1}]
+    assert rows_of(versioned({"rows": [{"a": 1}]})) == [{"a": 1}]
+    with pytest.raises(ValueError, match="reads up to"):
+        rows_of({"format_version": FORMAT_VERSION + 1, "rows": []})
+    with pytest.raises(ValueError, match="not a results file"):
+        rows_of({"format_version": 1})
+    with pytest.raises(TypeError, match="document must be a dict, not list"):
+        versioned([])
+
+
+def test_report_refuses_a_results_page_in_a_missing_folder(tmp_path, capsys):
+    assert main(["report", "--quick", "--out", str(tmp_path),
+                 "--results", str(tmp_path / "no" / "r.md")]) == 2
+    assert "directory" in capsys.readouterr().err

@@ -93,7 +93,7 @@ def leg_dynamics(count, seed=0):
 
 
 def _dynamics_section(rows):
-    lines = ["### The dynamics on the leg processors (hardware, part 2)",
+    lines = ["### The dynamics on the leg processors (hardware)",
              "Gosselin's three phases as one task graph of CCMs (`robohw.legs.dynamics_graph`): "
              "every leg processor computes its length, row of K/rho and, in its own frame, "
              "the force across the leg and its moment; the platform's wrench about its origin "
@@ -195,7 +195,7 @@ def fk_servo(loops, rows, widths=LEG_WIDTHS, seed=0):
 
 
 def _servo_section(rows):
-    lines = ["### Forward kinematics in a servo loop (hardware, part 2)",
+    lines = ["### Forward kinematics in a servo loop (hardware)",
              f"Newton iterations on the leg processors (`robohw.legs.servo`), each row of "
              f"measured lengths from the previous row's answer, the first from home, along "
              f"smooth trajectories sampled at 1 kHz (each coordinate a sinusoid of 2-5 Hz, 3 cm "
@@ -321,7 +321,7 @@ def _solve_section(solve):
 
 
 def _leg_section(rows):
-    lines = ["### The leg processors (hardware, part 2)",
+    lines = ["### The leg processors (hardware)",
              "One identical processor of CCMs per leg (`robohw.legs.ik_graph`): the pose "
              "broadcast to every leg, no value passed between legs. Lengths from three "
              "rotations of b' and two vectorings (planar: one and one); the row of K/rho from "

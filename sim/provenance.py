@@ -20,17 +20,25 @@ __all__ = ["checkout_commit", "verilog_sha256", "verilog_digest"]
 
 @functools.cache
 def checkout_commit():
-    """The commit of the checkout robohw runs from, with ``+changes`` when its tree differs
-    from it; ``None`` outside a git checkout (an installed copy)."""
+    """The commit of the checkout robohw runs from, with ``+changes`` when its code differs
+    from it (edits to the tests, the docs or other Markdown do not count: they change no
+    figure); ``None`` outside a git checkout (an installed copy)."""
     here = pathlib.Path(__file__).resolve().parent
     try:
         commit = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"],
                                 capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(here), "status", "--porcelain"],
-                               capture_output=True, text=True, check=True).stdout.strip()
+        status = subprocess.run(["git", "-C", str(here), "status", "--porcelain",
+                                 "--untracked-files=no"],
+                                capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return None
+    changed = [line[3:] for line in status.splitlines()]
+    dirty = [p for p in changed if not p.startswith(_NOT_CODE) and not p.endswith(".md")]
     return commit + ("+changes" if dirty else "")
+
+
+# Paths of a checkout that hold no code a measurement runs.
+_NOT_CODE = ("tests/", "docs/", "report/", "build/")
 
 
 def verilog_sha256(text):

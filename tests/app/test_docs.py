@@ -52,6 +52,14 @@ def test_a_users_page_names_nothing_outside_the_repository(page):
         assert outside not in text, f"{page.name}: {outside!r}"
 
 
+@pytest.mark.parametrize("note", sorted((DOCS / "notes").glob("*.md")), ids=lambda p: p.name)
+def test_a_note_is_dated_and_names_no_file_outside_the_repository(note):
+    assert re.fullmatch(r"\d{4}-\d{2}-[a-z0-9-]+\.md", note.name)
+    assert note.read_text().startswith(f"# {note.name[:7]}: ")
+    for outside in ("../shared", "CONVENTIONS", "ENGINEERING.md"):
+        assert outside not in note.read_text(), f"{note.name}: {outside!r}"
+
+
 def test_the_code_cites_no_file_outside_the_repository():
     # Docstrings and comments cite the papers by name (docs/references.md) and the project's
     # own pages, never a file a user's checkout does not have.

@@ -70,7 +70,7 @@ def test_bad_arguments_are_one_line(argv, message, capsys):
 
 
 def test_the_predictive_model_meets_the_speedup_goal():
-    # Issue 18's goal: the paper's speed-ups within 10 % with nothing fitted. Measured with
+    # The goal: the paper's speed-ups within 10 % with nothing fitted. Measured with
     # the paper's tables: -1.7, -6.4, -8.9, -8.9 % for 3, 6, 7, 8 slaves.
     from robohw.transputer.measured import SPEEDUP
     rows = {r.processors: r for r in study(costs="predictive")}

@@ -32,11 +32,16 @@ test: $(STAMP)
 	$(BIN)/pytest -n 2 -m "not slow" --durations=25
 
 report: $(STAMP)
+	mkdir -p report
+	if [ -f docs/synth.json ]; then cp docs/synth.json report/synth.json; fi
 	$(BIN)/robohw report
 
-# The report, and docs/results.md from it and the last `make synth` (report/synth.json): every
-# row stamped with its commit and the digest of its design's Verilog, stale rows marked.
+# The report, and docs/results.md from it and the last `make synth` (docs/synth.json, copied
+# into report/): every row stamped with its commit and the digest of its design's Verilog,
+# stale rows marked.
 results: $(STAMP)
+	mkdir -p report
+	if [ -f docs/synth.json ]; then cp docs/synth.json report/synth.json; fi
 	$(BIN)/robohw report --results docs/results.md
 
 bench: $(STAMP)
@@ -45,15 +50,14 @@ bench: $(STAMP)
 export: $(STAMP)
 	$(BIN)/robohw export --out build/verilog
 
-# Every design at its default width on an ECP5-85F, speed grade 6, the inertia arrays at the
-# folds of their curve (fold 1 stops at placement: too many DSP tiles); large designs
-# take many minutes each (results are cached by design, tools, device, grade and seed). The
-# table goes to report/synth.md and .json, which `make report` then shows beside the simulated
-# cycles and in the inertia report's folding curve.
-SYNTH_FOLDS := 1,2,4,6,7,8,12
+# Every design at its default width and fold on an ECP5-85F, speed grade 6, with its own
+# nextpnr options and the worst of its three placement seeds (docs/synthesis.md); the large
+# designs take many minutes each, and a run past 45 minutes stops (results are cached by
+# design, tools, device, grade, seed and options). The rows go to docs/synth.json, which
+# `make results` stamps into docs/results.md, and report/synth.md.
 synth: $(SYNTH_STAMP)
 	mkdir -p report
-	$(BIN)/robohw synth --out build/synth --jobs 2 --fold $(SYNTH_FOLDS) --json report/synth.json --markdown report/synth.md
+	$(BIN)/robohw synth --out build/synth --jobs 2 --json docs/synth.json --markdown report/synth.md
 
 # The design-space sweep of the CORDICs over three widths and the inertia arrays over three
 # widths and three folds: accuracy over 100,000 vectors in the bit-exact model and cycles in

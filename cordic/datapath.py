@@ -57,22 +57,33 @@ def prerotate(config, x, y, z):
 
 
 def micro_step(config, x, y, z, *, shift, angle, rotate=True, norm_shift=0, gamma=0,
-               expanded=False):
+               expanded=False, adder=None):
     """One program step, its parameters Python constants (logic is generated only for what
     the step does): a micro-rotation by ``shift``/``angle`` (when ``rotate``; by the factor
     ``1 - 2**-shift`` when ``expanded``), then the normalization factor
-    ``(1 + gamma 2**-norm_shift)``."""
+    ``(1 + gamma 2**-norm_shift)``. ``adder(a, b, sign, inverted, field)`` builds each
+    rotation's add-or-subtract, subtracting where the ``sign`` bit is high (low, if
+    ``inverted``): by default :func:`~robohw.hw.fixed.hdl_add_sub`; the pipelined
+    processor's is :func:`robohw.hw.carry_chain.add_sub`, the same bits."""
+    if adder is None:
+        def adder(a, b, sign, inverted, field):
+            return hdl_add_sub(a, b, ~sign if inverted else sign)
     if rotate:
-        up = (z >= 0) if config.direction is Direction.ROTATION else (y < 0)
+        # The direction is the sign bit of z (rotation: up while z >= 0, so up is the bit
+        # inverted) or of y (vectoring: up while y < 0, the bit itself).
+        rotating = config.direction is Direction.ROTATION
+        sign = z[-1] if rotating else y[-1]
         xs, ys = x >> shift, y >> shift
         if expanded:
             xs, ys = x - xs, y - ys
-        # One carry chain each: the direction picks add or subtract inside the adder.
+        # One carry chain each: the direction picks add or subtract inside the adder; an adder
+        # that subtracts while up gets the sign bit inverted, one that adds while up, as it is.
         if config.system is System.CIRCULAR:
-            x = hdl_add_sub(x, ys, up)
+            x = adder(x, ys, sign, rotating, "x")
         elif config.system is System.HYPERBOLIC:
-            x = hdl_add_sub(x, ys, ~up)
-        y, z = hdl_add_sub(y, xs, ~up), hdl_add_sub(z, angle, up)
+            x = adder(x, ys, sign, not rotating, "x")
+        y = adder(y, xs, sign, not rotating, "y")
+        z = adder(z, angle, sign, rotating, "z")
     if gamma > 0:
         x, y = x + (x >> norm_shift), y + (y >> norm_shift)
     elif gamma < 0:

@@ -5,6 +5,7 @@ from amaranth.hdl import Module, Signal, Value
 from robohw.cordic.component import CordicComponent
 from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_stages, micro_step,
                                     prerotate, register_steps, register_values, state_shapes)
+from robohw.hw.carry_chain import add_sub
 
 __all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency",
            "pipelined_register_bits"]
@@ -45,7 +46,7 @@ class PipelinedCordic(CordicComponent):
         m = Module()
         advance, result = self.pipeline_control(m, pipelined_latency(self._config))
         fields = pipelined_datapath(m, self._config, self.i.payload.x, self.i.payload.y,
-                                    self.i.payload.z, advance)
+                                    self.i.payload.z, advance, platform=platform)
         m.d.comb += [getattr(result, name).eq(fields[name]) for name in PAYLOAD_FIELDS]
         return m
 
@@ -57,21 +58,27 @@ def pipelined_latency(config):
     return 1 + len(register_steps(config)) + len(finish_stages(config))
 
 
-def pipelined_datapath(m, config, x, y, z, enable, name="cordic", sideband=None):
+def pipelined_datapath(m, config, x, y, z, enable, name="cordic", sideband=None, platform=None):
     """The datapath of :class:`PipelinedCordic` inside module ``m``: operands ``x``, ``y``,
     ``z`` (port codes) enter the first register when ``enable`` is high; returns the dict of
     output fields (``x``, ``y``, ``z``, ``domain_error``, ``overflow`` and the per-port
     overflows), registered, :func:`pipelined_latency` enabled cycles later. Every stage holds
     one carry chain per value at most. Registers are reset-less. A ``sideband`` value, if given,
-    travels through the same registers and comes out as ``"sideband"``."""
+    travels through the same registers and comes out as ``"sideband"``. Elaborated for an
+    ECP5 ``platform``, each rotation's add-or-subtract is a chain of CCU2C cells with the
+    direction inside their LUTs (:func:`robohw.hw.carry_chain.add_sub`: the same bits)."""
     extra = {} if sideband is None else {"sideband": sideband}
     shapes = state_shapes(config)
     values = register_values(m, dict(zip("xyz", prerotate(config, x, y, z)), **extra), enable,
                              f"{name}_pre", shapes)
     for index, step in enumerate(register_steps(config)):
+        def adder(a, b, sign, inverted, field, index=index):
+            return add_sub(m, a, b, sign, platform, f"{name}_step{index}_{field}_sum",
+                           inverted=inverted)
         moved = micro_step(config, values["x"], values["y"], values["z"], shift=step.shift,
                            angle=step.angle, rotate=step.shift is not None,
-                           norm_shift=step.norm_shift, gamma=step.gamma, expanded=step.expanded)
+                           norm_shift=step.norm_shift, gamma=step.gamma, expanded=step.expanded,
+                           adder=adder)
         values = register_values(m, {**values, **dict(zip("xyz", moved))}, enable,
                                  f"{name}_step{index}", shapes)
     return finish_registers(m, config, values, enable, name)

@@ -10,6 +10,7 @@ formats. The registry of every design is :mod:`robohw.registry`.
 from dataclasses import dataclass
 
 from robohw.hw.payload import layout_fields, payload_rows
+from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["Design", "Workload", "tagged_payloads", "TAG_WIDTH"]
 
@@ -38,15 +39,34 @@ class Design:
     default is the smallest fold that fits an ECP5-85F at its default width.
     :attr:`one_at_a_time`: the design holds one input at a time for thousands of cycles
     (Gosselin's machine), so a few results show its timing.
+    :attr:`place_and_route`: nextpnr's options for it by default (:meth:`placed_by`).
+    :attr:`unplaced`: why ``robohw synth`` leaves it out unless named (it does not fit the
+    ECP5-85F, or does not route), or ``None``.
     """
     family = None
     error_unit = None
     default_fold = None
     one_at_a_time = False
+    place_and_route = PlaceAndRoute()
+    unplaced = None
 
     def __init__(self, name, summary, default_width, widths):
         self.name, self.summary = name, summary
         self.default_width, self.widths = default_width, widths
+
+    def placed_by(self, place_and_route=None, *, unplaced=None):
+        """Set :attr:`place_and_route` (a :class:`~robohw.sim.place_and_route.PlaceAndRoute`)
+        and :attr:`unplaced` (a reason, or ``None``); return the design (the registries'
+        entries are built this way)."""
+        if place_and_route is not None:
+            if not isinstance(place_and_route, PlaceAndRoute):
+                raise TypeError(f"place_and_route must be a PlaceAndRoute, not "
+                                f"{type(place_and_route).__name__}")
+            self.place_and_route = place_and_route
+        if unplaced is not None and not isinstance(unplaced, str):
+            raise TypeError(f"unplaced must be a str, not {type(unplaced).__name__}")
+        self.unplaced = unplaced
+        return self
 
     @property
     def module_name(self):

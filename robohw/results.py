@@ -78,17 +78,20 @@ def _simulated_table(rows):
 
 
 def _synthesized_table(rows):
-    head = ["design", "width", "fold", "device", "seed", "placer, router, target", "LUT4",
-            "flip-flops", "DSP", "BRAM", "Fmax (MHz)", "latency (µs)", "results/µs", "commit",
-            "Verilog", "status"]
+    head = ["design", "width", "fold", "device", "seeds", "placer, router, target", "LUT4",
+            "flip-flops", "DSP", "BRAM", "Fmax (MHz): the worst seed's (each seed's)",
+            "latency (µs)", "results/µs", "commit", "Verilog", "status"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         target = f"{r['target_mhz']:g} MHz" if r.get("target_mhz") else "no target"
         options = f"{r.get('placer', 'heap')}, {r.get('router', 'router1')}, {target}"
         fmax = r["fmax_mhz"] if r.get("fmax_mhz") else r.get("note", "not placed")
+        seeds = r.get("seeds") or [r.get("seed")]
+        if len(seeds) > 1:
+            fmax = f"{fmax} ({', '.join(str(m or '—') for m in r['fmax_by_seed'].values())})"
         lines.append(
             f"| {r['design']} | {r['width']} | {r.get('fold', 1)} | "
-            f"{r['device']}-{r.get('speed_grade')} | {r.get('seed')} | {options} | "
+            f"{r['device']}-{r.get('speed_grade')} | {','.join(map(str, seeds))} | {options} | "
             f"{r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | {fmax} | "
             f"{r.get('latency_us', '—')} | {r.get('results_per_us', '—')} | {_commit(r)} | "
             f"{_short(r.get('verilog_sha256'))} | {_status(r)} |")

@@ -20,6 +20,9 @@ def register(commands):
                         help="also write the results page here (make results: docs/results.md):"
                              " every row stamped with its commit and Verilog digest, stale "
                              "ones marked")
+    report.add_argument("--table-only", action="store_true",
+                        help="the table and the results page alone, without the plots and the "
+                             "families' sections (seconds when the rows are cached)")
     report.add_argument("--verilator", action="store_true",
                         help="also measure the CORDICs' Verilator speed (adds ~2 min)")
     report.set_defaults(run=run)
@@ -32,7 +35,7 @@ def run(args):
         return usage("report", bad)
     from robohw.report import write_report
     print(write_report(args.out, quick=args.quick, verilator=args.verilator,
-                       results=args.results))
+                       results=args.results, table_only=args.table_only))
     written = ", ".join(sorted(p.name for p in pathlib.Path(args.out).iterdir()))
     print(f"written to {args.out}/: {written}", file=sys.stderr)
     return 0

@@ -41,8 +41,9 @@ def test_a_row_is_current_only_on_the_verilog_it_was_measured_on():
 def test_the_page_marks_stale_rows(tmp_path):
     now = verilog_digest(DESIGN, 8)
     synth = {"design": DESIGN.name, "width": 8, "fold": 1, "device": "ecp5-85k",
-             "speed_grade": 6, "seed": 1, "luts": 5, "flip_flops": 6, "dsp": 0, "bram": 0,
-             "fmax_mhz": 200.0, "verilog_sha256": "f" * 64, "commit": "abc+changes"}
+             "speed_grade": 6, "seed": 2, "seeds": [1, 2], "fmax_by_seed": {"1": 210.0, "2": 200.0},
+             "luts": 5, "flip_flops": 6, "dsp": 0, "bram": 0, "fmax_mhz": 200.0,
+             "verilog_sha256": "f" * 64, "commit": "abc+changes"}
     (tmp_path / "synth.json").write_text(json.dumps(versioned({"rows": [synth]})))
     page = tmp_path / "page.md"
     document = write_results(tmp_path, [_row(verilog_sha256=now, commit="0123456789abcdef"),
@@ -57,6 +58,8 @@ def test_the_page_marks_stale_rows(tmp_path):
     assert "2 of 3 rows are not current." in text
     assert f"| `0123456789` | `{now[:12]}` | current |" in text
     assert "| `abc` + changes | `ffffffffffff` | **stale** (now" in text
+    assert "| ecp5-85k-6 | 1,2 | heap, router1, no target | 5 | 6 | 0 | 0 | 200.0 (210.0, 200.0) |" \
+        in text
     assert json.loads((tmp_path / "results.json").read_text()) == document
 
 
@@ -75,3 +78,15 @@ def test_report_refuses_a_results_page_in_a_missing_folder(tmp_path, capsys):
     assert main(["report", "--quick", "--out", str(tmp_path),
                  "--results", str(tmp_path / "no" / "r.md")]) == 2
     assert "directory" in capsys.readouterr().err
+
+
+@pytest.mark.heavy
+def test_the_table_alone_writes_the_table_and_the_page(tmp_path, capsys):
+    page = tmp_path / "page.md"
+    assert main(["report", "--quick", "--table-only", "--out", str(tmp_path),
+                 "--results", str(page)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "page.md", "results.json", "results.md", "summary.json", "summary.md"]
+    rows = json.loads((tmp_path / "summary.json").read_text())["rows"]
+    assert [r["design"] for r in rows] == list(DESIGNS)
+    assert page.read_text().count("| not stamped |") == len(rows)

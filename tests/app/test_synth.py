@@ -241,6 +241,7 @@ def test_synth_outputs_are_checked_before_any_work(tmp_path, capsys):
     assert f"directory {missing.parent} does not exist" in capsys.readouterr().err
 
 
+@pytest.mark.heavy      # five runs of the flow, three seeds each: about 10 s
 def test_the_figure_is_the_worst_of_the_designs_three_seeds(fake_tools, capsys, tmp_path):
     from robohw.commands import main
     out = tmp_path / "rows.json"

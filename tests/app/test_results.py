@@ -41,7 +41,8 @@ def test_a_row_is_current_only_on_the_verilog_it_was_measured_on():
 def test_the_page_marks_stale_rows(tmp_path):
     now = verilog_digest(DESIGN, 8)
     synth = {"design": DESIGN.name, "width": 8, "fold": 1, "device": "ecp5-85k",
-             "speed_grade": 6, "seed": 2, "seeds": [1, 2], "fmax_by_seed": {"1": 210.0, "2": 200.0},
+             "speed_grade": 6, "seed": 2, "seeds": [1, 2],
+             "fmax_by_seed": {"1": 210.0, "2": 200.0},
              "luts": 5, "flip_flops": 6, "dsp": 0, "bram": 0, "fmax_mhz": 200.0,
              "verilog_sha256": "f" * 64, "commit": "abc+changes"}
     (tmp_path / "synth.json").write_text(json.dumps(versioned({"rows": [synth]})))

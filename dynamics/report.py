@@ -10,7 +10,7 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import rows_of, versioned
+from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.dynamics.accuracy import BOUND_FRACTION, LIMIT_STATES
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
@@ -489,8 +489,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
     counts, pumas = count_rows(), puma_counts()
     speedups = {n: pfp_speedups(n) for n in (6, 12)}
     agreement = formulation_agreement()
-    synth_path = out_dir / "synth.json"
-    synth_rows = rows_of(json.loads(synth_path.read_text())) if synth_path.exists() else []
+    synth_rows = read_rows(out_dir / SYNTH_FILE)
     times = time_rows(measured, synth_rows)
     _plot(rows, out_dir / "dynamics_tp.png")
     wrong = [r for r in rows if r["printed"] != r["measured"]]

@@ -36,7 +36,7 @@ from robohw.results import results_document, results_page
 from robohw.sim.measure import measured_design, stated_design
 from robohw.sim.provenance import checkout_commit, verilog_digest
 from robohw.support.plots import plot_error_histograms
-from robohw.support.formats import rows_of, versioned
+from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.atomic import write_text
 from robohw.support.progress import Progress
 from robohw.systolic import inertia_error_panel, write_inertia_report
@@ -85,10 +85,9 @@ def synthesis_section(out_dir, rows):
     """The last ``make synth`` results (``synth.json`` in ``out_dir``), if any, beside the
     simulated cycles: LUT, flip-flops, DSP, BRAM, Fmax and the latency in microseconds, with
     the commit and tools they came from. Empty when there are none."""
-    path = pathlib.Path(out_dir) / "synth.json"
-    if not path.exists():
+    synth = read_rows(pathlib.Path(out_dir) / SYNTH_FILE)
+    if not synth:
         return ""
-    synth = rows_of(json.loads(path.read_text()))
     simulated = {r["design"]: r for r in rows}
     lines = ["", "## On an FPGA: the last `make synth`", "",
              "| design | width | fold | device | LUT4 | flip-flops | DSP | BRAM | Fmax (MHz) | "
@@ -126,8 +125,7 @@ def sweep_section(out_dir):
 
 def synth_rows(out_dir):
     """The rows of ``synth.json`` in ``out_dir`` (the last ``make synth``), or none."""
-    path = pathlib.Path(out_dir) / "synth.json"
-    return rows_of(json.loads(path.read_text())) if path.exists() else []
+    return read_rows(pathlib.Path(out_dir) / SYNTH_FILE)
 
 
 def write_results(out_dir, rows, results=None, stream=None):
@@ -153,6 +151,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
     sections: seconds when the table's rows are cached."""
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    commit = checkout_commit()      # the code as the measurements begin, not as they end
     progress = Progress(len(DESIGNS) + (1 if table_only else 3), stream)
     rows = []
     pipelined_count, serial_count = _RESULTS["quick" if quick else "full"]
@@ -172,7 +171,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         # What each row was measured on; the Verilog's digest takes an export of every
         # design (about two minutes), which --quick leaves out.
         design = DESIGNS[row["design"]]
-        row["commit"] = checkout_commit()
+        row["commit"] = commit
         row["verilog_sha256"] = None if quick else verilog_digest(
             design, row["width"], row["fold"] if design.default_fold is not None else None)
     table = summary_table(rows)

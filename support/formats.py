@@ -2,7 +2,13 @@
 carries it as ``format_version``; it rises whenever a key changes its meaning or goes away
 (``CHANGELOG.md`` says what changed). CSV files are versioned by their header."""
 
-__all__ = ["FORMAT_VERSION", "versioned", "rows_of"]
+import json
+import pathlib
+
+__all__ = ["FORMAT_VERSION", "versioned", "rows_of", "read_rows", "SYNTH_FILE"]
+
+# The synthesis results a report folder holds (``make synth``'s rows, copied there).
+SYNTH_FILE = "synth.json"
 
 FORMAT_VERSION = 1
 
@@ -27,3 +33,9 @@ def rows_of(document):
         raise ValueError(f"format_version {version!r}: this robohw reads up to "
                          f"{FORMAT_VERSION}")
     return document["rows"]
+
+
+def read_rows(path):
+    """:func:`rows_of` the JSON file at ``path``, or no rows when there is none."""
+    path = pathlib.Path(path)
+    return rows_of(json.loads(path.read_text())) if path.exists() else []

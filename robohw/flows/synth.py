@@ -25,6 +25,7 @@ from robohw.sim.provenance import checkout_commit
 from robohw.support.formats import FORMAT_VERSION
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
+           "SynthTimeout",
            "check_nextpnr_options", "place_and_route_progress", "synthesize", "synthesize_seeds",
            "worst_of_seeds", "merge_rows", "critical_path", "format_synth"]
 
@@ -68,6 +69,10 @@ _CELLS = {
 
 class SynthError(RuntimeError):
     """A tool is missing or failed; the message says which and where its log is."""
+
+
+class SynthTimeout(SynthError):
+    """Place and route ran past its time limit; the message says where it stopped."""
 
 
 TOOLS = ("wasm", "native")
@@ -303,7 +308,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
                           None if time_limit_min is None else time_limit_min * 60)
         except _TimedOut:
             phase, left = place_and_route_progress(log.read_text(errors="replace"))
-            raise SynthError(f"{module}: place and route stopped at its {time_limit_min:g}-"
+            raise SynthTimeout(f"{module}: place and route stopped at its {time_limit_min:g}-"
                              f"minute limit in {phase} ({left}); nothing cached; see {log}"
                              ) from None
         if failed:

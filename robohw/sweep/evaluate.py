@@ -9,7 +9,7 @@ import warnings
 from amaranth.hdl import UnusedElaboratable
 
 from robohw.registry import DESIGNS
-from robohw.flows.synth import synthesize
+from robohw.flows.synth import SynthTimeout, synthesize
 from robohw.sim.measure import measure_design
 from robohw.sweep.space import point_seed
 
@@ -62,10 +62,15 @@ def _cycles(design, task, options):
 def _synth(design, task, options):
     # A folder per device: the exports of one design for two devices may run at once, and
     # an ECP5's Verilog differs from the generic one (its DSP tiles).
-    row = synthesize(design, task.width, task.device, pathlib.Path(options["work"]) / task.device,
-                     fold=_fold(design, task), placer=options.get("placer", "heap"),
-                     router=options["router"],
-                     target_mhz=options["target_mhz"])
+    # A point whose place and route runs past the time limit is a point that does not route
+    # in time: an invalid row with the reason, not the end of the sweep.
+    try:
+        row = synthesize(design, task.width, task.device,
+                         pathlib.Path(options["work"]) / task.device,
+                         fold=_fold(design, task), placer=options.get("placer", "heap"),
+                         router=options["router"], target_mhz=options["target_mhz"])
+    except SynthTimeout as error:
+        return {}, False, f"synth: {str(error).split('; see ')[0]}"
     figures = {name: row.get(name) for name in FIGURES["synth"]}
     if not row["placed"]:
         return figures, False, row.get("note", "not placed")

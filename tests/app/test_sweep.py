@@ -423,3 +423,25 @@ def test_plan_estimates_from_the_cached_times(small_sweep, tmp_path):
         median[design] = statistics.median(times)
     seconds = [median[t.design] for t in plan.to_run]
     assert plan.seconds == pytest.approx(max(sum(seconds), max(seconds)))
+
+
+def test_a_point_past_the_time_limit_is_an_invalid_row(monkeypatch, tmp_path):
+    # A place and route that runs out of time ends the point, not the sweep.
+    import types
+
+    from robohw.flows.synth import SynthTimeout
+    from robohw.sweep import evaluate as sweep_evaluate
+
+    def stopped(*args, **kwargs):
+        raise SynthTimeout("cordic_pipelined_w16: place and route stopped at its 45-minute "
+                           "limit in routing (router1: 10 arcs unrouted after 1,000 "
+                           "iterations); nothing cached; see x.log")
+    monkeypatch.setattr(sweep_evaluate, "synthesize", stopped)
+    task = types.SimpleNamespace(width=16, device="ecp5-85k", fold=None)
+    figures, valid, reason = sweep_evaluate._synth(
+        DESIGNS["cordic-pipelined"], task,
+        {"work": str(tmp_path), "router": "router1", "target_mhz": None})
+    assert (figures, valid) == ({}, False)
+    assert reason == ("synth: cordic_pipelined_w16: place and route stopped at its 45-minute "
+                      "limit in routing (router1: 10 arcs unrouted after 1,000 iterations); "
+                      "nothing cached")

@@ -26,7 +26,7 @@ from robohw.support.formats import FORMAT_VERSION
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
            "SynthTimeout",
-           "check_nextpnr_options", "place_and_route_progress", "synthesize", "synthesize_seeds",
+           "check_nextpnr_options", "place_and_route_progress", "synthesize",
            "worst_of_seeds", "merge_rows", "critical_path", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
@@ -347,15 +347,6 @@ def worst_of_seeds(rows):
                  if len(placed) == len(rows) else None,
                  cached=all(r["cached"] for r in rows))
     return worst
-
-
-def synthesize_seeds(design, width, device, out_dir, *, seeds=None, **options):
-    """:func:`synthesize` at each placement seed of ``seeds`` (default the design's,
-    :attr:`~robohw.sim.design.Design.place_and_route`), each in a folder of its own under
-    ``out_dir`` and cached on its own; the worst seed's row (:func:`worst_of_seeds`)."""
-    seeds = design.place_and_route.seeds if seeds is None else seeds
-    return worst_of_seeds([synthesize(design, width, device, pathlib.Path(out_dir) /
-                                      f"seed{seed}", seed=seed, **options) for seed in seeds])
 
 
 def _configuration(row):

@@ -163,19 +163,30 @@ def _step_sequence(config, name):
     count = len(table)
     fields = ("shift", "angle", "rotate", "subtract", "expanded",
               *(("expansion",) if config.expansion_shifts else ()))
-    params, load = step_registers(table, fields, name)
+    params, load_fields = step_registers(table, fields, name)
+    # The y shifter's shift amount: a copy of its own, stored complemented so that Yosys cannot
+    # merge it with the x shifter's (a merged register drove both shifters, and its fanout was
+    # the word-serial IK's limiting path); ``~complement`` is the shift.
+    shift = params["shift"]
+    complement = Signal(shift.shape(), name=f"{name}_shift_complement", reset_less=True)
+    params = params | {"shift_y": ~complement}
+    shifts = Array(int(row.shift) for row in [*table, table[0]])
+
+    def load(position):
+        return [*load_fields(position), complement.eq(~shifts[position])]
     return _StepSequence(params, Signal(range(count), name=f"{name}_index"),
                          Signal(range(count + 1), name=f"{name}_upcoming"), load)
 
 
-def serial_shift(config, x, y, shift, expanded, expansion=0):
-    """The unit's barrel shifters: ``(sx, sy)``, ``x`` and ``y`` shifted right by ``shift``.
+def serial_shift(config, x, y, shift, expanded, expansion=0, y_shift=None):
+    """The unit's barrel shifters: ``(sx, sy)``, ``x`` and ``y`` shifted right by ``shift``
+    (``y`` by ``y_shift`` when given: the same amount from a register of its own).
     An ``expanded`` step (hyperbolic range expansion only) gives ``v - (v >> k)`` instead,
     ``k`` the ``expansion``-th of ``config.expansion_shifts``: its few constant shifts are a
     small multiplexer beside the barrel shifter, so the subtraction's carry chain never follows
     the barrel shifter. Which shifted value each adder takes is :func:`serial_add`'s choice (a
     multiplexer in front of the shifters was a long path)."""
-    sx, sy = x >> shift, y >> shift
+    sx, sy = x >> shift, y >> (shift if y_shift is None else y_shift)
     if config.expansion_shifts:
         def expand(v):
             return v - Array(v >> k for k in config.expansion_shifts)[expansion]
@@ -301,7 +312,7 @@ def word_serial_datapath(m, config, x, y, z, start, name="cordic", sideband=None
     phase = Signal(name=f"{name}_phase")
     adding = Const(1, 1)
     sx, sy = serial_shift(config, xr, yr, params["shift"], params["expanded"],
-                          params.get("expansion", 0))
+                          params.get("expansion", 0), params["shift_y"])
     angle = params["angle"]
     minus = serial_directions(config, yr, zr, params["rotate"], params["subtract"])
     if registered_shift:
@@ -388,7 +399,7 @@ def _interleaved_datapath(m, config, x, y, z, start, name, sideband, hold, field
     loaded_before = Signal(name=f"{name}_loaded_before")
     first = load_now & ~loaded_before           # the first operand's load
     sx, sy = serial_shift(config, a["x"], a["y"], params["shift"], params["expanded"],
-                          params.get("expansion", 0))
+                          params.get("expansion", 0), params["shift_y"])
     minus = serial_directions(config, a["y"], a["z"], params["rotate"], params["subtract"])
     # No enable on the loop: the shifted registers take the operand at the shifter in every
     # cycle, with the step parameters its add will need (the parameters move on before the

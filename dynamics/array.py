@@ -14,7 +14,9 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   them (a file read, a carry chain, a shifter; the ECP5 at 100 MHz): the operand read from the
   file, the operands' preparation (the adder's negations and alignment shifts, the
   multiplier's constant and operand complement), the product or sum, for the multiplier the
-  sign correction (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits),
+  sign correction (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits;
+  on an ECP5 the operand and product registers are the tile's own,
+  :func:`~robohw.hw.multiplier.registered_product`),
   the rounding's shift with its sticky bit, its increment, and the write into the unit's
   bank of the file (its write port's enable, address and data all registers):
   :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
@@ -54,6 +56,7 @@ from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPla
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.micro_program import MicroProgram
+from robohw.hw.multiplier import registered_product
 from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
@@ -153,7 +156,7 @@ class NewtonEulerArray(StreamPipeline):
                                 if nodes[k].op == "input"}))
         for element in range(plan.processors):
             issues = [self._unit(m, programs[element], element, unit, files[element],
-                                 addresses[element])
+                                 addresses[element], platform)
                       for unit in ("multiplies", "adds")]
             self._count(m, pc, element, issues)
         controller = MicroProgram(m, ahead, ahead2, "controller")
@@ -192,7 +195,7 @@ class NewtonEulerArray(StreamPipeline):
             m.d.sync += sources["in_bounds"].eq(within_limits(plan, self.i.payload))
         return sources
 
-    def _unit(self, m, program, element, unit, file, table):
+    def _unit(self, m, program, element, unit, file, table, platform):
         """One element's multiplier or adder, its pipeline stages (see the module docstring)
         each reading its fields of the micro-program, its results written into its bank of
         ``file``: returns its issue flag (1 in the cycles it issues)."""
@@ -239,10 +242,10 @@ class NewtonEulerArray(StreamPipeline):
                                        "use_constant": f["b"] is None,
                                        "constant": f["constant"]})
             right = Mux(prep["use_constant"], prep["constant"], b)
-            left = stage(Mux(prep["complement"], ~a, a), "left")
-            right, correction = stage(right, "right"), stage(
-                Mux(prep["complement"], right, 0), "correction")
-            product = stage(left * right, "product")
+            # The operands' registers and the product's: in the DSP tile on an ECP5.
+            product = registered_product(m, Mux(prep["complement"], ~a, a), right, Const(1),
+                                         prefix, platform)
+            correction = stage(Mux(prep["complement"], right, 0), "correction")
             correction = stage(correction, "correction1")
             for k in range(extra):
                 product = stage(product, f"product{k}")

@@ -4,9 +4,11 @@ bit-exact model for both networks and any number of elements, the counters count
 and interval and latency are measured as stated."""
 
 import math
+import re
 
 import numpy as np
 import pytest
+from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 from robohw.dynamics.array import NewtonEulerArray
@@ -15,11 +17,15 @@ from robohw.dataflow.states import encode_states, torque_codes
 from robohw.dynamics.model import model_outputs, model_torques
 from robohw.dynamics.network import DirectNetwork, OmegaNetwork, omega_route
 from robohw.dynamics.reference import inverse_dynamics
+from robohw.hw.devices import DEVICES
 from robohw.dynamics.scans import corrected_pfp_time, pfp_schedule
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
+from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from tiers import HEAVY
+
+ECP5 = DEVICES["ecp5-85k"]
 
 
 @pytest.mark.parametrize("ports", [2, 4, 8, 16])
@@ -285,3 +291,31 @@ def test_sequenced_by_steps_rtl_equals_model_and_counts_t_p(robot, processors, n
     n = robot.dof
     assert counted.pop("R") == corrected_pfp_time(n - 1, processors)
     assert set(counted.values()) == {corrected_pfp_time(n, processors)}
+
+
+def test_on_an_ecp5_the_multipliers_are_tiles_and_the_netlist_equals_the_model(
+        compiled_models):
+    # Elaborated for an ECP5, each element's multiplier is a MULT18X18D holding its operand
+    # and product registers (robohw.hw.multiplier); under Verilator, with the tile's model,
+    # the results and their cycles are the generic netlist's and the bit-exact model's.
+    robot = load_robot("stanford")
+    dut = NewtonEulerArray(robot, processors=3, network="shuffle", width=18, tag_width=8)
+    text = verilog.convert(NewtonEulerArray(robot, processors=3, network="shuffle", width=18,
+                                            tag_width=8), name="top", platform=ECP5)
+    assert len(re.findall(r"MULT18X18D #\(", text)) == 3
+    assert not re.findall(r"\bpe\d_mul_(in_a|in_b|product)\b", text)
+    q, qd, qdd = sample_states(robot, 6, np.random.default_rng(5))
+    qd[1] *= 1.5                         # out of bounds: flagged, registers wrap as modelled
+    codes = encode_states(dut.plan, q, qd, qdd)
+    inputs = [{**{n: int(v[b]) for n, v in codes.items()}, "tag": b} for b in range(len(q))]
+    generic, ecp5 = (run_stream_compiled(dut, inputs, sink_pattern=[1, 0, 1],
+                                         directory=compiled_models, platform=platform)
+                     for platform in (None, ECP5))
+    expected, inside = model_outputs(dut.plan, codes)
+    got = torque_codes(dut.plan, ecp5.outputs)
+    for k, values in expected.items():
+        assert got[k].tolist() == values.tolist(), k
+    assert [o["in_bounds"] for o in ecp5.outputs] == inside.astype(int).tolist()
+    assert ecp5.outputs == generic.outputs
+    assert (ecp5.input_cycles, ecp5.output_cycles) == (generic.input_cycles,
+                                                       generic.output_cycles)

@@ -72,6 +72,17 @@ class PlaceAndRoute:
         if not isinstance(self.reason, str):
             raise TypeError(f"reason must be a str, not {type(self.reason).__name__}")
 
+    def overridden(self, placer=None, router=None, target_mhz=None, no_target=False,
+                   seeds=None):
+        """These options with those a user gave in their place (``None``: keep this one's);
+        ``no_target``: route for no clock, whatever the target."""
+        if no_target and target_mhz is not None:
+            raise ValueError("no_target and a target_mhz contradict each other")
+        target = None if no_target else (self.target_mhz if target_mhz is None else target_mhz)
+        return dataclasses.replace(self, placer=placer or self.placer,
+                                   router=router or self.router, target_mhz=target,
+                                   seeds=self.seeds if seeds is None else tuple(seeds))
+
     def options(self):
         """The options as ``robohw synth`` names them: one line."""
         target = f"--target-mhz {self.target_mhz:g}" if self.target_mhz else "no target"

@@ -53,12 +53,15 @@ def register(commands):
                        default=100_000, help="seeded vectors for the accuracy (default 100000)")
     sweep.add_argument("--results", type=integer("--results", 3, 10_000), default=8,
                        help="simulated results for the cycles (default 8)")
-    sweep.add_argument("--placer", choices=["heap", "static"], default="heap",
-                       help="nextpnr's placer for synth (default heap)")
-    sweep.add_argument("--router", choices=["router1", "router2"], default="router1",
-                       help="nextpnr's router for synth (default router1)")
+    sweep.add_argument("--placer", choices=["heap", "static"],
+                       help="nextpnr's placer for synth (default: each design's, as robohw "
+                            "synth places it)")
+    sweep.add_argument("--router", choices=["router1", "router2"],
+                       help="nextpnr's router for synth (default: each design's)")
     sweep.add_argument("--target-mhz", type=positive("--target-mhz"), metavar="MHZ",
-                       help="route synth for this clock (default: none)")
+                       help="route synth for this clock (default: each design's)")
+    sweep.add_argument("--no-target", action="store_true",
+                       help="route synth for no clock, whatever the design's default")
     sweep.add_argument("--plan", action="store_true",
                        help="print the points, the cached ones and an estimate; run nothing")
     sweep.add_argument("--reasons", action="store_true",
@@ -77,6 +80,8 @@ def run(args):
     from robohw.sweep.executors import ExecutorError, connect, default_jobs
     from robohw.sweep.run import SweepSpec, format_plan, plan_sweep, run_sweep
     from robohw.sweep.table import ResultsFileError
+    if args.no_target and args.target_mhz is not None:
+        return usage("sweep", "--no-target and --target-mhz contradict each other")
     if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
         return usage("sweep", f"--target-mhz must be below {MAX_TARGET_MHZ}, not "
                                f"{args.target_mhz:g}")
@@ -89,7 +94,7 @@ def run(args):
     spec = SweepSpec(designs=tuple(args.designs), widths=args.widths, folds=args.folds,
                      devices=args.devices, measurements=args.measure, vectors=args.vectors,
                      results=args.results, placer=args.placer, router=args.router,
-                     target_mhz=args.target_mhz,
+                     target_mhz=args.target_mhz, no_target=args.no_target,
                      out=pathlib.Path(args.out), cache=args.cache, report=args.report,
                      reasons=args.reasons)
     client = None

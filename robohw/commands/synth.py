@@ -96,12 +96,10 @@ def run(args):
                       for fold in fold_lists[name]]
 
     def options(name):
-        defaults = DESIGNS[name].place_and_route
-        target = None if args.no_target else (args.target_mhz if args.target_mhz is not None
-                                               else defaults.target_mhz)
-        return {"placer": args.placer or defaults.placer,
-                "router": args.router or defaults.router, "target_mhz": target,
-                "seeds": tuple(args.seeds) if args.seeds else defaults.seeds}
+        chosen = DESIGNS[name].place_and_route.overridden(
+            args.placer, args.router, args.target_mhz, args.no_target, args.seeds or None)
+        return {"placer": chosen.placer, "router": chosen.router,
+                "target_mhz": chosen.target_mhz, "seeds": chosen.seeds}
 
     # One run per configuration and seed, each seed in a folder of its own.
     runs = [(configuration, seed) for configuration in configurations

@@ -8,7 +8,9 @@ import statistics
 from dataclasses import dataclass, field
 
 from robohw.flows.synth import check_nextpnr_options
-from robohw.hw.checks import check_positive_integer
+from robohw.hw.checks import check_bool, check_positive_integer
+from robohw.registry import DESIGNS
+from robohw.sim.place_and_route import PLACERS, ROUTERS
 from robohw.support.progress import Progress
 from robohw.sweep.cache import ResultCache
 from robohw.sweep.evaluate import evaluate
@@ -36,7 +38,9 @@ class SweepSpec:
     :data:`~robohw.sweep.space.MEASUREMENTS`; ``vectors``: the accuracy's seeded vectors;
     ``results``: the simulation's results for the cycles (a design that holds one input for
     thousands of cycles runs three); ``placer``, ``router``, ``target_mhz``: nextpnr's
-    (:func:`robohw.flows.synth.synthesize`); ``out``: the folder of ``results.csv``;
+    (:func:`robohw.flows.synth.synthesize`), ``None`` for each design's own
+    (:attr:`~robohw.sim.design.Design.place_and_route`), and ``no_target``: no clock whatever
+    the design's (a synthesis point is placed at seed 1 only); ``out``: the folder of ``results.csv``;
     ``cache``: the cache folder (default ``out/cache``); ``report``: the folder of
     ``sweep.md`` and the plots (default ``out``); ``reasons``: a ``reason`` column."""
     designs: tuple
@@ -47,9 +51,10 @@ class SweepSpec:
     measurements: tuple = ("accuracy", "cycles")
     vectors: int = 100_000
     results: int = 8
-    placer: str = "heap"
-    router: str = "router1"
+    placer: str = None
+    router: str = None
     target_mhz: float = None
+    no_target: bool = False
     cache: pathlib.Path = None
     report: pathlib.Path = None
     reasons: bool = False
@@ -59,7 +64,10 @@ class SweepSpec:
         if unknown or not self.measurements:
             raise ValueError(f"measurements must be some of {', '.join(MEASUREMENTS)}, not "
                              f"{','.join(self.measurements)!r}")
-        check_nextpnr_options(self.placer, self.router)
+        check_nextpnr_options(self.placer or PLACERS[0], self.router or ROUTERS[0])
+        check_bool("no_target", self.no_target)
+        if self.no_target and self.target_mhz is not None:
+            raise ValueError("no_target and a target_mhz contradict each other")
         check_positive_integer("vectors", self.vectors)
         check_positive_integer("results", self.results)
         object.__setattr__(self, "out", pathlib.Path(self.out))
@@ -72,12 +80,15 @@ class SweepSpec:
     def results_path(self):
         return self.out / "results.csv"
 
-    def settings(self):
-        """``{measurement: options}`` as the tasks carry them."""
-        synth = {"router": self.router, "target_mhz": self.target_mhz,
+    def settings(self, design):
+        """``{measurement: options}`` as the tasks of ``design`` (a name) carry them: nextpnr's
+        options those the spec names, the others the design's own."""
+        chosen = DESIGNS[design].place_and_route.overridden(
+            self.placer, self.router, self.target_mhz, self.no_target)
+        synth = {"router": chosen.router, "target_mhz": chosen.target_mhz,
                  "work": str((self.cache / "synth").resolve())}
-        if self.placer != "heap":   # HeAP's results, cached before the option, keep their keys
-            synth["placer"] = self.placer
+        if chosen.placer != "heap":  # HeAP's results, cached before the option, keep their keys
+            synth["placer"] = chosen.placer
         return {"accuracy": {"vectors": self.vectors},
                 "cycles": {"results": self.results},
                 "synth": synth}
@@ -101,9 +112,9 @@ def plan_sweep(spec, jobs=1, client=None):
     points = sweep_points(spec.designs, spec.widths, spec.folds, spec.devices)
     tabled = ResultsTable.peek(spec.results_path, columns(spec.measurements, spec.reasons))
     cache = ResultCache(spec.cache)
-    settings = spec.settings()
     done = [p for p in points if p.key in tabled]
-    tasks = {p: tasks_for(p, spec.measurements, settings) for p in points if p.key not in tabled}
+    tasks = {p: tasks_for(p, spec.measurements, spec.settings(p.design)) for p in points
+             if p.key not in tabled}
     cached, to_run = {}, []
     for task in dict.fromkeys(t for ts in tasks.values() for t in ts):
         outcome = cache.get(task)

@@ -255,17 +255,32 @@ def test_cache_key_follows_options_and_device():
 
 
 def test_the_placer_keys_synthesis_and_heaps_keys_stay_as_they_were(tmp_path):
-    heap = SweepSpec(designs=("inertia-linear",), out=tmp_path).settings()["synth"]
-    static = SweepSpec(designs=("inertia-linear",), out=tmp_path, placer="static")
-    assert "placer" not in heap and static.settings()["synth"]["placer"] == "static"
+    heap = SweepSpec(designs=("cordic-pipelined",), out=tmp_path).settings("cordic-pipelined")
+    static = SweepSpec(designs=("cordic-pipelined",), out=tmp_path, placer="static")
+    assert "placer" not in heap["synth"]
+    assert static.settings("cordic-pipelined")["synth"]["placer"] == "static"
     cache = ResultCache(None)
 
     def key(settings):
-        return cache.key(Task("synth", "inertia-linear", 18, 6, "ecp5-85k",
-                              tuple(sorted(settings.items()))))
-    assert key(heap) != key(static.settings()["synth"])
+        return cache.key(Task("synth", "cordic-pipelined", 16, 1, "ecp5-85k",
+                              tuple(sorted(settings["synth"].items()))))
+    assert key(heap) != key(static.settings("cordic-pipelined"))
     # A HeAP task has the settings, so the key, it had before the placer was an option.
-    assert set(heap) == {"router", "target_mhz", "work"}
+    assert set(heap["synth"]) == {"router", "target_mhz", "work"}
+
+
+def test_a_synthesis_point_takes_the_designs_options_unless_told_otherwise(tmp_path):
+    # The same options robohw synth takes by default (Design.place_and_route).
+    for name in ("inertia-linear", "dynamics-array", "cordic-pipelined"):
+        own = DESIGNS[name].place_and_route
+        synth = SweepSpec(designs=(name,), out=tmp_path).settings(name)["synth"]
+        assert (synth.get("placer", "heap"), synth["router"], synth["target_mhz"]) == \
+            (own.placer, own.router, own.target_mhz)
+    told = SweepSpec(designs=("inertia-linear",), out=tmp_path, placer="heap",
+                     router="router2", no_target=True).settings("inertia-linear")["synth"]
+    assert "placer" not in told and told["router"] == "router2" and told["target_mhz"] is None
+    with pytest.raises(ValueError, match="no_target and a target_mhz contradict each other"):
+        SweepSpec(designs=("inertia-linear",), out=tmp_path, target_mhz=90, no_target=True)
 
 
 @pytest.mark.parametrize("option, message", [

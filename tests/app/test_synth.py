@@ -289,6 +289,20 @@ def test_a_designs_own_options_reach_nextpnr_and_options_override_them(fake_tool
     assert arguments()[arguments().index("--freq") + 1] == "150"
 
 
+def test_options_given_replace_a_designs_own_and_the_others_stay():
+    from robohw.sim.place_and_route import PlaceAndRoute
+    own = PlaceAndRoute(placer="static", router="router2", target_mhz=90, seeds=(4,))
+    assert own.overridden() == own
+    assert own.overridden(router="router1", seeds=[1, 2]) == PlaceAndRoute(
+        placer="static", router="router1", target_mhz=90, seeds=(1, 2))
+    assert own.overridden(target_mhz=120).target_mhz == 120
+    assert own.overridden(no_target=True).target_mhz is None
+    with pytest.raises(ValueError, match="no_target and a target_mhz contradict each other"):
+        own.overridden(target_mhz=120, no_target=True)
+    with pytest.raises(ValueError, match="placer must be one of heap, static, not 'sa'"):
+        own.overridden(placer="sa")
+
+
 def test_a_bare_synth_leaves_out_the_designs_that_cannot_place(fake_tools, monkeypatch, capsys):
     import robohw.registry
     from robohw.commands import main

@@ -1,26 +1,93 @@
-"""Output files written atomically: into a temporary file beside the target, renamed over it
-when complete, so a failed run leaves nothing behind (docs/conventions.md)."""
+"""Output files as a user expects them written (docs/conventions.md).
+
+- A regular file (new or existing) is written atomically: into a temporary file beside it,
+  renamed over it when complete, so a failed run leaves the old file, or nothing, behind. A
+  new file has the mode the umask gives (``0666 & ~umask``); an existing one keeps its mode.
+- A symbolic link stays a link: the file it names is written, atomically, beside that file.
+- A FIFO, a character device (``/dev/null``, a terminal) or a link into ``/proc``
+  (``/dev/stdout``) is written directly; so is ``-``, standard output.
+- A place that cannot be written is :class:`OutputError`: one line naming the path as the
+  user gave it.
+"""
 
 import contextlib
 import json
 import os
 import pathlib
-import tempfile
+import secrets
+import stat
+import sys
 
-__all__ = ["atomic_open", "write_json", "write_text"]
+__all__ = ["OutputError", "STANDARD_STREAM", "atomic_open", "write_json", "write_text"]
+
+# The path that names standard output (an output) or standard input (an input).
+STANDARD_STREAM = "-"
+
+
+class OutputError(OSError):
+    """An output that cannot be written: ``cannot write PATH: reason``, ``PATH`` as given."""
+    def __init__(self, path, error):
+        reason = error.strerror or str(error) if isinstance(error, OSError) else str(error)
+        super().__init__(f"cannot write {path}: {reason[:1].lower()}{reason[1:]}")
+        self.path = str(path)
+
+
+def _written_directly(path):
+    """Whether ``path`` is written in place: a FIFO, a device, a link into ``/proc``."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as error:
+        raise OutputError(path, error) from None
+    return not stat.S_ISREG(mode) or os.path.realpath(path).startswith("/proc/")
+
+
+def _temporary_beside(target, original):
+    """A new file beside ``target`` (mode ``0666`` less the umask, as any new file), open for
+    writing: ``(descriptor, name)``."""
+    while True:
+        name = target.parent / f".{target.name}.{secrets.token_hex(4)}"
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), name
+        except FileExistsError:
+            continue
+        except OSError as error:
+            raise OutputError(original, error) from None
 
 
 @contextlib.contextmanager
 def atomic_open(path, newline=None, binary=False):
-    """A text file (``binary``: a binary one) to write that appears at ``path`` only when the
-    ``with`` block succeeds."""
-    path = pathlib.Path(path)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    """A text file (``binary``: a binary one) to write at ``path``, as the module docstring
+    says: a regular file appears only when the ``with`` block succeeds; ``-`` is standard
+    output. Raises :class:`OutputError` for a place that cannot be written."""
+    if str(path) == STANDARD_STREAM:
+        stream = sys.stdout.buffer if binary else sys.stdout
+        yield stream
+        stream.flush()
+        return
+    if _written_directly(path):
+        try:
+            file = open(path, "wb") if binary else open(path, "w", newline=newline)
+        except OSError as error:
+            raise OutputError(path, error) from None
+        with file:
+            yield file
+        return
+    # A link is kept: the file it names is the one replaced.
+    target = pathlib.Path(os.path.realpath(path))
+    try:
+        kept_mode = stat.S_IMODE(os.stat(target).st_mode)
+    except FileNotFoundError:
+        kept_mode = None
+    handle, temporary = _temporary_beside(target, path)
     try:
         with (os.fdopen(handle, "wb") if binary
               else os.fdopen(handle, "w", newline=newline)) as file:
             yield file
-        os.replace(temporary, path)
+        if kept_mode is not None:
+            os.chmod(temporary, kept_mode)
+        os.replace(temporary, target)
     except BaseException:
         os.unlink(temporary)
         raise

@@ -1,21 +1,27 @@
 """CSV files of named float columns, as the command line reads and writes them.
 
-Read: UTF-8 with or without a byte-order mark, ``\n`` or ``\r\n``, trailing blank lines
-ignored, columns by header name in any order, extra columns ignored, a needed column named twice
-an error, non-finite values an error.
+Read: UTF-8 with or without a byte-order mark, ``\n`` or ``\r\n``, ``-`` for standard input,
+trailing blank lines ignored, columns by header name in any order, extra columns ignored, a
+needed column named twice an error; numbers in plain decimal or exponent notation
+(``-1.5``, ``2e-3``), anything else (``1_5``, full-width digits, non-finite values) an error;
+fields separated by commas (a file separated by ``;`` or tabs is named so).
 
 :func:`read_columns` returns the named columns (any order in the file, extra columns ignored)
 and raises :class:`CsvFileError` with one line naming the file, line and column of the first
 problem. :func:`write_rows` writes atomically: a failure leaves no file behind.
 """
 
+import contextlib
 import csv
+import io
 import math
 import pathlib
+import re
+import sys
 
 import numpy as np
 
-from robohw.support.atomic import atomic_open
+from robohw.support.atomic import STANDARD_STREAM, atomic_open
 
 __all__ = ["CsvFileError", "read_columns", "write_rows"]
 
@@ -24,12 +30,39 @@ class CsvFileError(ValueError):
     """A bad CSV file; the message names the file, line and column."""
 
 
+# A number as the files hold it: plain decimal or exponent notation, ASCII digits only
+# (Python's float() also takes "1_5" and full-width digits, which no CSV writer means).
+_NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?", re.ASCII)
+_NOT_FINITE = {"inf", "infinity", "nan"}
+# Separators a spreadsheet may write instead of commas.
+_OTHER_DELIMITERS = {";": "';'", "\t": "tabs", "|": "'|'"}
+
+
+def _opened(path):
+    """What opens the file at ``path`` as text (UTF-8; a byte-order mark, as spreadsheet
+    programs write, is not a column name), ``-`` standard input (left open after reading)."""
+    if str(path) == STANDARD_STREAM:
+        return lambda: contextlib.nullcontext(
+            io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8-sig", newline=""))
+    return lambda: open(path, newline="", encoding="utf-8-sig")
+
+
+def _number(text):
+    """``text`` as a float, or the reason it is not one."""
+    if _NUMBER.fullmatch(text):
+        return float(text)
+    if text.lower().lstrip("+-") in _NOT_FINITE:
+        return "not finite"
+    return "not a number"
+
+
 def read_columns(path, columns):
-    """Float array of shape ``(rows, len(columns))`` from ``path``, columns by name."""
-    path = pathlib.Path(path)
+    """Float array of shape ``(rows, len(columns))`` from ``path`` (``-``: standard input),
+    columns by name."""
+    opened = _opened(path)
+    path = "standard input" if str(path) == STANDARD_STREAM else pathlib.Path(path)
     try:
-        # utf-8-sig: a byte-order mark (spreadsheet programs write one) is not a column name.
-        with open(path, newline="", encoding="utf-8-sig") as file:
+        with opened() as file:
             rows = list(csv.reader(file))
     except OSError as error:
         raise CsvFileError(f"{path}: {error.strerror}") from None
@@ -42,6 +75,11 @@ def read_columns(path, columns):
         raise CsvFileError(f"{path}, line 1: empty file; expected the header "
                            f"{','.join(columns)}")
     header = [name.strip() for name in rows[0]]
+    if len(header) == 1 and len(columns) > 1:
+        for delimiter, said in _OTHER_DELIMITERS.items():
+            if delimiter in header[0]:
+                raise CsvFileError(f"{path}, line 1: fields separated by {said}; separate "
+                                   f"them by commas")
     for name in columns:
         if name not in header:
             raise CsvFileError(f"{path}, line 1, column {name}: missing")
@@ -56,13 +94,11 @@ def read_columns(path, columns):
                                f"{len(header)}")
         for k, (name, column) in enumerate(zip(columns, index)):
             text = row[column].strip()
-            try:
-                value = float(text)
-            except ValueError:
-                raise CsvFileError(f"{path}, line {line}, column {name}: not a number: "
-                                   f"{text!r}") from None
-            if not math.isfinite(value):
-                raise CsvFileError(f"{path}, line {line}, column {name}: not finite: {text!r}")
+            value = _number(text)
+            if not isinstance(value, str) and not math.isfinite(value):
+                value = "not finite"        # beyond a float64: 1e999
+            if isinstance(value, str):
+                raise CsvFileError(f"{path}, line {line}, column {name}: {value}: {text!r}")
             values[line - 2, k] = value
     return values
 

@@ -1,9 +1,19 @@
 """What every family's plots share: matplotlib on a file-only backend, and the error histograms
 of ``robohw report``."""
 
+import pathlib
+
 import numpy as np
 
-__all__ = ["plot_error_histograms", "pyplot"]
+__all__ = ["IMAGE_FORMATS", "image_format", "plot_error_histograms", "pyplot"]
+
+# The formats a figure may be written in, by the suffix of its file.
+IMAGE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf"}
+
+
+def image_format(path):
+    """The format ``path``'s suffix names (:data:`IMAGE_FORMATS`, any case), or ``None``."""
+    return IMAGE_FORMATS.get(pathlib.Path(str(path)).suffix.lower())
 
 
 def pyplot():

@@ -18,7 +18,7 @@ from robohw.dynamics.reference import inverse_dynamics
 from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
                                                    structural_zeros)
 from robohw.dynamics.report import time_rows
-from robohw.support.plots import pyplot
+from robohw.support.plots import image_format, pyplot
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_states
 from robohw.transputer.costs import calibrate
@@ -57,7 +57,8 @@ def format_rows(rows):
 
 def plot_gantt(row, path):
     """One sample of ``row``'s run: a bar per processor for its computing and one per link
-    direction in use, in ms."""
+    direction in use, in ms; in the format ``path``'s suffix names
+    (:data:`~robohw.support.plots.IMAGE_FORMATS`; PNG for any other)."""
     plt = pyplot()
     activities = row.run.sample.activities
     resources = sorted({a.resource for a in activities},
@@ -81,7 +82,7 @@ def plot_gantt(row, path):
     axis.grid(True, axis="x", alpha=0.3)
     figure.tight_layout()
     with atomic_open(path, binary=True) as file:
-        figure.savefig(file, format="png", dpi=100)
+        figure.savefig(file, format=image_format(path) or "png", dpi=100)
     plt.close(figure)
 
 

@@ -25,6 +25,7 @@ Examples::
 """
 
 import argparse
+import os
 import sys
 import warnings
 
@@ -32,6 +33,7 @@ from robohw import __version__
 from robohw.commands import (bench, distributed, dynamics, export, ik, ik_graph, inertia,
                              platform, report, sim, sweep, synth, transputer)
 from robohw.commands.options import CommandParser, add_quiet, bad_outputs, usage
+from robohw.support.atomic import OutputError
 from robohw.support.progress import Progress
 
 __all__ = ["main"]
@@ -88,11 +90,19 @@ def main(argv=None):
     Progress.silenced = args.quiet
     # Every output path is checked before any work; each command checks its own folders and
     # holds its outputs against its inputs.
-    bad = bad_outputs([getattr(args, name, None) for name in ("json", "vcd", "markdown", "gantt")])
+    bad = bad_outputs({f"--{name}": getattr(args, name, None)
+                       for name in ("json", "vcd", "markdown", "gantt")})
     if bad:
         return usage(args.command, bad)
     try:
         return args.run(args)
+    except BrokenPipeError:
+        # Standard output's reader went away (| head): what it read stands; no traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except OutputError as error:
+        # An output that cannot be written (/proc/x.csv): the path as the user gave it.
+        return usage(args.command, error)
     except OSError as error:
         print(f"robohw: {error}", file=sys.stderr)
         return 1

@@ -51,7 +51,7 @@ def register(commands):
 def run(args):
     from robohw.distributed import VIA_Q6, hardware_runner, run_study, write_run
     from robohw.robots import RobotFileError, load_robot
-    bad = bad_outputs([args.out, args.json])
+    bad = bad_outputs({"--out": args.out, "--json": args.json})
     if bad:
         return usage("distributed", bad)
     if args.via_q6 is not None and (args.trajectory != 2 or not np.isfinite(args.via_q6)):

@@ -177,8 +177,10 @@ def file_command(commands, name, summary, example, source, source_help, out_help
     """A command from one CSV file to another for a robot (ik, inertia, dynamics): its input
     option ``source``, ``--out``, ``--robot`` and ``--backend`` (first choice the default)."""
     command = commands.add_parser(name, help=summary, epilog=f"example: {example}")
-    command.add_argument(source, required=True, metavar="IN.csv", help=source_help)
-    command.add_argument("--out", required=True, metavar="OUT.csv", help=out_help)
+    command.add_argument(source, required=True, metavar="IN.csv",
+                         help=f"{source_help} ('-': standard input)")
+    command.add_argument("--out", required=True, metavar="OUT.csv",
+                         help=f"{out_help} ('-': standard output)")
     command.add_argument("--robot", default="puma560", metavar="FILE.toml",
                          help="robot file or shipped name (default puma560)")
     command.add_argument("--backend", choices=backends, default=backends[0],
@@ -237,14 +239,27 @@ def bad_folder(path):
 
 def bad_outputs(outputs, inputs=()):
     """The one-line reason an output path cannot be written, or ``None``: checked before any
-    work (a missing directory, an output that is an input)."""
-    inputs = {pathlib.Path(p).resolve() for p in inputs if p}
-    for path in outputs:
+    work (a missing directory, an output that is an input, two outputs at one path). ``-`` is
+    standard output, once at most. ``outputs``: paths, or ``{option: path}`` (the options
+    named when two share a path)."""
+    from robohw.support.atomic import STANDARD_STREAM
+    if not isinstance(outputs, dict):
+        outputs = {f"output {k + 1}": path for k, path in enumerate(outputs)}
+    inputs = {pathlib.Path(p).resolve() for p in inputs if p and str(p) != STANDARD_STREAM}
+    seen = {}
+    for option, path in outputs.items():
         if path is None:
             continue
+        key = STANDARD_STREAM if str(path) == STANDARD_STREAM else pathlib.Path(path).resolve()
+        if key in seen:
+            where = "standard output" if key == STANDARD_STREAM else path
+            return f"{seen[key]} and {option} name one file ({where}): give each its own"
+        seen[key] = option
+        if key == STANDARD_STREAM:
+            continue
         path = pathlib.Path(path)
-        parent = path.resolve().parent
-        if path.resolve() in inputs:
+        parent = key.parent
+        if key in inputs:
             return f"cannot write {path}: it is an input of this command"
         if not parent.is_dir():
             return f"cannot write {path}: directory {path.parent} does not exist"

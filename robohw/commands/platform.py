@@ -47,9 +47,11 @@ def register(commands):
         command = actions.add_parser(
             action, help=summary,
             epilog=f"example: robohw platform {action} {source} in.csv --out out.csv")
-        command.add_argument(source, required=True, metavar="IN.csv", help=source_help)
+        command.add_argument(source, required=True, metavar="IN.csv",
+                             help=f"{source_help} ('-': standard input)")
         command.add_argument("--out", required=True, metavar="OUT.csv",
-                             help=f"written with the header {out_help},valid")
+                             help=f"written with the header {out_help},valid ('-': "
+                                  f"standard output)")
         command.add_argument("--platform", default="hexapod", metavar="FILE.toml",
                              help="platform file or shipped name: hexapod (default), "
                                   "planar_3rpr")

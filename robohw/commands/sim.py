@@ -2,8 +2,8 @@
 
 import sys
 
-from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, integer
-from robohw.support.atomic import write_json
+from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, integer, usage
+from robohw.support.atomic import STANDARD_STREAM, write_json
 from robohw.support.formats import versioned
 
 __all__ = ["register", "run"]
@@ -27,21 +27,25 @@ def register(commands):
     sim.add_argument("--seed", type=integer("--seed", 0), default=0,
                      help="workload seed (default 0)")
     sim.add_argument("--vcd", metavar="FILE", help="write the waveform for GTKWave")
-    sim.add_argument("--json", metavar="FILE", help="also write the result as JSON")
+    sim.add_argument("--json", metavar="FILE", help="also write the result as JSON ('-': "
+                     "to standard output, instead of the summary)")
     sim.set_defaults(run=run)
     return sim
 
 
 def run(args):
     from robohw.flows.simulate import simulate
+    if args.vcd == STANDARD_STREAM:
+        return usage("sim", "--vcd needs a file: a waveform does not go to standard output")
     try:
         result = simulate(args.design, args.backend, args.width, args.count, args.seed,
                           args.vcd, fold=args.fold)
     except ARGUMENT_ERRORS as error:
         print(f"robohw sim: {error}", file=sys.stderr)
         return 2
-    for key, value in result.items():
-        print(f"{key:16} {value}")
+    if args.json != STANDARD_STREAM:         # with --json -, the JSON is the output
+        for key, value in result.items():
+            print(f"{key:16} {value}")
     if args.json:
         write_json(args.json, versioned(result))
     if result["backend"] != "model" and not result["equals_model"]:

@@ -3,6 +3,7 @@
 from robohw.commands.options import ARGUMENT_ERRORS, integer_list, positive, usage
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
+from robohw.support.plots import image_format
 from robohw.support.progress import Progress
 
 __all__ = ["register", "run"]
@@ -38,13 +39,16 @@ def register(commands):
                             "(default 60)")
     transputer.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     transputer.add_argument("--gantt", metavar="FILE.png", help="draw one sample on the "
-                            "largest network: computation and link traffic per processor")
+                            "largest network: computation and link traffic per processor "
+                            "(.png, .svg or .pdf)")
     transputer.set_defaults(run=run)
     return transputer
 
 
 def run(args):
     from robohw.transputer import Links, format_rows, plot_gantt, study
+    if args.gantt and image_format(args.gantt) is None:
+        return usage("transputer", f"--gantt {args.gantt}: name a .png, .svg or .pdf file")
     links = Links(mbit_per_s=float(args.link_mbit), word_bytes=args.real // 8)
     try:
         progress = Progress(len(args.processors))

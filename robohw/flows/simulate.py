@@ -6,10 +6,15 @@ Verilator) and ``model`` (the bit-exact model alone: no cycles). Each
 simulated run is checked against the bit-exact model and measured against float64.
 """
 
+import contextlib
+import pathlib
+import shutil
+import tempfile
 
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.registry import design as find_design
 from robohw.sim.measure import measure_timing
+from robohw.support.atomic import atomic_open
 from robohw.support.progress import Progress
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
@@ -18,6 +23,20 @@ from robohw.sim.verilator import run_stream_verilator
 __all__ = ["BACKENDS", "simulate"]
 
 BACKENDS = ("amaranth", "compiled", "verilator", "model")
+
+
+@contextlib.contextmanager
+def _waveform(vcd):
+    """A path for a tool that writes the waveform itself (Verilator), copied to ``vcd`` as
+    every output is written (robohw.support.atomic) when the run succeeds; ``None`` for none."""
+    if vcd is None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix="robohw-vcd-") as folder:
+        written = pathlib.Path(folder) / "waveform.vcd"
+        yield str(written)
+        with open(written, "rb") as source, atomic_open(vcd, binary=True) as target:
+            shutil.copyfileobj(source, target)
 
 
 def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, stream=None,
@@ -41,22 +60,26 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
         outputs = None
     elif backend == "amaranth":
         progress = Progress(len(workload.payloads), stream)
-        run = run_stream(dut, workload.payloads, vcd=vcd,
-                         on_result=lambda done: progress.update(done, f"{name} results"))
+        # The waveform is written as every output is (robohw.support.atomic).
+        with atomic_open(vcd) if vcd is not None else contextlib.nullcontext() as file:
+            run = run_stream(dut, workload.payloads, vcd=file,
+                             on_result=lambda done: progress.update(done, f"{name} results"))
         outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
     elif backend == "compiled":
         bar = Progress(1, stream)
-        run = run_stream_compiled(dut, workload.payloads, vcd=vcd,
-                                  identity=f"{name} width={width} fold={result['fold']}",
-                                  say=lambda step: bar.update(
-                                      0, f"{name}: compiled model: {step}", force=True))
+        with _waveform(vcd) as written:
+            run = run_stream_compiled(dut, workload.payloads, vcd=written,
+                                      identity=f"{name} width={width} fold={result['fold']}",
+                                      say=lambda step: bar.update(
+                                          0, f"{name}: compiled model: {step}", force=True))
         outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles
         result["cycles_per_second"] = round(run.cycles / max(run.wall_seconds, 1e-9))
     else:
         Progress(1, stream).update(0, f"{name}: Verilator builds the model (a large design "
                                       f"takes minutes; kept in the cache)", force=True)
-        outputs, stats = run_stream_verilator(dut, workload.payloads, name=design.module_name,
-                                              vcd=vcd)
+        with _waveform(vcd) as written:
+            outputs, stats = run_stream_verilator(dut, workload.payloads,
+                                                  name=design.module_name, vcd=written)
         inputs_at, outputs_at = stats["input_cycles"], stats["output_cycles"]
     if outputs is None:
         outputs = design.model_outputs(dut, workload)

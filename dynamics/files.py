@@ -41,7 +41,11 @@ from robohw.hw.payload import payload_rows
 from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
-__all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS"]
+__all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
+           "REASONS"]
+
+# The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
+REASONS = ("ok", "out_of_format", "outside_limits", "not_finite")
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 DESIGNS = ("pipelined", "array")

@@ -192,6 +192,10 @@ def plot_ik_schedule(panels, path):
         axis.invert_yaxis()
         axis.set(title=title, xlabel=f"start ({unit})")
         axis.grid(True, axis="x", alpha=0.3)
+        from matplotlib.patches import Patch        # after pyplot() has chosen the backend
+        axis.legend(handles=[Patch(color="tab:blue", label="CCM: start to result"),
+                             Patch(color="tab:orange", label="longest operand wait (buffer)")],
+                    fontsize=8, loc="lower right")
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)

@@ -10,12 +10,13 @@ File format::
     source = "..."                     # optional: where the numbers come from
     gravity = [0.0, 0.0, -9.81]        # optional: gravitational acceleration, base frame
     [[joint]]                          # one table per joint, base to tip
-    type = "revolute"                  # or "prismatic"
-    a = 0.4318                         # m
-    alpha = 0.0                        # rad
-    d = 0.0                            # m (a prismatic joint: absent or 0, q is d)
+    type = "revolute"                  # required: "revolute" or "prismatic"
+    a = 0.4318                         # required, m
+    alpha = 0.0                        # required, rad
+    d = 0.0                            # required for a revolute joint, m (a prismatic
+                                       #   joint: absent or 0, q is d)
     theta = 0.0                        # rad, prismatic only: the fixed joint angle
-    offset = 0.0                       # rad (revolute) or m (prismatic), added to q
+    offset = 0.0                       # required: rad (revolute) or m (prismatic), added to q
     limits = [-0.785, 3.927]           # optional: q range
     velocity_limit = 2.0               # optional: |qdot| bound, per second
     acceleration_limit = 5.0           # optional: |qddot| bound, per second squared

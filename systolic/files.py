@@ -27,7 +27,10 @@ from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
 from robohw.systolic.model import model_inertia
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
-           "BACKENDS", "ALGORITHMS"]
+           "BACKENDS", "ALGORITHMS", "REASONS"]
+
+# The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
+REASONS = ("ok", "out_of_format", "outside_limits")
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 ALGORITHMS = {"linear": "table1", "logdepth": "table2"}

@@ -56,8 +56,10 @@ def register(commands):
                                "(default 0.01, robohw.dynamics.accuracy.BOUND_FRACTION: a "
                                "design whose bound exceeds 1 %% of it is refused)")
     dynamics.add_argument("--reasons", action="store_true",
-                          help="add a reason column: ok, outside_limits (a hardware backend's "
-                               "state outside the robot file's limits), not_finite")
+                          help="add a reason column: ok, out_of_format (a hardware "
+                               "backend's angle beyond its binary angles), outside_limits (a "
+                               "hardware backend's state outside the robot file's limits), "
+                               "not_finite (a float result)")
     dynamics.set_defaults(run=run)
     return dynamics
 

@@ -19,7 +19,9 @@ def register(commands):
                          help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
                               "(Table 2) (default linear)")
     inertia.add_argument("--reasons", action="store_true",
-                         help="add a reason column: ok, outside_limits")
+                         help="add a reason column: ok, out_of_format (a hardware "
+                              "backend's angle beyond its binary angles), outside_limits (a "
+                              "prismatic joint outside the limits its formats are proven for)")
     inertia.add_argument("--width", type=integer("--width", 12, 31), default=24,
                          help="data width of the hardware backends, 12..31 (default 24)")
     inertia.add_argument("--fold", type=integer("--fold", 1),

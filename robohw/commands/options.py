@@ -33,6 +33,15 @@ class CommandParser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: {message}\n")
 
+    def parse_known_args(self, args=None, namespace=None):
+        # A command's parser names the arguments it does not know itself, under its own
+        # name ("robohw platform ik: unrecognized arguments: ..."), not the top parser's.
+        namespace, extras = super().parse_known_args(args, namespace)
+        commands = any(isinstance(a, argparse._SubParsersAction) for a in self._actions)
+        if extras and not commands:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return namespace, extras
+
     def format_help(self):
         if self.lists_designs and self.description is None:
             from robohw.registry import DESIGNS

@@ -15,7 +15,7 @@ __all__ = ["write_run", "hardware_runner"]
 def hardware_runner(backend, progress=None):
     """The ``hardware`` function :func:`robohw.distributed.study.run_study` calls for ``backend``
     (``rtl`` or ``compiled``): the states through the link computers from reset, with
-    progress on ``progress`` (a stream; lines only on a terminal)."""
+    progress on ``progress`` (a stream: :class:`~robohw.support.progress.Progress`)."""
     def runner(dut, codes):
         count = len(codes["qd1"])
         payloads = [{field: int(value[k]) for field, value in codes.items()}

@@ -95,7 +95,11 @@ def main(argv=None):
     if bad:
         return usage(args.command, bad)
     try:
-        return args.run(args)
+        try:
+            return args.run(args)
+        finally:
+            # Before any error line: a progress line left open is ended first.
+            Progress.end_line()
     except BrokenPipeError:
         # Standard output's reader went away (| head): what it read stands; no traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -178,7 +178,8 @@ FOLD_HELP = ("cycles per result of a folded design (inertia arrays): its multipl
 def add_quiet(command):
     """The ``--quiet`` option every command has."""
     command.add_argument("--quiet", action="store_true",
-                         help="no progress lines on stderr (they appear only on a terminal)")
+                         help="no progress on stderr (on a terminal one line redrawn; in a "
+                              "log a line when a long step starts and one when it ends)")
 
 
 def file_command(commands, name, summary, example, source, source_help, out_help, backends,

@@ -67,7 +67,7 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     assert "| circular rotation | interleaved | 16 | x |" in (tmp_path / "cordic.md").read_text()
     data = json.loads((tmp_path / "cordic.json").read_text())
     assert all(row["max_lsb"] <= row["bound_lsb"] for row in data["accuracy"])
-    assert "[1/10]" not in captured.err  # progress only on a terminal
+    assert "[1/10]" not in captured.err  # a log gets only long steps' lines
     inertia = json.loads((tmp_path / "inertia.json").read_text())
     assert all(r["measured"]["latency"] == r["latency"] and r["measured"]["equals_model"]
                for r in inertia["puma"])
@@ -481,23 +481,59 @@ class Terminal(io.StringIO):
         return True
 
 
-def test_progress_lines_on_a_terminal_only():
-    terminal, pipe = Terminal(), io.StringIO()
-    for stream in (terminal, pipe):
-        progress = Progress(4, stream)
-        progress.step("first")
-        progress.update(2, "second")          # within the interval: not shown
-        progress.update(3, "third", force=True)
-    lines = terminal.getvalue().splitlines()
-    assert re.fullmatch(r"\[1/4] #####--------------- first \(\d+\.\d s, ~\d+ s left\)", lines[0])
-    assert lines[1].startswith("[3/4] ###############----- third") and len(lines) == 2
-    assert pipe.getvalue() == ""
+def test_progress_on_a_terminal_is_one_line_redrawn():
+    terminal = Terminal()
+    progress = Progress(4, terminal)
+    progress.step("first")
+    progress.update(2, "second")          # within the interval: not drawn
+    progress.update(3, "third", force=True)
+    text = terminal.getvalue()
+    assert "\n" not in text                # one line, redrawn in place
+    draws = text.split("\r")[1:]
+    assert re.fullmatch(r"\[1/4] #####--------------- first \(\d+\.\d s, ~\d+ s left\)"
+                        r"\x1b\[K", draws[0])
+    assert draws[1].startswith("[3/4] ###############----- third") and len(draws) == 2
+    progress.step("fourth")               # done: the line ends
+    assert terminal.getvalue().endswith("\x1b[K\n")
+    Progress(2, terminal).update(1, "stopped short", force=True)
+    Progress.end_line()                   # the command ended: so does the line
+    assert terminal.getvalue().endswith("stopped short (0.0 s, ~0 s left)\x1b[K\n")
     Progress.silenced = True
     try:
         Progress(2, terminal).step("quiet")
     finally:
         Progress.silenced = False
     assert "quiet" not in terminal.getvalue()
+
+
+def test_progress_in_a_log_is_a_line_when_a_long_step_starts_and_one_when_it_ends(
+        monkeypatch):
+    import robohw.support.progress as progress_module
+    clock = [100.0]
+    monkeypatch.setattr(progress_module.time, "perf_counter", lambda: clock[0])
+    log = io.StringIO()
+    short = Progress(3, log)
+    for done in (1, 2, 3):
+        short.step(f"row {done}")
+    assert log.getvalue() == ""           # a short run says nothing
+    build = Progress(1, log)
+    build.update(0, "model: Verilator builds it", force=True)
+    clock[0] += 79
+    build.update(0, "model: runs", force=True)
+    clock[0] += 3
+    Progress.end_line()
+    assert log.getvalue().splitlines() == [
+        "model: Verilator builds it ...", "model: Verilator builds it: done in 79.0 s",
+        "model: runs ...", "model: runs: done in 3.0 s"]
+    log.truncate(0), log.seek(0)
+    run = Progress(100, log)
+    for done in range(1, 101):
+        clock[0] += 0.5                   # 50 s in all: long
+        run.update(done, "hardware FK")
+    lines = log.getvalue().splitlines()
+    assert len(lines) == 2
+    assert lines[0].startswith("[20/100] ####---------------- hardware FK (10.0 s, ~40 s left)")
+    assert lines[1] == "hardware FK: 100 of 100 done in 50.0 s"
 
 
 def test_sim_quiet_option(capsys):

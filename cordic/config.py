@@ -36,6 +36,7 @@ from robohw.hw.fixed import FixedFormat, Rounding
 
 __all__ = [
     "System", "Direction", "Normalization", "Step", "CordicConfig", "hyperbolic_shifts",
+    "MIN_WIDTH", "MAX_WIDTH",
 ]
 
 
@@ -118,6 +119,8 @@ def _check_int(value, name, low, high):
 # Largest data width: internal x/y values (width + guard + growth bits) must fit numpy's int64
 # in the bit-exact model, with room for the rounding increment.
 MAX_WIDTH = 40
+# Smallest data width: the sign bit, an integer bit and two fraction bits.
+MIN_WIDTH = 4
 MAX_GUARD_BITS = 16
 MAX_INTERNAL_WIDTH = 60
 
@@ -173,7 +176,7 @@ class CordicConfig:
         self.direction = _parse_enum(Direction, direction, "direction")
         self.normalization = _parse_enum(Normalization, normalization, "normalization")
         self.rounding = _parse_enum(Rounding, rounding, "rounding")
-        self.width = _check_int(width, "width", 4, MAX_WIDTH)
+        self.width = _check_int(width, "width", MIN_WIDTH, MAX_WIDTH)
         if frac_bits is None:
             frac_bits = width - 3
         self.frac_bits = _check_int(frac_bits, "frac_bits", 0, width - 1)

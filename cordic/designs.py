@@ -10,7 +10,7 @@ import numpy as np
 from robohw.cordic.accuracy import (MEANINGFUL_OUTPUTS, error_bound_lsb, output_errors,
                                     sample_inputs)
 from robohw.cordic.architectures import ARCHITECTURES
-from robohw.cordic.config import CordicConfig
+from robohw.cordic.config import MAX_WIDTH, MIN_WIDTH, CordicConfig
 from robohw.cordic.model import cordic_model
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 
@@ -22,7 +22,7 @@ class CordicDesign(Design):
 
     def __init__(self, name, architecture):
         super().__init__(name, f"CORDIC processor, {architecture.replace('_', '-')}, circular "
-                               f"rotation", 16, (16, 24, 32))
+                               f"rotation", 16, (16, 24, 32), (MIN_WIDTH, MAX_WIDTH))
         self.architecture = architecture
 
     def _config(self, width):

@@ -131,4 +131,4 @@ def check_accuracy(plan, fraction, replan):
         f"{robot.source or robot.name}: at {width} bits the design's torques are proven within "
         f"{promise.bound:.3g} {promise.unit}, {promise.fraction:.2%} of the "
         f"{promise.largest_torque:.3g} {promise.unit} its limits allow, where bound_fraction "
-        f"(--bound-fraction) allows {fraction:.2%}; {weighs}; {width_text}")
+        f"(robohw dynamics --bound-fraction) allows {fraction:.2%}; {weighs}; {width_text}")

@@ -9,7 +9,7 @@ from robohw.dynamics.array import NewtonEulerArray
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
-from robohw.dynamics.pipeline import NewtonEulerPipeline
+from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
@@ -38,7 +38,7 @@ class DynamicsDesign(Design):
         else:
             summary = (f"joint torques of {label}, Lee & Chang's array of {array[0]} elements, "
                        f"{array[1]} network")
-        super().__init__(name, summary, DYNAMICS_WIDTH, (18, 24))
+        super().__init__(name, summary, DYNAMICS_WIDTH, (18, 24), (MIN_WIDTH, MAX_WIDTH))
         self.robot, self.array = robot, array
 
     def build(self, width=None, fold=None):

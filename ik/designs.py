@@ -8,7 +8,7 @@ from robohw.ik.accuracy import well_conditioned
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
 from robohw.ik.codec import field_formats, payload_joint_angles, encode_poses, pose_inputs
-from robohw.ik.puma_graph import GRAPHS, puma_format
+from robohw.ik.puma_graph import GRAPHS, IK_WIDTHS, puma_format
 from robohw.ik.reference import puma_ik
 from robohw.robots import load_robot
 from robohw.robots.kinematics import forward_kinematics
@@ -42,7 +42,7 @@ class IkDesign(Design):
         default = PIPELINED_IK_WIDTH if timing == "pipelined" else 24
         super().__init__(name, f"PUMA 560 inverse kinematics, {label} CCM graph, "
                                f"{timing.replace('_', '-')} CCMs", default,
-                         tuple(sorted({16, default, 24})))
+                         tuple(sorted({16, default, 24})), IK_WIDTHS)
         self.graph, self.timing = graph, timing
 
     def build(self, width=None, fold=None):

@@ -40,12 +40,12 @@ import math
 
 import numpy as np
 
-from robohw.cordic.config import Direction, System
+from robohw.cordic.config import MAX_WIDTH, Direction, System
 from robohw.ik.codec import JOINT_FIELDS, POSE_INPUTS
 from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
 from robohw.robots.family import check_puma_family
 
-__all__ = ["best_graph", "paper_graph", "GRAPHS", "puma_format", "GUARD_BITS"]
+__all__ = ["best_graph", "paper_graph", "GRAPHS", "puma_format", "GUARD_BITS", "IK_WIDTHS"]
 
 HYPERBOLIC_EXPANSION = 4  # domains |y/x| < 0.999998: see the module docstring
 
@@ -57,6 +57,9 @@ ROT, VEC = Direction.ROTATION, Direction.VECTORING
 # within 1e-4 rad of float64 at 24 bits where |sin q5| >= 0.05 (5.2e-5 measured; 1.5e-4 without;
 # the report's IK accuracy table).
 GUARD_BITS = 1
+# The widths the PUMA IK builds at: from the narrowest its accuracy table measures (16 bits,
+# docs/ik.md) to the CORDIC's widest (robohw.cordic.config.MAX_WIDTH) less the guard bit.
+IK_WIDTHS = (16, MAX_WIDTH - GUARD_BITS)
 
 
 def puma_format(width):

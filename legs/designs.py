@@ -8,14 +8,18 @@ import functools
 
 import numpy as np
 
+from robohw.cordic.config import MAX_WIDTH as CORDIC_MAX_WIDTH
 from robohw.hw.fixed import FixedFormat
 from robohw.ik.designs import task_graph_outputs
 from robohw.ik.model import evaluate_model, output_codes
 from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
-                                        reference_dynamics, state_codes, state_inputs)
+from robohw.legs.dynamics_graph import (DYNAMICS_GUARD_BITS, dynamics_format, dynamics_graph,
+                                        dynamics_scale, reference_dynamics, state_codes,
+                                        state_inputs)
+from robohw.legs.fk_graph import FK_GUARD_BITS
 from robohw.legs.dynamics_graph import sample_states as sample_states_within
-from robohw.legs.ik_graph import angle_fields, leg_ik_graph, platform_format, pose_codes
+from robohw.legs.ik_graph import (GUARD_BITS, angle_fields, leg_ik_graph, platform_format,
+                                  pose_codes)
 from robohw.legs.ik_graph import pose_inputs as platform_pose_inputs
 from robohw.legs.leg_machine import LegMachine
 from robohw.legs.platform_kinematics import inverse_kinematics
@@ -25,15 +29,23 @@ from robohw.robots.sampling import sample_poses, sample_trajectory
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
 
-__all__ = ["PlatformIkDesign", "PlatformDynamicsDesign", "PlatformFkDesign", "DESIGNS"]
+__all__ = ["PlatformIkDesign", "PlatformDynamicsDesign", "PlatformFkDesign", "DESIGNS",
+           "PLATFORM_MIN_WIDTH"]
+
+# The platform designs' narrowest width: the narrowest the legs report measures
+# (robohw.legs.report.LEG_WIDTHS).
+PLATFORM_MIN_WIDTH = 16
 
 class _PlatformDesign(Design):
     """What the platform designs share: the platform file and the formats of a CCM graph's
     fields."""
     family = "platform"
 
-    def __init__(self, name, summary, platform):
-        super().__init__(name, summary, 24, (16, 24))
+    def __init__(self, name, summary, platform, guard_bits):
+        # Up to the CORDIC's widest less the design's guard bits (its CCMs are that much
+        # wider than its ports).
+        super().__init__(name, summary, 24, (16, 24),
+                         (PLATFORM_MIN_WIDTH, CORDIC_MAX_WIDTH - guard_bits))
         self.platform_name = platform
 
     @functools.cached_property
@@ -59,7 +71,7 @@ class PlatformIkDesign(_PlatformDesign):
 
     def __init__(self, name, timing, platform="hexapod"):
         super().__init__(name, f"leg lengths of the {platform} platform, one CCM processor per "
-                               f"leg, {timing.replace('_', '-')} CCMs", platform)
+                               f"leg, {timing.replace('_', '-')} CCMs", platform, GUARD_BITS)
         self.timing = timing
 
     def build(self, width=None, fold=None):
@@ -109,7 +121,7 @@ class PlatformDynamicsDesign(_PlatformDesign):
     def __init__(self, name, platform="hexapod"):
         super().__init__(name, f"inverse dynamics of the {platform} platform on Gosselin's "
                                f"machine: a CORDIC processor per leg and for the platform, "
-                               f"a one-word bus", platform)
+                               f"a one-word bus", platform, DYNAMICS_GUARD_BITS)
 
     @functools.cached_property
     def scale(self):
@@ -172,7 +184,7 @@ class PlatformFkDesign(_PlatformDesign):
     def __init__(self, name, platform="hexapod", iterations=SERVO_ITERATIONS):
         super().__init__(name, f"forward kinematics of the {platform} platform in a servo loop "
                                f"on Gosselin's machine, {iterations} Newton iterations a row",
-                         platform)
+                         platform, FK_GUARD_BITS)
         self.iterations = iterations
 
     def build(self, width=None, fold=None):

@@ -35,6 +35,8 @@ class Workload:
 class Design:
     """One top-level design; subclasses fill in the family's parts.
 
+    :attr:`width_range`: the widths it builds at, ``(low, high)`` inclusive
+    (:meth:`check_width`); :attr:`widths`: those ``robohw export`` writes by default.
     :attr:`default_fold` is ``None`` for a design without a folding factor; a folded design's
     default is the smallest fold that fits an ECP5-85F at its default width.
     :attr:`one_at_a_time`: the design holds one input at a time for thousands of cycles
@@ -50,9 +52,21 @@ class Design:
     place_and_route = PlaceAndRoute()
     unplaced = None
 
-    def __init__(self, name, summary, default_width, widths):
+    def __init__(self, name, summary, default_width, widths, width_range):
         self.name, self.summary = name, summary
         self.default_width, self.widths = default_width, widths
+        low, high = width_range
+        self.width_range = (low, high)
+
+    def check_width(self, width):
+        """Return ``width`` if the design builds at it (:attr:`width_range`, inclusive: every
+        command states and checks this one range); raise ``ValueError`` naming the design
+        and its range otherwise."""
+        low, high = self.width_range
+        if type(width) is not int or not low <= width <= high:
+            raise ValueError(f"{self.name}: width must be an integer in [{low}, {high}], not "
+                             f"{width!r}")
+        return width
 
     def placed_by(self, place_and_route=None, *, unplaced=None):
         """Set :attr:`place_and_route` (a :class:`~robohw.sim.place_and_route.PlaceAndRoute`)

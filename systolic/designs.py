@@ -11,7 +11,8 @@ from robohw.sim.place_and_route import PlaceAndRoute
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS
 from robohw.systolic.codec import (decode_outputs, encode_joints, field_formats, inertia_field,
                                    output_codes, output_payloads)
-from robohw.systolic.model import model_outputs
+from robohw.systolic.array import MIN_WIDTH
+from robohw.systolic.model import MAX_WIDTH, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH"]
@@ -30,7 +31,8 @@ class InertiaDesign(Design):
         kind = "O(N) linear systolic array" if array == "linear" else \
             "O(log2 N) recursive-doubling array"
         label = robot if isinstance(robot, str) else robot.name
-        super().__init__(name, f"inertia matrix of {label}, {kind}", INERTIA_WIDTH, (18, 24))
+        super().__init__(name, f"inertia matrix of {label}, {kind}", INERTIA_WIDTH, (18, 24),
+                         (MIN_WIDTH, MAX_WIDTH))
         self.array, self.robot, self.default_fold = array, robot, default_fold
 
     def build(self, width=None, fold=None):

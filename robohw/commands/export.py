@@ -2,8 +2,8 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, design_names, folds,
-                                     folds_for, usage, width_list)
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, bad_widths,
+                                     design_names, folds, folds_for, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.progress import Progress
 
@@ -40,6 +40,9 @@ def run(args):
     from robohw.flows.export import LintError, export_all
     from robohw.registry import DESIGNS
     names = args.designs or list(DESIGNS)
+    bad = bad_widths(names, args.widths)
+    if bad:
+        return usage("export", bad)
     fold_lists = folds_for(names, args.fold)
     total = sum(len(args.widths or DESIGNS[n].widths) * len(fold_lists[n]) for n in names)
     try:

@@ -20,8 +20,8 @@ def register(commands):
     ik.add_argument("--graph", choices=["best", "paper"], default="best",
                     help="CCM graph of the hardware backends: the best decomposition or "
                          "the reconstruction of Lee & Chang's (default best)")
-    ik.add_argument("--width", type=integer("--width", 16, 40), default=24,
-                    help="data width of the hardware backends, 16..40 (default 24)")
+    ik.add_argument("--width", type=integer("--width", 16, 39), default=24,
+                    help="data width of the hardware backends, 16..39 (default 24)")
     ik.add_argument("--arm", choices=["right", "left"],
                     help="right: the wrist centre on the +x1 side of the shoulder (default)")
     ik.add_argument("--elbow", choices=["up", "down"],

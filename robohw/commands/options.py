@@ -13,7 +13,7 @@ import numpy as np
 __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
-           "bad_outputs", "folds_for", "ARGUMENT_ERRORS", "Solved",
+           "bad_outputs", "bad_widths", "folds_for", "ARGUMENT_ERRORS", "Solved",
            "run_file_command"]
 
 # What the library's argument checks raise (robohw.hw.checks): a command reports either as its
@@ -45,7 +45,9 @@ class CommandParser(argparse.ArgumentParser):
     def format_help(self):
         if self.lists_designs and self.description is None:
             from robohw.registry import DESIGNS
-            self.description = f"designs: {', '.join(DESIGNS)}"
+            self.description = "designs (widths low..high, default): " + ", ".join(
+                f"{name} ({d.width_range[0]}..{d.width_range[1]}, {d.default_width})"
+                for name, d in DESIGNS.items())
         return super().format_help()
 
 
@@ -275,6 +277,21 @@ def bad_outputs(outputs, inputs=()):
             return f"cannot write {path}: directory {path.parent} does not exist"
         if path.is_dir():
             return f"cannot write {path}: it is a directory"
+    return None
+
+
+def bad_widths(names, widths):
+    """The one-line reason one of ``widths`` is outside a design's range (each of ``names``),
+    or ``None``: checked before any work. ``widths`` ``None``: each design's own."""
+    if not widths:
+        return None
+    from robohw.registry import DESIGNS
+    for name in names:
+        for width in widths:
+            try:
+                DESIGNS[name].check_width(width)
+            except ValueError as error:
+                return f"--widths: {error}"
     return None
 
 

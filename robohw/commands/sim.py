@@ -19,8 +19,9 @@ def register(commands):
                      default="amaranth", help="Amaranth simulator, the RTL compiled by Verilator, "
                      "exported Verilog under cocotb + Verilator, or the bit-exact model alone "
                      "(default amaranth)")
-    sim.add_argument("--width", type=integer("--width", 4, 40),
-                     help="data width (default: the design's)")
+    sim.add_argument("--width", type=integer("--width", 1),
+                     help="data width, in the design's range (listed above; default: the "
+                          "design's width)")
     sim.add_argument("--fold", type=integer("--fold", 1), help=FOLD_HELP)
     sim.add_argument("--count", type=integer("--count", 1), default=32,
                      help="results to compute (default 32)")

@@ -2,9 +2,9 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, design_names, folds,
-                                     folds_for, integer, integer_list, positive, usage,
-                                     width_list)
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, bad_widths,
+                                     design_names, folds, folds_for, integer, integer_list,
+                                     positive, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.atomic import write_json, write_text
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
@@ -90,6 +90,9 @@ def run(args):
             if design.unplaced:
                 print(f"robohw synth: {name} left out ({design.unplaced}); name it in "
                       f"--designs to place it anyway", file=sys.stderr)
+    bad = bad_widths(names, args.widths)
+    if bad:
+        return usage("synth", bad)
     fold_lists = folds_for(names, args.fold)
     configurations = [(name, width, fold) for name in names
                       for width in args.widths or (DESIGNS[name].default_width,)

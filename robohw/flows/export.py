@@ -159,6 +159,8 @@ def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=Tru
     folds = folds or {}
     jobs = [(DESIGNS[name], width, fold) for name in names
             for width in (widths or DESIGNS[name].widths) for fold in folds.get(name, (None,))]
+    for design, width, _ in jobs:       # every width checked before any work
+        design.check_width(width)
     sidecars = []
     for design, width, fold in jobs:
         sidecars.append(export_design(design, width, out_dir, fold=fold,

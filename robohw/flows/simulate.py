@@ -50,7 +50,7 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
                          "not model")
     check_positive_integer("count", count)
     design = find_design(name)
-    width = width or design.default_width
+    width = design.check_width(design.default_width if width is None else width)
     dut = design.build(width, fold)
     workload = design.workload(dut, count, seed)
     result = {"design": name, "backend": backend, "width": width, "fold": design.fold_of(dut),

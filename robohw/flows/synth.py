@@ -212,6 +212,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     ``time_limit_min``: minutes nextpnr may take (``None``: no limit); past them it is stopped
     and :class:`SynthError` names the design, the phase and what was left
     (:func:`place_and_route_progress`); nothing is cached."""
+    design.check_width(width)
     check_choice("device", device, DEVICES)
     check_choice("tools", tools, TOOLS)
     family, arguments, pins = DEVICES[device]

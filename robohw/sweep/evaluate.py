@@ -98,6 +98,7 @@ def evaluate(task):
     warnings.filterwarnings("ignore", category=UnusedElaboratable)
     design = DESIGNS[task.design]
     try:
+        design.check_width(task.width)
         figures, valid, reason = _MEASURE[task.measurement](design, task, task.options)
     except ValueError as error:
         figures, valid, reason = {}, False, str(error).splitlines()[0]

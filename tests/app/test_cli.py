@@ -342,7 +342,9 @@ def test_sim_amaranth_with_vcd_and_model(tmp_path, capsys):
     (["sim", "cordic-pipelined", "--backend", "model", "--vcd", "x.vcd"],
      "--vcd needs a simulated backend"),
     (["sim", "cordic-pipelined", "--count", "0"], "--count must be an integer >= 1, not '0'"),
-    (["sim", "cordic-pipelined", "--width", "0"], r"--width must be an integer \[4, 40\]"),
+    (["sim", "cordic-pipelined", "--width", "0"], "--width must be an integer >= 1, not '0'"),
+    (["sim", "cordic-pipelined", "--width", "3"],
+     r"cordic-pipelined: width must be an integer in \[4, 40\], not 3"),
     (["sim", "cordic-pipelined", "--seed", "-1"], "--seed must be an integer >= 0, not '-1'"),
     (["sim", "inertia-linear", "--fold", "0"], "--fold must be an integer >= 1, not '0'"),
     (["synth", "--fold", "2,x"], "folds must be positive integers separated by commas"),
@@ -453,7 +455,7 @@ def test_ik_paper_graph_and_argument_rules(tmp_path, capsys):
     assert "directory" in capsys.readouterr().err and not (tmp_path / "no").exists()
     with pytest.raises(SystemExit):
         main(["ik", "--poses", str(poses), "--out", str(out), "--width", "4"])
-    assert "--width must be an integer [16, 40], not '4'" in capsys.readouterr().err
+    assert "--width must be an integer [16, 39], not '4'" in capsys.readouterr().err
 
 
 def test_csv_with_bom_crlf_and_trailing_blank_lines_reads(tmp_path):

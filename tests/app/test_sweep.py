@@ -165,7 +165,8 @@ def test_small_sweep_table(small_sweep):
     by_point = {(r["design"], r["width"], r["fold"]): r for r in table}
     narrow = by_point["cordic-word-serial", "3", "1"]
     assert narrow["valid"] == "0" and narrow["max_error"] == ""
-    assert narrow["reason"] == "accuracy: width must be an integer in [4, 40], not 3"
+    assert narrow["reason"] == ("accuracy: cordic-word-serial: width must be an integer in "
+                                "[4, 40], not 3")
     for key in [("cordic-word-serial", "16", "1"), ("inertia-linear", "16", "4"),
                 ("inertia-linear", "16", "6")]:
         row = by_point[key]
@@ -201,7 +202,7 @@ def test_small_sweep_report(small_sweep):
     spec, rows, _ = small_sweep
     text = (spec.report / "sweep.md").read_text()
     assert "## inertia-linear on ecp5-85k" in text
-    assert "| w16 f6 | * |" in text and "| w3 f4 | invalid | accuracy: width must be" in text
+    assert "| w16 f6 | * |" in text and "| w3 f4 | invalid | accuracy: inertia-linear: width must be" in text
     # The default (18 bits, fold 6) is not in this sweep, and the report says so.
     assert "Default (w18 f6): the registry's default: 18 bits, folded by 6, its fold for an " \
         "ECP5-85F at that width; not among this sweep's valid points." in text

@@ -123,8 +123,8 @@ def test_a_bound_too_large_for_the_limits_is_refused_in_one_line():
     assert "\n" not in message
     assert message.startswith(f"{robot.source}: at 16 bits the design's torques are proven "
                               f"within ")
-    assert ("of the 53.5 N m its limits allow, where bound_fraction (--bound-fraction) "
-            "allows 1.00%; ") in message
+    assert ("of the 53.5 N m its limits allow, where bound_fraction (robohw dynamics "
+            "--bound-fraction) allows 1.00%; ") in message
     assert message.endswith("; width 18 meets it")
     # The limit named is the one whose halving lowers the share most, by at least 5 %.
     assert "joint 2's velocity_limit of 1 rad/s weighs most (halved: " in message

@@ -5,10 +5,13 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import (Solved, file_command, integer, positive,
-                                     run_file_command, usage)
+from robohw.commands.options import (HARDWARE, Solved, file_command, inapplicable, integer,
+                                     positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
+
+# The hardware backends' width when --width is not given.
+DEFAULT_WIDTH = 24
 
 
 def wrench(text):
@@ -33,16 +36,15 @@ def register(commands):
         "float64 reference, or the Newton-Euler pipeline: its bit-exact model, its Amaranth "
         "RTL, or the RTL compiled by Verilator")
     dynamics.add_argument("--formulation", choices=["link", "scan", "lagrange"],
-                          default="link",
-                          help="link-frame Newton-Euler, Lee & Chang's base-coordinate scans, "
-                               "or H qdd + C qd + g (default link)")
+                          help="the float backend's: link-frame Newton-Euler, Lee & Chang's "
+                               "base-coordinate scans, or H qdd + C qd + g (default link)")
     dynamics.add_argument("--wrench", type=wrench, metavar="FX,FY,FZ,MX,MY,MZ",
                           help="constant wrench the environment exerts on the tool, in the "
                                "last link's frame (N, N m; float backend only)")
-    dynamics.add_argument("--width", type=integer("--width", 16, 56), default=24,
+    dynamics.add_argument("--width", type=integer("--width", 16, 56),
                           help="data width of the hardware backends, 16..56 (default 24; the "
                                "CORDICs' sin and cos at up to 40)")
-    dynamics.add_argument("--design", choices=["pipelined", "array"], default="pipelined",
+    dynamics.add_argument("--design", choices=["pipelined", "array"],
                           help="the hardware backends' design: one pipelined datapath, or Lee "
                                "& Chang's processor array (default pipelined)")
     dynamics.add_argument("--processors", type=integer("--processors", 1, 64),
@@ -67,15 +69,26 @@ def register(commands):
 def run(args):
     from robohw.dynamics import BOUND_FRACTION, read_states, solve_dynamics, write_torques
 
-    if args.bound_fraction is not None and args.backend == "float":
-        return usage("dynamics", "--bound-fraction is the hardware backends' (model, rtl, "
-                                 "compiled): the float backend has no error bound to check")
+    hardware, array = args.backend != "float", args.design == "array"
+    bad = inapplicable(args, [
+        ("--formulation", not hardware, "the float backend: the hardware computes its "
+                                        "--design's Newton-Euler"),
+        ("--wrench", not hardware, "the float backend: the hardware takes no tool wrench"),
+        ("--width", hardware, HARDWARE),
+        ("--design", hardware, HARDWARE),
+        ("--bound-fraction", hardware, f"{HARDWARE}: the float backend has no error bound "
+                                       f"to check"),
+        ("--processors", hardware and array, "--design array"),
+        ("--network", hardware and array, "--design array")])
+    if bad:
+        return usage("dynamics", bad)
 
     def solve(robot):
         q, qd, qdd = read_states(args.states, robot.dof)
         fraction = BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
-        got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation, args.wrench,
-                             width=args.width, design=args.design, processors=args.processors,
+        got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation or "link",
+                             args.wrench, width=args.width or DEFAULT_WIDTH,
+                             design=args.design or "pipelined", processors=args.processors,
                              network=args.network, bound_fraction=fraction,
                              progress=sys.stderr)
         note = None

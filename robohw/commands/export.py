@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, bad_widths,
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_fold, bad_folder, bad_widths,
                                      design_names, folds, folds_for, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.progress import Progress
@@ -40,7 +40,7 @@ def run(args):
     from robohw.flows.export import LintError, export_all
     from robohw.registry import DESIGNS
     names = args.designs or list(DESIGNS)
-    bad = bad_widths(names, args.widths)
+    bad = bad_widths(names, args.widths) or bad_fold(names, args.fold)
     if bad:
         return usage("export", bad)
     fold_lists = folds_for(names, args.fold)

@@ -4,7 +4,8 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import Solved, file_command, integer, run_file_command, usage
+from robohw.commands.options import (HARDWARE, Solved, file_command, inapplicable, integer,
+                                     run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -17,10 +18,10 @@ def register(commands):
         "written with the header q1,...,q6,valid (radians)",
         ["float", "model", "rtl", "compiled"],
         "closed form, bit-exact model, Amaranth RTL, or the RTL compiled by Verilator")
-    ik.add_argument("--graph", choices=["best", "paper"], default="best",
+    ik.add_argument("--graph", choices=["best", "paper"],
                     help="CCM graph of the hardware backends: the best decomposition or "
                          "the reconstruction of Lee & Chang's (default best)")
-    ik.add_argument("--width", type=integer("--width", 16, 39), default=24,
+    ik.add_argument("--width", type=integer("--width", 16, 39),
                     help="data width of the hardware backends, 16..39 (default 24)")
     ik.add_argument("--arm", choices=["right", "left"],
                     help="right: the wrist centre on the +x1 side of the shoulder (default)")
@@ -47,6 +48,11 @@ def run(args):
     chosen = [f"--{name}" for name in ("arm", "elbow", "wrist") if getattr(args, name)]
     if args.all_branches and chosen:
         return usage("ik", f"--all-branches does not combine with {', '.join(chosen)}")
+    hardware = args.backend != "float"
+    bad = inapplicable(args, [("--graph", hardware, f"{HARDWARE}: float is the closed form"),
+                              ("--width", hardware, HARDWARE)])
+    if bad:
+        return usage("ik", bad)
 
     def solve(robot):
         poses = read_poses(args.poses)
@@ -57,8 +63,8 @@ def run(args):
             branch = int(branch_index(-1 if args.arm == "left" else 1,
                                       -1 if args.elbow == "down" else 1,
                                       -1 if args.wrist == "flip" else 1))
-        solution = solve_ik(robot, poses, args.backend, branch, width=args.width,
-                            graph=args.graph, within_limits=args.within_limits,
+        solution = solve_ik(robot, poses, args.backend, branch, width=args.width or 24,
+                            graph=args.graph or "best", within_limits=args.within_limits,
                             progress=sys.stderr)
         return Solved(len(solution.q), int(solution.valid.sum()), "rows", lambda out: write_joints(
             out, solution, reasons=args.reasons, branches=args.all_branches))

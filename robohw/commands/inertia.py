@@ -2,9 +2,13 @@
 
 import sys
 
-from robohw.commands.options import Solved, file_command, integer, run_file_command
+from robohw.commands.options import (HARDWARE, Solved, file_command, inapplicable, integer,
+                                     run_file_command, usage)
 
 __all__ = ["register", "run"]
+
+# The hardware backends' width when --width is not given.
+DEFAULT_WIDTH = 24
 
 
 def register(commands):
@@ -22,7 +26,7 @@ def register(commands):
                          help="add a reason column: ok, out_of_format (a hardware "
                               "backend's angle beyond its binary angles), outside_limits (a "
                               "prismatic joint outside the limits its formats are proven for)")
-    inertia.add_argument("--width", type=integer("--width", 12, 31), default=24,
+    inertia.add_argument("--width", type=integer("--width", 12, 31),
                          help="data width of the hardware backends, 12..31 (default 24)")
     inertia.add_argument("--fold", type=integer("--fold", 1),
                          help="cycles per configuration of the rtl and compiled backends' "
@@ -36,10 +40,19 @@ def register(commands):
 def run(args):
     from robohw.systolic import read_configurations, solve_inertia, write_matrices
 
+    bad = inapplicable(args, [
+        ("--width", args.backend != "float", HARDWARE),
+        ("--fold", args.backend in ("rtl", "compiled"), "the rtl and compiled backends: the "
+                                                        "model computes the same bits at "
+                                                        "every fold")])
+    if bad:
+        return usage("inertia", bad)
+
     def solve(robot):
         q = read_configurations(args.q, robot.dof)
-        h, valid, reason = solve_inertia(robot, q, args.backend, args.array, width=args.width,
-                                         fold=args.fold, progress=sys.stderr)
+        h, valid, reason = solve_inertia(robot, q, args.backend, args.array,
+                                         width=args.width or DEFAULT_WIDTH, fold=args.fold,
+                                         progress=sys.stderr)
         return Solved(len(h), int(valid.sum()), "configurations", lambda out: write_matrices(
             out, h, valid, reason if args.reasons else None))
     return run_file_command(args, "inertia", "q", solve)

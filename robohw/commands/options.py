@@ -13,8 +13,8 @@ import numpy as np
 __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
-           "bad_outputs", "bad_widths", "folds_for", "ARGUMENT_ERRORS", "Solved",
-           "run_file_command"]
+           "bad_outputs", "bad_widths", "bad_fold", "inapplicable", "HARDWARE", "folds_for",
+           "ARGUMENT_ERRORS", "Solved", "run_file_command"]
 
 # What the library's argument checks raise (robohw.hw.checks): a command reports either as its
 # one-line usage error.
@@ -172,9 +172,10 @@ def lazy_choice_list(option, load):
     return parse
 
 
-FOLD_HELP = ("cycles per result of a folded design (inertia arrays): its multipliers and "
-             "CORDICs shared that many ways (default: the design's, the smallest that fits an "
-             "ECP5-85F; other designs have no fold and ignore it)")
+FOLD_HELP = ("cycles per result of a folded design (the inertia arrays, dynamics-pipelined): "
+             "its multipliers and CORDICs shared that many ways (default: the design's, the "
+             "smallest that fits an ECP5-85F; a design without a fold takes none, and --fold "
+             "for such designs alone is refused)")
 
 
 def add_quiet(command):
@@ -280,6 +281,21 @@ def bad_outputs(outputs, inputs=()):
     return None
 
 
+HARDWARE = "the hardware backends (model, rtl, compiled)"
+
+
+def inapplicable(args, rules):
+    """The one-line reason an option the user gave does not apply, or ``None``: ``rules`` are
+    ``(option, applies, where)``, the option given when its value is not ``None`` (or
+    ``False``), ``where`` what it applies to. Options are checked before any work: none is
+    ever silently ignored (docs/conventions.md)."""
+    for option, applies, where in rules:
+        value = getattr(args, option.lstrip("-").replace("-", "_"))
+        if value is not None and value is not False and not applies:
+            return f"{option} applies to {where}"
+    return None
+
+
 def bad_widths(names, widths):
     """The one-line reason one of ``widths`` is outside a design's range (each of ``names``),
     or ``None``: checked before any work. ``widths`` ``None``: each design's own."""
@@ -292,6 +308,17 @@ def bad_widths(names, widths):
                 DESIGNS[name].check_width(width)
             except ValueError as error:
                 return f"--widths: {error}"
+    return None
+
+
+def bad_fold(names, folds):
+    """The one-line reason ``--fold`` does not apply to the designs ``names``, or ``None``: it
+    applies when one of them has a fold."""
+    from robohw.registry import DESIGNS
+    folded = [name for name, design in DESIGNS.items() if design.default_fold is not None]
+    if folds and not any(DESIGNS[name].default_fold is not None for name in names):
+        return (f"--fold applies to the folded designs ({', '.join(folded)}), not "
+                f"{', '.join(names)}")
     return None
 
 

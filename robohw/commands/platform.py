@@ -6,8 +6,8 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import (ARGUMENT_ERRORS, CommandParser, add_quiet, bad_outputs,
-                                     integer, positive, usage)
+from robohw.commands.options import (ARGUMENT_ERRORS, HARDWARE, CommandParser, add_quiet,
+                                     bad_outputs, inapplicable, integer, positive, usage)
 
 __all__ = ["register", "run"]
 
@@ -61,10 +61,9 @@ def register(commands):
                                   "model, Amaranth RTL, RTL compiled by Verilator "
                                   "(default float)" + backend_notes.get(action, ""))
         top = PLATFORM_MAX_WIDTH[action]
-        command.add_argument("--width", type=integer("--width", 16, top), default=24,
+        command.add_argument("--width", type=integer("--width", 16, top),
                              help=f"data width of the leg processors, 16..{top} (default 24)")
         command.add_argument("--timing", choices=["pipelined", "word-serial", "machine"],
-                             default="pipelined",
                              help="the leg processors' CCMs: pipelined (a pose per clock), "
                                   "word-serial (a CORDIC each), or machine: a processor per "
                                   "leg running its CCMs on one CORDIC, on a one-word bus "
@@ -85,7 +84,7 @@ def register(commands):
                                       "for every row; columns: each row's own, the input's "
                                       "guess_x..guess_yaw; previous: the previous row's "
                                       "answer (trajectories); default the platform's home")
-            command.add_argument("--tolerance", type=positive("--tolerance"), default=1e-12,
+            command.add_argument("--tolerance", type=positive("--tolerance"),
                                  help="converged when every leg is this close to its "
                                       "length, m (default 1e-12; at least 8 units in the "
                                       "last place of the longest stroke, 8.9e-16 on the "
@@ -115,7 +114,7 @@ def guess(text):
 
 
 def run(args):
-    from robohw.legs import (FK_ITERATIONS, SERVO_ITERATIONS, check_tolerance,
+    from robohw.legs import (FK_ITERATIONS, FK_TOLERANCE, SERVO_ITERATIONS, check_tolerance,
                              read_platform_input, solve_platform, write_platform_output)
     from robohw.robots.platform import PlatformFileError, load_platform
     from robohw.support.csv_table import CsvFileError
@@ -123,12 +122,20 @@ def run(args):
         (args.states if args.action == "dynamics" else args.poses)
     name = f"platform {args.action}"
     bad = bad_outputs([args.out], [source])
+    hardware = args.backend != "float"
+    bad = bad or inapplicable(args, [
+        ("--width", hardware, HARDWARE), ("--timing", hardware, HARDWARE),
+        *([("--tolerance", not hardware, "the float backend: the hardware runs its "
+                                         "--iterations steps on every row"),
+           ("--guess", not hardware, "the float backend: the hardware starts each row "
+                                     "from the answer before it")]
+          if args.action == "fk" else [])])
     if bad:
         return usage(name, bad)
     try:
         platform = load_platform(args.platform)
-        options = {"max_cond": args.max_cond, "width": args.width,
-                   "timing": args.timing.replace("-", "_")}
+        options = {"max_cond": args.max_cond, "width": args.width or 24,
+                   "timing": (args.timing or "pipelined").replace("-", "_")}
         if args.action == "fk":
             if isinstance(args.guess, list) and len(args.guess) != len(platform.pose_fields):
                 raise ValueError(f"--guess: a {platform.kind} platform's pose is "
@@ -136,9 +143,10 @@ def run(args):
                                  f"numbers")
             iterations = args.iterations or (FK_ITERATIONS if args.backend == "float" else
                                              SERVO_ITERATIONS)
-            options.update(guess=args.guess, tolerance=args.tolerance, iterations=iterations)
+            tolerance = FK_TOLERANCE if args.tolerance is None else args.tolerance
+            options.update(guess=args.guess, tolerance=tolerance, iterations=iterations)
             if args.backend == "float":
-                check_tolerance(platform, args.tolerance)      # before the file is read
+                check_tolerance(platform, tolerance)      # before the file is read
         rows = read_platform_input(source, platform, args.action,
                                    getattr(args, "guess", None))
         values, valid, reason = solve_platform(platform, args.action, rows, args.backend,

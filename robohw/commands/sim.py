@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, integer, usage
+from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, bad_fold, integer, usage
 from robohw.support.atomic import STANDARD_STREAM, write_json
 from robohw.support.formats import versioned
 
@@ -38,6 +38,10 @@ def run(args):
     from robohw.flows.simulate import simulate
     if args.vcd == STANDARD_STREAM:
         return usage("sim", "--vcd needs a file: a waveform does not go to standard output")
+    from robohw.registry import DESIGNS
+    bad = args.design in DESIGNS and bad_fold([args.design], args.fold and [args.fold])
+    if bad:
+        return usage("sim", bad)
     try:
         result = simulate(args.design, args.backend, args.width, args.count, args.seed,
                           args.vcd, fold=args.fold)

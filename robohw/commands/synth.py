@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_folder, bad_widths,
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_fold, bad_folder, bad_widths,
                                      design_names, folds, folds_for, integer, integer_list,
                                      positive, usage, width_list)
 from robohw.hw.devices import DEVICES
@@ -90,7 +90,7 @@ def run(args):
             if design.unplaced:
                 print(f"robohw synth: {name} left out ({design.unplaced}); name it in "
                       f"--designs to place it anyway", file=sys.stderr)
-    bad = bad_widths(names, args.widths)
+    bad = bad_widths(names, args.widths) or bad_fold(names, args.fold)
     if bad:
         return usage("synth", bad)
     fold_lists = folds_for(names, args.fold)

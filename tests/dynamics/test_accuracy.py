@@ -211,4 +211,4 @@ def test_the_hardware_states_its_promise_and_wide_limits_are_refused(tmp_path, c
     assert status == 0
     status, out = run_dynamics(tmp_path, "2", "--backend", "float", "--bound-fraction", "0.05")
     err = capsys.readouterr().err
-    assert status == 2 and "--bound-fraction is the hardware backends'" in err
+    assert status == 2 and "--bound-fraction applies to the hardware backends" in err

@@ -253,7 +253,7 @@ def test_dynamics_command_on_the_array(tmp_path, capsys):
     assert [r.endswith(",0,outside_limits") for r in rows] == [False, False, True, False]
     assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),
                  "--backend", "model", "--processors", "3"]) == 2
-    assert "they need design 'array'" in capsys.readouterr().err
+    assert "--processors applies to --design array" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("n", range(2, 9))

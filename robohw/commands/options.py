@@ -65,7 +65,9 @@ def integer(name, low, high=None):
     return parse
 
 
-def positive(name):
+def positive(name, high=None):
+    """An argparse type: a positive finite number (at most ``high``), the option named in the
+    message."""
     def parse(text):
         try:
             value = float(text)
@@ -73,6 +75,8 @@ def positive(name):
             value = float("nan")
         if not (np.isfinite(value) and value > 0):
             raise argparse.ArgumentTypeError(f"{name} must be a positive number, not {text!r}")
+        if high is not None and value > high:
+            raise argparse.ArgumentTypeError(f"{name} must be at most {high:,}, not {text!r}")
         return value
     return parse
 

@@ -6,7 +6,12 @@ from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, bad_fold, intege
 from robohw.support.atomic import STANDARD_STREAM, write_json
 from robohw.support.formats import versioned
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "MAX_COUNT"]
+
+# The most results one run simulates: a run holds its workload, outputs and model outputs in
+# memory, up to 11 KB a result (dynamics-pipelined: 1.2 GB per 100,000, measured), so a
+# million stay within the project's 24 GiB machine.
+MAX_COUNT = 1_000_000
 
 
 def register(commands):
@@ -23,8 +28,9 @@ def register(commands):
                      help="data width, in the design's range (listed above; default: the "
                           "design's width)")
     sim.add_argument("--fold", type=integer("--fold", 1), help=FOLD_HELP)
-    sim.add_argument("--count", type=integer("--count", 1), default=32,
-                     help="results to compute (default 32)")
+    sim.add_argument("--count", type=integer("--count", 1, MAX_COUNT), default=32,
+                     help=f"results to compute, 1..{MAX_COUNT:,} (default 32; a run holds its "
+                          f"results in memory, up to 11 KB each)")
     sim.add_argument("--seed", type=integer("--seed", 0), default=0,
                      help="workload seed (default 0)")
     sim.add_argument("--vcd", metavar="FILE", help="write the waveform for GTKWave")

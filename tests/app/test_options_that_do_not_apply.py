@@ -82,3 +82,20 @@ def test_the_options_that_apply_are_taken(files, capsys):
                  "--formulation", "scan", "--wrench", "0,0,1,0,0,0", "--quiet"]) == 0
     assert main(["ik", "--poses", str(files / "p.csv"), "--out", out, "--backend", "model",
                  "--graph", "paper", "--width", "20", "--quiet"]) == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["distributed", "--trajectory", "1", "--duration", "2", "--scheme", "zero", "--width",
+      "30"], f"robohw distributed: --width applies to {HARDWARE}"),
+    (["distributed", "--trajectory", "1", "--duration", "1e5", "--scheme", "zero"],
+     "robohw distributed: argument --duration: --duration must be at most 3,600, not '1e5'"),
+    (["sim", "cordic-pipelined", "--count", "100000000"],
+     "robohw sim: argument --count: --count must be an integer [1, 1000000], not "
+     "'100000000'"),
+])
+def test_options_refused_before_work_with_the_limit_named(capsys, args, message):
+    try:
+        code = main(args)
+    except SystemExit as exit_:
+        code = exit_.code
+    assert code == 2 and capsys.readouterr().err == message + "\n"

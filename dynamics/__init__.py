@@ -9,10 +9,12 @@ references."""
 
 from robohw.dynamics.accuracy import BOUND_FRACTION, AccuracyPromise
 from robohw.dynamics.designs import DESIGNS as DYNAMICS_DESIGNS
-from robohw.dynamics.files import read_states, solve_dynamics, write_torques
+from robohw.dynamics.files import (read_states, solve_dynamics, split_states, state_columns,
+                                   torque_header, torque_rows, write_torques)
 from robohw.dynamics.pipeline import NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.report import write_dynamics_report
 
 __all__ = ["NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS", "BOUND_FRACTION",
            "AccuracyPromise", "read_states", "solve_dynamics", "write_torques",
+           "state_columns", "split_states", "torque_header", "torque_rows",
            "write_dynamics_report"]

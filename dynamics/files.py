@@ -42,7 +42,7 @@ from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
-           "REASONS"]
+           "REASONS", "state_columns", "split_states", "torque_header", "torque_rows"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 REASONS = ("ok", "out_of_format", "outside_limits", "not_finite")
@@ -51,21 +51,39 @@ BACKENDS = ("float", "model", "rtl", "compiled")
 DESIGNS = ("pipelined", "array")
 
 
+def state_columns(dof):
+    """The columns ``IN.csv`` must have: ``q1..qN,qd1..qdN,qdd1..qddN``."""
+    return [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, dof + 1)]
+
+
+def split_states(values, dof):
+    """``(q, qd, qdd)``, each ``(rows, dof)``, of ``values`` in :func:`state_columns`'s
+    order."""
+    return values[:, :dof], values[:, dof:2 * dof], values[:, 2 * dof:]
+
+
 def read_states(path, dof):
     """``(q, qd, qdd)``, each ``(rows, dof)``, from a CSV file (see the module docstring)."""
-    names = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, dof + 1)]
-    values = read_columns(path, names)
-    return values[:, :dof], values[:, dof:2 * dof], values[:, 2 * dof:]
+    return split_states(read_columns(path, state_columns(dof)), dof)
+
+
+def torque_header(dof, reasons=False):
+    """``OUT.csv``'s header: ``tau1..tauN,valid`` (and ``reason``)."""
+    return [f"tau{k}" for k in range(1, dof + 1)] + ["valid"] + (["reason"] if reasons else [])
+
+
+def torque_rows(tau, valid, reason=None):
+    """``OUT.csv``'s rows, :func:`torque_header`'s columns (``reason`` when given)."""
+    reason = reason if reason is not None else [None] * len(tau)
+    return ([*map(float, row), int(ok), *([r] if r else [])]
+            for row, ok, r in zip(tau, valid, reason))
 
 
 def write_torques(path, tau, valid, reason=None):
     """Write ``OUT.csv`` (``tau1..tauN,valid``, and ``reason`` when given) atomically: a
     failure leaves no file behind."""
-    header = [f"tau{k}" for k in range(1, tau.shape[1] + 1)] + ["valid"] + \
-        (["reason"] if reason is not None else [])
-    reason = reason if reason is not None else [None] * len(tau)
-    write_rows(path, header, ([*map(float, row), int(ok), *([r] if r else [])]
-                              for row, ok, r in zip(tau, valid, reason)))
+    write_rows(path, torque_header(tau.shape[1], reason is not None),
+               torque_rows(tau, valid, reason))
 
 
 @dataclass

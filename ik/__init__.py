@@ -7,10 +7,12 @@ form (:mod:`.reference`), the accuracy (:mod:`.accuracy`), the graph and its buf
 (:mod:`.report`)."""
 
 from robohw.ik.designs import DESIGNS as IK_DESIGNS
-from robohw.ik.files import PoseFileError, branch_index, read_poses, solve_ik, write_joints
+from robohw.ik.files import (POSE_COLUMNS, PoseFileError, branch_index, joint_header, joint_rows,
+                             poses_from_inputs, read_poses, solve_ik, write_joints)
 from robohw.ik.graph_solution import graph_solution
 from robohw.ik.report import ik_error_panel, plot_ik_schedules, write_ik_report
 
 __all__ = ["IK_DESIGNS", "PoseFileError", "branch_index", "read_poses", "solve_ik",
+           "POSE_COLUMNS", "poses_from_inputs", "joint_header", "joint_rows",
            "write_joints", "graph_solution", "ik_error_panel", "plot_ik_schedules",
            "write_ik_report"]

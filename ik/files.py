@@ -38,7 +38,11 @@ from robohw.support.progress import Progress
 from robohw.sim.run import run_backend
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
-           "branch_index", "orthonormal", "BACKENDS", "REASONS", "ORTHONORMAL_TOLERANCE"]
+           "branch_index", "orthonormal", "BACKENDS", "REASONS", "ORTHONORMAL_TOLERANCE",
+           "POSE_COLUMNS", "poses_from_inputs", "joint_header", "joint_rows"]
+
+# The columns IN.csv must have (the module docstring).
+POSE_COLUMNS = POSE_INPUTS
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 REASONS = ("ok", "out_of_format", "not_orthonormal", "unreachable", "near_singular",
@@ -83,14 +87,23 @@ def orthonormal(poses):
         (np.linalg.det(rotation) > 0)
 
 
-def write_joints(path, solution, *, reasons=False, branches=False):
-    """Write ``OUT.csv`` atomically: a failure leaves no file behind."""
+def joint_header(*, reasons=False, branches=False):
+    """``OUT.csv``'s header: ``q1..q6,valid`` (``branch`` first, ``reason`` last)."""
     header = ["q1", "q2", "q3", "q4", "q5", "q6", "valid"] + (["reason"] if reasons else [])
-    header = (["branch"] if branches else []) + header
-    rows = ([*([int(b)] if branches else []), *map(float, q), int(ok), *([r] if reasons else [])]
+    return (["branch"] if branches else []) + header
+
+
+def joint_rows(solution, *, reasons=False, branches=False):
+    """``OUT.csv``'s rows of ``solution``, :func:`joint_header`'s columns."""
+    return ([*([int(b)] if branches else []), *map(float, q), int(ok), *([r] if reasons else [])]
             for q, ok, r, b in zip(solution.q, solution.valid, solution.reason,
                                    solution.branch))
-    write_rows(path, header, rows)
+
+
+def write_joints(path, solution, *, reasons=False, branches=False):
+    """Write ``OUT.csv`` atomically: a failure leaves no file behind."""
+    write_rows(path, joint_header(reasons=reasons, branches=branches),
+               joint_rows(solution, reasons=reasons, branches=branches))
 
 
 def _wrap(angles):

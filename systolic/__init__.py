@@ -8,11 +8,13 @@ flows (:mod:`.designs`), the ``inertia`` command's files (:mod:`.files`) and the
 
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.systolic.designs import DESIGNS as INERTIA_DESIGNS
-from robohw.systolic.files import read_configurations, solve_inertia, write_matrices
+from robohw.systolic.files import (configuration_columns, matrix_header, matrix_rows,
+                                   read_configurations, solve_inertia, write_matrices)
 from robohw.systolic.linear import LinearInertiaArray, LinearPlan
 from robohw.systolic.logdepth import LogDepthInertiaArray, LogDepthPlan
 from robohw.systolic.report import inertia_error_panel, write_inertia_report
 
 __all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepthPlan", "ARRAYS",
            "PLANS", "DEFAULT_FOLDS", "INERTIA_DESIGNS", "read_configurations", "solve_inertia",
-           "write_matrices", "inertia_error_panel", "write_inertia_report"]
+           "write_matrices", "inertia_error_panel", "write_inertia_report",
+           "configuration_columns", "matrix_header", "matrix_rows"]

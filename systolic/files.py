@@ -27,7 +27,8 @@ from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
 from robohw.systolic.model import model_inertia
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
-           "BACKENDS", "ALGORITHMS", "REASONS"]
+           "BACKENDS", "ALGORITHMS", "REASONS", "configuration_columns", "matrix_header",
+           "matrix_rows"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 REASONS = ("ok", "out_of_format", "outside_limits")
@@ -36,20 +37,34 @@ BACKENDS = ("float", "model", "rtl", "compiled")
 ALGORITHMS = {"linear": "table1", "logdepth": "table2"}
 
 
+def configuration_columns(dof):
+    """The columns ``IN.csv`` must have: ``q1..qN``."""
+    return [f"q{k}" for k in range(1, dof + 1)]
+
+
 def read_configurations(path, dof):
     """Joint values of shape ``(rows, dof)`` from a CSV file with columns ``q1..q{dof}``."""
-    return read_columns(path, [f"q{k}" for k in range(1, dof + 1)])
+    return read_columns(path, configuration_columns(dof))
+
+
+def matrix_header(n, reasons=False):
+    """``OUT.csv``'s header: ``H11,H12,...,HNN,valid`` (and ``reason``)."""
+    return [f"H{j}{i}" if n < 10 else f"H{j}_{i}" for j in range(1, n + 1)
+            for i in range(1, n + 1)] + ["valid"] + (["reason"] if reasons else [])
+
+
+def matrix_rows(h, valid, reason=None):
+    """``OUT.csv``'s rows, :func:`matrix_header`'s columns (``reason`` when given)."""
+    reason = reason if reason is not None else [None] * len(h)
+    return ([*row.reshape(-1).tolist(), int(ok), *([r] if r else [])]
+            for row, ok, r in zip(h, valid, reason))
 
 
 def write_matrices(path, h, valid, reason=None):
     """Write ``OUT.csv`` (``H11,H12,...,valid``, and ``reason`` when given) atomically: a
     failure leaves no file behind."""
-    n = h.shape[-1]
-    header = [f"H{j}{i}" if n < 10 else f"H{j}_{i}" for j in range(1, n + 1)
-              for i in range(1, n + 1)] + ["valid"] + (["reason"] if reason is not None else [])
-    reason = reason if reason is not None else [None] * len(h)
-    write_rows(path, header, ([*row.reshape(-1).tolist(), int(ok), *([r] if r else [])]
-                              for row, ok, r in zip(h, valid, reason)))
+    write_rows(path, matrix_header(h.shape[-1], reason is not None),
+               matrix_rows(h, valid, reason))
 
 
 def outside_limits(robot, q):

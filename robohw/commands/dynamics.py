@@ -5,8 +5,8 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import (HARDWARE, Solved, file_command, inapplicable, integer,
-                                     positive, run_file_command, usage)
+from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
+                                     integer, positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -67,7 +67,8 @@ def register(commands):
 
 
 def run(args):
-    from robohw.dynamics import BOUND_FRACTION, read_states, solve_dynamics, write_torques
+    from robohw.dynamics import (BOUND_FRACTION, solve_dynamics, split_states, state_columns,
+                                 torque_header, torque_rows)
 
     hardware, array = args.backend != "float", args.design == "array"
     bad = inapplicable(args, [
@@ -83,8 +84,12 @@ def run(args):
     if bad:
         return usage("dynamics", bad)
 
-    def solve(robot):
-        q, qd, qdd = read_states(args.states, robot.dof)
+    def table(robot):
+        return FileTable(state_columns(robot.dof), torque_header(robot.dof, args.reasons),
+                         "states")
+
+    def solve(robot, values):
+        q, qd, qdd = split_states(values, robot.dof)
         fraction = BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
         got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation or "link",
                              args.wrench, width=args.width or DEFAULT_WIDTH,
@@ -97,6 +102,6 @@ def run(args):
             note = (f"each torque proven within {promise.bound:.3g} {promise.unit} "
                     f"({promise.fraction:.2%} of the {promise.largest_torque:.3g} "
                     f"{promise.unit} the limits allow)")
-        return Solved(len(got.tau), int(got.valid.sum()), "states", lambda out: write_torques(
-            out, got.tau, got.valid, got.reason if args.reasons else None), note)
-    return run_file_command(args, "dynamics", "states", solve)
+        return Solved(len(got.tau), int(got.valid.sum()), torque_rows(
+            got.tau, got.valid, got.reason if args.reasons else None), note)
+    return run_file_command(args, "dynamics", "states", table, solve)

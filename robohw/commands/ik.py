@@ -4,8 +4,8 @@ import sys
 
 import numpy as np
 
-from robohw.commands.options import (HARDWARE, Solved, file_command, inapplicable, integer,
-                                     run_file_command, usage)
+from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
+                                     integer, run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -44,7 +44,8 @@ def register(commands):
 
 
 def run(args):
-    from robohw.ik import PoseFileError, branch_index, read_poses, solve_ik, write_joints
+    from robohw.ik import (POSE_COLUMNS, PoseFileError, branch_index, joint_header, joint_rows,
+                           poses_from_inputs, solve_ik)
     chosen = [f"--{name}" for name in ("arm", "elbow", "wrist") if getattr(args, name)]
     if args.all_branches and chosen:
         return usage("ik", f"--all-branches does not combine with {', '.join(chosen)}")
@@ -54,8 +55,12 @@ def run(args):
     if bad:
         return usage("ik", bad)
 
-    def solve(robot):
-        poses = read_poses(args.poses)
+    def table(robot):
+        return FileTable(POSE_COLUMNS, joint_header(reasons=args.reasons,
+                                                    branches=args.all_branches), "rows")
+
+    def solve(robot, values):
+        poses = poses_from_inputs(values)
         if args.all_branches:
             branch = np.tile(np.arange(8), len(poses))
             poses = np.repeat(poses, 8, axis=0)
@@ -66,6 +71,6 @@ def run(args):
         solution = solve_ik(robot, poses, args.backend, branch, width=args.width or 24,
                             graph=args.graph or "best", within_limits=args.within_limits,
                             progress=sys.stderr)
-        return Solved(len(solution.q), int(solution.valid.sum()), "rows", lambda out: write_joints(
-            out, solution, reasons=args.reasons, branches=args.all_branches))
-    return run_file_command(args, "ik", "poses", solve, (PoseFileError,))
+        return Solved(len(solution.q), int(solution.valid.sum()), joint_rows(
+            solution, reasons=args.reasons, branches=args.all_branches))
+    return run_file_command(args, "ik", "poses", table, solve, (PoseFileError,))

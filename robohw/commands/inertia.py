@@ -2,8 +2,8 @@
 
 import sys
 
-from robohw.commands.options import (HARDWARE, Solved, file_command, inapplicable, integer,
-                                     run_file_command, usage)
+from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
+                                     integer, run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -38,7 +38,7 @@ def register(commands):
 
 
 def run(args):
-    from robohw.systolic import read_configurations, solve_inertia, write_matrices
+    from robohw.systolic import configuration_columns, matrix_header, matrix_rows, solve_inertia
 
     bad = inapplicable(args, [
         ("--width", args.backend != "float", HARDWARE),
@@ -48,11 +48,14 @@ def run(args):
     if bad:
         return usage("inertia", bad)
 
-    def solve(robot):
-        q = read_configurations(args.q, robot.dof)
+    def table(robot):
+        return FileTable(configuration_columns(robot.dof),
+                         matrix_header(robot.dof, args.reasons), "configurations")
+
+    def solve(robot, q):
         h, valid, reason = solve_inertia(robot, q, args.backend, args.array,
                                          width=args.width or DEFAULT_WIDTH, fold=args.fold,
                                          progress=sys.stderr)
-        return Solved(len(h), int(valid.sum()), "configurations", lambda out: write_matrices(
-            out, h, valid, reason if args.reasons else None))
-    return run_file_command(args, "inertia", "q", solve)
+        return Solved(len(h), int(valid.sum()),
+                      matrix_rows(h, valid, reason if args.reasons else None))
+    return run_file_command(args, "inertia", "q", table, solve)

@@ -5,7 +5,7 @@ the common options."""
 import argparse
 import pathlib
 import sys
-from collections.abc import Callable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -14,7 +14,7 @@ __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
            "bad_outputs", "bad_widths", "bad_fold", "inapplicable", "HARDWARE", "folds_for",
-           "ARGUMENT_ERRORS", "Solved", "run_file_command"]
+           "ARGUMENT_ERRORS", "Solved", "FileTable", "run_file_command"]
 
 # What the library's argument checks raise (robohw.hw.checks): a command reports either as its
 # one-line usage error.
@@ -207,34 +207,59 @@ def file_command(commands, name, summary, example, source, source_help, out_help
 
 @dataclass
 class Solved:
-    """What a file command's solve gives :func:`run_file_command`: how many rows, how many of
-    them valid, what a row is (``"poses"``), how to write them to ``OUT.csv``, and a note for
-    the closing line (a hardware backend's accuracy promise)."""
+    """What a file command's solve gives :func:`run_file_command` for one chunk of rows: how
+    many rows, how many of them valid, ``OUT.csv``'s rows for them, and a note for the closing
+    line (a hardware backend's accuracy promise)."""
     rows: int
     valid: int
-    noun: str
-    write: Callable
+    table: Iterable
     note: "str | None" = None
 
 
-def run_file_command(args, name, source, solve, file_errors=()):
-    """Run a file command (ik, inertia, dynamics): check ``--out`` before any work (against the
-    input option ``source`` too), load ``--robot``, ``solve(robot)`` (it reads the input and
-    returns a :class:`Solved`), write and say what was written. A bad robot file, input file
-    or argument (``file_errors``, and what the argument checks raise) is one line, exit 2."""
+@dataclass(frozen=True)
+class FileTable:
+    """A file command's files for a robot: ``IN.csv``'s ``columns``, ``OUT.csv``'s
+    ``header``, and what a row is (``"poses"``)."""
+    columns: list
+    header: list
+    noun: str
+
+
+def run_file_command(args, name, source, table, solve, file_errors=()):
+    """Run a file command (ik, inertia, dynamics) in chunks, memory bounded at any file size:
+    check ``--out`` before any work (against the input option ``source`` too), load
+    ``--robot``, ``table(robot)`` (a :class:`FileTable`), then for each chunk of the input
+    (:func:`~robohw.support.csv_table.read_column_chunks`) ``solve(robot, values)`` (a
+    :class:`Solved`) and write its rows, and say what was written. The first chunk is solved
+    before the output opens: a bad header or a refused argument writes nothing. A bad robot
+    file, input row or argument (``file_errors``, and what the argument checks raise) is one
+    line, exit 2; a regular file is then left as it was, while standard output or a FIFO keeps
+    the rows written before the bad one."""
     from robohw.robots import RobotFileError, load_robot
-    from robohw.support.csv_table import CsvFileError
+    from robohw.support import csv_table
+    from robohw.support.csv_table import CsvFileError, open_rows, read_column_chunks
     bad = bad_outputs([args.out], [getattr(args, source)])
     if bad:
         return usage(name, bad)
+    rows = valid = 0
+    note = None
     try:
-        solved = solve(load_robot(args.robot))
+        robot = load_robot(args.robot)
+        files = table(robot)
+        chunks = read_column_chunks(getattr(args, source), files.columns,
+                                    csv_table.CHUNK_ROWS)
+        first = next(chunks, np.zeros((0, len(files.columns))))
+        solved = solve(robot, first)
+        with open_rows(args.out, files.header) as write:
+            while solved is not None:
+                write(solved.table)
+                rows, valid, note = rows + solved.rows, valid + solved.valid, solved.note
+                values = next(chunks, None)
+                solved = None if values is None else solve(robot, values)
     except (RobotFileError, CsvFileError, *file_errors, *ARGUMENT_ERRORS) as error:
         return usage(name, error)
-    solved.write(args.out)
-    note = f"; {solved.note}" if solved.note else ""
-    print(f"{solved.rows} {solved.noun}, {solved.valid} valid: {args.out}{note}",
-          file=sys.stderr)
+    note = f"; {note}" if note else ""
+    print(f"{rows} {files.noun}, {valid} valid: {args.out}{note}", file=sys.stderr)
     return 0
 
 

@@ -27,11 +27,10 @@ exact, the dual min-cost flow is solved independently with :func:`networkx.netwo
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-import networkx as nx
 import numpy as np
-from scipy.optimize import linprog
-from scipy.sparse import coo_matrix
 
+# networkx and scipy are imported where they are used: a command that imports a task graph
+# without solving one (robohw ik --backend float) starts without them.
 from robohw.hw.checks import check_integer
 
 __all__ = ["Edge", "BufferAssignment", "assign_buffers", "critical_path"]
@@ -72,6 +71,7 @@ class BufferAssignment:
 
 
 def _check(latencies, edges, inputs, outputs):
+    import networkx as nx
     for name, latency in latencies.items():
         check_integer(f"latency of node {name!r}", latency, minimum=0)
     for edge in edges:
@@ -97,6 +97,7 @@ def _check(latencies, edges, inputs, outputs):
 
 def critical_path(latencies, edges):
     """Earliest finishing cycle of the last node: the least possible depth."""
+    import networkx as nx
     finish = {}
     graph = _check(latencies, edges, (), ())
     preds = defaultdict(list)
@@ -115,6 +116,8 @@ def _solve_difference_lp(names, costs, arcs):
     certificate: an integral dual flow ``f >= 0`` with ``inflow - outflow = c_v`` at every node
     and ``sum l f`` equal to the primal objective, checked here in exact integers.
     """
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
     index = {name: k for k, name in enumerate(names)}
     src = np.array([index[i] for i, _, _ in arcs])
     dst = np.array([index[j] for _, j, _ in arcs])
@@ -151,6 +154,7 @@ def _solve_difference_lp(names, costs, arcs):
 def _network_simplex_dual(names, costs, arcs):
     """The dual optimum, max sum l f over flows with inflow - outflow = c_v, solved
     independently of HiGHS by networkx's network simplex."""
+    import networkx as nx
     flow = nx.DiGraph()
     for name in names:
         flow.add_node(name, demand=int(costs.get(name, 0)))

@@ -5,15 +5,30 @@ float64 reference (:mod:`.reference`), the bit-exact model (:mod:`.model`), its 
 (:mod:`.accuracy`), the designs of the flows (:mod:`.designs`), the benchmark (:mod:`.bench`)
 and the report section (:mod:`.report`). Every later family computes with it."""
 
-from robohw.cordic.architectures import ARCHITECTURES
-from robohw.cordic.bench import bench_cordic, format_bench
-from robohw.cordic.config import CordicConfig, Direction, Normalization, System
-from robohw.cordic.designs import DESIGNS as CORDIC_DESIGNS
-from robohw.cordic.functions import FUNCTIONS
-from robohw.cordic.pipelined import PipelinedCordic
-from robohw.cordic.report import cordic_error_panel, write_cordic_report
-from robohw.cordic.word_serial import WordSerialCordic
+from robohw.support.lazy import load_export
 
 __all__ = ["CordicConfig", "Direction", "Normalization", "System", "FUNCTIONS",
            "PipelinedCordic", "WordSerialCordic", "ARCHITECTURES", "CORDIC_DESIGNS",
            "bench_cordic", "format_bench", "cordic_error_panel", "write_cordic_report"]
+
+# Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
+# imports only the modules it runs.
+_SOURCES = {
+    "CordicConfig": "robohw.cordic.config",
+    "Direction": "robohw.cordic.config",
+    "Normalization": "robohw.cordic.config",
+    "System": "robohw.cordic.config",
+    "FUNCTIONS": "robohw.cordic.functions",
+    "PipelinedCordic": "robohw.cordic.pipelined",
+    "WordSerialCordic": "robohw.cordic.word_serial",
+    "ARCHITECTURES": "robohw.cordic.architectures",
+    "CORDIC_DESIGNS": "robohw.cordic.designs:DESIGNS",
+    "bench_cordic": "robohw.cordic.bench",
+    "format_bench": "robohw.cordic.bench",
+    "cordic_error_panel": "robohw.cordic.report",
+    "write_cordic_report": "robohw.cordic.report",
+}
+
+
+def __getattr__(name):
+    return load_export(__name__, _SOURCES, name)

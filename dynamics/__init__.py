@@ -7,14 +7,31 @@ datapath, and Lee & Chang's processor array (:mod:`.array`); the bit-exact model
 (:mod:`.files`) and the report section (:mod:`.report`). It uses the inertia family's
 references."""
 
-from robohw.dynamics.accuracy import BOUND_FRACTION, AccuracyPromise
-from robohw.dynamics.designs import DESIGNS as DYNAMICS_DESIGNS
-from robohw.dynamics.files import (read_states, solve_dynamics, split_states, state_columns,
-                                   torque_header, torque_rows, write_torques)
-from robohw.dynamics.pipeline import NewtonEulerPipeline, NewtonEulerPlan
-from robohw.dynamics.report import write_dynamics_report
+from robohw.support.lazy import load_export
 
 __all__ = ["NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS", "BOUND_FRACTION",
            "AccuracyPromise", "read_states", "solve_dynamics", "write_torques",
            "state_columns", "split_states", "torque_header", "torque_rows",
            "write_dynamics_report"]
+
+# Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
+# imports only the modules it runs.
+_SOURCES = {
+    "NewtonEulerPipeline": "robohw.dynamics.pipeline",
+    "NewtonEulerPlan": "robohw.dynamics.pipeline",
+    "DYNAMICS_DESIGNS": "robohw.dynamics.designs:DESIGNS",
+    "BOUND_FRACTION": "robohw.dynamics.accuracy",
+    "AccuracyPromise": "robohw.dynamics.accuracy",
+    "read_states": "robohw.dynamics.files",
+    "solve_dynamics": "robohw.dynamics.files",
+    "write_torques": "robohw.dynamics.files",
+    "state_columns": "robohw.dynamics.files",
+    "split_states": "robohw.dynamics.files",
+    "torque_header": "robohw.dynamics.files",
+    "torque_rows": "robohw.dynamics.files",
+    "write_dynamics_report": "robohw.dynamics.report",
+}
+
+
+def __getattr__(name):
+    return load_export(__name__, _SOURCES, name)

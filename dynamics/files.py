@@ -24,22 +24,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.dataflow.states import decode_torques, encode_states, torque_codes
 from robohw.dynamics.accuracy import BOUND_FRACTION, AccuracyPromise
-from robohw.dynamics.pipeline import NewtonEulerPipeline, NewtonEulerPlan
-from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
-from robohw.dynamics.array import NewtonEulerArray
-from robohw.dynamics.array_plan import ArrayPlan
-from robohw.dynamics.network import NETWORKS
-from robohw.dynamics.model import model_outputs
 from robohw.support.csv_table import read_columns, write_rows
-from robohw.support.joints import angles_fit
-from robohw.support.progress import Progress
 from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
-from robohw.hw.payload import payload_rows
-from robohw.robots.toml_file import description_identity
-from robohw.sim.run import run_backend
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
            "REASONS", "state_columns", "split_states", "torque_header", "torque_rows"]
@@ -111,6 +99,7 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     check_choice("backend", backend, BACKENDS)
     check_choice("design", design, DESIGNS)
     if network is not None:
+        from robohw.dynamics.network import NETWORKS
         check_choice("network", network, NETWORKS)
     if design != "array" and (processors is not None or network is not None):
         raise ValueError("processors and network are the array's: they need design 'array'")
@@ -124,6 +113,24 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     if wrench is not None:
         raise ValueError(f"a wrench needs the float backend: the {backend} backend's hardware "
                          f"computes without a tool load")
+    return _hardware(robot, q, qd, qdd, backend, design, width, processors, network,
+                     bound_fraction, progress)
+
+
+def _hardware(robot, q, qd, qdd, backend, design, width, processors, network, bound_fraction,
+              progress):
+    """:func:`solve_dynamics` by a hardware backend. Its modules are imported here: the float
+    backend's command loads the references alone (a fast start)."""
+    from robohw.dataflow.states import decode_torques, encode_states, torque_codes
+    from robohw.dynamics.array import NewtonEulerArray
+    from robohw.dynamics.array_plan import ArrayPlan
+    from robohw.dynamics.model import model_outputs
+    from robohw.dynamics.pipeline import MAX_TRIG_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
+    from robohw.hw.payload import payload_rows
+    from robohw.robots.toml_file import description_identity
+    from robohw.sim.run import run_backend
+    from robohw.support.joints import angles_fit
+    from robohw.support.progress import Progress
     array = {"processors": processors, "network": network, "bound_fraction": bound_fraction}
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
     fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))

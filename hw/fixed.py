@@ -3,13 +3,13 @@
 Amaranth 0.5 has no fixed-point library, so the few operations the datapaths need live here,
 each written twice: once over numpy ``int64`` arrays (for the bit-exact models) and once over
 Amaranth values (for the RTL). Tests check the two against each other and against Python's
-unbounded integers.
+unbounded integers. The Amaranth twins import Amaranth themselves, so the numpy half loads
+without it (a float command starts without the hardware stack).
 """
 
 import enum
 
 import numpy as np
-from amaranth.hdl import Cat, Const, Mux, Value, signed
 
 from robohw.hw.checks import check_integer
 
@@ -44,6 +44,7 @@ class FixedFormat:
 
     @property
     def shape(self):
+        from amaranth.hdl import signed
         return signed(self.width)
 
     @property
@@ -116,6 +117,7 @@ def saturate(values, width):
 def hdl_round_shift(value, shift, rounding):
     """Amaranth twin of :func:`round_shift`: the result is one bit wider than needed so the
     rounding increment cannot overflow."""
+    from amaranth.hdl import Value
     value = Value.cast(value)
     if shift == 0:
         return value
@@ -152,6 +154,7 @@ def hdl_add_sub(a, b, subtract):
     with the inversion in the adder's input logic and the ``+ 1`` as the carry into a spare low
     bit, instead of two adders and a multiplexer after them. Operands are signed or unsigned
     values; the result is signed and wide enough for either."""
+    from amaranth.hdl import Cat, Const, Mux, Value
     a, b, subtract = Value.cast(a), Value.cast(b), Value.cast(subtract)
     if not b.shape().signed:        # ~b must be -b - 1: give b a sign bit first
         b = Cat(b, Const(0, 1)).as_signed()
@@ -167,6 +170,7 @@ def hdl_add_sub_add(a, b, subtract, c, c_negative=False):
     (two adders in a row would be two carry chains in one cycle). The two ``+ 1``
     of the inversions go into the carry word's empty low bit and, as in :func:`hdl_add_sub`,
     into a spare low bit. Operands are signed or unsigned; the result is signed and exact."""
+    from amaranth.hdl import Cat, Const, Value
     terms = []
     for v in (a, b, c):
         v = Value.cast(v)
@@ -190,6 +194,7 @@ def hdl_saturate(value, width):
 
     The range test reads the bits from the result's sign bit up (a value fits when they all
     equal its sign), so it is logic, not the carry chains of two comparisons."""
+    from amaranth.hdl import Const, Mux, Value
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     value = Value.cast(value)
     top = value[width - 1:]

@@ -25,17 +25,11 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
-from robohw.ik.model import evaluate_model
-from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
-from robohw.hw.payload import payload_rows
-from robohw.ik.codec import (POSE_INPUTS, encode_poses, joint_angles, payload_joint_angles,
-                             pose_inputs, poses_from_inputs)
+from robohw.ik.codec import (POSE_INPUTS, joint_angles, payload_joint_angles, pose_inputs,
+                             poses_from_inputs)
 from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.support.csv_table import CsvFileError, read_columns, write_rows
 from robohw.ik.reference import BRANCHES, puma_ik
-from robohw.robots.toml_file import description_identity
-from robohw.support.progress import Progress
-from robohw.sim.run import run_backend
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
            "branch_index", "orthonormal", "BACKENDS", "REASONS", "ORTHONORMAL_TOLERANCE",
@@ -155,6 +149,7 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
             q[rows], valid[rows] = _model_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
                                                width)
         else:
+            from robohw.robots.toml_file import description_identity
             # The compiled model's cache key.
             identity = f"ik {graph} width={width} {description_identity(robot)}"
             q[rows], valid[rows] = _rtl_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
@@ -177,12 +172,19 @@ def _indicators(branch):
 
 
 def _model_rows(graph, poses, branch, width):
+    from robohw.ik.model import evaluate_model      # the hardware's modules, for it only
     out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch),
                                    **puma_format(width))
     return _wrap(joint_angles(out)), valid
 
 
 def _rtl_rows(graph, poses, branch, width, backend, progress, identity):
+    # The hardware's modules, for it only: the float backend starts without them.
+    from robohw.hw.payload import payload_rows
+    from robohw.ik.codec import encode_poses
+    from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
+    from robohw.sim.run import run_backend
+    from robohw.support.progress import Progress
     # Built as the registry builds it (long delay lines in memories): what is simulated is
     # what is synthesized.
     dut = TaskGraphPipeline(graph, **puma_format(width), memory_above=MEMORY_ABOVE)

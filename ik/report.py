@@ -13,7 +13,7 @@ from robohw.buffers.bench import bench_buffers, format_buffer_bench
 from robohw.ik.accuracy import (ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, fk_accuracy,
                                 ik_accuracy, joint_errors, wrist_sweep)
 from robohw.ik.puma_graph import GRAPHS, puma_format
-from robohw.ik.graph_solution import graph_solution
+from robohw.ik.solved_graph import graph_solution
 from robohw.support.plots import pyplot
 from robohw.support.progress import Progress
 from robohw.hw.stream import StreamPipeline

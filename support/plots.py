@@ -3,8 +3,6 @@ of ``robohw report``."""
 
 import pathlib
 
-import numpy as np
-
 __all__ = ["IMAGE_FORMATS", "image_format", "plot_error_histograms", "pyplot"]
 
 # The formats a figure may be written in, by the suffix of its file.
@@ -27,6 +25,7 @@ def pyplot():
 
 def plot_error_histograms(panels, path):
     """One histogram per panel: ``(title, unit, {label: errors})``, log-scaled counts."""
+    import numpy as np
     plt = pyplot()
     figure, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.8))
     for axis, (title, unit, series) in zip(np.atleast_1d(axes), panels):

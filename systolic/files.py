@@ -16,15 +16,7 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.support.csv_table import read_columns, write_rows
-from robohw.support.joints import angles_fit
 from robohw.systolic.reference import inertia_matrix
-from robohw.support.progress import Progress
-from robohw.sim.run import run_backend
-from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
-from robohw.hw.payload import payload_rows
-from robohw.robots.toml_file import description_identity
-from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
-from robohw.systolic.model import model_inertia
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
            "BACKENDS", "ALGORITHMS", "REASONS", "configuration_columns", "matrix_header",
@@ -93,6 +85,7 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None
         h = inertia_matrix(robot, q, ALGORITHMS[array])
         reason = np.full(len(q), "ok", dtype=object)
     else:
+        from robohw.support.joints import angles_fit    # with the hardware's formats
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
         valid = fits & ~outside_limits(robot, q)
         reason = np.where(fits, np.where(valid, "ok", "outside_limits"),
@@ -104,6 +97,15 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None
 
 
 def _hardware(robot, q, backend, array, width, fold, progress):
+    """The matrices by a hardware backend. Its modules are imported here: the float backend's
+    command loads the references alone (a fast start)."""
+    from robohw.hw.payload import payload_rows
+    from robohw.robots.toml_file import description_identity
+    from robohw.sim.run import run_backend
+    from robohw.support.progress import Progress
+    from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
+    from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
+    from robohw.systolic.model import model_inertia
     if backend == "model":
         return model_inertia(PLANS[array](robot, width=width), q)
     fold = fold or DEFAULT_FOLDS[array]

@@ -1,9 +1,8 @@
 """``robohw distributed``: the thesis's distributed Newton-Euler, one computer per link, waiting
 for its neighbours or predicting them."""
 
+import math
 import sys
-
-import numpy as np
 
 from robohw.commands.options import (ARGUMENT_ERRORS, HARDWARE, bad_outputs, inapplicable, integer,
                                      positive, usage)
@@ -67,7 +66,7 @@ def run(args):
     bad = inapplicable(args, [("--width", args.backend != "float", HARDWARE)])
     if bad:
         return usage("distributed", bad)
-    if args.via_q6 is not None and (args.trajectory != 2 or not np.isfinite(args.via_q6)):
+    if args.via_q6 is not None and (args.trajectory != 2 or not math.isfinite(args.via_q6)):
         return usage("distributed", "--via-q6 must be a finite number of degrees, with "
                                     "--trajectory 2 only")
     try:

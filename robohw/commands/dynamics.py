@@ -1,9 +1,9 @@
 """``robohw dynamics``: joint torques of robot states from a CSV file (inverse dynamics)."""
 
 import argparse
+import math
 import sys
 
-import numpy as np
 
 from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
                                      integer, positive, run_file_command, usage)
@@ -20,7 +20,7 @@ def wrench(text):
         values = [float(v) for v in text.split(",")]
     except ValueError:
         values = []
-    if len(values) != 6 or not all(np.isfinite(values)):
+    if len(values) != 6 or not all(map(math.isfinite, values)):
         raise argparse.ArgumentTypeError(f"--wrench must be six finite numbers "
                                          f"FX,FY,FZ,MX,MY,MZ, not {text!r}")
     return values

@@ -2,8 +2,6 @@
 
 import sys
 
-import numpy as np
-
 from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
                                      integer, run_file_command, usage)
 
@@ -62,6 +60,7 @@ def run(args):
     def solve(robot, values):
         poses = poses_from_inputs(values)
         if args.all_branches:
+            import numpy as np
             branch = np.tile(np.arange(8), len(poses))
             poses = np.repeat(poses, 8, axis=0)
         else:

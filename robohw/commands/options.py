@@ -3,12 +3,12 @@ types (integers in a range, lists, design names), the output checks made before 
 the common options."""
 
 import argparse
+import math
 import pathlib
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-import numpy as np
 
 __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
@@ -73,7 +73,7 @@ def positive(name, high=None):
             value = float(text)
         except ValueError:
             value = float("nan")
-        if not (np.isfinite(value) and value > 0):
+        if not (math.isfinite(value) and value > 0):
             raise argparse.ArgumentTypeError(f"{name} must be a positive number, not {text!r}")
         if high is not None and value > high:
             raise argparse.ArgumentTypeError(f"{name} must be at most {high:,}, not {text!r}")
@@ -248,7 +248,10 @@ def run_file_command(args, name, source, table, solve, file_errors=()):
         files = table(robot)
         chunks = read_column_chunks(getattr(args, source), files.columns,
                                     csv_table.CHUNK_ROWS)
-        first = next(chunks, np.zeros((0, len(files.columns))))
+        first = next(chunks, None)
+        if first is None:               # a header alone: no rows
+            import numpy as np
+            first = np.zeros((0, len(files.columns)))
         solved = solve(robot, first)
         with open_rows(args.out, files.header) as write:
             while solved is not None:

@@ -2,9 +2,9 @@
 lengths, Jacobians, actuator forces, forward kinematics, from a CSV file."""
 
 import argparse
+import math
 import sys
 
-import numpy as np
 
 from robohw.commands.options import (ARGUMENT_ERRORS, HARDWARE, CommandParser, add_quiet,
                                      bad_outputs, inapplicable, integer, positive, usage)
@@ -106,7 +106,7 @@ def guess(text):
         values = [float(v) for v in text.split(",")]
     except ValueError:
         values = []
-    if len(values) not in (3, 6) or not all(np.isfinite(values)):
+    if len(values) not in (3, 6) or not all(map(math.isfinite, values)):
         raise argparse.ArgumentTypeError(f"--guess must be six finite numbers "
                                          f"x,y,z,roll,pitch,yaw (planar: three, x,y,phi), "
                                          f"columns or previous, not {text!r}")

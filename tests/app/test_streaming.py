@@ -105,3 +105,19 @@ def test_blank_lines_are_ignored_at_the_end_only(tmp_path):
     path.write_text("\n")
     with pytest.raises(CsvFileError, match=r", line 1: empty file; expected the header a$"):
         list(read_column_chunks(path, ["a"], 5))
+
+
+def test_rows_are_written_as_the_csv_module_writes_them(tmp_path):
+    import csv
+    import io
+
+    from robohw.support.csv_table import write_rows
+    rows = [[0.1, 1e-05, -0.0, 1.0, 2**-40, 1, "ok"], [np.float64(2.5), np.int64(3), 0, 7.0,
+            1e300, 0, 'a "b", c']]
+    write_rows(tmp_path / "x.csv", ["h1", "h,2", "h3", "h4", "h5", "valid", "reason"], rows)
+    expected = io.StringIO(newline="")
+    writer = csv.writer(expected)
+    writer.writerow(["h1", "h,2", "h3", "h4", "h5", "valid", "reason"])
+    writer.writerows([[repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in r]
+                      for r in rows])
+    assert (tmp_path / "x.csv").read_bytes() == expected.getvalue().encode()

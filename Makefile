@@ -5,6 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYNTH_STAMP := $(VENV)/.installed-synth
+BENCH_STAMP := $(VENV)/.installed-bench
 
 .PHONY: check test report results bench export synth sweep prove slow layers clean
 
@@ -20,6 +21,12 @@ $(STAMP): pyproject.toml
 $(SYNTH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[test,synth]'
 	touch $(SYNTH_STAMP)
+
+# Pinocchio (about 400 MB from PyPI) for `make bench`: the peer the command paths are measured
+# against, and the independent library the float64 references are checked against.
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
 
 # The test tiers (docs/verification.md): `make check`, the fast loop (no C++ builds, small
 # parameters); `make test`, what the README shows and CI runs (check, the compiled models,
@@ -44,8 +51,9 @@ results: $(STAMP)
 	if [ -f docs/synth.json ]; then cp docs/synth.json report/synth.json; fi
 	$(BIN)/robohw report --table-only --results docs/results.md
 
-bench: $(STAMP)
+bench: $(BENCH_STAMP)
 	$(BIN)/robohw bench cordic
+	$(BIN)/robohw bench commands
 
 export: $(STAMP)
 	$(BIN)/robohw export --out build/verilog

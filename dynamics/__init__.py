@@ -12,7 +12,7 @@ from robohw.support.lazy import load_export
 __all__ = ["NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS", "BOUND_FRACTION",
            "AccuracyPromise", "read_states", "solve_dynamics", "write_torques",
            "state_columns", "split_states", "torque_header", "torque_rows",
-           "write_dynamics_report"]
+           "write_dynamics_report", "inverse_dynamics"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
@@ -30,6 +30,7 @@ _SOURCES = {
     "torque_header": "robohw.dynamics.files",
     "torque_rows": "robohw.dynamics.files",
     "write_dynamics_report": "robohw.dynamics.report",
+    "inverse_dynamics": "robohw.dynamics.reference",
 }
 
 

@@ -11,7 +11,7 @@ from robohw.support.lazy import load_export
 __all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepthPlan", "ARRAYS",
            "PLANS", "DEFAULT_FOLDS", "INERTIA_DESIGNS", "read_configurations", "solve_inertia",
            "write_matrices", "inertia_error_panel", "write_inertia_report",
-           "configuration_columns", "matrix_header", "matrix_rows"]
+           "configuration_columns", "matrix_header", "matrix_rows", "inertia_matrix"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
@@ -32,6 +32,7 @@ _SOURCES = {
     "configuration_columns": "robohw.systolic.files",
     "matrix_header": "robohw.systolic.files",
     "matrix_rows": "robohw.systolic.files",
+    "inertia_matrix": "robohw.systolic.reference",
 }
 
 

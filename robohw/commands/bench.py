@@ -1,5 +1,6 @@
-"""``robohw bench cordic|buffers|sim``: the CORDIC processors' latency, throughput and simulator
-speeds; the buffer assignment on random graphs; every design's simulation speed."""
+"""``robohw bench cordic|buffers|sim|commands``: the CORDIC processors' latency, throughput and
+simulator speeds; the buffer assignment on random graphs; every design's simulation speed; the
+command paths against Pinocchio."""
 
 from robohw.commands.options import design_names, integer, simulators, widths
 from robohw.support.atomic import write_json
@@ -12,9 +13,11 @@ def register(commands):
     bench = commands.add_parser(
         "bench", help="benchmark a design family",
         epilog="example: robohw bench cordic --widths 16 --no-verilator")
-    bench.add_argument("design", choices=["cordic", "buffers", "sim"],
-                       help="CORDIC processors, the buffer assignment on random graphs, or "
-                            "the simulators' speed on every design (compiled and Amaranth)")
+    bench.add_argument("design", choices=["cordic", "buffers", "sim", "commands"],
+                       help="CORDIC processors, the buffer assignment on random graphs, the "
+                            "simulators' speed on every design (compiled and Amaranth), or "
+                            "the dynamics and inertia commands against Pinocchio (the bench "
+                            "extra: pip install 'robohw[bench]')")
     bench.add_argument("--widths", type=widths, default=(16, 24, 32),
                        help="data widths, comma-separated (default 16,24,32)")
     bench.add_argument("--no-verilator", action="store_true",
@@ -36,6 +39,11 @@ def register(commands):
     bench.add_argument("--threads", type=integer("--threads", 1), default=1,
                        help="Verilator model threads for 'bench sim' (default 1; its threads "
                             "wait busily: only on idle cores)")
+    bench.add_argument("--states", type=integer("--states", 1, 1_000_000), default=100_000,
+                       help="states a command solves in 'bench commands' (default 100000)")
+    bench.add_argument("--repeats", type=integer("--repeats", 1, 20), default=3,
+                       help="runs of each command in 'bench commands'; the fastest counts "
+                            "(default 3)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
     bench.set_defaults(run=run)
     return bench
@@ -46,6 +54,10 @@ def run(args):
         from robohw.buffers.bench import bench_buffers, format_buffer_bench
         rows = bench_buffers(args.nodes)
         print(format_buffer_bench(rows))
+    elif args.design == "commands":
+        from robohw.flows.command_speed import bench_commands, format_command_bench
+        rows = bench_commands(states=args.states, repeats=args.repeats)
+        print(format_command_bench(rows))
     elif args.design == "sim":
         from robohw.flows.sim_speed import bench_sim, format_sim_bench
         from robohw.registry import DESIGNS

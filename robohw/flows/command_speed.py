@@ -1,0 +1,236 @@
+"""``robohw bench commands``: the command paths against what a robotics engineer would use
+instead, Pinocchio, measured in one run on one machine.
+
+Each figure is a whole command, timed from outside (a new process, the best of ``repeats``):
+start-up (``robohw --help``, a float command on one state), and for each robot ``robohw
+dynamics`` and ``robohw inertia`` over ``states`` states, CSV in and CSV out, by the float
+backend and by the bit-exact model at each width asked. Beside them, the same work in Pinocchio
+(the optional ``bench`` extra, ``pip install 'robohw[bench]'``): numpy's ``loadtxt`` in, its
+recursive Newton-Euler (``rnea``) or composite-rigid-body algorithm (``crba``) in a Python loop,
+``savetxt`` out, the robot built from our description (:func:`pinocchio_model`) and checked
+equal to our float64 references before anything is timed. Without Pinocchio its rows say "not
+measured". Wall-clock figures depend on the machine and its load: they live in the docs, never
+in a test.
+"""
+
+import pathlib
+import pickle
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from robohw.dynamics import inverse_dynamics
+from robohw.robots import load_robot
+from robohw.robots.sampling import sample_states
+from robohw.support.progress import Progress
+
+__all__ = ["bench_commands", "format_command_bench", "pinocchio_model", "check_pinocchio"]
+
+# A Pinocchio user's path: its model, numpy's reader, the algorithm in a loop, numpy's writer.
+_PINOCCHIO = """
+import pickle, sys
+import numpy as np
+import pinocchio
+model = pickle.load(open(sys.argv[1], "rb"))
+data = model.createData()
+values = np.loadtxt(sys.argv[2], delimiter=",", skiprows=1, ndmin=2)
+n = model.nq
+q = values[:, :n] + np.array(pickle.load(open(sys.argv[4], "rb")))
+if sys.argv[5] == "rnea":
+    qd, qdd = values[:, n:2 * n], values[:, 2 * n:3 * n]
+    out = np.array([pinocchio.rnea(model, data, q[k], qd[k], qdd[k]) for k in range(len(q))])
+    header = ",".join(f"tau{k + 1}" for k in range(n))
+else:
+    out = np.array([pinocchio.crba(model, data, q[k]).copy() for k in range(len(q))])
+    out = np.triu(out) + np.swapaxes(np.triu(out, 1), 1, 2)   # crba fills the upper half
+    out = out.reshape(len(q), -1)
+    header = ",".join(f"H{j}{i}" for j in range(1, n + 1) for i in range(1, n + 1))
+np.savetxt(sys.argv[3], out, delimiter=",", header=header, comments="")
+"""
+
+
+def _pinocchio():
+    try:
+        import pinocchio
+    except ImportError:
+        return None
+    return pinocchio
+
+
+def pinocchio_model(robot):
+    """A Pinocchio model of ``robot`` (standard DH): joint ``i`` at frame ``i - 1``, moving about
+    (revolute) or along (prismatic) its z axis; what follows the motion in the DH step
+    (``Tz(d) Tx(a) Rx(alpha)``, or ``Rz(theta) Tx(a) Rx(alpha)`` for a prismatic joint) is the
+    next joint's placement, and the link's inertia, given in frame ``i``, is moved back by it.
+    The joint offsets are not in the model: add ``offsets(robot)`` to ``q``. ``None`` without
+    Pinocchio."""
+    pin = _pinocchio()
+    if pin is None:
+        return None
+    model = pin.Model()
+    model.gravity = pin.Motion(np.array(robot.gravity, dtype=float), np.zeros(3))
+    placement, parent = pin.SE3.Identity(), 0
+    for k, joint in enumerate(robot.joints):
+        kind = pin.JointModelRZ() if joint.type == "revolute" else pin.JointModelPZ()
+        parent = model.addJoint(parent, kind, placement, f"joint{k + 1}")
+        first = joint.d if joint.type == "revolute" else 0.0
+        turn = 0.0 if joint.type == "revolute" else joint.theta
+        after = (pin.SE3(_rz(turn), np.array([0.0, 0.0, first])) *
+                 pin.SE3(_rx(joint.alpha), np.array([joint.a, 0.0, 0.0])))
+        if joint.mass is not None:          # a massless link may still turn (PUMA link 1)
+            ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
+            tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+            rotation = after.rotation
+            inertia = pin.Inertia(joint.mass, after.act(np.array(joint.com, dtype=float)),
+                                  rotation @ tensor @ rotation.T)
+            model.appendBodyToJoint(parent, inertia, pin.SE3.Identity())
+        placement = after
+    return model
+
+
+def offsets(robot):
+    """What Pinocchio's ``q`` adds to ours: each joint's offset."""
+    return [joint.offset for joint in robot.joints]
+
+
+def _rz(angle):
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _rx(angle):
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
+
+
+def check_pinocchio(robot, count=200, seed=0):
+    """The largest difference between Pinocchio's and our float64 torques and inertia matrices
+    over ``count`` seeded states, relative to the largest value: ``{"tau": ..., "H": ...}``,
+    or ``None`` without Pinocchio."""
+    pin = _pinocchio()
+    if pin is None:
+        return None
+    from robohw.systolic import inertia_matrix
+    model = pinocchio_model(robot)
+    data = model.createData()
+    q, qd, qdd = sample_states(robot, count, np.random.default_rng(seed))
+    shifted = q + np.array(offsets(robot))
+    tau = np.array([pin.rnea(model, data, a, b, c) for a, b, c in zip(shifted, qd, qdd)])
+    h = np.array([pin.crba(model, data, a).copy() for a in shifted])
+    h = np.triu(h) + np.swapaxes(np.triu(h, 1), 1, 2)
+    ours_tau = inverse_dynamics(robot, q, qd, qdd)
+    ours_h = inertia_matrix(robot, q, "jacobian")
+    return {"tau": float(np.abs(tau - ours_tau).max() / np.abs(ours_tau).max()),
+            "H": float(np.abs(h - ours_h).max() / np.abs(ours_h).max())}
+
+
+def _time(argv, repeats):
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        run = subprocess.run(argv, capture_output=True, text=True)
+        elapsed = time.perf_counter() - started
+        if run.returncode != 0:
+            raise RuntimeError(f"{' '.join(map(str, argv))} failed: "
+                               f"{run.stderr.strip().splitlines()[-1:]}")
+        best = min(best, elapsed)
+    return round(best, 3)
+
+
+def _robohw(*args):
+    return [sys.executable, "-c", "import sys\nfrom robohw.commands import main\n"
+            "sys.exit(main(sys.argv[1:]))", *map(str, args)]
+
+
+def _write_states(robot, path, count, seed):
+    q, qd, qdd = sample_states(robot, count, np.random.default_rng(seed))
+    names = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, robot.dof + 1)]
+    np.savetxt(path, np.hstack([q, qd, qdd]), delimiter=",", header=",".join(names),
+               comments="")
+    configurations = path.with_name(f"{path.stem}_q.csv")
+    np.savetxt(configurations, q, delimiter=",", header=",".join(names[:robot.dof]),
+               comments="")
+    return configurations
+
+
+def bench_commands(robots=("puma560", "stanford"), states=100_000, widths=(24, 31), repeats=3,
+                   stream=None):
+    """Rows of ``{"robot", "command", "path", "states", "seconds", "per_state_us"}``, the
+    start-up rows' robot ``None``; Pinocchio's rows ``seconds`` ``None`` without it, and
+    ``check``: the largest relative difference from our float64 reference."""
+    rows = []
+    progress = Progress(2 + len(robots) * (2 * (2 + len(widths))), stream)
+    with tempfile.TemporaryDirectory(prefix="robohw-bench-") as folder:
+        folder = pathlib.Path(folder)
+        robot = load_robot(robots[0])
+        single = folder / "one.csv"
+        _write_states(robot, single, 1, 0)
+        for path, argv in (("robohw --help", _robohw("--help")),
+                           ("robohw dynamics, one state", _robohw(
+                               "dynamics", "--states", single, "--out", folder / "one_tau.csv",
+                               "--robot", robots[0], "--quiet"))):
+            rows.append({"robot": None, "command": "start-up", "path": path, "states": 1,
+                         "seconds": _time(argv, max(repeats, 5)), "per_state_us": None})
+            progress.step(path)
+        for name in robots:
+            robot = load_robot(name)
+            source = folder / f"{name}.csv"
+            configurations = _write_states(robot, source, states, 1)
+            pin = pinocchio_model(robot)
+            check = check_pinocchio(robot)
+            for command, option, data, algorithm in (
+                    ("dynamics", "--states", source, "rnea"),
+                    ("inertia", "--q", configurations, "crba")):
+                paths = [("float", []), *((f"model, {w} bits", ["--backend", "model",
+                                                                "--width", str(w)])
+                                          for w in widths)]
+                for label, extra in paths:
+                    seconds = _time(_robohw(command, option, data, "--out",
+                                            folder / "out.csv", "--robot", name, "--quiet",
+                                            *extra), repeats)
+                    rows.append(_row(name, command, f"robohw {command}, {label}", states,
+                                     seconds))
+                    progress.step(f"{name}: robohw {command}, {label}")
+                seconds = None
+                if pin is not None:
+                    model_file, offset_file = folder / "model.pickle", folder / "offsets.pickle"
+                    model_file.write_bytes(pickle.dumps(pin))
+                    offset_file.write_bytes(pickle.dumps(offsets(robot)))
+                    seconds = _time([sys.executable, "-c", _PINOCCHIO, model_file,
+                                     configurations if algorithm == "crba" else data,
+                                     folder / "pin.csv", offset_file, algorithm], repeats)
+                row = _row(name, command, f"Pinocchio {algorithm}, Python loop", states, seconds)
+                row["check"] = None if check is None else \
+                    check["tau" if algorithm == "rnea" else "H"]
+                rows.append(row)
+                progress.step(f"{name}: Pinocchio {algorithm}")
+    return rows
+
+
+def _row(robot, command, path, states, seconds):
+    return {"robot": robot, "command": command, "path": path, "states": states,
+            "seconds": seconds,
+            "per_state_us": None if seconds is None else round(1e6 * seconds / states, 2)}
+
+
+def format_command_bench(rows):
+    """The rows as a Markdown table, each robot's rows with their ratio to Pinocchio's."""
+    lines = ["| robot | command | path | states | seconds | µs a state | against Pinocchio |",
+             "|---|---|---|---|---|---|---|"]
+    peer = {(r["robot"], r["command"]): r["seconds"] for r in rows
+            if r["path"].startswith("Pinocchio")}
+    for r in rows:
+        seconds = "not measured" if r["seconds"] is None else f"{r['seconds']:.3f}"
+        per = "" if r["per_state_us"] is None else f"{r['per_state_us']:.2f}"
+        base = peer.get((r["robot"], r["command"]))
+        if r["path"].startswith("Pinocchio"):
+            ratio = "" if r.get("check") is None else \
+                f"agrees with our float64 to {r['check']:.1e}"
+        else:
+            ratio = "" if not base or r["seconds"] is None else f"{r['seconds'] / base:.2f}x"
+        lines.append(f"| {r['robot'] or ''} | {r['command']} | {r['path']} | {r['states']:,} | "
+                     f"{seconds} | {per} | {ratio} |")
+    return "\n".join(lines)

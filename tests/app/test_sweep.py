@@ -323,7 +323,10 @@ def test_worker_processes_print_no_warnings(tmp_path):
          "sweep", "--designs", "cordic-pipelined,inertia-linear", "--widths", "12",
          "--folds", "2", "--vectors", "100", "--results", "3", "--jobs", "2",
          "--out", str(tmp_path)], capture_output=True, text=True, check=True)
-    assert run.stderr.splitlines() == [
+    # A log's progress lines (a run past 10 s on a loaded machine) are the only others.
+    progress = re.compile(r"^\[\d+/\d+\] |: \d+ of \d+ done in [\d.]+ s$| \.\.\.$|: done in "
+                          r"[\d.]+ s$")
+    assert [line for line in run.stderr.splitlines() if not progress.search(line)] == [
         f"2 points, 2 valid: {tmp_path / 'results.csv'}; fronts in {tmp_path / 'sweep.md'}"]
 
 

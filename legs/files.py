@@ -70,9 +70,9 @@ from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
 
 __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "GUESSES", "input_columns",
-           "guess_columns",
-           "output_columns", "read_platform_input", "solve_platform", "write_platform_output",
-           "REASONS"]
+           "guess_columns", "output_columns", "read_platform_input", "solve_platform",
+           "write_platform_output", "REASONS", "independent_rows", "platform_header",
+           "platform_rows"]
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 # The commands the leg processors compute.
@@ -408,13 +408,28 @@ def _hardware_fk(platform, lengths, backend, width, iterations, timing, max_cond
     return values, valid, reason
 
 
-def write_platform_output(path, platform, command, values, valid, reason=None):
-    """Write ``OUT.csv`` atomically (``valid`` last, or ``valid,reason``)."""
+def independent_rows(command, backend="float", guess=None):
+    """Whether each row of ``command`` is solved on its own, so a file may be solved in chunks:
+    all but ``fk`` on the hardware (a servo loop, each row from the answer before it) and
+    ``fk`` with ``guess="previous"``."""
+    return not (command == "fk" and (backend != "float" or guess == "previous"))
+
+
+def platform_header(platform, command, reasons=False):
+    """``OUT.csv``'s header: :func:`output_columns`, ``valid`` (and ``reason``)."""
+    return output_columns(platform, command) + ["valid"] + (["reason"] if reasons else [])
+
+
+def platform_rows(platform, command, values, valid, reason=None):
+    """``OUT.csv``'s rows, :func:`platform_header`'s columns (``reason`` when given)."""
     columns = output_columns(platform, command)
-    header = columns + ["valid"] + (["reason"] if reason is not None else [])
     integer = {"iterations"}
     reason = reason if reason is not None else [None] * len(values)
-    write_rows(path, header, ([*(int(v) if name in integer else float(v)
-                                 for name, v in zip(columns, row)), int(ok),
-                               *([r] if r else [])]
-                              for row, ok, r in zip(values, valid, reason)))
+    return ([*(int(v) if name in integer else float(v) for name, v in zip(columns, row)),
+             int(ok), *([r] if r else [])] for row, ok, r in zip(values, valid, reason))
+
+
+def write_platform_output(path, platform, command, values, valid, reason=None):
+    """Write ``OUT.csv`` atomically (``valid`` last, or ``valid,reason``)."""
+    write_rows(path, platform_header(platform, command, reason is not None),
+               platform_rows(platform, command, values, valid, reason))

@@ -225,7 +225,8 @@ class FileTable:
     noun: str
 
 
-def run_file_command(args, name, source, table, solve, file_errors=()):
+def run_file_command(args, name, source, table, solve, file_errors=(), load=None,
+                     rows_per_chunk=None):
     """Run a file command (ik, inertia, dynamics) in chunks, memory bounded at any file size:
     check ``--out`` before any work (against the input option ``source`` too), load
     ``--robot``, ``table(robot)`` (a :class:`FileTable`), then for each chunk of the input
@@ -234,7 +235,10 @@ def run_file_command(args, name, source, table, solve, file_errors=()):
     before the output opens: a bad header or a refused argument writes nothing. A bad robot
     file, input row or argument (``file_errors``, and what the argument checks raise) is one
     line, exit 2; a regular file is then left as it was, while standard output or a FIFO keeps
-    the rows written before the bad one."""
+    the rows written before the bad one. ``load``: what loads the robot (default
+    ``load_robot(args.robot)``); ``rows_per_chunk``: the chunk's rows (default
+    :data:`~robohw.support.csv_table.CHUNK_ROWS`; a command whose rows depend on the row
+    before reads its file as one chunk)."""
     from robohw.robots import RobotFileError, load_robot
     from robohw.support import csv_table
     from robohw.support.csv_table import CsvFileError, open_rows, read_column_chunks
@@ -244,10 +248,10 @@ def run_file_command(args, name, source, table, solve, file_errors=()):
     rows = valid = 0
     note = None
     try:
-        robot = load_robot(args.robot)
+        robot = load_robot(args.robot) if load is None else load()
         files = table(robot)
         chunks = read_column_chunks(getattr(args, source), files.columns,
-                                    csv_table.CHUNK_ROWS)
+                                    rows_per_chunk or csv_table.CHUNK_ROWS)
         first = next(chunks, None)
         if first is None:               # a header alone: no rows
             import numpy as np

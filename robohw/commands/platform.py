@@ -6,8 +6,8 @@ import math
 import sys
 
 
-from robohw.commands.options import (ARGUMENT_ERRORS, HARDWARE, CommandParser, add_quiet,
-                                     bad_outputs, inapplicable, integer, positive, usage)
+from robohw.commands.options import (HARDWARE, CommandParser, FileTable, Solved, add_quiet,
+                                     inapplicable, integer, positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -115,15 +115,13 @@ def guess(text):
 
 def run(args):
     from robohw.legs import (FK_ITERATIONS, FK_TOLERANCE, SERVO_ITERATIONS, check_tolerance,
-                             read_platform_input, solve_platform, write_platform_output)
+                             input_columns, independent_rows, platform_header, platform_rows,
+                             solve_platform)
     from robohw.robots.platform import PlatformFileError, load_platform
-    from robohw.support.csv_table import CsvFileError
-    source = args.lengths if args.action == "fk" else \
-        (args.states if args.action == "dynamics" else args.poses)
+    source_option = {"fk": "lengths", "dynamics": "states"}.get(args.action, "poses")
     name = f"platform {args.action}"
-    bad = bad_outputs([args.out], [source])
     hardware = args.backend != "float"
-    bad = bad or inapplicable(args, [
+    bad = inapplicable(args, [
         ("--width", hardware, HARDWARE), ("--timing", hardware, HARDWARE),
         *([("--tolerance", not hardware, "the float backend: the hardware runs its "
                                          "--iterations steps on every row"),
@@ -132,28 +130,37 @@ def run(args):
           if args.action == "fk" else [])])
     if bad:
         return usage(name, bad)
-    try:
+
+    def load():
         platform = load_platform(args.platform)
-        options = {"max_cond": args.max_cond, "width": args.width or 24,
-                   "timing": (args.timing or "pipelined").replace("-", "_")}
         if args.action == "fk":
             if isinstance(args.guess, list) and len(args.guess) != len(platform.pose_fields):
                 raise ValueError(f"--guess: a {platform.kind} platform's pose is "
                                  f"{','.join(platform.pose_fields)}, not {len(args.guess)} "
                                  f"numbers")
-            iterations = args.iterations or (FK_ITERATIONS if args.backend == "float" else
-                                             SERVO_ITERATIONS)
-            tolerance = FK_TOLERANCE if args.tolerance is None else args.tolerance
-            options.update(guess=args.guess, tolerance=tolerance, iterations=iterations)
             if args.backend == "float":
                 check_tolerance(platform, tolerance)      # before the file is read
-        rows = read_platform_input(source, platform, args.action,
-                                   getattr(args, "guess", None))
+        return platform
+
+    options = {"max_cond": args.max_cond, "width": args.width or 24,
+               "timing": (args.timing or "pipelined").replace("-", "_")}
+    guess = getattr(args, "guess", None)
+    tolerance = FK_TOLERANCE if getattr(args, "tolerance", None) is None else args.tolerance
+    if args.action == "fk":
+        iterations = args.iterations or (FK_ITERATIONS if args.backend == "float" else
+                                         SERVO_ITERATIONS)
+        options.update(guess=guess, tolerance=tolerance, iterations=iterations)
+
+    def table(platform):
+        return FileTable(input_columns(platform, args.action, guess),
+                         platform_header(platform, args.action, args.reasons), "rows")
+
+    def solve(platform, rows):
         values, valid, reason = solve_platform(platform, args.action, rows, args.backend,
                                                progress=sys.stderr, **options)
-    except (PlatformFileError, CsvFileError, *ARGUMENT_ERRORS) as error:
-        return usage(name, error)
-    write_platform_output(args.out, platform, args.action, values, valid,
-                          reason if args.reasons else None)
-    print(f"{len(values)} rows, {int(valid.sum())} valid: {args.out}", file=sys.stderr)
-    return 0
+        return Solved(len(values), int(valid.sum()), platform_rows(
+            platform, args.action, values, valid, reason if args.reasons else None))
+    # A servo loop or --guess previous takes each row from the one before: one chunk.
+    chunk = None if independent_rows(args.action, args.backend, guess) else sys.maxsize
+    return run_file_command(args, name, source_option, table, solve, (PlatformFileError,),
+                            load, chunk)

@@ -121,3 +121,30 @@ def test_rows_are_written_as_the_csv_module_writes_them(tmp_path):
     writer.writerows([[repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in r]
                       for r in rows])
     assert (tmp_path / "x.csv").read_bytes() == expected.getvalue().encode()
+
+
+@pytest.mark.parametrize("action, option, columns", [
+    ("ik", "--poses", "x,y,z,roll,pitch,yaw"),
+    ("jacobian", "--poses", "x,y,z,roll,pitch,yaw")])
+def test_platform_commands_stream_too(tmp_path, monkeypatch, action, option, columns):
+    rng = np.random.default_rng(6)
+    rows = [columns] + [",".join(f"{v:.5f}" for v in [*rng.uniform(-0.02, 0.02, 2),
+                                                     0.6 + rng.uniform(-0.02, 0.02),
+                                                     *rng.uniform(-0.05, 0.05, 3)])
+                        for _ in range(7)]
+    source = tmp_path / "in.csv"
+    source.write_text("\n".join(rows) + "\n")
+    args = ["platform", action, option, str(source), "--reasons", "--quiet"]
+    assert main([*args, "--out", str(tmp_path / "whole.csv")]) == 0
+    monkeypatch.setattr(csv_table, "CHUNK_ROWS", 3)
+    assert main([*args, "--out", str(tmp_path / "chunked.csv")]) == 0
+    assert (tmp_path / "chunked.csv").read_bytes() == (tmp_path / "whole.csv").read_bytes()
+    assert len((tmp_path / "whole.csv").read_text().splitlines()) == 8
+
+
+def test_rows_that_follow_the_row_before_are_one_chunk():
+    from robohw.legs import independent_rows
+    assert independent_rows("ik") and independent_rows("fk") and independent_rows(
+        "fk", guess="columns")
+    assert not independent_rows("fk", guess="previous")
+    assert not independent_rows("fk", backend="model")

@@ -344,7 +344,8 @@ def test_dynamics_command_hardware_backends(tmp_path, capsys):
     assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "w.csv"),
                  "--robot", "stanford", "--backend", "model", "--wrench",
                  "1,2,3,0,0,0"]) == 2
-    assert "a wrench needs the float backend" in capsys.readouterr().err
+    assert ("--wrench applies to the float backend: the hardware takes no tool wrench"
+            in capsys.readouterr().err)
     with pytest.raises(SystemExit):
         main(["dynamics", "--states", str(source), "--out", str(tmp_path / "w.csv"),
               "--backend", "model", "--width", "60"])

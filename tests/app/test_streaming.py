@@ -148,3 +148,16 @@ def test_rows_that_follow_the_row_before_are_one_chunk():
         "fk", guess="columns")
     assert not independent_rows("fk", guess="previous")
     assert not independent_rows("fk", backend="model")
+
+
+def test_the_whole_file_helpers_write_what_the_streamed_command_writes(tmp_path):
+    # The families' Python API (one file in, one file out) and the command give one file.
+    from robohw.dynamics import read_states, solve_dynamics, write_torques
+    from robohw.robots import load_robot
+    source = _states(tmp_path / "in.csv", 5)
+    assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "cmd.csv"),
+                 "--reasons", "--quiet"]) == 0
+    robot = load_robot("puma560")
+    got = solve_dynamics(robot, *read_states(source, robot.dof))
+    write_torques(tmp_path / "api.csv", got.tau, got.valid, got.reason)
+    assert (tmp_path / "api.csv").read_bytes() == (tmp_path / "cmd.csv").read_bytes()

@@ -27,13 +27,15 @@ import numpy as np
 
 from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matTvec, matvec, negate,
                                       product, snap, vadd, vscale)
-from robohw.systolic.reference import link_jacobians
+from robohw.robots.chain import (JOINT_TERMS, Chain, DistalLink, as_chain, distal_gravity,
+                                 distal_links, motion)
+from robohw.robots.kinematics import link_jacobians, tool_jacobian
 from robohw.dynamics.scans import (doubling_schedule, pfp_schedule, run_schedule,
                                     serial_schedule)
 from robohw.hw.checks import check_choice, check_positive_integer
 
 __all__ = ["link_frame_torques", "base_coordinate_steps", "scan_torques", "lagrange_torques",
-           "inverse_dynamics", "FORMULATIONS", "SCANS", "SCHEDULES", "PHASES"]
+           "inverse_dynamics", "joint_terms", "FORMULATIONS", "SCANS", "SCHEDULES", "PHASES"]
 
 FORMULATIONS = ("link", "scan", "lagrange")
 SCANS = ("serial", "doubling", "pfp")
@@ -57,28 +59,27 @@ def _states(robot, q, qd, qdd, wrench):
 
 
 def _links(robot, q):
-    """Per joint: ``(R, p, revolute)``: ``^{i-1}R_i`` ``(B, 3, 3)``, ``^i p*_i`` ``(B, 3)`` (the
-    origin of frame ``i`` from that of ``i - 1``, in frame ``i``)."""
+    """Per joint, in the distal form (:func:`robohw.robots.chain.distal_links`): ``(R, p,
+    revolute, axis, link)``: ``^{i-1}R_i`` ``(B, 3, 3)``, ``^i p*_i`` ``(B, 3)`` (the origin of
+    frame ``i`` from that of ``i - 1``, in frame ``i``), the joint's axis in frame ``i``
+    ``(B, 3)`` and the :class:`~robohw.robots.chain.DistalLink`."""
     out = []
-    for k, joint in enumerate(robot.joints):
-        value = q[:, k] + joint.offset
-        revolute = joint.type == "revolute"
-        theta = value if revolute else np.full_like(value, joint.theta)
-        d = np.full_like(value, joint.d) if revolute else value
-        ct, st, ca, sa = np.cos(theta), np.sin(theta), np.cos(joint.alpha), np.sin(joint.alpha)
-        rot = np.zeros((len(q), 3, 3))
-        rot[:, 0] = np.stack([ct, -st * ca, st * sa], -1)
-        rot[:, 1] = np.stack([st, ct * ca, -ct * sa], -1)
-        rot[:, 2] = np.stack([np.zeros_like(ct), np.full_like(ct, sa), np.full_like(ct, ca)], -1)
-        p = np.stack([np.full_like(d, joint.a), d * sa, d * ca], -1)
-        out.append((rot, p, revolute))
+    for k, link in enumerate(distal_links(as_chain(robot))):
+        turn, shift = motion(link, q[:, k])
+        rot = turn @ np.array(link.fixed.rotation)
+        p = _mtv(rot, shift + turn @ np.array(link.fixed.translation))
+        axis = _mtv(rot, np.broadcast_to(np.array(link.axis), (len(q), 3)))
+        out.append((rot, p, link.type == "revolute", axis, link))
     return out
 
 
-def _body(joint):
-    ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
-    return joint.mass, np.array(joint.com), np.array([[ixx, ixy, ixz], [ixy, iyy, iyz],
-                                                       [ixz, iyz, izz]])
+def joint_terms(robot, qd, qdd):
+    """``(B, N)``: what the joints' own terms add to the rigid body's torques: ``armature *
+    qdd + damping * qd + friction * sign(qd)`` (no Coulomb term at ``qd = 0``)."""
+    joints = robot.joints
+    armature, damping, friction = (np.array([getattr(j, t, 0.0) for j in joints])
+                                   for t in JOINT_TERMS)
+    return armature * qdd + damping * qd + friction * np.sign(qd)
 
 
 def _mv(m, v):
@@ -90,15 +91,16 @@ def _mtv(m, v):
 
 
 def link_frame_torques(robot, q, qd, qdd, wrench=None):
-    """Torques ``(B, N)`` by the link-frame Newton-Euler recursion (Luh, Walker & Paul)."""
+    """Torques ``(B, N)`` by the link-frame Newton-Euler recursion (Luh, Walker & Paul), in the
+    distal form of any chain, with the joint terms (:func:`joint_terms`)."""
     q, qd, qdd, wrench = _states(robot, q, qd, qdd, wrench)
-    batch, z0 = len(q), np.array([0.0, 0.0, 1.0])
+    batch = len(q)
     links = _links(robot, q)
     w = dw = np.zeros((batch, 3))
-    a = np.broadcast_to(-np.asarray(robot.gravity, dtype=np.float64), (batch, 3))
-    forces, moments, axes = [], [], []
-    for k, (rot, p, revolute) in enumerate(links):
-        axis = _mtv(rot, np.broadcast_to(z0, (batch, 3)))       # z_{i-1} in frame i
+    gravity = distal_gravity(as_chain(robot))
+    a = np.broadcast_to(-np.asarray(gravity, dtype=np.float64), (batch, 3))
+    forces, moments = [], []
+    for k, (rot, p, revolute, axis, link) in enumerate(links):
         w_in, dw_in = _mtv(rot, w), _mtv(rot, dw)
         if revolute:
             w = w_in + axis * qd[:, k, None]
@@ -108,25 +110,24 @@ def link_frame_torques(robot, q, qd, qdd, wrench=None):
         a = _mtv(rot, a) + np.cross(dw, p) + np.cross(w, np.cross(w, p))
         if not revolute:
             a = a + axis * qdd[:, k, None] + 2 * np.cross(w, axis * qd[:, k, None])
-        mass, com, inertia = _body(robot.joints[k])
+        com, inertia = np.array(link.com), np.array(link.inertia)
         ac = a + np.cross(dw, com) + np.cross(w, np.cross(w, com))
         jw = np.einsum("ij,bj->bi", inertia, w)
-        forces.append(mass * ac)
+        forces.append(link.mass * ac)
         moments.append(np.einsum("ij,bj->bi", inertia, dw) + np.cross(w, jw))
-        axes.append(axis)
     # Backward: f, n exerted on link i by link i-1, n about the origin of frame i-1.
     f, n = -wrench[:, :3], -wrench[:, 3:]     # what the hand exerts on the environment
     tau = np.zeros((batch, robot.dof))
     for k in range(robot.dof - 1, -1, -1):
         rot_next = links[k + 1][0] if k + 1 < robot.dof else np.broadcast_to(np.eye(3),
                                                                               (batch, 3, 3))
-        _, p, revolute = links[k]
-        _, com, _ = _body(robot.joints[k])
+        _, p, revolute, axis, link = links[k]
         f_next, n_next = _mv(rot_next, f), _mv(rot_next, n)
         f = f_next + forces[k]
-        n = n_next + np.cross(p, f_next) + np.cross(p + com, forces[k]) + moments[k]
-        tau[:, k] = np.einsum("bi,bi->b", n if revolute else f, axes[k])
-    return tau
+        n = n_next + np.cross(p, f_next) + np.cross(p + np.array(link.com), forces[k]) + \
+            moments[k]
+        tau[:, k] = np.einsum("bi,bi->b", n if revolute else f, axis)
+    return tau + joint_terms(robot, qd, qdd)
 
 
 SCHEDULES = {"serial": lambda count, processors: serial_schedule(count),
@@ -157,8 +158,15 @@ _IDENTITY = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
 
 
 def _link_input(joint, value, arith):
-    """``(^{i-1}R_i, ^ip*_i)`` of ``joint`` from its input ``value``: ``(cos, sin)`` of its angle
-    (revolute) or its length ``d`` (prismatic)."""
+    """``(^{i-1}R_i, ^ip*_i)`` of ``joint`` from its input ``value``: for a DH joint, ``(cos,
+    sin)`` of its angle (revolute) or its length ``d`` (prismatic); for a
+    :class:`~robohw.robots.chain.DistalLink` (float64 only), its ``q``."""
+    if isinstance(joint, DistalLink):
+        turn, shift = motion(joint, value)
+        rot = turn @ np.array(joint.fixed.rotation)
+        p = _mtv(rot, shift + turn @ np.array(joint.fixed.translation))
+        return (tuple(tuple(rot[:, r, c] for c in range(3)) for r in range(3)),
+                tuple(p[:, r] for r in range(3)))
     ca, sa = snap(math.cos(joint.alpha)), snap(math.sin(joint.alpha))
     if joint.type == "revolute":
         (c, s), d = value, joint.d
@@ -186,7 +194,11 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan, bounds=None
     are handed to ``arith.bound`` (the hardware's proven ranges; float arithmetic ignores them).
     """
     n = robot.dof
-    revolute = [joint.type == "revolute" for joint in robot.joints]
+    # A DH robot's links as its file gives them (the hardware traces these); a chain's in
+    # its distal form (float64 only).
+    chain = isinstance(robot, Chain)
+    members = distal_links(robot) if chain else robot.joints
+    revolute = [member.type == "revolute" for member in members]
 
     def fit(vector, limit):
         return vector if bounds is None else arith.bound(vector, limit)
@@ -198,17 +210,18 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan, bounds=None
                 out.append(function(i))
         return out
 
-    links = local("rotations", lambda i: _link_input(robot.joints[i], joints[i], arith))
+    links = local("rotations", lambda i: _link_input(members[i], joints[i], arith))
     # Step 1: 0R_i = 0R_{i-1} (i-1)R_i (0R_0 = I, the identity: a scan of the N others). Every
     # product of rotations is a rotation: its entries are within 1.
     rot = [_IDENTITY] + scan("R", [r for r, _ in links],
                              lambda a, b: tuple(fit(row, 1.0) for row in matmul(a, b)))
     # Step 2: axes z_i (a column: no arithmetic), p*_i and the centres of mass in base
     # coordinates, and the b of step 3 (eq. (17) with qd: the printed qdd is a slip).
-    z = [tuple(row[2] for row in r) for r in rot]
+    z = [matvec(rot[i], members[i].axis) for i in range(n)] if chain else \
+        [tuple(row[2] for row in r) for r in rot]
 
     def axes(i):
-        com = tuple(arith.const(v) for v in robot.joints[i].com)
+        com = tuple(arith.const(v) for v in members[i].com)
         spin = vscale(qd[i], z[i])                                    # z_{i-1} qd_i
         return (fit(matvec(rot[i + 1], links[i][1]), bounds and bounds.p[i]),
                 fit(matvec(rot[i + 1], com), bounds and bounds.s[i]),
@@ -238,13 +251,16 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan, bounds=None
         return fit(b, bounds and bounds.acc_b[i])
 
     # p-ddot_0 = -gravity: the base accelerates upwards (Luh, Walker & Paul's device).
-    base = tuple(arith.const(-g) for g in robot.gravity)
+    base = tuple(arith.const(-g) for g in (distal_gravity(robot) if chain else robot.gravity))
     ddp = scan("p-ddot", [base] + local("b p-ddot", ddp_b), vadd)
 
     def force_moment(i):
-        joint = robot.joints[i]
-        ixx, iyy, izz, ixy, iyz, ixz = (arith.const(v) for v in joint.inertia)
-        inertia = ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
+        joint = members[i]
+        if chain:
+            inertia = tuple(tuple(arith.const(v) for v in row) for row in joint.inertia)
+        else:
+            ixx, iyy, izz, ixy, iyz, ixz = (arith.const(v) for v in joint.inertia)
+            inertia = ((ixx, ixy, ixz), (ixy, iyy, iyz), (ixz, iyz, izz))
         acc = fit(vadd(motion(i, s[i], bounds and bounds.s[i]), ddp[i + 1]),
                   bounds and bounds.r_ddot[i])
         # Steps 7-8: F = m r-ddot; N by turning omega into the link frame, not J out of it.
@@ -296,64 +312,54 @@ def scan_torques(robot, q, qd, qdd, wrench=None, *, scan="serial", processors=No
     def run(phase, elements, combine):
         return run_schedule(schedule(len(elements), processors), elements, combine)
 
-    joints = []
-    for k, joint in enumerate(robot.joints):
-        value = q[:, k] + joint.offset
-        joints.append((np.cos(value), np.sin(value)) if joint.type == "revolute" else value)
+    if isinstance(robot, Chain):
+        joints = list(q.T)
+    else:
+        joints = []
+        for k, joint in enumerate(robot.joints):
+            value = q[:, k] + joint.offset
+            joints.append((np.cos(value), np.sin(value)) if joint.type == "revolute" else value)
     hand = (tuple(wrench[:, :3].T), tuple(wrench[:, 3:].T))
     tau = base_coordinate_steps(robot, joints, list(qd.T), list(qdd.T), hand, FloatArith(),
                                 run)
     out = np.zeros(q.shape)
     for i, value in enumerate(tau):
         out[:, i] = value
-    return out
+    return out + joint_terms(robot, qd, qdd)
 
 
 def lagrange_torques(robot, q, qd, qdd, wrench=None):
-    """Torques ``(B, N)`` as ``H qdd + C qd + g - J^T wrench``, derivatives of ``H`` by complex
-    step (step 1e-30: exact to float64 rounding)."""
+    """Torques ``(B, N)`` as ``H qdd + C qd + g - J^T wrench`` plus the joint terms
+    (:func:`joint_terms`; the armature is in ``H``), derivatives of ``H`` by complex step (step
+    1e-30: exact to float64 rounding)."""
     q, qd, qdd, wrench = _states(robot, q, qd, qdd, wrench)
-    batch, n = q.shape
+    chain = as_chain(robot)
+    n = q.shape[1]
     step = 1e-30
 
     def inertia(links):
         return sum(j.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
-                   for (jv, jw, world, _), j in zip(links, robot.joints))
+                   for (jv, jw, world, _), j in zip(links, chain.joints))
 
-    links = link_jacobians(robot, q)
-    h = inertia(links)
+    links = link_jacobians(chain, q)
+    h = inertia(links) + np.diag([j.armature for j in chain.joints])
     dh = []                                          # dH/dq_k
     for k in range(n):
         shifted = q.astype(complex)
         shifted[:, k] += 1j * step
-        dh.append(inertia(link_jacobians(robot, shifted)).imag / step)
+        dh.append(inertia(link_jacobians(chain, shifted)).imag / step)
     coriolis = sum(_mv(dh[k], qd) * qd[:, k, None] for k in range(n))
     coriolis = coriolis - 0.5 * np.stack([np.einsum("bi,bij,bj->b", qd, dh[i], qd)
                                           for i in range(n)], -1)
-    gravity = np.asarray(robot.gravity, dtype=np.float64)
+    gravity = np.asarray(chain.gravity, dtype=np.float64)
     potential = -sum(j.mass * np.einsum("i,bij->bj", gravity, jv)
-                     for (jv, _, _, _), j in zip(links, robot.joints))
-    tool = _tool_jacobian(robot, links)
-    rot = links[-1][3][:, :3, :3]
+                     for (jv, _, _, _), j in zip(links, chain.joints))
+    tool, tip = tool_jacobian(chain, q)
+    rot = tip[:, :3, :3]
     external = np.concatenate([_mv(rot, wrench[:, :3]), _mv(rot, wrench[:, 3:])], -1)
-    return _mv(h, qdd) + coriolis + potential - np.einsum("bki,bk->bi", tool, external)
-
-
-def _tool_jacobian(robot, links):
-    """``(B, 6, N)``: linear velocity of the last frame's origin and angular velocity."""
-    end = links[-1][3][:, :3, 3]
-    batch, n = end.shape[0], robot.dof
-    jac = np.zeros((batch, 6, n))
-    pose = np.broadcast_to(np.eye(4), (batch, 4, 4))
-    for k, joint in enumerate(robot.joints):
-        axis, origin = pose[:, :3, 2], pose[:, :3, 3]
-        if joint.type == "revolute":
-            jac[:, :3, k] = np.cross(axis, end - origin)
-            jac[:, 3:, k] = axis
-        else:
-            jac[:, :3, k] = axis
-        pose = links[k][3].real
-    return jac
+    rigid = _mv(h, qdd) + coriolis + potential - np.einsum("bki,bk->bi", tool, external)
+    return rigid + np.array([j.damping for j in chain.joints]) * qd + \
+        np.array([j.friction for j in chain.joints]) * np.sign(qd)
 
 
 def inverse_dynamics(robot, q, qd, qdd, formulation="link", wrench=None):

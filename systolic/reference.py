@@ -32,9 +32,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.robots.algebra import (FloatArith, cross, matmul, matvec, negate,
+from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matvec, negate,
                                       product, snap, total, vadd, vscale, vsub)
-from robohw.robots.kinematics import joint_transform
+from robohw.robots.chain import Chain, Placement, inertia_matrix3, rotation
+from robohw.robots.kinematics import link_jacobians
 
 __all__ = [
     "LinkFrame", "link_frames", "joint_inputs", "link_transforms",
@@ -55,6 +56,10 @@ class LinkFrame:
     com: tuple          # s*_i, 3 floats
     inertia: tuple      # about the centre of mass, 3 rows of 3 floats
     limits: "tuple | None"
+    # A general chain's link (robohw.robots.chain): joint i's axis in frame i and its placement
+    # in frame i - 1 (None: a DH link, its axis z and its transform from alpha, a, d, theta).
+    axis: "tuple | None" = None
+    placement: "Placement | None" = None
 
 
 def _rx(alpha):
@@ -63,10 +68,19 @@ def _rx(alpha):
 
 
 def link_frames(robot):
-    """The :class:`LinkFrame` of every link of a :class:`robohw.robots.Robot` with inertial data."""
+    """The :class:`LinkFrame` of every link of a :class:`robohw.robots.Robot` or
+    :class:`robohw.robots.chain.Chain` with inertial data (a chain's frame ``i`` is its joint
+    frame ``i``)."""
     if not robot.has_dynamics:
         raise ValueError(f"{robot.source or robot.name}: the inertia matrix needs mass, com "
                          f"and inertia for every joint")
+    if isinstance(robot, Chain):
+        return [LinkFrame(revolute=j.type == "revolute", alpha=0.0, a=0.0, d=0.0, offset=0.0,
+                          theta=0.0, mass=j.mass, com=tuple(j.com),
+                          inertia=tuple(tuple(float(v) for v in row)
+                                        for row in inertia_matrix3(j.inertia)),
+                          limits=j.limits, axis=tuple(j.axis), placement=j.placement)
+                for j in robot.joints]
     frames = []
     for k, joint in enumerate(robot.joints, start=1):
         if joint.type == "prismatic" and joint.limits is None and k > 1:
@@ -123,7 +137,9 @@ def joint_inputs(frames, q):
     inputs = []
     for k, frame in enumerate(frames):
         value = q[:, k] + frame.offset
-        inputs.append((np.cos(value), np.sin(value)) if frame.revolute else value)
+        general = frame.placement is not None    # a chain's link: its q (float64 only)
+        inputs.append((np.cos(value), np.sin(value)) if frame.revolute and not general
+                      else value)
     return inputs
 
 
@@ -133,6 +149,9 @@ def link_transforms(frames, joints, arith):
     out = []
     for k in range(len(frames) - 1):
         here, nxt = frames[k], frames[k + 1]
+        if nxt.placement is not None:
+            out.append(_chain_transform(nxt, joints[k + 1]))
+            continue
         with arith.cell("T", k + 1):
             ca = arith.const(snap(math.cos(here.alpha)))
             sa = arith.const(snap(math.sin(here.alpha)))
@@ -152,6 +171,26 @@ def link_transforms(frames, joints, arith):
     return out
 
 
+def _chain_transform(frame, value):
+    """``(^kU_{k+1}, ^kp*_{k+1})`` of a chain's link ``k + 1`` at ``q = value`` (float64
+    arrays, as 3 rows of per-state arrays)."""
+    rot, value = np.array(frame.placement.rotation), np.asarray(value)
+    if frame.revolute:
+        u, p = rot @ rotation(frame.axis, value), np.asarray(frame.placement.translation)
+        p = np.broadcast_to(p, value.shape + (3,))
+    else:
+        u = np.broadcast_to(rot, value.shape + (3, 3))
+        p = np.asarray(frame.placement.translation) + value[:, None] * (rot @ frame.axis)
+    return (tuple(tuple(u[:, r, c] for c in range(3)) for r in range(3)),
+            tuple(p[:, r] for r in range(3)))
+
+
+def _along(frame, vector):
+    """The component of ``vector`` along the joint axis of ``frame``'s link: ``z`` for a DH
+    link (wiring), ``axis . vector`` for a chain's."""
+    return vector[2] if frame.axis is None else dot(frame.axis, vector)
+
+
 class _Bounds:
     """Proven ranges of the algorithms' vectors (norm bounds, so every component obeys them),
     from the link constants and joint limits: what the hardware sizes its formats from."""
@@ -161,10 +200,12 @@ class _Bounds:
         self.plen = []  # max |^kp*_{k+1}|
         for k in range(n - 1):
             nxt = frames[k + 1]
-            if nxt.revolute:
-                d = abs(nxt.d)
-            else:
-                d = max(abs(limit + nxt.offset) for limit in nxt.limits)
+            travel = 0.0 if nxt.revolute or nxt.limits is None else \
+                max(abs(limit + nxt.offset) for limit in nxt.limits)
+            if nxt.placement is not None:
+                self.plen.append(math.hypot(*nxt.placement.translation) + travel)
+                continue
+            d = abs(nxt.d) if nxt.revolute else travel
             self.plen.append(math.hypot(frames[k].a, d))
         self.trace = [sum(f.inertia[r][r] for r in range(3)) for f in frames]
         self.com = [math.sqrt(sum(v * v for v in f.com)) for f in frames]
@@ -234,7 +275,15 @@ def _combine(arith, bounds, lower, upper, transform, a, k):
 def _diagonal(arith, bounds, frame, i, mass, c, e):
     """``f_{i,i}``, ``n_{i,i}`` and ``H_{i,i}`` of the composite body ``i .. N``."""
     mass_ = arith.const(mass)
-    if frame.revolute:
+    if frame.axis is not None:           # a chain's link: its axis u, float64
+        u = frame.axis
+        if frame.revolute:
+            force = cross(u, vscale(mass_, c))                       # u x M c
+            moment = vadd(matvec(e, u), cross(c, force))             # E u + c x F
+        else:
+            force = vscale(mass_, u)                                 # M u
+            moment = cross(c, force)
+    elif frame.revolute:
         force = (negate(product(mass_, c[1])), product(mass_, c[0]), 0)      # z0 x M c
         moment = vadd((e[0][2], e[1][2], e[2][2]), cross(c, force))  # E z0 + c x F
     else:
@@ -242,7 +291,7 @@ def _diagonal(arith, bounds, frame, i, mass, c, e):
         moment = cross(c, force)
     force = arith.bound(force, bounds.force(i))
     moment = arith.bound(moment, bounds.moment(i, i))
-    return force, moment, moment[2] if frame.revolute else force[2]
+    return force, moment, _along(frame, moment if frame.revolute else force)
 
 
 def _resolve(arith, bounds, frame, transform, force, moment, j, i):
@@ -251,7 +300,7 @@ def _resolve(arith, bounds, frame, transform, force, moment, j, i):
     u, p = transform
     f = arith.bound(matvec(u, force), bounds.force(i))
     n = arith.bound(vadd(matvec(u, moment), cross(p, f)), bounds.moment(j, i))
-    return f, n, n[2] if frame.revolute else f[2]
+    return f, n, _along(frame, n if frame.revolute else f)
 
 
 def table1(frames, joints, arith=None):
@@ -356,50 +405,20 @@ def inertia_matrix(robot, q, method="table1"):
         raise ValueError(f"method must be table1, table2 or jacobian, not {method!r}")
     frames = link_frames(robot)
     h = algorithms[method](frames, joint_inputs(frames, q))
-    return _matrix(h, robot.dof, q.shape[:1])
+    return _matrix(h, robot.dof, q.shape[:1]) + _armature(robot)
 
 
-def link_jacobians(robot, q):
-    """Per link ``k``: ``(jv, jw, world, pose)`` for joint vectors ``q`` ``(B, N)``: the
-    Jacobians ``(B, 3, N)`` of the link's centre of mass and angular velocity, its inertia about
-    the centre of mass in base coordinates, and the pose of frame ``k``. Complex ``q`` stays
-    complex (complex-step derivatives)."""
-    if not robot.has_dynamics:
-        raise ValueError(f"{robot.source or robot.name}: the inertia matrix needs mass, com "
-                         f"and inertia for every joint")
-    q = np.atleast_2d(np.asarray(q))
-    q = q.astype(np.result_type(q, np.float64))
-    batch, n = q.shape
-    pose = np.broadcast_to(np.eye(4, dtype=q.dtype), (batch, 4, 4))
-    axes, origins, frames = [], [], []
-    for k, joint in enumerate(robot.joints):
-        axes.append(pose[:, :3, 2])
-        origins.append(pose[:, :3, 3])
-        pose = pose @ joint_transform(joint, q[:, k])
-        frames.append(pose)
-    out = []
-    for k, joint in enumerate(robot.joints):
-        rot = frames[k][:, :3, :3]
-        com = np.einsum("bij,j->bi", rot, np.array(joint.com)) + frames[k][:, :3, 3]
-        jv = np.zeros((batch, 3, n), dtype=q.dtype)
-        jw = np.zeros((batch, 3, n), dtype=q.dtype)
-        for j in range(k + 1):
-            if robot.joints[j].type == "revolute":
-                jv[:, :, j] = np.cross(axes[j], com - origins[j])
-                jw[:, :, j] = axes[j]
-            else:
-                jv[:, :, j] = axes[j]
-        ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
-        tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-        out.append((jv, jw, rot @ tensor @ rot.transpose(0, 2, 1), frames[k]))
-    return out
+def _armature(robot):
+    """The joints' rotor inertias on the diagonal (:data:`robohw.robots.chain.JOINT_TERMS`)."""
+    return np.diag([float(getattr(j, "armature", 0.0)) for j in robot.joints])
 
 
 def jacobian_inertia(robot, q):
     """The independent reference: ``H = sum_k m_k Jv_k^T Jv_k + Jw_k^T R_k I_k R_k^T Jw_k`` in
-    base coordinates, from standard-DH forward kinematics (:func:`link_jacobians`)."""
+    base coordinates, from the chain's forward kinematics (:func:`link_jacobians`), plus the
+    joints' armature on the diagonal."""
     h = 0
     for (jv, jw, world, _), joint in zip(link_jacobians(robot, q), robot.joints):
         h = h + joint.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
-    return h
+    return h + _armature(robot)
 

@@ -1,0 +1,520 @@
+"""Serial robots from URDF files (and xacro files expanded to URDF), as :class:`Chain`.
+
+:func:`load_urdf` reads a URDF file into the chain from its root link (or ``base``) to ``tip``,
+with what its sidecar file adds; a file that cannot be used raises
+:class:`robohw.robots.RobotFileError`, one line naming the file, the link or joint and the
+field, before anything is computed.
+
+Parsing is defused (:mod:`defusedxml`: a document that declares entities, or reaches for
+external files, is refused); meshes and every other element but ``link``, ``joint`` and their
+``inertial``, ``origin``, ``axis``, ``limit``, ``dynamics`` and ``mimic`` are never read. A
+``.xacro`` file is first expanded by the ``xacro`` package (its includes and macros), and the
+URDF it gives parsed the same way.
+
+The chain:
+
+- Fixed joints are merged: the child link's mass, centre of mass and inertia join its parent's
+  (by the parallel-axis theorem), and placements compose.
+- ``tip`` (a link name), or without it: when every movable joint below the base lies on one
+  branch, that branch, to the child of its last movable joint (the fixed branches elsewhere,
+  a UR5's ``base``, ``ee_link`` and ``tool0``, merged where they hang); when movable joints lie
+  on several branches (a Panda's fingers) the file is refused with the candidate tips.
+- Joints off the chain are locked, at 0 or at the sidecar's ``position`` (a mimic joint at its
+  master's locked position times its multiplier plus its offset), and their links merged.
+  A mimic joint on the chain, or one that follows a chain joint, is refused.
+- Gravity is ``(0, 0, -9.81)`` in the base link's frame (the sidecar's ``gravity`` otherwise);
+  a tool wrench is in the tip link's frame.
+- ``continuous`` joints are revolute joints without position limits. ``<dynamics damping
+  friction>`` are the joints' viscous damping and Coulomb friction; other attributes of
+  ``dynamics`` (the Panda's ``D``, ``K``, ``mu_coulomb``, ``mu_viscous``) are not URDF and are
+  ignored.
+
+Refused: floating and planar joints, a link that is the child of two joints (a closed loop),
+several roots, a base or tip that is no link, a tip that does not descend from the base,
+negative masses, inertias that are not positive semidefinite, numbers that are not finite, a
+zero joint axis. Massless moving links are legal.
+
+The sidecar (``NAME.urdf.toml`` beside ``NAME.urdf``, or ``NAME.urdf.xacro``) supplies what URDF
+lacks, in TOML::
+
+    acceleration_limit = 10.0     # every chain joint's |qdd| bound
+    velocity_limit = 2.0          # tightens every chain joint's URDF velocity limit
+    armature = 0.0                # every chain joint's rotor inertia
+    gravity = [0.0, 0.0, -9.81]   # in the base link's frame
+    [joint.NAME]                  # one joint (URDF names): its acceleration_limit,
+    armature = 0.1                #   velocity_limit and armature, and for a joint off
+    position = 0.02               #   the chain, the position it is locked at
+
+A velocity limit may only tighten the URDF's; a locked position must lie within the joint's
+limits.
+"""
+
+import math
+import pathlib
+import tomllib
+import xml.etree.ElementTree
+
+import numpy as np
+
+from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3
+from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError
+from robohw.robots.toml_file import TOLERANCE, inertia_tensor, number, numbers
+
+__all__ = ["load_urdf", "sidecar_path", "URDF_SUFFIXES"]
+
+URDF_SUFFIXES = (".urdf", ".xacro")
+_MOVING = ("revolute", "continuous", "prismatic")
+_SIDECAR_JOINT = {"acceleration_limit", "velocity_limit", "armature", "position"}
+_SIDECAR_TOP = {"acceleration_limit", "velocity_limit", "armature", "gravity", "joint"}
+
+
+def sidecar_path(path):
+    """The sidecar of the robot file ``path``: ``NAME.urdf.toml`` for ``NAME.urdf`` and
+    ``NAME.urdf.xacro`` (``NAME.xacro``: ``NAME.urdf.toml`` too)."""
+    path = pathlib.Path(path)
+    name = path.name[:-len(".xacro")] if path.name.endswith(".xacro") else path.name
+    if not name.endswith(".urdf"):
+        name += ".urdf"
+    return path.with_name(name + ".toml")
+
+
+def _read_xml(path):
+    """The root element of the URDF at ``path`` (xacro expanded), parsed defused."""
+    import defusedxml.ElementTree
+    from defusedxml import DefusedXmlException
+    try:
+        if path.suffix == ".xacro":
+            text = _expand_xacro(path)
+        else:
+            text = path.read_bytes()
+    except FileNotFoundError:
+        raise RobotFileError(f"{path}: no such file") from None
+    except OSError as failure:
+        raise RobotFileError(f"{path}: cannot be read: {failure.strerror}") from None
+    try:
+        root = defusedxml.ElementTree.fromstring(text)
+    except DefusedXmlException as failure:
+        raise RobotFileError(f"{path}: refused: {failure} (a URDF needs no entities or "
+                             f"external references)") from None
+    except xml.etree.ElementTree.ParseError as failure:
+        raise RobotFileError(f"{path}: not well-formed XML: {failure}") from None
+    if root.tag != "robot":
+        raise RobotFileError(f"{path}: not a URDF: its root element is <{root.tag}>, not "
+                             f"<robot>")
+    return root
+
+
+def _expand_xacro(path):
+    """The URDF text of a xacro file, by the ``xacro`` package."""
+    import contextlib
+    import io
+
+    import xacro
+    messages = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(messages), contextlib.redirect_stderr(messages):
+            document = xacro.process_file(str(path))
+    except FileNotFoundError:
+        raise
+    except Exception as failure:     # xacro raises its own and the XML parser's errors
+        reason = " ".join(str(failure).split()) or type(failure).__name__
+        raise RobotFileError(f"{path}: xacro: {reason}") from None
+    return document.toxml().encode()
+
+
+class _Reader:
+    """Checked values of one file's elements, every failure one line naming the file, the
+    element and the field."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, where, message):
+        raise RobotFileError(f"{self.path}: {where}: {message}")
+
+    def number(self, text, where, field):
+        try:
+            value = float(text)
+        except (TypeError, ValueError):
+            self.fail(where, f"{field}: expected a number, not {text!r}")
+        if not math.isfinite(value):
+            self.fail(where, f"{field}: expected a finite number, not {text!r}")
+        return value
+
+    def vector(self, text, where, field, default=(0.0, 0.0, 0.0)):
+        if text is None:
+            return default
+        parts = text.split()
+        if len(parts) != 3:
+            self.fail(where, f"{field}: expected 3 numbers, not {text!r}")
+        return tuple(self.number(p, where, field) for p in parts)
+
+    def origin(self, element, where):
+        origin = element.find("origin")
+        if origin is None:
+            return Placement()
+        return Placement.from_xyz_rpy(self.vector(origin.get("xyz"), where, "origin xyz"),
+                                      self.vector(origin.get("rpy"), where, "origin rpy"))
+
+    def inertial(self, link):
+        """``(mass, com, tensor)`` of a link in its frame (``None``: no ``<inertial>``)."""
+        where = f"link {link.get('name')}"
+        inertial = link.find("inertial")
+        if inertial is None:
+            return None
+        mass_element = inertial.find("mass")
+        if mass_element is None:
+            self.fail(where, "inertial: mass: missing")
+        mass = self.number(mass_element.get("value"), where, "mass")
+        if mass < 0:
+            self.fail(where, f"mass: must not be negative, not {mass:g}")
+        placement = self.origin(inertial, where + " inertial")
+        element = inertial.find("inertia")
+        names = ("ixx", "iyy", "izz", "ixy", "iyz", "ixz")
+        if element is None:
+            if mass > 0:
+                self.fail(where, "inertial: inertia: missing")
+            values = (0.0,) * 6
+        else:
+            values = tuple(self.number(element.get(n, "0"), where, f"inertia {n}")
+                           for n in names)
+        inertia_tensor(values, f"{self.path}: {where}", "inertia", RobotFileError, None)
+        rot = np.array(placement.rotation)
+        return mass, np.array(placement.translation), rot @ inertia_matrix3(values) @ rot.T
+
+
+class _Joint:
+    """One ``<joint>`` as read: name, type, parent and child links, placement, axis, limits,
+    dynamics and mimic."""
+
+    def __init__(self, element, reader):
+        self.name = element.get("name")
+        where = f"joint {self.name}"
+        if not self.name:
+            reader.fail("joint", "name: missing")
+        self.type = element.get("type")
+        if self.type in ("floating", "planar"):
+            reader.fail(where, f"type: a {self.type} joint is not a joint of a serial arm "
+                               f"(revolute, continuous, prismatic or fixed)")
+        if self.type not in _MOVING + ("fixed",):
+            reader.fail(where, f"type: expected revolute, continuous, prismatic or fixed, not "
+                               f"{self.type!r}")
+        self.parent, self.child = (self._link(element, side, reader, where)
+                                   for side in ("parent", "child"))
+        self.placement = reader.origin(element, where)
+        axis = np.array(reader.vector((element.find("axis").get("xyz")
+                                       if element.find("axis") is not None else None),
+                                      where, "axis xyz", (1.0, 0.0, 0.0)))
+        length = float(np.linalg.norm(axis))
+        if self.type != "fixed" and length < 1e-9:
+            reader.fail(where, "axis xyz: a zero axis")
+        self.axis = tuple(float(v) for v in axis / length) if length else (1.0, 0.0, 0.0)
+        self.limits = self.velocity = None
+        limit = element.find("limit")
+        if self.type in ("revolute", "prismatic"):
+            if limit is None or limit.get("lower") is None or limit.get("upper") is None:
+                reader.fail(where, "limit: lower and upper needed (a revolute joint without "
+                                   "limits is continuous)")
+        if limit is not None and self.type in _MOVING:
+            if self.type != "continuous":
+                lower, upper = (reader.number(limit.get(side), where, f"limit {side}")
+                                for side in ("lower", "upper"))
+                if not lower < upper:
+                    reader.fail(where, f"limit: lower {lower:g} must be below upper {upper:g}")
+                self.limits = (lower, upper)
+            if limit.get("velocity") is not None:
+                self.velocity = reader.number(limit.get("velocity"), where, "limit velocity")
+                if self.velocity <= 0:
+                    reader.fail(where, f"limit velocity: must be positive, not "
+                                       f"{self.velocity:g}")
+        dynamics = element.find("dynamics")
+        self.damping = self.friction = 0.0
+        if dynamics is not None:
+            self.damping, self.friction = (
+                reader.number(dynamics.get(n, "0"), where, f"dynamics {n}")
+                for n in ("damping", "friction"))
+            for n, value in (("damping", self.damping), ("friction", self.friction)):
+                if value < 0:
+                    reader.fail(where, f"dynamics {n}: must not be negative, not {value:g}")
+        mimic = element.find("mimic")
+        self.mimic = None
+        if mimic is not None:
+            self.mimic = (mimic.get("joint"),
+                          reader.number(mimic.get("multiplier", "1"), where, "mimic multiplier"),
+                          reader.number(mimic.get("offset", "0"), where, "mimic offset"))
+
+    @staticmethod
+    def _link(element, side, reader, where):
+        found = element.find(side)
+        if found is None or not found.get("link"):
+            reader.fail(where, f"{side}: missing")
+        return found.get("link")
+
+    @property
+    def moving(self):
+        return self.type in _MOVING
+
+    def motion(self, value):
+        """The placement of the child frame after the motion by ``value``."""
+        if self.type == "prismatic":
+            move = Placement(translation=tuple(float(value) * v for v in self.axis))
+        else:
+            move = Placement.about(self.axis, value)
+        return self.placement.then(move)
+
+
+class _Body:
+    """Mass, centre of mass and inertia about it, summed in one frame."""
+
+    def __init__(self, inertial=None):
+        self.mass, self.com, self.inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+        if inertial is not None:
+            self.mass, self.com, self.inertia = inertial
+
+    def add(self, other, placement):
+        """Add ``other`` (a :class:`_Body` in a frame placed at ``placement`` in this one's)."""
+        if other.mass == 0 and not other.inertia.any():
+            return
+        rot = np.array(placement.rotation)
+        com = rot @ other.com + placement.translation
+        inertia = rot @ other.inertia @ rot.T
+        mass = self.mass + other.mass
+        centre = (self.mass * self.com + other.mass * com) / mass if mass > 0 else self.com
+        total = np.zeros((3, 3))
+        for m, c, i in ((self.mass, self.com, self.inertia), (other.mass, com, inertia)):
+            d = c - centre
+            total += i + m * (d @ d * np.eye(3) - np.outer(d, d))
+        self.mass, self.com, self.inertia = mass, centre, total
+
+
+def _sidecar(path, joints):
+    """The sidecar's tables, checked: ``(top, per_joint)``."""
+    side = sidecar_path(path)
+    if not side.exists():
+        return {}, {}
+    try:
+        with open(side, "rb") as file:
+            data = tomllib.load(file)
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as failure:
+        raise RobotFileError(f"{side}: not valid TOML: {failure}") from None
+    unknown = set(data) - _SIDECAR_TOP
+    if unknown:
+        raise RobotFileError(f"{side}: {sorted(unknown)[0]}: unknown field; known: "
+                             f"{', '.join(sorted(_SIDECAR_TOP))}")
+    tables = data.get("joint", {})
+    if not isinstance(tables, dict):
+        raise RobotFileError(f"{side}: joint: expected [joint.NAME] tables")
+    per_joint = {}
+    for name, table in tables.items():
+        where = f"{side}: joint {name}"
+        if name not in joints:
+            raise RobotFileError(f"{where}: no such joint in {path.name}")
+        if not isinstance(table, dict):
+            raise RobotFileError(f"{where}: expected a table")
+        unknown = set(table) - _SIDECAR_JOINT
+        if unknown:
+            raise RobotFileError(f"{where}: {sorted(unknown)[0]}: unknown field; known: "
+                                 f"{', '.join(sorted(_SIDECAR_JOINT))}")
+        per_joint[name] = {k: _sidecar_value(v, where, k) for k, v in table.items()}
+    top = {k: _sidecar_value(v, str(side), k) for k, v in data.items() if k != "joint"}
+    return top, per_joint
+
+
+def _sidecar_value(value, where, field):
+    if field == "gravity":
+        return numbers(value, 3, where, field, RobotFileError)
+    value = number(value, where, field, RobotFileError)
+    if field in ("acceleration_limit", "velocity_limit") and value <= 0:
+        raise RobotFileError(f"{where}: {field}: must be positive, not {value:g}")
+    if field == "armature" and value < 0:
+        raise RobotFileError(f"{where}: {field}: must not be negative, not {value:g}")
+    return value
+
+
+def load_urdf(path, *, base=None, tip=None):
+    """The :class:`Chain` of the URDF (or xacro) file ``path`` from link ``base`` (default: the
+    root) to link ``tip`` (default: see the module docstring), with its sidecar's additions."""
+    path = pathlib.Path(path)
+    root = _read_xml(path)
+    reader = _Reader(path)
+    links = {}
+    for element in root.findall("link"):
+        name = element.get("name")
+        if not name:
+            reader.fail("link", "name: missing")
+        if name in links:
+            reader.fail(f"link {name}", "defined twice")
+        links[name] = element
+    joints, parent_of = {}, {}
+    for element in root.findall("joint"):
+        joint = _Joint(element, reader)
+        if joint.name in joints:
+            reader.fail(f"joint {joint.name}", "defined twice")
+        for side in (joint.parent, joint.child):
+            if side not in links:
+                reader.fail(f"joint {joint.name}", f"no link named {side!r}")
+        if joint.child in parent_of:
+            reader.fail(f"link {joint.child}", f"the child of joints {parent_of[joint.child].name} "
+                                               f"and {joint.name}: a closed loop is not a serial "
+                                               f"chain")
+        joints[joint.name] = joint
+        parent_of[joint.child] = joint
+    if not links:
+        reader.fail("robot", "no links")
+    roots = [name for name in links if name not in parent_of]
+    if len(roots) != 1:
+        reader.fail("robot", f"{len(roots)} root links ({', '.join(roots) or 'none'}): one "
+                             f"tree of links is needed (a closed loop, or several robots)")
+    children = {name: [] for name in links}
+    for joint in joints.values():
+        children[joint.parent].append(joint)
+    reached, todo = set(), [roots[0]]
+    while todo:
+        link = todo.pop()
+        reached.add(link)
+        todo.extend(j.child for j in children[link])
+    if len(reached) != len(links):
+        stray = sorted(set(links) - reached)[0]
+        reader.fail(f"link {stray}", "not reached from the root: a closed loop")
+    base = base or roots[0]
+    for option, name in (("--base", base), ("--tip", tip)):
+        if name is not None and name not in links:
+            raise RobotFileError(f"{path}: {option} {name}: no such link (links: "
+                                 f"{', '.join(links)})")
+
+    def below(link):
+        out, todo = [], [link]
+        while todo:
+            here = todo.pop()
+            out.append(here)
+            todo.extend(j.child for j in children[here])
+        return out
+
+    def path_to(link):
+        """The joints from ``base`` down to ``link`` (``None``: not below it)."""
+        out = []
+        while link != base:
+            if link not in parent_of:
+                return None
+            out.append(parent_of[link])
+            link = parent_of[link].parent
+        return out[::-1]
+
+    if tip is None:
+        tip = _default_tip(path, base, below, path_to, joints, parent_of, children)
+    chain_path = path_to(tip)
+    if chain_path is None:
+        raise RobotFileError(f"{path}: --tip {tip}: not a descendant of the base link {base}")
+    on_chain = {j.name for j in chain_path}
+    for joint in chain_path:
+        if joint.mimic is not None:
+            reader.fail(f"joint {joint.name}", f"mimic: a mimic joint on the chain (it follows "
+                                               f"{joint.mimic[0]}) is not supported")
+    top, per_joint = _sidecar(path, joints)
+    for name, table in per_joint.items():
+        if "position" in table and (name in on_chain or not joints[name].moving):
+            raise RobotFileError(f"{sidecar_path(path)}: joint {name}: position: only a "
+                                 f"movable joint off the chain is locked at a position")
+    locked = {}
+
+    def position(joint):
+        if joint.name in locked:
+            return locked[joint.name]
+        value = per_joint.get(joint.name, {}).get("position")
+        if value is None and joint.mimic is not None:
+            master = joints.get(joint.mimic[0])
+            if master is None:
+                reader.fail(f"joint {joint.name}", f"mimic: no joint named {joint.mimic[0]!r}")
+            if master.name in on_chain:
+                reader.fail(f"joint {joint.name}", f"mimic: follows chain joint {master.name}: "
+                                                   f"a mimic joint on the chain is not supported")
+            value = joint.mimic[1] * position(master) + joint.mimic[2]
+        value = 0.0 if value is None else value
+        if joint.limits is not None and not (joint.limits[0] - TOLERANCE <= value
+                                             <= joint.limits[1] + TOLERANCE):
+            where = (f"{sidecar_path(path)}: joint {joint.name}: position" if joint.name in
+                     per_joint else f"{path}: joint {joint.name}")
+            raise RobotFileError(f"{where}: locked at {value:g}, outside its limits "
+                                 f"[{joint.limits[0]:g}, {joint.limits[1]:g}]"
+                                 + ("" if joint.name in per_joint else
+                                    " (give its position in the sidecar)"))
+        locked[joint.name] = value
+        return value
+
+    def hanging(link, skip):
+        """The body of ``link`` with every subtree hanging from it but ``skip`` (a joint
+        name) merged, in ``link``'s frame."""
+        body = _Body(reader.inertial(links[link]))
+        for joint in children[link]:
+            if joint.name == skip:
+                continue
+            placement = joint.placement if not joint.moving else joint.motion(position(joint))
+            body.add(hanging(joint.child, None), placement)
+        return body
+
+    moving = [j for j in chain_path if j.moving]
+    if not moving:
+        raise RobotFileError(f"{path}: no movable joint between {base} and {tip}")
+    out, pending = [], Placement()
+    segment_body, segment_index = None, -1
+    next_on_path = {j.parent: j.name for j in chain_path}
+    for joint in chain_path:
+        if joint.moving:
+            if segment_index >= 0:
+                out[segment_index]["body"] = segment_body
+            out.append({"joint": joint, "placement": pending.then(joint.placement)})
+            pending, segment_body, segment_index = Placement(), _Body(), len(out) - 1
+            frame = Placement()
+        else:
+            pending = pending.then(joint.placement)
+            frame = pending
+        if segment_index >= 0:
+            segment_body.add(hanging(joint.child, next_on_path.get(joint.child)), frame)
+    out[segment_index]["body"] = segment_body
+    chain_joints = []
+    for item in out:
+        joint, body = item["joint"], item["body"]
+        settings = {**{k: v for k, v in top.items() if k != "gravity"},
+                    **per_joint.get(joint.name, {})}
+        velocity = joint.velocity
+        if "velocity_limit" in settings:
+            if velocity is not None and settings["velocity_limit"] > velocity * (1 + TOLERANCE):
+                raise RobotFileError(
+                    f"{sidecar_path(path)}: joint {joint.name}: velocity_limit: "
+                    f"{settings['velocity_limit']:g} exceeds the URDF's {velocity:g} (a "
+                    f"sidecar may only tighten it)")
+            velocity = settings["velocity_limit"]
+        chain_joints.append(ChainJoint(
+            name=joint.name, type="prismatic" if joint.type == "prismatic" else "revolute",
+            placement=item["placement"], axis=joint.axis, limits=joint.limits,
+            velocity_limit=velocity, acceleration_limit=settings.get("acceleration_limit"),
+            mass=float(body.mass), com=tuple(float(v) for v in body.com),
+            inertia=tuple(float(body.inertia[r, c]) for r, c in
+                          ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))),
+            armature=settings.get("armature", 0.0), damping=joint.damping,
+            friction=joint.friction))
+    for joint in joints.values():      # every movable joint off the chain, held
+        if joint.moving and joint.name not in on_chain and joint.child in set(below(base)):
+            position(joint)
+    return Chain(name=root.get("name") or path.stem, joints=tuple(chain_joints), tip=pending,
+                 gravity=tuple(top.get("gravity", DEFAULT_GRAVITY)), source=str(path),
+                 base_link=base, tip_link=tip,
+                 locked=tuple(sorted((name, value) for name, value in locked.items())))
+
+
+def _default_tip(path, base, below, path_to, joints, parent_of, children):
+    """The tip when none is given: the child of the last movable joint, when every movable
+    joint below ``base`` lies on one branch; else refused with the candidates."""
+    ends = [j.child for j in joints.values() if j.moving and path_to(j.child) is not None]
+    if not ends:
+        raise RobotFileError(f"{path}: no movable joint below the base link {base}")
+    deepest = max(ends, key=lambda link: len(path_to(link)))
+    on_branch = {j.child for j in path_to(deepest)}
+    if all(end in on_branch for end in ends):
+        return deepest
+    # Several branches: the leaves below a movable joint, and the links where they part.
+    leaves = sorted({leaf for end in ends for leaf in below(end) if not children[leaf]})
+    forks = sorted({link for link in below(base)
+                    if sum(any(e in below(j.child) for e in ends) for j in children[link]) > 1})
+    raise RobotFileError(f"{path}: movable joints on several branches: give --tip LINK, one of "
+                         f"{', '.join(forks + [leaf for leaf in leaves if leaf not in forks])}")

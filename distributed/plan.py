@@ -51,7 +51,7 @@ from robohw.distributed.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, 
                                          joint_torque, linear_acceleration, link_force,
                                          link_moment)
 from robohw.distributed.prediction import PREDICTED, SCHEMES
-from robohw.robots import Robot, load_robot
+from robohw.robots import hardware_robot
 
 __all__ = ["LinkComputersPlan", "shared_plan", "Operation", "trajectory_robot", "ISSUES",
            "MIN_WIDTH", "MAX_WIDTH", "FASTEST"]
@@ -131,8 +131,7 @@ class LinkComputersPlan(TracedPlan):
         check_positive_integer("multiplier_latency", multiplier_latency)
         check_positive_integer("adder_latency", adder_latency)
         check_choice("issue", issue, ISSUES)
-        if not isinstance(robot, Robot):
-            robot = load_robot(robot)
+        robot = hardware_robot(robot)
         if robot.dof != 6 or not robot.has_dynamics:
             raise ValueError(f"{robot.source or robot.name}: the link computers need six "
                              f"joints with inertial data")

@@ -19,7 +19,7 @@ from robohw.dynamics.accuracy import (BOUND_FRACTION, accuracy_promise, check_ac
 from robohw.dynamics.bounds import DynamicsBounds
 from robohw.dynamics.scans import doubling_schedule, run_schedule
 from robohw.hw.checks import check_integer
-from robohw.robots import Robot, load_robot
+from robohw.robots import hardware_robot
 
 __all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
 
@@ -66,8 +66,7 @@ class NewtonEulerPlan(TracedPlan):
         trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
         check_integer("trig_width", trig_width, minimum=MIN_WIDTH,
                       maximum=min(width, MAX_TRIG_WIDTH))
-        if not isinstance(robot, Robot):
-            robot = load_robot(robot)
+        robot = hardware_robot(robot)
         if not robot.has_dynamics:
             raise ValueError(f"{robot.source or robot.name}: the dynamics needs mass, com and "
                              f"inertia for every joint")

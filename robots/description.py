@@ -1,6 +1,6 @@
 """Robot descriptions: standard Denavit-Hartenberg parameters and inertial data, in TOML.
 
-:func:`load_robot` reads a file (or a shipped robot by name: ``"puma560"``, the default, and
+:func:`load_dh_robot` reads a file (or a shipped robot by name: ``"puma560"``, the default, and
 ``"puma560_fgl"``) into a :class:`Robot`; a bad file raises :class:`RobotFileError` naming
 the file, the joint and the field.
 
@@ -20,6 +20,10 @@ File format::
     limits = [-0.785, 3.927]           # optional: q range
     velocity_limit = 2.0               # optional: |qdot| bound, per second
     acceleration_limit = 5.0           # optional: |qddot| bound, per second squared
+    armature = 0.0                     # optional: rotor inertia at the joint, kg m^2 (kg)
+    damping = 0.0                      # optional: viscous, N m s/rad (N s/m)
+    friction = 0.0                     # optional: Coulomb, N m (N); tau adds
+                                       #   armature qdd + damping qd + friction sign(qd)
     mass = 17.4                        # optional, kg; mass, com and inertia go together
     com = [-0.3638, 0.006, 0.2275]     # m, in the link frame
     inertia = [0.13, 0.524, 0.539, 0.0, 0.0, 0.0]  # Ixx Iyy Izz Ixy Iyz Ixz about the com
@@ -38,7 +42,7 @@ from dataclasses import dataclass
 
 from robohw.robots.toml_file import TOLERANCE, inertia_tensor, number, numbers, read_toml
 
-__all__ = ["Joint", "Robot", "RobotFileError", "RobotFileWarning", "load_robot",
+__all__ = ["Joint", "Robot", "RobotFileError", "RobotFileWarning", "load_dh_robot",
            "SHIPPED_ROBOTS", "DEFAULT_ROBOT", "DEFAULT_GRAVITY"]
 
 SHIPPED_ROBOTS = ("puma560", "puma560_fgl", "stanford", "stanford_thesis")
@@ -70,6 +74,9 @@ class Joint:
     theta: float = 0.0                 # prismatic: the fixed joint angle
     velocity_limit: "float | None" = None
     acceleration_limit: "float | None" = None
+    armature: float = 0.0              # the joint terms (robohw.robots.chain.JOINT_TERMS)
+    damping: float = 0.0
+    friction: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -97,7 +104,8 @@ def _numbers(value, count, where, field):
 
 
 _KNOWN = {"type", "a", "alpha", "d", "theta", "offset", "limits", "velocity_limit",
-          "acceleration_limit", "mass", "com", "inertia", "published_inertia"}
+          "acceleration_limit", "mass", "com", "inertia", "published_inertia", "armature",
+          "damping", "friction"}
 
 
 def _positive(table, field, where):
@@ -142,7 +150,7 @@ def _joint(table, where):
         limits = _numbers(table["limits"], 2, where, "limits")
         if not limits[0] < limits[1]:
             raise RobotFileError(f"{where}: limits: lower bound must be below upper bound")
-        if kind == "revolute" and max(abs(v) for v in limits) > 2 * math.pi:
+        if kind == "revolute" and max(abs(v) for v in limits) > 2 * math.pi + TOLERANCE:
             warnings.warn(f"{where}: limits: {list(limits)} reach beyond 2 pi (degrees?)",
                           RobotFileWarning, stacklevel=3)
     inertial = [f for f in ("mass", "com", "inertia") if f in table]
@@ -160,9 +168,14 @@ def _joint(table, where):
                        None if _published(table, where) else RobotFileWarning)
     elif "published_inertia" in table:
         raise RobotFileError(f"{where}: published_inertia: needs mass, com and inertia")
+    terms = {}
+    for term in ("armature", "damping", "friction"):
+        terms[term] = _number(table.get(term, 0.0), where, term)
+        if terms[term] < 0:
+            raise RobotFileError(f"{where}: {term}: must not be negative, not {terms[term]:g}")
     return Joint(kind, a, alpha, d, offset, limits=limits, mass=mass, com=com, inertia=inertia,
                  theta=theta, velocity_limit=_positive(table, "velocity_limit", where),
-                 acceleration_limit=_positive(table, "acceleration_limit", where))
+                 acceleration_limit=_positive(table, "acceleration_limit", where), **terms)
 
 
 def _published(table, where):
@@ -178,8 +191,9 @@ def _published(table, where):
     return True
 
 
-def load_robot(path=DEFAULT_ROBOT):
-    """Read a robot file, or a shipped robot by name (see :data:`SHIPPED_ROBOTS`)."""
+def load_dh_robot(path=DEFAULT_ROBOT):
+    """Read a standard-DH robot file, or a shipped one by name (see :data:`SHIPPED_ROBOTS`);
+    :func:`robohw.robots.load_robot` takes URDF files too."""
     path, data = read_toml(path, SHIPPED_ROBOTS, RobotFileError, "robots")
     name = data.get("name")
     if not isinstance(name, str) or not name:

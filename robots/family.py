@@ -25,6 +25,10 @@ def _sign(value, name):
 def check_puma_family(robot):
     """Raise ``ValueError`` naming the first parameter that leaves the family; return
     ``(s1, s3, s4, s5)``, the signs of ``sin(alpha_i)``."""
+    if not hasattr(robot.joints[0], "alpha"):      # a general chain (a URDF robot)
+        raise ValueError(f"{robot.source or robot.name}: the inverse kinematics takes the PUMA "
+                         f"family in standard DH (a TOML robot file); a URDF robot is not "
+                         f"converted to it")
     j = robot.joints
     if robot.dof != 6 or any(joint.type != "revolute" for joint in j):
         raise ValueError("not of the PUMA family: six revolute joints are needed")

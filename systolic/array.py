@@ -18,7 +18,7 @@ from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.pipeline import cell_depths, schedule
 from robohw.dataflow.plan import TRIG_ERROR_LSB, TracedPlan
 from robohw.hw.checks import check_integer
-from robohw.robots import Robot, load_robot
+from robohw.robots import hardware_robot
 from robohw.systolic.codec import inertia_field, joint_field
 from robohw.systolic.model import MAX_WIDTH
 from robohw.systolic.reference import link_frames
@@ -54,8 +54,7 @@ class InertiaPlan(TracedPlan):
 
     def __init__(self, robot="puma560", *, width=24, fold=1):
         check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
-        if not isinstance(robot, Robot):
-            robot = load_robot(robot)
+        robot = hardware_robot(robot)
         self._robot = robot
         self._frames = link_frames(robot)
         self._n = len(self._frames)

@@ -20,6 +20,10 @@ __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
 # one-line usage error.
 ARGUMENT_ERRORS = (TypeError, ValueError)
 
+# The shipped robots' names for --help, without importing robohw.robots (a fast start;
+# tests/app/test_cli.py holds it equal to robohw.robots.ALL_SHIPPED).
+SHIPPED_NAMES = ("puma560", "puma560_fgl", "stanford", "stanford_thesis", "ur5", "panda")
+
 
 class CommandParser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line on stderr, exit status 2.
@@ -198,8 +202,15 @@ def file_command(commands, name, summary, example, source, source_help, out_help
                          help=f"{source_help} ('-': standard input)")
     command.add_argument("--out", required=True, metavar="OUT.csv",
                          help=f"{out_help} ('-': standard output)")
-    command.add_argument("--robot", default="puma560", metavar="FILE.toml",
-                         help="robot file or shipped name (default puma560)")
+    command.add_argument("--robot", default="puma560", metavar="FILE",
+                         help="robot file: standard DH (.toml), URDF (.urdf) or xacro "
+                              "(.xacro), or a shipped name (default puma560; shipped: "
+                              f"{', '.join(SHIPPED_NAMES)})")
+    command.add_argument("--base", metavar="LINK",
+                         help="a URDF robot's base link (default: its root)")
+    command.add_argument("--tip", metavar="LINK",
+                         help="a URDF robot's tip link (default: the child of its last "
+                              "movable joint, when they lie on one branch)")
     command.add_argument("--backend", choices=backends, default=backends[0],
                          help=f"{backend_help} (default {backends[0]})")
     return command
@@ -236,7 +247,7 @@ def run_file_command(args, name, source, table, solve, file_errors=(), load=None
     file, input row or argument (``file_errors``, and what the argument checks raise) is one
     line, exit 2; a regular file is then left as it was, while standard output or a FIFO keeps
     the rows written before the bad one. ``load``: what loads the robot (default
-    ``load_robot(args.robot)``); ``rows_per_chunk``: the chunk's rows (default
+    ``load_robot(args.robot, base=args.base, tip=args.tip)``); ``rows_per_chunk``: the chunk's rows (default
     :data:`~robohw.support.csv_table.CHUNK_ROWS`; a command whose rows depend on the row
     before reads its file as one chunk)."""
     from robohw.robots import RobotFileError, load_robot
@@ -248,7 +259,8 @@ def run_file_command(args, name, source, table, solve, file_errors=(), load=None
     rows = valid = 0
     note = None
     try:
-        robot = load_robot(args.robot) if load is None else load()
+        robot = load_robot(args.robot, base=args.base, tip=args.tip) if load is None \
+            else load()
         files = table(robot)
         chunks = read_column_chunks(getattr(args, source), files.columns,
                                     rows_per_chunk or csv_table.CHUNK_ROWS)

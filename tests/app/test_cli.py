@@ -548,3 +548,9 @@ def test_sim_quiet_option(capsys):
     assert main(["sim", "cordic-pipelined", "--count", "3", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
 
+
+
+def test_the_help_names_every_shipped_robot():
+    from robohw.commands.options import SHIPPED_NAMES
+    from robohw.robots import ALL_SHIPPED
+    assert SHIPPED_NAMES == ALL_SHIPPED

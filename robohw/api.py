@@ -1,0 +1,113 @@
+"""The Python entry: a robot loaded once, then its computations on numpy arrays, no CSV files.
+
+>>> import numpy as np
+>>> from robohw.api import load_arm
+>>> arm = load_arm("ur5")                      # a shipped name, a .toml, .urdf or .xacro file
+>>> q = np.zeros((1, arm.dof))
+>>> arm.forward_kinematics(q).shape             # the tool frame's pose in the base frame
+(1, 4, 4)
+>>> result = arm.inverse_dynamics(q, q, q)      # tau at rest: gravity alone
+>>> result.values.shape, bool(result.valid[0]), result.reason[0]
+((1, 6), True, 'ok')
+
+Every computation gives a :class:`Result`: the values, and per row ``valid`` and ``reason``,
+the same as the commands' ``valid`` and ``reason`` columns (docs/conventions.md): a row that is
+not valid holds zeros. ``backend`` is ``"float"`` (the float64 references) or ``"model"`` (the
+hardware's bit-exact model, for standard-DH robots: the designs are generated from DH
+parameters).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from robohw.hw.checks import check_choice
+
+__all__ = ["Arm", "Result", "load_arm", "BACKENDS"]
+
+BACKENDS = ("float", "model")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What an :class:`Arm` computes: ``values`` (rows first; zeros where not valid), per row
+    ``valid`` (bool) and ``reason`` (``"ok"`` or why not), and the hardware's ``accuracy``
+    promise (the dynamics model's, :class:`robohw.dynamics.AccuracyPromise`; else ``None``)."""
+    values: np.ndarray
+    valid: np.ndarray
+    reason: np.ndarray
+    accuracy: object = None
+
+
+class Arm:
+    """A serial robot and what robohw computes for it.
+
+    Parameters
+    ----------
+    robot : :class:`robohw.robots.Robot` or :class:`robohw.robots.Chain`
+        A loaded robot (:func:`load_arm` loads one from a file).
+    """
+
+    def __init__(self, robot):
+        from robohw.robots import Chain, Robot
+        if not isinstance(robot, (Robot, Chain)):
+            raise TypeError(f"robot must be a Robot or a Chain (load_arm loads a file), not "
+                            f"{type(robot).__name__}")
+        self.robot = robot
+
+    @property
+    def dof(self):
+        return self.robot.dof
+
+    @property
+    def name(self):
+        return self.robot.name
+
+    def _rows(self, name, values):
+        values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        if values.ndim != 2 or values.shape[1] != self.dof:
+            raise ValueError(f"{name} must have shape (rows, {self.dof}) for {self.name}, not "
+                             f"{np.shape(values)}")
+        return values
+
+    def forward_kinematics(self, q):
+        """Poses ``(rows, 4, 4)`` of the tool frame in the base frame (float64)."""
+        from robohw.robots.kinematics import forward_kinematics
+        return forward_kinematics(self.robot, self._rows("q", q))
+
+    def inertia(self, q, backend="float", *, array="linear", width=24):
+        """The joint-space inertia matrices ``(rows, N, N)`` at ``q`` ``(rows, N)``: float64,
+        or the ``array``'s bit-exact model at ``width`` bits (its rows outside the robot's
+        limits not valid, reason ``outside_limits``)."""
+        from robohw.systolic import solve_inertia
+        check_choice("backend", backend, BACKENDS)
+        h, valid, reason = solve_inertia(self.robot, self._rows("q", q), backend, array, width)
+        return Result(h, valid, reason)
+
+    def inverse_dynamics(self, q, qd, qdd, backend="float", *, formulation="link",
+                         wrench=None, design="pipelined", width=24):
+        """Joint torques ``(rows, N)`` at the states ``(q, qd, qdd)``, each ``(rows, N)``:
+        float64 by ``formulation`` (``link``, ``scan``, ``lagrange``; ``wrench``: the tool
+        load, see :mod:`robohw.dynamics.reference`), or ``design``'s bit-exact model at
+        ``width`` bits (its states outside the limits not valid, reason
+        ``outside_limits``)."""
+        from robohw.dynamics import solve_dynamics
+        check_choice("backend", backend, BACKENDS)
+        q, qd, qdd = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("qdd", qdd)))
+        if not q.shape == qd.shape == qdd.shape:
+            raise ValueError(f"q, qd and qdd must have one shape, not {q.shape}, {qd.shape} "
+                             f"and {qdd.shape}")
+        if backend == "float":
+            got = solve_dynamics(self.robot, q, qd, qdd, "float", formulation, wrench)
+        else:
+            got = solve_dynamics(self.robot, q, qd, qdd, "model", wrench=wrench, width=width,
+                                 design=design)
+        return Result(got.tau, got.valid, got.reason, got.accuracy)
+
+
+def load_arm(path="puma560", *, base=None, tip=None):
+    """The :class:`Arm` of a robot file or shipped name (:func:`robohw.robots.load_robot`:
+    ``base`` and ``tip`` are a URDF's links). A bad file raises
+    :class:`robohw.robots.RobotFileError`, one line naming the file and the field."""
+    from robohw.robots import load_robot
+    return Arm(load_robot(path, base=base, tip=tip))

@@ -1,0 +1,49 @@
+"""The Python entry (robohw.api): the commands' numbers and flags on numpy arrays."""
+
+import numpy as np
+import pytest
+
+from robohw.api import Arm, Result, load_arm
+from robohw.dynamics import solve_dynamics
+from robohw.robots import RobotFileError, load_robot
+from robohw.robots.kinematics import forward_kinematics
+from robohw.systolic import solve_inertia
+
+
+def test_float_and_model_backends_are_the_commands():
+    arm = load_arm("puma560")
+    rng = np.random.default_rng(2)
+    q = rng.uniform(-0.5, 0.5, (4, 6))
+    qd, qdd = rng.uniform(-0.5, 0.5, q.shape), rng.uniform(-1, 1, q.shape)
+    qd[3, 0] = 1.5                                    # beyond joint 1's velocity limit
+    assert np.array_equal(arm.forward_kinematics(q), forward_kinematics(arm.robot, q))
+    for backend in ("float", "model"):
+        got = arm.inverse_dynamics(q, qd, qdd, backend)
+        want = solve_dynamics(arm.robot, q, qd, qdd, backend)
+        assert isinstance(got, Result)
+        assert np.array_equal(got.values, want.tau) and np.array_equal(got.valid, want.valid)
+        assert list(got.reason) == list(want.reason)
+        h = arm.inertia(q, backend)
+        want_h = solve_inertia(arm.robot, q, backend)
+        assert np.array_equal(h.values, want_h[0]) and list(h.reason) == list(want_h[2])
+    assert list(arm.inverse_dynamics(q, qd, qdd, "model").reason) == ["ok"] * 3 + \
+        ["outside_limits"]
+    assert arm.inverse_dynamics(q, qd, qdd, "model").accuracy is not None
+
+
+def test_urdf_robots_and_refusals():
+    arm = load_arm("panda", tip="panda_hand")
+    assert arm.dof == 7 and arm.name == "panda"
+    q = np.zeros((2, 7))
+    assert arm.inverse_dynamics(q, q, q).valid.all()
+    with pytest.raises(ValueError, match="a URDF robot runs on the float backend"):
+        arm.inverse_dynamics(q, q, q, "model")
+    with pytest.raises(ValueError, match=r"q must have shape \(rows, 7\) for panda"):
+        arm.inertia(np.zeros((2, 6)))
+    with pytest.raises(ValueError, match="backend must be one of"):
+        arm.inertia(q, "rtl")
+    with pytest.raises(TypeError, match="robot must be a Robot or a Chain"):
+        Arm("puma560")
+    with pytest.raises(RobotFileError, match="movable joints on several branches"):
+        load_arm("panda")
+    assert load_robot("ur5") == load_arm("ur5").robot

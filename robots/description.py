@@ -40,7 +40,8 @@ import math
 import warnings
 from dataclasses import dataclass
 
-from robohw.robots.toml_file import TOLERANCE, inertia_tensor, number, numbers, read_toml
+from robohw.robots.toml_file import (TOLERANCE, inertia_tensor, known_fields, number, numbers,
+                                     read_toml)
 
 __all__ = ["Joint", "Robot", "RobotFileError", "RobotFileWarning", "load_dh_robot",
            "SHIPPED_ROBOTS", "DEFAULT_ROBOT", "DEFAULT_GRAVITY"]
@@ -120,10 +121,7 @@ def _positive(table, field, where):
 def _joint(table, where):
     if not isinstance(table, dict):
         raise RobotFileError(f"{where}: expected a [[joint]] table")
-    unknown = set(table) - _KNOWN
-    if unknown:
-        raise RobotFileError(f"{where}: {sorted(unknown)[0]}: unknown field; known: "
-                             f"{', '.join(sorted(_KNOWN))}")
+    known_fields(table, _KNOWN, where, RobotFileError)
     kind = table.get("type")
     if kind not in ("revolute", "prismatic"):
         raise RobotFileError(f"{where}: type: expected \"revolute\" or \"prismatic\", not {kind!r}")

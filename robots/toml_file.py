@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["read_toml", "number", "numbers", "inertia_tensor", "description_identity"]
+__all__ = ["read_toml", "number", "numbers", "known_fields", "inertia_tensor",
+           "description_identity"]
 
 # Relative tolerance of the physics checks: the data are decimals of a few digits.
 TOLERANCE = 1e-6
@@ -46,6 +47,14 @@ def numbers(value, count, where, field, error):
     if not isinstance(value, list) or len(value) != count:
         raise error(f"{where}: {field}: expected a list of {count} numbers, not {value!r}")
     return tuple(number(v, where, field, error) for v in value)
+
+
+def known_fields(table, known, where, error):
+    """Raise ``error`` naming the first field of ``table`` that is not in ``known``."""
+    unknown = set(table) - set(known)
+    if unknown:
+        raise error(f"{where}: {sorted(unknown)[0]}: unknown field; known: "
+                    f"{', '.join(sorted(known))}")
 
 
 def inertia_tensor(values, where, field, error, warning):

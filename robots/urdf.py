@@ -58,7 +58,7 @@ import numpy as np
 
 from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3
 from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError
-from robohw.robots.toml_file import TOLERANCE, inertia_tensor, number, numbers
+from robohw.robots.toml_file import TOLERANCE, inertia_tensor, known_fields, number, numbers
 
 __all__ = ["load_urdf", "sidecar_path", "URDF_SUFFIXES"]
 
@@ -297,10 +297,7 @@ def _sidecar(path, joints):
             data = tomllib.load(file)
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as failure:
         raise RobotFileError(f"{side}: not valid TOML: {failure}") from None
-    unknown = set(data) - _SIDECAR_TOP
-    if unknown:
-        raise RobotFileError(f"{side}: {sorted(unknown)[0]}: unknown field; known: "
-                             f"{', '.join(sorted(_SIDECAR_TOP))}")
+    known_fields(data, _SIDECAR_TOP, side, RobotFileError)
     tables = data.get("joint", {})
     if not isinstance(tables, dict):
         raise RobotFileError(f"{side}: joint: expected [joint.NAME] tables")
@@ -311,10 +308,7 @@ def _sidecar(path, joints):
             raise RobotFileError(f"{where}: no such joint in {path.name}")
         if not isinstance(table, dict):
             raise RobotFileError(f"{where}: expected a table")
-        unknown = set(table) - _SIDECAR_JOINT
-        if unknown:
-            raise RobotFileError(f"{where}: {sorted(unknown)[0]}: unknown field; known: "
-                                 f"{', '.join(sorted(_SIDECAR_JOINT))}")
+        known_fields(table, _SIDECAR_JOINT, where, RobotFileError)
         per_joint[name] = {k: _sidecar_value(v, where, k) for k, v in table.items()}
     top = {k: _sidecar_value(v, str(side), k) for k, v in data.items() if k != "joint"}
     return top, per_joint

@@ -27,8 +27,8 @@ import numpy as np
 
 from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matTvec, matvec, negate,
                                       product, snap, vadd, vscale)
-from robohw.robots.chain import (JOINT_TERMS, Chain, DistalLink, as_chain, distal_gravity,
-                                 distal_links, motion)
+from robohw.robots.chain import (Chain, DistalLink, as_chain, distal_gravity, distal_links,
+                                 joint_terms, motion)
 from robohw.robots.kinematics import link_jacobians, tool_jacobian
 from robohw.dynamics.scans import (doubling_schedule, pfp_schedule, run_schedule,
                                     serial_schedule)
@@ -71,15 +71,6 @@ def _links(robot, q):
         axis = _mtv(rot, np.broadcast_to(np.array(link.axis), (len(q), 3)))
         out.append((rot, p, link.type == "revolute", axis, link))
     return out
-
-
-def joint_terms(robot, qd, qdd):
-    """``(B, N)``: what the joints' own terms add to the rigid body's torques: ``armature *
-    qdd + damping * qd + friction * sign(qd)`` (no Coulomb term at ``qd = 0``)."""
-    joints = robot.joints
-    armature, damping, friction = (np.array([getattr(j, t, 0.0) for j in joints])
-                                   for t in JOINT_TERMS)
-    return armature * qdd + damping * qd + friction * np.sign(qd)
 
 
 def _mv(m, v):

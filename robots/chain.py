@@ -26,7 +26,7 @@ import numpy as np
 
 __all__ = ["Placement", "ChainJoint", "Chain", "DistalLink", "as_chain", "rotation",
            "motion", "joint_poses", "distal_links", "distal_gravity", "inertia_matrix3",
-           "JOINT_TERMS"]
+           "joint_terms", "JOINT_TERMS"]
 
 # The joint terms every inverse-dynamics reference adds to the rigid body's torque:
 # armature * qdd + damping * qd + friction * sign(qd) (sign(0) = 0: at rest, no Coulomb term).
@@ -261,3 +261,12 @@ def distal_gravity(chain):
     """Gravity in the distal form's base frame ``D_0 = P_1``."""
     rot = np.array(chain.joints[0].placement.rotation)
     return tuple(float(v) for v in rot.T @ np.asarray(chain.gravity, dtype=np.float64))
+
+
+def joint_terms(robot, qd, qdd):
+    """``(B, N)``: what the joints' own terms (:data:`JOINT_TERMS`) add to the rigid body's
+    torques at rates ``qd`` and accelerations ``qdd`` ``(B, N)``: ``armature * qdd + damping *
+    qd + friction * sign(qd)`` (no Coulomb term at ``qd = 0``), for a chain or a DH robot."""
+    armature, damping, friction = (np.array([float(getattr(j, t, 0.0)) for j in robot.joints])
+                                   for t in JOINT_TERMS)
+    return armature * qdd + damping * qd + friction * np.sign(qd)

@@ -32,12 +32,16 @@ symmetric ``S``, ``tr(Omega_a S Omega_b^T) = tr(S) delta_a . delta_b - delta_a .
 - ``h^l_i = -(g_l . (delta_i x f) + m g_l . d_i)``, ``g_l`` the gravity in link ``l``'s frame
   (eq. 13 in its general form).
 Conventions are those of :mod:`robohw.dynamics.reference` (standard DH, the robot's
-``gravity`` the gravitational acceleration in the base frame); joints are 0-based here.
+``gravity`` the gravitational acceleration in the base frame); joints are 0-based here. A
+general chain (:class:`robohw.robots.chain.Chain`) runs in its distal form, joint ``i``'s axis
+``u`` in frame ``i - 1``: ``delta = R^T u``, ``d = R^T (u x p)`` (revolute) or ``d = R^T u``
+(prismatic), ``[R p] = ^{i-1}T_l``.
 """
 
 import numpy as np
 
 from robohw.robots.algebra import cross, dot, matvec, negate, product, total
+from robohw.robots.chain import Chain, distal_gravity, distal_links, joint_terms, motion
 from robohw.robots.kinematics import joint_transform
 
 __all__ = ["link_transforms", "differential_vectors", "differential_matrices",
@@ -56,12 +60,31 @@ def _check(robot, q):
     return q
 
 
+def _links(robot):
+    """The links as the trace form takes them: a DH robot's joints (their axes z), or a
+    chain's :func:`robohw.robots.chain.distal_links`."""
+    return distal_links(robot) if isinstance(robot, Chain) else robot.joints
+
+
+def _gravity(robot):
+    """Gravity in the frame the transforms start from (a chain's distal base ``D_0``)."""
+    return distal_gravity(robot) if isinstance(robot, Chain) else robot.gravity
+
+
 def link_transforms(robot, q):
-    """``A`` ``(B, N, 4, 4)``: each joint's DH transform ``^{i-1}T_i`` at the states ``q``
-    ``(B, N)``."""
+    """``A`` ``(B, N, 4, 4)``: each joint's transform ``^{i-1}T_i`` at the states ``q``
+    ``(B, N)``: DH's, or a chain's in its distal form (``M_i(q_i) K_i``)."""
     q = _check(robot, q)
-    return np.stack([joint_transform(joint, q[:, k]) for k, joint in enumerate(robot.joints)],
-                    axis=1)
+    if not isinstance(robot, Chain):
+        return np.stack([joint_transform(joint, q[:, k])
+                         for k, joint in enumerate(robot.joints)], axis=1)
+    out = np.zeros((len(q), robot.dof, 4, 4))
+    for k, link in enumerate(distal_links(robot)):
+        turn, shift = motion(link, q[:, k])
+        out[:, k, :3, :3] = turn @ np.array(link.fixed.rotation)
+        out[:, k, :3, 3] = shift + turn @ np.array(link.fixed.translation)
+        out[:, k, 3, 3] = 1.0
+    return out
 
 
 def differential_vectors(robot, q, links=None):
@@ -76,12 +99,18 @@ def differential_vectors(robot, q, links=None):
     n = robot.dof
     delta = np.zeros((len(q), n, n, 3))
     d = np.zeros((len(q), n, n, 3))
-    for i, joint in enumerate(robot.joints):
+    for i, joint in enumerate(_links(robot)):
         chain = np.broadcast_to(np.eye(4), (len(q), 4, 4))
+        axis = getattr(joint, "axis", None)      # a chain's (in D_{i-1}); DH: z
         for l in range(i, n):
             chain = chain @ links[:, l]          # ^{i-1}T_l
             rot, p = chain[:, :3, :3], chain[:, :3, 3]
-            if joint.type == "revolute":
+            if axis is not None:                 # delta = R^T u, d = R^T (u x p) or R^T u
+                delta[:, i, l] = rot.transpose(0, 2, 1) @ np.asarray(axis) \
+                    if joint.type == "revolute" else 0.0
+                d[:, i, l] = np.einsum("bji,bj->bi", rot, np.cross(axis, p)) \
+                    if joint.type == "revolute" else rot.transpose(0, 2, 1) @ np.asarray(axis)
+            elif joint.type == "revolute":
                 delta[:, i, l] = rot[:, 2, :]
                 d[:, i, l] = rot[:, 1, :] * p[:, 0, None] - rot[:, 0, :] * p[:, 1, None]
             else:
@@ -106,9 +135,12 @@ def pseudo_inertia(joint):
     ``(4, 4)``, from its mass, centre of mass and inertia about the centre of mass (``ixx, iyy,
     izz, ixy, iyz, ixz``): ``J_3 = tr(I_o) / 2 E - I_o`` with ``I_o`` the inertia about the
     frame's origin (parallel axes), ``J_4 = m (c, 1)``."""
-    ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
+    if len(joint.inertia) == 3:        # a chain's distal link: the 3 x 3 tensor
+        about_com = np.array(joint.inertia, dtype=np.float64)
+    else:
+        ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
+        about_com = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     mass, com = joint.mass, np.asarray(joint.com, dtype=np.float64)
-    about_com = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
     about_origin = about_com + mass * (com @ com * np.eye(3) - np.outer(com, com))
     out = np.zeros((4, 4))
     out[:3, :3] = np.trace(about_origin) / 2 * np.eye(3) - about_origin
@@ -139,7 +171,7 @@ def gravity_in_links(robot, q, links=None):
     out = np.zeros((len(q), robot.dof, 3))
     for l in range(robot.dof):
         rotation = rotation @ links[:, l, :3, :3]
-        out[:, l] = np.einsum("brc,r->bc", rotation, np.asarray(robot.gravity, dtype=float))
+        out[:, l] = np.einsum("brc,r->bc", rotation, np.asarray(_gravity(robot), dtype=float))
     return out
 
 
@@ -178,12 +210,13 @@ def lagrange_euler_terms(robot, q):
     links = link_transforms(robot, q)
     delta, d = differential_vectors(robot, q, links)
     big = differential_matrices(delta, d)                  # (B, i, l, 4, 4)
-    inertia = np.stack([pseudo_inertia(joint) for joint in robot.joints])
+    members = _links(robot)
+    inertia = np.stack([pseudo_inertia(joint) for joint in members])
     D = np.zeros((len(q), n, n))
     C = np.zeros((len(q), n, n, n))
     h = np.zeros((len(q), n))
     pose = np.broadcast_to(np.eye(4), (len(q), 4, 4))
-    gravity = np.append(np.asarray(robot.gravity, dtype=np.float64), 0.0)
+    gravity = np.append(np.asarray(_gravity(robot), dtype=np.float64), 0.0)
     for l in range(n):
         pose = pose @ links[:, l]                          # T_l
         J = inertia[l]
@@ -197,17 +230,19 @@ def lagrange_euler_terms(robot, q):
                 C[:, :l + 1, a, b] += value
                 if b != a:
                     C[:, :l + 1, b, a] += value
-        com = np.append(np.asarray(robot.joints[l].com, dtype=np.float64), 1.0)
+        com = np.append(np.asarray(members[l].com, dtype=np.float64), 1.0)
         g_link = np.einsum("r,brc->bc", gravity, pose)    # g^T T_l
-        h[:, :l + 1] -= robot.joints[l].mass * np.einsum(
+        h[:, :l + 1] -= members[l].mass * np.einsum(
             "bc,bicd,d->bi", g_link, big[:, :l + 1, l], com)
     return D, C, h
 
 
 def lagrange_euler_torques(robot, q, qd, qdd):
-    """Torques ``(B, N)``: ``D qdd + sum_jk C_ijk qd_j qd_k + h``."""
+    """Torques ``(B, N)``: ``D qdd + sum_jk C_ijk qd_j qd_k + h``, plus the joint terms
+    (:func:`robohw.robots.chain.joint_terms`)."""
     q = _check(robot, q)
     qd, qdd = (np.broadcast_to(np.atleast_2d(np.asarray(v, dtype=np.float64)), q.shape)
                for v in (qd, qdd))
     D, C, h = lagrange_euler_terms(robot, q)
-    return (np.einsum("bij,bj->bi", D, qdd) + np.einsum("bijk,bj,bk->bi", C, qd, qd) + h)
+    return (np.einsum("bij,bj->bi", D, qdd) + np.einsum("bijk,bj,bk->bi", C, qd, qd) + h
+            + joint_terms(robot, qd, qdd))

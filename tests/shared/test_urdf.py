@@ -11,6 +11,7 @@ from robohw.robots.chain import as_chain, joint_poses
 from robohw.robots.kinematics import forward_kinematics, tool_jacobian
 from robohw.robots.urdf import sidecar_path
 from robohw.systolic.reference import inertia_matrix
+from robohw.transputer.lagrange_euler import lagrange_euler_torques
 
 pin = pytest.importorskip("pinocchio")
 
@@ -63,6 +64,7 @@ def test_shipped_arms_match_pinocchio(name, tip, frame):
     h = {m: inertia_matrix(chain, q, m) for m in ("table1", "table2", "jacobian")}
     tau = {f: inverse_dynamics(chain, q, qd, qdd, f) - joint_terms(chain, qd, qdd)
            for f in FORMULATIONS}
+    tau["trace form"] = lagrange_euler_torques(chain, q, qd, qdd) - joint_terms(chain, qd, qdd)
     frame_id = model.getFrameId(frame)
     theirs = {"pose": [], "jacobian": [], "h": [], "tau": []}
     for b in range(len(q)):
@@ -143,6 +145,8 @@ def test_joint_terms_in_every_formulation(tmp_path):
     for formulation in FORMULATIONS:
         got = inverse_dynamics(chain, q, qd, qdd, formulation)
         assert share(got, rigid + 0.4 * qd + 1.5 * np.sign(qd)) < AGREE, formulation
+    got = lagrange_euler_torques(chain, q, qd, qdd)
+    assert share(got, rigid + 0.4 * qd + 1.5 * np.sign(qd)) < AGREE
     m = pin.crba(model, data, q[0])
     assert share(inertia_matrix(chain, q[:1], "table1")[0], np.triu(m) + np.triu(m, 1).T) < AGREE
 

@@ -28,7 +28,7 @@ import numpy as np
 from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matTvec, matvec, negate,
                                       product, snap, vadd, vscale)
 from robohw.robots.chain import (Chain, DistalLink, as_chain, distal_gravity, distal_links,
-                                 joint_terms, motion)
+                                 distal_transform, joint_terms)
 from robohw.robots.kinematics import link_jacobians, tool_jacobian
 from robohw.dynamics.scans import (doubling_schedule, pfp_schedule, run_schedule,
                                     serial_schedule)
@@ -65,9 +65,8 @@ def _links(robot, q):
     ``(B, 3)`` and the :class:`~robohw.robots.chain.DistalLink`."""
     out = []
     for k, link in enumerate(distal_links(as_chain(robot))):
-        turn, shift = motion(link, q[:, k])
-        rot = turn @ np.array(link.fixed.rotation)
-        p = _mtv(rot, shift + turn @ np.array(link.fixed.translation))
+        rot, origin = distal_transform(link, q[:, k])
+        p = _mtv(rot, origin)
         axis = _mtv(rot, np.broadcast_to(np.array(link.axis), (len(q), 3)))
         out.append((rot, p, link.type == "revolute", axis, link))
     return out
@@ -153,9 +152,8 @@ def _link_input(joint, value, arith):
     sin)`` of its angle (revolute) or its length ``d`` (prismatic); for a
     :class:`~robohw.robots.chain.DistalLink` (float64 only), its ``q``."""
     if isinstance(joint, DistalLink):
-        turn, shift = motion(joint, value)
-        rot = turn @ np.array(joint.fixed.rotation)
-        p = _mtv(rot, shift + turn @ np.array(joint.fixed.translation))
+        rot, origin = distal_transform(joint, value)
+        p = _mtv(rot, origin)
         return (tuple(tuple(rot[:, r, c] for c in range(3)) for r in range(3)),
                 tuple(p[:, r] for r in range(3)))
     ca, sa = snap(math.cos(joint.alpha)), snap(math.sin(joint.alpha))
@@ -303,16 +301,11 @@ def scan_torques(robot, q, qd, qdd, wrench=None, *, scan="serial", processors=No
     def run(phase, elements, combine):
         return run_schedule(schedule(len(elements), processors), elements, combine)
 
-    if isinstance(robot, Chain):
-        joints = list(q.T)
-    else:
-        joints = []
-        for k, joint in enumerate(robot.joints):
-            value = q[:, k] + joint.offset
-            joints.append((np.cos(value), np.sin(value)) if joint.type == "revolute" else value)
+    # The float reference takes every robot as a general chain (a DH robot's exactly, through
+    # as_chain): its twists are never snapped to multiples of 90 degrees, as the hardware's are.
     hand = (tuple(wrench[:, :3].T), tuple(wrench[:, 3:].T))
-    tau = base_coordinate_steps(robot, joints, list(qd.T), list(qdd.T), hand, FloatArith(),
-                                run)
+    tau = base_coordinate_steps(as_chain(robot), list(q.T), list(qd.T), list(qdd.T), hand,
+                                FloatArith(), run)
     out = np.zeros(q.shape)
     for i, value in enumerate(tau):
         out[:, i] = value

@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 __all__ = ["Placement", "ChainJoint", "Chain", "DistalLink", "as_chain", "rotation",
-           "motion", "joint_poses", "distal_links", "distal_gravity", "inertia_matrix3",
-           "joint_terms", "JOINT_TERMS"]
+           "motion", "joint_poses", "distal_links", "distal_transform", "distal_gravity",
+           "inertia_matrix3", "inertia_six", "joint_terms", "JOINT_TERMS"]
 
 # The joint terms every inverse-dynamics reference adds to the rigid body's torque:
 # armature * qdd + damping * qd + friction * sign(qd) (sign(0) = 0: at rest, no Coulomb term).
@@ -163,7 +163,7 @@ def as_chain(robot):
         if joint.mass is not None:
             rot = np.array(distal.rotation)
             com = tuple(float(v) for v in rot @ np.array(joint.com) + distal.translation)
-            inertia = _six(rot @ inertia_matrix3(joint.inertia) @ rot.T)
+            inertia = inertia_six(rot @ inertia_matrix3(joint.inertia) @ rot.T)
         joints.append(ChainJoint(
             name=f"joint{k}", type=joint.type, placement=placement, axis=(0.0, 0.0, 1.0),
             limits=joint.limits, velocity_limit=joint.velocity_limit,
@@ -180,7 +180,9 @@ def inertia_matrix3(six):
     return np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=np.float64)
 
 
-def _six(tensor):
+def inertia_six(tensor):
+    """``(Ixx, Iyy, Izz, Ixy, Iyz, Ixz)`` of a symmetric 3 x 3 tensor (the inverse of
+    :func:`inertia_matrix3`)."""
     return tuple(float(tensor[r, c]) for r, c in ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2),
                                                   (0, 2)))
 
@@ -255,6 +257,15 @@ def distal_links(chain):
                               tuple(float(v) for v in com),
                               tuple(tuple(float(v) for v in row) for row in inertia)))
     return out
+
+
+def distal_transform(link, value):
+    """``(R, t)`` of :class:`DistalLink` ``link`` at joint value ``value`` (any shape):
+    ``^{i-1}T_i = M_i(q_i) K_i``, the pose of ``D_i`` in ``D_{i-1}``; ``R (..., 3, 3)``,
+    ``t (..., 3)``."""
+    turn, shift = motion(link, value)
+    return (turn @ np.array(link.fixed.rotation),
+            shift + turn @ np.array(link.fixed.translation))
 
 
 def distal_gravity(chain):

@@ -56,7 +56,7 @@ import xml.etree.ElementTree
 
 import numpy as np
 
-from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3
+from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3, inertia_six
 from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError
 from robohw.robots.toml_file import TOLERANCE, inertia_tensor, known_fields, number, numbers
 
@@ -483,8 +483,7 @@ def load_urdf(path, *, base=None, tip=None):
             placement=item["placement"], axis=joint.axis, limits=joint.limits,
             velocity_limit=velocity, acceleration_limit=settings.get("acceleration_limit"),
             mass=float(body.mass), com=tuple(float(v) for v in body.com),
-            inertia=tuple(float(body.inertia[r, c]) for r, c in
-                          ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))),
+            inertia=inertia_six(body.inertia),
             armature=settings.get("armature", 0.0), damping=joint.damping,
             friction=joint.friction))
     for joint in joints.values():      # every movable joint off the chain, held

@@ -34,7 +34,7 @@ import numpy as np
 
 from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matvec, negate,
                                       product, snap, total, vadd, vscale, vsub)
-from robohw.robots.chain import Chain, Placement, inertia_matrix3, rotation
+from robohw.robots.chain import Chain, Placement, as_chain, inertia_matrix3, rotation
 from robohw.robots.kinematics import link_jacobians
 
 __all__ = [
@@ -403,7 +403,9 @@ def inertia_matrix(robot, q, method="table1"):
     algorithms = {"table1": table1, "table2": table2}
     if method not in algorithms:
         raise ValueError(f"method must be table1, table2 or jacobian, not {method!r}")
-    frames = link_frames(robot)
+    # The float reference takes every robot as a general chain (a DH robot's exactly, through
+    # as_chain): its twists are never snapped to multiples of 90 degrees, as the hardware's are.
+    frames = link_frames(as_chain(robot))
     h = algorithms[method](frames, joint_inputs(frames, q))
     return _matrix(h, robot.dof, q.shape[:1]) + _armature(robot)
 

@@ -41,7 +41,8 @@ general chain (:class:`robohw.robots.chain.Chain`) runs in its distal form, join
 import numpy as np
 
 from robohw.robots.algebra import cross, dot, matvec, negate, product, total
-from robohw.robots.chain import Chain, distal_gravity, distal_links, joint_terms, motion
+from robohw.robots.chain import (Chain, distal_gravity, distal_links, distal_transform,
+                                 joint_terms)
 from robohw.robots.kinematics import joint_transform
 
 __all__ = ["link_transforms", "differential_vectors", "differential_matrices",
@@ -80,9 +81,7 @@ def link_transforms(robot, q):
                          for k, joint in enumerate(robot.joints)], axis=1)
     out = np.zeros((len(q), robot.dof, 4, 4))
     for k, link in enumerate(distal_links(robot)):
-        turn, shift = motion(link, q[:, k])
-        out[:, k, :3, :3] = turn @ np.array(link.fixed.rotation)
-        out[:, k, :3, 3] = shift + turn @ np.array(link.fixed.translation)
+        out[:, k, :3, :3], out[:, k, :3, 3] = distal_transform(link, q[:, k])
         out[:, k, 3, 3] = 1.0
     return out
 

@@ -5,13 +5,10 @@ import math
 import sys
 
 
-from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
-                                     integer, positive, run_file_command, usage)
+from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, FileTable, Solved, file_command,
+                                     inapplicable, integer, positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
-
-# The hardware backends' width when --width is not given.
-DEFAULT_WIDTH = 24
 
 
 def wrench(text):
@@ -42,8 +39,8 @@ def register(commands):
                           help="constant wrench the environment exerts on the tool, in the "
                                "last link's frame (N, N m; float backend only)")
     dynamics.add_argument("--width", type=integer("--width", 16, 56),
-                          help="data width of the hardware backends, 16..56 (default 24; the "
-                               "CORDICs' sin and cos at up to 40)")
+                          help=f"data width of the hardware backends, 16..56 (default "
+                               f"{HARDWARE_WIDTH}; the CORDICs' sin and cos at up to 40)")
     dynamics.add_argument("--design", choices=["pipelined", "array"],
                           help="the hardware backends' design: one pipelined datapath, or Lee "
                                "& Chang's processor array (default pipelined)")
@@ -92,7 +89,7 @@ def run(args):
         q, qd, qdd = split_states(values, robot.dof)
         fraction = BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
         got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation or "link",
-                             args.wrench, width=args.width or DEFAULT_WIDTH,
+                             args.wrench, width=args.width or HARDWARE_WIDTH,
                              design=args.design or "pipelined", processors=args.processors,
                              network=args.network, bound_fraction=fraction,
                              progress=sys.stderr)

@@ -2,8 +2,8 @@
 
 import sys
 
-from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
-                                     integer, run_file_command, usage)
+from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, FileTable, Solved, file_command,
+                                     inapplicable, integer, run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -20,7 +20,8 @@ def register(commands):
                     help="CCM graph of the hardware backends: the best decomposition or "
                          "the reconstruction of Lee & Chang's (default best)")
     ik.add_argument("--width", type=integer("--width", 16, 39),
-                    help="data width of the hardware backends, 16..39 (default 24)")
+                    help=f"data width of the hardware backends, 16..39 (default "
+                         f"{HARDWARE_WIDTH})")
     ik.add_argument("--arm", choices=["right", "left"],
                     help="right: the wrist centre on the +x1 side of the shoulder (default)")
     ik.add_argument("--elbow", choices=["up", "down"],
@@ -67,9 +68,9 @@ def run(args):
             branch = int(branch_index(-1 if args.arm == "left" else 1,
                                       -1 if args.elbow == "down" else 1,
                                       -1 if args.wrist == "flip" else 1))
-        solution = solve_ik(robot, poses, args.backend, branch, width=args.width or 24,
-                            graph=args.graph or "best", within_limits=args.within_limits,
-                            progress=sys.stderr)
+        solution = solve_ik(robot, poses, args.backend, branch,
+                            width=args.width or HARDWARE_WIDTH, graph=args.graph or "best",
+                            within_limits=args.within_limits, progress=sys.stderr)
         return Solved(len(solution.q), int(solution.valid.sum()), joint_rows(
             solution, reasons=args.reasons, branches=args.all_branches))
     return run_file_command(args, "ik", "poses", table, solve, (PoseFileError,))

@@ -2,13 +2,10 @@
 
 import sys
 
-from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
-                                     integer, run_file_command, usage)
+from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, FileTable, Solved, file_command,
+                                     inapplicable, integer, run_file_command, usage)
 
 __all__ = ["register", "run"]
-
-# The hardware backends' width when --width is not given.
-DEFAULT_WIDTH = 24
 
 
 def register(commands):
@@ -27,7 +24,8 @@ def register(commands):
                               "backend's angle beyond its binary angles), outside_limits (a "
                               "prismatic joint outside the limits its formats are proven for)")
     inertia.add_argument("--width", type=integer("--width", 12, 31),
-                         help="data width of the hardware backends, 12..31 (default 24)")
+                         help=f"data width of the hardware backends, 12..31 (default "
+                              f"{HARDWARE_WIDTH})")
     inertia.add_argument("--fold", type=integer("--fold", 1),
                          help="cycles per configuration of the rtl and compiled backends' "
                               "array (default: "
@@ -54,7 +52,7 @@ def run(args):
 
     def solve(robot, q):
         h, valid, reason = solve_inertia(robot, q, args.backend, args.array,
-                                         width=args.width or DEFAULT_WIDTH, fold=args.fold,
+                                         width=args.width or HARDWARE_WIDTH, fold=args.fold,
                                          progress=sys.stderr)
         return Solved(len(h), int(valid.sum()),
                       matrix_rows(h, valid, reason if args.reasons else None))

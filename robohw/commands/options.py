@@ -14,11 +14,16 @@ __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
            "bad_outputs", "bad_widths", "bad_fold", "inapplicable", "HARDWARE", "folds_for",
-           "ARGUMENT_ERRORS", "Solved", "FileTable", "run_file_command"]
+           "ARGUMENT_ERRORS", "Solved", "FileTable", "run_file_command", "HARDWARE_WIDTH"]
 
 # What the library's argument checks raise (robohw.hw.checks): a command reports either as its
 # one-line usage error.
 ARGUMENT_ERRORS = (TypeError, ValueError)
+
+# The data width of the file commands' hardware backends (ik, inertia, dynamics, platform)
+# when --width is not given: 24 bits meet every shipped robot's accuracy bound in the report
+# (docs/results.md's accuracy-by-width tables).
+HARDWARE_WIDTH = 24
 
 # The shipped robots' names for --help, without importing robohw.robots (a fast start;
 # tests/app/test_cli.py holds it equal to robohw.robots.ALL_SHIPPED).
@@ -247,9 +252,9 @@ def run_file_command(args, name, source, table, solve, file_errors=(), load=None
     file, input row or argument (``file_errors``, and what the argument checks raise) is one
     line, exit 2; a regular file is then left as it was, while standard output or a FIFO keeps
     the rows written before the bad one. ``load``: what loads the robot (default
-    ``load_robot(args.robot, base=args.base, tip=args.tip)``); ``rows_per_chunk``: the chunk's rows (default
-    :data:`~robohw.support.csv_table.CHUNK_ROWS`; a command whose rows depend on the row
-    before reads its file as one chunk)."""
+    ``load_robot(args.robot, base=args.base, tip=args.tip)``); ``rows_per_chunk``: the chunk's
+    rows (default :data:`~robohw.support.csv_table.CHUNK_ROWS`; a command whose rows depend on
+    the row before reads its file as one chunk)."""
     from robohw.robots import RobotFileError, load_robot
     from robohw.support import csv_table
     from robohw.support.csv_table import CsvFileError, open_rows, read_column_chunks

@@ -6,8 +6,9 @@ import math
 import sys
 
 
-from robohw.commands.options import (HARDWARE, CommandParser, FileTable, Solved, add_quiet,
-                                     inapplicable, integer, positive, run_file_command, usage)
+from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, CommandParser, FileTable, Solved,
+                                     add_quiet, inapplicable, integer, positive, run_file_command,
+                                     usage)
 
 __all__ = ["register", "run"]
 
@@ -62,7 +63,8 @@ def register(commands):
                                   "(default float)" + backend_notes.get(action, ""))
         top = PLATFORM_MAX_WIDTH[action]
         command.add_argument("--width", type=integer("--width", 16, top),
-                             help=f"data width of the leg processors, 16..{top} (default 24)")
+                             help=f"data width of the leg processors, 16..{top} (default "
+                                  f"{HARDWARE_WIDTH})")
         command.add_argument("--timing", choices=["pipelined", "word-serial", "machine"],
                              help="the leg processors' CCMs: pipelined (a pose per clock), "
                                   "word-serial (a CORDIC each), or machine: a processor per "
@@ -142,7 +144,7 @@ def run(args):
                 check_tolerance(platform, tolerance)      # before the file is read
         return platform
 
-    options = {"max_cond": args.max_cond, "width": args.width or 24,
+    options = {"max_cond": args.max_cond, "width": args.width or HARDWARE_WIDTH,
                "timing": (args.timing or "pipelined").replace("-", "_")}
     guess = getattr(args, "guess", None)
     tolerance = FK_TOLERANCE if getattr(args, "tolerance", None) is None else args.tolerance

@@ -5,12 +5,15 @@ import pathlib
 import numpy as np
 import pytest
 
-from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics, joint_terms
+from robohw.dynamics.reference import (FORMULATIONS, base_coordinate_steps, inverse_dynamics,
+                                       joint_terms)
+from robohw.dynamics.scans import run_schedule, serial_schedule
+from robohw.robots.algebra import FloatArith
 from robohw.robots import RobotFileError, load_robot
 from robohw.robots.chain import as_chain, joint_poses
 from robohw.robots.kinematics import forward_kinematics, tool_jacobian
 from robohw.robots.urdf import sidecar_path
-from robohw.systolic.reference import inertia_matrix
+from robohw.systolic.reference import inertia_matrix, joint_inputs, link_frames, table1
 from robohw.transputer.lagrange_euler import lagrange_euler_torques
 
 pin = pytest.importorskip("pinocchio")
@@ -110,9 +113,22 @@ def test_the_tip_rule_and_merged_links():
     assert panda.joints[0].damping == 0.003
 
 
+def traced_dh_torques(robot, q, qd, qdd):
+    """The traced DH form of the scan formulation (the graph the hardware is built from), in
+    float64: twists within 1e-12 of a multiple of 90 degrees snapped, as the hardware does."""
+    joints = [(np.cos(q[:, k] + j.offset), np.sin(q[:, k] + j.offset)) if j.type == "revolute"
+              else q[:, k] + j.offset for k, j in enumerate(robot.joints)]
+    serial = lambda phase, elements, combine: run_schedule(serial_schedule(len(elements)),
+                                                           elements, combine)
+    zero = tuple(np.zeros(len(q)) for _ in range(3))
+    tau = base_coordinate_steps(robot, joints, list(qd.T), list(qdd.T), (zero, zero),
+                                FloatArith(), serial)
+    return np.stack(tau, axis=1)
+
+
 def test_dh_robots_as_chains_keep_their_torques():
     """The DH robots' chain (as_chain) gives the DH forward kinematics, and the traced DH
-    form of the scan formulation equals the general link formulation."""
+    form (the hardware's graph, in float64) equals the float references on the chain."""
     for name in ("puma560", "stanford"):
         robot = load_robot(name)
         chain = as_chain(robot)
@@ -120,10 +136,33 @@ def test_dh_robots_as_chains_keep_their_torques():
         _, tip = joint_poses(chain, q)
         assert np.abs(tip - forward_kinematics(robot, q)).max() < 1e-14
         link = inverse_dynamics(robot, q, qd, qdd, "link")
-        scan = inverse_dynamics(robot, q, qd, qdd, "scan")
-        assert share(scan, link) < AGREE
-        assert share(inertia_matrix(robot, q, "table1"), inertia_matrix(chain, q, "table1")) \
-            < AGREE
+        assert share(traced_dh_torques(robot, q, qd, qdd), link) < AGREE
+        assert share(inverse_dynamics(robot, q, qd, qdd, "scan"), link) < AGREE
+        frames = link_frames(robot)
+        traced = table1(frames, joint_inputs(frames, q))
+        h = inertia_matrix(chain, q, "jacobian")
+        assert max(abs(traced[j, i] - h[:, j - 1, i - 1]).max()
+                   for j, i in traced) / np.abs(h).max() < AGREE
+
+
+def test_the_float_references_never_snap_a_twist(tmp_path):
+    """A DH twist 5e-13 short of 90 degrees: within the hardware's snapping tolerance (1e-12),
+    yet every float64 reference keeps it. The snapped traced form differs from them by about
+    the twist's error; the references agree with each other far below it."""
+    text = (ROBOTS / "puma560.toml").read_text()
+    twisted = text.replace("alpha = 1.5707963267948966", "alpha = 1.5707963267943966", 1)
+    assert twisted != text
+    path = tmp_path / "twisted.toml"
+    path.write_text(twisted)
+    robot = load_robot(path)
+    q, qd, qdd = states(as_chain(robot), 50, seed=5)
+    link = inverse_dynamics(robot, q, qd, qdd, "link")
+    h = inertia_matrix(robot, q, "jacobian")
+    for formulation in ("scan", "lagrange"):
+        assert share(inverse_dynamics(robot, q, qd, qdd, formulation), link) < 2e-14
+    for method in ("table1", "table2"):
+        assert share(inertia_matrix(robot, q, method), h) < 2e-14
+    assert share(traced_dh_torques(robot, q, qd, qdd), link) > 1e-13
 
 
 def test_joint_terms_in_every_formulation(tmp_path):

@@ -25,6 +25,8 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
+from robohw.robots.chain import Chain
+from robohw.robots.family import puma_form
 from robohw.ik.codec import (POSE_INPUTS, joint_angles, payload_joint_angles, pose_inputs,
                              poses_from_inputs)
 from robohw.ik.puma_graph import GRAPHS, puma_format
@@ -130,9 +132,18 @@ def _float_ik(robot, poses, branch):
 def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
              within_limits=False, progress=None):
     """Solve ``poses`` ``(N, 4, 4)`` by ``backend``, each row on ``branch`` (a number 0-7 or
-    one per row, :func:`branch_index`); returns an :class:`IkSolution`."""
+    one per row, :func:`branch_index`); returns an :class:`IkSolution`.
+
+    ``robot``: a DH robot of the PUMA family, or a general chain (a URDF robot) whose DH form
+    is (:func:`robohw.robots.family.puma_form`): its poses are the tip's in its base frame,
+    solved as the DH form's tool poses, and its angles are the chain's joint values; the
+    branch indicators refer to the DH form's frames."""
     check_choice("backend", backend, BACKENDS)
     check_choice("graph", graph, GRAPHS)
+    form = None
+    if isinstance(robot, Chain):      # a URDF robot: solved in its DH form
+        form = puma_form(robot)
+        robot, poses = form.robot, form.dh_pose(poses)
     count = len(poses)
     branch = np.broadcast_to(np.asarray(branch, dtype=np.int64), (count,))
     q_float, reachable = _float_ik(robot, poses, branch)
@@ -163,6 +174,8 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
     reason[~frame] = "not_orthonormal"
     reason[~in_format] = "out_of_format"
     valid &= ~outside & frame
+    if form is not None:
+        q = form.chain_q(q)
     return IkSolution(np.where(valid[:, None], q, 0.0), valid, reason, branch.copy())
 
 

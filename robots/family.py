@@ -3,12 +3,16 @@
 
 The family: six revolute joints, twists ``(+-90, 0, +-90, +-90, +-90, 0)`` degrees in either
 sign convention, ``a1 = a4 = a5 = a6 = 0``, ``d5 = 0``, ``a2 > 0`` and ``hypot(a3, d4) > 0``;
-any ``d1``, ``d2 + d3``, ``a2``, ``a3``, ``d4`` and ``d6``.
+any ``d1``, ``d2 + d3``, ``a2``, ``a3``, ``d4`` and ``d6``. A general chain (a URDF robot) is
+of the family when its DH form (:mod:`robohw.robots.dh_form`) is.
 """
 
 import math
 
-__all__ = ["check_puma_family"]
+from robohw.robots.chain import Chain
+from robohw.robots.dh_form import dh_form
+
+__all__ = ["check_puma_family", "puma_form"]
 
 # Twists and zero lengths are compared with this tolerance: robot files give them in decimal.
 _TOLERANCE_TWIST = 1e-9
@@ -25,10 +29,8 @@ def _sign(value, name):
 def check_puma_family(robot):
     """Raise ``ValueError`` naming the first parameter that leaves the family; return
     ``(s1, s3, s4, s5)``, the signs of ``sin(alpha_i)``."""
-    if not hasattr(robot.joints[0], "alpha"):      # a general chain (a URDF robot)
-        raise ValueError(f"{robot.source or robot.name}: the inverse kinematics takes the PUMA "
-                         f"family in standard DH (a TOML robot file); a URDF robot is not "
-                         f"converted to it")
+    if isinstance(robot, Chain):
+        raise TypeError("check_puma_family takes a DH robot; a chain's DH form is puma_form's")
     j = robot.joints
     if robot.dof != 6 or any(joint.type != "revolute" for joint in j):
         raise ValueError("not of the PUMA family: six revolute joints are needed")
@@ -39,3 +41,15 @@ def check_puma_family(robot):
     if j[1].a <= 0 or math.hypot(j[2].a, j[3].d) == 0:
         raise ValueError("not of the PUMA family: a2 and hypot(a3, d4) must be positive")
     return tuple(_sign(j[k].alpha, f"alpha{k + 1}") for k in (0, 2, 3, 4))
+
+
+def puma_form(chain):
+    """The :class:`robohw.robots.dh_form.DhForm` of ``chain`` when it is of the PUMA family;
+    else ``ValueError`` naming the chain's file and the first DH parameter that leaves it."""
+    form = dh_form(chain)
+    try:
+        check_puma_family(form.robot)
+    except ValueError as error:
+        raise ValueError(f"{chain.source or chain.name}: {error} (in the DH form of its "
+                         f"joint axes)") from None
+    return form

@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import ARGUMENT_ERRORS, integer
+from robohw.commands.options import ARGUMENT_ERRORS, HARDWARE_WIDTH, integer
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 
@@ -22,11 +22,12 @@ def register(commands):
                           help="the reconstruction of the paper's or the best decomposition "
                                "(default best)")
     ik_graph.add_argument("--robot", default="puma560", metavar="FILE",
-                          help="robot TOML file or shipped name (default puma560)")
+                          help="robot TOML or URDF file, or shipped name, of the PUMA family "
+                               "(a URDF robot in its DH form; default puma560)")
     ik_graph.add_argument("--timing", choices=["stage", "pipelined"], default="stage",
                           help="node latency: one stage, or pipelined CCM cycles (default stage)")
-    ik_graph.add_argument("--width", type=integer("--width", 4, 40), default=24,
-                          help="data width for --timing pipelined (default 24)")
+    ik_graph.add_argument("--width", type=integer("--width", 4, 40), default=HARDWARE_WIDTH,
+                          help=f"data width for --timing pipelined (default {HARDWARE_WIDTH})")
     ik_graph.add_argument("--align-outputs", action="store_true",
                           help="all six joint angles out on the same cycle")
     ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")
@@ -36,9 +37,12 @@ def register(commands):
 
 def run(args):
     from robohw.ik import graph_solution
-    from robohw.robots import RobotFileError, load_robot
+    from robohw.robots import Chain, RobotFileError, load_robot
+    from robohw.robots.family import puma_form
     try:
         robot = load_robot(args.robot)
+        if isinstance(robot, Chain):
+            robot = puma_form(robot).robot
         solution = graph_solution(robot, args.graph, args.timing, args.width,
                                   args.align_outputs)
     except (RobotFileError, *ARGUMENT_ERRORS) as error:

@@ -5,12 +5,16 @@ Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) for t
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
+from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
+from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
-from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline
+from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.reference import inverse_dynamics
+from robohw.robots.chain import Chain
+from robohw.robots.hardware_form import SNAP_ERROR
 from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
@@ -29,17 +33,46 @@ class DynamicsDesign(Design):
     family = "dynamics"
     error_unit = "of max abs(tau)"
 
+    takes_robot = True
+
     def __init__(self, name, robot="puma560", array=None):
-        label = robot if isinstance(robot, str) else robot.name
-        if array is None:
-            summary = (f"joint torques of {label}, Newton-Euler with recursive-doubling scans, "
-                       f"fully pipelined")
-            self.default_fold = DYNAMICS_FOLD
-        else:
-            summary = (f"joint torques of {label}, Lee & Chang's array of {array[0]} elements, "
-                       f"{array[1]} network")
-        super().__init__(name, summary, DYNAMICS_WIDTH, (18, 24), (MIN_WIDTH, MAX_WIDTH))
         self.robot, self.array = robot, array
+        if array is None:
+            self.default_fold = DYNAMICS_FOLD
+        super().__init__(name, self.summary_for(robot if isinstance(robot, str) else robot.name),
+                         DYNAMICS_WIDTH, (18, 24), (MIN_WIDTH, MAX_WIDTH))
+
+    def summary_for(self, robot_name):
+        if self.array is None:
+            return (f"joint torques of {robot_name}, Newton-Euler with recursive-doubling "
+                    f"scans, fully pipelined")
+        return (f"joint torques of {robot_name}, Lee & Chang's array of {self.array[0]} "
+                f"elements, {self.array[1]} network")
+
+    def for_robot(self, robot, label, digest):
+        """The design for ``robot``: the array has one element per joint, as the PUMA's six;
+        the default width is the narrowest from :data:`DYNAMICS_WIDTH` whose proven bound
+        meets :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the
+        hardware's refusal rule), and it is exported at that width and at 24."""
+        twin = super().for_robot(robot, label, digest)
+        if twin.array is not None:
+            twin.array = (robot.dof, twin.array[1])
+            twin.summary = twin.summary_for(robot.name)
+        low, high = twin.width_range
+        plan = (lambda w: NewtonEulerPlan(robot, width=w, bound_fraction=None)) \
+            if twin.array is None else \
+            (lambda w: ArrayPlan(robot, processors=robot.dof, width=w, bound_fraction=None))
+        twin.default_width = next(
+            (w for w in range(DYNAMICS_WIDTH, high + 1)
+             if accuracy_promise(plan(w)).fraction <= BOUND_FRACTION), high)
+        twin.widths = tuple(sorted({twin.default_width, max(24, twin.default_width)}))
+        return twin
+
+    def _reference(self, dut, states):
+        """tau in float64 of the robot as given (a URDF robot's chain, not the DH form its
+        hardware is generated from)."""
+        robot = dut.plan.robot if isinstance(self.robot, str) else self.robot
+        return inverse_dynamics(robot, *states)
 
     def build(self, width=None, fold=None):
         width = width or self.default_width
@@ -69,7 +102,7 @@ class DynamicsDesign(Design):
     def check(self, dut, workload, outputs):
         equal = self.equals_model(dut, workload, outputs)
         got = decode_torques(dut.plan, torque_codes(dut.plan, outputs))
-        reference = inverse_dynamics(dut.plan.robot, *workload.context["states"])
+        reference = self._reference(dut, workload.context["states"])
         errors = np.abs(got - reference).max(-1) / np.abs(reference).max()
         return equal, errors
 
@@ -77,8 +110,9 @@ class DynamicsDesign(Design):
         return {torque_field(k): bound for k, bound in enumerate(dut.plan.accuracy.bounds, 1)}
 
     def error_bound(self, dut, workload):
-        reference = inverse_dynamics(dut.plan.robot, *workload.context["states"])
-        return dut.plan.accuracy.bound / np.abs(reference).max()
+        reference = self._reference(dut, workload.context["states"])
+        snapped = SNAP_ERROR if isinstance(self.robot, Chain) else 0.0
+        return dut.plan.accuracy.bound / np.abs(reference).max() + snapped
 
     def model_outputs(self, dut, workload):
         out, inside = model_outputs_dynamics(dut.plan, workload.context["codes"])

@@ -36,16 +36,35 @@ from robohw.ik import IK_DESIGNS
 from robohw.legs import PLATFORM_DESIGNS
 from robohw.systolic import INERTIA_DESIGNS
 
-__all__ = ["DESIGNS", "design"]
+__all__ = ["DESIGNS", "design", "robot_designs"]
 
 DESIGNS = {d.name: d for family in (CORDIC_DESIGNS, IK_DESIGNS, INERTIA_DESIGNS,
                                     DYNAMICS_DESIGNS, PLATFORM_DESIGNS) for d in family}
 
 
-def design(name):
+def design(name, robot=None, *, base=None, tip=None):
     """The :class:`~robohw.sim.design.Design` called ``name``; ``ValueError`` naming the known
-    ones otherwise."""
+    ones otherwise. With ``robot`` (a robot file or shipped name, and a URDF's ``base`` and
+    ``tip`` links), the design generated for that robot
+    (:meth:`~robohw.sim.design.Design.for_robot`); ``ValueError`` for a design whose hardware
+    takes no robot, :class:`~robohw.robots.RobotFileError` for a bad robot file."""
     try:
-        return DESIGNS[name]
+        found = DESIGNS[name]
     except KeyError:
         raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}") from None
+    if robot is None:
+        return found
+    if not found.takes_robot:
+        raise ValueError(f"{name}: its hardware is not generated from a serial robot (--robot "
+                         f"is for {', '.join(robot_designs())})")
+    from robohw.robots.loading import load_robot, robot_label, robot_record
+    loaded = load_robot(robot, base=base, tip=tip)
+    record = robot_record(robot, loaded, base=base, tip=tip)
+    twin = found.for_robot(loaded, robot_label(robot, tip), record["description_sha256"][:16])
+    twin.robot_record = record
+    return twin
+
+
+def robot_designs():
+    """The names of the designs generated from a serial robot (``--robot``'s designs)."""
+    return [name for name, d in DESIGNS.items() if d.takes_robot]

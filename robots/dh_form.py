@@ -6,9 +6,11 @@ and a fixed tool placement (the chain's tip in the last DH frame). The frames fo
 joint axes as lines in space at ``q = 0`` (each joint's axis passes through its frame's
 origin):
 
-- ``z_{i-1}`` lies along joint ``i``'s axis, pointing as the axis does; where joint ``i``'s axis
-  is parallel to joint ``i - 1``'s, it points as ``z_{i-2}`` does (a twist of 0, never 180
-  degrees), and that joint's DH value is the chain's negated (``sign`` -1).
+- ``z_{i-1}`` lies along joint ``i``'s axis, pointing as the axis does; with ``signs``, where
+  joint ``i``'s axis is parallel to joint ``i - 1``'s, it points as ``z_{i-2}`` does (a twist of
+  0, never 180 degrees), and that joint's DH value is the chain's negated (``sign`` -1).
+  Without, every sign is +1 (the DH joint values are the chain's; a twist may be 180
+  degrees): the form the hardware takes, whose inputs and outputs are then the chain's.
 - ``x_i`` lies along the common normal from axis ``i`` to axis ``i + 1``, origin ``o_i`` where
   it meets axis ``i + 1``. Intersecting axes: ``x_i = +-z_{i-1} x z_i``, the sign that keeps
   joint ``i``'s offset within 90 degrees of 0, ``o_i`` the intersection. Parallel axes: the normal through ``o_{i-1}`` (``d_i = 0``). One line (the
@@ -74,9 +76,9 @@ def _frame(x, z, origin):
     return out
 
 
-def dh_form(chain):
+def dh_form(chain, signs=True):
     """The :class:`DhForm` of ``chain`` (a :class:`robohw.robots.Chain`; see the module
-    docstring)."""
+    docstring): with ``signs``, joints may be reversed to keep twists off 180 degrees."""
     if not isinstance(chain, Chain):
         raise TypeError(f"dh_form takes a Chain, not {type(chain).__name__}")
     n = chain.dof
@@ -89,7 +91,7 @@ def dh_form(chain):
     sign, z = [], []
     for i, axis in enumerate(axes):
         s = 1.0
-        if i > 0 and np.linalg.norm(np.cross(z[-1], axis)) < TOLERANCE:
+        if signs and i > 0 and np.linalg.norm(np.cross(z[-1], axis)) < TOLERANCE:
             s = 1.0 if np.dot(z[-1], axis) > 0 else -1.0
         sign.append(s)
         z.append(s * axis)

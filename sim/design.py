@@ -7,6 +7,7 @@ model and measures their error against its float reference, and describes its po
 formats. The registry of every design is :mod:`robohw.registry`.
 """
 
+import copy
 from dataclasses import dataclass
 
 from robohw.hw.payload import layout_fields, payload_rows
@@ -44,6 +45,9 @@ class Design:
     :attr:`place_and_route`: nextpnr's options for it by default (:meth:`placed_by`).
     :attr:`unplaced`: why ``robohw synth`` leaves it out unless named (it does not fit the
     ECP5-85F, or does not route), or ``None``.
+    :attr:`takes_robot`: the hardware is generated from a serial robot (:meth:`for_robot`);
+    :attr:`robot_label`: ``None`` for the design's own robot, else the name its modules carry,
+    and :attr:`robot_digest` what identifies that robot's files.
     """
     family = None
     error_unit = None
@@ -51,6 +55,10 @@ class Design:
     one_at_a_time = False
     place_and_route = PlaceAndRoute()
     unplaced = None
+    takes_robot = False
+    robot_label = None
+    robot_digest = None
+    robot_record = None     # robohw.robots.loading.robot_record, for the export's sidecar
 
     def __init__(self, name, summary, default_width, widths, width_range):
         self.name, self.summary = name, summary
@@ -82,16 +90,41 @@ class Design:
         self.unplaced = unplaced
         return self
 
+    def for_robot(self, robot, label, digest):
+        """This design generated for ``robot`` (a loaded :class:`robohw.robots.Robot` or
+        :class:`robohw.robots.Chain`), its modules named with ``label`` and its caches keyed
+        on ``digest`` (:func:`robohw.robots.loading.robot_record`'s); ``ValueError`` for a
+        design whose hardware takes no robot."""
+        if not self.takes_robot:
+            raise ValueError(f"{self.name}: its hardware is not generated from a serial robot")
+        twin = copy.copy(self)
+        twin.robot, twin.robot_label, twin.robot_digest = robot, label, digest
+        twin.summary = self.summary_for(robot.name)
+        return twin
+
+    def summary_for(self, robot_name):
+        """The one-line summary of this design for the robot called ``robot_name``."""
+        raise NotImplementedError
+
     @property
     def module_name(self):
-        """The Verilog module name: the design's name with underscores."""
-        return self.name.replace("-", "_")
+        """The Verilog module name: the design's name with underscores, and the robot's label
+        for a robot other than the design's own (``inertia_linear_ur5``)."""
+        label = "" if self.robot_label is None else f"_{self.robot_label}"
+        return self.name.replace("-", "_") + label
 
     def module(self, dut):
         """The exported module of ``dut``: :attr:`module_name`, the width and, for a design
-        with a folding factor, the fold (``inertia_linear_w18_f7``)."""
+        with a folding factor, the fold (``inertia_linear_w18_f7``,
+        ``inertia_linear_ur5_w18_f6``)."""
         fold = "" if self.default_fold is None else f"_f{dut.fold}"
         return f"{self.module_name}_w{self.width_of(dut)}{fold}"
+
+    def identity(self, dut):
+        """What the compiled models of ``dut`` are cached under: the design, its robot's
+        digest, width and fold (the code's digest is added by the cache)."""
+        robot = "" if self.robot_digest is None else f" robot={self.robot_digest}"
+        return f"{self.name}{robot} width={self.width_of(dut)} fold={self.fold_of(dut)}"
 
     def width_of(self, dut):
         """The data width ``dut`` was built at."""

@@ -2,8 +2,9 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_fold, bad_folder, bad_widths,
-                                     design_names, folds, folds_for, usage, width_list)
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_robot,
+                                     bad_fold, bad_folder, bad_widths, design_names, folds,
+                                     folds_for, inapplicable, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.progress import Progress
 
@@ -17,7 +18,10 @@ def register(commands):
         epilog="example: robohw export --out verilog --designs cordic-pipelined --widths 16")
     export.add_argument("--out", required=True, metavar="DIR", help="output folder")
     export.add_argument("--designs", type=design_names, metavar="NAMES",
-                        help="comma-separated design names (default: all)")
+                        help="comma-separated design names (default: all; with --robot, the "
+                             "inertia and dynamics designs)")
+    add_robot(export, what="default: each design's own; generates the inertia and dynamics "
+                           "designs for it")
     export.add_argument("--widths", type=width_list, metavar="WIDTHS",
                         help="comma-separated widths (default: each design's widths)")
     export.add_argument("--fold", type=folds, metavar="FOLDS",
@@ -38,9 +42,11 @@ def run(args):
     if bad:
         return usage("export", bad)
     from robohw.flows.export import LintError, export_all
-    from robohw.registry import DESIGNS
-    names = args.designs or list(DESIGNS)
-    bad = bad_widths(names, args.widths) or bad_fold(names, args.fold)
+    from robohw.registry import DESIGNS, robot_designs
+    from robohw.robots import RobotFileError
+    names = args.designs or (robot_designs() if args.robot else list(DESIGNS))
+    bad = bad_widths(names, args.widths) or bad_fold(names, args.fold) or \
+        (args.robot is None and inapplicable(args, ROBOT_LINKS))
     if bad:
         return usage("export", bad)
     fold_lists = folds_for(names, args.fold)
@@ -48,11 +54,12 @@ def run(args):
     try:
         sidecars = export_all(args.out, names, args.widths, folds=fold_lists,
                               check_lint=not args.no_lint, progress=Progress(total),
-                              device=args.device)
+                              device=args.device, robot=args.robot, base=args.base,
+                              tip=args.tip)
     except LintError as error:
         print(f"robohw export: {error}", file=sys.stderr)
         return 1
-    except ARGUMENT_ERRORS as error:
+    except (RobotFileError, *ARGUMENT_ERRORS) as error:
         print(f"robohw export: {error}", file=sys.stderr)
         return 2
     for s in sidecars:

@@ -14,7 +14,8 @@ __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
            "bad_outputs", "bad_widths", "bad_fold", "inapplicable", "HARDWARE", "folds_for",
-           "ARGUMENT_ERRORS", "Solved", "FileTable", "run_file_command", "HARDWARE_WIDTH"]
+           "ARGUMENT_ERRORS", "Solved", "FileTable", "run_file_command", "HARDWARE_WIDTH",
+           "add_robot", "ROBOT_LINKS"]
 
 # What the library's argument checks raise (robohw.hw.checks): a command reports either as its
 # one-line usage error.
@@ -198,6 +199,26 @@ def add_quiet(command):
                               "log a line when a long step starts and one when it ends)")
 
 
+# --base and --tip without --robot (inapplicable's rules).
+ROBOT_LINKS = [("--base", False, "a URDF robot given by --robot"),
+               ("--tip", False, "a URDF robot given by --robot")]
+
+
+def add_robot(command, default=None, what=""):
+    """``--robot FILE``, ``--base LINK`` and ``--tip LINK``; ``default``: the robot without
+    ``--robot`` (``None``: each design's own, said by ``what``)."""
+    said = f"default {default}" if default is not None else what
+    command.add_argument("--robot", default=default, metavar="FILE",
+                         help="robot file: standard DH (.toml), URDF (.urdf) or xacro "
+                              f"(.xacro), or a shipped name ({said}; shipped: "
+                              f"{', '.join(SHIPPED_NAMES)})")
+    command.add_argument("--base", metavar="LINK",
+                         help="a URDF robot's base link (default: its root)")
+    command.add_argument("--tip", metavar="LINK",
+                         help="a URDF robot's tip link (default: the child of its last "
+                              "movable joint, when they lie on one branch)")
+
+
 def file_command(commands, name, summary, example, source, source_help, out_help, backends,
                  backend_help):
     """A command from one CSV file to another for a robot (ik, inertia, dynamics): its input
@@ -207,15 +228,7 @@ def file_command(commands, name, summary, example, source, source_help, out_help
                          help=f"{source_help} ('-': standard input)")
     command.add_argument("--out", required=True, metavar="OUT.csv",
                          help=f"{out_help} ('-': standard output)")
-    command.add_argument("--robot", default="puma560", metavar="FILE",
-                         help="robot file: standard DH (.toml), URDF (.urdf) or xacro "
-                              "(.xacro), or a shipped name (default puma560; shipped: "
-                              f"{', '.join(SHIPPED_NAMES)})")
-    command.add_argument("--base", metavar="LINK",
-                         help="a URDF robot's base link (default: its root)")
-    command.add_argument("--tip", metavar="LINK",
-                         help="a URDF robot's tip link (default: the child of its last "
-                              "movable joint, when they lie on one branch)")
+    add_robot(command, default="puma560")
     command.add_argument("--backend", choices=backends, default=backends[0],
                          help=f"{backend_help} (default {backends[0]})")
     return command

@@ -2,7 +2,8 @@
 
 import sys
 
-from robohw.commands.options import ARGUMENT_ERRORS, FOLD_HELP, bad_fold, integer, usage
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, add_robot, bad_fold,
+                                     inapplicable, integer, usage, ROBOT_LINKS)
 from robohw.support.atomic import STANDARD_STREAM, write_json
 from robohw.support.formats import versioned
 
@@ -33,6 +34,8 @@ def register(commands):
                           f"results in memory, up to 11 KB each)")
     sim.add_argument("--seed", type=integer("--seed", 0), default=0,
                      help="workload seed (default 0)")
+    add_robot(sim, what="default: the design's own, the PUMA 560; the inertia and dynamics "
+                        "designs")
     sim.add_argument("--vcd", metavar="FILE", help="write the waveform for GTKWave")
     sim.add_argument("--json", metavar="FILE", help="also write the result as JSON ('-': "
                      "to standard output, instead of the summary)")
@@ -48,15 +51,20 @@ def run(args):
     bad = args.design in DESIGNS and bad_fold([args.design], args.fold and [args.fold])
     if bad:
         return usage("sim", bad)
+    from robohw.robots import RobotFileError
+    bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
+    if bad:
+        return usage("sim", bad)
     try:
         result = simulate(args.design, args.backend, args.width, args.count, args.seed,
-                          args.vcd, fold=args.fold)
-    except ARGUMENT_ERRORS as error:
+                          args.vcd, fold=args.fold, robot=args.robot, base=args.base,
+                          tip=args.tip)
+    except (RobotFileError, *ARGUMENT_ERRORS) as error:
         print(f"robohw sim: {error}", file=sys.stderr)
         return 2
     if args.json != STANDARD_STREAM:         # with --json -, the JSON is the output
         for key, value in result.items():
-            print(f"{key:16} {value}")
+            print(f"{key:16} {value['file'] if key == 'robot' else value}")
     if args.json:
         write_json(args.json, versioned(result))
     if result["backend"] != "model" and not result["equals_model"]:

@@ -3,8 +3,9 @@
 import pathlib
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, bad_folder, choice_list, design_names,
-                                     integer, integer_list, lazy_choice_list, positive, usage)
+from robohw.commands.options import (ARGUMENT_ERRORS, ROBOT_LINKS, add_robot, bad_folder,
+                                     choice_list, design_names, inapplicable, integer,
+                                     integer_list, lazy_choice_list, positive, usage)
 from robohw.hw.devices import DEVICES
 
 __all__ = ["register", "run"]
@@ -23,6 +24,8 @@ def register(commands):
                "--out build/sweep")
     sweep.add_argument("--designs", type=design_names, required=True, metavar="NAMES",
                        help="comma-separated design names")
+    add_robot(sweep, what="default: each design's own; the inertia and dynamics designs are "
+                          "generated for it, results.csv gains a robot column")
     sweep.add_argument("--widths", type=integer_list("--widths", 1), metavar="WIDTHS",
                        help="16,24 or START:STOP:STEP, STOP inclusive (default: each "
                             "design's default width)")
@@ -82,6 +85,9 @@ def run(args):
     from robohw.sweep.table import ResultsFileError
     if args.no_target and args.target_mhz is not None:
         return usage("sweep", "--no-target and --target-mhz contradict each other")
+    bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
+    if bad:
+        return usage("sweep", bad)
     if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
         return usage("sweep", f"--target-mhz must be below {MAX_TARGET_MHZ}, not "
                                f"{args.target_mhz:g}")
@@ -96,7 +102,12 @@ def run(args):
                      results=args.results, placer=args.placer, router=args.router,
                      target_mhz=args.target_mhz, no_target=args.no_target,
                      out=pathlib.Path(args.out), cache=args.cache, report=args.report,
-                     reasons=args.reasons)
+                     reasons=args.reasons, robot=args.robot, base=args.base, tip=args.tip)
+    from robohw.robots import RobotFileError
+    try:
+        spec.found                    # the designs for the robot: a bad file before any work
+    except (RobotFileError, *ARGUMENT_ERRORS) as error:
+        return usage("sweep", error)
     client = None
     try:
         if args.dask:

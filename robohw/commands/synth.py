@@ -2,9 +2,10 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, bad_fold, bad_folder, bad_widths,
-                                     design_names, folds, folds_for, integer, integer_list,
-                                     positive, usage, width_list)
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_robot,
+                                     bad_fold, bad_folder, bad_widths, design_names, folds,
+                                     folds_for, inapplicable, integer, integer_list, positive,
+                                     usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.atomic import write_json, write_text
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
@@ -25,6 +26,8 @@ def register(commands):
     synth.add_argument("--designs", type=design_names, metavar="NAMES",
                        help="comma-separated design names (default: every design that fits "
                             "and routes; the others are named)")
+    add_robot(synth, what="default: each design's own; the inertia and dynamics designs are "
+                          "generated for it")
     synth.add_argument("--widths", type=width_list, metavar="WIDTHS",
                        help="comma-separated widths (default: each design's default width)")
     synth.add_argument("--fold", type=folds, metavar="FOLDS",
@@ -83,23 +86,35 @@ def run(args):
         return usage("synth", f"--speed applies to ECP5 devices, not {args.device}")
     if args.seeds is not None and len(set(args.seeds)) != len(args.seeds):
         return usage("synth", f"--seeds must be distinct, not {','.join(map(str, args.seeds))}")
+    from robohw.registry import design as find_design, robot_designs
+    from robohw.robots import RobotFileError
+    bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
+    if bad:
+        return usage("synth", bad)
     names = args.designs
     if names is None:
-        names = [name for name, design in DESIGNS.items() if not design.unplaced]
-        for name, design in DESIGNS.items():
-            if design.unplaced:
-                print(f"robohw synth: {name} left out ({design.unplaced}); name it in "
+        candidates = robot_designs() if args.robot else list(DESIGNS)
+        names = [name for name in candidates if not DESIGNS[name].unplaced]
+        for name in candidates:
+            if DESIGNS[name].unplaced:
+                print(f"robohw synth: {name} left out ({DESIGNS[name].unplaced}); name it in "
                       f"--designs to place it anyway", file=sys.stderr)
     bad = bad_widths(names, args.widths) or bad_fold(names, args.fold)
     if bad:
         return usage("synth", bad)
+    try:
+        found = {name: find_design(name, args.robot, base=args.base, tip=args.tip)
+                 for name in names}
+    except (RobotFileError, *ARGUMENT_ERRORS) as error:
+        print(f"robohw synth: {error}", file=sys.stderr)
+        return 2
     fold_lists = folds_for(names, args.fold)
     configurations = [(name, width, fold) for name in names
-                      for width in args.widths or (DESIGNS[name].default_width,)
+                      for width in args.widths or (found[name].default_width,)
                       for fold in fold_lists[name]]
 
     def options(name):
-        chosen = DESIGNS[name].place_and_route.overridden(
+        chosen = found[name].place_and_route.overridden(
             args.placer, args.router, args.target_mhz, args.no_target, args.seeds or None)
         return {"placer": chosen.placer, "router": chosen.router,
                 "target_mhz": chosen.target_mhz, "seeds": chosen.seeds}
@@ -111,7 +126,7 @@ def run(args):
     def synthesize_one(run):
         (name, width, fold), seed = run
         chosen = options(name)
-        return synthesize(DESIGNS[name], width, args.device, f"{args.out}/seed{seed}",
+        return synthesize(found[name], width, args.device, f"{args.out}/seed{seed}",
                           fold=fold, speed=args.speed, seed=seed, tools=args.tools,
                           placer=chosen["placer"], router=chosen["router"],
                           target_mhz=chosen["target_mhz"], cache=not args.no_cache,

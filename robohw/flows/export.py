@@ -11,8 +11,11 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
   at, ports with every payload field's bit offset, width and number format, the accuracy
   promise (``accuracy_bounds``: each output's worst-case error against float64 in its units,
   proven or stated as docs/accuracy.md says, ``null`` for a design that states none),
-  latency,
-  throughput, register bits, and the lint waivers with their reasons;
+  latency, throughput, register bits, the lint waivers with their reasons and, for a design
+  generated for a robot other than its own (``--robot``), ``robot``: the robot's file and its
+  SHA-256, its sidecar's, the base and tip links and the digest of the loaded robot
+  (:func:`robohw.robots.loading.robot_record`); the module's name carries the robot
+  (``inertia_linear_ur5_w18_f6``);
 - ``M.vlt``: the waivers as a Verilator configuration file, so
   ``verilator --lint-only -Wall M.vlt M.v`` reports no warning.
 
@@ -33,7 +36,8 @@ import subprocess
 import amaranth
 
 from robohw.hw.checks import check_choice
-from robohw.registry import DESIGNS
+from robohw.registry import DESIGNS, robot_designs
+from robohw.registry import design as find_design
 from robohw.hw.devices import DEVICES
 from robohw.sim.primitives import primitive_models
 from robohw.sim.provenance import checkout_commit, verilog_sha256
@@ -112,6 +116,7 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
         models_file.unlink(missing_ok=True)
     sidecar = versioned({
         "design": design.name, "module": module, "summary": design.summary,
+        **({} if design.robot_record is None else {"robot": design.robot_record}),
         "configuration": design.configuration(dut), "width": width,
         "fold": design.fold_of(dut),
         "verilog": verilog.name, "verilog_sha256": verilog_sha256(verilog.read_text()),
@@ -151,14 +156,17 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
 
 
 def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=True,
-               progress=None, device=None):
-    """Export every design in ``designs`` (names; default all) at each of its widths (or at
-    ``widths``) and each of its folds (``folds[name]``, a sequence; default the design's
-    own), for ``device`` (see :func:`export_design`); return the sidecars."""
-    names = list(designs or DESIGNS)
+               progress=None, device=None, robot=None, base=None, tip=None):
+    """Export every design in ``designs`` (names; default all, or with ``robot`` every design
+    generated from a robot) at each of its widths (or at ``widths``) and each of its folds
+    (``folds[name]``, a sequence; default the design's own), for ``device`` (see
+    :func:`export_design`), generated for ``robot`` (a robot file or shipped name, with a
+    URDF's ``base`` and ``tip``; default each design's own); return the sidecars."""
+    names = list(designs or (robot_designs() if robot is not None else DESIGNS))
     folds = folds or {}
-    jobs = [(DESIGNS[name], width, fold) for name in names
-            for width in (widths or DESIGNS[name].widths) for fold in folds.get(name, (None,))]
+    found = {name: find_design(name, robot, base=base, tip=tip) for name in names}
+    jobs = [(found[name], width, fold) for name in names
+            for width in (widths or found[name].widths) for fold in folds.get(name, (None,))]
     for design, width, _ in jobs:       # every width checked before any work
         design.check_width(width)
     sidecars = []

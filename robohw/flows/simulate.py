@@ -40,20 +40,22 @@ def _waveform(vcd):
 
 
 def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, stream=None,
-             fold=None):
+             fold=None, robot=None, base=None, tip=None):
     """Run design ``name`` (folded by ``fold``, default the design's; a design without a
-    fold ignores it); return a dict of what was measured. Progress goes to ``stream``
-    (default stderr, when it is a terminal)."""
+    fold ignores it; generated for ``robot``, a robot file or shipped name with a URDF's
+    ``base`` and ``tip``, when given: :func:`robohw.registry.design`); return a dict of what
+    was measured. Progress goes to ``stream`` (default stderr, when it is a terminal)."""
     check_choice("backend", backend, BACKENDS)
     if vcd is not None and backend == "model":
         raise ValueError("--vcd needs a simulated backend (amaranth, compiled or verilator), "
                          "not model")
     check_positive_integer("count", count)
-    design = find_design(name)
+    design = find_design(name, robot, base=base, tip=tip)
     width = design.check_width(design.default_width if width is None else width)
     dut = design.build(width, fold)
     workload = design.workload(dut, count, seed)
     result = {"design": name, "backend": backend, "width": width, "fold": design.fold_of(dut),
+              **({} if design.robot_record is None else {"robot": design.robot_record}),
               "configuration": design.configuration(dut), "results": len(workload.payloads),
               "stated_latency": dut.latency, "stated_interval": dut.interval}
     if backend == "model":
@@ -69,7 +71,7 @@ def simulate(name, backend="amaranth", width=None, count=32, seed=0, vcd=None, s
         bar = Progress(1, stream)
         with _waveform(vcd) as written:
             run = run_stream_compiled(dut, workload.payloads, vcd=written,
-                                      identity=f"{name} width={width} fold={result['fold']}",
+                                      identity=design.identity(dut),
                                       say=lambda step: bar.update(
                                           0, f"{name}: compiled model: {step}", force=True))
         outputs, inputs_at, outputs_at = run.outputs, run.input_cycles, run.output_cycles

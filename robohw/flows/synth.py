@@ -276,6 +276,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
     row = {"format_version": FORMAT_VERSION,
            "design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
+           **({} if design.robot_label is None else {"robot": design.robot_label}),
            "device": device,
            "speed_grade": speed, "seed": seed, "placer": placer, "router": router,
            "target_mhz": target_mhz,
@@ -351,7 +352,7 @@ def worst_of_seeds(rows):
 
 
 def _configuration(row):
-    return (row["design"], row["width"], row.get("fold", 1), row["device"],
+    return (row["design"], row.get("robot"), row["width"], row.get("fold", 1), row["device"],
             row.get("speed_grade"))
 
 
@@ -363,7 +364,8 @@ def merge_rows(old, rows, order):
     kept = [r for r in old if _configuration(r) not in new]
     rank = {name: k for k, name in enumerate(order)}
     return sorted(kept + rows, key=lambda r: (rank.get(r["design"], len(rank)), r["design"],
-                                             r["width"], r.get("fold", 1), r["device"],
+                                             r.get("robot") or "", r["width"],
+                                             r.get("fold", 1), r["device"],
                                              r.get("speed_grade") or 0))
 
 

@@ -1,7 +1,7 @@
 """The sweep's cache: every measurement's outcome, kept under a key of what determines it.
 
 A task's key is a hash of its measurement, design, width, fold (and device, for synthesis),
-its options, the source of every ``robohw`` module and the shipped robot files
+its options, the digest of the robot it is generated for (``--robot``), the source of every ``robohw`` module and the shipped robot files
 (:func:`robohw.sim.compiled.source_digest`) and the versions of the tools it runs: Amaranth and
 numpy, and for synthesis the YoWASP Yosys and nextpnr. The exported Verilog is a function of
 the first and the source, so this key changes whenever the Verilog does; it also changes when
@@ -54,8 +54,10 @@ class ResultCache:
     def key(self, task):
         """The hash naming ``task``'s outcome."""
         options = {k: v for k, v in task.settings if k not in _UNKEYED}
+        # A robot's design: its loaded robot's digest (not where its file lies).
+        robot = [task.robot[1], task.robot[2], task.robot[3]] if task.robot else []
         text = json.dumps([task.measurement, task.design, task.width, task.fold, task.device,
-                           options, tool_versions(task.measurement, task.device)],
+                           options, tool_versions(task.measurement, task.device), *robot],
                           sort_keys=True)
         return hashlib.sha256(text.encode()).hexdigest()[:24]
 

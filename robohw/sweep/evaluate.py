@@ -2,6 +2,7 @@
 :class:`~robohw.sweep.space.Task`, so a local process or a Dask worker can run it alike.
 """
 
+import functools
 import pathlib
 import time
 import warnings
@@ -9,6 +10,7 @@ import warnings
 from amaranth.hdl import UnusedElaboratable
 
 from robohw.registry import DESIGNS
+from robohw.registry import design as find_design
 from robohw.flows.synth import SynthTimeout, synthesize
 from robohw.sim.measure import measure_design
 from robohw.sweep.space import point_seed
@@ -85,19 +87,25 @@ def _fold(design, task):
 _MEASURE = {"accuracy": _accuracy, "cycles": _cycles, "synth": _synth}
 
 
+@functools.lru_cache(maxsize=8)
+def _design(name, robot, base, tip):
+    """The design generated for a robot, once per worker process."""
+    return find_design(name, robot, base=base, tip=tip)
+
+
 def evaluate(task):
     """Run ``task``; return its outcome as plain data (it crosses process and network
     boundaries): ``{"figures": {...}, "valid": bool, "reason": str or None, "seconds": float}``,
     the figures those of :data:`FIGURES` for the task's measurement. A design that cannot be
-    built or measured at the task's parameters (a ``ValueError`` from its checks) is an
-    invalid outcome with the error as its reason; any other exception propagates (a defect,
+    built or measured at the task's parameters (a ``ValueError`` from its checks, a robot
+    file that no longer loads) is an invalid outcome with the error as its reason; any other exception propagates (a defect,
     or a missing tool, to be seen, not tabled)."""
     started = time.perf_counter()
     # An accuracy measurement builds a design only for its model and never elaborates it; the
     # worker (a spawned process, or a Dask worker) has not the command line's filter.
     warnings.filterwarnings("ignore", category=UnusedElaboratable)
-    design = DESIGNS[task.design]
     try:
+        design = _design(task.design, *task.robot[:3]) if task.robot else DESIGNS[task.design]
         design.check_width(task.width)
         figures, valid, reason = _MEASURE[task.measurement](design, task, task.options)
     except ValueError as error:

@@ -102,28 +102,33 @@ def _default(design):
     return (design.default_width, 1 if design.default_fold is None else design.default_fold)
 
 
-def sweep_fronts(rows, measurements):
-    """``[{design, device, axes, points, invalid, default}]`` per design and device in the
-    rows' order: ``points`` the valid rows with their axis values and ``front`` flag,
-    ``invalid`` the rest, ``default`` the registry's default point's row or ``None``."""
+def sweep_fronts(rows, measurements, found=None):
+    """``[{design, robot, device, axes, points, invalid, default}]`` per design (and robot)
+    and device in the rows' order: ``points`` the valid rows with their axis values and
+    ``front`` flag, ``invalid`` the rest, ``default`` the default point's row or ``None``:
+    the registry's, or that of the design in ``found`` (``{name: Design}``, the designs as
+    the sweep built them for its robot)."""
     axes = _axes(measurements)
+    found = found or {}
     groups = {}
     for row in rows:
-        groups.setdefault((row["design"], row["device"]), []).append(row)
+        groups.setdefault((row["design"], row.get("robot"), row["device"]), []).append(row)
     fronts = []
-    for (name, device), members in groups.items():
+    for (name, robot, device), members in groups.items():
+        design = found.get(name, DESIGNS.get(name))
         valid = [r for r in members if r["valid"] == "1" and
                  all(a.value(r) is not None for a in axes)]
         values = [tuple(a.value(r) for a in axes) for r in valid]
         mask = pareto_mask(values, [a.larger_is_better for a in axes]) if axes else \
             [False] * len(valid)
         points = [{"row": r, "values": v, "front": f} for r, v, f in zip(valid, values, mask)]
-        width, fold = _default(DESIGNS[name]) if name in DESIGNS else (None, None)
+        width, fold = _default(design) if design is not None else (None, None)
         default = next((p for p in points if (int(p["row"]["width"]), int(p["row"]["fold"]))
                         == (width, fold)), None)
-        fronts.append({"design": name, "device": device, "axes": axes, "points": points,
-                       "invalid": [r for r in members if r not in valid], "default": default,
-                       "default_point": (width, fold)})
+        fronts.append({"design": name, "robot": robot, "device": device, "axes": axes,
+                       "points": points, "invalid": [r for r in members if r not in valid],
+                       "default": default, "default_point": (width, fold),
+                       "folded": design is not None and design.default_fold is not None})
     return fronts
 
 
@@ -139,12 +144,10 @@ def _figure(value):
 
 def _justification(group):
     """Why the registry's default point of a group stands where it does."""
-    name = group["design"]
     width, fold = group["default_point"]
-    design = DESIGNS.get(name)
-    rule = (f"the registry's default: {width} bits" +
+    rule = (f"the {'registry' if group['robot'] is None else 'robot'}'s default: {width} bits" +
             (f", folded by {fold}, its fold for an ECP5-85F at that width"
-             if design is not None and design.default_fold is not None else ""))
+             if group["folded"] else ""))
     default = group["default"]
     if default is None:
         return f"{rule}; not among this sweep's valid points."
@@ -170,7 +173,8 @@ def format_sweep(fronts):
              "else register bits.", ""]
     for group in fronts:
         axes = group["axes"]
-        lines += [f"## {group['design']} on {group['device']}", ""]
+        robot = "" if group["robot"] is None else f" for {group['robot']}"
+        lines += [f"## {group['design']}{robot} on {group['device']}", ""]
         head = ["point", "front", *[f"{a.name} ({a.unit})" for a in axes]]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for point in sorted(group["points"], key=lambda p: (int(p["row"]["width"]),
@@ -235,15 +239,17 @@ def _plot(design, groups, path):
     plt.close(figure)
 
 
-def write_sweep_report(rows, folder, measurements):
-    """Write ``sweep.md`` and ``sweep_{design}.png`` (black-edged: on the front; a red star:
-    the default) into ``folder``; return the fronts."""
+def write_sweep_report(rows, folder, measurements, found=None):
+    """Write ``sweep.md`` and ``sweep_{design}.png`` (``sweep_{design}_{robot}.png`` for a
+    robot's; black-edged: on the front; a red star: the default) into ``folder``; return the
+    fronts (``found``: see :func:`sweep_fronts`)."""
     folder.mkdir(parents=True, exist_ok=True)
-    fronts = sweep_fronts(rows, measurements)
+    fronts = sweep_fronts(rows, measurements, found)
     write_text(folder / "sweep.md", format_sweep(fronts))
     by_design = {}
     for group in fronts:
-        by_design.setdefault(group["design"], []).append(group)
+        name = group["design"] + ("" if group["robot"] is None else f"_{group['robot']}")
+        by_design.setdefault(name, []).append(group)
     for design, groups in by_design.items():
         _plot(design, groups, folder / f"sweep_{design}.png")
     return fronts

@@ -3,13 +3,14 @@ an executor, each point's row appended to ``results.csv`` as soon as its last me
 arrives, then the Pareto report.
 """
 
+import functools
 import pathlib
 import statistics
 from dataclasses import dataclass, field
 
 from robohw.flows.synth import check_nextpnr_options
 from robohw.hw.checks import check_bool, check_positive_integer
-from robohw.registry import DESIGNS
+from robohw.registry import design as find_design
 from robohw.sim.place_and_route import PLACERS, ROUTERS
 from robohw.support.progress import Progress
 from robohw.sweep.cache import ResultCache
@@ -42,7 +43,10 @@ class SweepSpec:
     (:attr:`~robohw.sim.design.Design.place_and_route`), and ``no_target``: no clock whatever
     the design's (a synthesis point is placed at seed 1 only); ``out``: the folder of ``results.csv``;
     ``cache``: the cache folder (default ``out/cache``); ``report``: the folder of
-    ``sweep.md`` and the plots (default ``out``); ``reasons``: a ``reason`` column."""
+    ``sweep.md`` and the plots (default ``out``); ``reasons``: a ``reason`` column;
+    ``robot``, ``base``, ``tip``: the robot file (or shipped name) and a URDF's links the
+    designs are generated for (``None``: each design's own), a ``robot`` column then naming
+    it in ``results.csv``."""
     designs: tuple
     out: pathlib.Path
     widths: tuple = None
@@ -58,6 +62,9 @@ class SweepSpec:
     cache: pathlib.Path = None
     report: pathlib.Path = None
     reasons: bool = False
+    robot: str = None
+    base: str = None
+    tip: str = None
 
     def __post_init__(self):
         unknown = [m for m in self.measurements if m not in MEASUREMENTS]
@@ -80,10 +87,22 @@ class SweepSpec:
     def results_path(self):
         return self.out / "results.csv"
 
+    @functools.cached_property
+    def found(self):
+        """``{name: Design}``: the designs as the sweep builds them (for its robot, if any)."""
+        return {name: find_design(name, self.robot, base=self.base, tip=self.tip)
+                for name in dict.fromkeys(self.designs)}
+
+    def robot_task(self, design):
+        """The :attr:`~robohw.sweep.space.Task.robot` of ``design``'s tasks."""
+        found = self.found[design]
+        return () if found.robot_digest is None else \
+            (str(self.robot), self.base, self.tip, found.robot_digest)
+
     def settings(self, design):
         """``{measurement: options}`` as the tasks of ``design`` (a name) carry them: nextpnr's
         options those the spec names, the others the design's own."""
-        chosen = DESIGNS[design].place_and_route.overridden(
+        chosen = self.found[design].place_and_route.overridden(
             self.placer, self.router, self.target_mhz, self.no_target)
         synth = {"router": chosen.router, "target_mhz": chosen.target_mhz,
                  "work": str((self.cache / "synth").resolve())}
@@ -109,12 +128,13 @@ class SweepPlan:
 def plan_sweep(spec, jobs=1, client=None):
     """The :class:`SweepPlan` of ``spec`` on ``jobs`` local processes or a Dask ``client``:
     nothing is measured."""
-    points = sweep_points(spec.designs, spec.widths, spec.folds, spec.devices)
-    tabled = ResultsTable.peek(spec.results_path, columns(spec.measurements, spec.reasons))
+    points = sweep_points(spec.designs, spec.widths, spec.folds, spec.devices, spec.found)
+    tabled = ResultsTable.peek(spec.results_path, _header(spec))
     cache = ResultCache(spec.cache)
     done = [p for p in points if p.key in tabled]
-    tasks = {p: tasks_for(p, spec.measurements, spec.settings(p.design)) for p in points
-             if p.key not in tabled}
+    tasks = {p: tasks_for(p, spec.measurements, spec.settings(p.design),
+                          spec.robot_task(p.design))
+             for p in points if p.key not in tabled}
     cached, to_run = {}, []
     for task in dict.fromkeys(t for ts in tasks.values() for t in ts):
         outcome = cache.get(task)
@@ -131,6 +151,10 @@ def plan_sweep(spec, jobs=1, client=None):
     seconds = [estimates[t.measurement, t.design] for t in to_run]
     total = max(sum(seconds) / workers, max(seconds, default=0.0))
     return SweepPlan(points, done, tasks, cached, to_run, workers, total)
+
+
+def _header(spec):
+    return columns(spec.measurements, spec.reasons, robot=spec.robot is not None)
 
 
 def _estimate(cache, measurement, design, spec):
@@ -167,7 +191,7 @@ def run_sweep(spec, jobs=1, client=None, stream=None):
     order and write the Pareto report. Returns the rows (dicts of strings)."""
     spec.out.mkdir(parents=True, exist_ok=True)
     plan = plan_sweep(spec, jobs, client)
-    header = columns(spec.measurements, spec.reasons)
+    header = _header(spec)
     table = ResultsTable(spec.results_path, header)
     cache = ResultCache(spec.cache)
     outcomes = dict(plan.cached)
@@ -190,5 +214,5 @@ def run_sweep(spec, jobs=1, client=None, stream=None):
 
     run_tasks(plan.to_run, evaluate, arrived, jobs=jobs, client=client)
     rows = table.finish()
-    write_sweep_report(rows, spec.report, spec.measurements)
+    write_sweep_report(rows, spec.report, spec.measurements, spec.found)
     return rows

@@ -20,16 +20,20 @@ MEASUREMENTS = ("accuracy", "cycles", "synth")
 @dataclass(frozen=True, order=True)
 class SweepPoint:
     """One design at one width and fold, on one device. ``fold`` is 1 for a design without
-    one (its only value)."""
+    one (its only value); ``robot``: the label of the robot it is generated for
+    (:func:`robohw.robots.loading.robot_label`), ``None`` for the design's own."""
     design: str
     width: int
     fold: int
     device: str
+    robot: str = None
 
     @property
     def key(self):
-        """The point as the strings ``results.csv`` writes for it."""
-        return (self.design, str(self.width), str(self.fold), self.device)
+        """The point as the strings ``results.csv`` writes for it (the robot after the design,
+        in a sweep for a robot)."""
+        robot = () if self.robot is None else (self.robot,)
+        return (self.design, *robot, str(self.width), str(self.fold), self.device)
 
 
 @dataclass(frozen=True)
@@ -37,13 +41,16 @@ class Task:
     """One measurement of one design at one width and fold: what a worker evaluates and the
     cache keeps. ``device`` only for ``"synth"`` (the bit-exact model and the simulation do not
     depend on it, so one accuracy task serves every device); ``settings``: the measurement's
-    options as sorted ``(name, value)`` pairs."""
+    options as sorted ``(name, value)`` pairs; ``robot``: ``()`` for the design's own robot,
+    else ``(file, base, tip, digest)`` (:func:`robohw.registry.design`'s arguments and the
+    loaded robot's digest, which keys the cache)."""
     measurement: str
     design: str
     width: int
     fold: int
     device: str = None
     settings: tuple = field(default=())
+    robot: tuple = field(default=())
 
     def __post_init__(self):
         check_choice("measurement", self.measurement, MEASUREMENTS)
@@ -57,14 +64,17 @@ class Task:
     def label(self):
         """``inertia-linear w18 f6 synth ecp5-85k``: for progress lines and messages."""
         device = f" {self.device}" if self.device else ""
-        return f"{self.design} w{self.width} f{self.fold} {self.measurement}{device}"
+        robot = f" --robot {self.robot[0]}" if self.robot else ""
+        return f"{self.design}{robot} w{self.width} f{self.fold} {self.measurement}{device}"
 
 
-def sweep_points(designs, widths=None, folds=None, devices=("ecp5-85k",)):
+def sweep_points(designs, widths=None, folds=None, devices=("ecp5-85k",), found=None):
     """Every point of the sweep, in a fixed order (design as given, then width, fold, device).
 
     ``widths`` and ``folds``: lists (a value given twice counts once), or ``None`` for each
-    design's default; a design without a fold ignores ``folds`` (its fold is 1)."""
+    design's default; a design without a fold ignores ``folds`` (its fold is 1). ``found``:
+    ``{name: Design}`` for designs generated for a robot (default the registry's own)."""
+    found = found or {}
     for name in designs:
         if name not in DESIGNS:
             raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}")
@@ -72,12 +82,12 @@ def sweep_points(designs, widths=None, folds=None, devices=("ecp5-85k",)):
         check_choice("device", device, DEVICES)
     points = []
     for name in dict.fromkeys(designs):
-        design = DESIGNS[name]
+        design = found.get(name, DESIGNS[name])
         design_folds = [1] if design.default_fold is None else \
             dict.fromkeys(folds or [design.default_fold])
         for width in dict.fromkeys(widths or [design.default_width]):
             for fold in design_folds:
-                points += [SweepPoint(name, width, fold, device)
+                points += [SweepPoint(name, width, fold, device, design.robot_label)
                            for device in dict.fromkeys(devices)]
     return points
 
@@ -89,10 +99,10 @@ def point_seed(design, width, fold):
     return int.from_bytes(digest[:4], "big")
 
 
-def tasks_for(point, measurements, settings):
+def tasks_for(point, measurements, settings, robot=()):
     """The tasks ``point`` needs, in ``measurements``' order; ``settings``:
-    ``{measurement: {option: value}}``."""
+    ``{measurement: {option: value}}``; ``robot``: see :class:`Task`."""
     return [Task(m, point.design, point.width, point.fold,
                  point.device if m == "synth" else None,
-                 tuple(sorted(settings.get(m, {}).items())))
+                 tuple(sorted(settings.get(m, {}).items())), tuple(robot))
             for m in measurements]

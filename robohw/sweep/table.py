@@ -2,7 +2,8 @@
 to resume, and rewritten in a fixed order at the end, so two runs of a sweep give the same
 file byte for byte.
 
-Columns: ``design, width, fold, device``, then the figures of each measurement (in
+Columns: ``design, width, fold, device`` (``design, robot, width, fold, device`` in a sweep for a
+robot, ``--robot``: the robot's label), then the figures of each measurement (in
 :data:`~robohw.sweep.space.MEASUREMENTS`' order, whatever order the command line gave), then
 ``valid`` (1 when every measurement of the point succeeded) and, with reasons, ``reason``
 (the first failed measurement's, ``synth: does not fit: ...``). An absent figure (a design
@@ -19,7 +20,8 @@ from robohw.support.atomic import atomic_open
 from robohw.sweep.evaluate import FIGURES
 from robohw.sweep.space import MEASUREMENTS
 
-__all__ = ["POINT_COLUMNS", "ResultsFileError", "columns", "point_row", "ResultsTable"]
+__all__ = ["POINT_COLUMNS", "ResultsFileError", "point_columns", "columns", "point_row",
+           "ResultsTable"]
 
 POINT_COLUMNS = ("design", "width", "fold", "device")
 
@@ -28,10 +30,20 @@ class ResultsFileError(ValueError):
     """An existing ``results.csv`` this sweep cannot continue: one line naming the file."""
 
 
-def columns(measurements, reasons=False):
-    """The header of a sweep measuring ``measurements``."""
+def point_columns(robot=False):
+    """The columns naming a point: :data:`POINT_COLUMNS`, with ``robot`` after the design in a
+    sweep for a robot."""
+    return [POINT_COLUMNS[0], *(["robot"] if robot else []), *POINT_COLUMNS[1:]]
+
+
+def columns(measurements, reasons=False, robot=False):
+    """The header of a sweep measuring ``measurements`` (for a robot: ``robot``)."""
     figures = [name for m in MEASUREMENTS if m in measurements for name in FIGURES[m]]
-    return [*POINT_COLUMNS, *figures, "valid", *(["reason"] if reasons else [])]
+    return [*point_columns(robot), *figures, "valid", *(["reason"] if reasons else [])]
+
+
+def _points_in(header):
+    return point_columns("robot" in header)
 
 
 def _cell(value):
@@ -47,7 +59,7 @@ def _cell(value):
 def point_row(point, outcomes, header):
     """The row of ``point`` from ``{measurement: outcome}`` as strings, in ``header``'s
     order."""
-    values = dict(zip(POINT_COLUMNS, point.key))
+    values = dict(zip(point_columns(point.robot is not None), point.key))
     reason = None
     for measurement in MEASUREMENTS:
         if measurement not in outcomes:
@@ -63,11 +75,12 @@ def point_row(point, outcomes, header):
 
 def _order(key):
     """The fixed order of rows: designs and devices as their registries list them, then
-    width and fold as numbers (rows of names no longer known come last)."""
-    design, width, fold, device = key
+    robot, width and fold (rows of names no longer known come last)."""
+    design, *robot, width, fold, device = key
     names, devices = list(DESIGNS), list(DEVICES)
-    return (names.index(design) if design in names else len(names), design, int(width),
-            int(fold), devices.index(device) if device in devices else len(devices), device)
+    return (names.index(design) if design in names else len(names), design, *robot,
+            int(width), int(fold),
+            devices.index(device) if device in devices else len(devices), device)
 
 
 def _parse(path, header):
@@ -90,10 +103,11 @@ def _parse(path, header):
         if len(row) != len(header):
             raise ResultsFileError(f"{path}, line {number}: {len(row)} fields, the header has "
                                    f"{len(header)}")
-        if not (row[1].isdigit() and row[2].isdigit()):
+        width, fold = row[header.index("width")], row[header.index("fold")]
+        if not (width.isdigit() and fold.isdigit()):
             raise ResultsFileError(f"{path}, line {number}: width and fold must be integers, "
-                                   f"not {row[1]!r} and {row[2]!r}")
-        rows.setdefault(tuple(row[:len(POINT_COLUMNS)]), row)
+                                   f"not {width!r} and {fold!r}")
+        rows.setdefault(tuple(row[:len(_points_in(header))]), row)
     return rows, lines
 
 

@@ -217,6 +217,8 @@ def test_xacro_expands_to_its_urdf(tmp_path):
         '<?xml version="1.0"?>\n<robot name="ur5" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
         '<xacro:property name="lift" value="0.13585"/>\n'
         + arm.replace('xyz="0.0 0.13585 0.0"', 'xyz="0.0 ${lift} 0.0"') + "</robot>\n")
+    # The shipped UR5's sidecar (acceleration limits) beside it, as NAME.urdf.toml.
+    (tmp_path / "ur5.urdf.toml").write_text((ROBOTS / "ur5.urdf.toml").read_text())
     assert load_robot(xacro) == _without_source(load_robot("ur5"), load_robot(xacro))
 
 
@@ -353,11 +355,28 @@ def test_the_commands_take_urdf_robots(tmp_path, capsys):
     assert main(command + ["--out", str(out)]) == 0
     got = np.loadtxt(out, delimiter=",", skiprows=1)
     assert np.array_equal(got[:, :6], inverse_dynamics(chain, q, qd, qdd)) and got[:, 6].all()
+    # The hardware backends take it too, in its DH form (robots/hardware_form.py), within
+    # their proven bound (0.116 N m at 24 bits) of the chain's float64 torques; a state
+    # beyond the velocity or acceleration limits (the sidecar's 10 rad/s^2) is not valid.
+    model = tmp_path / "model.csv"
+    assert main(command + ["--out", str(model), "--backend", "model", "--width", "24"]) == 0
+    tau = np.loadtxt(model, delimiter=",", skiprows=1)
+    velocity = np.array([j.velocity_limit for j in chain.joints])
+    acceleration = np.array([j.acceleration_limit for j in chain.joints])
+    inside = (np.abs(qd) <= velocity).all(1) & (np.abs(qdd) <= acceleration).all(1)
+    assert inside.any() and np.array_equal(tau[:, 6] == 1, inside)
+    assert np.abs(tau[inside, :6] - got[inside, :6]).max() < 0.116
     capsys.readouterr()
-    assert main(command + ["--out", str(tmp_path / "no.csv"), "--backend", "model"]) == 2
+    # The Panda's joints carry damping: its torques need the float backend.
+    panda = ["dynamics", "--robot", "panda", "--tip", "panda_hand", "--states"]
+    seven = tmp_path / "states7.csv"
+    np.savetxt(seven, np.zeros((2, 21)), delimiter=",", comments="", fmt="%g",
+               header=",".join(f"{k}{j}" for k in ("q", "qd", "qdd") for j in range(1, 8)))
+    assert main(panda + [str(seven), "--out", str(tmp_path / "no.csv"), "--backend",
+                         "model"]) == 2
     assert not (tmp_path / "no.csv").exists()
     assert capsys.readouterr().err.strip().endswith(
-        "the hardware is generated for standard-DH robots (TOML files); a URDF robot runs on "
+        "panda_joint1: damping: the hardware computes the rigid body alone; joint terms need "
         "the float backend")
     configurations = tmp_path / "q.csv"
     np.savetxt(configurations, np.zeros((2, 7)), delimiter=",", comments="", fmt="%g",

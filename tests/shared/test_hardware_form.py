@@ -1,0 +1,154 @@
+"""The hardware of a URDF robot: its snapped DH form (robots/hardware_form.py), what snapping
+moves (within SNAP_ERROR), and the inertia and dynamics designs generated for it
+(robohw.registry.design with a robot: module names, sidecars, caches)."""
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from robohw.commands import main
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.flows.simulate import simulate
+from robohw.registry import DESIGNS, design, robot_designs
+from robohw.robots import RobotFileError, hardware_robot, load_robot
+from robohw.robots.chain import Placement, as_chain
+from robohw.robots.hardware_form import SNAP_ERROR, SNAP_TOLERANCE, hardware_form
+from robohw.robots.loading import robot_label
+from robohw.systolic.reference import inertia_matrix
+
+
+def states(chain, count, seed=0):
+    rng = np.random.default_rng(seed)
+    low = np.array([j.limits[0] for j in chain.joints])
+    high = np.array([j.limits[1] for j in chain.joints])
+    q = rng.uniform(low, high, (count, chain.dof))
+    velocity = np.array([j.velocity_limit for j in chain.joints])
+    acceleration = np.array([j.acceleration_limit for j in chain.joints])
+    return q, rng.uniform(-velocity, velocity, q.shape), \
+        rng.uniform(-acceleration, acceleration, q.shape)
+
+
+def share(ours, theirs):
+    return float(np.abs(ours - theirs).max() / np.abs(theirs).max())
+
+
+def without_damping(chain):
+    return dataclasses.replace(chain, joints=tuple(dataclasses.replace(j, damping=0.0)
+                                                   for j in chain.joints))
+
+
+def nudged(chain, eps):
+    """Every placement turned by ``eps`` and moved by about ``eps``, every centre of mass and
+    inertia product moved by about ``eps``: structure a URDF's rounding could blur."""
+    joints = []
+    for j in chain.joints:
+        turn = np.array(Placement.about((1.0, 0.0, 0.0), eps).rotation)
+        matrix = j.placement.matrix
+        matrix[:3, :3] = matrix[:3, :3] @ turn
+        matrix[:3, 3] += eps * np.array([1.0, -1.0, 0.5])
+        joints.append(dataclasses.replace(
+            j, placement=Placement.from_matrix(matrix), com=tuple(np.array(j.com) + eps),
+            inertia=tuple(v + (0.2 * eps if k >= 3 else 0.0) for k, v in enumerate(j.inertia))))
+    return dataclasses.replace(chain, joints=tuple(joints))
+
+
+@pytest.mark.parametrize("chain", [
+    load_robot("ur5"), without_damping(load_robot("panda", tip="panda_hand")),
+    nudged(load_robot("ur5"), 0.9 * SNAP_TOLERANCE)], ids=["ur5", "panda", "ur5-nudged"])
+def test_snapping_moves_h_and_tau_within_snap_error(chain):
+    """The snapped DH form's float64 H and tau against the chain's, over 10,000 states within
+    the limits: measured 1e-15 on the shipped arms, 5e-12 nudged at the tolerance's edge."""
+    robot = hardware_form(chain)
+    q, qd, qdd = states(chain, 10_000)
+    assert share(inertia_matrix(robot, q, "jacobian"), inertia_matrix(chain, q, "jacobian")) \
+        < SNAP_ERROR
+    assert share(inverse_dynamics(robot, q, qd, qdd), inverse_dynamics(chain, q, qd, qdd)) \
+        < SNAP_ERROR
+
+
+def test_the_hardware_form_has_the_structure_of_the_arm():
+    """Rounding is snapped: the UR5's lengths, centres of mass and inertia products that are
+    zero in exact arithmetic are exact zeros; the 4.9e-12 of its shoulder's pitch stays, in
+    joint 4's offset."""
+    robot = hardware_form(load_robot("ur5"))
+    assert [j.a for j in robot.joints] == [0.0, 0.425, 0.39225000000000004, 0.0, 0.0, 0.0]
+    assert robot.joints[1].com[1] == 0.0 and robot.joints[1].inertia[3:] == (0.0, 0.0, 0.0)
+    assert robot.joints[3].offset == pytest.approx(-4.8966e-12, rel=1e-3)
+    nudged_form = hardware_form(nudged(load_robot("ur5"), 0.9 * SNAP_TOLERANCE))
+    assert nudged_form.joints[0].a == 0.0 and nudged_form.joints[4].a == 0.0
+    with pytest.raises(TypeError, match="hardware_form takes a Chain, not Robot"):
+        hardware_form(load_robot("puma560"))
+    assert hardware_robot("puma560") == load_robot("puma560")      # DH robots: as written
+    with pytest.raises(ValueError, match="panda_joint1: damping: the hardware computes the "
+                                         "rigid body alone"):
+        hardware_robot(load_robot("panda", tip="panda_hand"))
+
+
+def test_designs_for_a_robot_carry_it():
+    ur5 = design("inertia-linear", "ur5")
+    assert ur5.robot_label == "ur5" and ur5.summary.startswith("inertia matrix of ur5")
+    dut = ur5.build()
+    assert ur5.module(dut) == "inertia_linear_ur5_w18_f6"
+    assert DESIGNS["inertia-linear"].module(DESIGNS["inertia-linear"].build()) == \
+        "inertia_linear_w18_f6"
+    assert ur5.robot_digest in ur5.identity(dut)
+    assert ur5.identity(dut) != DESIGNS["inertia-linear"].identity(DESIGNS["inertia-linear"]
+                                                                   .build())
+    assert ur5.robot_record["file"].endswith("robots/ur5.urdf")
+    assert ur5.robot_record["sidecar"].endswith("robots/ur5.urdf.toml")
+    array = design("dynamics-array", "ur5")
+    # The UR5's proven bound misses 1% of its largest torque at 18 bits: its default is 21.
+    assert (array.default_width, array.widths, array.array) == (21, (21, 24), (6, "direct"))
+    assert robot_designs() == ["inertia-linear", "inertia-logdepth", "dynamics-pipelined",
+                               "dynamics-array"]
+    assert robot_label("my-Arm.urdf.xacro") == "my_arm"
+    assert robot_label("panda", "panda_hand") == "panda_panda_hand"
+    with pytest.raises(ValueError, match="cordic-pipelined: its hardware is not generated from "
+                                         "a serial robot"):
+        design("cordic-pipelined", "ur5")
+    with pytest.raises(RobotFileError, match="no such file"):
+        design("inertia-linear", "nowhere.toml")
+
+
+@pytest.mark.parametrize("name, robot, tip", [("inertia-linear", "ur5", None),
+                                              ("inertia-logdepth", "panda", "panda_hand"),
+                                              ("dynamics-array", "ur5", None)])
+def test_a_robots_rtl_equals_its_model(name, robot, tip):
+    """Cycle by cycle in Amaranth: the outputs equal the model bit for bit, latency and
+    interval equal the stated ones, the error against the chain's float64 within the bound."""
+    result = simulate(name, "amaranth", count=4, robot=robot, tip=tip)
+    assert result["equals_model"]
+    assert (result["latency"], result["interval"]) == (result["stated_latency"],
+                                                      result["stated_interval"])
+    found = design(name, robot, tip=tip)
+    dut = found.build(result["width"])
+    workload = found.workload(dut, 4)
+    assert result["max_error"] <= found.error_bound(dut, workload)
+
+
+def test_the_commands_take_a_robot(tmp_path, capsys):
+    out = tmp_path / "verilog"
+    assert main(["export", "--robot", "ur5", "--designs", "inertia-linear", "--widths", "18",
+                 "--out", str(out), "--no-lint"]) == 0
+    sidecar = json.loads((out / "inertia_linear_ur5_w18_f6.json").read_text())
+    assert sidecar["robot"]["file"].endswith("ur5.urdf") and len(sidecar["robot"]["sha256"]) == 64
+    assert (out / "inertia_linear_ur5_w18_f6.v").exists()
+    capsys.readouterr()
+    assert main(["sim", "cordic-pipelined", "--robot", "ur5"]) == 2
+    assert "cordic-pipelined: its hardware is not generated from a serial robot" in \
+        capsys.readouterr().err
+    assert main(["export", "--tip", "tool0", "--out", str(out)]) == 2
+    assert "--tip applies to a URDF robot given by --robot" in capsys.readouterr().err
+    assert main(["synth", "--robot", "nowhere.urdf", "--designs", "inertia-linear", "--out",
+                 str(tmp_path)]) == 2
+    assert "nowhere.urdf" in capsys.readouterr().err
+    sweep = tmp_path / "sweep"
+    assert main(["sweep", "--designs", "inertia-logdepth", "--robot", "ur5", "--widths", "18",
+                 "--vectors", "200", "--results", "3", "--jobs", "1", "--out",
+                 str(sweep)]) == 0
+    rows = (sweep / "results.csv").read_text().splitlines()
+    assert rows[0].startswith("design,robot,width,fold,device,")
+    assert rows[1].startswith("inertia-logdepth,ur5,18,")
+    assert "inertia-logdepth for ur5 on ecp5-85k" in (sweep / "sweep.md").read_text()

@@ -20,6 +20,7 @@ from robohw.dynamics.bounds import DynamicsBounds
 from robohw.dynamics.scans import doubling_schedule, run_schedule
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
+from robohw.robots.algebra import product, total
 
 __all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
 
@@ -66,7 +67,7 @@ class NewtonEulerPlan(TracedPlan):
         trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
         check_integer("trig_width", trig_width, minimum=MIN_WIDTH,
                       maximum=min(width, MAX_TRIG_WIDTH))
-        robot = hardware_robot(robot)
+        robot = hardware_robot(robot, terms=("friction",))    # sign(qd) is no product
         if not robot.has_dynamics:
             raise ValueError(f"{robot.source or robot.name}: the dynamics needs mass, com and "
                              f"inertia for every joint")
@@ -110,6 +111,12 @@ class NewtonEulerPlan(TracedPlan):
                 f"cos{k}", f"sin{k}", f"d{k}", f"qd{k}", f"qdd{k}")})
 
         tau = base_coordinate_steps(robot, joints, qd, qdd, None, self.tracer, self._scan, bounds)
+        # The joint terms the rigid body has not (robohw.robots.chain.JOINT_TERMS): armature
+        # qdd and damping qd, in the link's torque cell (Coulomb friction is refused above).
+        for i, joint in enumerate(robot.joints):
+            with self.tracer.cell("tau", None, i):
+                tau[i] = total([tau[i], *(product(self.tracer.const(c), x) for c, x in (
+                    (joint.armature, qdd[i]), (joint.damping, qd[i])) if c)])
         return {k: value for k, value in enumerate(tau, start=1)}
 
     def _scan(self, phase, elements, combine):

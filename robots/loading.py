@@ -43,18 +43,18 @@ def hardware_robot(robot, terms=JOINT_TERMS):
     """The standard-DH :class:`robohw.robots.Robot` a design is generated from: ``robot`` itself,
     or the robot a file or shipped name loads; a chain's (a URDF robot's) snapped DH form
     (:func:`robohw.robots.hardware_form.hardware_form`: the same joint values, torques and
-    inertia matrix). A robot with one of the joint ``terms`` the design's output depends on
-    (default all: armature, damping, friction; the inertia matrix: the armature) is refused
-    with ``ValueError``: the hardware computes the rigid body alone."""
+    inertia matrix). A robot with one of the joint ``terms`` the design's hardware does not
+    compute (default all of :data:`~robohw.robots.chain.JOINT_TERMS`) is refused with
+    ``ValueError``."""
     if not isinstance(robot, (Robot, Chain)):
         robot = load_robot(robot)
     for k, joint in enumerate(robot.joints, start=1):
         for term in terms:
             if getattr(joint, term):
                 name = getattr(joint, "name", f"joint {k}")
-                raise ValueError(f"{robot.source or robot.name}: {name}: {term}: the "
-                                 f"hardware computes the rigid body alone; joint terms need "
-                                 f"the float backend")
+                raise ValueError(f"{robot.source or robot.name}: {name}: {term}: this "
+                                 f"design's hardware has no {term} term; it needs the float "
+                                 f"backend")
     if isinstance(robot, Chain):
         robot = hardware_form(robot)
     return robot

@@ -54,7 +54,7 @@ class InertiaPlan(TracedPlan):
 
     def __init__(self, robot="puma560", *, width=24, fold=1):
         check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
-        robot = hardware_robot(robot, terms=("armature",))     # H holds no other term
+        robot = hardware_robot(robot, terms=())    # H holds the armature alone: on its diagonal
         self._robot = robot
         self._frames = link_frames(robot)
         self._n = len(self._frames)

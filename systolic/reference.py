@@ -60,6 +60,8 @@ class LinkFrame:
     # in frame i - 1 (None: a DH link, its axis z and its transform from alpha, a, d, theta).
     axis: "tuple | None" = None
     placement: "Placement | None" = None
+    # Joint i's rotor inertia (robohw.robots.chain.JOINT_TERMS): added to H_ii.
+    armature: float = 0.0
 
 
 def _rx(alpha):
@@ -79,7 +81,8 @@ def link_frames(robot):
                           theta=0.0, mass=j.mass, com=tuple(j.com),
                           inertia=tuple(tuple(float(v) for v in row)
                                         for row in inertia_matrix3(j.inertia)),
-                          limits=j.limits, axis=tuple(j.axis), placement=j.placement)
+                          limits=j.limits, axis=tuple(j.axis), placement=j.placement,
+                          armature=j.armature)
                 for j in robot.joints]
     frames = []
     for k, joint in enumerate(robot.joints, start=1):
@@ -94,7 +97,7 @@ def link_frames(robot):
             revolute=joint.type == "revolute", alpha=joint.alpha, a=joint.a, d=joint.d,
             offset=joint.offset, theta=joint.theta, mass=joint.mass, com=tuple(float(v) for v in com),
             inertia=tuple(tuple(float(v) for v in row) for row in rx @ tensor @ rx.T),
-            limits=joint.limits))
+            limits=joint.limits, armature=joint.armature))
     return frames
 
 
@@ -291,7 +294,10 @@ def _diagonal(arith, bounds, frame, i, mass, c, e):
         moment = cross(c, force)
     force = arith.bound(force, bounds.force(i))
     moment = arith.bound(moment, bounds.moment(i, i))
-    return force, moment, _along(frame, moment if frame.revolute else force)
+    h = _along(frame, moment if frame.revolute else force)
+    if frame.armature:              # the rotor's inertia, on the diagonal alone
+        h = total([h, arith.const(frame.armature)])
+    return force, moment, h
 
 
 def _resolve(arith, bounds, frame, transform, force, moment, j, i):
@@ -406,8 +412,8 @@ def inertia_matrix(robot, q, method="table1"):
     # The float reference takes every robot as a general chain (a DH robot's exactly, through
     # as_chain): its twists are never snapped to multiples of 90 degrees, as the hardware's are.
     frames = link_frames(as_chain(robot))
-    h = algorithms[method](frames, joint_inputs(frames, q))
-    return _matrix(h, robot.dof, q.shape[:1]) + _armature(robot)
+    h = algorithms[method](frames, joint_inputs(frames, q))     # the armature included
+    return _matrix(h, robot.dof, q.shape[:1])
 
 
 def _armature(robot):

@@ -36,10 +36,8 @@ def test_urdf_robots_and_refusals():
     assert arm.dof == 7 and arm.name == "panda"
     q = np.zeros((2, 7))
     assert arm.inverse_dynamics(q, q, q).valid.all()
-    with pytest.raises(ValueError, match="panda_joint1: damping: the hardware computes the "
-                                         "rigid body alone"):
-        arm.inverse_dynamics(q, q, q, "model")
-    assert arm.inertia(q, "model").valid.all()     # H holds no damping
+    assert arm.inverse_dynamics(q, q, q, "model").valid.all()     # its damping included
+    assert arm.inertia(q, "model").valid.all()
     with pytest.raises(ValueError, match=r"q must have shape \(rows, 7\) for panda"):
         arm.inertia(np.zeros((2, 6)))
     with pytest.raises(ValueError, match="backend must be one of"):

@@ -4,6 +4,7 @@ moves (within SNAP_ERROR), and the inertia and dynamics designs generated for it
 
 import dataclasses
 import json
+import pathlib
 
 import numpy as np
 import pytest
@@ -37,6 +38,11 @@ def share(ours, theirs):
 def without_damping(chain):
     return dataclasses.replace(chain, joints=tuple(dataclasses.replace(j, damping=0.0)
                                                    for j in chain.joints))
+
+
+def without_terms(chain):
+    return dataclasses.replace(chain, joints=tuple(dataclasses.replace(
+        j, damping=0.0, armature=0.0, friction=0.0) for j in chain.joints))
 
 
 def nudged(chain, eps):
@@ -81,9 +87,37 @@ def test_the_hardware_form_has_the_structure_of_the_arm():
     with pytest.raises(TypeError, match="hardware_form takes a Chain, not Robot"):
         hardware_form(load_robot("puma560"))
     assert hardware_robot("puma560") == load_robot("puma560")      # DH robots: as written
-    with pytest.raises(ValueError, match="panda_joint1: damping: the hardware computes the "
-                                         "rigid body alone"):
+    panda = hardware_robot(load_robot("panda", tip="panda_hand"), terms=("friction",))
+    assert [j.damping for j in panda.joints] == [0.003] * 7
+    with pytest.raises(ValueError, match="panda_joint1: damping: this design's hardware has "
+                                         "no damping term"):
         hardware_robot(load_robot("panda", tip="panda_hand"))
+
+
+@pytest.fixture
+def panda_with_armature(tmp_path):
+    """The shipped Panda with a rotor inertia on every joint (its sidecar, plus armature)."""
+    robots = pathlib.Path(__file__).parents[2] / "robots"
+    (tmp_path / "panda.urdf").write_text((robots / "panda.urdf").read_text())
+    (tmp_path / "panda.urdf.toml").write_text("armature = 0.25\n" +
+                                              (robots / "panda.urdf.toml").read_text())
+    return tmp_path / "panda.urdf"
+
+
+def test_the_joint_terms_in_hardware(panda_with_armature):
+    """Armature (on H's diagonal and armature qdd) and damping (damping qd) in every design,
+    within their proven bounds of float64 on 300 states within the limits."""
+    chain = load_robot(panda_with_armature, tip="panda_hand")
+    assert {j.armature for j in chain.joints} == {0.25}
+    q, qd, qdd = states(chain, 300)
+    for name in robot_designs():
+        found = design(name, panda_with_armature, tip="panda_hand")
+        dut = found.build()
+        workload = found.workload(dut, 300)
+        _, errors = found.check(dut, workload, found.model_outputs(dut, workload))
+        assert errors.max() <= found.error_bound(dut, workload), name
+    tau = inverse_dynamics(chain, q, qd, qdd)
+    assert share(tau, inverse_dynamics(without_terms(chain), q, qd, qdd)) > 1e-3
 
 
 def test_designs_for_a_robot_carry_it():
@@ -114,7 +148,8 @@ def test_designs_for_a_robot_carry_it():
 
 @pytest.mark.parametrize("name, robot, tip", [("inertia-linear", "ur5", None),
                                               ("inertia-logdepth", "panda", "panda_hand"),
-                                              ("dynamics-array", "ur5", None)])
+                                              ("dynamics-array", "ur5", None),
+                                              ("dynamics-array", "panda", "panda_hand")])
 def test_a_robots_rtl_equals_its_model(name, robot, tip):
     """Cycle by cycle in Amaranth: the outputs equal the model bit for bit, latency and
     interval equal the stated ones, the error against the chain's float64 within the bound."""

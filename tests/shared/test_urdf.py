@@ -367,16 +367,16 @@ def test_the_commands_take_urdf_robots(tmp_path, capsys):
     assert inside.any() and np.array_equal(tau[:, 6] == 1, inside)
     assert np.abs(tau[inside, :6] - got[inside, :6]).max() < 0.116
     capsys.readouterr()
-    # The Panda's joints carry damping: its torques need the float backend.
-    panda = ["dynamics", "--robot", "panda", "--tip", "panda_hand", "--states"]
-    seven = tmp_path / "states7.csv"
-    np.savetxt(seven, np.zeros((2, 21)), delimiter=",", comments="", fmt="%g",
-               header=",".join(f"{k}{j}" for k in ("q", "qd", "qdd") for j in range(1, 8)))
-    assert main(panda + [str(seven), "--out", str(tmp_path / "no.csv"), "--backend",
-                         "model"]) == 2
+    # Coulomb friction (friction sign(qd)) needs the float backend.
+    rough = tmp_path / "rough.urdf"
+    rough.write_text((ROBOTS / "ur5.urdf").read_text().replace(
+        '<dynamics damping="0.0" friction="0.0"/>', '<dynamics damping="0.0" friction="0.5"/>'))
+    (tmp_path / "rough.urdf.toml").write_text((ROBOTS / "ur5.urdf.toml").read_text())
+    assert main(["dynamics", "--robot", str(rough), "--states", str(table), "--out",
+                 str(tmp_path / "no.csv"), "--backend", "model"]) == 2
     assert not (tmp_path / "no.csv").exists()
     assert capsys.readouterr().err.strip().endswith(
-        "panda_joint1: damping: the hardware computes the rigid body alone; joint terms need "
+        "shoulder_pan_joint: friction: this design's hardware has no friction term; it needs "
         "the float backend")
     configurations = tmp_path / "q.csv"
     np.savetxt(configurations, np.zeros((2, 7)), delimiter=",", comments="", fmt="%g",

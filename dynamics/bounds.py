@@ -22,6 +22,9 @@ range at every cross product. Notation as in :func:`robohw.dynamics.reference.ba
 
 import math
 
+from robohw.robots import is_urdf
+from robohw.robots.urdf import sidecar_path
+
 __all__ = ["DynamicsBounds"]
 
 
@@ -34,9 +37,11 @@ class DynamicsBounds:
         missing = [k + 1 for k, joint in enumerate(robot.joints)
                    if joint.velocity_limit is None or joint.acceleration_limit is None]
         if missing:
+            where = f"; give them in its sidecar {sidecar_path(robot.source)}" \
+                if is_urdf(robot.source) else ""
             raise ValueError(f"{robot.source or robot.name}: joints {missing} have no "
                              f"velocity_limit and acceleration_limit (the bounds the hardware's "
-                             f"number formats are proven from)")
+                             f"number formats are proven from{where})")
         n = robot.dof
         self.revolute = [joint.type == "revolute" for joint in robot.joints]
         self.velocity = [joint.velocity_limit for joint in robot.joints]

@@ -41,6 +41,8 @@ lacks, in TOML::
     velocity_limit = 2.0          # tightens every chain joint's URDF velocity limit
     armature = 0.0                # every chain joint's rotor inertia
     gravity = [0.0, 0.0, -9.81]   # in the base link's frame
+    base = "LINK"                 # the chain's base and tip links when --base and --tip
+    tip = "LINK"                  #   are not given
     [joint.NAME]                  # one joint (URDF names): its acceleration_limit,
     armature = 0.1                #   velocity_limit and armature, and for a joint off
     position = 0.02               #   the chain, the position it is locked at
@@ -65,7 +67,8 @@ __all__ = ["load_urdf", "sidecar_path", "URDF_SUFFIXES"]
 URDF_SUFFIXES = (".urdf", ".xacro")
 _MOVING = ("revolute", "continuous", "prismatic")
 _SIDECAR_JOINT = {"acceleration_limit", "velocity_limit", "armature", "position"}
-_SIDECAR_TOP = {"acceleration_limit", "velocity_limit", "armature", "gravity", "joint"}
+_SIDECAR_TOP = {"acceleration_limit", "velocity_limit", "armature", "gravity", "joint", "base",
+                "tip"}
 
 
 def sidecar_path(path):
@@ -315,6 +318,10 @@ def _sidecar(path, joints):
 
 
 def _sidecar_value(value, where, field):
+    if field in ("base", "tip"):
+        if not isinstance(value, str) or not value:
+            raise RobotFileError(f"{where}: {field}: expected a link's name, not {value!r}")
+        return value
     if field == "gravity":
         return numbers(value, 3, where, field, RobotFileError)
     value = number(value, where, field, RobotFileError)
@@ -370,11 +377,14 @@ def load_urdf(path, *, base=None, tip=None):
     if len(reached) != len(links):
         stray = sorted(set(links) - reached)[0]
         reader.fail(f"link {stray}", "not reached from the root: a closed loop")
-    base = base or roots[0]
+    top, per_joint = _sidecar(path, joints)
+    given = {"--base": base, "--tip": tip}
+    base, tip = base or top.get("base") or roots[0], tip or top.get("tip")
     for option, name in (("--base", base), ("--tip", tip)):
         if name is not None and name not in links:
-            raise RobotFileError(f"{path}: {option} {name}: no such link (links: "
-                                 f"{', '.join(links)})")
+            where = f"{path}: {option}" if given[option] else \
+                f"{sidecar_path(path)}: {option.lstrip('-')}"
+            raise RobotFileError(f"{where} {name}: no such link (links: {', '.join(links)})")
 
     def below(link):
         out, todo = [], [link]
@@ -404,7 +414,6 @@ def load_urdf(path, *, base=None, tip=None):
         if joint.mimic is not None:
             reader.fail(f"joint {joint.name}", f"mimic: a mimic joint on the chain (it follows "
                                                f"{joint.mimic[0]}) is not supported")
-    top, per_joint = _sidecar(path, joints)
     for name, table in per_joint.items():
         if "position" in table and (name in on_chain or not joints[name].moving):
             raise RobotFileError(f"{sidecar_path(path)}: joint {name}: position: only a "

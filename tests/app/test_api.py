@@ -44,6 +44,7 @@ def test_urdf_robots_and_refusals():
         arm.inertia(q, "rtl")
     with pytest.raises(TypeError, match="robot must be a Robot or a Chain"):
         Arm("puma560")
-    with pytest.raises(RobotFileError, match="movable joints on several branches"):
-        load_arm("panda")
+    with pytest.raises(RobotFileError, match="no such link"):
+        load_arm("panda", tip="panda_wrist")
+    assert load_arm("panda").robot.tip_link == "panda_hand"       # its sidecar's tip
     assert load_robot("ur5") == load_arm("ur5").robot

@@ -95,17 +95,27 @@ def test_a_chain_carries_the_urdf_numbers_unrounded():
     assert cos_pitch != 0 and abs(cos_pitch - np.cos(1.57079632679)) < 1e-20
 
 
-def test_the_tip_rule_and_merged_links():
+def test_the_tip_rule_and_merged_links(tmp_path):
     ur5 = load_robot("ur5")
     assert (ur5.base_link, ur5.tip_link, ur5.dof, ur5.locked) == ("world", "wrist_3_link", 6, ())
     # base_link is fixed to the world: its 4 kg are not carried; the rest is, ee_link and
     # tool0 (massless) merged into wrist_3_link.
     assert sum(j.mass for j in ur5.joints) == pytest.approx(3.7 + 8.393 + 2.275 + 1.219 * 2
                                                              + 0.1879)
+    # The Panda without its sidecar (whose tip is panda_hand): the tip rule names the
+    # candidates.
+    bare = tmp_path / "panda.urdf"
+    bare.write_text((ROBOTS / "panda.urdf").read_text())
     with pytest.raises(RobotFileError, match="movable joints on several branches: give --tip "
                                              "LINK, one of panda_hand, panda_hand_tcp, "
                                              "panda_leftfinger, panda_rightfinger"):
-        load_robot("panda")
+        load_robot(bare)
+    assert load_robot("panda").tip_link == "panda_hand"
+    assert load_robot("panda", tip="panda_hand_tcp").tip_link == "panda_hand_tcp"
+    (tmp_path / "panda.urdf.toml").write_text('tip = "panda_wrist"\n')
+    with pytest.raises(RobotFileError, match=r"panda\.urdf\.toml: tip panda_wrist: no such "
+                                             r"link"):
+        load_robot(bare)
     panda = load_robot("panda", tip="panda_hand")
     assert dict(panda.locked) == {"panda_finger_joint1": 0.0, "panda_finger_joint2": 0.0}
     # The hand (0.73 kg) and both fingers (0.015 kg each) ride on link 7.

@@ -20,12 +20,22 @@ from robohw.hw.stream import check_fold
 from robohw.dataflow.graph import OPS
 from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
 
-__all__ = ["modulo_schedule", "shared_products", "product_pools"]
+__all__ = ["modulo_schedule", "shared_products", "product_pools", "fold_for_tiles"]
 
 
 def shared_products(tracer, indices):
     """The live nodes that a folded schedule puts on shared multipliers."""
     return [k for k in indices if tracer.nodes[k].op in SHARED_OPS]
+
+
+def fold_for_tiles(products, tiles_per_product, tiles, least=1):
+    """The smallest fold from ``least`` at which ``products`` shared products, each on
+    ``tiles_per_product`` DSP tiles (:func:`robohw.hw.devices.dsp_tiles`), fit ``tiles``:
+    ``ceil(products / k) * tiles_per_product <= tiles``."""
+    fold = least
+    while math.ceil(products / fold) * tiles_per_product > tiles:
+        fold += 1
+    return fold
 
 
 def product_pools(tracer, indices, resolution, seed=1):

@@ -5,6 +5,8 @@ Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) for t
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
+from robohw.dataflow.folding import fold_for_tiles, shared_products
+from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
@@ -53,7 +55,10 @@ class DynamicsDesign(Design):
         """The design for ``robot``: the array has one element per joint, as the PUMA's six;
         the default width is the narrowest from :data:`DYNAMICS_WIDTH` whose proven bound
         meets :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the
-        hardware's refusal rule), and it is exported at that width and at 24."""
+        hardware's refusal rule; for the shipped arms also the narrowest whose model is within
+        1e-4 of max |tau| over 100,000 states, docs/robots.md), and it is exported at that
+        width and at 24; the pipeline's fold is the smallest from the registry's at which its
+        shared products fit the ECP5-85F's DSP tiles at that width."""
         twin = super().for_robot(robot, label, digest)
         if twin.array is not None:
             twin.array = (robot.dof, twin.array[1])
@@ -66,6 +71,12 @@ class DynamicsDesign(Design):
             (w for w in range(DYNAMICS_WIDTH, high + 1)
              if accuracy_promise(plan(w)).fraction <= BOUND_FRACTION), high)
         twin.widths = tuple(sorted({twin.default_width, max(24, twin.default_width)}))
+        if twin.array is None:   # the fold at which the shared products fit the DSP tiles
+            folded = plan(twin.default_width)
+            twin.default_fold = fold_for_tiles(
+                len(shared_products(folded.tracer, folded.live)),
+                dsp_tiles(twin.default_width, twin.default_width), DEVICES["ecp5-85k"].dsp,
+                least=self.default_fold)
         return twin
 
     def _reference(self, dut, states):

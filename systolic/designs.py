@@ -5,24 +5,36 @@ for the PUMA 560."""
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
+from robohw.dataflow.folding import fold_for_tiles, shared_products
+from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.robots.chain import Chain
 from robohw.robots.hardware_form import SNAP_ERROR
 from robohw.robots.sampling import sample_joints
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
-from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS
+from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.systolic.codec import (decode_outputs, encode_joints, field_formats, inertia_field,
                                    output_codes, output_payloads)
 from robohw.systolic.array import MIN_WIDTH
 from robohw.systolic.model import MAX_WIDTH, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
-__all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH"]
+__all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS"]
 
 # The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
 # and its placement on an ECP5-85F did not finish routing), at 7.1e-5 of max |H| from float64
 # (24 bits: 9.5e-7).
 INERTIA_WIDTH = 18
+
+
+# Each shipped arm's default widths (by the digest of the loaded robot,
+# robohw.robots.loading.robot_record): the narrowest at which the bit-exact model is within
+# 1e-4 of max |H| over 100,000 states within the limits (docs/robots.md has the table of
+# accuracy by width; tests/shared/test_hardware_form.py measures it again).
+ROBOT_WIDTHS = {
+    "7efe057ccc8c29c5": {"linear": 20, "logdepth": 19},     # ur5
+    "08b0b60311048a4e": {"linear": 21, "logdepth": 19},     # panda (tip panda_hand)
+}
 
 
 class InertiaDesign(Design):
@@ -40,6 +52,20 @@ class InertiaDesign(Design):
         kind = "O(N) linear systolic array" if self.array == "linear" else \
             "O(log2 N) recursive-doubling array"
         return f"inertia matrix of {robot_name}, {kind}"
+
+    def for_robot(self, robot, label, digest):
+        """The design for ``robot``: its default width the shipped arm's of
+        :data:`ROBOT_WIDTHS` (else :data:`INERTIA_WIDTH`), its default fold the smallest from
+        the registry's at which the shared products fit the ECP5-85F's DSP tiles at that width
+        (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that width and at 24."""
+        twin = super().for_robot(robot, label, digest)
+        width = ROBOT_WIDTHS.get(digest, {}).get(self.array, INERTIA_WIDTH)
+        plan = PLANS[self.array](robot, width=width)
+        products = len(shared_products(plan.tracer, plan.live))
+        twin.default_width, twin.widths = width, tuple(sorted({width, 24}))
+        twin.default_fold = fold_for_tiles(products, dsp_tiles(width, width),
+                                           DEVICES["ecp5-85k"].dsp, least=self.default_fold)
+        return twin
 
     def _reference(self, dut, q):
         """H in float64 of the robot as given (a URDF robot's chain, not the DH form its

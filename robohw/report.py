@@ -6,7 +6,8 @@ code reads them instead of simulating again.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
 ``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``,
-``distributed.md`` and their ``.json`` twins, ``errors.png`` (error histograms),
+``distributed.md``, ``robots.md`` (the designs for every shipped robot: defaults and accuracy by
+width, :mod:`robohw.flows.robot_designs`) and their ``.json`` twins, ``errors.png`` (error histograms),
 ``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency and
 processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
 ``transputer_speedup.png`` and ``transputer_gantt.png`` (the transputer network's speed-ups
@@ -29,6 +30,7 @@ import pathlib
 from robohw.cordic import cordic_error_panel, write_cordic_report
 from robohw.distributed import write_distributed_report
 from robohw.dynamics import write_dynamics_report
+from robohw.flows.robot_designs import robot_accuracy, robot_section
 from robohw.ik import ik_error_panel, plot_ik_schedules, write_ik_report
 from robohw.legs import write_platform_report
 from robohw.registry import DESIGNS
@@ -54,6 +56,10 @@ _RESULTS = {"quick": (16, 3), "full": (32, 4)}
 # in Amaranth); their rows give what they state.
 _ONE_AT_A_TIME = 2
 QUICK_MAX_INTERVAL = 4096
+# States per point of robots.md's accuracy by width (the defaults were chosen over 100,000:
+# docs/robots.md): about 4 minutes for the shipped robots' designs at nine widths; --quick
+# measures the defaults alone, on fewer states (seconds).
+_ROBOT_STATES = {"quick": 1_000, "full": 20_000}
 
 
 def summary_table(rows):
@@ -204,8 +210,12 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
     write_platform_report(out_dir, quick=quick)
     write_transputer_report(out_dir, dynamics, quick=quick)
     write_distributed_report(out_dir)
+    count = _ROBOT_STATES["quick" if quick else "full"]
+    robots = robot_accuracy(() if quick else range(16, 25), count)
+    write_text(out_dir / "robots.md", robot_section(robots, count))
+    (out_dir / "robots.json").write_text(json.dumps(versioned({"rows": robots}), indent=1))
     progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md, "
-                  "transputer.md, distributed.md")
+                  "transputer.md, distributed.md, robots.md")
     write_results(out_dir, rows, results, stream)
     progress.step("results.md: every row stamped, stale ones marked")
     return table

@@ -43,7 +43,7 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     captured = capsys.readouterr()
     # Every JSON file says its format's version.
     for name in ("summary", "cordic", "ik", "inertia", "dynamics", "platform", "transputer",
-                 "distributed", "results"):
+                 "distributed", "robots", "results"):
         assert json.loads((tmp_path / f"{name}.json").read_text())["format_version"] == \
             FORMAT_VERSION, name
     # One table on stdout: every design, measured latency equal to the stated one.
@@ -88,6 +88,15 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     assert "certified" in transputer and "What the numbers say" in transputer
     assert set(json.loads((tmp_path / "transputer.json").read_text())) == {"format_version"} | {
         f"{a}/{c}" for a in ("paper", "lpt", "optimal") for c in ("predictive", "calibrated")}
+    # Every shipped robot's designs at their defaults, each within its bound; the real arms'
+    # within the 1e-4 goal.
+    robots = json.loads((tmp_path / "robots.json").read_text())["rows"]
+    assert {(r["robot"], r["design"]) for r in robots} >= {
+        (arm, name) for arm in ("ur5", "panda") for name in ("inertia-linear",
+                                                             "dynamics-array")}
+    assert all(r["default"] and r["error"] < 1e-4 for r in robots if r["robot"] in ("ur5",
+                                                                                  "panda"))
+    assert "| ur5 | inertia-linear | 20, 6 |" in (tmp_path / "robots.md").read_text()
     # The thesis's gains and Table 6.2 beside ours.
     distributed = (tmp_path / "distributed.md").read_text()
     assert "| zero | 6 (n) | 257 | 6.000 |" in distributed

@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 
 import networkx as nx
 
+from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.hw.stream import check_fold
 from robohw.dataflow.graph import OPS
 from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
@@ -28,12 +29,14 @@ def shared_products(tracer, indices):
     return [k for k in indices if tracer.nodes[k].op in SHARED_OPS]
 
 
-def fold_for_tiles(products, tiles_per_product, tiles, least=1):
-    """The smallest fold from ``least`` at which ``products`` shared products, each on
-    ``tiles_per_product`` DSP tiles (:func:`robohw.hw.devices.dsp_tiles`), fit ``tiles``:
-    ``ceil(products / k) * tiles_per_product <= tiles``."""
+def fold_for_tiles(plan, least=1, device="ecp5-85k"):
+    """The smallest fold from ``least`` at which the shared products of ``plan`` (a traced
+    plan at its width), each on :func:`robohw.hw.devices.dsp_tiles` DSP tiles, fit
+    ``device``'s tiles: ``ceil(products / k) * tiles_per_product <= tiles``."""
+    products = len(shared_products(plan.tracer, plan.live))
+    tiles_per_product = dsp_tiles(plan.width, plan.width)
     fold = least
-    while math.ceil(products / fold) * tiles_per_product > tiles:
+    while math.ceil(products / fold) * tiles_per_product > DEVICES[device].dsp:
         fold += 1
     return fold
 

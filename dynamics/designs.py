@@ -5,8 +5,7 @@ Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) for t
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
-from robohw.dataflow.folding import fold_for_tiles, shared_products
-from robohw.hw.devices import DEVICES, dsp_tiles
+from robohw.dataflow.folding import fold_for_tiles
 from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
@@ -15,8 +14,6 @@ from robohw.dataflow.states import (decode_torques, encode_states, field_formats
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.reference import inverse_dynamics
-from robohw.robots.chain import Chain
-from robohw.robots.hardware_form import SNAP_ERROR
 from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
@@ -72,18 +69,9 @@ class DynamicsDesign(Design):
              if accuracy_promise(plan(w)).fraction <= BOUND_FRACTION), high)
         twin.widths = tuple(sorted({twin.default_width, max(24, twin.default_width)}))
         if twin.array is None:   # the fold at which the shared products fit the DSP tiles
-            folded = plan(twin.default_width)
-            twin.default_fold = fold_for_tiles(
-                len(shared_products(folded.tracer, folded.live)),
-                dsp_tiles(twin.default_width, twin.default_width), DEVICES["ecp5-85k"].dsp,
-                least=self.default_fold)
+            twin.default_fold = fold_for_tiles(plan(twin.default_width),
+                                               least=self.default_fold)
         return twin
-
-    def _reference(self, dut, states):
-        """tau in float64 of the robot as given (a URDF robot's chain, not the DH form its
-        hardware is generated from)."""
-        robot = dut.plan.robot if isinstance(self.robot, str) else self.robot
-        return inverse_dynamics(robot, *states)
 
     def build(self, width=None, fold=None):
         width = width or self.default_width
@@ -113,7 +101,7 @@ class DynamicsDesign(Design):
     def check(self, dut, workload, outputs):
         equal = self.equals_model(dut, workload, outputs)
         got = decode_torques(dut.plan, torque_codes(dut.plan, outputs))
-        reference = self._reference(dut, workload.context["states"])
+        reference = inverse_dynamics(self.reference_robot(dut), *workload.context["states"])
         errors = np.abs(got - reference).max(-1) / np.abs(reference).max()
         return equal, errors
 
@@ -121,9 +109,8 @@ class DynamicsDesign(Design):
         return {torque_field(k): bound for k, bound in enumerate(dut.plan.accuracy.bounds, 1)}
 
     def error_bound(self, dut, workload):
-        reference = self._reference(dut, workload.context["states"])
-        snapped = SNAP_ERROR if isinstance(self.robot, Chain) else 0.0
-        return dut.plan.accuracy.bound / np.abs(reference).max() + snapped
+        reference = inverse_dynamics(self.reference_robot(dut), *workload.context["states"])
+        return dut.plan.accuracy.bound / np.abs(reference).max() + self.snapped_share
 
     def model_outputs(self, dut, workload):
         out, inside = model_outputs_dynamics(dut.plan, workload.context["codes"])

@@ -11,6 +11,8 @@ import copy
 from dataclasses import dataclass
 
 from robohw.hw.payload import layout_fields, payload_rows
+from robohw.robots.chain import Chain
+from robohw.robots.hardware_form import SNAP_ERROR
 from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["Design", "Workload", "tagged_payloads", "TAG_WIDTH"]
@@ -101,6 +103,17 @@ class Design:
         twin.robot, twin.robot_label, twin.robot_digest = robot, label, digest
         twin.summary = self.summary_for(robot.name)
         return twin
+
+    def reference_robot(self, dut):
+        """The robot the float64 reference runs on: the one given to :meth:`for_robot` (a
+        URDF robot's chain, not the DH form its hardware is generated from), else the plan's."""
+        return dut.plan.robot if isinstance(self.robot, str) else self.robot
+
+    @property
+    def snapped_share(self):
+        """What snapping a URDF robot's DH form adds to the bound, as a share of the largest
+        output (:data:`robohw.robots.hardware_form.SNAP_ERROR`; 0 for a DH robot)."""
+        return SNAP_ERROR if isinstance(self.robot, Chain) else 0.0
 
     def summary_for(self, robot_name):
         """The one-line summary of this design for the robot called ``robot_name``."""

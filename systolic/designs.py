@@ -5,10 +5,7 @@ for the PUMA 560."""
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
-from robohw.dataflow.folding import fold_for_tiles, shared_products
-from robohw.hw.devices import DEVICES, dsp_tiles
-from robohw.robots.chain import Chain
-from robohw.robots.hardware_form import SNAP_ERROR
+from robohw.dataflow.folding import fold_for_tiles
 from robohw.robots.sampling import sample_joints
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
@@ -60,18 +57,10 @@ class InertiaDesign(Design):
         (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that width and at 24."""
         twin = super().for_robot(robot, label, digest)
         width = ROBOT_WIDTHS.get(digest, {}).get(self.array, INERTIA_WIDTH)
-        plan = PLANS[self.array](robot, width=width)
-        products = len(shared_products(plan.tracer, plan.live))
         twin.default_width, twin.widths = width, tuple(sorted({width, 24}))
-        twin.default_fold = fold_for_tiles(products, dsp_tiles(width, width),
-                                           DEVICES["ecp5-85k"].dsp, least=self.default_fold)
+        twin.default_fold = fold_for_tiles(PLANS[self.array](robot, width=width),
+                                           least=self.default_fold)
         return twin
-
-    def _reference(self, dut, q):
-        """H in float64 of the robot as given (a URDF robot's chain, not the DH form its
-        hardware is generated from)."""
-        robot = dut.plan.robot if isinstance(self.robot, str) else self.robot
-        return jacobian_inertia(robot, q)
 
     def build(self, width=None, fold=None):
         return ARRAYS[self.array](self.robot, width=width or self.default_width,
@@ -93,7 +82,7 @@ class InertiaDesign(Design):
         codes = output_codes(dut.plan, outputs)
         equal = all(codes[key].tolist() == v.tolist() for key, v in expected.items())
         got = decode_outputs(dut.plan, codes)
-        reference = self._reference(dut, workload.context["q"])
+        reference = jacobian_inertia(self.reference_robot(dut), workload.context["q"])
         errors = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
         return equal, errors
 
@@ -101,9 +90,8 @@ class InertiaDesign(Design):
         return {inertia_field(j, i): bound for (j, i), bound in dut.plan.output_bounds.items()}
 
     def error_bound(self, dut, workload):
-        reference = self._reference(dut, workload.context["q"])
-        snapped = SNAP_ERROR if isinstance(self.robot, Chain) else 0.0
-        return max(dut.plan.output_bounds.values()) / np.abs(reference).max() + snapped
+        reference = jacobian_inertia(self.reference_robot(dut), workload.context["q"])
+        return max(dut.plan.output_bounds.values()) / np.abs(reference).max() + self.snapped_share
 
     def model_outputs(self, dut, workload):
         return output_payloads(model_outputs(dut.plan, workload.context["codes"]))

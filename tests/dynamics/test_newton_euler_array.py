@@ -12,7 +12,7 @@ from amaranth.back import verilog
 from amaranth.sim import Simulator
 
 from robohw.dynamics.array import NewtonEulerArray
-from robohw.dynamics.array_plan import ADDS, MULTIPLIES, ArrayPlan
+from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dataflow.states import encode_states, torque_codes
 from robohw.dynamics.model import model_outputs, model_torques
 from robohw.dynamics.network import DirectNetwork, OmegaNetwork, omega_route
@@ -23,6 +23,7 @@ from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
+from schedules import replay_program
 from tiers import HEAVY
 
 ECP5 = DEVICES["ecp5-85k"]
@@ -51,73 +52,12 @@ def test_direct_paths_use_the_links_only():
     assert OmegaNetwork(6).ports == 8 and OmegaNetwork(6).stages == 4
 
 
-def replay(plan):
-    """Check the program without the plan's own bookkeeping: every operand is at the element
-    (computed there, given there, or delivered by a hop) before the operation issues, a unit
-    issues once a cycle, every round is one the network can carry, and every value a hop sends
-    is at the sender when it leaves."""
-    nodes, program = plan.tracer.nodes, plan.program
-    at = {}                                # (node, element) -> readable from this cycle
-
-    def source(node):
-        return source(node.args[0]) if node.op == "neg" else node
-
-    for k in plan.live:
-        if nodes[k].op == "input":
-            at[(k, plan.element_of(nodes[k]))] = plan.input_ready(nodes[k])
-    events = sorted([(i.cycle, "op", i) for i in program.multiplies + program.adds] +
-                    [(h.cycle, "hop", h) for h in program.hops], key=lambda e: e[0])
-    latency = {**{op: plan.multiplier_latency for op in MULTIPLIES},
-               **{op: plan.adder_latency for op in ADDS}}
-    used, rounds = set(), {}
-    for cycle, kind, item in events:
-        if kind == "op":
-            node = nodes[item.node]
-            unit = "mul" if node.op in MULTIPLIES else "add"
-            assert (cycle, item.element, unit) not in used
-            used.add((cycle, item.element, unit))
-            for arg in node.args:
-                assert at.get((source(arg).index, item.element), math.inf) <= cycle, node
-            at[(item.node, item.element)] = cycle + latency[node.op]
-        else:
-            assert at.get((item.node, item.source), math.inf) <= cycle
-            rounds.setdefault(cycle, []).append((item.source, item.target))
-            at.setdefault((item.node, item.target), cycle + plan.network.stages + 1)
-    assert all(plan.network.compatible(hops) for hops in rounds.values())
-    done = [at[(source(v).index, program.owner[source(v).index])]
-            for v in plan.outputs.values() if not isinstance(v, float)]
-    assert max(done) == plan.program_cycles
-    # Every live operation is issued exactly once.
-    issued = sorted(i.node for i in program.multiplies + program.adds)
-    assert issued == sorted(k for k in plan.live if nodes[k].op in MULTIPLIES + ADDS)
-    # The register files, replayed: each value is written in the cycle before it is readable
-    # and every read (an operand at its issue, a send, a torque at the end) finds it still in
-    # its register, not overwritten by a value that reuses the register.
-    addresses = plan.addresses()
-    reads = [(i.cycle, i.element, source(a).index)
-             for i in program.multiplies + program.adds for a in nodes[i.node].args]
-    reads += [(h.cycle, h.source, h.node) for h in program.hops]
-    reads += [(plan.program_cycles, program.owner[source(v).index], source(v).index)
-              for v in plan.outputs.values() if not isinstance(v, float)]
-    writes = sorted((ready - 1, element, k) for (k, element), ready in at.items()
-                    if nodes[k].op != "input")
-    files = [{address: k for k, address in table.items() if nodes[k].op == "input"}
-             for table in addresses]
-    done = 0
-    for cycle, element, k in sorted(reads):
-        while done < len(writes) and writes[done][0] < cycle:
-            _, target, value = writes[done]
-            files[target][addresses[target][value]] = value
-            done += 1
-        assert files[element][addresses[element][k]] == k, (cycle, element, nodes[k])
-    assert plan.registers() == [max(t.values(), default=-1) + 1 for t in addresses]
-
-
 @pytest.mark.parametrize("network", ["direct", "shuffle"])
 @pytest.mark.parametrize("processors", [1, 2, 3, 4, 6, 7])
 def test_the_program_is_a_valid_schedule(processors, network):
-    replay(ArrayPlan("puma560", processors=processors, network=network, width=20,
-                     bound_fraction=None))
+    plan = ArrayPlan("puma560", processors=processors, network=network, width=20,
+                     bound_fraction=None)
+    assert replay_program(plan) == plan.program_cycles
 
 
 @pytest.mark.parametrize("n", [2, 5, 9])
@@ -125,9 +65,9 @@ def test_random_robots_compile_and_replay(n):
     rng = np.random.default_rng(40 + n)
     robot = random_robot(rng, n, prismatic=0.3)
     for processors, network in ((1, "direct"), (3, "shuffle"), (n, "direct")):
-        replay(ArrayPlan(robot, processors=processors, network=network, width=20,
-                         bound_fraction=None,
-                         multiplier_latency=2, adder_latency=2))
+        plan = ArrayPlan(robot, processors=processors, network=network, width=20,
+                         bound_fraction=None, multiplier_latency=2, adder_latency=2)
+        assert replay_program(plan) == plan.program_cycles
 
 
 def test_the_array_runs_pfp_whose_steps_are_the_corrected_t_p():
@@ -267,7 +207,7 @@ def test_sequenced_by_steps_the_controller_runs_t_p_steps(n):
         counts = plan.step_counts()
         assert counts.pop("R") == corrected_pfp_time(n - 1, processors)
         assert set(counts.values()) == {corrected_pfp_time(n, processors)}, counts
-        replay(plan)
+        assert replay_program(plan) == plan.program_cycles
 
 
 @pytest.mark.heavy

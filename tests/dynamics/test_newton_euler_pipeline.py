@@ -6,14 +6,12 @@ bounds flagged."""
 import collections
 import dataclasses
 
-import networkx as nx
 import numpy as np
 import pytest
 from netlist import register_depths
+from schedules import critical_path
 
-from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.folding import product_pools
-from robohw.dataflow.graph import OPS
 from robohw.dataflow.pipeline import delay_taps, ring_parts
 from robohw.dataflow.plan import traced_float_values
 from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
@@ -215,20 +213,6 @@ def test_product_pools_give_each_community_multipliers_of_its_own(monkeypatch):
     source, sink = [1, 0, 1, 1], [1, 1, 0, 1, 0]
     check_rtl(dut, q, qd, qdd, source_valid=lambda c: source[c % len(source)],
               sink_ready=lambda c: sink[c % len(sink)])
-
-
-def critical_path(plan):
-    """Cycles on the longest path through the traced graph, counted with networkx (not the
-    plan's schedule): the CORDIC in front of every cos and sin, one per registered operation."""
-    graph = nx.DiGraph()
-    for k in plan.live:
-        node = plan.tracer.nodes[k]
-        if node.op == "input":
-            trig = node.name[:3] in ("cos", "sin")
-            graph.add_edge("ports", k, weight=pipelined_latency(plan.cordic) if trig else 0)
-        for arg in node.args:
-            graph.add_edge(arg.index, k, weight=OPS[node.op][1])
-    return nx.dag_longest_path_length(graph)
 
 
 @pytest.mark.heavy

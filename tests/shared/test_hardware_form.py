@@ -19,6 +19,7 @@ from robohw.robots.hardware_form import SNAP_ERROR, SNAP_TOLERANCE, hardware_for
 from robohw.robots.loading import robot_label
 from robohw.systolic.designs import ROBOT_WIDTHS
 from robohw.systolic.reference import inertia_matrix
+from schedules import critical_path, replay_modulo_schedule, replay_program
 
 
 def states(chain, count, seed=0):
@@ -169,6 +170,26 @@ def test_a_robots_rtl_equals_its_model(name, robot, tip):
     dut = found.build(result["width"])
     workload = found.workload(dut, 4)
     assert result["max_error"] <= found.error_bound(dut, workload)
+
+
+@pytest.mark.parametrize("robot", ["ur5", "panda"])
+def test_each_arms_latency_and_interval_follow_from_its_schedule(robot):
+    """Each default design's stated latency and interval, derived without the design: the folded
+    arrays' and pipeline's from their modulo schedules replayed (at least the graph's critical
+    path at the shared units' latencies), the processor array's from its program replayed; then
+    the output queue's two cycles (measured equal in the simulations above and below)."""
+    for name in robot_designs():
+        dut = design(name, robot).build()
+        plan = dut.plan
+        if name == "dynamics-array":
+            cycles = replay_program(plan)
+            # One cycle to capture the state, the program, the output queue's two.
+            assert (dut.latency, dut.interval) == (cycles + 1 + 2, cycles + 1), name
+        else:
+            assert plan.fold > 1, name
+            ready = replay_modulo_schedule(plan)
+            assert ready >= critical_path(plan, folded=True), name
+            assert (dut.latency, dut.interval) == (ready + 2, plan.fold), name
 
 
 def test_the_commands_take_a_robot(tmp_path, capsys):

@@ -17,10 +17,10 @@ from robohw.sim.harness import run_stream
 from robohw.sim.compiled import run_stream_compiled
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.dataflow.folding import modulo_schedule, shared_products
-from robohw.dataflow.pipeline import SHARED_OPS
 from robohw.systolic.codec import encode_joints, output_codes
 from robohw.systolic.model import model_outputs
 from test_inertia_arrays import check_rtl, configurations, payloads
+from schedules import replay_modulo_schedule
 from tiers import heavy_unless
 
 warnings.filterwarnings("ignore", message=".*triangle inequality")
@@ -50,37 +50,17 @@ def test_folded_latency_and_interval(array, fold):
     assert np.all(np.diff(run.input_cycles) == fold)
     assert np.all(np.diff(run.output_cycles) == fold)
     assert dut.interval == fold
-    # The stated latency: the last output's ready cycle in the schedule, and the output queue's two
-    # cycles (its memory write and its read register).
-    plan = dut.plan
-    ready = [plan.schedule.ready[(node.args[0] if node.op == "neg" else node).index]
-             for node in plan.outputs.values() if not isinstance(node, float)]
-    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == max(ready) + 2
-
-
-def _check_schedule(plan):
-    """The schedule obeys its dependencies and its multipliers: no two products on one
-    multiplier in one phase, every product on one of ceil(products / k) multipliers."""
-    fold, sched, nodes = plan.fold, plan.schedule, plan.tracer.nodes
-    products = [k for k in plan.live if nodes[k].op in SHARED_OPS]
-    units = math.ceil(len(products) / fold)
-    assert sched.multipliers == units and set(sched.unit) == set(products)
-    slots = [(sched.unit[k], sched.start[k] % fold) for k in products]
-    assert len(set(slots)) == len(slots) and all(0 <= u < units for u, _ in slots)
-    for k in plan.live:
-        for arg in nodes[k].args:
-            assert sched.start[k] >= sched.ready[arg.index], (nodes[k], arg)
-    # The CORDICs: one angle per phase each, ceil(joints / k) of them.
-    slots = list(plan.cordic_slots.values())
-    assert len(set(slots)) == len(slots)
-    assert len({u for u, _ in slots}) == math.ceil(len(slots) / fold)
-    assert all(0 <= s < fold for _, s in slots)
+    # The stated latency: the last output's ready cycle in the replayed schedule, and the output
+    # queue's two cycles (its memory write and its read register).
+    assert run.output_cycles[0] - run.input_cycles[0] == dut.latency == \
+        replay_modulo_schedule(dut.plan) + 2
 
 
 @pytest.mark.parametrize("fold", [2, 3, 4, 7, 8, 40])
 @pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
 def test_the_modulo_schedule_is_valid(plan, fold):
-    _check_schedule(plan(fold=fold))
+    plan = plan(fold=fold)
+    assert replay_modulo_schedule(plan) == plan.latency
 
 
 def test_a_schedule_with_two_products_in_one_slot_is_wrong_in_the_check():
@@ -89,7 +69,7 @@ def test_a_schedule_with_two_products_in_one_slot_is_wrong_in_the_check():
     plan.schedule.unit[second] = plan.schedule.unit[first]
     plan.schedule.start[second] = plan.schedule.start[first] + 3
     with pytest.raises(AssertionError):
-        _check_schedule(plan)
+        replay_modulo_schedule(plan)
 
 
 @pytest.mark.parametrize("n", heavy_unless([1, 2, 3, 6], small=(1, 2, 3)) +
@@ -99,7 +79,7 @@ def test_random_robots_folded(n):
     robot = random_robot(rng, n, prismatic=0.3)
     for name, array in ARRAYS.items():
         dut = array(robot, width=18, fold=3, tag_width=8)
-        _check_schedule(dut.plan)
+        replay_modulo_schedule(dut.plan)
         run = check_rtl(dut, configurations(robot, rng, 5))
         assert run.output_cycles[0] - run.input_cycles[0] == dut.latency, name
 

@@ -1,0 +1,145 @@
+"""Independent checks of the schedules the hardware runs, for latency tests that must not restate
+a design's own ``latency`` property.
+
+:func:`critical_path` counts the longest chain of registered operations through a traced plan's
+graph with networkx (not with the plan's scheduler). :func:`replay_modulo_schedule` replays a
+folded plan's modulo schedule from its start cycles and the units' latencies alone and returns
+the cycle its last output is ready. :func:`replay_program` replays the Newton-Euler processor
+array's compiled program (operands present before use, one issue per unit per cycle, rounds the
+network carries, no register overwritten while live).
+"""
+
+import math
+
+import networkx as nx
+
+from robohw.cordic.pipelined import pipelined_latency
+from robohw.dataflow.graph import OPS
+from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS
+from robohw.dynamics.array_plan import ADDS, MULTIPLIES
+
+__all__ = ["critical_path", "replay_modulo_schedule", "replay_program"]
+
+
+def _cycles(node, folded):
+    # Folded, a product runs on a shared multiplier with its operand and product registers.
+    if folded and node.op in SHARED_OPS:
+        return MULTIPLIER_STAGES
+    return OPS[node.op][1]
+
+
+def critical_path(plan, folded=False):
+    """Cycles on the longest path through ``plan``'s traced graph: the CORDIC in front of every
+    cos and sin, one cycle per registered operation (a shared multiplier's stages when
+    ``folded``)."""
+    graph = nx.DiGraph()
+    for k in plan.live:
+        node = plan.tracer.nodes[k]
+        if node.op == "input":
+            trig = node.name[:3] in ("cos", "sin")
+            graph.add_edge("ports", k, weight=pipelined_latency(plan.cordic) if trig else 0)
+        for arg in node.args:
+            graph.add_edge(arg.index, k, weight=_cycles(node, folded))
+    return nx.dag_longest_path_length(graph)
+
+
+def replay_modulo_schedule(plan):
+    """Replay a folded ``plan``'s schedule: every node starts once its operands are ready (an
+    operand's ready cycle its start plus its unit's latency), no two products on one multiplier
+    in one phase, ``ceil(products / fold)`` multipliers at least, every CORDIC angle in a phase
+    of its own CORDIC and its cos and sin out a CORDIC's latency later. Returns the cycle the
+    last output is ready (1 if every output is a constant)."""
+    fold, sched, nodes = plan.fold, plan.schedule, plan.tracer.nodes
+    ready = {}
+    for k in plan.live:
+        node = nodes[k]
+        if node.op == "input":
+            ready[k] = sched.start[k]
+            assert ready[k] >= 0, node
+            continue
+        for arg in node.args:
+            assert sched.start[k] >= ready[arg.index], (node, arg)
+        ready[k] = sched.start[k] + _cycles(node, folded=True)
+    products = [k for k in plan.live if nodes[k].op in SHARED_OPS]
+    assert sched.multipliers >= math.ceil(len(products) / fold)
+    assert set(sched.unit) == set(products)
+    slots = [(sched.unit[k], sched.start[k] % fold) for k in products]
+    assert len(set(slots)) == len(slots) and all(0 <= u < sched.multipliers for u, _ in slots)
+    # The CORDICs: one angle per phase each, ceil(joints / fold) of them.
+    slots = list(plan.cordic_slots.values())
+    assert len(set(slots)) == len(slots)
+    assert len({u for u, _ in slots}) == math.ceil(len(slots) / fold)
+    assert all(0 <= s < fold for _, s in slots)
+    for k, (_, slot) in plan.cordic_slots.items():
+        for node in nodes:
+            if node.op == "input" and node.name in (f"cos{k}", f"sin{k}") and \
+                    node.index in ready:
+                assert ready[node.index] == slot + pipelined_latency(plan.cordic), node
+    sources = [node.args[0] if node.op == "neg" else node for node in plan.outputs.values()
+               if not isinstance(node, float)]
+    # All outputs constant (a one-link arm's H): a result still takes a cycle.
+    return max((ready[source.index] for source in sources), default=1)
+
+
+def replay_program(plan):
+    """Check an :class:`robohw.dynamics.array_plan.ArrayPlan`'s program without the plan's own
+    bookkeeping: every operand is at the element (computed there, given there, or delivered by a
+    hop) before the operation issues, a unit issues once a cycle, every round is one the network
+    can carry, and every value a hop sends is at the sender when it leaves. Returns the cycle the
+    last torque is ready (the program's length)."""
+    nodes, program = plan.tracer.nodes, plan.program
+    at = {}                                # (node, element) -> readable from this cycle
+
+    def source(node):
+        return source(node.args[0]) if node.op == "neg" else node
+
+    for k in plan.live:
+        if nodes[k].op == "input":
+            at[(k, plan.element_of(nodes[k]))] = plan.input_ready(nodes[k])
+    events = sorted([(i.cycle, "op", i) for i in program.multiplies + program.adds] +
+                    [(h.cycle, "hop", h) for h in program.hops], key=lambda e: e[0])
+    latency = {**{op: plan.multiplier_latency for op in MULTIPLIES},
+               **{op: plan.adder_latency for op in ADDS}}
+    used, rounds = set(), {}
+    for cycle, kind, item in events:
+        if kind == "op":
+            node = nodes[item.node]
+            unit = "mul" if node.op in MULTIPLIES else "add"
+            assert (cycle, item.element, unit) not in used
+            used.add((cycle, item.element, unit))
+            for arg in node.args:
+                assert at.get((source(arg).index, item.element), math.inf) <= cycle, node
+            at[(item.node, item.element)] = cycle + latency[node.op]
+        else:
+            assert at.get((item.node, item.source), math.inf) <= cycle
+            rounds.setdefault(cycle, []).append((item.source, item.target))
+            at.setdefault((item.node, item.target), cycle + plan.network.stages + 1)
+    assert all(plan.network.compatible(hops) for hops in rounds.values())
+    done = [at[(source(v).index, program.owner[source(v).index])]
+            for v in plan.outputs.values() if not isinstance(v, float)]
+    length = max(done)
+    # Every live operation is issued exactly once.
+    issued = sorted(i.node for i in program.multiplies + program.adds)
+    assert issued == sorted(k for k in plan.live if nodes[k].op in MULTIPLIES + ADDS)
+    # The register files, replayed: each value is written in the cycle before it is readable
+    # and every read (an operand at its issue, a send, a torque at the end) finds it still in
+    # its register, not overwritten by a value that reuses the register.
+    addresses = plan.addresses()
+    reads = [(i.cycle, i.element, source(a).index)
+             for i in program.multiplies + program.adds for a in nodes[i.node].args]
+    reads += [(h.cycle, h.source, h.node) for h in program.hops]
+    reads += [(length, program.owner[source(v).index], source(v).index)
+              for v in plan.outputs.values() if not isinstance(v, float)]
+    writes = sorted((ready - 1, element, k) for (k, element), ready in at.items()
+                    if nodes[k].op != "input")
+    files = [{address: k for k, address in table.items() if nodes[k].op == "input"}
+             for table in addresses]
+    done = 0
+    for cycle, element, k in sorted(reads):
+        while done < len(writes) and writes[done][0] < cycle:
+            _, target, value = writes[done]
+            files[target][addresses[target][value]] = value
+            done += 1
+        assert files[element][addresses[element][k]] == k, (cycle, element, nodes[k])
+    assert plan.registers() == [max(t.values(), default=-1) + 1 for t in addresses]
+    return length

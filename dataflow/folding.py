@@ -16,7 +16,8 @@ from collections import Counter, defaultdict
 
 import networkx as nx
 
-from robohw.hw.devices import DEVICES, dsp_tiles
+from robohw.hw.devices import DEVICES
+from robohw.hw.multiplier import split_product_tiles
 from robohw.hw.stream import check_fold
 from robohw.dataflow.graph import OPS
 from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
@@ -31,10 +32,10 @@ def shared_products(tracer, indices):
 
 def fold_for_tiles(plan, least=1, device="ecp5-85k"):
     """The smallest fold from ``least`` at which the shared products of ``plan`` (a traced
-    plan at its width), each on :func:`robohw.hw.devices.dsp_tiles` DSP tiles, fit
-    ``device``'s tiles: ``ceil(products / k) * tiles_per_product <= tiles``."""
+    plan at its width), each on :func:`robohw.hw.multiplier.split_product_tiles` DSP tiles,
+    fit ``device``'s tiles: ``ceil(products / k) * tiles_per_product <= tiles``."""
     products = len(shared_products(plan.tracer, plan.live))
-    tiles_per_product = dsp_tiles(plan.width, plan.width)
+    tiles_per_product = split_product_tiles(plan.width, plan.width)
     fold = least
     while math.ceil(products / fold) * tiles_per_product > DEVICES[device].dsp:
         fold += 1

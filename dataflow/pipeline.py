@@ -25,7 +25,7 @@ from robohw.dataflow.evaluate import ROUNDING
 from robohw.dataflow.graph import OPS
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_mask, rounding_shift
-from robohw.hw.multiplier import OPERAND_REGISTERS, PRODUCT_REGISTERS, registered_product
+from robohw.hw.multiplier import OPERAND_REGISTERS, SPLIT_PRODUCT_LATENCY, split_product
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
            "INPUT_CELL", "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
@@ -41,9 +41,11 @@ INPUT_CELL = ("in",)
 # was limited to 85.5 MHz by an operand register -> tile -> product register path (11.7 ns,
 # 7.2 of it routing to and from the tile); two on each side: 93.8 MHz (the same path, 10.7 ns);
 # three on each side: 87.5 MHz (the operand multiplexers' inputs then crossed the chip).
+# The product's two registers are robohw.hw.multiplier.split_product's: the tile's, and one
+# beside its consumers (where a product wider than the tile adds the fabric's partial products).
 SHARED_OPS = ("mul", "cmul")
 MULTIPLIER_OPERAND_REGISTERS = 2
-MULTIPLIER_PRODUCT_REGISTERS = 2
+MULTIPLIER_PRODUCT_REGISTERS = SPLIT_PRODUCT_LATENCY - OPERAND_REGISTERS
 MULTIPLIER_STAGES = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS + 1
 
 
@@ -246,7 +248,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
     binary copy of the phase (:meth:`robohw.hw.stream.StreamPipeline.phase_index_copy`): the
     select of each shared multiplier's operand multiplexers. ``platform``: what the design
     is elaborated for; for an ECP5 the shared multipliers' registers at the tile are the
-    tile's own (:func:`robohw.hw.multiplier.registered_product`).
+    tile's own (:func:`robohw.hw.multiplier.split_product`).
     """
     nodes = tracer.nodes
     fold = plan.fold
@@ -333,17 +335,17 @@ def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
     multiplier takes, in each phase, the operands of the product scheduled on it then (a
     multiplexer, driven by :func:`_select_operands` once every value exists), registers them
     :data:`MULTIPLIER_OPERAND_REGISTERS` times and their product
-    :data:`MULTIPLIER_PRODUCT_REGISTERS` times (the last operand and the first product
-    register: :func:`~robohw.hw.multiplier.registered_product`'s, in the DSP tile on an
-    ECP5 ``platform``); each product node rounds the last product register into its own
-    register by its own ``shifts[index]``, in two steps in one cycle
+    :data:`MULTIPLIER_PRODUCT_REGISTERS` times (the last operand register and the product
+    registers: :func:`~robohw.hw.multiplier.split_product`'s, in and beside one DSP tile on an
+    ECP5 ``platform`` up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS`); each product
+    node rounds the last product register into its own register by its own ``shifts[index]``, in two steps in one cycle
     (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the dropped bits below the
     half, then :func:`~robohw.hw.fixed.rounding_increment`, a carry chain over the kept
     ``width + 1`` bits, or all of them if ``exact``, for the range checks; the register wraps
     to ``width``): :data:`MULTIPLIER_STAGES` cycles. Rounding at the node routes better than
     one adder over every bit of a product or a shift multiplexer at the multiplier
-    (``docs/notes/2026-10-inertia-on-the-ecp5.md``). The operands are ``signed(width)`` (one 18 x 18 DSP tile up to 18 bits); a negated operand
-    fits too: every code is under ``2**(width - 1)`` in magnitude
+    (``docs/notes/2026-10-inertia-on-the-ecp5.md``). The operands are ``signed(width)``; a
+    negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
     (:func:`~robohw.dataflow.graph.frac_bits_for` keeps a margin), so its negation is one."""
     by_unit, operands = {}, {}
 
@@ -355,13 +357,10 @@ def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
     for unit in sorted(set(plan.unit.values())):
         operands[unit] = [Signal(signed(width), name=f"mul{unit}_{side}") for side in "ab"]
         a, b = operands[unit]
-        # registered_product holds the last operand registers and the first product registers.
+        # split_product holds the last operand registers and the product registers.
         for stage in range(MULTIPLIER_OPERAND_REGISTERS - OPERAND_REGISTERS):
             a, b = register(a, f"mul{unit}_a_reg{stage}"), register(b, f"mul{unit}_b_reg{stage}")
-        product = registered_product(m, a, b, enable, f"mul{unit}", platform)
-        for stage in range(MULTIPLIER_PRODUCT_REGISTERS - PRODUCT_REGISTERS):
-            product = register(product, f"mul{unit}_p{stage}")
-        by_unit[unit] = product
+        by_unit[unit] = split_product(m, a, b, enable, f"mul{unit}", platform)
     rounded = {}
     for k, unit in plan.unit.items():
         halved, sticky = rounding_shift(by_unit[unit], shifts[k], rounding_mask(shifts[k]))

@@ -11,14 +11,21 @@ REG_INPUTA, REG_INPUTB, REG_OUTPUT); for any other platform, or none (simulation
 it builds the same registers as flip-flops. Both give the same product in the same cycle;
 ``robohw.sim``'s behavioural model of the tile (``ecp5_mult18x18d.v``) lets Verilator run the
 ECP5 netlist against the model.
+
+A product a little wider than a tile need not take four: :func:`split_product` multiplies the
+operands' top 18 bits on one tile and adds, in the fabric, one gated and shifted addend per
+low bit (up to :data:`SPLIT_LOW_BITS` of each operand), in a third register stage. Yosys maps
+a 20 x 20 product onto four tiles and sums their partial products over 36-bit adders.
 """
 
-from amaranth.hdl import ClockSignal, Const, Instance, Signal, signed
+from amaranth.hdl import ClockSignal, Const, Instance, Mux, Signal, signed
 
-from robohw.hw.devices import is_ecp5
+from robohw.hw.devices import dsp_tiles, is_ecp5
 
 __all__ = ["registered_product", "uses_dsp_tile", "OPERAND_REGISTERS", "PRODUCT_REGISTERS",
-           "PRODUCT_LATENCY", "ECP5_TILE_BITS"]
+           "PRODUCT_LATENCY", "ECP5_TILE_BITS", "split_product", "uses_split_tile",
+           "split_product_tiles", "SPLIT_LOW_BITS", "SPLIT_PRODUCT_BITS",
+           "SPLIT_PRODUCT_LATENCY"]
 
 # The registers a product passes: one on each operand, then one on the product (the tile's
 # REG_INPUTA/B and REG_OUTPUT), so the product arrives PRODUCT_LATENCY cycles after its operands.
@@ -28,6 +35,14 @@ PRODUCT_LATENCY = OPERAND_REGISTERS + PRODUCT_REGISTERS
 # A MULT18X18D multiplies two 18-bit operands, signed when SIGNEDA / SIGNEDB are high (TN1267).
 ECP5_TILE_BITS = 18
 _ECP5_PRODUCT_BITS = 2 * ECP5_TILE_BITS
+# The low bits of an operand the fabric takes beside one tile: one addend each, so a 22 x 22
+# product (the shipped real arms' default widths are 19 to 22 bits, docs/robots.md) has eight,
+# summed over the first two register stages in at most two adder levels per cycle.
+SPLIT_LOW_BITS = 4
+SPLIT_PRODUCT_BITS = ECP5_TILE_BITS + SPLIT_LOW_BITS
+# The operand registers, the tile's product register (and the fabric's partial sums beside
+# it), and the register of their sum.
+SPLIT_PRODUCT_LATENCY = PRODUCT_LATENCY + 1
 
 
 def uses_dsp_tile(platform, a_bits, b_bits):
@@ -79,3 +94,70 @@ def registered_product(m, a, b, enable, name, platform=None):
         i_SIGNEDA=Const(1), i_SIGNEDB=Const(1), i_SOURCEA=Const(0), i_SOURCEB=Const(0),
         i_CLK0=ClockSignal(), i_CE0=enable, i_RST0=Const(0), **ports)
     return tile_product[:bits].as_signed()
+
+
+def uses_split_tile(platform, a_bits, b_bits):
+    """Whether :func:`split_product` builds an ``a_bits`` x ``b_bits`` product for
+    ``platform`` as one ECP5 tile and partial products in the fabric (an operand wider than
+    :data:`ECP5_TILE_BITS`, neither wider than :data:`SPLIT_PRODUCT_BITS`)."""
+    return is_ecp5(platform) and ECP5_TILE_BITS < max(a_bits, b_bits) <= SPLIT_PRODUCT_BITS
+
+
+def split_product_tiles(a_bits, b_bits):
+    """ECP5 DSP tiles of one :func:`split_product` of ``a_bits`` x ``b_bits``: one up to
+    :data:`SPLIT_PRODUCT_BITS`, otherwise Yosys's split (:func:`robohw.hw.devices.dsp_tiles`)."""
+    if max(a_bits, b_bits) <= SPLIT_PRODUCT_BITS:
+        return 1
+    return dsp_tiles(a_bits, b_bits)
+
+
+def _register(m, value, name, enable):
+    held = Signal(value.shape(), name=name, reset_less=True)
+    with m.If(enable):
+        m.d.sync += held.eq(value)
+    return held
+
+
+def _pairwise(terms, levels):
+    """``terms`` summed pairwise ``levels`` times (an adder level each)."""
+    for _ in range(levels):
+        if len(terms) == 1:
+            break
+        terms = [sum(terms[i:i + 2]) for i in range(0, len(terms), 2)]
+    return terms
+
+
+def split_product(m, a, b, enable, name, platform=None):
+    """``a * b`` of two signed values, :data:`SPLIT_PRODUCT_LATENCY` cycles later.
+
+    Every register moves when ``enable`` is high (a stalled pipeline holds them all). Returns
+    the last register's value, ``signed(len(a) + len(b))`` (the exact product). The operands
+    should come straight from registers: the first stage's sums are two adder levels from them.
+
+    Built as :func:`registered_product` and a register after it, unless
+    :func:`uses_split_tile`: then, with ``a = ah 2**ka + al`` (``ah`` the top 18 bits, signed;
+    ``al`` the ``ka`` low bits, unsigned) and ``b`` likewise,
+    ``a b = ah bh 2**(ka + kb) + ah bl 2**ka + al b``. The tile multiplies ``ah bh`` with its
+    input and output registers; ``ah bl`` and ``al b`` are a gated, shifted addend per low bit,
+    summed beside the tile's two stages; the third register adds the two products. No ``$mul``
+    is left for Yosys to map onto more tiles.
+    """
+    a, b = a.as_signed(), b.as_signed()
+    bits = len(a) + len(b)
+    if not uses_split_tile(platform, len(a), len(b)):
+        return _register(m, registered_product(m, a, b, enable, name, platform),
+                         f"{name}_sum", enable)
+    low_a, low_b = max(len(a) - ECP5_TILE_BITS, 0), max(len(b) - ECP5_TILE_BITS, 0)
+    high_a, high_b = a[low_a:].as_signed(), b[low_b:].as_signed()
+    top = registered_product(m, high_a, high_b, enable, name, platform)
+    terms = [Mux(b[i], high_a, 0) << (low_a + i) for i in range(low_b)] + \
+            [Mux(a[i], b, 0) << i for i in range(low_a)]
+    # Two adder levels into the first stage, the rest into the second (eight addends at most).
+    for stage in range(2):
+        terms = [_register(m, term, f"{name}_partial{stage}_{i}", enable)
+                 for i, term in enumerate(_pairwise(terms, 2 if stage == 0 else 1))]
+    if len(terms) != 1:
+        raise AssertionError(f"{len(terms)} partial sums left; at most {SPLIT_LOW_BITS} low "
+                             "bits an operand")
+    total = (top << (low_a + low_b)) + terms[0]
+    return _register(m, total[:bits].as_signed(), f"{name}_sum", enable)

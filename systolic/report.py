@@ -10,6 +10,7 @@ import numpy as np
 
 from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.hw.devices import DEVICES, dsp_tiles
+from robohw.hw.multiplier import split_product_tiles
 from robohw.robots import load_robot
 from robohw.systolic.designs import DESIGNS, InertiaDesign
 from robohw.systolic.reference import jacobian_inertia
@@ -74,11 +75,12 @@ def tradeoff(sizes, measured=()):
 
 
 def _estimated_dsp(plan):
-    """18 x 18 tiles of the plan's multipliers: shared ones at the full width, unfolded
-    constant multipliers at their constant's width."""
+    """18 x 18 tiles of the plan's multipliers: shared ones at the full width (one tile each up
+    to :data:`robohw.hw.multiplier.SPLIT_PRODUCT_BITS`), unfolded constant multipliers at their
+    constant's width."""
     width = plan.width
     if plan.fold > 1:
-        return plan.schedule.multipliers * dsp_tiles(width, width)
+        return plan.schedule.multipliers * split_product_tiles(width, width)
     nodes = [plan.tracer.nodes[k] for k in plan.live]
     return sum(dsp_tiles(width, width) for n in nodes if n.op == "mul") + \
         sum(dsp_tiles(width, plan.formats[n.index].const_code.bit_length() + 1)

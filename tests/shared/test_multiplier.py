@@ -6,15 +6,16 @@ import re
 
 import numpy as np
 import pytest
-from amaranth.back import verilog
+from amaranth.back import rtlil, verilog
 from amaranth.hdl import Module, Signal, signed
 from amaranth.sim import Simulator
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan, model_codes
 from robohw.hw.devices import DEVICES
-from robohw.hw.multiplier import (ECP5_TILE_BITS, PRODUCT_LATENCY, registered_product,
-                                  uses_dsp_tile)
+from robohw.hw.multiplier import (ECP5_TILE_BITS, PRODUCT_LATENCY, SPLIT_PRODUCT_BITS,
+                                  SPLIT_PRODUCT_LATENCY, registered_product, split_product,
+                                  split_product_tiles, uses_dsp_tile, uses_split_tile)
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.primitives import primitive_models
 
@@ -88,6 +89,48 @@ def test_the_generic_product_arrives_two_enabled_cycles_later_and_holds_in_a_sta
     assert checked > 20
 
 
+def test_the_split_tile_serves_ecp5_products_of_19_to_22_bits():
+    assert SPLIT_PRODUCT_BITS == 22 and SPLIT_PRODUCT_LATENCY == PRODUCT_LATENCY + 1
+    assert uses_split_tile(ECP5, 19, 12) and uses_split_tile(ECP5, 22, 22)
+    assert not uses_split_tile(ECP5, 18, 18) and not uses_split_tile(ECP5, 23, 18)
+    assert not uses_split_tile(ICE40, 20, 20) and not uses_split_tile(None, 20, 20)
+
+
+def test_the_generic_split_product_arrives_three_enabled_cycles_later():
+    m = Module()
+    a, b, enable = Signal(signed(21)), Signal(signed(20)), Signal()
+    product = split_product(m, a, b, enable, "mul")
+    assert product.shape() == signed(41)
+    rng = np.random.default_rng(5)
+    pairs = [(-2**20, -2**19), (2**20 - 1, -2**19)] + \
+        [(int(x), int(y)) for x, y in zip(rng.integers(-2**20, 2**20, 40),
+                                          rng.integers(-2**19, 2**19, 40))]
+    stalls = rng.random(len(pairs)) < 0.3
+    seen = []
+
+    async def bench(ctx):
+        history = []
+        for (x, y), stall in zip(pairs, stalls):
+            ctx.set(a, x)
+            ctx.set(b, y)
+            ctx.set(enable, int(not stall))
+            await ctx.tick()
+            if not stall:
+                history.append(x * y)
+            seen.append((ctx.get(product), list(history)))
+
+    sim = Simulator(m)
+    sim.add_clock(1e-6)
+    sim.add_testbench(bench)
+    sim.run()
+    checked = 0
+    for value, history in seen:
+        if len(history) >= SPLIT_PRODUCT_LATENCY:
+            assert value == history[-SPLIT_PRODUCT_LATENCY]
+            checked += 1
+    assert checked > 20
+
+
 @pytest.mark.heavy
 def test_an_ecp5_netlist_has_a_tile_per_shared_multiplier_with_its_registers_on():
     dut = _pipeline(12)
@@ -109,15 +152,26 @@ def test_an_ecp5_netlist_has_a_tile_per_shared_multiplier_with_its_registers_on(
         assert len(re.findall(rf"reg .*\bmul\d+_{register} =", generic)) == units
         assert not re.findall(rf"\bmul\d+_{register}\b", ecp5)
     assert "module MULT18X18D(" in primitive_models(ecp5)
-    # Wider than a tile (20 bits): Yosys splits each product over four tiles; no registers
-    # go in.
-    assert not _tiles(verilog.convert(_pipeline(20), name="top", platform=ECP5))
+    # Wider than a tile, up to SPLIT_PRODUCT_BITS: still one tile per multiplier with its
+    # registers, the low bits' partial products in the fabric and no product left for Yosys to
+    # map; wider (24 bits): Yosys splits each product over four tiles, no registers go in.
+    for width in (19, 20, SPLIT_PRODUCT_BITS):
+        wide = verilog.convert(_pipeline(width), name="top", platform=ECP5)
+        assert len(_tiles(wide)) == units, width
+        assert "cell $mul " not in rtlil.convert(_pipeline(width), name="top", platform=ECP5)
+        assert re.findall(r"\bmul\d+_partial0_0\b", wide) and \
+            split_product_tiles(width, width) == 1
+    assert not _tiles(verilog.convert(_pipeline(24), name="top", platform=ECP5))
+    assert "cell $mul " in rtlil.convert(_pipeline(24), name="top", platform=ECP5)
+    assert split_product_tiles(24, 24) == 4
 
 
-def test_the_ecp5_netlist_equals_the_model_in_the_same_cycles(compiled_models):
+@pytest.mark.parametrize("width", [12, 20, SPLIT_PRODUCT_BITS])
+def test_the_ecp5_netlist_equals_the_model_in_the_same_cycles(width, compiled_models):
     # Verilator runs the tiles as robohw.sim.primitives models them (Lattice TN1267); the
-    # results and their cycles must be the generic netlist's and the bit-exact model's.
-    dut = _pipeline(12)
+    # results and their cycles must be the generic netlist's and the bit-exact model's (above
+    # 18 bits with the partial products of the low bits in the fabric).
+    dut = _pipeline(width)
     rng = np.random.default_rng(11)
     (low, high), = {dut.plan.field_limits[name] for name in "abc"}   # [-1, 1] each
     codes = {name: rng.integers(low, high + 1, 400) for name in "abc"}

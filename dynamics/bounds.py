@@ -23,6 +23,7 @@ range at every cross product. Notation as in :func:`robohw.dynamics.reference.ba
 import math
 
 from robohw.robots import is_urdf
+from robohw.robots.sampling import missing_limits
 from robohw.robots.urdf import sidecar_path
 
 __all__ = ["DynamicsBounds"]
@@ -34,14 +35,12 @@ class DynamicsBounds:
     ``hand_force`` (N) and ``hand_moment`` (N m). Lists are indexed by link, 0-based."""
 
     def __init__(self, robot, hand_force=0.0, hand_moment=0.0):
-        missing = [k + 1 for k, joint in enumerate(robot.joints)
-                   if joint.velocity_limit is None or joint.acceleration_limit is None]
+        missing = missing_limits(robot)
         if missing:
             where = f"; give them in its sidecar {sidecar_path(robot.source)}" \
                 if is_urdf(robot.source) else ""
-            raise ValueError(f"{robot.source or robot.name}: joints {missing} have no "
-                             f"velocity_limit and acceleration_limit (the bounds the hardware's "
-                             f"number formats are proven from{where})")
+            raise ValueError(f"{robot.source or robot.name}: {missing} (the bounds the "
+                             f"hardware's number formats are proven from{where})")
         n = robot.dof
         self.revolute = [joint.type == "revolute" for joint in robot.joints]
         self.velocity = [joint.velocity_limit for joint in robot.joints]

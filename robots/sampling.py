@@ -14,8 +14,9 @@ import numpy as np
 
 from robohw.robots.description import Joint, Robot
 
-__all__ = ["joint_limits", "sample_joints", "sample_states", "random_robot", "sample_poses",
-           "sample_trajectory", "POSE_SPREAD", "TRAJECTORY_AMPLITUDE", "SERVO_RATE"]
+__all__ = ["joint_limits", "sample_joints", "sample_states", "missing_limits", "random_robot",
+           "sample_poses", "sample_trajectory", "POSE_SPREAD", "TRAJECTORY_AMPLITUDE",
+           "SERVO_RATE"]
 
 # A platform's poses are drawn uniformly within its home +- these, by kind (m, rad; planar: m,
 # m, rad): the workspace of the reports and tests, where every leg of the shipped platforms
@@ -35,15 +36,26 @@ def sample_joints(robot, count, rng):
     return rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
 
 
+def missing_limits(robot):
+    """What ``robot``'s joints lack of ``velocity_limit`` and ``acceleration_limit``, as text
+    (``"joints [1, 2] have no acceleration_limit"``), or ``""``."""
+    lacking = {}
+    for field in ("velocity_limit", "acceleration_limit"):
+        joints = [k + 1 for k, joint in enumerate(robot.joints) if getattr(joint, field) is None]
+        if joints:
+            lacking[field] = joints
+    if len(lacking) == 2 and lacking["velocity_limit"] == lacking["acceleration_limit"]:
+        return f"joints {lacking['velocity_limit']} have no velocity_limit and acceleration_limit"
+    return "; ".join(f"joints {joints} have no {field}" for field, joints in lacking.items())
+
+
 def sample_states(robot, count, rng):
     """``(q, qd, qdd)``, each ``(count, dof)``, uniform within the joint limits and within
     every joint's ``velocity_limit`` and ``acceleration_limit`` (``ValueError`` if a joint has
     none)."""
-    missing = [k + 1 for k, joint in enumerate(robot.joints)
-               if joint.velocity_limit is None or joint.acceleration_limit is None]
+    missing = missing_limits(robot)
     if missing:
-        raise ValueError(f"{robot.name}: joints {missing} have no velocity_limit and "
-                         f"acceleration_limit")
+        raise ValueError(f"{robot.name}: {missing}")
     q = sample_joints(robot, count, rng)
     velocity = np.array([joint.velocity_limit for joint in robot.joints])
     acceleration = np.array([joint.acceleration_limit for joint in robot.joints])

@@ -17,8 +17,11 @@ The chain:
   (by the parallel-axis theorem), and placements compose.
 - ``tip`` (a link name), or without it: when every movable joint below the base lies on one
   branch, that branch, to the child of its last movable joint (the fixed branches elsewhere,
-  a UR5's ``base``, ``ee_link`` and ``tool0``, merged where they hang); when movable joints lie
-  on several branches (a Panda's fingers) the file is refused with the candidate tips.
+  a UR5's ``base``, ``ee_link`` and ``tool0``, merged where they hang). When movable joints lie
+  on several branches that part at one link, and the chain to it holds more movable joints
+  than any branch past it (a Panda's fingers, one joint each past ``panda_hand``), the tip is
+  that link and the joints past it are locked, with a :class:`RobotFileWarning` naming them;
+  otherwise (two arms on a torso) the file is refused with the candidate tips.
 - Joints off the chain are locked, at 0 or at the sidecar's ``position`` (a mimic joint at its
   master's locked position times its multiplier plus its offset), and their links merged.
   A mimic joint on the chain, or one that follows a chain joint, is refused.
@@ -48,21 +51,28 @@ lacks, in TOML::
     position = 0.02               #   the chain, the position it is locked at
 
 A velocity limit may only tighten the URDF's; a locked position must lie within the joint's
-limits.
+limits. URDF has no acceleration limits: a chain joint that no sidecar gives one takes
+:data:`DEFAULT_ACCELERATION_LIMIT`, with a :class:`RobotFileWarning` (the dynamics hardware
+sizes its formats from it; a state beyond it comes out flagged out of bounds).
 """
 
 import math
 import pathlib
 import tomllib
+import warnings
 import xml.etree.ElementTree
 
 import numpy as np
 
 from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3, inertia_six
-from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError
+from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError, RobotFileWarning
 from robohw.robots.toml_file import TOLERANCE, inertia_tensor, known_fields, number, numbers
 
-__all__ = ["load_urdf", "sidecar_path", "URDF_SUFFIXES"]
+__all__ = ["load_urdf", "sidecar_path", "URDF_SUFFIXES", "DEFAULT_ACCELERATION_LIMIT"]
+
+# A chain joint's |qdd| bound (rad/s^2, m/s^2) when no sidecar gives one: the bound the shipped
+# UR5's sidecar takes (MoveIt's configurations of the UR arms, for time parametrization).
+DEFAULT_ACCELERATION_LIMIT = 10.0
 
 URDF_SUFFIXES = (".urdf", ".xacro")
 _MOVING = ("revolute", "continuous", "prismatic")
@@ -490,7 +500,8 @@ def load_urdf(path, *, base=None, tip=None):
         chain_joints.append(ChainJoint(
             name=joint.name, type="prismatic" if joint.type == "prismatic" else "revolute",
             placement=item["placement"], axis=joint.axis, limits=joint.limits,
-            velocity_limit=velocity, acceleration_limit=settings.get("acceleration_limit"),
+            velocity_limit=velocity,
+            acceleration_limit=settings.get("acceleration_limit", DEFAULT_ACCELERATION_LIMIT),
             mass=float(body.mass), com=tuple(float(v) for v in body.com),
             inertia=inertia_six(body.inertia),
             armature=settings.get("armature", 0.0), damping=joint.damping,
@@ -498,6 +509,13 @@ def load_urdf(path, *, base=None, tip=None):
     for joint in joints.values():      # every movable joint off the chain, held
         if joint.moving and joint.name not in on_chain and joint.child in set(below(base)):
             position(joint)
+    assumed = [item["joint"].name for item in out
+               if "acceleration_limit" not in {**top, **per_joint.get(item["joint"].name, {})}]
+    if assumed:
+        warnings.warn(f"{path}: no acceleration_limit for joints {', '.join(assumed)}: taking "
+                      f"{DEFAULT_ACCELERATION_LIMIT:g} per second squared, which the dynamics "
+                      f"hardware is sized for (give them in its sidecar {sidecar_path(path)})",
+                      RobotFileWarning, stacklevel=3)
     return Chain(name=root.get("name") or path.stem, joints=tuple(chain_joints), tip=pending,
                  gravity=tuple(top.get("gravity", DEFAULT_GRAVITY)), source=str(path),
                  base_link=base, tip_link=tip,
@@ -506,7 +524,9 @@ def load_urdf(path, *, base=None, tip=None):
 
 def _default_tip(path, base, below, path_to, joints, parent_of, children):
     """The tip when none is given: the child of the last movable joint, when every movable
-    joint below ``base`` lies on one branch; else refused with the candidates."""
+    joint below ``base`` lies on one branch; the link where the branches part, when the chain
+    to it holds more movable joints than any branch past it (a hand's fingers, then locked);
+    else refused with the candidates."""
     ends = [j.child for j in joints.values() if j.moving and path_to(j.child) is not None]
     if not ends:
         raise RobotFileError(f"{path}: no movable joint below the base link {base}")
@@ -514,6 +534,26 @@ def _default_tip(path, base, below, path_to, joints, parent_of, children):
     on_branch = {j.child for j in path_to(deepest)}
     if all(end in on_branch for end in ends):
         return deepest
+    # The link every end descends from, deepest: the common path of the ends no other end
+    # descends from, then its last child.
+    above = {j.child for end in ends for j in path_to(end)[:-1]}
+    paths = [path_to(end) for end in ends if end not in above]
+    common = 0
+    while all(len(p) > common and p[common] is paths[0][common] for p in paths):
+        common += 1
+    fork = paths[0][common - 1].child if common else base
+    before = sum(j.moving for j in paths[0][:common])
+    past = {}
+    for joint_path in (p for p in paths if len(p) > common):
+        branch = joint_path[common].name
+        past[branch] = max(past.get(branch, 0), sum(j.moving for j in joint_path[common:]))
+    if before > max(past.values()):
+        locked = sorted(j.name for j in joints.values()
+                        if j.moving and j.child != fork and j.child in below(fork))
+        warnings.warn(f"{path}: movable joints on several branches: the tip is {fork}, where "
+                      f"they part ({', '.join(locked)} locked; --tip LINK for another)",
+                      RobotFileWarning, stacklevel=4)
+        return fork
     # Several branches: the leaves below a movable joint, and the links where they part.
     leaves = sorted({leaf for end in ends for leaf in below(end) if not children[leaf]})
     forks = sorted({link for link in below(base)

@@ -216,7 +216,8 @@ def add_robot(command, default=None, what=""):
                          help="a URDF robot's base link (default: its root)")
     command.add_argument("--tip", metavar="LINK",
                          help="a URDF robot's tip link (default: the child of its last "
-                              "movable joint, when they lie on one branch)")
+                              "movable joint, when they lie on one branch; where a hand's "
+                              "fingers part, locking them)")
 
 
 def file_command(commands, name, summary, example, source, source_help, out_help, backends,

@@ -15,6 +15,7 @@ from robohw.flows.simulate import simulate
 from robohw.registry import DESIGNS, design, robot_designs
 from robohw.robots import RobotFileError, hardware_robot, load_robot
 from robohw.robots.chain import Placement, as_chain
+from robohw.robots.description import RobotFileWarning
 from robohw.robots.hardware_form import SNAP_ERROR, SNAP_TOLERANCE, hardware_form
 from robohw.robots.loading import robot_label
 from robohw.systolic.designs import ROBOT_WIDTHS
@@ -216,6 +217,27 @@ def test_the_commands_take_a_robot(tmp_path, capsys):
     assert rows[0].startswith("design,robot,width,fold,device,")
     assert rows[1].startswith("inertia-logdepth,ur5,18,")
     assert "inertia-logdepth for ur5 on ecp5-85k" in (sweep / "sweep.md").read_text()
+
+
+@pytest.mark.heavy
+def test_urdfs_straight_from_example_robot_data(tmp_path, capsys):
+    """Copies without the shipped sidecars: the UR5 takes the default acceleration limit and
+    the Panda the hand as its tip, each said in one warning line, and the commands run."""
+    shipped = pathlib.Path(load_robot("ur5").source).parent
+    for name in ("ur5", "panda"):
+        (tmp_path / f"{name}.urdf").write_text((shipped / f"{name}.urdf").read_text())
+    with pytest.warns(RobotFileWarning, match="no acceleration_limit for joints "
+                      "shoulder_pan_joint, shoulder_lift_joint, elbow_joint, wrist_1_joint, "
+                      "wrist_2_joint, wrist_3_joint: taking 10 per second squared"):
+        assert main(["sim", "dynamics-array", "--robot", str(tmp_path / "ur5.urdf"),
+                     "--count", "4"]) == 0
+    assert "equals_model     True" in capsys.readouterr().out
+    out = tmp_path / "verilog"
+    with pytest.warns(RobotFileWarning, match="the tip is panda_hand, where they part"):
+        assert main(["export", "--robot", str(tmp_path / "panda.urdf"), "--designs",
+                     "inertia-linear", "--widths", "18", "--out", str(out), "--no-lint"]) == 0
+    sidecar = json.loads((out / "inertia_linear_panda_w18_f6.json").read_text())
+    assert sidecar["robot"]["sidecar"] is None and sidecar["robot"]["tip"] is None
 
 
 # Each shipped arm's designs under Verilator, under stalls (a build of a minute or two each):

@@ -12,7 +12,8 @@ from robohw.robots.algebra import FloatArith
 from robohw.robots import RobotFileError, load_robot
 from robohw.robots.chain import as_chain, joint_poses
 from robohw.robots.kinematics import forward_kinematics, tool_jacobian
-from robohw.robots.urdf import sidecar_path
+from robohw.robots.description import RobotFileWarning
+from robohw.robots.urdf import DEFAULT_ACCELERATION_LIMIT, sidecar_path
 from robohw.systolic.reference import inertia_matrix, joint_inputs, link_frames, table1
 from robohw.transputer.lagrange_euler import lagrange_euler_torques
 
@@ -102,14 +103,19 @@ def test_the_tip_rule_and_merged_links(tmp_path):
     # tool0 (massless) merged into wrist_3_link.
     assert sum(j.mass for j in ur5.joints) == pytest.approx(3.7 + 8.393 + 2.275 + 1.219 * 2
                                                              + 0.1879)
-    # The Panda without its sidecar (whose tip is panda_hand): the tip rule names the
-    # candidates.
+    # The Panda without its sidecar: the branches part at panda_hand, seven joints before it
+    # and one a finger past it, so the tip is the hand and the fingers are locked, said in a
+    # warning; the chain is the shipped one's (whose sidecar names that tip).
     bare = tmp_path / "panda.urdf"
     bare.write_text((ROBOTS / "panda.urdf").read_text())
-    with pytest.raises(RobotFileError, match="movable joints on several branches: give --tip "
-                                             "LINK, one of panda_hand, panda_hand_tcp, "
-                                             "panda_leftfinger, panda_rightfinger"):
-        load_robot(bare)
+    with pytest.warns(RobotFileWarning, match="movable joints on several branches: the tip is "
+                                              "panda_hand, where they part "
+                                              r"\(panda_finger_joint1, panda_finger_joint2 "
+                                              r"locked; --tip LINK for another\)"):
+        chain = load_robot(bare)
+    shipped = load_robot("panda")
+    assert (chain.tip_link, chain.locked) == ("panda_hand", shipped.locked)
+    assert [j.placement for j in chain.joints] == [j.placement for j in shipped.joints]
     assert load_robot("panda").tip_link == "panda_hand"
     assert load_robot("panda", tip="panda_hand_tcp").tip_link == "panda_hand_tcp"
     (tmp_path / "panda.urdf.toml").write_text('tip = "panda_wrist"\n')
@@ -298,6 +304,33 @@ def test_hostile_urdfs_are_refused_in_one_line(tmp_path, text, tip, message):
     with pytest.raises(RobotFileError, match=message) as caught:
         load_robot(path, tip=tip)
     assert "\n" not in str(caught.value) and str(caught.value).startswith(str(path))
+
+
+def test_two_arms_on_a_torso_need_a_tip(tmp_path):
+    # The branches part at the upper link after one joint, with one joint past it on each:
+    # not a hand's fingers (the chain to the fork holds no more joints than a branch).
+    path = tmp_path / "arm.urdf"
+    path.write_text(minimal(extra='<link name="other"/><joint name="twin" type="revolute">'
+                                  '<parent link="upper"/><child link="other"/><axis xyz="1 0 0"/>'
+                                  '<limit lower="-1" upper="1" velocity="2"/></joint>'))
+    with pytest.raises(RobotFileError, match="movable joints on several branches: give --tip "
+                                             "LINK, one of upper, fore, other"):
+        load_robot(path)
+
+
+def test_a_urdf_without_acceleration_limits_takes_the_default(tmp_path):
+    path = tmp_path / "arm.urdf"
+    path.write_text(minimal())
+    with pytest.warns(RobotFileWarning, match="arm.urdf: no acceleration_limit for joints "
+                                              "shoulder, elbow: taking 10 per second squared, "
+                                              "which the dynamics hardware is sized for "
+                                              r"\(give them in its sidecar .*arm\.urdf\.toml\)"):
+        chain = load_robot(path)
+    assert [j.acceleration_limit for j in chain.joints] == [DEFAULT_ACCELERATION_LIMIT] * 2
+    sidecar_path(path).write_text("[joint.elbow]\nacceleration_limit = 4.0\n")
+    with pytest.warns(RobotFileWarning, match="no acceleration_limit for joints shoulder:"):
+        chain = load_robot(path)
+    assert [j.acceleration_limit for j in chain.joints] == [10.0, 4.0]
 
 
 def test_a_tip_off_the_base_is_refused(tmp_path):

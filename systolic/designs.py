@@ -2,11 +2,15 @@
 :class:`~robohw.systolic.LinearInertiaArray` and :class:`~robohw.systolic.LogDepthInertiaArray`
 for the PUMA 560."""
 
+import dataclasses
+import hashlib
+
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
 from robohw.dataflow.folding import fold_for_tiles
 from robohw.robots.sampling import sample_joints
+from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
@@ -16,7 +20,7 @@ from robohw.systolic.array import MIN_WIDTH
 from robohw.systolic.model import MAX_WIDTH, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
-__all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS"]
+__all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS", "inertia_digest"]
 
 # The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
 # and its placement on an ECP5-85F did not finish routing), at 7.1e-5 of max |H| from float64
@@ -24,14 +28,25 @@ __all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS"]
 INERTIA_WIDTH = 18
 
 
-# Each shipped arm's default widths (by the digest of the loaded robot,
-# robohw.robots.loading.robot_record): the narrowest at which the bit-exact model is within
-# 1e-4 of max |H| over 100,000 states within the limits (docs/robots.md has the table of
-# accuracy by width; tests/shared/test_hardware_form.py measures it again).
+# Each shipped arm's default widths (by inertia_digest: a copy of the URDF without the shipped
+# sidecar, whose speed limits the arrays never read, finds them too): the narrowest at which
+# the bit-exact model is within 1e-4 of max |H| over 100,000 states within the limits
+# (docs/robots.md has the table of accuracy by width; tests/shared/test_hardware_form.py
+# measures it again).
 ROBOT_WIDTHS = {
-    "7efe057ccc8c29c5": {"linear": 20, "logdepth": 19},     # ur5
-    "08b0b60311048a4e": {"linear": 21, "logdepth": 19},     # panda (tip panda_hand)
+    "fed6121044285cc6": {"linear": 20, "logdepth": 19},     # ur5
+    "c84c1eb586e44df6": {"linear": 21, "logdepth": 19},     # panda (tip panda_hand)
 }
+
+
+def inertia_digest(robot):
+    """16 hex digits of SHA-256 over what the inertia arrays are generated from: ``robot``'s
+    description (:func:`robohw.robots.toml_file.description_identity`) without its joints'
+    velocity and acceleration limits."""
+    joints = tuple(dataclasses.replace(j, velocity_limit=None, acceleration_limit=None)
+                   for j in robot.joints)
+    text = description_identity(dataclasses.replace(robot, joints=joints))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class InertiaDesign(Design):
@@ -52,11 +67,11 @@ class InertiaDesign(Design):
 
     def for_robot(self, robot, label, digest):
         """The design for ``robot``: its default width the shipped arm's of
-        :data:`ROBOT_WIDTHS` (else :data:`INERTIA_WIDTH`), its default fold the smallest from
+        :data:`ROBOT_WIDTHS` (by :func:`inertia_digest`; else :data:`INERTIA_WIDTH`), its default fold the smallest from
         the registry's at which the shared products fit the ECP5-85F's DSP tiles at that width
         (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that width and at 24."""
         twin = super().for_robot(robot, label, digest)
-        width = ROBOT_WIDTHS.get(digest, {}).get(self.array, INERTIA_WIDTH)
+        width = ROBOT_WIDTHS.get(inertia_digest(robot), {}).get(self.array, INERTIA_WIDTH)
         twin.default_width, twin.widths = width, tuple(sorted({width, 24}))
         twin.default_fold = fold_for_tiles(PLANS[self.array](robot, width=width),
                                            least=self.default_fold)

@@ -52,15 +52,18 @@ def test_the_tile_serves_ecp5_products_of_up_to_18_bits():
     assert not uses_dsp_tile(ICE40, 16, 16) and not uses_dsp_tile(None, 16, 16)
 
 
-def test_the_generic_product_arrives_two_enabled_cycles_later_and_holds_in_a_stall():
+def _check_delay(build, a_bits, b_bits, latency, seed):
+    """``build(m, a, b, enable)``'s product, simulated under random stalls with the extreme
+    operands first: after each tick, that of the operands ``latency`` enabled cycles ago."""
     m = Module()
-    a, b, enable = Signal(signed(5)), Signal(signed(7)), Signal()
-    product = registered_product(m, a, b, enable, "mul")
-    assert product.shape() == signed(12)
-    rng = np.random.default_rng(3)
-    pairs = [(int(x), int(y)) for x, y in zip(rng.integers(-16, 16, 40),
-                                              rng.integers(-64, 64, 40))]
-    pairs[:2] = [(-16, -64), (15, -64)]     # the extremes: 1024 and -960
+    a, b, enable = Signal(signed(a_bits)), Signal(signed(b_bits)), Signal()
+    product = build(m, a, b, enable)
+    assert product.shape() == signed(a_bits + b_bits)
+    low_a, low_b = -2 ** (a_bits - 1), -2 ** (b_bits - 1)
+    rng = np.random.default_rng(seed)
+    pairs = [(low_a, low_b), (-low_a - 1, low_b)] + \
+        [(int(x), int(y)) for x, y in zip(rng.integers(low_a, -low_a, 40),
+                                          rng.integers(low_b, -low_b, 40))]
     stalls = rng.random(len(pairs)) < 0.3
     seen = []
 
@@ -79,14 +82,18 @@ def test_the_generic_product_arrives_two_enabled_cycles_later_and_holds_in_a_sta
     sim.add_clock(1e-6)
     sim.add_testbench(bench)
     sim.run()
-    # After each tick the product is that of the operands PRODUCT_LATENCY enabled cycles ago.
-    assert PRODUCT_LATENCY == 2
     checked = 0
     for value, history in seen:
-        if len(history) >= PRODUCT_LATENCY:
-            assert value == history[-PRODUCT_LATENCY]
+        if len(history) >= latency:
+            assert value == history[-latency]
             checked += 1
     assert checked > 20
+
+
+def test_the_generic_product_arrives_two_enabled_cycles_later_and_holds_in_a_stall():
+    assert PRODUCT_LATENCY == 2
+    _check_delay(lambda m, a, b, enable: registered_product(m, a, b, enable, "mul"), 5, 7,
+                 PRODUCT_LATENCY, seed=3)
 
 
 def test_the_split_tile_serves_ecp5_products_of_19_to_22_bits():
@@ -97,38 +104,8 @@ def test_the_split_tile_serves_ecp5_products_of_19_to_22_bits():
 
 
 def test_the_generic_split_product_arrives_three_enabled_cycles_later():
-    m = Module()
-    a, b, enable = Signal(signed(21)), Signal(signed(20)), Signal()
-    product = split_product(m, a, b, enable, "mul")
-    assert product.shape() == signed(41)
-    rng = np.random.default_rng(5)
-    pairs = [(-2**20, -2**19), (2**20 - 1, -2**19)] + \
-        [(int(x), int(y)) for x, y in zip(rng.integers(-2**20, 2**20, 40),
-                                          rng.integers(-2**19, 2**19, 40))]
-    stalls = rng.random(len(pairs)) < 0.3
-    seen = []
-
-    async def bench(ctx):
-        history = []
-        for (x, y), stall in zip(pairs, stalls):
-            ctx.set(a, x)
-            ctx.set(b, y)
-            ctx.set(enable, int(not stall))
-            await ctx.tick()
-            if not stall:
-                history.append(x * y)
-            seen.append((ctx.get(product), list(history)))
-
-    sim = Simulator(m)
-    sim.add_clock(1e-6)
-    sim.add_testbench(bench)
-    sim.run()
-    checked = 0
-    for value, history in seen:
-        if len(history) >= SPLIT_PRODUCT_LATENCY:
-            assert value == history[-SPLIT_PRODUCT_LATENCY]
-            checked += 1
-    assert checked > 20
+    _check_delay(lambda m, a, b, enable: split_product(m, a, b, enable, "mul"), 21, 20,
+                 SPLIT_PRODUCT_LATENCY, seed=5)
 
 
 @pytest.mark.heavy

@@ -338,10 +338,10 @@ def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
     :data:`MULTIPLIER_PRODUCT_REGISTERS` times (the last operand register and the product
     registers: :func:`~robohw.hw.multiplier.split_product`'s, in and beside one DSP tile on an
     ECP5 ``platform`` up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS`); each product
-    node rounds the last product register into its own register by its own ``shifts[index]``, in two steps in one cycle
-    (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the dropped bits below the
-    half, then :func:`~robohw.hw.fixed.rounding_increment`, a carry chain over the kept
-    ``width + 1`` bits, or all of them if ``exact``, for the range checks; the register wraps
+    node rounds the last product register into its own register by its own ``shifts[index]``,
+    in two steps in one cycle (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the
+    dropped bits below the half, then :func:`~robohw.hw.fixed.rounding_increment`, a carry
+    chain over the kept ``width + 1`` bits, or all of them if ``exact``, for the range checks; the register wraps
     to ``width``): :data:`MULTIPLIER_STAGES` cycles. Rounding at the node routes better than
     one adder over every bit of a product or a shift multiplexer at the multiplier
     (``docs/notes/2026-10-inertia-on-the-ecp5.md``). The operands are ``signed(width)``; a

@@ -484,11 +484,13 @@ def load_urdf(path, *, base=None, tip=None):
         if segment_index >= 0:
             segment_body.add(hanging(joint.child, next_on_path.get(joint.child)), frame)
     out[segment_index]["body"] = segment_body
-    chain_joints = []
+    chain_joints, assumed = [], []      # assumed: the joints at DEFAULT_ACCELERATION_LIMIT
     for item in out:
         joint, body = item["joint"], item["body"]
         settings = {**{k: v for k, v in top.items() if k != "gravity"},
                     **per_joint.get(joint.name, {})}
+        if "acceleration_limit" not in settings:
+            assumed.append(joint.name)
         velocity = joint.velocity
         if "velocity_limit" in settings:
             if velocity is not None and settings["velocity_limit"] > velocity * (1 + TOLERANCE):
@@ -509,8 +511,6 @@ def load_urdf(path, *, base=None, tip=None):
     for joint in joints.values():      # every movable joint off the chain, held
         if joint.moving and joint.name not in on_chain and joint.child in set(below(base)):
             position(joint)
-    assumed = [item["joint"].name for item in out
-               if "acceleration_limit" not in {**top, **per_joint.get(item["joint"].name, {})}]
     if assumed:
         warnings.warn(f"{path}: no acceleration_limit for joints {', '.join(assumed)}: taking "
                       f"{DEFAULT_ACCELERATION_LIMIT:g} per second squared, which the dynamics "

@@ -10,15 +10,10 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   the second operand (``cmul``, ``addc``), the sum, difference or product rounded half to even
   by a variable right shift into the ``signed(width)`` register its node's format gives. Every
   element has the same units; only its micro-program differs.
-- **A unit is a pipeline**, one register stage per step, so no cycle holds more than one of
-  them (a file read, a carry chain, a shifter; the ECP5 at 100 MHz): the operand read from the
-  file, the operands' preparation (the adder's negations and alignment shifts, the
-  multiplier's constant and operand complement), the product or sum, for the multiplier the
-  sign correction (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits;
-  on an ECP5 the operand and product registers are the tile's own,
-  :func:`~robohw.hw.multiplier.registered_product`),
-  the rounding's shift with its sticky bit, its increment, and the write into the unit's
-  bank of the file (its write port's enable, address and data all registers):
+- **A unit is a pipeline** (:func:`~robohw.dataflow.unit.fixed_point_unit`), one register
+  stage per step: the operand read from the file, the operands' preparation, the product or
+  sum, the rounding in two steps, the write into the unit's bank of the file (its write port's
+  enable, address and data all registers):
   :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
   :data:`~robohw.dynamics.array_plan.ADDER_STAGES` cycles, more (registers on the exact result)
   if the plan asks.
@@ -52,19 +47,14 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.states import state_fields, torque_field, torque_fields
 from robohw.dynamics.accuracy import BOUND_FRACTION
+from robohw.dataflow.unit import fixed_point_unit
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.hw.checks import check_positive_integer
-from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.micro_program import MicroProgram
-from robohw.hw.multiplier import registered_product
 from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
 __all__ = ["NewtonEulerArray"]
-
-
-def _bits(limit):
-    return max(1, int(limit).bit_length())
 
 
 class NewtonEulerArray(StreamPipeline):
@@ -196,96 +186,38 @@ class NewtonEulerArray(StreamPipeline):
         return sources
 
     def _unit(self, m, program, element, unit, file, table, platform):
-        """One element's multiplier or adder, its pipeline stages (see the module docstring)
-        each reading its fields of the micro-program, its results written into its bank of
-        ``file``: returns its issue flag (1 in the cycles it issues)."""
-        plan, width = self._plan, self._plan.width
+        """One element's multiplier or adder (:func:`~robohw.dataflow.unit.fixed_point_unit`),
+        its operands read from ``file``, its results written into its bank of it: returns
+        its issue flag (1 in the cycles it issues)."""
+        plan = self._plan
         multiplier = unit == "multiplies"
         store = plan.program.multiplies if multiplier else plan.program.adds
         instructions = [(i.cycle, plan.operation(i.node), i.node) for i in store
                         if i.element == element]
-        prefix = f"pe{element}_{'mul' if multiplier else 'add'}"
-        constant_bits = max([_bits(abs(w["constant"])) + 1 for _, w, _ in instructions] + [width])
-        shift_limit = max([w["shift"] for _, w, _ in instructions] + [1])
-        align_limit = max([max(w["shift_a"], w["shift_b"]) for _, w, _ in instructions] +
-                          [1])
-        latency = plan.multiplier_latency if multiplier else plan.adder_latency
-        extra = latency - (MULTIPLIER_STAGES if multiplier else ADDER_STAGES)
-
-        def fetch(offset, shapes, word, copies=None):
-            """The fields of stage ``offset`` (cycles after the issue)."""
-            return program.fetch(shapes, {cycle + offset: word(fields, index)
-                                          for cycle, fields, index in instructions},
-                                 f"{prefix}_s{offset}", copies)
-
-        def stage(value, name):
-            held = Signal(value.shape(), name=f"{prefix}_{name}", reset_less=True)
-            m.d.sync += held.eq(value)
-            return held
-
         # The issue cycle: the operands read from the banks each port reads.
         reached = {port: sorted({table[f[port]] for _, f, _ in instructions
                                  if f[port] is not None}) for port in "ab"}
 
-        def operands(f, _):
-            return {"valid": 1} | file.fields("a", reached["a"], table[f["a"]]) | file.fields(
-                "b", reached["b"], table[f["b"]] if f["b"] is not None else None)
-        read = fetch(0, {"valid": unsigned(1)} | file.widths("a", reached["a"]) |
-                     file.widths("b", reached["b"]), operands)
-        a = stage(file.read(m, read, "a", reached["a"]), "a")
-        b = stage(file.read(m, read, "b", reached["b"]), "b")
-        if multiplier:
-            # -a * b = ~a * b + b: the complement keeps the tile's operand width bits.
-            prep = fetch(1, {"complement": unsigned(1), "use_constant": unsigned(1),
-                             "constant": signed(constant_bits)},
-                         lambda f, _: {"complement": f["neg_a"] ^ f["neg_b"],
-                                       "use_constant": f["b"] is None,
-                                       "constant": f["constant"]})
-            right = Mux(prep["use_constant"], prep["constant"], b)
-            # The operands' registers and the product's: in the DSP tile on an ECP5.
-            product = registered_product(m, Mux(prep["complement"], ~a, a), right, Const(1),
-                                         prefix, platform)
-            correction = stage(Mux(prep["complement"], right, 0), "correction")
-            correction = stage(correction, "correction1")
-            for k in range(extra):
-                product = stage(product, f"product{k}")
-                correction = stage(correction, f"correction{k + 2}")
-            exact = stage(product + correction, "exact")
-            offset = 4 + extra
-        else:
-            prep = fetch(1, {"neg_a": unsigned(1), "neg_b": unsigned(1),
-                             "use_constant": unsigned(1), "constant": signed(constant_bits),
-                             "shift_a": range(align_limit + 1),
-                             "shift_b": range(align_limit + 1)},
-                         lambda f, _: {key: f[key] for key in ("neg_a", "neg_b", "constant",
-                                                               "shift_a", "shift_b")} |
-                         {"use_constant": f["b"] is None})
-            left = stage(Mux(prep["neg_a"], -a, a) << prep["shift_a"], "left")
-            right = stage(Mux(prep["use_constant"], prep["constant"],
-                              Mux(prep["neg_b"], -b, b) << prep["shift_b"]), "right")
-            operation = fetch(2, {"subtract": unsigned(1)},
-                              lambda f, _: {"subtract": f["subtract"]})
-            exact = stage(Mux(operation["subtract"], left - right, left + right), "exact")
-            for k in range(extra):
-                exact = stage(exact, f"exact{k}")
-            offset = 3 + extra
-        # Rounding half to even by `shift` bits, in two steps (rounding_shift, then
-        # rounding_increment a cycle later).
-        rounding = fetch(offset, {"shift": range(shift_limit + 1),
-                                  "mask": unsigned(max(shift_limit - 1, 1))},
-                         lambda f, _: {"shift": f["shift"],
-                                       "mask": rounding_mask(f["shift"])})
-        halved, sticky = rounding_shift(exact, rounding["shift"], rounding["mask"])
-        halved, sticky = stage(halved, "halved"), stage(sticky, "sticky")
-        # The increment, into a register (wrapping out of bounds, as the model's register
-        # does); written into the unit's bank in the next cycle, from registers.
-        depth = file.depth(unit) if unit in file.memories else 1
-        write = fetch(offset + 2, {"valid": unsigned(1), "at": range(max(depth, 2))},
-                      lambda _, index: {"valid": 1, "at": file.address(table[index])})
-        value = Signal(signed(width), name=f"{prefix}_value", reset_less=True)
-        m.d.sync += value.eq(rounding_increment(halved, sticky))
-        file.write(m, unit, write["valid"], write["at"], value)
-        return read["valid"]
+        def operands(fetch):
+            read = fetch(0, {"valid": unsigned(1)} | file.widths("a", reached["a"]) |
+                         file.widths("b", reached["b"]),
+                         lambda f, _: {"valid": 1} | file.fields("a", reached["a"], table[f["a"]])
+                         | file.fields("b", reached["b"],
+                                       table[f["b"]] if f["b"] is not None else None))
+            return (file.read(m, read, "a", reached["a"]), file.read(m, read, "b", reached["b"]),
+                    read["valid"])
+
+        def write(fetch, offset, value):
+            depth = file.depth(unit) if unit in file.memories else 1
+            fields = fetch(offset, {"valid": unsigned(1), "at": range(max(depth, 2))},
+                           lambda _, index: {"valid": 1, "at": file.address(table[index])})
+            file.write(m, unit, fields["valid"], fields["at"], value)
+
+        return fixed_point_unit(
+            m, program, f"pe{element}_{'mul' if multiplier else 'add'}", multiplier,
+            instructions, width=plan.width,
+            latency=plan.multiplier_latency if multiplier else plan.adder_latency,
+            operands=operands, write=write, platform=platform)
 
     def _count(self, m, pc, element, issues):
         """The element's counters, from its units' issue flags."""

@@ -47,10 +47,12 @@ from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
+from robohw.dataflow.unit import ADDER_STAGES, ADDS, MULTIPLIES, multiplier_stages
 from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.hw.checks import check_choice, check_positive_integer
+from robohw.hw.multiplier import PRODUCT_LATENCY
 from robohw.hw.register_file import left_edge
 from robohw.dynamics.reference import PHASES
 from robohw.dynamics.scans import pfp_schedule, run_schedule
@@ -58,15 +60,10 @@ from robohw.dynamics.scans import pfp_schedule, run_schedule
 __all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS", "BANKS",
            "MULTIPLIER_STAGES", "ADDER_STAGES"]
 
-MULTIPLIES = ("mul", "cmul")
-ADDS = ("add", "sub", "addc")
 SEQUENCINGS = ("dataflow", "steps")
-# The pipelines of NewtonEulerArray's units, one register stage each (the least latency the
-# hardware has, and the default): the operand read, the operands' preparation, the product
-# (the sum), the product's sign correction (multiplier only), the rounding in two steps, and
-# the write into the register file.
-MULTIPLIER_STAGES = 7
-ADDER_STAGES = 6
+# The pipelines of NewtonEulerArray's units (robohw.dataflow.unit), the least latency the
+# hardware has, and the default; the multiplier's product is an ECP5 tile's two registers.
+MULTIPLIER_STAGES = multiplier_stages(PRODUCT_LATENCY)
 # A register file's banks, by the writer of their values: the element's inputs (held for the
 # program, never written), its multiplier, its adder, the network's receive. One writer per
 # register: LUT RAM with one write port (robohw.hw.register_file.BankedFile), no write

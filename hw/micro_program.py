@@ -1,8 +1,9 @@
 """The micro-program of a processor that runs a planned program under a program counter:
 fields that hold, in each cycle of the program, the value the program gives that cycle.
 
-Shared by the Newton-Euler processor array (:mod:`robohw.dynamics.array`) and the thesis's
-link computers (:mod:`robohw.distributed.machine`).
+Shared by the Newton-Euler processor array (:mod:`robohw.dynamics.array`), the thesis's
+link computers (:mod:`robohw.distributed.machine`) and the modulo-scheduled engine
+(:mod:`robohw.engine.component`), whose program repeats every initiation interval.
 """
 
 from amaranth.hdl import Signal, unsigned
@@ -22,11 +23,30 @@ class MicroProgram:
     on), registered in the memory and once more in the fabric (a block RAM's read is slow),
     so a field needs no logic of its own. :meth:`build` makes the ROM once every field is
     declared.
+
+    With ``wrap`` (a modulo-scheduled program of ``wrap`` words, its counters counting modulo
+    ``wrap``), every cycle a field is given names word ``cycle % wrap``; two cycles that give
+    one field values in the same word raise ``ValueError`` (the schedule gave one resource
+    two uses in one slot).
     """
 
-    def __init__(self, m, ahead, ahead2, name):
+    def __init__(self, m, ahead, ahead2, name, wrap=None):
         self._m, self._ahead, self._ahead2, self._name = m, ahead, ahead2, name
+        self._wrap = wrap
         self._fields = []                     # (signal, {cycle: value})
+
+    def _words(self, words, key, name):
+        """``{word: value}`` of field ``key`` from ``words`` (``{cycle: {field: value}}``)."""
+        if self._wrap is None:
+            return {c: w[key] for c, w in words.items()}
+        out = {}
+        for cycle, word in words.items():
+            slot = cycle % self._wrap
+            if slot in out:
+                raise ValueError(f"{name}_{key}: two values in word {slot} of a "
+                                 f"{self._wrap}-word program")
+            out[slot] = word[key]
+        return out
 
     def fetch(self, shapes, words, name, copies=None):
         """``{field: signal}`` for ``shapes``; ``words[cycle]`` gives ``{field: value}`` in
@@ -40,18 +60,19 @@ class MicroProgram:
                 fields[key] = [Signal(shape, name=f"{name}_{key}{k}")
                                for k in range(copies[key])]
                 for signal in fields[key]:
-                    self._fields.append((signal, {c: w[key] for c, w in words.items()}))
+                    self._fields.append((signal, self._words(words, key, name)))
                 continue
+            values = self._words(words, key, name)
             if key == "valid":
-                flag = fields[key] = Signal(name=f"{name}_valid", init=int(0 in words))
+                flag = fields[key] = Signal(name=f"{name}_valid", init=int(0 in values))
                 m.d.sync += flag.eq(0)
-                if words:
+                if values:
                     with m.Switch(self._ahead):
-                        with m.Case(*sorted(words)):
+                        with m.Case(*sorted(values)):
                             m.d.sync += flag.eq(1)
             else:
                 fields[key] = Signal(shape, name=f"{name}_{key}")
-                self._fields.append((fields[key], {c: w[key] for c, w in words.items()}))
+                self._fields.append((fields[key], values))
         return fields
 
     def build(self, period):

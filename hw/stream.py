@@ -179,8 +179,16 @@ class StreamPipeline(wiring.Component):
         """
         self._fold = check_fold(fold)
         phases = self.phase_copy(m, "phase")
-        depth = self.queue_depth(stages, fold)
-        return Const(1), self._queue_control(m, stages, phases[0], depth), phases
+        return Const(1), self.interval_control(m, stages, fold, phases[0]), phases
+
+    def interval_control(self, m, stages, interval, accept):
+        """:meth:`pipeline_control` for a datapath that never stops and takes an input only
+        in the cycles ``accept`` is high, at most one every ``interval`` cycles (a
+        modulo-scheduled machine's first cycle of each interval). Returns ``result``, the
+        payload view the design drives with its outputs ``stages`` cycles after each input's
+        transfer; the latency is :meth:`control_latency` of ``stages``."""
+        check_positive_integer("interval", interval)
+        return self._queue_control(m, stages, accept, self.queue_depth(stages, interval))
 
     def phase_copy(self, m, name):
         """A copy of the phase ring of :meth:`fold_control` for one part of a folded datapath

@@ -6,10 +6,11 @@ joints; m, m/s, m/s^2 for prismatic ones; any column order). ``OUT.csv`` has
 included). Backends: ``float`` (:mod:`robohw.dynamics.reference`, by the ``link``, ``scan`` or
 ``lagrange`` formulation), and the hardware's: ``model`` (the bit-exact model,
 :mod:`robohw.dynamics.model`), ``rtl`` (the Amaranth design, simulated cycle by cycle) and
-``compiled`` (the same design compiled by Verilator, :mod:`robohw.sim.compiled`), of either
-design: ``pipelined`` (:class:`robohw.dynamics.NewtonEulerPipeline`) or ``array`` (Lee &
+``compiled`` (the same design compiled by Verilator, :mod:`robohw.sim.compiled`), of any
+design: ``pipelined`` (:class:`robohw.dynamics.NewtonEulerPipeline`), ``array`` (Lee &
 Chang's processor array, :class:`robohw.dynamics.array.NewtonEulerArray`, on ``processors``
-elements and a ``direct`` or ``shuffle`` network).
+elements and a ``direct`` or ``shuffle`` network) or ``engine`` (the modulo-scheduled engine,
+:class:`robohw.dynamics.engine.NewtonEulerEngine`, one state every ``interval`` cycles).
 
 The hardware proves its torques for states within the robot file's position, velocity and
 acceleration limits only, each within its bound (:mod:`robohw.dynamics.accuracy`; a design
@@ -36,7 +37,7 @@ __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKEND
 REASONS = ("ok", "out_of_format", "outside_limits", "not_finite")
 
 BACKENDS = ("float", "model", "rtl", "compiled")
-DESIGNS = ("pipelined", "array")
+DESIGNS = ("pipelined", "array", "engine")
 
 
 def state_columns(dof):
@@ -87,13 +88,14 @@ class Torques:
 
 def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
                    width=24, design="pipelined", processors=None, network=None,
-                   bound_fraction=BOUND_FRACTION, progress=None):
+                   interval=None, bound_fraction=BOUND_FRACTION, progress=None):
     """The :class:`Torques` of the states by ``backend``: the reasons are ``ok``,
     ``outside_limits`` for a hardware backend's state outside the robot's limits,
     ``out_of_format`` for an angle no binary angle holds, ``not_finite`` for a float result
     that is not. ``formulation`` and ``wrench`` are the float backend's; the hardware
     (``design``, ``width`` bits; the array's ``processors``, default N, and ``network``,
-    default ``direct``) carries no tool load, and is refused (``ValueError``) where its proven
+    default ``direct``; the engine's ``interval``, default
+    :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`) carries no tool load, and is refused (``ValueError``) where its proven
     bound exceeds ``bound_fraction`` of the largest torque the limits allow
     (:mod:`robohw.dynamics.accuracy`)."""
     check_choice("backend", backend, BACKENDS)
@@ -103,6 +105,8 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
         check_choice("network", network, NETWORKS)
     if design != "array" and (processors is not None or network is not None):
         raise ValueError("processors and network are the array's: they need design 'array'")
+    if design != "engine" and interval is not None:
+        raise ValueError("interval is the engine's: it needs design 'engine'")
     network = network or "direct"
     check_choice("formulation", formulation, FORMULATIONS)
     if backend == "float":
@@ -113,17 +117,18 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     if wrench is not None:
         raise ValueError(f"a wrench needs the float backend: the {backend} backend's hardware "
                          f"computes without a tool load")
-    return _hardware(robot, q, qd, qdd, backend, design, width, processors, network,
+    return _hardware(robot, q, qd, qdd, backend, design, width,
+                     {"processors": processors, "network": network, "interval": interval},
                      bound_fraction, progress)
 
 
-def _hardware(robot, q, qd, qdd, backend, design, width, processors, network, bound_fraction,
-              progress):
+def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction, progress):
     """:func:`solve_dynamics` by a hardware backend. Its modules are imported here: the float
     backend's command loads the references alone (a fast start)."""
     from robohw.dataflow.states import decode_torques, encode_states, torque_codes
     from robohw.dynamics.array import NewtonEulerArray
     from robohw.dynamics.array_plan import ArrayPlan
+    from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, NewtonEulerEngine
     from robohw.dynamics.model import model_outputs
     from robohw.dynamics.pipeline import MAX_TRIG_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
     from robohw.hw.payload import payload_rows
@@ -131,27 +136,41 @@ def _hardware(robot, q, qd, qdd, backend, design, width, processors, network, bo
     from robohw.sim.run import run_backend
     from robohw.support.joints import angles_fit
     from robohw.support.progress import Progress
-    array = {"processors": processors, "network": network, "bound_fraction": bound_fraction}
+    array = {"processors": options["processors"], "network": options["network"],
+             "bound_fraction": bound_fraction}
+    interval = options["interval"] or ENGINE_INTERVAL
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
     fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
     if backend == "model":
-        plan = NewtonEulerPlan(robot, width=width, bound_fraction=bound_fraction) \
-            if design == "pipelined" else ArrayPlan(robot, width=width, **array)
+        if design == "pipelined":
+            plan = NewtonEulerPlan(robot, width=width, bound_fraction=bound_fraction)
+        elif design == "array":
+            plan = ArrayPlan(robot, width=width, **array)
+        else:
+            plan = EnginePlan(robot, width=width, interval=interval,
+                              bound_fraction=bound_fraction)
         out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
     else:
         if design == "pipelined":
             dut = NewtonEulerPipeline(robot, width=width, bound_fraction=bound_fraction)
             label = f"states through the {dut.latency}-cycle Newton-Euler pipeline"
-        else:
+        elif design == "array":
             dut = NewtonEulerArray(robot, width=width, **array)
             label = (f"states through the {dut.plan.processors}-element array "
                      f"({dut.interval} cycles a state)")
+        else:
+            dut = NewtonEulerEngine(robot, width=width, interval=interval,
+                                    bound_fraction=bound_fraction)
+            label = (f"states through the engine (one every {dut.interval} cycles, "
+                     f"{dut.latency}-cycle latency)")
         plan = dut.plan
         payloads = payload_rows(encode_states(plan, q, qd, qdd))
         run = run_backend(dut, payloads, backend, label, Progress(len(payloads), progress),
-                          f"dynamics {design} width={width} processors={processors} "
-                          f"network={network} {description_identity(robot)}")
+                          f"dynamics {design} width={width} processors={array['processors']} "
+                          f"network={array['network']} "
+                          f"{f'interval={interval} ' if design == 'engine' else ''}"
+                          f"{description_identity(robot)}")
         out = torque_codes(plan, run.outputs)
         valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
     reason = np.where(fits, np.where(valid, "ok", "outside_limits"), "out_of_format")

@@ -14,8 +14,8 @@ What each part is:
   (:mod:`robohw.engine.registers`): an access's address is its program's constant plus the
   bank's iteration counter, modulo the depth, computed into a register in the cycle before.
 - **Units**: :func:`~robohw.dataflow.unit.fixed_point_unit` multipliers (one DSP tile each up
-  to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits on an ECP5,
-  :func:`~robohw.hw.multiplier.split_product`) and adders; an operand port reads the OR of its
+  to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits on an ECP5: the tile's registered
+  product up to 18 bits, :func:`~robohw.hw.multiplier.split_product` above) and adders; an operand port reads the OR of its
   banks' words, each kept only by the bank the program names in that cycle.
 - **Loaders** write a held field into their bank; **CORDICs** (pipelined, one angle a cycle)
   take a held angle and write its cos and sin into their two banks.
@@ -40,7 +40,7 @@ from robohw.engine.program import KINDS, product_latency
 from robohw.hw.checks import check_bool
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.micro_program import MicroProgram
-from robohw.hw.multiplier import split_product
+from robohw.hw.multiplier import SPLIT_PRODUCT_LATENCY, registered_product, split_product
 from robohw.hw.register_file import read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
@@ -255,10 +255,12 @@ class Engine(StreamPipeline):
         multiplier = kind == "mul"
         latency = (program.machine.multiplier_latency if multiplier else
                    program.machine.adder_latency)
+        # A tile's product up to its 18 bits, the split product (a stage more) above.
+        stages = product_latency(plan.width)
+        product = split_product if stages == SPLIT_PRODUCT_LATENCY else registered_product
         fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
                          latency=latency, operands=operands, write=write_result,
-                         platform=platform, product=split_product,
-                         product_latency=product_latency(plan.width))
+                         platform=platform, product=product, product_latency=stages)
 
     def _loader(self, m, micro, unit, held, address, write):
         """A loader: in each cycle its program names, one held field into its bank."""

@@ -11,13 +11,15 @@ those: the network between units is what the program uses.
 
 The program (:func:`compile_program`) repeats every ``interval`` cycles (II). A state is taken
 in cycle 0 of its program and held for the interval: the loaders write its fields in cycles 1
-to II, the CORDICs take its angles in cycles 1 to II. Then a list schedule over the cycles:
-every cycle, each kind of unit issues its most urgent ready operations (urgency: the longest
-chain of latencies from the operation to a torque), each on a unit free in that cycle's slot
-(``cycle % II``) of the modulo reservation table, the one whose operand ports already read the
-operands' banks if any (a commutative operation may swap its operands to match). The graph has
-no recurrence between states, so every operation finds a slot within II cycles of its
-operands. The outputs are read together in the cycle the last is readable.
+to II, the CORDICs take its angles in cycles 1 to II. Then the operations, most urgent first
+(urgency: the longest chain of latencies from the operation to an output; a producer is always
+more urgent than its consumers), each at the first cycle from its operands' ready cycle with a
+unit of its kind free in that cycle's slot (``cycle % II``) of the modulo reservation table:
+of the free units, the one whose operand ports already read the operands' banks, if any (a
+commutative operation may swap its operands to match). The graph has no recurrence between
+states, so every operation finds a slot within II cycles of its operands: the critical chains
+are placed first, near their least latency. The outputs are read together in the cycle the
+last is readable.
 """
 
 import math
@@ -34,7 +36,7 @@ from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.multiplier import PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY
 
 __all__ = ["Machine", "Issue", "Load", "Trig", "EngineProgram", "compile_program",
-           "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS"]
+           "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
@@ -43,6 +45,11 @@ MAX_INTERVAL = 1024
 KINDS = {"mul": MULTIPLIES, "add": ADDS}
 # A loader writes a held field in the cycle it is given; it is readable in the next.
 LOAD_LATENCY = 1
+# The default machine's spare share of multipliers and adders: a state's last operations then
+# find free slots near their operands' ready cycles (measured on the PUMA 560 and the Stanford
+# arm, docs/dynamics.md: a latency within 5 % of the critical path from II 4 to 32, against up
+# to 16 % with the fewest units).
+SPARE_UNITS = 0.1
 
 
 def product_latency(width):
@@ -74,12 +81,19 @@ class Machine:
             check_positive_integer(name, getattr(self, name))
 
     @classmethod
-    def for_plan(cls, plan, interval, *, multipliers=None, adders=None):
-        """The machine for a traced ``plan`` at ``interval``: by default the fewest units of
-        each kind that its operations fit in (``ceil(operations / interval)``); the units'
-        latencies are the hardware's at the plan's width (:func:`product_latency`), the
-        CORDICs' its angle register, pipeline and write."""
+    def for_plan(cls, plan, interval, *, multipliers=None, adders=None, spare=SPARE_UNITS):
+        """The machine for a traced ``plan`` at ``interval``: by default ``spare`` (a share,
+        default :data:`SPARE_UNITS`) more units of each kind than the fewest its operations
+        fit in, ``ceil((1 + spare) * operations / interval)``, and as many loaders and CORDICs
+        as the fields and angles need to be taken in one interval; the units' latencies are
+        the hardware's at the plan's width (:func:`product_latency`), the CORDICs' their angle
+        register, pipeline and write. ``multipliers`` or ``adders`` given must be at least
+        the fewest."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
+        if not isinstance(spare, (int, float)) or isinstance(spare, bool):
+            raise TypeError(f"spare must be a number, not {spare!r}")
+        if not 0 <= spare <= 1:
+            raise ValueError(f"spare must be from 0 to 1, not {spare!r}")
         nodes = plan.tracer.nodes
         count = defaultdict(int)
         for k in plan.live:
@@ -92,7 +106,7 @@ class Machine:
         chosen = {"mul": multipliers, "add": adders}
         for kind, name in (("mul", "multipliers"), ("add", "adders")):
             if chosen[kind] is None:
-                chosen[kind] = least[kind]
+                chosen[kind] = math.ceil(round((1 + spare) * count[kind], 9) / interval)
             elif check_integer(name, chosen[kind], minimum=0) < least[kind]:
                 raise ValueError(f"{count[kind]} operations need at least {least[kind]} "
                                  f"{name} at interval {interval}, not {chosen[kind]}")
@@ -288,42 +302,23 @@ def compile_program(plan, machine):
     words = {k: micro_operation(plan.tracer, plan.formats, k) for k in kind_of}
     program.words = words
     reads = defaultdict(set)
-    missing = {k: {_source(a).index for a in nodes[k].args} - set(program.ready)
-               for k in kind_of}
-    earliest = {}
-
-    def settle(k):
-        earliest[k] = max(program.ready[_source(a).index] for a in nodes[k].args)
-
-    for k, wanted in missing.items():
-        if not wanted:
-            settle(k)
-    waiting = {kind: {k for k in kind_of if kind_of[k] == kind} for kind in KINDS}
     busy = {kind: [set() for _ in range(ii)] for kind in KINDS}
-    cycle = 0
-    while any(waiting.values()):
-        for kind in KINDS:
-            candidates = sorted((k for k in waiting[kind] if earliest.get(k, math.inf) <= cycle),
-                                key=lambda k: (-urgency[k], k))
-            taken = busy[kind][cycle % ii]
-            for k in candidates:
-                if len(taken) == len(units[kind]):
-                    break
-                unit, swapped = _bind(units[kind], taken, words[k], program.bank, reads)
-                issue = Issue(cycle, unit, k, swapped)
-                program.issues.append(issue)
-                taken.add(unit)
-                for port, operand in program.operands(issue).items():
-                    reads[(unit, port)].add(program.bank[operand])
-                program.ready[k], program.bank[k] = cycle + latency[kind], unit
-                waiting[kind].discard(k)
-                for consumer in consumers[k]:
-                    missing[consumer].discard(k)
-                    if not missing[consumer] and consumer not in earliest:
-                        settle(consumer)
-        cycle += 1
-        if cycle > 1_000_000:
-            raise AssertionError("the engine's schedule does not terminate")
+    # Most urgent first: a producer is more urgent than its consumers (every unit's latency is
+    # at least a cycle), so its operands are placed before it.
+    for k in sorted(kind_of, key=lambda k: (-urgency[k], k)):
+        kind = kind_of[k]
+        cycle = max(program.ready[_source(a).index] for a in nodes[k].args)
+        while len(busy[kind][cycle % ii]) == len(units[kind]):
+            cycle += 1
+        taken = busy[kind][cycle % ii]
+        unit, swapped = _bind(units[kind], taken, words[k], program.bank, reads)
+        issue = Issue(cycle, unit, k, swapped)
+        program.issues.append(issue)
+        taken.add(unit)
+        for port, operand in program.operands(issue).items():
+            reads[(unit, port)].add(program.bank[operand])
+        program.ready[k], program.bank[k] = cycle + latency[kind], unit
+    program.issues.sort(key=lambda issue: (issue.cycle, issue.unit))
     program.output_cycle = max((program.ready[k] for k, _ in output_sources.values()),
                                default=1)
     program.outputs = output_sources

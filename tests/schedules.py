@@ -6,7 +6,9 @@ graph with networkx (not with the plan's scheduler). :func:`replay_modulo_schedu
 folded plan's modulo schedule from its start cycles and the units' latencies alone and returns
 the cycle its last output is ready. :func:`replay_program` replays the Newton-Euler processor
 array's compiled program (operands present before use, one issue per unit per cycle, rounds the
-network carries, no register overwritten while live).
+network carries, no register overwritten while live). :func:`replay_engine` replays the engine's
+compiled program over overlapped states, and :func:`engine_critical_path` is the least latency
+its machine allows.
 """
 
 import math
@@ -18,7 +20,8 @@ from robohw.dataflow.graph import OPS
 from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS
 from robohw.dynamics.array_plan import ADDS, MULTIPLIES
 
-__all__ = ["critical_path", "replay_modulo_schedule", "replay_program"]
+__all__ = ["critical_path", "replay_modulo_schedule", "replay_program", "engine_critical_path",
+           "replay_engine"]
 
 
 def _cycles(node, folded):
@@ -143,3 +146,110 @@ def replay_program(plan):
         assert files[element][addresses[element][k]] == k, (cycle, element, nodes[k])
     assert plan.registers() == [max(t.values(), default=-1) + 1 for t in addresses]
     return length
+
+
+def engine_critical_path(plan, machine):
+    """Cycles on the longest path through ``plan``'s traced graph at the engine ``machine``'s
+    units' latencies: a fixed-point input loaded in the first cycle after the state's (readable
+    a cycle later), a cos or sin from a CORDIC that took its angle then, each operation its
+    unit's latency (``neg`` is wiring). The least latency any schedule on the machine has."""
+    nodes = plan.tracer.nodes
+    graph = nx.DiGraph()
+    for k in plan.live:
+        node = nodes[k]
+        if node.op == "input":
+            trig = node.name[:3] in ("cos", "sin")
+            graph.add_edge("state", k, weight=1 + (machine.trig_latency if trig else 1))
+            continue
+        cycles = 0 if node.op == "neg" else (
+            machine.multiplier_latency if node.op in MULTIPLIES else machine.adder_latency)
+        for arg in node.args:
+            graph.add_edge(arg.index, k, weight=cycles)
+    return nx.dag_longest_path_length(graph)
+
+
+def replay_engine(plan, states=None):
+    """Replay an engine plan's compiled program (``plan.program`` on ``plan.machine``) from its
+    issues alone, states overlapped one every interval: one issue per unit per slot of the
+    interval (loads and CORDICs too, each within the interval after its state's transfer),
+    every operation after its operands are readable (a unit's latency after their issue),
+    every operand port reading only the banks its unit is wired to, and every access, at the
+    address the hardware computes (the program's constant plus the bank's iteration counter,
+    modulo its depth), finding the value of its own state: no register is overwritten while
+    live. ``states`` (default: enough for every bank to wrap twice) are replayed. Returns the
+    cycle the outputs are read (the last output's readable cycle)."""
+    program, machine = plan.program, plan.machine
+    ii, nodes = machine.interval, plan.tracer.nodes
+    ready, writer = {}, {}
+    slots = set()
+
+    def claim(unit, cycle):
+        assert (unit, cycle % ii) not in slots, f"{unit} issues twice in slot {cycle % ii}"
+        slots.add((unit, cycle % ii))
+
+    for load in program.loads:
+        assert 1 <= load.cycle <= ii, load
+        claim(load.unit, load.cycle)
+        ready[load.node], writer[load.node] = load.cycle + 1, load.unit
+    for trig in program.trigs:
+        assert 1 <= trig.cycle <= ii, trig
+        claim(trig.unit, trig.cycle)
+        for part in ("cos", "sin"):
+            node = getattr(trig, part)
+            if node is not None:
+                ready[node] = trig.cycle + machine.trig_latency
+                writer[node] = part + trig.unit[len("cordic"):]
+    accesses = []           # (cycle, bank, node): reads in the state's program
+    counts = {"mul": machine.multipliers, "add": machine.adders}
+    latencies = {"mul": machine.multiplier_latency, "add": machine.adder_latency}
+    kinds = {i.node: "mul" if nodes[i.node].op in MULTIPLIES else "add" for i in program.issues}
+    for issue in program.issues:
+        ready[issue.node] = issue.cycle + latencies[kinds[issue.node]]
+        writer[issue.node] = issue.unit
+    for issue in sorted(program.issues, key=lambda i: i.cycle):
+        node, kind = nodes[issue.node], kinds[issue.node]
+        assert issue.unit.startswith(kind) and int(issue.unit[3:]) < counts[kind], issue
+        claim(issue.unit, issue.cycle)
+        operands = [arg for arg in node.args]
+        sources = []
+        for arg in operands:
+            while arg.op == "neg":
+                arg = arg.args[0]
+            sources.append(arg.index)
+        word = program.operation(issue)
+        assert sorted(s for s in (word["a"], word["b"]) if s is not None) == sorted(sources)
+        for port in "ab":
+            source = word[port]
+            if source is None:
+                continue
+            assert ready[source] <= issue.cycle, f"{node} reads {source} before it is ready"
+            assert writer[source] in program.reads[(issue.unit, port)], (issue, port)
+            accesses.append((issue.cycle, writer[source], source))
+    live_ops = {k for k in plan.live if nodes[k].op not in ("input", "neg")}
+    assert {issue.node for issue in program.issues} == live_ops
+    assert len(program.issues) == len(live_ops)
+    outputs = [node for node, _ in program.outputs.values()]
+    read_out = max((ready[k] for k in outputs), default=1)
+    accesses += [(read_out, writer[k], k) for k in outputs]
+    # The banks over overlapped states: a write lands at the end of the cycle before its value
+    # is readable; the reads of a cycle happen before its writes land.
+    depth = program.depth
+    states = states or 2 * max(depth.values()) + read_out // ii + 2
+    events = []
+    for state in range(states):
+        start = state * ii
+        for k, cycle in ready.items():
+            events.append((start + cycle - 1, 1, writer[k], k, state))
+        for cycle, bank, k in accesses:
+            events.append((start + cycle, 0, bank, k, state))
+    held = {}
+    for time, is_write, bank, k, state in sorted(events):
+        access_cycle = time - state * ii
+        at = (program.offset(k, access_cycle) + time // ii) % depth[bank]
+        if is_write:
+            held[(bank, at)] = (k, state)
+        else:
+            assert held.get((bank, at)) == (k, state), (
+                f"state {state} reads {k} in {bank}[{at}] at cycle {access_cycle}, which holds "
+                f"{held.get((bank, at))}")
+    return read_out

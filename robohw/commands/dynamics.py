@@ -41,14 +41,18 @@ def register(commands):
     dynamics.add_argument("--width", type=integer("--width", 16, 56),
                           help=f"data width of the hardware backends, 16..56 (default "
                                f"{HARDWARE_WIDTH}; the CORDICs' sin and cos at up to 40)")
-    dynamics.add_argument("--design", choices=["pipelined", "array"],
-                          help="the hardware backends' design: one pipelined datapath, or Lee "
-                               "& Chang's processor array (default pipelined)")
+    dynamics.add_argument("--design", choices=["pipelined", "array", "engine"],
+                          help="the hardware backends' design: one pipelined datapath, Lee "
+                               "& Chang's processor array, or the modulo-scheduled engine "
+                               "(default pipelined)")
     dynamics.add_argument("--processors", type=integer("--processors", 1, 64),
                           help="elements of the array, 1..64 (default: one per joint)")
     dynamics.add_argument("--network", choices=["direct", "shuffle"],
                           help="the array's interconnect: recursive-doubling links or an "
                                "Omega (inverse perfect shuffle) network (default direct)")
+    dynamics.add_argument("--ii", type=integer("--ii", 2, 1024),
+                          help="the engine's initiation interval: cycles per state, 2..1024 "
+                               "(default 10, robohw.dynamics.engine.ENGINE_INTERVAL)")
     dynamics.add_argument("--bound-fraction", type=positive("--bound-fraction"),
                           help="the hardware backends' largest accepted share of the largest "
                                "torque the robot's limits allow for their proven error bound "
@@ -68,6 +72,7 @@ def run(args):
                                  torque_header, torque_rows)
 
     hardware, array = args.backend != "float", args.design == "array"
+    engine = args.design == "engine"
     bad = inapplicable(args, [
         ("--formulation", not hardware, "the float backend: the hardware computes its "
                                         "--design's Newton-Euler"),
@@ -77,7 +82,8 @@ def run(args):
         ("--bound-fraction", hardware, f"{HARDWARE}: the float backend has no error bound "
                                        f"to check"),
         ("--processors", hardware and array, "--design array"),
-        ("--network", hardware and array, "--design array")])
+        ("--network", hardware and array, "--design array"),
+        ("--ii", hardware and engine, "--design engine")])
     if bad:
         return usage("dynamics", bad)
 
@@ -91,7 +97,7 @@ def run(args):
         got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation or "link",
                              args.wrench, width=args.width or HARDWARE_WIDTH,
                              design=args.design or "pipelined", processors=args.processors,
-                             network=args.network, bound_fraction=fraction,
+                             network=args.network, interval=args.ii, bound_fraction=fraction,
                              progress=sys.stderr)
         note = None
         if got.accuracy is not None:

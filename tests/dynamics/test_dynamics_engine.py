@@ -1,0 +1,187 @@
+"""The Newton-Euler inverse dynamics on the engine (robohw.dynamics.engine): RTL equal to the
+bit-exact model in Amaranth and under Verilator (generic and ECP5 netlists), under stalls and
+with states out of bounds; interval and latency measured against the compiler's figures and
+the independent replay (tests/schedules.py); the command's files from every backend."""
+
+import re
+
+import numpy as np
+import pytest
+from amaranth.back import verilog
+
+from robohw.dataflow.states import decode_torques, encode_states, torque_codes
+from robohw.dynamics.engine import EnginePlan, NewtonEulerEngine
+from robohw.dynamics.model import model_outputs
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.hw.devices import DEVICES
+from robohw.robots import load_robot
+from robohw.robots.sampling import random_robot, sample_states
+from robohw.sim.compiled import run_stream_compiled
+from robohw.sim.harness import run_stream
+from schedules import replay_engine
+from tiers import HEAVY
+
+ECP5 = DEVICES["ecp5-85k"]
+
+
+def stimulus(dut, states):
+    codes = encode_states(dut.plan, *states)
+    inputs = [{**{n: int(v[b]) for n, v in codes.items()}, "tag": b % 256}
+              for b in range(len(states[0]))]
+    return codes, inputs
+
+
+def check(dut, run, codes, inputs):
+    expected, inside = model_outputs(dut.plan, codes)
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
+    assert [o["in_bounds"] for o in run.outputs] == inside.astype(int).tolist()
+    got = torque_codes(dut.plan, run.outputs)
+    for k, values in expected.items():
+        assert got[k].tolist() == values.tolist(), k
+    return inside
+
+
+def small_robot(n, seed):
+    return random_robot(np.random.default_rng(seed), n, prismatic=0.4)
+
+
+@pytest.mark.parametrize("n, interval, width", [(2, 4, 16), (3, 3, 20), (2, 2, 18)])
+def test_rtl_equals_the_model_one_state_every_interval(n, interval, width):
+    robot = small_robot(n, 70 + n)
+    dut = NewtonEulerEngine(robot, width=width, interval=interval, tag_width=8,
+                            bound_fraction=None)
+    states = sample_states(robot, 8, np.random.default_rng(n))
+    states[1][2, 0] = 3.0                # out of bounds (2 per second): flagged, computed as
+    states[2][5, -1] = -7.0              # modelled; and beyond 5 per second squared
+    codes, inputs = stimulus(dut, states)
+    run = run_stream(dut, inputs)
+    inside = check(dut, run, codes, inputs)
+    assert not inside[2] and not inside[5] and inside[0]
+    # Measured: one state every interval, the latency the compiler's output cycle and the
+    # output queue's two cycles, which the replay finds from the issues alone.
+    assert np.all(np.diff(run.input_cycles) == interval)
+    assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) == dut.latency)
+    assert dut.latency == replay_engine(dut.plan) + 2
+
+
+def test_stalls_lose_nothing():
+    robot = small_robot(3, 81)
+    dut = NewtonEulerEngine(robot, width=18, interval=5, tag_width=8, bound_fraction=None)
+    states = sample_states(robot, 9, np.random.default_rng(81))
+    states[1][4, 1] = -2.5               # beyond 2 per second
+    codes, inputs = stimulus(dut, states)
+    sink = [1, 0, 0, 1, 0, 0, 0]
+    run = run_stream(dut, inputs, sink_ready=lambda c: sink[(c // 7) % len(sink)],
+                     source_valid=lambda c: c % 3 != 1)
+    check(dut, run, codes, inputs)
+    # A state is taken at most once an interval, at its first cycle.
+    assert np.all(np.diff(run.input_cycles) >= 5)
+    assert len({c % 5 for c in run.input_cycles}) == 1
+
+
+def test_no_state_is_taken_in_the_first_interval():
+    robot = small_robot(2, 90)
+    dut = NewtonEulerEngine(robot, width=16, interval=6, bound_fraction=None)
+    codes, inputs = stimulus(dut, sample_states(robot, 2, np.random.default_rng(9)))
+    run = run_stream(dut, inputs)
+    assert run.input_cycles[0] >= 6
+
+
+def test_the_engine_is_accurate_where_its_bound_says():
+    robot = load_robot("stanford")
+    plan = EnginePlan(robot, width=24, interval=10)
+    states = sample_states(robot, 500, np.random.default_rng(13))
+    out, inside = model_outputs(plan, encode_states(plan, *states))
+    tau = decode_torques(plan, out)
+    reference = inverse_dynamics(robot, *states)
+    assert inside.all()
+    assert np.all(np.abs(tau - reference) <= np.array(plan.accuracy.bounds))
+
+
+def test_constructor_checks():
+    with pytest.raises(ValueError, match=r"interval must be an integer in \[2, 1024\], not 1$"):
+        NewtonEulerEngine("stanford", interval=1)
+    with pytest.raises(TypeError, match=r"tag_width must be"):
+        NewtonEulerEngine("stanford", tag_width="8")
+    with pytest.raises(ValueError, match=r"operations need at least \d+ adders at interval 10"):
+        NewtonEulerEngine("stanford", adders=3)
+
+
+@pytest.mark.parametrize("robot, interval", [
+    pytest.param("puma560", 10, marks=HEAVY), pytest.param("stanford", 4, marks=HEAVY)])
+def test_a_real_arms_verilog_equals_the_model(robot, interval, compiled_models):
+    robot = load_robot(robot)
+    dut = NewtonEulerEngine(robot, width=20, interval=interval, tag_width=8)
+    states = sample_states(robot, 60, np.random.default_rng(interval))
+    states[1][7, 0] = 1.5                # beyond the 1 rad/s the files allow
+    codes, inputs = stimulus(dut, states)
+    run = run_stream_compiled(dut, inputs, sink_pattern=[1, 1, 0, 1],
+                              directory=compiled_models)
+    assert not check(dut, run, codes, inputs)[7]
+    assert dut.latency == replay_engine(dut.plan) + 2
+
+
+def test_on_an_ecp5_the_products_are_tiles_and_the_netlist_equals_the_model(compiled_models):
+    # At 20 bits each multiplier is one MULT18X18D and the fabric's partial products
+    # (robohw.hw.multiplier.split_product); under Verilator, with the tile's model, the
+    # results and their cycles are the generic netlist's and the model's.
+    robot = small_robot(3, 95)
+    dut = NewtonEulerEngine(robot, width=20, interval=4, tag_width=8, bound_fraction=None)
+    text = verilog.convert(NewtonEulerEngine(robot, width=20, interval=4, tag_width=8,
+                                             bound_fraction=None), name="top", platform=ECP5)
+    assert len(re.findall(r"MULT18X18D #\(", text)) == dut.program.machine.multipliers
+    states = sample_states(robot, 12, np.random.default_rng(95))
+    states[1][3, 0] = 2.5                # beyond 2 per second
+    codes, inputs = stimulus(dut, states)
+    generic, ecp5 = (run_stream_compiled(dut, inputs, sink_pattern=[1, 0, 1],
+                                         directory=compiled_models, platform=platform)
+                     for platform in (None, ECP5))
+    assert not check(dut, ecp5, codes, inputs)[3]
+    assert ecp5.outputs == generic.outputs
+    assert (ecp5.input_cycles, ecp5.output_cycles) == (generic.input_cycles,
+                                                       generic.output_cycles)
+
+
+def test_dynamics_command_on_the_engine(tmp_path, capsys):
+    from robohw.commands import main
+    robot = load_robot("stanford")
+    q, qd, qdd = sample_states(robot, 4, np.random.default_rng(14))
+    qd[2, 1] = 1.5                       # beyond the Stanford file's 1 rad/s
+    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
+    source = tmp_path / "s.csv"
+    source.write_text(",".join(header) + "\n" + "".join(
+        ",".join(repr(float(v)) for v in row) + "\n" for row in np.concatenate([q, qd, qdd], 1)))
+    files = {}
+    for backend in ("model", "rtl"):
+        files[backend] = tmp_path / f"{backend}.csv"
+        assert main(["dynamics", "--robot", "stanford", "--states", str(source),
+                     "--out", str(files[backend]), "--backend", backend, "--design", "engine",
+                     "--ii", "16", "--width", "20", "--reasons"]) == 0
+    assert files["rtl"].read_bytes() == files["model"].read_bytes()
+    rows = files["model"].read_text().splitlines()[1:]
+    assert [r.endswith(",0,outside_limits") for r in rows] == [False, False, True, False]
+    assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),
+                 "--backend", "model", "--ii", "8"]) == 2
+    assert "--ii applies to --design engine" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),
+              "--backend", "model", "--design", "engine", "--ii", "1"])
+    assert "--ii must be an integer [2, 1024], not '1'" in capsys.readouterr().err
+
+
+@HEAVY
+def test_the_compiled_backend_writes_the_models_file(tmp_path):
+    from robohw.commands import main
+    robot = load_robot("puma560")
+    q, qd, qdd = sample_states(robot, 30, np.random.default_rng(15))
+    qdd[4, 0] = 9.0
+    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
+    source = tmp_path / "s.csv"
+    source.write_text(",".join(header) + "\n" + "".join(
+        ",".join(repr(float(v)) for v in row) + "\n" for row in np.concatenate([q, qd, qdd], 1)))
+    files = {}
+    for backend in ("model", "compiled"):
+        files[backend] = tmp_path / f"{backend}.csv"
+        assert main(["dynamics", "--states", str(source), "--out", str(files[backend]),
+                     "--backend", backend, "--design", "engine", "--width", "20"]) == 0
+    assert files["compiled"].read_bytes() == files["model"].read_bytes()

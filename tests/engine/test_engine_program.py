@@ -1,0 +1,197 @@
+"""The engine's compiler (robohw.engine.program) and its rotating register files
+(robohw.engine.registers): allocations checked register by register over overlapped states,
+compiled programs replayed independently (tests/schedules.py), latencies against the graph's
+critical path, the machine's argument checks."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+from amaranth.hdl import Module, Signal
+
+from robohw.dynamics.engine import EnginePlan, ScanPlan
+from robohw.engine.program import MAX_INTERVAL, MIN_INTERVAL, Machine, compile_program
+from robohw.engine.registers import (access_offset, live_lower_bound, physical_register,
+                                     rotating_allocation)
+from robohw.hw.micro_program import MicroProgram
+from robohw.robots.sampling import random_robot
+from schedules import engine_critical_path, replay_engine
+
+
+def occupancy_clashes(lives, interval, depth, base, states):
+    """Every pair of (value, state) that holds one register at one time: each value of the
+    state entering at ``s * interval`` holds register ``(base + s) % depth`` from the end of
+    cycle ``first - 1`` (its write) through cycle ``last`` (its last read), absolute."""
+    held = {}
+    clashes = []
+    for state in range(states):
+        for key, (first, last) in lives.items():
+            register = physical_register(base[key], state, depth)
+            for time in range(state * interval + first, state * interval + max(first, last) + 1):
+                other = held.setdefault((register, time), (key, state))
+                if other != (key, state):
+                    clashes.append((other, (key, state), register, time))
+    return clashes
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_rotating_allocation_never_shares_a_live_register(seed):
+    rng = np.random.default_rng(seed)
+    interval = int(rng.integers(1, 12))
+    count = int(rng.integers(1, 30))
+    firsts = rng.integers(0, 80, count)
+    lives = {f"v{k}": (int(f), int(f + rng.integers(0, 60))) for k, f in enumerate(firsts)}
+    depth, base = rotating_allocation(lives, interval)
+    assert set(base) == set(lives)
+    assert depth >= live_lower_bound(lives, interval)
+    span = max(last for _, last in lives.values()) + 1
+    assert occupancy_clashes(lives, interval, depth, base, 2 * depth + span // interval + 2) \
+        == []
+
+
+def test_a_shorter_bank_clashes():
+    # The check above can fail: the same lives in one register fewer.
+    lives = {"a": (0, 9), "b": (3, 12), "c": (5, 5)}
+    depth, base = rotating_allocation(lives, 4)
+    assert occupancy_clashes(lives, 4, depth, base, 12) == []
+    assert occupancy_clashes(lives, 4, depth - 1, base, 12) != []
+
+
+def test_allocation_edges():
+    assert rotating_allocation({}, 5) == (1, {})
+    # One value as long as the interval: one register; one cycle longer: two.
+    assert rotating_allocation({"a": (3, 6)}, 4)[0] == 1
+    assert rotating_allocation({"a": (3, 7)}, 4)[0] == 2
+    with pytest.raises(ValueError, match=r"interval must be at least 1, not 0"):
+        rotating_allocation({"a": (0, 1)}, 0)
+
+
+def test_the_access_offset_plus_the_counter_is_the_register():
+    # An access t cycles into the program of the state that entered in iteration s happens in
+    # iteration s + t // ii: the constant plus that iteration is the state's register.
+    for base in range(5):
+        for s in range(7):
+            for t in range(40):
+                assert (access_offset(base, t, 6, 5) + s + t // 6) % 5 == \
+                    physical_register(base, s, 5)
+
+
+@pytest.fixture(scope="module")
+def puma_plans():
+    return {(scan, ii): EnginePlan("puma560", width=20, interval=ii, scan=scan,
+                                   bound_fraction=None)
+            for scan, ii in (("serial", 4), ("serial", 10), ("serial", 32), ("serial", 128),
+                             ("doubling", 10))}
+
+
+@pytest.mark.parametrize("key", [("serial", 4), ("serial", 10), ("serial", 32),
+                                 ("serial", 128), ("doubling", 10)])
+def test_puma_programs_replay_and_come_near_the_critical_path(puma_plans, key):
+    plan = puma_plans[key]
+    program = plan.program
+    assert replay_engine(plan) == program.output_cycle == program.latency
+    bound = engine_critical_path(plan, plan.machine)
+    assert bound <= program.latency
+    if key[1] <= 32:            # the units, not the interval, set the latency
+        assert program.latency <= 1.1 * bound, (program.latency, bound)
+    # A tenth spare of each kind of unit.
+    counts = plan.tracer.counts(plan.live)
+    assert plan.machine.multipliers == math.ceil(1.1 * counts["mul"] / key[1])
+    assert plan.machine.adders == math.ceil(1.1 * counts["add"] / key[1])
+
+
+@pytest.mark.parametrize("robot, ii", [("stanford", 2), ("stanford", 7), ("stanford", 64)])
+def test_stanford_programs_replay(robot, ii):
+    plan = EnginePlan(robot, width=20, interval=ii, bound_fraction=None)
+    assert replay_engine(plan) == plan.program.latency
+    assert plan.program.latency <= 1.1 * engine_critical_path(plan, plan.machine) or ii > 32
+
+
+@pytest.mark.parametrize("n, ii", [(2, 2), (3, 3), (5, 11)])
+def test_random_robots_with_spare_units_replay(n, ii):
+    robot = random_robot(np.random.default_rng(60 + n), n, prismatic=0.4)
+    plan = EnginePlan(robot, width=16, interval=ii, bound_fraction=None)
+    spare = Machine.for_plan(plan, ii, multipliers=plan.machine.multipliers + 2,
+                             adders=plan.machine.adders + 1)
+    plan.machine, plan.program = spare, compile_program(plan, spare)
+    assert replay_engine(plan) == plan.program.latency
+
+
+def test_the_replay_catches_a_broken_program(puma_plans):
+    plan = puma_plans[("serial", 10)]
+    program = plan.program
+    issue = next(i for i in program.issues if i.cycle > 50)
+    early = dataclasses.replace(issue, cycle=issue.cycle - 30)
+    for mutate, message in (
+            (lambda p: p.issues.__setitem__(p.issues.index(issue), early), "before it is ready"),
+            (lambda p: p.depth.__setitem__(max(p.depth, key=p.depth.get),
+                                           max(p.depth.values()) - 1), "which holds"),
+            (lambda p: p.reads.__setitem__(next(iter(p.reads)), []), r"^\(Issue\(")):
+        copy = dataclasses.replace(program, issues=list(program.issues),
+                                   depth=dict(program.depth), reads=dict(program.reads))
+        mutate(copy)
+        plan.program = copy
+        try:
+            with pytest.raises(AssertionError, match=message):
+                replay_engine(plan)
+        finally:
+            plan.program = program
+
+
+def test_the_fewest_units_are_all_busy_in_some_slot():
+    # With no spare units the PUMA's multipliers at II 4 are all busy in some slot: one fewer
+    # would not fit.
+    plan = EnginePlan("puma560", width=20, interval=4, bound_fraction=None)
+    plan.machine = Machine.for_plan(plan, 4, spare=0)
+    program = compile_program(plan, plan.machine)
+    plan.program = program
+    assert replay_engine(plan) == program.latency
+    assert plan.machine.multipliers == math.ceil(plan.tracer.counts(plan.live)["mul"] / 4)
+    slots = {}
+    for issue in program.issues:
+        if issue.unit.startswith("mul"):
+            slots.setdefault(issue.cycle % 4, set()).add(issue.unit)
+    assert max(len(units) for units in slots.values()) == plan.machine.multipliers
+
+
+def test_machine_checks():
+    plan = ScanPlan("stanford", width=16, bound_fraction=None)
+    span = rf"interval must be an integer in \[{MIN_INTERVAL}, {MAX_INTERVAL}\]"
+    with pytest.raises(ValueError, match=rf"{span}, not 1$"):
+        Machine.for_plan(plan, 1)
+    with pytest.raises(ValueError, match=rf"{span}, not 1025$"):
+        Machine.for_plan(plan, 1025)
+    with pytest.raises(TypeError, match=r"interval must be an integer, not 2.5"):
+        Machine.for_plan(plan, 2.5)
+    with pytest.raises(ValueError, match=r"operations need at least \d+ multipliers at "
+                                         r"interval 4, not 1"):
+        Machine.for_plan(plan, 4, multipliers=1)
+    with pytest.raises(ValueError, match=r"multipliers must be a non-negative integer, not -1"):
+        Machine.for_plan(plan, 4, multipliers=-1)
+    with pytest.raises(ValueError, match=r"spare must be from 0 to 1, not 2"):
+        Machine.for_plan(plan, 4, spare=2)
+    with pytest.raises(TypeError, match=r"spare must be a number, not '1'"):
+        Machine.for_plan(plan, 4, spare="1")
+    good = Machine.for_plan(plan, 4)
+    with pytest.raises(ValueError, match=r"adder_latency must be a positive integer, not 0"):
+        dataclasses.replace(good, adder_latency=0)
+    few = dataclasses.replace(good, loaders=1)
+    with pytest.raises(ValueError, match=r"fields do not fit 1 loaders at interval 4"):
+        compile_program(plan, few)
+    with pytest.raises(ValueError, match=r"angles do not fit 0 CORDICs"):
+        compile_program(plan, dataclasses.replace(good, cordics=0))
+    with pytest.raises(ValueError, match=r"mul operations do not fit"):
+        compile_program(plan, dataclasses.replace(good, multipliers=1))
+    with pytest.raises(ValueError, match=r"scan must be one of"):
+        EnginePlan("stanford", scan="tree")
+
+
+def test_a_wrapped_micro_program_refuses_two_uses_of_one_slot():
+    m = Module()
+    ahead, ahead2 = Signal(range(4)), Signal(range(4))
+    micro = MicroProgram(m, ahead, ahead2, "unit", wrap=4)
+    micro.fetch({"at": range(8)}, {1: {"at": 3}, 6: {"at": 2}}, "unit_s0")
+    with pytest.raises(ValueError, match=r"unit_s1_at: two values in word 1 of a 4-word "
+                                         r"program"):
+        micro.fetch({"at": range(8)}, {1: {"at": 3}, 5: {"at": 2}}, "unit_s1")

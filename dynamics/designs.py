@@ -1,6 +1,8 @@
 """The inverse-dynamics family's top-level designs for the flows
-(:class:`~robohw.sim.design.Design`): :class:`~robohw.dynamics.NewtonEulerPipeline` and Lee &
-Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) for the PUMA 560."""
+(:class:`~robohw.sim.design.Design`): :class:`~robohw.dynamics.NewtonEulerPipeline`, Lee &
+Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) and the
+modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`) for the PUMA
+560."""
 
 import numpy as np
 
@@ -9,6 +11,7 @@ from robohw.dataflow.folding import fold_for_tiles
 from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
+from robohw.dynamics.engine import ENGINE_INTERVAL, NewtonEulerEngine, ScanPlan
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
@@ -18,30 +21,42 @@ from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
 
-__all__ = ["DynamicsDesign", "DESIGNS", "DYNAMICS_WIDTH", "DYNAMICS_FOLD"]
+__all__ = ["DynamicsDesign", "DESIGNS", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH"]
 
 # The Newton-Euler pipeline at 18 bits, folded by 6: 98 shared 18 x 18 products of the PUMA
 # 560's 586 (the ECP5-85F has 156 tiles), at 3e-4 of max |tau| (24 bits: 5e-6).
 DYNAMICS_WIDTH = 18
 DYNAMICS_FOLD = 6
+# The engine at 20 bits: the narrowest whose model is within 1e-4 of max |tau| on the PUMA 560
+# (8.8e-5 over 100,000 states; 18 bits: 3.5e-4), each product one DSP tile and the fabric's
+# partial products (robohw.hw.multiplier.split_product).
+ENGINE_WIDTH = 20
 
 
 class DynamicsDesign(Design):
-    """The Newton-Euler pipeline (``array=None``) or Lee & Chang's processor array
-    (``array=(processors, network)``)."""
+    """The Newton-Euler pipeline (``array=None``), Lee & Chang's processor array
+    (``array=(processors, network)``) or, with ``engine``, the modulo-scheduled engine (its
+    fold is its initiation interval, cycles per state)."""
     family = "dynamics"
     error_unit = "of max abs(tau)"
 
     takes_robot = True
 
-    def __init__(self, name, robot="puma560", array=None):
-        self.robot, self.array = robot, array
-        if array is None:
+    def __init__(self, name, robot="puma560", array=None, *, engine=False):
+        self.robot, self.array, self.engine = robot, array, engine
+        width, widths = DYNAMICS_WIDTH, (18, 24)
+        if engine:
+            self.default_fold, self.fold_name = ENGINE_INTERVAL, "ii"
+            width, widths = ENGINE_WIDTH, (ENGINE_WIDTH, 24)
+        elif array is None:
             self.default_fold = DYNAMICS_FOLD
         super().__init__(name, self.summary_for(robot if isinstance(robot, str) else robot.name),
-                         DYNAMICS_WIDTH, (18, 24), (MIN_WIDTH, MAX_WIDTH))
+                         width, widths, (MIN_WIDTH, MAX_WIDTH))
 
     def summary_for(self, robot_name):
+        if self.engine:
+            return (f"joint torques of {robot_name}, Newton-Euler modulo-scheduled on "
+                    f"multipliers and adders over rotating register files")
         if self.array is None:
             return (f"joint torques of {robot_name}, Newton-Euler with recursive-doubling "
                     f"scans, fully pipelined")
@@ -50,31 +65,43 @@ class DynamicsDesign(Design):
 
     def for_robot(self, robot, label, digest):
         """The design for ``robot``: the array has one element per joint, as the PUMA's six;
-        the default width is the narrowest from :data:`DYNAMICS_WIDTH` whose proven bound
+        the default width is the narrowest from the design's own (:data:`DYNAMICS_WIDTH`,
+        the engine's :data:`ENGINE_WIDTH`) whose proven bound
         meets :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the
         hardware's refusal rule; for the shipped arms also the narrowest whose model is within
         1e-4 of max |tau| over 100,000 states, docs/robots.md), and it is exported at that
         width and at 24; the pipeline's fold is the smallest from the registry's at which its
-        shared products fit the ECP5-85F's DSP tiles at that width."""
+        shared products fit the ECP5-85F's DSP tiles at that width; the engine's interval
+        stays :data:`~robohw.dynamics.engine.ENGINE_INTERVAL` (its units scale with the
+        robot)."""
         twin = super().for_robot(robot, label, digest)
         if twin.array is not None:
             twin.array = (robot.dof, twin.array[1])
             twin.summary = twin.summary_for(robot.name)
         low, high = twin.width_range
-        plan = (lambda w: NewtonEulerPlan(robot, width=w, bound_fraction=None)) \
-            if twin.array is None else \
-            (lambda w: ArrayPlan(robot, processors=robot.dof, width=w, bound_fraction=None))
+        if twin.engine:
+            def plan(w):
+                return ScanPlan(robot, width=w, bound_fraction=None)
+        elif twin.array is None:
+            def plan(w):
+                return NewtonEulerPlan(robot, width=w, bound_fraction=None)
+        else:
+            def plan(w):
+                return ArrayPlan(robot, processors=robot.dof, width=w, bound_fraction=None)
         twin.default_width = next(
-            (w for w in range(DYNAMICS_WIDTH, high + 1)
+            (w for w in range(self.default_width, high + 1)
              if accuracy_promise(plan(w)).fraction <= BOUND_FRACTION), high)
         twin.widths = tuple(sorted({twin.default_width, max(24, twin.default_width)}))
-        if twin.array is None:   # the fold at which the shared products fit the DSP tiles
+        if twin.array is None and not twin.engine:   # the fold whose products fit the tiles
             twin.default_fold = fold_for_tiles(plan(twin.default_width),
                                                least=self.default_fold)
         return twin
 
     def build(self, width=None, fold=None):
         width = width or self.default_width
+        if self.engine:
+            return NewtonEulerEngine(self.robot, width=width, interval=fold or self.default_fold,
+                                     tag_width=TAG_WIDTH)
         if self.array is None:
             return NewtonEulerPipeline(self.robot, width=width, fold=fold or self.default_fold,
                                        tag_width=TAG_WIDTH)
@@ -86,6 +113,14 @@ class DynamicsDesign(Design):
         return dut.plan.width
 
     def configuration(self, dut):
+        if self.engine:
+            machine, program = dut.program.machine, dut.program
+            return (f"N = {dut.plan.dof}, II = {machine.interval}, {machine.multipliers} "
+                    f"multipliers ({machine.multiplier_latency} cycles), {machine.adders} "
+                    f"adders ({machine.adder_latency}), {machine.loaders} loaders, "
+                    f"{machine.cordics} CORDICs ({machine.trig_latency}), {dut.plan.width}-bit "
+                    f"datapath, {sum(program.depth.values())} register-file words, "
+                    f"{program.connections()} operand connections")
         if self.array is None:
             return configuration_line(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
         plan = dut.plan
@@ -117,6 +152,8 @@ class DynamicsDesign(Design):
         return torque_payloads(out, in_bounds=inside)
 
     def structure(self, dut):
+        if self.engine:
+            return "multipliers", dut.program.machine.multipliers
         if self.array is not None:
             return "processing elements", dut.plan.processors
         return "multipliers", dut.resources()["multipliers"]
@@ -135,4 +172,7 @@ DESIGNS = (
         _ROUTER2_FOR_100, unplaced="does not route on the ECP5-85F at any fold tried (6 to 48) "
                                    "with any placer or router: docs/dynamics.md"),
     DynamicsDesign("dynamics-array", array=(6, "direct")).placed_by(_ROUTER2_FOR_100),
+    DynamicsDesign("dynamics-engine", engine=True).placed_by(
+        _ROUTER2_FOR_100, unplaced="not yet placed and routed: measured at the cycle level "
+                                   "only (docs/dynamics.md)"),
 )

@@ -47,8 +47,8 @@ KINDS = {"mul": MULTIPLIES, "add": ADDS}
 LOAD_LATENCY = 1
 # The default machine's spare share of multipliers and adders: a state's last operations then
 # find free slots near their operands' ready cycles (measured on the PUMA 560 and the Stanford
-# arm, docs/dynamics.md: a latency within 5 % of the critical path from II 4 to 32, against up
-# to 16 % with the fewest units).
+# arm, the report's engine table: a latency within 6 % of the critical path from II 4 to 32,
+# against up to 20 % with the fewest units).
 SPARE_UNITS = 0.1
 
 
@@ -162,7 +162,9 @@ class EngineProgram:
     each value's base (:mod:`robohw.engine.registers`), the banks each operand port reads
     (``reads``: ``{(unit, port): [banks]}``), the outputs' source nodes (``outputs``: ``{key:
     (node, negated)}``, constant outputs left out) and the cycle they are read
-    (``output_cycle``)."""
+    (``output_cycle``), and the least output cycle any program on the machine has: the
+    graph's longest chain of the units' latencies, from inputs loaded or CORDICs issued in
+    cycle 1 (``critical_path``)."""
     machine: Machine
     issues: list = field(default_factory=list)
     loads: list = field(default_factory=list)
@@ -175,6 +177,7 @@ class EngineProgram:
     reads: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
     output_cycle: int = 1
+    critical_path: int = 1
     words: dict = field(default_factory=dict)
 
     @property
@@ -299,6 +302,10 @@ def compile_program(plan, machine):
                     program.bank[node] = f"{part}{unit[len('cordic'):]}"
 
     place_inputs()
+    arrival = {"input": 1 + LOAD_LATENCY, "trig": 1 + machine.trig_latency}
+    program.critical_path = max(
+        (arrival["trig" if node.name[:3] in ("cos", "sin") else "input"] + urgency[node.index]
+         for node in live if node.op == "input"), default=1)
     words = {k: micro_operation(plan.tracer, plan.formats, k) for k in kind_of}
     program.words = words
     reads = defaultdict(set)

@@ -12,6 +12,7 @@ One import root, in layers, lowest first (stated in ``pyproject.toml``'s
 ``robohw.support``     the commands' CSV tables, atomic outputs, progress and plots
 ``robohw.cordic``      the CORDIC family (the arithmetic of every later family)
 ``robohw.dataflow``    traced dataflow graphs as fixed-point pipelines
+``robohw.engine``      traced graphs modulo-scheduled on units over rotating register files
 ``robohw.ik`` ...      the families, in order: ``ik``, ``systolic`` (inertia), ``dynamics``,
                        ``transputer``, ``distributed``, ``legs``; each holds its reference,
                        model, hardware, designs, command files and report section

@@ -18,6 +18,8 @@ name                           component
 ``dynamics-pipelined``         :class:`robohw.dynamics.NewtonEulerPipeline` for the PUMA 560
 ``dynamics-array``             :class:`robohw.dynamics.array.NewtonEulerArray`, 6 elements,
                                direct
+``dynamics-engine``            :class:`robohw.dynamics.engine.NewtonEulerEngine`, a state every
+                               10 cycles (its fold: the initiation interval)
 ``platform-ik-pipelined``      :class:`robohw.ik.pipeline.TaskGraphPipeline` of the hexapod's
                                legs (:func:`robohw.legs.ik_graph.leg_ik_graph`): one processor
                                per leg

@@ -41,7 +41,9 @@ class Design:
     :attr:`width_range`: the widths it builds at, ``(low, high)`` inclusive
     (:meth:`check_width`); :attr:`widths`: those ``robohw export`` writes by default.
     :attr:`default_fold` is ``None`` for a design without a folding factor; a folded design's
-    default is the smallest fold that fits an ECP5-85F at its default width.
+    default is the smallest fold that fits an ECP5-85F at its default width. :attr:`fold_name`:
+    what its command line calls the fold (``ii``: the initiation interval of a modulo-scheduled
+    design, ``robohw sim --ii``).
     :attr:`one_at_a_time`: the design holds one input at a time for thousands of cycles
     (Gosselin's machine), so a few results show its timing.
     :attr:`place_and_route`: nextpnr's options for it by default (:meth:`placed_by`).
@@ -54,6 +56,7 @@ class Design:
     family = None
     error_unit = None
     default_fold = None
+    fold_name = "fold"
     one_at_a_time = False
     place_and_route = PlaceAndRoute()
     unplaced = None

@@ -19,7 +19,8 @@ With ``always_ready`` (``o.ready`` and ``i.valid`` held high from reset) it asse
 instead: each input appears at ``o`` exactly ``latency`` cycles after its transfer, and
 ``i.ready`` is high exactly in the cycles ``accepts`` says: ``(period, accepting)``, the
 cycles counted from reset modulo ``period`` and ``accepting(phase)`` whether an input is taken
-in that phase.
+in that phase; with ``idle_first``, none is taken in the first period after reset (a design
+that reads its micro-programs ahead: the engine).
 """
 
 from amaranth.hdl import Assert, Assume, Module, Mux, Signal
@@ -28,7 +29,7 @@ __all__ = ["stream_contract"]
 
 
 def stream_contract(dut, tag_width, capacity, *, inputs=None, payload_ok=None,
-                    always_ready=False, latency=None, accepts=None):
+                    always_ready=False, latency=None, accepts=None, idle_first=False):
     """Return ``(module, ports)``: ``dut`` under the harness, and the free inputs."""
     m = Module()
     m.submodules.dut = dut
@@ -59,7 +60,9 @@ def stream_contract(dut, tag_width, capacity, *, inputs=None, payload_ok=None,
         phase = Signal(range(period))
         m.d.sync += phase.eq(Mux(phase == period - 1, 0, phase + 1))
         m.d.comb += [Assume(o.ready), Assume(i.valid)]
-        m.d.comb += Assert(i.ready == accepting(phase))
+        started = Signal()          # past the first period after reset
+        m.d.sync += started.eq(started | (phase == period - 1))
+        m.d.comb += Assert(i.ready == (accepting(phase) & (started | (not idle_first))))
         # Follow one transfer, chosen by the solver, to its output.
         mark, following = Signal(), Signal()
         number, age = Signal(tag_width), Signal(range(latency + 2))

@@ -29,6 +29,9 @@ def register(commands):
                      help="data width, in the design's range (listed above; default: the "
                           "design's width)")
     sim.add_argument("--fold", type=integer("--fold", 1), help=FOLD_HELP)
+    sim.add_argument("--ii", type=integer("--ii", 2, 1024),
+                     help="initiation interval of a modulo-scheduled design (dynamics-engine): "
+                          "cycles per state, 2..1024 (default the design's, 10); its --fold")
     sim.add_argument("--count", type=integer("--count", 1, MAX_COUNT), default=32,
                      help=f"results to compute, 1..{MAX_COUNT:,} (default 32; a run holds its "
                           f"results in memory, up to 11 KB each)")
@@ -51,6 +54,14 @@ def run(args):
     bad = args.design in DESIGNS and bad_fold([args.design], args.fold and [args.fold])
     if bad:
         return usage("sim", bad)
+    if args.ii is not None:
+        scheduled = [name for name, d in DESIGNS.items() if d.fold_name == "ii"]
+        if args.design in DESIGNS and DESIGNS[args.design].fold_name != "ii":
+            return usage("sim", f"--ii applies to the modulo-scheduled designs "
+                                f"({', '.join(scheduled)}), not {args.design}")
+        if args.fold is not None:
+            return usage("sim", "--ii and --fold name one thing: give one")
+        args.fold = args.ii
     from robohw.robots import RobotFileError
     bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
     if bad:

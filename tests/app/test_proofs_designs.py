@@ -6,7 +6,8 @@ width, count and graph; the default designs are beyond any solver): the word-ser
 whose step counter sets its latency and interval, and the pipelined CORDIC, at 6 bits and two
 micro-rotations; the multi-mode CORDIC with two modes of different lengths; the traced pipeline
 (the base of the inertia arrays and the Newton-Euler pipeline) on a graph of two products and
-two sums at 8 bits, unfolded and folded by 2. ``formal_streams.py`` numbers the input transfers
+two sums at 8 bits, unfolded and folded by 2; the engine (the dynamics engine's machine) on
+the same graph at 8 bits and II 2, its register files rotating. ``formal_streams.py`` numbers the input transfers
 through the tag and asserts, for every stall pattern within the bound, that nothing is lost,
 duplicated or reordered and that ``o`` holds while it waits; with ``o.ready`` and ``i.valid``
 high, that each result leaves exactly the stated latency after its input and that inputs are
@@ -25,6 +26,8 @@ from robohw.cordic.pipelined import PipelinedCordic
 from robohw.cordic.word_serial import WordSerialCordic
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
+from robohw.engine.component import Engine
+from robohw.engine.program import Machine, compile_program
 from robohw.flows.formal import prove
 from robohw.hw.queue import QUEUE_LATENCY
 
@@ -53,6 +56,13 @@ def _traced(fold):
                           tag_width=4)
 
 
+def _engine():
+    plan = _TinyPlan(width=8, fold=1)
+    program = compile_program(plan, Machine.for_plan(plan, 2))
+    return Engine(plan, program, {name: signed(8) for name in "abc"}, {"p": "p", "q": "q"},
+                  tag_width=4)
+
+
 @dataclass(frozen=True)
 class _Design:
     """A reduced design, its timing as stated, what the harness needs, and the bound."""
@@ -62,6 +72,7 @@ class _Design:
     interval: int
     depth: int              # cycles from reset the bounded proofs cover
     capacity: int = None    # results inside at most (default: the output queue's entries)
+    idle_first: bool = False    # no input in the first interval after reset
 
 
 DESIGNS = {
@@ -82,6 +93,12 @@ DESIGNS = {
     "traced_pipeline_folded": _Design(lambda: _traced(2), tag_width=4,
                                       latency=_TinyPlan(width=8, fold=2).latency + 2,
                                       interval=2, depth=20),
+    # II 2: a state every 2 cycles but none in the first interval (the micro-programs are read
+    # two cycles ahead); the latency: the compiler's output cycle (fields loaded in cycles 1
+    # and 2, a product of 7 cycles and a sum of 6 after them; replayed against the issues in
+    # tests/engine) and the queue's 2 cycles.
+    "engine": _Design(_engine, tag_width=4, latency=_engine().program.output_cycle + 2,
+                      interval=2, depth=34, idle_first=True),
 }
 
 
@@ -107,7 +124,8 @@ def _timing(name, tmp_path, latency_error=0, interval_error=0):
     m, ports = stream_contract(dut, design.tag_width, _capacity(dut, design),
                                always_ready=True, latency=design.latency + latency_error,
                                accepts=(design.interval + interval_error,
-                                        lambda phase: phase == 0))
+                                        lambda phase: phase == 0),
+                               idle_first=design.idle_first)
     off = f"_latency{latency_error:+}_interval{interval_error:+}".replace("+", "p").replace(
         "-", "m")
     return prove(m, ports, f"timing_{name}{off}", tmp_path, mode="bmc", depth=design.depth)
@@ -121,7 +139,7 @@ def test_a_design_has_its_stated_latency_and_interval(name, tmp_path):
 
 @pytest.mark.parametrize("name, latency_error, interval_error", [
     ("word_serial_cordic", 1, 0), ("word_serial_cordic", 0, -1), ("pipelined_cordic", -1, 0),
-    ("traced_pipeline_folded", 0, 1)])
+    ("traced_pipeline_folded", 0, 1), ("engine", -1, 0), ("engine", 0, 1)])
 def test_a_timing_claim_one_cycle_off_fails(name, latency_error, interval_error, tmp_path):
     assert _timing(name, tmp_path, latency_error, interval_error).status == "FAIL"
 

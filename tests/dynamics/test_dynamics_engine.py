@@ -185,3 +185,15 @@ def test_the_compiled_backend_writes_the_models_file(tmp_path):
         assert main(["dynamics", "--states", str(source), "--out", str(files[backend]),
                      "--backend", backend, "--design", "engine", "--width", "20"]) == 0
     assert files["compiled"].read_bytes() == files["model"].read_bytes()
+
+
+def test_the_estimate_counts_the_flip_flops_within_a_tenth():
+    # The report's table estimates from the program; the elaborated design's registers
+    # (robohw.sim.resources) hold the estimate to them.
+    from robohw.sim.resources import register_bits
+    dut = NewtonEulerEngine(small_robot(3, 73), width=20, interval=3, tag_width=8,
+                            bound_fraction=None)
+    estimate = dut.resources()
+    assert abs(estimate["register_bits"] / register_bits(dut) - 1) <= 0.1
+    assert estimate["dsp_tiles"] == estimate["multipliers"] == dut.program.machine.multipliers
+    assert estimate["file_words"] == sum(dut.program.depth.values())

@@ -11,6 +11,7 @@ import pytest
 
 from robohw.commands import main
 from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.engine import ENGINE_INTERVAL
 from robohw.flows.simulate import simulate
 from robohw.registry import DESIGNS, design, robot_designs
 from robohw.robots import RobotFileError, hardware_robot, load_robot
@@ -20,7 +21,7 @@ from robohw.robots.hardware_form import SNAP_ERROR, SNAP_TOLERANCE, hardware_for
 from robohw.robots.loading import robot_label
 from robohw.systolic.designs import ROBOT_WIDTHS, inertia_digest
 from robohw.systolic.reference import inertia_matrix
-from schedules import critical_path, replay_modulo_schedule, replay_program
+from schedules import critical_path, replay_engine, replay_modulo_schedule, replay_program
 
 
 def states(chain, count, seed=0):
@@ -146,7 +147,7 @@ def test_designs_for_a_robot_carry_it():
     # The UR5's proven bound misses 1% of its largest torque at 18 bits: its default is 21.
     assert (array.default_width, array.widths, array.array) == (21, (21, 24), (6, "direct"))
     assert robot_designs() == ["inertia-linear", "inertia-logdepth", "dynamics-pipelined",
-                               "dynamics-array"]
+                               "dynamics-array", "dynamics-engine"]
     assert robot_label("my-Arm.urdf.xacro") == "my_arm"
     assert robot_label("panda", "panda_hand") == "panda_panda_hand"
     with pytest.raises(ValueError, match="cordic-pipelined: its hardware is not generated from "
@@ -177,8 +178,10 @@ def test_a_robots_rtl_equals_its_model(name, robot, tip):
 def test_each_arms_latency_and_interval_follow_from_its_schedule(robot):
     """Each default design's stated latency and interval, derived without the design: the folded
     arrays' and pipeline's from their modulo schedules replayed (at least the graph's critical
-    path at the shared units' latencies), the processor array's from its program replayed; then
-    the output queue's two cycles (measured equal in the simulations above and below)."""
+    path at the shared units' latencies), the processor array's from its program replayed, the
+    engine's from its modulo program replayed over overlapped states (a state every II
+    cycles); then the output queue's two cycles (measured equal in the simulations above and
+    below)."""
     for name in robot_designs():
         dut = design(name, robot).build()
         plan = dut.plan
@@ -186,6 +189,8 @@ def test_each_arms_latency_and_interval_follow_from_its_schedule(robot):
             cycles = replay_program(plan)
             # One cycle to capture the state, the program, the output queue's two.
             assert (dut.latency, dut.interval) == (cycles + 1 + 2, cycles + 1), name
+        elif name == "dynamics-engine":
+            assert (dut.latency, dut.interval) == (replay_engine(plan) + 2, ENGINE_INTERVAL)
         else:
             assert plan.fold > 1, name
             ready = replay_modulo_schedule(plan)
@@ -247,7 +252,8 @@ def test_urdfs_straight_from_example_robot_data(tmp_path, capsys):
 # one per family in `make test`, the rest in `make slow`.
 VERILATED = [("inertia-linear", "ur5"), ("dynamics-array", "panda")]
 VERILATED_SLOW = [(name, robot) for name in ("inertia-linear", "inertia-logdepth",
-                                             "dynamics-pipelined", "dynamics-array")
+                                             "dynamics-pipelined", "dynamics-array",
+                                             "dynamics-engine")
                   for robot in ("ur5", "panda") if (name, robot) not in VERILATED]
 
 

@@ -120,10 +120,10 @@ class Engine(StreamPipeline):
         m.d.sync += [phase.eq(ahead), ahead.eq(ahead2),
                      ahead2.eq(Mux(ahead2 == ii - 1, 0, ahead2 + 1))]
         # The interval's first cycle, registered; none in the first interval after reset.
-        first = Signal(name="first_cycle")
-        m.d.sync += first.eq(ahead == 0)
-        result = self.interval_control(m, program.output_cycle, ii, first)
         wrap = phase == ii - 1
+        first = Signal(name="first_cycle")
+        m.d.sync += first.eq(wrap)                  # the next cycle is phase 0
+        result = self.interval_control(m, program.output_cycle, ii, first)
         counters = {}
         for bank, depth in program.depth.items():
             if depth > 1:

@@ -197,3 +197,22 @@ def test_the_estimate_counts_the_flip_flops_within_a_tenth():
     assert abs(estimate["register_bits"] / register_bits(dut) - 1) <= 0.1
     assert estimate["dsp_tiles"] == estimate["multipliers"] == dut.program.machine.multipliers
     assert estimate["file_words"] == sum(dut.program.depth.values())
+
+
+def test_sim_measures_the_compilers_latency_and_interval(tmp_path, capsys):
+    import json
+    from robohw.commands import main
+    out = tmp_path / "sim.json"
+    assert main(["sim", "dynamics-engine", "--robot", "stanford", "--ii", "12", "--count",
+                 "24", "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    plan = EnginePlan(load_robot("stanford"), width=result["width"], interval=12)
+    assert result["interval"] == result["stated_interval"] == 12
+    assert result["latency"] == result["stated_latency"] == replay_engine(plan) + 2
+    assert result["equals_model"]
+    capsys.readouterr()
+    assert main(["sim", "dynamics-array", "--ii", "12"]) == 2
+    assert ("--ii applies to the modulo-scheduled designs (dynamics-engine), not "
+            "dynamics-array") in capsys.readouterr().err
+    assert main(["sim", "dynamics-engine", "--ii", "12", "--fold", "12"]) == 2
+    assert "--ii and --fold name one thing: give one" in capsys.readouterr().err

@@ -9,7 +9,19 @@ from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer, global_buffers
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["TracedPipeline", "within_limits", "held_state", "configuration_line"]
+__all__ = ["TracedPipeline", "within_limits", "held_state", "output_fields", "configuration_line"]
+
+
+def output_fields(plan, outputs, flag=None):
+    """The output payload's fields of a traced ``plan``'s design: ``signed(plan.width)`` for
+    each field ``outputs`` names (``{plan output key: field name}``), and the one-bit ``flag``
+    field (its name, or ``None``); ``TypeError`` for a flag that is not a name."""
+    if flag is not None and not isinstance(flag, str):
+        raise TypeError(f"flag must be a field name or None, not {flag!r}")
+    fields = {name: signed(plan.width) for name in outputs.values()}
+    if flag is not None:
+        fields[flag] = unsigned(1)
+    return fields
 
 
 def within_limits(plan, payload):
@@ -102,10 +114,7 @@ class TracedPipeline(StreamPipeline):
         check_bool("check_ranges", check_ranges)
         self._plan, self._check_ranges, self._flag = plan, check_ranges, flag
         self._output_names = dict(outputs)
-        fields = {name: signed(plan.width) for name in outputs.values()}
-        if flag is not None:
-            fields[flag] = unsigned(1)
-        super().__init__(dict(inputs), fields, tag_width=tag_width)
+        super().__init__(dict(inputs), output_fields(plan, outputs, flag), tag_width=tag_width)
 
     @property
     def plan(self):

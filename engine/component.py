@@ -34,10 +34,9 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath
-from robohw.dataflow.component import within_limits
+from robohw.dataflow.component import output_fields, within_limits
 from robohw.dataflow.unit import fixed_point_unit
 from robohw.engine.program import KINDS, product_latency
-from robohw.hw.checks import check_bool
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.multiplier import SPLIT_PRODUCT_LATENCY, registered_product, split_product
@@ -73,13 +72,9 @@ class Engine(StreamPipeline):
 
     def __init__(self, plan, program, inputs, outputs, *, tag_width=0, flag=None):
         check_tag_width(tag_width)
-        if flag is not None and not isinstance(flag, str):
-            raise TypeError(f"flag must be a field name or None, not {flag!r}")
+        fields = output_fields(plan, outputs, flag)
         self._plan, self._program, self._flag = plan, program, flag
         self._output_names = dict(outputs)
-        fields = {name: signed(plan.width) for name in outputs.values()}
-        if flag is not None:
-            fields[flag] = unsigned(1)
         super().__init__(dict(inputs), fields, tag_width=tag_width)
 
     @property

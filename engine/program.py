@@ -276,24 +276,16 @@ def compile_program(plan, machine):
         by_name = {node.name: node.index for node in live if node.op == "input"}
         fields = sorted((name for name in plan.value_fields if name in by_name),
                         key=lambda name: (-urgency[by_name[name]], by_name[name]))
-        loaders = machine.units("load")
-        if len(fields) > len(loaders) * ii:
-            raise ValueError(f"{len(fields)} fields do not fit {len(loaders)} loaders at "
-                             f"interval {ii}")
-        for position, name in enumerate(fields):
-            unit, cycle = loaders[position % len(loaders)], 1 + position // len(loaders)
+        for name, unit, cycle in _entries(fields, machine.units("load"), ii, "fields",
+                                          "loaders"):
             node = by_name[name]
             program.loads.append(Load(cycle, unit, node, plan.value_fields[name]))
             program.ready[node], program.bank[node] = cycle + LOAD_LATENCY, unit
         joints = [k for k in plan.angle_fields if f"cos{k}" in by_name or f"sin{k}" in by_name]
         joints.sort(key=lambda k: (-max(urgency.get(by_name.get(f"{t}{k}"), 0)
                                         for t in ("cos", "sin")), k))
-        cordics = machine.units("cordic")
-        if len(joints) > len(cordics) * ii:
-            raise ValueError(f"{len(joints)} angles do not fit {len(cordics)} CORDICs at "
-                             f"interval {ii}")
-        for position, k in enumerate(joints):
-            unit, cycle = cordics[position % len(cordics)], 1 + position // len(cordics)
+        for k, unit, cycle in _entries(joints, machine.units("cordic"), ii, "angles",
+                                       "CORDICs"):
             cos, sin = by_name.get(f"cos{k}"), by_name.get(f"sin{k}")
             program.trigs.append(Trig(cycle, unit, k, plan.angle_fields[k], cos, sin))
             for node, part in ((cos, "cos"), (sin, "sin")):
@@ -333,6 +325,16 @@ def compile_program(plan, machine):
     program.reads = {port: sorted(banks, key=program.banks.index)
                      for port, banks in sorted(reads.items())}
     return program
+
+
+def _entries(items, units, interval, what, kind):
+    """``(item, unit, cycle)``: the ``items``, in order, into the ``units`` round robin in
+    cycles 1 to ``interval`` (a state's entry); ``ValueError`` if they do not fit."""
+    if len(items) > len(units) * interval:
+        raise ValueError(f"{len(items)} {what} do not fit {len(units)} {kind} at interval "
+                         f"{interval}")
+    for position, item in enumerate(items):
+        yield item, units[position % len(units)], 1 + position // len(units)
 
 
 def _bind(units, taken, word, bank, reads):

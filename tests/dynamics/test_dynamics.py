@@ -281,8 +281,11 @@ def test_time_per_torque_vector_from_synthesis_rows():
     synth = [{"design": "dynamics-array", "fmax_mhz": 125.0, "latency_cycles": 250,
               "interval_cycles": 248, "device": "ecp5-85k", "speed_grade": 6, "width": 18},
              {"design": "dynamics-pipelined", "fmax_mhz": None, "placed": False}]
-    pipelined, array = time_rows(measured, synth)
+    pipelined, array, engine = time_rows(measured, synth)
     # Not placed: cycles only. Placed: cycles over MHz are microseconds (250 / 125 = 2).
     assert pipelined["fmax_mhz"] is None and "latency_us" not in pipelined
     assert (pipelined["latency"], pipelined["interval"]) == (104, 6)
     assert array["latency_us"] == 2.0 and array["interval_us"] == 248 / 125
+    # Neither simulated nor placed: nothing to say.
+    assert engine == {"design": "dynamics-engine", "latency": None, "interval": None,
+                      "fmax_mhz": None}

@@ -19,6 +19,7 @@ from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from schedules import replay_engine
+from state_files import write_state_file
 from tiers import HEAVY
 
 ECP5 = DEVICES["ecp5-85k"]
@@ -147,10 +148,7 @@ def test_dynamics_command_on_the_engine(tmp_path, capsys):
     robot = load_robot("stanford")
     q, qd, qdd = sample_states(robot, 4, np.random.default_rng(14))
     qd[2, 1] = 1.5                       # beyond the Stanford file's 1 rad/s
-    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
-    source = tmp_path / "s.csv"
-    source.write_text(",".join(header) + "\n" + "".join(
-        ",".join(repr(float(v)) for v in row) + "\n" for row in np.concatenate([q, qd, qdd], 1)))
+    source = write_state_file(tmp_path / "s.csv", q, qd, qdd)
     files = {}
     for backend in ("model", "rtl"):
         files[backend] = tmp_path / f"{backend}.csv"
@@ -175,10 +173,7 @@ def test_the_compiled_backend_writes_the_models_file(tmp_path):
     robot = load_robot("puma560")
     q, qd, qdd = sample_states(robot, 30, np.random.default_rng(15))
     qdd[4, 0] = 9.0
-    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
-    source = tmp_path / "s.csv"
-    source.write_text(",".join(header) + "\n" + "".join(
-        ",".join(repr(float(v)) for v in row) + "\n" for row in np.concatenate([q, qd, qdd], 1)))
+    source = write_state_file(tmp_path / "s.csv", q, qd, qdd)
     files = {}
     for backend in ("model", "compiled"):
         files[backend] = tmp_path / f"{backend}.csv"

@@ -24,6 +24,7 @@ from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from schedules import replay_program
+from state_files import write_state_file
 from tiers import HEAVY
 
 ECP5 = DEVICES["ecp5-85k"]
@@ -178,10 +179,7 @@ def test_dynamics_command_on_the_array(tmp_path, capsys):
     robot = load_robot("puma560")
     q, qd, qdd = sample_states(robot, 4, np.random.default_rng(14))
     qdd[2, 5] = 2.5                      # beyond the PUMA file's 2 rad/s^2
-    header = [f"{kind}{k}" for kind in ("q", "qd", "qdd") for k in range(1, 7)]
-    source = tmp_path / "s.csv"
-    source.write_text(",".join(header) + "\n" + "".join(
-        ",".join(repr(float(v)) for v in row) + "\n" for row in np.concatenate([q, qd, qdd], 1)))
+    source = write_state_file(tmp_path / "s.csv", q, qd, qdd)
     files = {}
     for backend in ("model", "rtl"):
         files[backend] = tmp_path / f"{backend}.csv"

@@ -128,9 +128,12 @@ class Engine(StreamPipeline):
                 counters[bank] = upcoming      # the count in the next cycle
         memories = {}
         for bank, depth in program.depth.items():
-            # At least two words: a one-word memory's address has no bits.
+            # At least two words: a one-word memory's address has no bits. LUT RAM, one copy
+            # a read port: Yosys's own choice puts a bank of many read ports in flip-flops
+            # and multiplexers (PUMA, II 128: 8 of 12 banks, 42,791 LUT4s).
             memories[bank] = m.submodules[f"{bank}_bank"] = Memory(
-                shape=signed(width), depth=max(depth, 2), init=[])
+                shape=signed(width), depth=max(depth, 2), init=[],
+                attrs={"ram_style": "distributed"})
 
         def address(name, bank, offset):
             """A register: the rotating address of ``offset`` (the program's constant, given

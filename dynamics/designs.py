@@ -119,8 +119,9 @@ class DynamicsDesign(Design):
                     f"multipliers ({machine.multiplier_latency} cycles), {machine.adders} "
                     f"adders ({machine.adder_latency}), {machine.loaders} loaders, "
                     f"{machine.cordics} CORDICs ({machine.trig_latency}), {dut.plan.width}-bit "
-                    f"datapath, {sum(program.depth.values())} register-file words, "
-                    f"{program.connections()} operand connections")
+                    f"datapath, {len(program.files)} register files of "
+                    f"{sum(program.depth.values())} words, {program.connections()} write "
+                    f"multiplexer inputs")
         if self.array is None:
             return configuration_line(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
         plan = dut.plan

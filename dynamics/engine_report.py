@@ -42,8 +42,8 @@ def engine_rows(width=ENGINE_WIDTH, quick=False):
                 "output_cycle": program.output_cycle, "critical_path": program.critical_path,
                 "multipliers": machine.multipliers, "adders": machine.adders,
                 "loaders": machine.loaders, "cordics": machine.cordics,
-                "banks": len(program.depth), "largest_bank": max(program.depth.values()),
-                "read_ports": sum(len(banks) for banks in program.reads.values()),
+                "largest_file": max(program.depth.values()),
+                "most_files": max(len(files) for files in program.reads.values()),
                 "operand_ports": len(program.reads), **estimate,
                 "fewest_units": [fewest.machine.multipliers, fewest.machine.adders],
                 "fewest_output_cycle": fewest.output_cycle,
@@ -57,18 +57,19 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
     every ``pipeline_fold`` cycles) beside it; ``measured``, the registry design's simulated
     row, in the sentence ``simulated(title, measured)`` gives."""
     table = ["| robot | II | a state at 100 MHz | latency (cycles) | critical path | latency / "
-             "path | multipliers, adders, loaders, CORDICs | register files: banks, words "
-             "(largest bank) | bank reads (operand ports) | LUT4s (est.) | flip-flops (est.) "
+             "path | multipliers, adders, loaders, CORDICs | register files, words (largest "
+             "file) | operand ports (most files a port) | write multiplexer inputs | LUT RAM "
+             "cells (est.) | LUT4s (est.) | flip-flops (est.) "
              "| DSP tiles | block RAMs | the fewest units: multipliers, adders; latency / path |",
-             "|" + "---|" * 14]
+             "|" + "---|" * 16]
     for r in rows:
         table.append(
             f"| {r['robot']} | {r['interval']} | {r['states_per_s_at_100mhz'] / 1e6:.1f} M/s | "
             f"{r['latency']} | {r['critical_path'] + 2} | "
             f"{r['output_cycle'] / r['critical_path']:.3f} | {r['multipliers']}, "
-            f"{r['adders']}, {r['loaders']}, {r['cordics']} | {r['banks']}, {r['file_words']:,} "
-            f"({r['largest_bank']}) | {r['read_ports']:,} ({r['operand_ports']}) | "
-            f"{r['luts']:,} | {r['register_bits']:,} | {r['dsp_tiles']} | {r['block_rams']} | "
+            f"{r['adders']}, {r['loaders']}, {r['cordics']} | {r['files']}, {r['file_words']:,} "
+            f"({r['largest_file']}) | {r['operand_ports']} ({r['most_files']}) | "
+            f"{r['connections']:,} | {r['lut_ram_cells']:,} | {r['luts']:,} | {r['register_bits']:,} | {r['dsp_tiles']} | {r['block_rams']} | "
             f"{r['fewest_units'][0]}, {r['fewest_units'][1]}; "
             f"{r['fewest_output_cycle'] / r['critical_path']:.3f} |")
     near = [r for r in rows if r["interval"] <= 32]
@@ -81,8 +82,9 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
         "pipelined CORDICs, successive states overlapped one every II cycles "
         "(robohw.engine, robohw.dynamics.engine): the compiler places the operations most "
         "urgent first, each at the first cycle after its operands with a unit free in that "
-        "slot of the interval; every value lives in its writer's rotating register file (LUT "
-        "RAM), every operand port reads only the files its operations need. The Newton-Euler "
+        "slot of the interval; every operand port (and output) reads its own rotating register "
+        "files (LUT RAM), each holding only the values that port reads, written through one "
+        "multiplexed write port, one writer a slot. The Newton-Euler "
         f"steps with serial scans at {ENGINE_WIDTH} bits, the default machine at each II (a "
         f"{SPARE_UNITS:.0%} spare multipliers and adders), "
         "from the smallest II whose multipliers fit the ECP5-85F's "

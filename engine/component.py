@@ -5,20 +5,23 @@ What each part is:
 
 - **A phase counter** (the cycle of the interval, and its copies one and two cycles ahead, from
   which the micro-programs are read: :class:`~robohw.hw.micro_program.MicroProgram` with a
-  wrap of one interval) and, for each bank, an **iteration counter** modulo its depth that
-  moves at the end of every interval.
+  wrap of one interval) and, for each depth of file, an **iteration counter** modulo that
+  depth that moves at the end of every interval.
 - **The held state**: the payload's fields (plus their offsets) captured in the interval's
   first cycle, read by the loaders and the CORDICs in the cycles after.
-- **Banks**: one memory per writer (LUT RAM on an ECP5: one write port, an asynchronous read
-  port for every operand port or output that reads it), rotating
-  (:mod:`robohw.engine.registers`): an access's address is its program's constant plus the
-  bank's iteration counter, modulo the depth, computed into a register in the cycle before.
+- **Register files**: the program's (:class:`~robohw.engine.program.RegisterFile`), each a
+  memory read by one operand port or output (LUT RAM on an ECP5: an asynchronous read port)
+  and written through one write port, a multiplexer of its writers' results that the reader's
+  micro-program steers; rotating (:mod:`robohw.engine.registers`): an access's address is its
+  program's constant plus the iteration counter, modulo the depth (a power of two: the sum's
+  low bits), computed into a register in the cycle before.
 - **Units**: :func:`~robohw.dataflow.unit.fixed_point_unit` multipliers (one DSP tile each up
   to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits on an ECP5: the tile's registered
-  product up to 18 bits, :func:`~robohw.hw.multiplier.split_product` above) and adders; an operand port reads the OR of its
-  banks' words, each kept only by the bank the program names in that cycle.
-- **Loaders** write a held field into their bank; **CORDICs** (pipelined, one angle a cycle)
-  take a held angle and write its cos and sin into their two banks.
+  product up to 18 bits, :func:`~robohw.hw.multiplier.split_product` above) and adders; an
+  operand port of several files reads the OR of their words, each kept only by the file the
+  program names in that cycle.
+- **Loaders** give a held field to the files that hold it; **CORDICs** (pipelined, one angle a
+  cycle) take a held angle and give its cos and sin to theirs.
 - **The outputs** are read together, ``output_cycle`` cycles after the state's transfer, into
   the stream's output queue (:meth:`~robohw.hw.stream.StreamPipeline.interval_control`).
 
@@ -44,6 +47,10 @@ from robohw.hw.register_file import read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
 __all__ = ["Engine"]
+
+
+def _power_of_two(depth):
+    return depth & (depth - 1) == 0
 
 
 class Engine(StreamPipeline):
@@ -120,58 +127,60 @@ class Engine(StreamPipeline):
         m.d.sync += first.eq(wrap)                  # the next cycle is phase 0
         result = self.interval_control(m, program.output_cycle, ii, first)
         counters = {}
-        for bank, depth in program.depth.items():
+        for depth in sorted(set(program.depth.values())):
             if depth > 1:
-                count = Signal(range(depth), name=f"{bank}_iteration")
-                upcoming = Mux(wrap, Mux(count == depth - 1, 0, count + 1), count)
+                count = Signal(range(depth), name=f"iteration{depth}")
+                # A power of two wraps by itself (padded_depth).
+                following = count + 1 if _power_of_two(depth) else \
+                    Mux(count == depth - 1, 0, count + 1)
+                upcoming = Mux(wrap, following, count)
                 m.d.sync += count.eq(upcoming)
-                counters[bank] = upcoming      # the count in the next cycle
+                counters[depth] = upcoming      # the count in the next cycle
         memories = {}
-        for bank, depth in program.depth.items():
-            # At least two words: a one-word memory's address has no bits. LUT RAM, one copy
-            # a read port: Yosys's own choice puts a bank of many read ports in flip-flops
-            # and multiplexers (PUMA, II 128: 8 of 12 banks, 42,791 LUT4s).
-            memories[bank] = m.submodules[f"{bank}_bank"] = Memory(
-                shape=signed(width), depth=max(depth, 2), init=[],
+        for name, file in program.files.items():
+            # At least two words: a one-word memory's address has no bits. LUT RAM: Yosys's
+            # own choice put some banks in flip-flops and multiplexers (PUMA, II 128, with a
+            # bank of each writer's: 8 of 12, 42,791 LUT4s).
+            memories[name] = m.submodules[f"{name}_file"] = Memory(
+                shape=signed(width), depth=max(file.depth, 2), init=[],
                 attrs={"ram_style": "distributed"})
 
-        def address(name, bank, offset):
+        def address(name, file, offset):
             """A register: the rotating address of ``offset`` (the program's constant, given
-            in the cycle before the access) in ``bank``, for the access's cycle."""
-            depth = program.depth[bank]
+            in the cycle before the access) in ``file``, for the access's cycle."""
+            depth = program.files[file].depth
             held = Signal(range(max(depth, 2)), name=f"{name}_address", reset_less=True)
             if depth > 1:
-                total = offset + counters[bank]
-                m.d.sync += held.eq(Mux(total >= depth, total - depth, total))
+                total = offset + counters[depth]
+                m.d.sync += held.eq(total if _power_of_two(depth) else
+                                    Mux(total >= depth, total - depth, total))
             return held
 
-        def read(name, bank, at):
-            port = memories[bank].read_port(domain="comb")
+        def read(file, at):
+            port = memories[file].read_port(domain="comb")
             m.d.comb += port.addr.eq(at)
             return port.data
 
-        def write(bank, enable, at, data):
-            port = memories[bank].write_port()
-            m.d.comb += [port.en.eq(enable), port.addr.eq(at), port.data.eq(data)]
-
-        def program_of(unit):
-            return MicroProgram(m, ahead, ahead2, unit, wrap=ii)
-
         held = self._held_state(m, first)
-        programs = []
+        programs, values, micros = [], {}, {}
         for kind in KINDS:
             for unit in program.machine.units(kind):
-                micro = program_of(unit)
+                micro = micros[unit] = MicroProgram(m, ahead, ahead2, unit, wrap=ii)
                 programs.append(micro)
-                self._unit(m, micro, unit, kind, address, read, write, platform)
+                values[unit] = self._unit(m, micro, unit, kind, address, read, platform)
         for unit in program.machine.units("load"):
-            micro = program_of(unit)
+            micro = MicroProgram(m, ahead, ahead2, unit, wrap=ii)
             programs.append(micro)
-            self._loader(m, micro, unit, held, address, write)
+            values[unit] = self._loader(m, micro, unit, held)
         for unit in program.machine.units("cordic"):
-            micro = program_of(unit)
+            micro = MicroProgram(m, ahead, ahead2, unit, wrap=ii)
             programs.append(micro)
-            self._cordic(m, micro, unit, held, address, write)
+            values |= self._cordic(m, micro, unit, held)
+        outputs_micro = MicroProgram(m, ahead, ahead2, "outputs", wrap=ii)
+        programs.append(outputs_micro)
+        for name, file in program.files.items():
+            micro = outputs_micro if file.reader[0] == "out" else micros[file.reader[0]]
+            self._file_write(m, micro, name, values, memories[name], address)
         for micro in programs:
             micro.build(ii)
         fracs = plan.output_fracs
@@ -182,9 +191,8 @@ class Engine(StreamPipeline):
                 m.d.comb += target.eq(round(value * 2.0 ** fracs[key]))
                 continue
             node, negated = program.outputs[key]
-            bank = program.bank[node]
-            at = address(f"out_{key}", bank, program.offset(node, out_cycle))
-            word = read(f"out_{key}", bank, at)
+            file = program.source[(("out", key), node)]
+            word = read(file, address(f"out_{key}", file, program.offset(file, node, out_cycle)))
             m.d.comb += target.eq(-word if negated else word)
         if self._flag is not None:
             line = tapped_delay_line(m, within_limits(plan, self.i.payload), {out_cycle},
@@ -204,51 +212,77 @@ class Engine(StreamPipeline):
                                            plan.field_offset(field))
         return held
 
-    def _unit(self, m, micro, unit, kind, address, read, write, platform):
-        """One multiplier or adder: its operand ports read their banks at the addresses the
-        program gives (a cycle ahead, rotated), its results go into its own bank."""
+    def _file_write(self, m, micro, name, values, memory, address):
+        """File ``name``'s write port: in each cycle it is written, the value of the writer
+        the program names (``values``: ``{writer: signal}``) at its rotating address."""
+        program = self._program
+        file, writes = program.files[name], program.writes(name)
+        enable = micro.fetch({"valid": unsigned(1)}, {c: {"valid": 1} for c in writes},
+                             f"{name}_w")["valid"]
+        at = micro.fetch({"at": range(max(file.depth, 2))},
+                         {c - 1: {"at": program.offset(name, k, c)} for c, k in writes.items()},
+                         f"{name}_wm1")["at"]
+        data = values[file.writers[0]]
+        if len(file.writers) > 1:
+            select = micro.fetch(
+                {"select": range(len(file.writers))},
+                {c: {"select": file.writers.index(program.writer[k])}
+                 for c, k in writes.items()}, f"{name}_w")["select"]
+            data = read_port([values[w] for w in file.writers], select, m=m,
+                             name=f"{name}_data")
+        port = memory.write_port()
+        m.d.comb += [port.en.eq(enable), port.addr.eq(address(f"{name}_write", name, at)),
+                     port.data.eq(data)]
+
+    def _unit(self, m, micro, unit, kind, address, read, platform):
+        """One multiplier or adder, its result's register returned: its operand ports read
+        their files at the addresses the program gives (a cycle ahead, rotated)."""
         program, plan = self._program, self._plan
         issues = [issue for issue in program.issues if issue.unit == unit]
         instructions = [(issue.cycle, program.operation(issue), issue) for issue in issues]
-        banks = {port: program.reads.get((unit, port), []) for port in "ab"}
+        files = {port: program.reads.get((unit, port), []) for port in "ab"}
 
         def operands(fetch):
             values = []
             for port in "ab":
-                shapes, reached = {}, banks[port]
-                for bank in reached:
-                    depth = max(program.depth[bank], 2)
-                    shapes |= {f"{port}_in_{bank}": unsigned(1),
-                               f"{port}_at_{bank}": range(depth)}
+                shapes, reached = {}, files[port]
+                for file in reached:
+                    shapes |= {f"{port}_in_{file}": unsigned(1),
+                               f"{port}_at_{file}": range(max(program.files[file].depth, 2))}
 
                 def word(fields, issue, port=port, reached=reached):
                     node = fields[port]
+                    source = program.source.get(((unit, port), node))
                     out = {}
-                    for bank in reached:
-                        chosen = node is not None and program.bank[node] == bank
-                        out[f"{port}_in_{bank}"] = int(chosen)
-                        out[f"{port}_at_{bank}"] = (program.offset(node, issue.cycle)
+                    for file in reached:
+                        chosen = node is not None and source == file
+                        out[f"{port}_in_{file}"] = int(chosen)
+                        out[f"{port}_at_{file}"] = (program.offset(file, node, issue.cycle)
                                                     if chosen else 0)
                     return out
                 ahead_fields = fetch(-1, shapes, word)
                 words = []
-                for bank in reached:
-                    chosen = Signal(name=f"{unit}_{port}_in_{bank}", reset_less=True)
-                    m.d.sync += chosen.eq(ahead_fields[f"{port}_in_{bank}"])
-                    at = address(f"{unit}_{port}_{bank}", bank,
-                                 ahead_fields[f"{port}_at_{bank}"])
-                    words.append(Mux(chosen, read(f"{unit}_{port}", bank, at), 0))
+                for file in reached:
+                    data = read(file, address(f"{unit}_{port}_{file}", file,
+                                              ahead_fields[f"{port}_at_{file}"]))
+                    if len(reached) > 1:
+                        # Each file's word kept only in the cycles the port reads it: an OR.
+                        chosen = Signal(name=f"{unit}_{port}_in_{file}", reset_less=True)
+                        m.d.sync += chosen.eq(ahead_fields[f"{port}_in_{file}"])
+                        data = Mux(chosen, data, 0)
+                    words.append(data)
                 values.append(functools.reduce(operator.or_, words) if words else
                               Const(0, signed(plan.width)))
             issued = fetch(0, {"valid": unsigned(1)}, lambda f, _: {"valid": 1})["valid"]
             return values[0], values[1], issued
 
-        def write_result(fetch, offset, value):
-            enable = fetch(offset, {"valid": unsigned(1)}, lambda f, _: {"valid": 1})["valid"]
-            depth = max(program.depth[unit], 2)
-            at = fetch(offset - 1, {"at": range(depth)},
-                       lambda f, issue: {"at": program.offset(issue.node, issue.cycle + offset)})
-            write(unit, enable, address(f"{unit}_write", unit, at["at"]), value)
+        result = []
+
+        def written(fetch, offset, value):
+            # The files write it (_file_write) in the cycle ``offset`` after the issue: one
+            # before it is readable.
+            assert offset + 1 == latency, (unit, offset, latency)
+            result.append(value)
 
         multiplier = kind == "mul"
         latency = (program.machine.multiplier_latency if multiplier else
@@ -257,30 +291,27 @@ class Engine(StreamPipeline):
         stages = product_latency(plan.width)
         product = split_product if stages == SPLIT_PRODUCT_LATENCY else registered_product
         fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
-                         latency=latency, operands=operands, write=write_result,
+                         latency=latency, operands=operands, write=written,
                          platform=platform, product=product, product_latency=stages)
+        return result[0]
 
-    def _loader(self, m, micro, unit, held, address, write):
-        """A loader: in each cycle its program names, one held field into its bank."""
-        program = self._program
-        loads = [load for load in program.loads if load.unit == unit]
+    def _loader(self, m, micro, unit, held):
+        """A loader, its output returned: in each cycle its program names, one held field (its
+        files write it in that cycle)."""
+        loads = [load for load in self._program.loads if load.unit == unit]
         fields = sorted({load.field for load in loads})
-        depth = max(program.depth[unit], 2)
         ahead_fields = micro.fetch(
-            {"select": range(max(len(fields), 2)), "at": range(depth)},
-            {load.cycle - 1: {"select": fields.index(load.field),
-                              "at": program.offset(load.node, load.cycle)} for load in loads},
+            {"select": range(max(len(fields), 2))},
+            {load.cycle - 1: {"select": fields.index(load.field)} for load in loads},
             f"{unit}_sm1")
-        enable = micro.fetch({"valid": unsigned(1)}, {load.cycle: {"valid": 1} for load in loads},
-                             f"{unit}_s0")["valid"]
         select = Signal(range(max(len(fields), 2)), name=f"{unit}_select", reset_less=True)
         m.d.sync += select.eq(ahead_fields["select"])
-        data = read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field")
-        write(unit, enable, address(f"{unit}_write", unit, ahead_fields["at"]), data)
+        return read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field")
 
-    def _cordic(self, m, micro, unit, held, address, write):
-        """A pipelined CORDIC: in each cycle its program names, a held angle into its angle
-        register; a pipeline later its cos and sin into its two banks."""
+    def _cordic(self, m, micro, unit, held):
+        """A pipelined CORDIC, ``{"cos<k>": signal, "sin<k>": signal}`` returned: in each
+        cycle its program names, a held angle into its angle register; a pipeline later its cos
+        and sin, which their files write."""
         plan, program = self._plan, self._program
         trigs = [trig for trig in program.trigs if trig.unit == unit]
         fields = sorted({trig.field for trig in trigs})
@@ -297,21 +328,10 @@ class Engine(StreamPipeline):
         out = pipelined_datapath(m, config, Const(1 << config.frac_bits, shape), Const(0, shape),
                                  angle, Const(1), name=unit)
         # The angle is registered in the issue cycle, enters the pipeline in the next and
-        # leaves it pipelined_latency later: written then, readable a cycle after.
-        arrive = program.machine.trig_latency - 1
+        # leaves it pipelined_latency later (trig_latency - 1 after the issue): written then,
+        # readable a cycle after.
         suffix = unit[len("cordic"):]
-        for part, port in (("cos", "x"), ("sin", "y")):
-            bank = f"{part}{suffix}"
-            writes = [trig for trig in trigs if getattr(trig, part) is not None]
-            depth = max(program.depth[bank], 2)
-            at = micro.fetch({"at": range(depth)},
-                             {trig.cycle + arrive - 1: {
-                                 "at": program.offset(getattr(trig, part), trig.cycle + arrive)}
-                              for trig in writes}, f"{bank}_wm1")["at"]
-            enable = micro.fetch({"valid": unsigned(1)},
-                                 {trig.cycle + arrive: {"valid": 1} for trig in writes},
-                                 f"{bank}_w")["valid"]
-            write(bank, enable, address(f"{bank}_write", bank, at), out[port])
+        return {f"cos{suffix}": out["x"], f"sin{suffix}": out["y"]}
 
     def resources(self):
         """The estimate of :func:`robohw.engine.estimate.engine_resources`."""

@@ -3,18 +3,20 @@ report's cycle-level table; ``robohw synth`` measures).
 
 - **DSP tiles**: one a multiplier up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits
   (:func:`~robohw.hw.multiplier.split_product_tiles`).
-- **LUT RAM**: every bank read by a port is one copy of the bank (a TRELLIS_DPR16X4 holds 16
-  words of 4 bits with one write and one read port), ``ceil(depth / 16) * ceil(width / 4)``
-  cells a copy; a cell takes :data:`LUTS_PER_RAM_CELL` LUT4s' place, and a copy deeper than 16
-  words a ``width``-bit multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
-- **Flip-flops**: the units' pipeline registers, every address register, the held state, the
-  CORDICs' stages, the counters, and the stream's valid and tag lines and queue pointers.
+- **LUT RAM**: every register file (one reader's) is a memory of ``ceil(depth / 16) *
+  ceil(width / 4)`` TRELLIS_DPR16X4 cells (16 words of 4 bits, one write and one read port); a
+  cell takes :data:`LUTS_PER_RAM_CELL` LUT4s' place, and a file deeper than 16 words a
+  ``width``-bit multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
+- **Flip-flops**: the units' pipeline registers, every file's read and write address
+  registers, the held state, the CORDICs' stages, the counters, the micro-programs' words, and
+  the stream's valid and tag lines and queue pointers.
 - **LUT4s**: the units' arithmetic (an adder's two alignment shifters and sum; a multiplier's
   constant and complement multiplexers, its correction and its fabric partial products), the
-  rounding's shifter and increment, each port's OR of its banks, the address adders, and the
-  LUT RAM's place.
-- **Block RAMs**: none; the micro-programs' words are ROMs Yosys maps to LUTs at these depths
-  (counted in the LUT4s: a word bit a LUT4 per 16 words).
+  rounding's shifter and increment, each file's write multiplexer and each port's OR of its
+  files, the address adders (a comparison and subtraction more where a depth is not a power of
+  two), the micro-programs' ROMs and the LUT RAM's place.
+- **Block RAMs**: none; the micro-programs' words are ROMs Yosys maps to LUTs up to 16 words
+  deep (counted in the LUT4s: a word bit a LUT4 per 16 words).
 
 Estimates, not measurements: their purpose is the curve's shape over the interval.
 """
@@ -38,24 +40,26 @@ def _bits(count):
 
 def engine_resources(plan, program, tag_width=0):
     """``{"multipliers", "adders", "cordics", "dsp_tiles", "lut_ram_cells", "luts",
-    "register_bits", "block_rams", "file_words", "connections"}`` of the engine of
+    "register_bits", "block_rams", "file_words", "files", "connections"}`` of the engine of
     ``program`` (``tag_width``: its user tag)."""
     machine, w = program.machine, plan.width
-    cells = luts = flops = 0
-    for (unit, port), banks in program.reads.items():
-        for bank in banks:
-            depth = program.depth[bank]
-            copy = math.ceil(depth / 16) * math.ceil(w / 4)
-            cells += copy
-            luts += w * (math.ceil(depth / 16) - 1) // 2 + _bits(depth)   # blocks' mux, adder
-            flops += _bits(depth) + 1                                      # address, select
-        luts += w * max(len(banks) - 1, 0) // 2 + w                        # the banks' OR
-    outputs = len(program.outputs)
-    for bank in (program.bank[node] for node, _ in program.outputs.values()):
-        cells += math.ceil(program.depth[bank] / 16) * math.ceil(w / 4)
-        flops += _bits(program.depth[bank])
-    # each bank's iteration counter and write address
-    flops += sum(2 * _bits(depth) for depth in program.depth.values())
+    cells = luts = flops = rom_bits = 0
+    for file in program.files.values():
+        blocks, bits = math.ceil(file.depth / 16), _bits(file.depth)
+        cells += blocks * math.ceil(w / 4)
+        luts += w * (blocks - 1) // 2 + w * (len(file.writers) - 1) // 2
+        # the read and write addresses: a sum, and a comparison and subtraction unless the
+        # depth is a power of two
+        wrapped = file.depth & (file.depth - 1) == 0
+        luts += 2 * bits * (1 if wrapped else 3)
+        flops += 2 * bits + 1                      # addresses, the write's valid
+        rom_bits += 2 * bits + _bits(len(file.writers)) * (len(file.writers) > 1)
+    for files in program.reads.values():
+        if len(files) > 1:
+            luts += w * (len(files) - 1) // 2 + w      # the OR of the kept words
+            flops += len(files)                       # each file's keep flag
+            rom_bits += len(files)
+    flops += sum(_bits(depth) for depth in set(program.depth.values()))   # the counters
     # A multiplier: operands, prep, correction stages, exact product, rounding, value.
     multiplier_flops = 2 * w + 2 * w * 2 + 2 * w + w + w + 2 * w
     adder_flops = 2 * w + 2 * (w + 8) + (w + 9) + (w + 9) + w
@@ -64,7 +68,8 @@ def engine_resources(plan, program, tag_width=0):
     fields = len(plan.value_fields) + len(plan.angle_fields)
     flops += fields * w + machine.cordics * (pipelined_register_bits(plan.cordic) + w)
     flops += program.output_cycle * (2 + tag_width)
-    rom_bits = _rom_bits(program, w)
+    # the units' prep, shift, constant and rounding fields
+    rom_bits += (machine.multipliers + machine.adders) * (2 * w + 16)
     luts += math.ceil(program.interval / 16) * rom_bits + cells * LUTS_PER_RAM_CELL
     flops += rom_bits
     return {
@@ -77,16 +82,6 @@ def engine_resources(plan, program, tag_width=0):
         "register_bits": flops,
         "block_rams": 0,
         "file_words": sum(program.depth.values()),
-        "connections": program.connections() + outputs,
+        "files": len(program.files),
+        "connections": program.connections(),
     }
-
-
-def _rom_bits(program, width):
-    """Bits of every unit's micro-program word (the fields it reads from its ROM)."""
-    total = 0
-    for (unit, port), banks in program.reads.items():
-        total += sum(1 + _bits(program.depth[bank]) for bank in banks)
-    units = program.machine.multipliers + program.machine.adders
-    # prep, shifts, constant and rounding fields, the write address
-    total += units * (2 * width + 16) + sum(_bits(d) for d in program.depth.values())
-    return total

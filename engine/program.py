@@ -4,10 +4,13 @@ values in rotating register files, successive states overlapped one every initia
 The machine (:class:`Machine`): pipelined multipliers and adders that each issue once a cycle
 (:func:`robohw.dataflow.unit.fixed_point_unit`: any node's micro-operation, bit for bit),
 *loaders* that write the state's fixed-point fields into the files, pipelined CORDICs that give
-each revolute joint's cos and sin, and one rotating register file
-(:mod:`robohw.engine.registers`) per writer: each unit's results, each loader's fields, each
-CORDIC's cos and its sin. Every operand port reads the banks its operations need, and only
-those: the network between units is what the program uses.
+each revolute joint's cos and sin, and rotating register files
+(:mod:`robohw.engine.registers`, :class:`RegisterFile`) on the readers' side: each operand
+port (and each output) reads its own files, each file holding the values that reader needs,
+written through one multiplexed write port by the writers of those values, at most one of them
+in each slot of the interval (so a port has a few files: up to four on the PUMA 560 from II 10
+to 128). The network between units is what the program uses; a value is stored once for each
+port that reads it, not once for each port that reads its writer.
 
 The program (:func:`compile_program`) repeats every ``interval`` cycles (II). A state is taken
 in cycle 0 of its program and held for the interval: the loaders write its fields in cycles 1
@@ -15,7 +18,7 @@ to II, the CORDICs take its angles in cycles 1 to II. Then the operations, most 
 (urgency: the longest chain of latencies from the operation to an output; a producer is always
 more urgent than its consumers), each at the first cycle from its operands' ready cycle with a
 unit of its kind free in that cycle's slot (``cycle % II``) of the modulo reservation table:
-of the free units, the one whose operand ports already read the operands' banks, if any (a
+of the free units, the one whose operand ports already read the operands' writers, if any (a
 commutative operation may swap its operands to match). The graph has no recurrence between
 states, so every operation finds a slot within II cycles of its operands: the critical chains
 are placed first, near their least latency. The outputs are read together in the cycle the
@@ -30,13 +33,13 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.unit import (ADDER_STAGES, ADDS, MULTIPLIES, multiplier_stages,
                                   swapped_operation)
-from robohw.engine.registers import (access_offset, live_lower_bound, physical_register,
-                                     rotating_allocation)
+from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
+                                     physical_register, rotating_allocation)
 from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.multiplier import PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY
 
-__all__ = ["Machine", "Issue", "Load", "Trig", "EngineProgram", "compile_program",
-           "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS"]
+__all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
+           "compile_program", "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
@@ -154,13 +157,26 @@ class Trig:
     sin: int
 
 
+@dataclass(frozen=True)
+class RegisterFile:
+    """One rotating register file (a LUT-RAM memory: one write port, one read port) of
+    ``depth`` words: read by ``reader`` (an operand port ``(unit, "a" or "b")`` or an output
+    ``("out", key)``), written by ``writers`` (units, loaders, a CORDIC's cos or sin: the
+    write port's multiplexer, in order), at most one of them in each slot of the interval."""
+    reader: tuple
+    writers: tuple
+    depth: int
+
+
 @dataclass
 class EngineProgram:
     """A compiled program: the operations, loads and CORDIC issues of one state's program,
-    the cycle each value is readable (``ready``, by node) and the bank that holds it
-    (``bank``), the values' lives (``lives``: ``{node: (first, last)}``), each bank's depth and
-    each value's base (:mod:`robohw.engine.registers`), the banks each operand port reads
-    (``reads``: ``{(unit, port): [banks]}``), the outputs' source nodes (``outputs``: ``{key:
+    the cycle each value is readable (``ready``, by node) and the unit, loader or CORDIC that
+    writes it (``writer``); the register files (``files``: ``{name:`` :class:`RegisterFile`
+    ``}``), the file each reader reads each value from (``source``: ``{(reader, node):
+    file}``), each copy's life in its file (``lives``: ``{(file, node): (first, last)}``) and
+    its base (``base``, :mod:`robohw.engine.registers`); the files each operand port reads
+    (``reads``: ``{(unit, port): [files]}``), the outputs' source nodes (``outputs``: ``{key:
     (node, negated)}``, constant outputs left out) and the cycle they are read
     (``output_cycle``), and the least output cycle any program on the machine has: the
     graph's longest chain of the units' latencies, from inputs loaded or CORDICs issued in
@@ -170,9 +186,10 @@ class EngineProgram:
     loads: list = field(default_factory=list)
     trigs: list = field(default_factory=list)
     ready: dict = field(default_factory=dict)
-    bank: dict = field(default_factory=dict)
+    writer: dict = field(default_factory=dict)
+    files: dict = field(default_factory=dict)
+    source: dict = field(default_factory=dict)
     lives: dict = field(default_factory=dict)
-    depth: dict = field(default_factory=dict)
     base: dict = field(default_factory=dict)
     reads: dict = field(default_factory=dict)
     outputs: dict = field(default_factory=dict)
@@ -185,19 +202,20 @@ class EngineProgram:
         return self.machine.interval
 
     @property
-    def banks(self):
-        """Every bank's name, in order: the units', the loaders', the CORDICs' cos and sin."""
-        return list(self.depth)
+    def depth(self):
+        """``{file: depth}``."""
+        return {name: file.depth for name, file in self.files.items()}
 
-    def offset(self, node, cycle):
-        """The program's address constant of an access to ``node`` in ``cycle``
+    def offset(self, file, node, cycle):
+        """The program's address constant of an access to ``node`` in ``file`` in ``cycle``
         (:func:`~robohw.engine.registers.access_offset`)."""
-        bank = self.bank[node]
-        return access_offset(self.base[node], cycle, self.interval, self.depth[bank])
+        return access_offset(self.base[(file, node)], cycle, self.interval,
+                             self.files[file].depth)
 
-    def register(self, node, iteration):
-        """The register of ``node``'s value of the state that entered in ``iteration``."""
-        return physical_register(self.base[node], iteration, self.depth[self.bank[node]])
+    def register(self, file, node, iteration):
+        """The register of ``node``'s value in ``file`` of the state that entered in
+        ``iteration``."""
+        return physical_register(self.base[(file, node)], iteration, self.files[file].depth)
 
     def operation(self, issue):
         """The micro-operation the issue's unit executes (operands swapped if it says)."""
@@ -209,14 +227,19 @@ class EngineProgram:
         word = self.operation(issue)
         return {port: word[port] for port in "ab" if word[port] is not None}
 
-    def bank_values(self, bank):
-        """The nodes whose values ``bank`` holds."""
-        return [k for k, b in self.bank.items() if b == bank]
+    def file_values(self, file):
+        """The nodes whose values ``file`` holds, in order."""
+        return [k for f, k in self.lives if f == file]
 
-    def lower_bound(self, bank):
-        """The fewest registers ``bank`` could hold its values in
+    def writes(self, file):
+        """``{cycle: node}``: the cycles of a state's program ``file`` is written in (a value
+        lands at the end of the cycle before it is readable)."""
+        return {self.ready[k] - 1: k for k in self.file_values(file)}
+
+    def lower_bound(self, file):
+        """The fewest registers ``file`` could hold its values in
         (:func:`~robohw.engine.registers.live_lower_bound`)."""
-        return live_lower_bound({k: self.lives[k] for k in self.bank_values(bank)},
+        return live_lower_bound({k: self.lives[(file, k)] for k in self.file_values(file)},
                                 self.interval)
 
     @property
@@ -225,8 +248,8 @@ class EngineProgram:
         return self.output_cycle
 
     def connections(self):
-        """Operand port to bank connections: the network's size."""
-        return sum(len(banks) for banks in self.reads.values())
+        """The network's size: the write multiplexers' inputs (a writer into a file)."""
+        return sum(len(file.writers) for file in self.files.values())
 
 
 def _source(node):
@@ -280,7 +303,7 @@ def compile_program(plan, machine):
                                           "loaders"):
             node = by_name[name]
             program.loads.append(Load(cycle, unit, node, plan.value_fields[name]))
-            program.ready[node], program.bank[node] = cycle + LOAD_LATENCY, unit
+            program.ready[node], program.writer[node] = cycle + LOAD_LATENCY, unit
         joints = [k for k in plan.angle_fields if f"cos{k}" in by_name or f"sin{k}" in by_name]
         joints.sort(key=lambda k: (-max(urgency.get(by_name.get(f"{t}{k}"), 0)
                                         for t in ("cos", "sin")), k))
@@ -291,7 +314,7 @@ def compile_program(plan, machine):
             for node, part in ((cos, "cos"), (sin, "sin")):
                 if node is not None:
                     program.ready[node] = cycle + machine.trig_latency
-                    program.bank[node] = f"{part}{unit[len('cordic'):]}"
+                    program.writer[node] = f"{part}{unit[len('cordic'):]}"
 
     place_inputs()
     arrival = {"input": 1 + LOAD_LATENCY, "trig": 1 + machine.trig_latency}
@@ -310,20 +333,18 @@ def compile_program(plan, machine):
         while len(busy[kind][cycle % ii]) == len(units[kind]):
             cycle += 1
         taken = busy[kind][cycle % ii]
-        unit, swapped = _bind(units[kind], taken, words[k], program.bank, reads)
+        unit, swapped = _bind(units[kind], taken, words[k], program.writer, reads)
         issue = Issue(cycle, unit, k, swapped)
         program.issues.append(issue)
         taken.add(unit)
         for port, operand in program.operands(issue).items():
-            reads[(unit, port)].add(program.bank[operand])
-        program.ready[k], program.bank[k] = cycle + latency[kind], unit
+            reads[(unit, port)].add(program.writer[operand])
+        program.ready[k], program.writer[k] = cycle + latency[kind], unit
     program.issues.sort(key=lambda issue: (issue.cycle, issue.unit))
     program.output_cycle = max((program.ready[k] for k, _ in output_sources.values()),
                                default=1)
     program.outputs = output_sources
-    _allocate(program, nodes, units)
-    program.reads = {port: sorted(banks, key=program.banks.index)
-                     for port, banks in sorted(reads.items())}
+    _allocate(program)
     return program
 
 
@@ -337,9 +358,9 @@ def _entries(items, units, interval, what, kind):
         yield item, units[position % len(units)], 1 + position // len(units)
 
 
-def _bind(units, taken, word, bank, reads):
+def _bind(units, taken, word, writer, reads):
     """``(unit, swapped)``: the free unit (and operand order) whose ports already read the
-    most of the operation's operands' banks; ties: the first unit, unswapped."""
+    most of the operation's operands' writers; ties: the first unit, unswapped."""
     orders = [False]
     if word["b"] is not None and not word["subtract"]:
         orders.append(True)
@@ -350,27 +371,60 @@ def _bind(units, taken, word, bank, reads):
         for swapped in orders:
             w = swapped_operation(word) if swapped else word
             cost = sum(1 for port in "ab" if w[port] is not None and
-                       bank[w[port]] not in reads.get((unit, port), ()))
+                       writer[w[port]] not in reads.get((unit, port), ()))
             if best is None or cost < best[0]:
                 best = (cost, unit, swapped)
     return best[1], best[2]
 
 
-def _allocate(program, nodes, units):
-    """Each value's life (readable from its ready cycle to its last read) and each bank's
-    rotating allocation."""
-    last = {k: ready for k, ready in program.ready.items()}
+def _allocate(program):
+    """The register files: each reader's values (the last read of each by that reader) in
+    files of distinct write slots (:func:`_reader_files`), each a rotating allocation
+    (:func:`~robohw.engine.registers.rotating_allocation`) padded
+    (:func:`~robohw.engine.registers.padded_depth`)."""
+    ii = program.interval
+    wanted = defaultdict(dict)              # reader: {node: last read}
     for issue in program.issues:
-        for operand in program.operands(issue).values():
-            last[operand] = max(last[operand], issue.cycle)
-    for node, _ in program.outputs.values():
-        last[node] = max(last[node], program.output_cycle)
-    program.lives = {k: (program.ready[k], last[k]) for k in program.ready}
-    machine = program.machine
-    banks = [*units["mul"], *units["add"], *machine.units("load")]
-    for cordic in machine.units("cordic"):
-        banks += [f"cos{cordic[len('cordic'):]}", f"sin{cordic[len('cordic'):]}"]
-    for bank in banks:
-        lives = {k: program.lives[k] for k in sorted(program.bank) if program.bank[k] == bank}
-        program.depth[bank], bases = rotating_allocation(lives, machine.interval)
-        program.base.update(bases)
+        for port, operand in program.operands(issue).items():
+            last = wanted[(issue.unit, port)]
+            last[operand] = max(last.get(operand, 0), issue.cycle)
+    for key, (node, _) in program.outputs.items():
+        wanted[("out", key)][node] = program.output_cycle
+    for reader, last in wanted.items():
+        names = []
+        groups = _reader_files(last, program.ready, program.writer, ii)
+        for position, group in enumerate(groups):
+            name = (f"out_{reader[1]}" if reader[0] == "out" else
+                    f"{reader[0]}_{reader[1]}{position}")
+            names.append(name)
+            lives = {k: (program.ready[k], last[k]) for k in group}
+            depth, bases = rotating_allocation(lives, ii)
+            writers = tuple(dict.fromkeys(program.writer[k] for k in group))
+            program.files[name] = RegisterFile(reader, writers, padded_depth(depth))
+            for k in group:
+                program.source[(reader, k)] = name
+                program.lives[(name, k)] = lives[k]
+                program.base[(name, k)] = bases[k]
+        if reader[0] != "out":
+            program.reads[reader] = names
+    program.reads = dict(sorted(program.reads.items()))
+
+
+def _reader_files(last, ready, writer, interval):
+    """A reader's values (``last``: ``{node: last read}``) in files, each with one write
+    port: no two values of a file are written in one slot of the interval (cycle ``ready - 1``
+    modulo it). First fit, by writer then ready cycle, into the file that already has the
+    value's writer, else the one with the fewest writers: few files, small multiplexers."""
+    files = []                              # [slots, writers, nodes]
+    for k in sorted(last, key=lambda k: (writer[k], ready[k], k)):
+        slot = (ready[k] - 1) % interval
+        free = [f for f in files if slot not in f[0]]
+        if free:
+            chosen = min(free, key=lambda f: (writer[k] not in f[1], len(f[1])))
+        else:
+            chosen = (set(), set(), [])
+            files.append(chosen)
+        chosen[0].add(slot)
+        chosen[1].add(writer[k])
+        chosen[2].append(k)
+    return [sorted(f[2], key=lambda k: (ready[k], k)) for f in files]

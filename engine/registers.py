@@ -16,7 +16,14 @@ lives, each shifted by a multiple of the interval, one after the other on a line
 
 import math
 
-__all__ = ["rotating_allocation", "access_offset", "physical_register", "live_lower_bound"]
+from robohw.hw.checks import check_positive_integer
+
+__all__ = ["rotating_allocation", "padded_depth", "access_offset", "physical_register",
+           "live_lower_bound", "RAM_WORDS"]
+
+# The words of one LUT-RAM block: a TRELLIS_DPR16X4 holds 16 words of 4 bits (Lattice
+# FPGA-TN-02032, ECP5 memory usage guide, distributed RAM).
+RAM_WORDS = 16
 
 
 def rotating_allocation(lives, interval):
@@ -51,6 +58,17 @@ def rotating_allocation(lives, interval):
     span = frontier - min(start.values())
     base = {key: (lives[key][0] - start[key]) // interval for key in lives}
     return max(1, math.ceil(span / interval)), base
+
+
+def padded_depth(depth):
+    """``depth`` rounded up to a power of two when that takes no more :data:`RAM_WORDS`-word
+    blocks (a file of up to 16 words: always). Rotating addresses then wrap by themselves: an
+    address is the low bits of a sum, with no comparison and subtraction. A bank deeper than
+    an allocation's still never shares a register between live values: their shifted lives
+    lie on a line shorter than the bank's turn."""
+    check_positive_integer("depth", depth)
+    power = 1 << (depth - 1).bit_length()
+    return power if -(-power // RAM_WORDS) == -(-depth // RAM_WORDS) else depth
 
 
 def access_offset(base, cycle, interval, depth):

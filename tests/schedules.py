@@ -173,11 +173,13 @@ def replay_engine(plan, states=None):
     issues alone, states overlapped one every interval: one issue per unit per slot of the
     interval (loads and CORDICs too, each within the interval after its state's transfer),
     every operation after its operands are readable (a unit's latency after their issue),
-    every operand port reading only the banks its unit is wired to, and every access, at the
-    address the hardware computes (the program's constant plus the bank's iteration counter,
-    modulo its depth), finding the value of its own state: no register is overwritten while
-    live. ``states`` (default: enough for every bank to wrap twice) are replayed. Returns the
-    cycle the outputs are read (the last output's readable cycle)."""
+    every operand port reading only files it is wired to, each file written by its writers
+    alone, once a cycle at most (its one write port), and every access, at the address the
+    hardware computes (the program's constant plus the iteration counter, modulo the file's
+    depth), finding the value of its own state: no register is overwritten while live. A value
+    is written into every file it is read from, in the cycle before it is readable.
+    ``states`` (default: enough for every file to wrap twice) are replayed. Returns the cycle
+    the outputs are read (the last output's readable cycle)."""
     program, machine = plan.program, plan.machine
     ii, nodes = machine.interval, plan.tracer.nodes
     ready, writer = {}, {}
@@ -199,7 +201,14 @@ def replay_engine(plan, states=None):
             if node is not None:
                 ready[node] = trig.cycle + machine.trig_latency
                 writer[node] = part + trig.unit[len("cordic"):]
-    accesses = []           # (cycle, bank, node): reads in the state's program
+    accesses = []           # (cycle, file, node): reads in the state's program
+
+    def reached(reader, node):
+        file = program.source[(reader, node)]
+        assert program.files[file].reader == reader, (reader, file)
+        assert writer[node] in program.files[file].writers, (file, node, writer[node])
+        return file
+
     counts = {"mul": machine.multipliers, "add": machine.adders}
     latencies = {"mul": machine.multiplier_latency, "add": machine.adder_latency}
     kinds = {i.node: "mul" if nodes[i.node].op in MULTIPLIES else "add" for i in program.issues}
@@ -223,33 +232,38 @@ def replay_engine(plan, states=None):
             if source is None:
                 continue
             assert ready[source] <= issue.cycle, f"{node} reads {source} before it is ready"
-            assert writer[source] in program.reads[(issue.unit, port)], (issue, port)
-            accesses.append((issue.cycle, writer[source], source))
+            file = reached((issue.unit, port), source)
+            assert file in program.reads[(issue.unit, port)], (issue, port)
+            accesses.append((issue.cycle, file, source))
     live_ops = {k for k in plan.live if nodes[k].op not in ("input", "neg")}
     assert {issue.node for issue in program.issues} == live_ops
     assert len(program.issues) == len(live_ops)
-    outputs = [node for node, _ in program.outputs.values()]
-    read_out = max((ready[k] for k in outputs), default=1)
-    accesses += [(read_out, writer[k], k) for k in outputs]
-    # The banks over overlapped states: a write lands at the end of the cycle before its value
+    read_out = max((ready[k] for k, _ in program.outputs.values()), default=1)
+    accesses += [(read_out, reached(("out", key), k), k)
+                 for key, (k, _) in program.outputs.items()]
+    # The files over overlapped states: a write lands at the end of the cycle before its value
     # is readable; the reads of a cycle happen before its writes land.
     depth = program.depth
     states = states or 2 * max(depth.values()) + read_out // ii + 2
-    events = []
+    copies = {(file, k) for _, file, k in accesses}
+    events, written = [], set()
     for state in range(states):
         start = state * ii
-        for k, cycle in ready.items():
-            events.append((start + cycle - 1, 1, writer[k], k, state))
-        for cycle, bank, k in accesses:
-            events.append((start + cycle, 0, bank, k, state))
+        for file, k in copies:
+            time = start + ready[k] - 1
+            assert (file, time) not in written, f"{file} is written twice in cycle {time}"
+            written.add((file, time))
+            events.append((time, 1, file, k, state))
+        for cycle, file, k in accesses:
+            events.append((start + cycle, 0, file, k, state))
     held = {}
-    for time, is_write, bank, k, state in sorted(events):
+    for time, is_write, file, k, state in sorted(events):
         access_cycle = time - state * ii
-        at = (program.offset(k, access_cycle) + time // ii) % depth[bank]
+        at = (program.offset(file, k, access_cycle) + time // ii) % depth[file]
         if is_write:
-            held[(bank, at)] = (k, state)
+            held[(file, at)] = (k, state)
         else:
-            assert held.get((bank, at)) == (k, state), (
-                f"state {state} reads {k} in {bank}[{at}] at cycle {access_cycle}, which holds "
-                f"{held.get((bank, at))}")
+            assert held.get((file, at)) == (k, state), (
+                f"state {state} reads {k} in {file}[{at}] at cycle {access_cycle}, which holds "
+                f"{held.get((file, at))}")
     return read_out

@@ -12,8 +12,8 @@ from amaranth.hdl import Module, Signal
 
 from robohw.dynamics.engine import EnginePlan, ScanPlan
 from robohw.engine.program import MAX_INTERVAL, MIN_INTERVAL, Machine, compile_program
-from robohw.engine.registers import (access_offset, live_lower_bound, physical_register,
-                                     rotating_allocation)
+from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
+                                     physical_register, rotating_allocation)
 from robohw.hw.micro_program import MicroProgram
 from robohw.robots.sampling import random_robot
 from schedules import engine_critical_path, replay_engine
@@ -123,13 +123,19 @@ def test_the_replay_catches_a_broken_program(puma_plans):
     program = plan.program
     issue = next(i for i in program.issues if i.cycle > 50)
     early = dataclasses.replace(issue, cycle=issue.cycle - 30)
+    # A file one register short of its values' lives together must clash somewhere.
+    tight = max(program.files, key=program.lower_bound)
+    short = dataclasses.replace(program.files[tight], depth=program.lower_bound(tight) - 1)
+    # Another writer's value in a file: two writes in one cycle, or one its port lacks.
+    other = next(name for name, file in program.files.items() if len(file.writers) > 1)
     for mutate, message in (
             (lambda p: p.issues.__setitem__(p.issues.index(issue), early), "before it is ready"),
-            (lambda p: p.depth.__setitem__(max(p.depth, key=p.depth.get),
-                                           max(p.depth.values()) - 1), "which holds"),
+            (lambda p: p.files.__setitem__(tight, short), "which holds"),
+            (lambda p: p.files.__setitem__(other, dataclasses.replace(
+                p.files[other], writers=p.files[other].writers[1:])), r"^\('"),
             (lambda p: p.reads.__setitem__(next(iter(p.reads)), []), r"^\(Issue\(")):
         copy = dataclasses.replace(program, issues=list(program.issues),
-                                   depth=dict(program.depth), reads=dict(program.reads))
+                                   files=dict(program.files), reads=dict(program.reads))
         mutate(copy)
         plan.program = copy
         try:
@@ -137,6 +143,29 @@ def test_the_replay_catches_a_broken_program(puma_plans):
                 replay_engine(plan)
         finally:
             plan.program = program
+
+
+def test_files_hold_only_what_their_reader_reads_one_write_a_slot(puma_plans):
+    # Every file's values are read by its reader from it, written in distinct slots; a port
+    # has few files; the padded depths are powers of two up to a LUT-RAM block.
+    program = puma_plans[("serial", 10)].program
+    ii = program.interval
+    for name, file in program.files.items():
+        values = program.file_values(name)
+        assert values and all(program.source[(file.reader, k)] == name for k in values)
+        slots = [(program.ready[k] - 1) % ii for k in values]
+        assert len(set(slots)) == len(slots), name
+        assert set(file.writers) == {program.writer[k] for k in values}
+        assert file.depth >= program.lower_bound(name)
+        assert file.depth > 16 or file.depth & (file.depth - 1) == 0, (name, file.depth)
+    assert max(len(files) for files in program.reads.values()) <= 4
+
+
+def test_padded_depths():
+    assert [padded_depth(d) for d in (1, 2, 3, 5, 9, 16, 17, 31, 33, 48, 64, 65)] == \
+        [1, 2, 4, 8, 16, 16, 32, 32, 33, 48, 64, 65]
+    with pytest.raises(ValueError, match=r"depth must be a positive integer, not 0"):
+        padded_depth(0)
 
 
 def test_the_fewest_units_are_all_busy_in_some_slot():

@@ -15,9 +15,10 @@ The unit is a pipeline, one register stage per step, so no cycle holds more than
   operand complement (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits);
 - the sum or difference; the product (``product``'s register stages: on an ECP5 the DSP
   tile's own, :func:`~robohw.hw.multiplier.registered_product`), then its sign correction;
-- the rounding half to even by a variable right shift, in two steps
+- the rounding half to even by a right shift, in two steps
   (:func:`~robohw.hw.fixed.rounding_shift`, then :func:`~robohw.hw.fixed.rounding_increment`)
-  into a ``signed(width)`` register (wrapping, as the model's register does);
+  into a ``signed(width)`` register (wrapping, as the model's register does): the unit's least
+  shift wired, the rest by a shifter of the range its instructions use;
 - the write, by the caller's ``write``, in the cycle after.
 
 A result is readable :func:`multiplier_stages` or :data:`ADDER_STAGES` cycles after its issue
@@ -151,10 +152,15 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         offset = 3 + extra
     # Rounding half to even by `shift` bits, in two steps (rounding_shift, then
     # rounding_increment a cycle later).
-    rounding = fetch(offset, {"shift": range(shift_limit + 1),
-                              "mask": unsigned(max(shift_limit - 1, 1))},
-                     lambda f, _: {"shift": f["shift"], "mask": rounding_mask(f["shift"])})
-    halved, sticky = rounding_shift(exact, rounding["shift"], rounding["mask"])
+    # The unit's least shift is wired; only the rest is multiplexed (a multiplier's shifts lie
+    # within a few bits of each other).
+    wired = min(w["shift"] for _, w, _ in instructions) if instructions else 0
+    rounding = fetch(offset, {"shift": range(shift_limit - wired + 1),
+                              "mask": unsigned(max(rounding_mask(shift_limit, wired)
+                                                   .bit_length(), 1))},
+                     lambda f, _: {"shift": f["shift"] - wired,
+                                   "mask": rounding_mask(f["shift"], wired)})
+    halved, sticky = rounding_shift(exact, rounding["shift"], rounding["mask"], wired)
     halved, sticky = stage(halved, "halved"), stage(sticky, "sticky")
     # The increment, into a register (wrapping out of bounds, as the model's register does);
     # written in the next cycle, from registers.

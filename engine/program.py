@@ -18,8 +18,8 @@ to II, the CORDICs take its angles in cycles 1 to II. Then the operations, most 
 (urgency: the longest chain of latencies from the operation to an output; a producer is always
 more urgent than its consumers), each at the first cycle from its operands' ready cycle with a
 unit of its kind free in that cycle's slot (``cycle % II``) of the modulo reservation table:
-of the free units, the one whose operand ports already read the operands' writers, if any (a
-commutative operation may swap its operands to match). The graph has no recurrence between
+of the free units, the one whose ports already read the operands' writers and whose shifters
+the operation's shifts widen least (a commutative operation may swap its operands to match). The graph has no recurrence between
 states, so every operation finds a slot within II cycles of its operands: the critical chains
 are placed first, near their least latency. The outputs are read together in the cycle the
 last is readable.
@@ -324,6 +324,7 @@ def compile_program(plan, machine):
     words = {k: micro_operation(plan.tracer, plan.formats, k) for k in kind_of}
     program.words = words
     reads = defaultdict(set)
+    shifts = {}                         # unit: its instructions' shift ranges (_shift_levels)
     busy = {kind: [set() for _ in range(ii)] for kind in KINDS}
     # Most urgent first: a producer is more urgent than its consumers (every unit's latency is
     # at least a cycle), so its operands are placed before it.
@@ -333,10 +334,11 @@ def compile_program(plan, machine):
         while len(busy[kind][cycle % ii]) == len(units[kind]):
             cycle += 1
         taken = busy[kind][cycle % ii]
-        unit, swapped = _bind(units[kind], taken, words[k], program.writer, reads)
+        unit, swapped = _bind(units[kind], taken, words[k], program.writer, reads, shifts)
         issue = Issue(cycle, unit, k, swapped)
         program.issues.append(issue)
         taken.add(unit)
+        shifts[unit] = _shift_ranges(shifts.get(unit), program.operation(issue))
         for port, operand in program.operands(issue).items():
             reads[(unit, port)].add(program.writer[operand])
         program.ready[k], program.writer[k] = cycle + latency[kind], unit
@@ -358,9 +360,12 @@ def _entries(items, units, interval, what, kind):
         yield item, units[position % len(units)], 1 + position // len(units)
 
 
-def _bind(units, taken, word, writer, reads):
-    """``(unit, swapped)``: the free unit (and operand order) whose ports already read the
-    most of the operation's operands' writers; ties: the first unit, unswapped."""
+def _bind(units, taken, word, writer, reads, shifts):
+    """``(unit, swapped)``: the free unit (and operand order) that grows the network and the
+    unit's shifters least: a writer its operand port does not yet read counts one (a write
+    multiplexer's input: half a LUT4 a bit), a level more in one of its shifters
+    (:func:`_shift_levels`: a LUT4 a bit, over a few bits more than the width) two; ties: the
+    first unit, unswapped."""
     orders = [False]
     if word["b"] is not None and not word["subtract"]:
         orders.append(True)
@@ -368,13 +373,34 @@ def _bind(units, taken, word, writer, reads):
     for unit in units:
         if unit in taken:
             continue
+        levels = _shift_levels(shifts.get(unit))
         for swapped in orders:
             w = swapped_operation(word) if swapped else word
             cost = sum(1 for port in "ab" if w[port] is not None and
                        writer[w[port]] not in reads.get((unit, port), ()))
+            cost += 2 * (_shift_levels(_shift_ranges(shifts.get(unit), w)) - levels)
             if best is None or cost < best[0]:
                 best = (cost, unit, swapped)
     return best[1], best[2]
+
+
+def _shift_ranges(ranges, word):
+    """A unit's ``(least rounding shift, most, most alignment of a, of b)`` with ``word``'s
+    (``ranges``: before it, or ``None``)."""
+    own = (word["shift"], word["shift"], word["shift_a"], word["shift_b"])
+    if ranges is None:
+        return own
+    return (min(ranges[0], own[0]), max(ranges[1], own[1]), max(ranges[2], own[2]),
+            max(ranges[3], own[3]))
+
+
+def _shift_levels(ranges):
+    """The multiplexer levels of a unit's shifters (:func:`~robohw.dataflow.unit.
+    fixed_point_unit`: its rounding's from its least shift, an adder's alignments from 0)."""
+    if ranges is None:
+        return 0
+    least, most, align_a, align_b = ranges
+    return (most - least).bit_length() + align_a.bit_length() + align_b.bit_length()
 
 
 def _allocate(program):

@@ -126,21 +126,31 @@ def hdl_round_shift(value, shift, rounding):
     return (value + ((1 << (shift - 1)) - 1) + value[shift]) >> shift
 
 
-def rounding_mask(shift):
+def rounding_mask(shift, least=0):
     """The bits of a value below the half that a shift by ``shift`` bits rounds away:
     ``2**(shift - 1) - 1``, 0 for no shift (:func:`rounding_shift`'s ``mask``, a number, or a
-    micro-program's field)."""
-    return (1 << max(shift - 1, 0)) - 1
+    micro-program's field). With ``least`` (a shift every use takes, at most ``shift``): only
+    the bits from the lowest that ``least`` leaves, moved down to bit 0."""
+    return ((1 << max(shift - 1, 0)) - 1) >> max(least - 1, 0)
 
 
-def rounding_shift(value, shift, mask):
+def rounding_shift(value, shift, mask, least=0):
     """The first step of :func:`hdl_round_shift` with ``HALF_EVEN`` in two steps (a register
     between them in the processor arrays' units, one cycle in a folded pipeline's node):
     ``(halved, sticky)``, ``value`` shifted by one bit less than ``shift`` (its lowest bit the
     half) and the OR of the bits below the half. ``shift`` and ``mask`` (:func:`rounding_mask`
     of the shift) are numbers or signals (a micro-program's fields). Unlike
-    :func:`hdl_round_shift` the carry chain spans the kept bits only, not the dropped ones."""
-    return (value << 1) >> shift, (value & mask).any()
+    :func:`hdl_round_shift` the carry chain spans the kept bits only, not the dropped ones.
+
+    ``least`` (a number): a part of the shift every use takes, wired, not multiplexed; then
+    ``shift`` is the rest and ``mask`` is :func:`rounding_mask` of the whole shift with
+    ``least``. A unit whose shifts lie in a narrow range (a multiplier's 16 to 19 bits) then
+    builds a shifter of that range only."""
+    if not least:
+        return (value << 1) >> shift, (value & mask).any()
+    kept = (value << 1) >> least
+    sticky = (value & rounding_mask(least)).any() | ((value >> (least - 1)) & mask).any()
+    return kept >> shift, sticky
 
 
 def rounding_increment(halved, sticky):

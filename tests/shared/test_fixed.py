@@ -164,19 +164,21 @@ def test_hdl_add_sub_add_equals_the_sum_of_every_code(shapes, c_negative):
     assert seen == [x + (-y if s else y) + (-z if c_negative else z) for x, y, z, s in cases]
 
 
-def test_two_step_rounding_is_half_to_even():
+@pytest.mark.parametrize("least", [0, 1, 5, 16])
+def test_two_step_rounding_is_half_to_even(least):
     # Shift and sticky bit, then the increment (the processor array's units and the folded
     # pipelines' shared multipliers), against the model's round_shift on random values, every
-    # exact half and its neighbours, both signs.
+    # exact half and its neighbours, both signs; with a wired part of the shift (``least``) and
+    # the rest multiplexed, as a unit of narrow shifts builds it.
     value, shift = Signal(signed(24)), Signal(range(20))
     mask, out = Signal(unsigned(19)), Signal(signed(25))
     m = Module()
-    halved, sticky = rounding_shift(value, shift, mask)
+    halved, sticky = rounding_shift(value, shift, mask, least)
     m.d.comb += out.eq(rounding_increment(halved, sticky))
     rng = np.random.default_rng(15)
     cases = [(int(v), int(s)) for v, s in zip(rng.integers(-2**23, 2**23, 300),
-                                             rng.integers(0, 20, 300))]
-    cases += [(sign * ((k << s) + (1 << (s - 1)) + d), s) for s in range(1, 20)
+                                             rng.integers(least, 20, 300))]
+    cases += [(sign * ((k << s) + (1 << (s - 1)) + d), s) for s in range(max(least, 1), 20)
               for k in (0, 1, 2, 3, 100) for d in (-1, 0, 1) for sign in (1, -1)
               if abs((k << s) + (1 << (s - 1)) + d) < 2**23]
     checked = []
@@ -184,8 +186,8 @@ def test_two_step_rounding_is_half_to_even():
     async def bench(ctx):
         for v, s in cases:
             ctx.set(value, v)
-            ctx.set(shift, s)
-            ctx.set(mask, rounding_mask(s))
+            ctx.set(shift, s - least)
+            ctx.set(mask, rounding_mask(s, least))
             checked.append((ctx.get(out), int(round_shift(np.array([v]), s,
                                                           Rounding.HALF_EVEN)[0])))
 

@@ -3,10 +3,10 @@ in Amaranth, one state taken every initiation interval, successive states overla
 
 What each part is:
 
-- **A phase counter** (the cycle of the interval, and its copies one and two cycles ahead, from
-  which the micro-programs are read: :class:`~robohw.hw.micro_program.MicroProgram` with a
-  wrap of one interval) and, for each depth of file, an **iteration counter** modulo that
-  depth that moves at the end of every interval.
+- **A phase counter** (the cycle of the interval; each micro-program, a
+  :class:`~robohw.hw.micro_program.MicroProgram` with a wrap of one interval, is read from its
+  own counters one and two cycles ahead) and, for each depth of file, an **iteration
+  counter** modulo that depth that moves at the end of every interval.
 - **The held state**: the payload's fields (plus their offsets) captured in the interval's
   first cycle, read by the loaders and the CORDICs in the cycles after.
 - **Register files**: the program's (:class:`~robohw.engine.program.RegisterFile`), each a
@@ -161,23 +161,28 @@ class Engine(StreamPipeline):
             m.d.comb += port.addr.eq(at)
             return port.data
 
+        def program_of(name):
+            """``name``'s micro-program, read from its own copy of the phase counters ahead:
+            one pair for every ROM and every valid decode of the machine would be a net of
+            thousands of LUT inputs across the chip."""
+            own = Signal(range(ii), name=f"{name}_phase_ahead", init=1 % ii)
+            own2 = Signal(range(ii), name=f"{name}_phase_ahead2", init=2 % ii)
+            m.d.sync += [own.eq(own2), own2.eq(Mux(own2 == ii - 1, 0, own2 + 1))]
+            micro = MicroProgram(m, own, own2, name, wrap=ii)
+            programs.append(micro)
+            return micro
+
         held = self._held_state(m, first)
         programs, values, micros = [], {}, {}
         for kind in KINDS:
             for unit in program.machine.units(kind):
-                micro = micros[unit] = MicroProgram(m, ahead, ahead2, unit, wrap=ii)
-                programs.append(micro)
+                micro = micros[unit] = program_of(unit)
                 values[unit] = self._unit(m, micro, unit, kind, address, read, platform)
         for unit in program.machine.units("load"):
-            micro = MicroProgram(m, ahead, ahead2, unit, wrap=ii)
-            programs.append(micro)
-            values[unit] = self._loader(m, micro, unit, held)
+            values[unit] = self._loader(m, program_of(unit), unit, held)
         for unit in program.machine.units("cordic"):
-            micro = MicroProgram(m, ahead, ahead2, unit, wrap=ii)
-            programs.append(micro)
-            values |= self._cordic(m, micro, unit, held)
-        outputs_micro = MicroProgram(m, ahead, ahead2, "outputs", wrap=ii)
-        programs.append(outputs_micro)
+            values |= self._cordic(m, program_of(unit), unit, held)
+        outputs_micro = program_of("outputs")
         for name, file in program.files.items():
             micro = outputs_micro if file.reader[0] == "out" else micros[file.reader[0]]
             self._file_write(m, micro, name, values, memories[name], address)

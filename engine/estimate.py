@@ -8,7 +8,8 @@ report's cycle-level table; ``robohw synth`` measures).
   cell takes :data:`LUTS_PER_RAM_CELL` LUT4s' place, and a file deeper than 16 words a
   ``width``-bit multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
 - **Flip-flops**: the units' pipeline registers, every file's read and write address
-  registers, the held state, the CORDICs' stages, the counters, the micro-programs' words, and
+  registers, the held state, the CORDICs' stages, the counters (each micro-program's own phase
+  counters too), the micro-programs' words, and
   the stream's valid and tag lines and queue pointers.
 - **LUT4s**: the units' arithmetic (an adder's two alignment shifters and sum; a multiplier's
   constant and complement multiplexers, its correction and its fabric partial products), the
@@ -68,6 +69,9 @@ def engine_resources(plan, program, tag_width=0):
     fields = len(plan.value_fields) + len(plan.angle_fields)
     flops += fields * w + machine.cordics * (pipelined_register_bits(plan.cordic) + w)
     flops += program.output_cycle * (2 + tag_width)
+    # each micro-program's own phase counters, one and two cycles ahead
+    programs = machine.multipliers + machine.adders + machine.loaders + machine.cordics + 1
+    flops += programs * 2 * _bits(program.interval)
     # the units' prep, shift, constant and rounding fields
     rom_bits += (machine.multipliers + machine.adders) * (2 * w + 16)
     luts += math.ceil(program.interval / 16) * rom_bits + cells * LUTS_PER_RAM_CELL

@@ -5,8 +5,9 @@ What each part is:
 
 - **A phase counter** (the cycle of the interval; each micro-program, a
   :class:`~robohw.hw.micro_program.MicroProgram` with a wrap of one interval, is read from its
-  own counters one and two cycles ahead) and, for each depth of file, an **iteration
-  counter** modulo that depth that moves at the end of every interval.
+  own counters one and two cycles ahead) and, for each micro-program and each depth of the
+  files it addresses, an **iteration counter** modulo that depth that moves at the end of
+  every interval (registered a cycle ahead, beside its files: no machine-wide net).
 - **The held state**: the payload's fields (plus their offsets) captured in the interval's
   first cycle, read by the loaders and the CORDICs in the cycles after.
 - **Register files**: the program's (:class:`~robohw.engine.program.RegisterFile`), each a
@@ -126,16 +127,6 @@ class Engine(StreamPipeline):
         first = Signal(name="first_cycle")
         m.d.sync += first.eq(wrap)                  # the next cycle is phase 0
         result = self.interval_control(m, program.output_cycle, ii, first)
-        counters = {}
-        for depth in sorted(set(program.depth.values())):
-            if depth > 1:
-                count = Signal(range(depth), name=f"iteration{depth}")
-                # A power of two wraps by itself (padded_depth).
-                following = count + 1 if _power_of_two(depth) else \
-                    Mux(count == depth - 1, 0, count + 1)
-                upcoming = Mux(wrap, following, count)
-                m.d.sync += count.eq(upcoming)
-                counters[depth] = upcoming      # the count in the next cycle
         memories = {}
         for name, file in program.files.items():
             # At least two words: a one-word memory's address has no bits. LUT RAM: Yosys's
@@ -145,13 +136,29 @@ class Engine(StreamPipeline):
                 shape=signed(width), depth=max(file.depth, 2), init=[],
                 attrs={"ram_style": "distributed"})
 
+        phases, counters = {}, {}
+
+        def counter(owner, depth):
+            """``owner``'s iteration counter modulo ``depth``, as it will be in the next cycle:
+            a register moved when the next cycle ends an interval (from the owner's own phase
+            ahead), one for each micro-program and depth, beside the files it addresses."""
+            if (owner, depth) not in counters:
+                upcoming = Signal(range(depth), name=f"{owner}_iteration{depth}")
+                # A power of two wraps by itself (padded_depth).
+                following = upcoming + 1 if _power_of_two(depth) else \
+                    Mux(upcoming == depth - 1, 0, upcoming + 1)
+                m.d.sync += upcoming.eq(Mux(phases[owner] == ii - 1, following, upcoming))
+                counters[(owner, depth)] = upcoming
+            return counters[(owner, depth)]
+
         def address(name, file, offset):
             """A register: the rotating address of ``offset`` (the program's constant, given
             in the cycle before the access) in ``file``, for the access's cycle."""
             depth = program.files[file].depth
             held = Signal(range(max(depth, 2)), name=f"{name}_address", reset_less=True)
             if depth > 1:
-                total = offset + counters[depth]
+                reader = program.files[file].reader
+                total = offset + counter("outputs" if reader[0] == "out" else reader[0], depth)
                 m.d.sync += held.eq(total if _power_of_two(depth) else
                                     Mux(total >= depth, total - depth, total))
             return held
@@ -168,6 +175,7 @@ class Engine(StreamPipeline):
             own = Signal(range(ii), name=f"{name}_phase_ahead", init=1 % ii)
             own2 = Signal(range(ii), name=f"{name}_phase_ahead2", init=2 % ii)
             m.d.sync += [own.eq(own2), own2.eq(Mux(own2 == ii - 1, 0, own2 + 1))]
+            phases[name] = own
             micro = MicroProgram(m, own, own2, name, wrap=ii)
             programs.append(micro)
             return micro

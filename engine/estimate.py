@@ -60,7 +60,10 @@ def engine_resources(plan, program, tag_width=0):
             luts += w * (len(files) - 1) // 2 + w      # the OR of the kept words
             flops += len(files)                       # each file's keep flag
             rom_bits += len(files)
-    flops += sum(_bits(depth) for depth in set(program.depth.values()))   # the counters
+    # the iteration counters: one a micro-program (the reader's) and depth
+    owned = {("outputs" if f.reader[0] == "out" else f.reader[0], f.depth)
+             for f in program.files.values() if f.depth > 1}
+    flops += sum(_bits(depth) for _, depth in owned)
     # A multiplier: operands, prep, correction stages, exact product, rounding, value.
     multiplier_flops = 2 * w + 2 * w * 2 + 2 * w + w + w + 2 * w
     adder_flops = 2 * w + 2 * (w + 8) + (w + 9) + (w + 9) + w

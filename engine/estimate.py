@@ -5,20 +5,24 @@ report's cycle-level table; ``robohw synth`` measures).
   (:func:`~robohw.hw.multiplier.split_product_tiles`).
 - **LUT RAM**: every register file (one reader's) is a memory of ``ceil(depth / 16) *
   ceil(width / 4)`` TRELLIS_DPR16X4 cells (16 words of 4 bits, one write and one read port); a
-  cell takes :data:`LUTS_PER_RAM_CELL` LUT4s' place, and a file deeper than 16 words a
-  ``width``-bit multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
+  cell takes :data:`LUTS_PER_RAM_CELL` LUT4s, and a file deeper than 16 words a ``width``-bit
+  multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
 - **Flip-flops**: the units' pipeline registers, every file's read and write address
   registers, the held state, the CORDICs' stages, the counters (each micro-program's own phase
-  counters too), the micro-programs' words, and
-  the stream's valid and tag lines and queue pointers.
-- **LUT4s**: the units' arithmetic (an adder's two alignment shifters and sum; a multiplier's
-  constant and complement multiplexers, its correction and its fabric partial products), the
-  rounding's shifter and increment, each file's write multiplexer and each port's OR of its
-  files, the address adders (a comparison and subtraction more where a depth is not a power of
-  two), the micro-programs' ROMs and the LUT RAM's place.
-- **Block RAMs**: none; the micro-programs' words are ROMs Yosys maps to LUTs up to 16 words
-  deep (counted in the LUT4s: a word bit a LUT4 per 16 words).
+  counters too), the micro-programs' words, and the stream's valid and tag lines and queue
+  pointers.
+- **LUTs** (TRELLIS_COMB as nextpnr packs them: a LUT4, or half a carry cell): each unit as
+  measured alone, its own micro-program fields included; each file's write multiplexer and
+  each port's OR of its files, the address adders (a comparison and subtraction more where a
+  depth is not a power of two), the CORDICs, the fields' offsets, range checks and loaders,
+  the files' micro-program ROMs up to :data:`ROM_LUT_WORDS` words deep (a word bit a LUT4 per
+  16 words) and the LUT RAM.
+- **Block RAMs**: the micro-programs' ROMs deeper than :data:`ROM_LUT_WORDS` words, 36 bits
+  a DP16KD.
 
+Estimates, not measurements: their purpose is the curve's shape over the interval. Against
+nextpnr's packing of the PUMA at 20 bits they run low: 11,600 for 14,192 TRELLIS_COMB at II
+128, 31,900 for 35,465 at II 32.
 Estimates, not measurements: their purpose is the curve's shape over the interval.
 """
 
@@ -27,12 +31,14 @@ import math
 from robohw.cordic.pipelined import pipelined_register_bits
 from robohw.hw.multiplier import split_product_tiles
 
-__all__ = ["engine_resources", "LUTS_PER_RAM_CELL"]
+__all__ = ["engine_resources", "LUTS_PER_RAM_CELL", "ROM_LUT_WORDS"]
 
-# A TRELLIS_DPR16X4 uses a slice's two LUT4s as the memory and a third LUT's place for its
-# write decoding (Lattice FPGA-DS-02012, ECP5 family data sheet: distributed RAM in SLICE0/1,
-# SLICE2 for its write address and control).
-LUTS_PER_RAM_CELL = 3
+# A TRELLIS_DPR16X4 (16 words of 4 bits) is four LUT4s in RAM mode, packed by nextpnr as four
+# TRELLIS_COMB beside a TRELLIS_RAMW for its write port (Lattice FPGA-TN-02032, ECP5 memory
+# usage guide: distributed RAM in a PFU's slices 0 and 1, slice 2 for the write).
+LUTS_PER_RAM_CELL = 4
+# The deepest micro-program ROM Yosys maps to LUTs (measured: 32 words in LUTs, 128 in DP16KD).
+ROM_LUT_WORDS = 64
 
 
 def _bits(count):
@@ -48,11 +54,13 @@ def engine_resources(plan, program, tag_width=0):
     for file in program.files.values():
         blocks, bits = math.ceil(file.depth / 16), _bits(file.depth)
         cells += blocks * math.ceil(w / 4)
-        luts += w * (blocks - 1) // 2 + w * (len(file.writers) - 1) // 2
+        # the blocks' multiplexer; the write multiplexer's 2 x 1 trees (two LUT4s and a PFUMX
+        # a 4 x 1 bit)
+        luts += w * (blocks - 1) // 2 + 2 * w * (len(file.writers) - 1) // 3
         # the read and write addresses: a sum, and a comparison and subtraction unless the
         # depth is a power of two
         wrapped = file.depth & (file.depth - 1) == 0
-        luts += 2 * bits * (1 if wrapped else 3)
+        luts += 2 * (bits + 2) * (1 if wrapped else 3)     # carry cells, two LUT4s each
         flops += 2 * bits + 1                      # addresses, the write's valid
         rom_bits += 2 * bits + _bits(len(file.writers)) * (len(file.writers) > 1)
     for files in program.reads.values():
@@ -68,17 +76,27 @@ def engine_resources(plan, program, tag_width=0):
     multiplier_flops = 2 * w + 2 * w * 2 + 2 * w + w + w + 2 * w
     adder_flops = 2 * w + 2 * (w + 8) + (w + 9) + (w + 9) + w
     flops += machine.multipliers * multiplier_flops + machine.adders * adder_flops
-    luts += machine.multipliers * (3 * w + 2 * w + 4 * w) + machine.adders * (4 * w + 2 * w)
+    # Measured (one unit alone, its PUMA II 32 instructions, 20 bits, Yosys): a multiplier 284
+    # LUT4 and 63 carry cells, an adder 190 and 41, their own micro-program fields included.
+    luts += machine.multipliers * (284 + 2 * 63) * w // 20 + machine.adders * (190 + 2 * 41) * w // 20
     fields = len(plan.value_fields) + len(plan.angle_fields)
     flops += fields * w + machine.cordics * (pipelined_register_bits(plan.cordic) + w)
+    # A CORDIC: a carry-chain bit (half a carry cell, one TRELLIS_COMB) a register bit; a
+    # field: its offset's sum, its range check's two comparisons, its loader's multiplexer.
+    luts += machine.cordics * pipelined_register_bits(plan.cordic) + fields * 3 * w
     flops += program.output_cycle * (2 + tag_width)
     # each micro-program's own phase counters, one and two cycles ahead
     programs = machine.multipliers + machine.adders + machine.loaders + machine.cordics + 1
     flops += programs * 2 * _bits(program.interval)
-    # the units' prep, shift, constant and rounding fields
-    rom_bits += (machine.multipliers + machine.adders) * (2 * w + 16)
-    luts += math.ceil(program.interval / 16) * rom_bits + cells * LUTS_PER_RAM_CELL
-    flops += rom_bits
+    # the units' prep, shift, constant and rounding fields (their LUTs counted with the units')
+    flops += rom_bits + (machine.multipliers + machine.adders) * (2 * w + 16)
+    # ROMs of up to ROM_LUT_WORDS words in LUTs, deeper ones in block RAM (Yosys: the PUMA's
+    # at II 32 in LUTs, at II 128 in 24 DP16KD)
+    in_luts = program.interval <= ROM_LUT_WORDS
+    luts += (math.ceil(program.interval / 16) * rom_bits if in_luts else 0) + \
+        cells * LUTS_PER_RAM_CELL
+    programs_bits = rom_bits + (machine.multipliers + machine.adders) * (2 * w + 16)
+    block_rams = 0 if in_luts else programs * math.ceil(programs_bits / programs / 36)
     return {
         "multipliers": machine.multipliers,
         "adders": machine.adders,
@@ -87,7 +105,7 @@ def engine_resources(plan, program, tag_width=0):
         "lut_ram_cells": cells,
         "luts": luts,
         "register_bits": flops,
-        "block_rams": 0,
+        "block_rams": block_rams,
         "file_words": sum(program.depth.values()),
         "files": len(program.files),
         "connections": program.connections(),

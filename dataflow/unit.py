@@ -155,7 +155,8 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
     # The unit's least shift is wired; only the rest is multiplexed (a multiplier's shifts lie
     # within a few bits of each other).
     wired = min(w["shift"] for _, w, _ in instructions) if instructions else 0
-    rounding = fetch(offset, {"shift": range(shift_limit - wired + 1),
+    # (at least a bit: a field of no bits would be a Verilog range of -1 to 0)
+    rounding = fetch(offset, {"shift": range(max(shift_limit - wired + 1, 2)),
                               "mask": unsigned(max(rounding_mask(shift_limit, wired)
                                                    .bit_length(), 1))},
                      lambda f, _: {"shift": f["shift"] - wired,

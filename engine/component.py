@@ -21,7 +21,7 @@ What each part is:
   product up to 18 bits, :func:`~robohw.hw.multiplier.split_product` above) and adders; an
   operand port of several files reads the OR of their words, each kept only by the file the
   program names in that cycle.
-- **Loaders** give a held field to the files that hold it; **CORDICs** (pipelined, one angle a
+- **Loaders** give a held field, selected and registered, to the files that hold it; **CORDICs** (pipelined, one angle a
   cycle) take a held angle and give its cos and sin to theirs.
 - **The outputs** are read together, ``output_cycle`` cycles after the state's transfer, into
   the stream's output queue (:meth:`~robohw.hw.stream.StreamPipeline.interval_control`).
@@ -309,8 +309,9 @@ class Engine(StreamPipeline):
         return result[0]
 
     def _loader(self, m, micro, unit, held):
-        """A loader, its output returned: in each cycle its program names, one held field (its
-        files write it in that cycle)."""
+        """A loader, its output returned: in each cycle its program names, one held field
+        selected (the select registered in that cycle), registered in the next, when its files
+        write it (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
         loads = [load for load in self._program.loads if load.unit == unit]
         fields = sorted({load.field for load in loads})
         ahead_fields = micro.fetch(
@@ -319,7 +320,10 @@ class Engine(StreamPipeline):
             f"{unit}_sm1")
         select = Signal(range(max(len(fields), 2)), name=f"{unit}_select", reset_less=True)
         m.d.sync += select.eq(ahead_fields["select"])
-        return read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field")
+        chosen = read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field")
+        value = Signal(chosen.shape(), name=f"{unit}_value", reset_less=True)
+        m.d.sync += value.eq(chosen)
+        return value
 
     def _cordic(self, m, micro, unit, held):
         """A pipelined CORDIC, ``{"cos<k>": signal, "sin<k>": signal}`` returned: in each

@@ -13,8 +13,9 @@ to 128). The network between units is what the program uses; a value is stored o
 port that reads it, not once for each port that reads its writer.
 
 The program (:func:`compile_program`) repeats every ``interval`` cycles (II). A state is taken
-in cycle 0 of its program and held for the interval: the loaders write its fields in cycles 1
-to II, the CORDICs take its angles in cycles 1 to II. Then the operations, most urgent first
+in cycle 0 of its program and held for the interval: the loaders take its fields in cycles 1
+to II (each readable :data:`LOAD_LATENCY` cycles after), the CORDICs its angles in cycles 1 to
+II. Then the operations, most urgent first
 (urgency: the longest chain of latencies from the operation to an output; a producer is always
 more urgent than its consumers), each at the first cycle from its operands' ready cycle with a
 unit of its kind free in that cycle's slot (``cycle % II``) of the modulo reservation table:
@@ -46,8 +47,10 @@ MIN_INTERVAL = 2
 MAX_INTERVAL = 1024
 # The kinds of unit, and the ops each executes.
 KINDS = {"mul": MULTIPLIES, "add": ADDS}
-# A loader writes a held field in the cycle it is given; it is readable in the next.
-LOAD_LATENCY = 1
+# A loader registers its field select in the cycle it is given and the selected held field in
+# the next, which its files write then: readable two cycles after the load (a register between
+# the loader's field multiplexer and the files' write multiplexers, the II 128 critical path).
+LOAD_LATENCY = 2
 # The default machine's spare share of multipliers and adders: a state's last operations then
 # find free slots near their operands' ready cycles (measured on the PUMA 560 and the Stanford
 # arm, the report's engine table: a latency within 6 % of the critical path from II 4 to 32,
@@ -137,8 +140,8 @@ class Issue:
 
 @dataclass(frozen=True)
 class Load:
-    """A held field (input ``node``, payload ``field``) written by loader ``unit`` in
-    ``cycle``."""
+    """A held field (input ``node``, payload ``field``) taken by loader ``unit`` in ``cycle``
+    (its files write it :data:`LOAD_LATENCY` - 1 cycles later)."""
     cycle: int
     unit: str
     node: int

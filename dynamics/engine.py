@@ -13,7 +13,7 @@ from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.scans import doubling_schedule, run_schedule, serial_schedule
 from robohw.engine.component import Engine
-from robohw.engine.program import Machine, compile_program
+from robohw.engine.plan import CompiledPlan
 from robohw.hw.checks import check_choice
 
 __all__ = ["ScanPlan", "EnginePlan", "NewtonEulerEngine", "SCANS", "ENGINE_INTERVAL"]
@@ -41,7 +41,7 @@ class ScanPlan(NewtonEulerPlan):
                             at=lambda step, pe: self.tracer.cell(phase, step, pe))
 
 
-class EnginePlan(ScanPlan):
+class EnginePlan(CompiledPlan, ScanPlan):
     """What :class:`NewtonEulerEngine` is built from: the traced equations and their formats
     (:class:`ScanPlan`; its bit-exact model is :func:`robohw.dynamics.model.model_outputs`'s),
     the :attr:`machine` and the compiled :attr:`program`.
@@ -63,13 +63,7 @@ class EnginePlan(ScanPlan):
                  bound_fraction=BOUND_FRACTION):
         super().__init__(robot, width=width, scan=scan, trig_width=trig_width,
                          bound_fraction=bound_fraction)
-        self.machine = Machine.for_plan(self, interval, multipliers=multipliers, adders=adders)
-        self.program = compile_program(self, self.machine)
-
-    @property
-    def interval(self):
-        """Cycles between states: the machine's II."""
-        return self.machine.interval
+        self.compile(interval, multipliers=multipliers, adders=adders)
 
 
 class NewtonEulerEngine(Engine):

@@ -205,7 +205,7 @@ class Engine(StreamPipeline):
                 continue
             node, negated = program.outputs[key]
             file = program.source[(("out", key), node)]
-            word = read(file, address(f"out_{key}", file, program.offset(file, node, out_cycle)))
+            word = read(file, address(file, file, program.offset(file, node, out_cycle)))
             m.d.comb += target.eq(-word if negated else word)
         if self._flag is not None:
             line = tapped_delay_line(m, within_limits(plan, self.i.payload), {out_cycle},

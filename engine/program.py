@@ -423,7 +423,7 @@ def _allocate(program):
         names = []
         groups = _reader_files(last, program.ready, program.writer, ii)
         for position, group in enumerate(groups):
-            name = (f"out_{reader[1]}" if reader[0] == "out" else
+            name = (f"out_{_key_name(reader[1])}" if reader[0] == "out" else
                     f"{reader[0]}_{reader[1]}{position}")
             names.append(name)
             lives = {k: (program.ready[k], last[k]) for k in group}
@@ -437,6 +437,11 @@ def _allocate(program):
         if reader[0] != "out":
             program.reads[reader] = names
     program.reads = dict(sorted(program.reads.items()))
+
+
+def _key_name(key):
+    """An output key as part of a name: ``5``, or ``(2, 3)`` as ``2_3``."""
+    return "_".join(map(str, key)) if isinstance(key, tuple) else str(key)
 
 
 def _reader_files(last, ready, writer, interval):

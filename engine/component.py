@@ -21,8 +21,9 @@ What each part is:
   product up to 18 bits, :func:`~robohw.hw.multiplier.split_product` above) and adders; an
   operand port of several files reads the OR of their words, each kept only by the file the
   program names in that cycle.
-- **Loaders** give a held field, selected and registered, to the files that hold it; **CORDICs** (pipelined, one angle a
-  cycle) take a held angle and give its cos and sin to theirs.
+- **Loaders** give a held field, selected and registered, to the files that hold it;
+  **CORDICs** (pipelined, one angle a cycle) take a held angle and give its cos and sin to
+  theirs.
 - **The outputs** are read together, ``output_cycle`` cycles after the state's transfer, into
   the stream's output queue (:meth:`~robohw.hw.stream.StreamPipeline.interval_control`).
 

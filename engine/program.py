@@ -15,12 +15,12 @@ port that reads it, not once for each port that reads its writer.
 The program (:func:`compile_program`) repeats every ``interval`` cycles (II). A state is taken
 in cycle 0 of its program and held for the interval: the loaders take its fields in cycles 1
 to II (each readable :data:`LOAD_LATENCY` cycles after), the CORDICs its angles in cycles 1 to
-II. Then the operations, most urgent first
-(urgency: the longest chain of latencies from the operation to an output; a producer is always
-more urgent than its consumers), each at the first cycle from its operands' ready cycle with a
-unit of its kind free in that cycle's slot (``cycle % II``) of the modulo reservation table:
-of the free units, the one whose ports already read the operands' writers and whose shifters
-the operation's shifts widen least (a commutative operation may swap its operands to match). The graph has no recurrence between
+II. Then the operations, most urgent first (urgency: the longest chain of latencies from the
+operation to an output; a producer is always more urgent than its consumers), each at the
+first cycle from its operands' ready cycle with a unit of its kind free in that cycle's slot
+(``cycle % II``) of the modulo reservation table: of the free units, the one whose ports
+already read the operands' writers and whose shifters the operation's shifts widen least (a
+commutative operation may swap its operands to match). The graph has no recurrence between
 states, so every operation finds a slot within II cycles of its operands: the critical chains
 are placed first, near their least latency. The outputs are read together in the cycle the
 last is readable.

@@ -151,8 +151,9 @@ def replay_program(plan):
 def engine_critical_path(plan, machine):
     """Cycles on the longest path through ``plan``'s traced graph at the engine ``machine``'s
     units' latencies: a fixed-point input loaded in the first cycle after the state's (readable
-    two cycles later: the loader registers its select, then the field), a cos or sin from a CORDIC that took its angle then, each operation its
-    unit's latency (``neg`` is wiring). The least latency any schedule on the machine has."""
+    two cycles later: the loader registers its select, then the field), a cos or sin from a
+    CORDIC that took its angle then, each operation its unit's latency (``neg`` is wiring).
+    The least latency any schedule on the machine has."""
     nodes = plan.tracer.nodes
     graph = nx.DiGraph()
     for k in plan.live:

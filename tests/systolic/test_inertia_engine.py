@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from robohw.robots import load_robot
-from robohw.robots.sampling import joint_limits, random_robot, sample_joints
+from robohw.robots.sampling import random_robot
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.systolic import LinearPlan
@@ -15,22 +15,12 @@ from robohw.systolic.codec import encode_joints, output_codes
 from robohw.systolic.engine import InertiaEngine, InertiaEnginePlan
 from robohw.systolic.model import model_outputs
 from schedules import engine_critical_path, replay_engine
+from test_inertia_arrays import configurations, payloads
 from tiers import HEAVY
 
 
-def configurations(robot, rng, count):
-    """Uniform in the joint limits, the first quarter at the limits themselves."""
-    q = sample_joints(robot, count, rng)
-    limits = joint_limits(robot)
-    pick = rng.integers(0, 2, (count // 4, robot.dof))
-    q[:count // 4] = np.where(pick, limits[:, 1], limits[:, 0])
-    return q
-
-
 def check(dut, q, run_with=run_stream, **options):
-    codes = encode_joints(dut.plan, q)
-    inputs = [{**{name: int(v[b]) for name, v in codes.items()}, "tag": b % 256}
-              for b in range(len(q))]
+    codes, inputs = payloads(dut, q)
     run = run_with(dut, inputs, **options)
     assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
     got = output_codes(dut.plan, run.outputs)

@@ -12,7 +12,9 @@ The unit is a pipeline, one register stage per step, so no cycle holds more than
 
 - the operands, read in the issue cycle (by the caller's ``operands``) and registered;
 - their preparation: the adder's negations and alignment shifts; the multiplier's constant and
-  operand complement (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits);
+  operand complement (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits),
+  into the product's operand registers (or, for a product that needs registered operands, in
+  the read cycle, into the unit's);
 - the sum or difference; the product (``product``'s register stages: on an ECP5 the DSP
   tile's own, :func:`~robohw.hw.multiplier.registered_product`), then its sign correction;
 - the rounding half to even by a right shift, in two steps
@@ -65,7 +67,7 @@ def _bits(limit):
 
 def fixed_point_unit(m, program, name, multiplier, instructions, *, width, latency, operands,
                      write, platform=None, product=registered_product,
-                     product_latency=PRODUCT_LATENCY):
+                     product_latency=PRODUCT_LATENCY, registered_operands=False):
     """Build one unit in module ``m``; returns its issue flag (1 in the cycles it issues).
 
     Parameters
@@ -94,6 +96,12 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         ``product(m, a, b, enable, name, platform)``: the registered product
         (:func:`~robohw.hw.multiplier.registered_product` or
         :func:`~robohw.hw.multiplier.split_product`), ``product_latency`` cycles.
+    registered_operands : bool
+        Whether ``product`` takes its operands straight from registers
+        (:func:`~robohw.hw.multiplier.split_product`, whose partial products in the fabric
+        are two adder levels from them): the multiplier's preparation is then done in the
+        read cycle, into the operand registers, instead of after them. The latency is the
+        same.
     """
     least = multiplier_stages(product_latency) if multiplier else ADDER_STAGES
     if latency < least:
@@ -116,18 +124,27 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         return held
 
     a, b, issued = operands(fetch)
-    a, b = stage(a, "a"), stage(b, "b")
     if multiplier:
-        prep = fetch(1, {"complement": unsigned(1), "use_constant": unsigned(1),
-                         "constant": signed(constant_bits)},
+        # The preparation in the read cycle, into the operand registers, for a product that
+        # takes its operands straight from registers; otherwise in the cycle after, into the
+        # product's own operand registers (a DSP tile's).
+        prep = fetch(0 if registered_operands else 1,
+                     {"complement": unsigned(1), "use_constant": unsigned(1),
+                      "constant": signed(constant_bits)},
                      lambda f, _: {"complement": f["neg_a"] ^ f["neg_b"],
                                    "use_constant": f["b"] is None,
                                    "constant": f["constant"]})
-        right = Mux(prep["use_constant"], prep["constant"], b)
-        # The operands' registers and the product's: in the DSP tile on an ECP5.
-        exact_product = product(m, Mux(prep["complement"], ~a, a), right, Const(1), name,
-                                platform)
-        correction = Mux(prep["complement"], right, 0)
+        if registered_operands:
+            left = stage(Mux(prep["complement"], ~a, a), "a")
+            right = stage(Mux(prep["use_constant"], prep["constant"], b), "b")
+            complement = stage(prep["complement"], "complement")
+        else:
+            a, b = stage(a, "a"), stage(b, "b")
+            left = Mux(prep["complement"], ~a, a)
+            right = Mux(prep["use_constant"], prep["constant"], b)
+            complement = prep["complement"]
+        exact_product = product(m, left, right, Const(1), name, platform)
+        correction = Mux(complement, right, 0)
         for k in range(product_latency):
             correction = stage(correction, f"correction{k}" if k else "correction")
         for k in range(extra):
@@ -136,6 +153,7 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         exact = stage(exact_product + correction, "exact")
         offset = 2 + product_latency + extra
     else:
+        a, b = stage(a, "a"), stage(b, "b")
         prep = fetch(1, {"neg_a": unsigned(1), "neg_b": unsigned(1),
                          "use_constant": unsigned(1), "constant": signed(constant_bits),
                          "shift_a": range(align_limit + 1), "shift_b": range(align_limit + 1)},

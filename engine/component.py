@@ -306,7 +306,8 @@ class Engine(StreamPipeline):
         product = split_product if stages == SPLIT_PRODUCT_LATENCY else registered_product
         fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
                          latency=latency, operands=operands, write=written,
-                         platform=platform, product=product, product_latency=stages)
+                         platform=platform, product=product, product_latency=stages,
+                         registered_operands=product is split_product)
         return result[0]
 
     def _loader(self, m, micro, unit, held):

@@ -1,7 +1,8 @@
-"""The report's engine table (issue 56's figures at the cycle level): the Newton-Euler steps
-compiled onto the engine (:mod:`robohw.dynamics.engine`) for the PUMA 560 and the Stanford arm
-over the initiation interval, with the latency beside the graph's critical path, the units,
-files and network, and the estimated resources (:mod:`robohw.engine.estimate`)."""
+"""The report's engine tables: the Newton-Euler steps compiled onto the engine
+(:mod:`robohw.dynamics.engine`) for the PUMA 560 and the Stanford arm over the initiation
+interval, with the latency beside the graph's critical path, the units, files and network,
+and the estimated resources (:mod:`robohw.engine.estimate`); and the curve over II as placed
+and routed on the ECP5-85F (``robohw synth`` rows), with its Pareto front."""
 
 from robohw.dynamics.designs import ENGINE_WIDTH
 from robohw.dynamics.engine import ScanPlan
@@ -11,12 +12,17 @@ from robohw.hw.devices import DEVICES
 from robohw.hw.multiplier import split_product_tiles
 from robohw.robots import load_robot
 from robohw.sim.design import TAG_WIDTH
+from robohw.support.pareto import lut_equivalents, pareto_mask
 
-__all__ = ["engine_rows", "engine_section", "ENGINE_INTERVALS", "ENGINE_DEVICE"]
+__all__ = ["engine_rows", "engine_section", "placed_rows", "placed_section", "ENGINE_INTERVALS",
+           "ENGINE_DEVICE", "PLACED_INTERVALS", "THROUGHPUT_GOAL"]
 
 # The engine's curve over II (issue 56): from the smallest the DSP tiles allow up to 128.
 ENGINE_INTERVALS = (4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128)
 ENGINE_DEVICE = "ecp5-85k"
+# The placed curve's intervals (issue 57) and its goal: ten million torque vectors a second.
+PLACED_INTERVALS = (10, 12, 16, 24, 32, 64, 128)
+THROUGHPUT_GOAL = 10e6
 
 
 def engine_rows(width=ENGINE_WIDTH, quick=False):
@@ -105,4 +111,81 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
     ]
     if measured and simulated is not None:
         lines.append(simulated("The registry's dynamics-engine", measured) + ".")
+    return "\n\n".join(lines)
+
+
+def placed_rows(synth_rows, design="dynamics-engine"):
+    """The engine's curve as placed and routed: one dict per II of ``design``'s rows among
+    ``synth_rows`` (:func:`robohw.flows.synth.worst_of_seeds` rows of its own robot, at any
+    fold), ordered by II: the resources, the worst seed's Fmax (and each seed's), torque
+    vectors a second and the latency at it, the LUT-equivalents
+    (:func:`robohw.support.pareto.lut_equivalents`) and whether the point is on the Pareto
+    front of vectors a second against LUT-equivalents."""
+    rows = []
+    for r in synth_rows:
+        if r.get("design") != design or r.get("robot") or not r.get("fmax_mhz"):
+            continue
+        size = lut_equivalents(r["luts"], r["carry"], r.get("lut_ram", 0), r["dsp"])
+        rows.append({"interval": r["interval_cycles"], "width": r["width"],
+                     "luts": r["luts"], "carry": r["carry"], "lut_ram": r.get("lut_ram", 0),
+                     "flip_flops": r["flip_flops"], "dsp": r["dsp"], "bram": r["bram"],
+                     "fmax_mhz": r["fmax_mhz"], "fmax_by_seed": r.get("fmax_by_seed", {}),
+                     "latency": r["latency_cycles"],
+                     "latency_us": r["latency_cycles"] / r["fmax_mhz"],
+                     "vectors_per_s": r["fmax_mhz"] * 1e6 / r["interval_cycles"],
+                     "lut_equivalents": size, "critical_path": r.get("critical_path")})
+    rows.sort(key=lambda r: r["interval"])
+    front = pareto_mask([(r["vectors_per_s"], r["lut_equivalents"]) for r in rows],
+                        [True, False])
+    for row, on in zip(rows, front):
+        row["front"] = on
+    return rows
+
+
+def placed_section(rows, default_interval):
+    """The report's curve of the engine as placed and routed (:func:`placed_rows`), the II
+    of :data:`PLACED_INTERVALS` that no row holds named, and the throughput goal against the
+    fastest point that routes at 100 MHz on every seed."""
+    table = ["| II | LUT4 | carry cells | LUT RAM (16x4) | flip-flops | DSP tiles | block RAMs "
+             "| LUT-equivalents | Fmax, worst of the seeds (each seed) | torque vectors / s | "
+             "latency (cycles) | latency (µs) | Pareto front |", "|" + "---|" * 13]
+    for r in rows:
+        seeds = ", ".join(f"{m}" for m in r["fmax_by_seed"].values())
+        table.append(
+            f"| {r['interval']} | {r['luts']:,} | {r['carry']:,} | {r['lut_ram']:,} | "
+            f"{r['flip_flops']:,} | {r['dsp']} | {r['bram']} | {r['lut_equivalents']:,} | "
+            f"{r['fmax_mhz']} ({seeds}) | {r['vectors_per_s'] / 1e6:.2f} M | {r['latency']} | "
+            f"{r['latency_us']:.2f} | {'yes' if r['front'] else ''} |")
+    missing = [ii for ii in PLACED_INTERVALS if ii not in {r["interval"] for r in rows}]
+    routed = [r for r in rows if all(m and m >= 100 for m in r["fmax_by_seed"].values())]
+    best = max(routed, key=lambda r: r["vectors_per_s"], default=None)
+    lines = ["## The engine placed and routed: the curve over II"]
+    if rows:
+        lines += [
+            "The PUMA 560's engine at its default width, synthesized by Yosys and placed and "
+            "routed by nextpnr on the ECP5-85F (speed grade 6, router2 routed for 100 MHz), "
+            "each Fmax the worst of its placement seeds (the `robohw synth --designs "
+            "dynamics-engine --fold II` rows of this folder's synth.json; LUT-equivalents weigh "
+            "a carry cell as two LUTs, a 16x4 LUT-RAM block as four and a DSP tile as the "
+            "fabric's own 18 x 18 product; the front: no other II gives more vectors a second "
+            "in fewer LUT-equivalents):", "\n".join(table)]
+    else:
+        lines.append("No placed dynamics-engine rows in this folder's synth.json (`robohw "
+                     "synth --designs dynamics-engine --fold II`).")
+    if missing:
+        lines.append("Not placed and routed here: II " + ", ".join(map(str, missing)) +
+                     " (no row in synth.json; docs/notes/2026-12-engine-routing.md has what "
+                     "stopped each).")
+    goal = f"{THROUGHPUT_GOAL / 1e6:.0f} million torque vectors a second (II <= 10 at 100 MHz)"
+    if rows and best is None:
+        lines.append(f"The goal, {goal}, is NOT met: no II routes at 100 MHz on every seed.")
+    elif rows:
+        met = best["vectors_per_s"] >= THROUGHPUT_GOAL
+        lines.append(
+            f"The goal, {goal}, is {'met' if met else 'NOT met'}: the fastest point that "
+            f"routes at 100 MHz or more on every seed is II {best['interval']}, "
+            f"{best['vectors_per_s'] / 1e6:.2f} million a second at {best['fmax_mhz']} MHz, "
+            f"latency {best['latency_us']:.2f} µs"
+            + ("" if met else f", {THROUGHPUT_GOAL / best['vectors_per_s']:.1f} times short") +
+            f". The registry's default II is {default_interval}.")
     return "\n\n".join(lines)

@@ -15,7 +15,10 @@ from robohw.dynamics.accuracy import BOUND_FRACTION, LIMIT_STATES
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.dynamics.designs import DYNAMICS_FOLD
-from robohw.dynamics.engine_report import engine_rows, engine_section
+from robohw.dynamics.engine import ENGINE_INTERVAL
+from robohw.dynamics.time_report import pinocchio_call_us, time_rows, time_section
+from robohw.dynamics.engine_report import (engine_rows, engine_section, placed_rows,
+                                            placed_section)
 from robohw.dynamics.model import model_torques
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.dynamics.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
@@ -26,20 +29,13 @@ from robohw.robots.sampling import sample_joints, sample_states
 from robohw.dynamics.counts import dynamics_counts, general_robot, summarize
 
 __all__ = ["pfp_times", "count_rows", "puma_counts", "pfp_speedups", "formulation_agreement",
-           "pipeline_accuracy", "array_rows", "time_rows", "write_dynamics_report"]
+           "pipeline_accuracy", "array_rows", "write_dynamics_report"]
 
 LARGEST_N = 32
 # Widths of the pipeline's accuracy table, and its states per (robot, width): 100,000 where the model runs in int64 (up to 31 bits); above, in Python integers, fewer.
 PIPELINE_WIDTHS = (16, 18, 20, 24, 32, 40, 48)
 PIPELINE_STATES = {"full": (100_000, 20_000), "quick": (2_000, 500)}
 ACCURACY_GOAL = 1e-4      # the goal at 24 bits: of max |tau|
-# Software anchors, microseconds per inverse-dynamics call (measured by the project
-# on its development machine, 2026-11): Pinocchio 4.1's RNEA from C++ on the KUKA iiwa (7 joints), and generated
-# code (GRiD's benchmark, i7-10700K) on the same robot.
-SOFTWARE_ANCHORS = (("Pinocchio 4.1 RNEA, C++, iiwa (7 joints)", 1.27),
-                    ("generated code (GRiD), iiwa", 0.2))
-
-
 def pfp_times(largest=LARGEST_N):
     """One dict per (n, p), 1 <= p <= n + 1: o-steps of PFP on the n + 1 elements a(0..n) as
     measured on the checked schedule, as printed, by the corrected form, and with the padding
@@ -425,60 +421,6 @@ def _pipeline_section(rows, measured):
     return "\n\n".join(lines)
 
 
-def time_rows(measured, synth_rows):
-    """One dict per registry dynamics design: its latency and interval in cycles (simulated
-    where ``measured`` has it, else stated) and, where ``synth_rows`` (``robohw synth`` rows)
-    placed it, the Fmax and both in microseconds."""
-    rows = []
-    for name in ("dynamics-pipelined", "dynamics-array", "dynamics-engine"):
-        run = measured.get(name)
-        placed = [r for r in synth_rows if r.get("design") == name and r.get("fmax_mhz")]
-        row = {"design": name, "latency": None, "interval": None, "fmax_mhz": None}
-        if run:
-            row.update(latency=run["latency"], interval=run["interval"])
-        elif placed:
-            row.update(latency=placed[0]["latency_cycles"],
-                       interval=placed[0].get("interval_cycles"))
-        if placed:
-            best = placed[0]
-            row.update(fmax_mhz=best["fmax_mhz"], device=f"{best['device']}-"
-                       f"{best.get('speed_grade')}", width=best["width"],
-                       fold=best.get("fold"))
-            if row["latency"] is not None:
-                row["latency_us"] = row["latency"] / best["fmax_mhz"]
-            if row["interval"]:
-                row["interval_us"] = row["interval"] / best["fmax_mhz"]
-        rows.append(row)
-    return rows
-
-
-def _time_section(rows):
-    def cell(value, form="{}"):
-        return "—" if value is None else form.format(value)
-
-    table = ["| design | device | Fmax (MHz) | latency (cycles) | latency (µs) | "
-             "a torque vector every (cycles) | every (µs) |", "|" + "---|" * 7]
-    for r in rows:
-        table.append(
-            f"| {r['design']} | {r.get('device', '—')} | "
-            f"{cell(r['fmax_mhz']) if r['fmax_mhz'] else 'not synthesized'} | "
-            f"{cell(r['latency'])} | {cell(r.get('latency_us'), '{:.3f}')} | "
-            f"{cell(r['interval'])} | {cell(r.get('interval_us'), '{:.3f}')} |")
-    anchors = "; ".join(f"{name}: {us} µs" for name, us in SOFTWARE_ANCHORS)
-    return "\n\n".join([
-        "## Time per torque vector, against software",
-        "The registry's designs (PUMA 560), simulated latency and interval in cycles and, "
-        "from the last `make synth` in this folder (synth.json), in microseconds at the placed "
-        "Fmax:",
-        "\n".join(table),
-        f"Software anchors (one call, the whole torque vector; measured by the project on "
-        f"its development machine, not in this run): {anchors}. They are for a 7-joint arm; "
-        "the PUMA has 6. "
-        "A software call's time is both its latency and its interval; a pipeline's interval "
-        "is what sets the rate of many states (a trajectory, a sampling-based planner), its "
-        "latency what a control loop waits."])
-
-
 def write_dynamics_report(out_dir, measured=None, quick=False):
     """Measure, write ``dynamics.md``, ``dynamics.json`` and ``dynamics_tp.png``; return the
     Markdown. ``measured``: the registry designs' rows by name
@@ -493,7 +435,8 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
     speedups = {n: pfp_speedups(n) for n in (6, 12)}
     agreement = formulation_agreement()
     synth_rows = read_rows(out_dir / SYNTH_FILE)
-    times = time_rows(measured, synth_rows)
+    times = time_rows(measured, synth_rows, pinocchio_call_us(quick))
+    placed = placed_rows(synth_rows)
     _plot(rows, out_dir / "dynamics_tp.png")
     wrong = [r for r in rows if r["printed"] != r["measured"]]
     head = "| n \\\\ p | " + " | ".join(str(p) for p in range(1, 14)) + " |"
@@ -543,13 +486,15 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         engine_section(engines, next(r["cycles"] for r in arrays if r["robot"] == "puma560"
                                       and r["processors"] == 6 and r["network"] == "direct"),
                        DYNAMICS_FOLD, measured.get("dynamics-engine"), _simulated),
-        _time_section(times),
+        placed_section(placed, ENGINE_INTERVAL),
+        time_section(times),
     ]) + "\n"
     (out_dir / "dynamics.md").write_text(text)
     (out_dir / "dynamics.json").write_text(json.dumps(versioned({
         "pfp": rows, "counts": counts, "puma_counts": pumas,
         "pfp_speedups": [r for n in speedups for r in speedups[n]], "agreement": agreement,
         "pipeline_accuracy": accuracy, "arrays": arrays, "engines": engines,
+        "engine_placed": placed,
         "measured": measured,
         "times": times}),
         indent=1))

@@ -7,7 +7,8 @@ dynamics`` and ``robohw inertia`` over ``states`` states, CSV in and CSV out, by
 backend and by the bit-exact model at each width asked. Beside them, the same work in Pinocchio
 (the optional ``bench`` extra, ``pip install 'robohw[bench]'``): numpy's ``loadtxt`` in, its
 recursive Newton-Euler (``rnea``) or composite-rigid-body algorithm (``crba``) in a Python loop,
-``savetxt`` out, the robot built from our description (:func:`pinocchio_model`) and checked
+``savetxt`` out, the robot built from our description
+(:func:`robohw.robots.pinocchio.pinocchio_model`) and checked
 equal to our float64 references before anything is timed. Without Pinocchio its rows say "not
 measured". Wall-clock figures depend on the machine and its load: they live in the docs, never
 in a test.
@@ -24,10 +25,11 @@ import numpy as np
 
 from robohw.dynamics import inverse_dynamics
 from robohw.robots import load_robot
+from robohw.robots import pinocchio as peer
 from robohw.robots.sampling import sample_states
 from robohw.support.progress import Progress
 
-__all__ = ["bench_commands", "format_command_bench", "pinocchio_model", "check_pinocchio"]
+__all__ = ["bench_commands", "format_command_bench", "check_pinocchio"]
 
 # A Pinocchio user's path: its model, numpy's reader, the algorithm in a loop, numpy's writer.
 _PINOCCHIO = """
@@ -52,72 +54,18 @@ np.savetxt(sys.argv[3], out, delimiter=",", header=header, comments="")
 """
 
 
-def _pinocchio():
-    try:
-        import pinocchio
-    except ImportError:
-        return None
-    return pinocchio
-
-
-def pinocchio_model(robot):
-    """A Pinocchio model of ``robot`` (standard DH): joint ``i`` at frame ``i - 1``, moving about
-    (revolute) or along (prismatic) its z axis; what follows the motion in the DH step
-    (``Tz(d) Tx(a) Rx(alpha)``, or ``Rz(theta) Tx(a) Rx(alpha)`` for a prismatic joint) is the
-    next joint's placement, and the link's inertia, given in frame ``i``, is moved back by it.
-    The joint offsets are not in the model: add ``offsets(robot)`` to ``q``. ``None`` without
-    Pinocchio."""
-    pin = _pinocchio()
-    if pin is None:
-        return None
-    model = pin.Model()
-    model.gravity = pin.Motion(np.array(robot.gravity, dtype=float), np.zeros(3))
-    placement, parent = pin.SE3.Identity(), 0
-    for k, joint in enumerate(robot.joints):
-        kind = pin.JointModelRZ() if joint.type == "revolute" else pin.JointModelPZ()
-        parent = model.addJoint(parent, kind, placement, f"joint{k + 1}")
-        first = joint.d if joint.type == "revolute" else 0.0
-        turn = 0.0 if joint.type == "revolute" else joint.theta
-        after = (pin.SE3(_rz(turn), np.array([0.0, 0.0, first])) *
-                 pin.SE3(_rx(joint.alpha), np.array([joint.a, 0.0, 0.0])))
-        if joint.mass is not None:          # a massless link may still turn (PUMA link 1)
-            ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
-            tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-            rotation = after.rotation
-            inertia = pin.Inertia(joint.mass, after.act(np.array(joint.com, dtype=float)),
-                                  rotation @ tensor @ rotation.T)
-            model.appendBodyToJoint(parent, inertia, pin.SE3.Identity())
-        placement = after
-    return model
-
-
-def offsets(robot):
-    """What Pinocchio's ``q`` adds to ours: each joint's offset."""
-    return [joint.offset for joint in robot.joints]
-
-
-def _rz(angle):
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _rx(angle):
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
-
-
 def check_pinocchio(robot, count=200, seed=0):
     """The largest difference between Pinocchio's and our float64 torques and inertia matrices
     over ``count`` seeded states, relative to the largest value: ``{"tau": ..., "H": ...}``,
     or ``None`` without Pinocchio."""
-    pin = _pinocchio()
+    pin = peer.pinocchio_module()
     if pin is None:
         return None
     from robohw.systolic import inertia_matrix
-    model = pinocchio_model(robot)
+    model = peer.pinocchio_model(robot)
     data = model.createData()
     q, qd, qdd = sample_states(robot, count, np.random.default_rng(seed))
-    shifted = q + np.array(offsets(robot))
+    shifted = q + np.array(peer.offsets(robot))
     tau = np.array([pin.rnea(model, data, a, b, c) for a, b, c in zip(shifted, qd, qdd)])
     h = np.array([pin.crba(model, data, a).copy() for a in shifted])
     h = np.triu(h) + np.swapaxes(np.triu(h, 1), 1, 2)
@@ -179,7 +127,7 @@ def bench_commands(robots=("puma560", "stanford"), states=100_000, widths=(24, 3
             robot = load_robot(name)
             source = folder / f"{name}.csv"
             configurations = _write_states(robot, source, states, 1)
-            pin = pinocchio_model(robot)
+            pin = peer.pinocchio_model(robot)
             check = check_pinocchio(robot)
             for command, option, data, algorithm in (
                     ("dynamics", "--states", source, "rnea"),
@@ -198,7 +146,7 @@ def bench_commands(robots=("puma560", "stanford"), states=100_000, widths=(24, 3
                 if pin is not None:
                     model_file, offset_file = folder / "model.pickle", folder / "offsets.pickle"
                     model_file.write_bytes(pickle.dumps(pin))
-                    offset_file.write_bytes(pickle.dumps(offsets(robot)))
+                    offset_file.write_bytes(pickle.dumps(peer.offsets(robot)))
                     seconds = _time([sys.executable, "-c", _PINOCCHIO, model_file,
                                      configurations if algorithm == "crba" else data,
                                      folder / "pin.csv", offset_file, algorithm], repeats)
@@ -220,12 +168,12 @@ def format_command_bench(rows):
     """The rows as a Markdown table, each robot's rows with their ratio to Pinocchio's."""
     lines = ["| robot | command | path | states | seconds | µs a state | against Pinocchio |",
              "|---|---|---|---|---|---|---|"]
-    peer = {(r["robot"], r["command"]): r["seconds"] for r in rows
-            if r["path"].startswith("Pinocchio")}
+    by_peer = {(r["robot"], r["command"]): r["seconds"] for r in rows
+                if r["path"].startswith("Pinocchio")}
     for r in rows:
         seconds = "not measured" if r["seconds"] is None else f"{r['seconds']:.3f}"
         per = "" if r["per_state_us"] is None else f"{r['per_state_us']:.2f}"
-        base = peer.get((r["robot"], r["command"]))
+        base = by_peer.get((r["robot"], r["command"]))
         if r["path"].startswith("Pinocchio"):
             ratio = "" if r.get("check") is None else \
                 f"agrees with our float64 to {r['check']:.1e}"

@@ -5,8 +5,8 @@ The axes come from what the sweep measured, the same for every point of a design
 
 - speed: results per microsecond after synthesis (``fmax_mhz / interval``), else results per
   cycle (``1 / interval_cycles``, simulated);
-- size: LUT-equivalents after synthesis (LUT4, two per carry cell, four per 16 x 4 LUT-RAM
-  block, :data:`DSP_LUT_EQUIVALENT` per DSP tile; block RAM is listed, not weighed), else the
+- size: LUT-equivalents after synthesis (:func:`robohw.support.pareto.lut_equivalents`; block
+  RAM is listed, not weighed), else the
   register bits of the elaborated design (flip-flops before synthesis);
 - error: the largest error against float64 over the accuracy's vectors, in the design's unit.
 
@@ -18,17 +18,9 @@ from dataclasses import dataclass
 
 from robohw.registry import DESIGNS
 from robohw.support.atomic import atomic_open, write_text
+from robohw.support.pareto import DSP_LUT_EQUIVALENT, dominates, lut_equivalents, pareto_mask
 
-__all__ = ["DSP_LUT_EQUIVALENT", "LUT_RAM_LUTS", "Axis", "dominates", "pareto_mask",
-           "sweep_fronts", "format_sweep", "write_sweep_report"]
-
-# LUT-sized cells of one signed 18 x 18 product built in the fabric instead of a MULT18X18D:
-# Yosys 0.70 `synth_ecp5 -nodsp` maps one (registered operands and product) to 1,868 LUT4 and
-# 18 CCU2C (two LUTs each) = 1,904 (measured 2026-11-28; tests/app/test_sweep.py repeats it in
-# `make slow`).
-DSP_LUT_EQUIVALENT = 1_904
-# A TRELLIS_DPR16X4 (16 x 4 LUT RAM) takes the four LUTs of a slice pair (robohw.flows.synth).
-LUT_RAM_LUTS = 4
+__all__ = ["Axis", "sweep_fronts", "format_sweep", "write_sweep_report"]
 
 
 @dataclass(frozen=True)
@@ -59,8 +51,7 @@ def _lut_equivalents(row):
     parts = [_number(row, name) for name in ("luts", "carry", "lut_ram", "dsp")]
     if None in parts:
         return None
-    luts, carry, lut_ram, dsp = parts
-    return luts + 2 * carry + LUT_RAM_LUTS * lut_ram + DSP_LUT_EQUIVALENT * dsp
+    return lut_equivalents(*parts)
 
 
 def _register_bits(row):
@@ -82,20 +73,6 @@ def _axes(measurements):
     if "accuracy" in measurements:
         axes.append(Axis("error", "max error", False, _max_error))
     return axes
-
-
-def dominates(a, b, larger_is_better):
-    """Whether ``a`` dominates ``b`` (tuples, one number per axis): at least as good on every
-    axis and better on one."""
-    signs = [-1 if larger else 1 for larger in larger_is_better]
-    a, b = [s * x for s, x in zip(signs, a)], [s * x for s, x in zip(signs, b)]
-    return a != b and all(x <= y for x, y in zip(a, b))
-
-
-def pareto_mask(values, larger_is_better):
-    """Which of ``values`` no other value :func:`dominates`."""
-    return [not any(dominates(other, value, larger_is_better) for other in values)
-            for value in values]
 
 
 def _default(design):

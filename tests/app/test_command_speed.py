@@ -4,9 +4,8 @@ command and says "not measured" for Pinocchio without it."""
 
 import pytest
 
-from robohw.flows import command_speed
 from robohw.flows.command_speed import bench_commands, check_pinocchio, format_command_bench
-from robohw.robots import load_robot
+from robohw.robots import load_robot, pinocchio as peer
 
 
 @pytest.mark.parametrize("robot", ["puma560", "stanford"])
@@ -18,7 +17,7 @@ def test_pinocchio_agrees_with_our_float64_references(robot):
 
 @pytest.mark.heavy
 def test_the_benchmark_times_every_path_and_says_what_it_did_not_measure(monkeypatch):
-    monkeypatch.setattr(command_speed, "_pinocchio", lambda: None)
+    monkeypatch.setattr(peer, "pinocchio_module", lambda: None)
     rows = bench_commands(robots=("stanford",), states=20, widths=(24,), repeats=1)
     paths = [(r["robot"], r["path"]) for r in rows]
     assert paths == [

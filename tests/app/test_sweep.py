@@ -18,7 +18,8 @@ from robohw.registry import DESIGNS
 from robohw.sweep import run as sweep_run
 from robohw.sweep.cache import ResultCache
 from robohw.sweep.executors import ExecutorError, connect
-from robohw.sweep.pareto import DSP_LUT_EQUIVALENT, format_sweep, pareto_mask, sweep_fronts
+from robohw.support.pareto import DSP_LUT_EQUIVALENT, pareto_mask
+from robohw.sweep.pareto import format_sweep, sweep_fronts
 from robohw.sweep.run import SweepSpec, format_plan, plan_sweep, run_sweep
 from robohw.sweep.space import SweepPoint, Task, point_seed, sweep_points
 from robohw.sweep.table import ResultsFileError, columns

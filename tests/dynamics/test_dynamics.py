@@ -276,12 +276,13 @@ def test_count_tables_of_the_report():
 
 
 def test_time_per_torque_vector_from_synthesis_rows():
-    from robohw.dynamics.report import time_rows
+    from robohw.dynamics.engine import ENGINE_INTERVAL
+    from robohw.dynamics.time_report import PINOCCHIO_ROW, time_rows
     measured = {"dynamics-pipelined": {"latency": 104, "interval": 6}}
     synth = [{"design": "dynamics-array", "fmax_mhz": 125.0, "latency_cycles": 250,
               "interval_cycles": 248, "device": "ecp5-85k", "speed_grade": 6, "width": 18},
              {"design": "dynamics-pipelined", "fmax_mhz": None, "placed": False}]
-    pipelined, array, engine = time_rows(measured, synth)
+    pipelined, array, engine, peer = time_rows(measured, synth, pinocchio_us=1.25)
     # Not placed: cycles only. Placed: cycles over MHz are microseconds (250 / 125 = 2).
     assert pipelined["fmax_mhz"] is None and "latency_us" not in pipelined
     assert (pipelined["latency"], pipelined["interval"]) == (104, 6)
@@ -289,3 +290,41 @@ def test_time_per_torque_vector_from_synthesis_rows():
     # Neither simulated nor placed: nothing to say.
     assert engine == {"design": "dynamics-engine", "latency": None, "interval": None,
                       "fmax_mhz": None}
+    # Pinocchio's call is its latency and its interval.
+    assert peer["design"] == PINOCCHIO_ROW and peer["latency_us"] == peer["interval_us"] == 1.25
+    # The engine placed at another II than its default, or for another robot: not its row.
+    engine_at = {"design": "dynamics-engine", "fmax_mhz": 100.0, "latency_cycles": 200,
+                 "device": "ecp5-85k", "speed_grade": 6, "width": 20}
+    synth += [{**engine_at, "fold": ENGINE_INTERVAL + 1, "interval_cycles": ENGINE_INTERVAL + 1},
+              {**engine_at, "fold": ENGINE_INTERVAL, "interval_cycles": ENGINE_INTERVAL,
+               "robot": "ur5"}]
+    assert time_rows(measured, synth)[2]["fmax_mhz"] is None
+    synth.append({**engine_at, "fold": ENGINE_INTERVAL, "interval_cycles": ENGINE_INTERVAL})
+    engine, peer = time_rows(measured, synth)[2:]
+    assert engine["interval_us"] == ENGINE_INTERVAL / 100.0 and engine["latency_us"] == 2.0
+    assert peer["latency_us"] is None
+
+
+def test_the_placed_curve_and_its_pareto_front():
+    from robohw.dynamics.engine_report import placed_rows, placed_section
+    rows = [{"design": "dynamics-engine", "width": 20, "fold": ii, "interval_cycles": ii,
+             "latency_cycles": latency, "fmax_mhz": min(seeds.values()), "fmax_by_seed": seeds,
+             "luts": luts, "carry": 100, "lut_ram": 10, "flip_flops": 5, "dsp": dsp, "bram": 1}
+            for ii, latency, seeds, luts, dsp in (
+                (128, 266, {"1": 101.0, "2": 100.2}, 8_000, 5),
+                (64, 230, {"1": 104.0, "2": 99.0}, 17_000, 9),
+                # Slower and larger than II 64: dominated.
+                (96, 240, {"1": 90.0}, 20_000, 9))]
+    rows.append({"design": "dynamics-array", "fmax_mhz": 100.0})
+    curve = placed_rows(rows)
+    assert [r["interval"] for r in curve] == [64, 96, 128]
+    assert [r["front"] for r in curve] == [True, False, True]
+    # 8,000 LUT4 + 2 x 100 carry + 4 x 10 LUT RAM + 5 x 1,904 a DSP tile.
+    assert curve[2]["lut_equivalents"] == 8_000 + 200 + 40 + 5 * 1_904
+    assert curve[0]["vectors_per_s"] == 99.0e6 / 64 and curve[0]["latency_us"] == 230 / 99.0
+    text = placed_section(curve, 128)
+    # II 64 misses 100 MHz on a seed: II 128 is the fastest point routed at 100 MHz.
+    assert "NOT met: the fastest point that routes at 100 MHz or more on every seed is II 128" \
+        in text
+    assert "Not placed and routed here: II 10, 12, 16, 24, 32" in text
+    assert "No placed" in placed_section([], 128)

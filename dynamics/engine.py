@@ -19,8 +19,10 @@ from robohw.hw.checks import check_choice
 __all__ = ["ScanPlan", "EnginePlan", "NewtonEulerEngine", "SCANS", "ENGINE_INTERVAL"]
 
 SCANS = {"serial": serial_schedule, "doubling": doubling_schedule}
-# The default interval: ten million states a second at 100 MHz (issue 57's goal).
-ENGINE_INTERVAL = 10
+# The default interval: the smallest whose PUMA 560 engine (20 bits) routes at 100 MHz or more
+# on every placement seed on the ECP5-85F (102.1 MHz, the worst of seeds 1 to 3; II 64 reached
+# 98.8; docs/dynamics.md). Ten million states a second (II 10 at 100 MHz) does not route.
+ENGINE_INTERVAL = 128
 
 
 class ScanPlan(NewtonEulerPlan):

@@ -52,7 +52,7 @@ def register(commands):
                                "Omega (inverse perfect shuffle) network (default direct)")
     dynamics.add_argument("--ii", type=integer("--ii", 2, 1024),
                           help="the engine's initiation interval: cycles per state, 2..1024 "
-                               "(default 10, robohw.dynamics.engine.ENGINE_INTERVAL)")
+                               "(default 128, robohw.dynamics.engine.ENGINE_INTERVAL)")
     dynamics.add_argument("--bound-fraction", type=positive("--bound-fraction"),
                           help="the hardware backends' largest accepted share of the largest "
                                "torque the robot's limits allow for their proven error bound "

@@ -105,7 +105,7 @@ def test_constructor_checks():
     with pytest.raises(TypeError, match=r"tag_width must be"):
         NewtonEulerEngine("stanford", tag_width="8")
     with pytest.raises(ValueError, match=r"operations need at least \d+ adders at interval 10"):
-        NewtonEulerEngine("stanford", adders=3)
+        NewtonEulerEngine("stanford", interval=10, adders=3)
 
 
 @pytest.mark.parametrize("robot, interval", [

@@ -2,9 +2,9 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_robot,
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_ii, add_robot,
                                      bad_fold, bad_folder, bad_widths, design_names, folds,
-                                     folds_for, inapplicable, usage, width_list)
+                                     folds_for, ii_as_fold, inapplicable, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.progress import Progress
 
@@ -26,6 +26,7 @@ def register(commands):
                         help="comma-separated widths (default: each design's widths)")
     export.add_argument("--fold", type=folds, metavar="FOLDS",
                         help="comma-separated folds; " + FOLD_HELP)
+    add_ii(export, several=True)
     export.add_argument("--no-lint", action="store_true",
                         help="skip verilator --lint-only -Wall")
     export.add_argument("--device", choices=list(DEVICES), metavar="DEVICE",
@@ -45,7 +46,8 @@ def run(args):
     from robohw.registry import DESIGNS, robot_designs
     from robohw.robots import RobotFileError
     names = args.designs or (robot_designs() if args.robot else list(DESIGNS))
-    bad = bad_widths(names, args.widths) or bad_fold(names, args.fold) or \
+    bad = ii_as_fold(args, names) or bad_widths(names, args.widths) or \
+        bad_fold(names, args.fold) or \
         (args.robot is None and inapplicable(args, ROBOT_LINKS))
     if bad:
         return usage("export", bad)

@@ -389,6 +389,46 @@ def bad_fold(names, folds):
     return None
 
 
+def add_ii(command, several=False):
+    """The ``--ii`` option of the modulo-scheduled designs: their ``--fold`` by its own name,
+    one interval or (``several``) a comma-separated list."""
+    def intervals(text):
+        try:
+            values = tuple(int(k) for k in text.split(","))
+        except ValueError:
+            values = ()
+        if not values or any(not 2 <= k <= 1024 for k in values) or \
+                (len(values) > 1 and not several):
+            raise argparse.ArgumentTypeError(
+                f"--ii must be {'integers' if several else 'an integer'} [2, 1024]"
+                f"{' separated by commas' if several else ''}, not {text!r}")
+        return values if several else values[0]
+    command.add_argument(
+        "--ii", type=intervals, metavar="IIS" if several else "N",
+        help="initiation interval of the modulo-scheduled designs (dynamics-engine): cycles "
+             "per state, 2..1024" + (", comma-separated" if several else "") +
+             " (default the design's); their --fold")
+
+
+def ii_as_fold(args, names):
+    """Give ``args.ii`` to ``args.fold`` for the designs ``names``; the one-line reason it
+    does not apply, or ``None``: every named design with a fold must be modulo-scheduled (a
+    folded design's fold is not an interval), and ``--fold`` not given too."""
+    if args.ii is None:
+        return None
+    from robohw.registry import DESIGNS
+    scheduled = [name for name, design in DESIGNS.items() if design.fold_name == "ii"]
+    known = [name for name in names if name in DESIGNS]
+    folded = [name for name in known if DESIGNS[name].default_fold is not None]
+    if known and (not folded or any(DESIGNS[name].fold_name != "ii" for name in folded)):
+        return (f"--ii applies to the modulo-scheduled designs ({', '.join(scheduled)}), not "
+                f"{', '.join(name for name in known if name not in scheduled)}")
+    if args.fold is not None:
+        return "--ii and --fold name one thing: give one"
+    args.fold = args.ii
+    return None
+
+
 def folds_for(names, folds):
     """``{name: folds}``: the ``--fold`` values for designs with a fold, ``(None,)`` (the
     design's default, or none) otherwise."""

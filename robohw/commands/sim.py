@@ -2,8 +2,8 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, add_robot, bad_fold,
-                                     inapplicable, integer, usage, ROBOT_LINKS)
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, add_ii, add_robot, bad_fold,
+                                     ii_as_fold, inapplicable, integer, usage, ROBOT_LINKS)
 from robohw.support.atomic import STANDARD_STREAM, write_json
 from robohw.support.formats import versioned
 
@@ -29,9 +29,7 @@ def register(commands):
                      help="data width, in the design's range (listed above; default: the "
                           "design's width)")
     sim.add_argument("--fold", type=integer("--fold", 1), help=FOLD_HELP)
-    sim.add_argument("--ii", type=integer("--ii", 2, 1024),
-                     help="initiation interval of a modulo-scheduled design (dynamics-engine): "
-                          "cycles per state, 2..1024 (default the design's, 10); its --fold")
+    add_ii(sim)
     sim.add_argument("--count", type=integer("--count", 1, MAX_COUNT), default=32,
                      help=f"results to compute, 1..{MAX_COUNT:,} (default 32; a run holds its "
                           f"results in memory, up to 11 KB each)")
@@ -54,14 +52,9 @@ def run(args):
     bad = args.design in DESIGNS and bad_fold([args.design], args.fold and [args.fold])
     if bad:
         return usage("sim", bad)
-    if args.ii is not None:
-        scheduled = [name for name, d in DESIGNS.items() if d.fold_name == "ii"]
-        if args.design in DESIGNS and DESIGNS[args.design].fold_name != "ii":
-            return usage("sim", f"--ii applies to the modulo-scheduled designs "
-                                f"({', '.join(scheduled)}), not {args.design}")
-        if args.fold is not None:
-            return usage("sim", "--ii and --fold name one thing: give one")
-        args.fold = args.ii
+    bad = ii_as_fold(args, [args.design])
+    if bad:
+        return usage("sim", bad)
     from robohw.robots import RobotFileError
     bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
     if bad:

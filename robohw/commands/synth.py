@@ -2,10 +2,10 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_robot,
+from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_ii, add_robot,
                                      bad_fold, bad_folder, bad_widths, design_names, folds,
-                                     folds_for, inapplicable, integer, integer_list, positive,
-                                     usage, width_list)
+                                     folds_for, ii_as_fold, inapplicable, integer, integer_list,
+                                     positive, usage, width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.atomic import write_json, write_text
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
@@ -32,6 +32,7 @@ def register(commands):
                        help="comma-separated widths (default: each design's default width)")
     synth.add_argument("--fold", type=folds, metavar="FOLDS",
                        help="comma-separated folds; " + FOLD_HELP)
+    add_ii(synth, several=True)
     synth.add_argument("--speed", type=int, choices=[6, 7, 8],
                        help="ECP5 speed grade (default 6)")
     synth.add_argument("--seeds", type=integer_list("--seeds", 0, 2**31 - 1), metavar="SEEDS",
@@ -99,7 +100,8 @@ def run(args):
             if DESIGNS[name].unplaced:
                 print(f"robohw synth: {name} left out ({DESIGNS[name].unplaced}); name it in "
                       f"--designs to place it anyway", file=sys.stderr)
-    bad = bad_widths(names, args.widths) or bad_fold(names, args.fold)
+    bad = ii_as_fold(args, names) or bad_widths(names, args.widths) or \
+        bad_fold(names, args.fold)
     if bad:
         return usage("synth", bad)
     try:

@@ -211,3 +211,27 @@ def test_sim_measures_the_compilers_latency_and_interval(tmp_path, capsys):
             "dynamics-array") in capsys.readouterr().err
     assert main(["sim", "dynamics-engine", "--ii", "12", "--fold", "12"]) == 2
     assert "--ii and --fold name one thing: give one" in capsys.readouterr().err
+
+
+def test_export_and_synth_take_the_interval_by_its_name(tmp_path, capsys):
+    import json
+    from robohw.commands import main
+    assert main(["export", "--designs", "dynamics-engine", "--robot", "stanford", "--ii",
+                 "12,16", "--widths", "20", "--no-lint", "--out", str(tmp_path)]) == 0
+    for ii in (12, 16):
+        sidecar = json.loads(next(tmp_path.glob(f"*_w20_f{ii}.json")).read_text())
+        plan = EnginePlan(load_robot("stanford"), width=20, interval=ii)
+        assert (sidecar["interval_cycles"], sidecar["latency_cycles"]) == \
+            (ii, replay_engine(plan) + 2)
+    capsys.readouterr()
+    assert main(["synth", "--designs", "dynamics-engine,inertia-linear", "--ii", "64",
+                 "--out", str(tmp_path)]) == 2
+    assert ("--ii applies to the modulo-scheduled designs (dynamics-engine), not "
+            "inertia-linear") in capsys.readouterr().err
+    assert main(["export", "--designs", "dynamics-engine", "--ii", "64", "--fold", "64",
+                 "--out", str(tmp_path)]) == 2
+    assert "--ii and --fold name one thing: give one" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["synth", "--designs", "dynamics-engine", "--ii", "64,1"])
+    assert "--ii must be integers [2, 1024] separated by commas, not '64,1'" in \
+        capsys.readouterr().err

@@ -35,25 +35,20 @@ cycles ahead).
 import functools
 import operator
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed, unsigned
+from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from amaranth.lib.memory import Memory
 
 from robohw.cordic.pipelined import pipelined_datapath
 from robohw.dataflow.component import output_fields, within_limits
 from robohw.dataflow.unit import fixed_point_unit
-from robohw.engine.program import FILE_WRITE_LATENCY, KINDS, ROM_LUT_WORDS, product_latency
+from robohw.engine.program import KINDS, product_latency
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.multiplier import SPLIT_PRODUCT_LATENCY, registered_product, split_product
 from robohw.hw.register_file import read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["Engine", "SELECT_COPY_BITS"]
-
-# A loader's or CORDIC's field select is a register for every this many bits of the field it
-# selects, each beside its part of the multiplexer (one select register's net crossed the chip
-# on the PUMA at II 64: 6.6 ns of routing, a seed's critical path).
-SELECT_COPY_BITS = 6
+__all__ = ["Engine"]
 
 
 def _power_of_two(depth):
@@ -182,8 +177,7 @@ class Engine(StreamPipeline):
             own2 = Signal(range(ii), name=f"{name}_phase_ahead2", init=2 % ii)
             m.d.sync += [own.eq(own2), own2.eq(Mux(own2 == ii - 1, 0, own2 + 1))]
             phases[name] = own
-            micro = MicroProgram(m, own, own2, name, wrap=ii,
-                                 rom_style="block" if ii > ROM_LUT_WORDS else None)
+            micro = MicroProgram(m, own, own2, name, wrap=ii)
             programs.append(micro)
             return micro
 
@@ -244,18 +238,12 @@ class Engine(StreamPipeline):
                          f"{name}_wm1")["at"]
         data = values[file.writers[0]]
         if len(file.writers) > 1:
-            ahead = -FILE_WRITE_LATENCY
             select = micro.fetch(
                 {"select": range(len(file.writers))},
-                {c + ahead: {"select": file.writers.index(program.writer[k])}
-                 for c, k in writes.items()}, f"{name}_wm{FILE_WRITE_LATENCY}")["select"]
+                {c: {"select": file.writers.index(program.writer[k])}
+                 for c, k in writes.items()}, f"{name}_w")["select"]
             data = read_port([values[w] for w in file.writers], select, m=m,
                              name=f"{name}_data")
-        # The write register(s), beside the file.
-        for k in range(FILE_WRITE_LATENCY):
-            held = Signal(data.shape(), name=f"{name}_write_data{k}", reset_less=True)
-            m.d.sync += held.eq(data)
-            data = held
         port = memory.write_port()
         m.d.comb += [port.en.eq(enable), port.addr.eq(address(f"{name}_write", name, at)),
                      port.data.eq(data)]
@@ -305,16 +293,14 @@ class Engine(StreamPipeline):
         result = []
 
         def written(fetch, offset, value):
-            # The files register it (_file_write) from the cycle ``offset`` after the issue
-            # and write it FILE_WRITE_LATENCY cycles later, one before it is readable: the
-            # machine's latency.
+            # The files write it (_file_write) in the cycle ``offset`` after the issue: one
+            # before it is readable.
             assert offset + 1 == latency, (unit, offset, latency)
             result.append(value)
 
         multiplier = kind == "mul"
-        # The unit's own pipeline: the machine's latency less the files' write register.
         latency = (program.machine.multiplier_latency if multiplier else
-                   program.machine.adder_latency) - FILE_WRITE_LATENCY
+                   program.machine.adder_latency)
         # A tile's product up to its 18 bits, the split product (a stage more) above.
         stages = product_latency(plan.width)
         product = split_product if stages == SPLIT_PRODUCT_LATENCY else registered_product
@@ -326,49 +312,43 @@ class Engine(StreamPipeline):
 
     def _loader(self, m, micro, unit, held):
         """A loader, its output returned: in each cycle its program names, one held field
-        (:meth:`_held_field`), which its files register and write
-        (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
+        selected (the select registered in that cycle), registered in the next, when its files
+        write it (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
         loads = [load for load in self._program.loads if load.unit == unit]
-        return self._held_field(m, micro, unit, [(load.cycle, load.field) for load in loads],
-                                held)
-
-    def _held_field(self, m, micro, unit, entries, held, shape=None):
-        """The register that holds, in the cycle after each ``(cycle, field)`` of ``entries``,
-        that held field (as ``shape``, default the widest field's): its select registered in
-        the cycle, one register for every :data:`SELECT_COPY_BITS` bits, each steering its
-        part of the multiplexer."""
-        fields = sorted({field for _, field in entries})
-        width = max(len(held[f]) for f in fields)
-        copies = -(-width // SELECT_COPY_BITS)
-        ahead = micro.fetch({"select": range(max(len(fields), 2))},
-                            {cycle - 1: {"select": fields.index(field)}
-                             for cycle, field in entries}, f"{unit}_sm1",
-                            copies={"select": copies})["select"]
-        parts = []
-        for k, field_select in enumerate(ahead):
-            select = Signal(field_select.shape(), name=f"{unit}_select{k}", reset_less=True)
-            m.d.sync += select.eq(field_select)
-            chosen = read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field{k}")
-            parts.append(chosen[k * SELECT_COPY_BITS:(k + 1) * SELECT_COPY_BITS])
-        value = Signal(shape or signed(width), name=f"{unit}_value", reset_less=True)
-        m.d.sync += value.eq(Cat(*parts).as_signed())
+        fields = sorted({load.field for load in loads})
+        ahead_fields = micro.fetch(
+            {"select": range(max(len(fields), 2))},
+            {load.cycle - 1: {"select": fields.index(load.field)} for load in loads},
+            f"{unit}_sm1")
+        select = Signal(range(max(len(fields), 2)), name=f"{unit}_select", reset_less=True)
+        m.d.sync += select.eq(ahead_fields["select"])
+        chosen = read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field")
+        value = Signal(chosen.shape(), name=f"{unit}_value", reset_less=True)
+        m.d.sync += value.eq(chosen)
         return value
 
     def _cordic(self, m, micro, unit, held):
         """A pipelined CORDIC, ``{"cos<k>": signal, "sin<k>": signal}`` returned: in each
-        cycle its program names, a held angle into its angle register (:meth:`_held_field`);
-        a pipeline later its cos and sin, which their files register and write."""
-        plan = self._plan
-        trigs = [trig for trig in self._program.trigs if trig.unit == unit]
+        cycle its program names, a held angle into its angle register; a pipeline later its cos
+        and sin, which their files write."""
+        plan, program = self._plan, self._program
+        trigs = [trig for trig in program.trigs if trig.unit == unit]
+        fields = sorted({trig.field for trig in trigs})
         config = plan.cordic
-        angle = self._held_field(m, micro, unit, [(trig.cycle, trig.field) for trig in trigs],
-                                 held, signed(config.width))
+        select = micro.fetch({"select": range(max(len(fields), 2))},
+                             {trig.cycle - 1: {"select": fields.index(trig.field)}
+                              for trig in trigs}, f"{unit}_sm1")["select"]
+        chosen = Signal(range(max(len(fields), 2)), name=f"{unit}_select", reset_less=True)
+        m.d.sync += chosen.eq(select)
+        angle = Signal(signed(config.width), name=f"{unit}_angle", reset_less=True)
+        m.d.sync += angle.eq(read_port([held[f] for f in fields], chosen, m=m,
+                                       name=f"{unit}_field"))
         shape = signed(config.width)
         out = pipelined_datapath(m, config, Const(1 << config.frac_bits, shape), Const(0, shape),
                                  angle, Const(1), name=unit)
         # The angle is registered in the issue cycle, enters the pipeline in the next and
-        # leaves it pipelined_latency later (trig_latency - 2 after the issue): registered by
-        # the files then, written and readable after.
+        # leaves it pipelined_latency later (trig_latency - 1 after the issue): written then,
+        # readable a cycle after.
         suffix = unit[len("cordic"):]
         return {f"cos{suffix}": out["x"], f"sin{suffix}": out["y"]}
 

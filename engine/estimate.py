@@ -8,35 +8,37 @@ report's cycle-level table; ``robohw synth`` measures).
   cell takes :data:`LUTS_PER_RAM_CELL` LUT4s, and a file deeper than 16 words a ``width``-bit
   multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
 - **Flip-flops**: the units' pipeline registers, every file's read and write address
-  registers and its write register, the held state, the CORDICs' stages, the counters (each
-  micro-program's own phase counters too), the micro-programs' words, and the stream's valid
-  and tag lines and queue pointers.
+  registers, the held state, the CORDICs' stages, the counters (each micro-program's own phase
+  counters too), the micro-programs' words, and the stream's valid and tag lines and queue
+  pointers.
 - **LUTs** (TRELLIS_COMB as nextpnr packs them: a LUT4, or half a carry cell): each unit as
   measured alone, its own micro-program fields included; each file's write multiplexer and
   each port's OR of its files, the address adders (a comparison and subtraction more where a
   depth is not a power of two), the CORDICs, the fields' offsets, range checks and loaders,
-  the files' micro-program ROMs up to :data:`~robohw.engine.program.ROM_LUT_WORDS` words
-  deep (a word bit a LUT4 per 16 words) and the LUT RAM.
-- **Block RAMs**: the micro-programs' ROMs deeper than
-  :data:`~robohw.engine.program.ROM_LUT_WORDS` words, 36 bits a DP16KD.
+  the files' micro-program ROMs up to :data:`ROM_LUT_WORDS` words deep (a word bit a LUT4 per
+  16 words) and the LUT RAM.
+- **Block RAMs**: the micro-programs' ROMs deeper than :data:`ROM_LUT_WORDS` words, 36 bits
+  a DP16KD.
 
 Estimates, not measurements: their purpose is the curve's shape over the interval. Against
 nextpnr's packing of the PUMA at 20 bits they run low: 11,600 for 14,192 TRELLIS_COMB at II
 128, 31,900 for 35,465 at II 32.
+Estimates, not measurements: their purpose is the curve's shape over the interval.
 """
 
 import math
 
 from robohw.cordic.pipelined import pipelined_register_bits
-from robohw.engine.program import FILE_WRITE_LATENCY, ROM_LUT_WORDS
 from robohw.hw.multiplier import split_product_tiles
 
-__all__ = ["engine_resources", "LUTS_PER_RAM_CELL"]
+__all__ = ["engine_resources", "LUTS_PER_RAM_CELL", "ROM_LUT_WORDS"]
 
 # A TRELLIS_DPR16X4 (16 words of 4 bits) is four LUT4s in RAM mode, packed by nextpnr as four
 # TRELLIS_COMB beside a TRELLIS_RAMW for its write port (Lattice FPGA-TN-02032, ECP5 memory
 # usage guide: distributed RAM in a PFU's slices 0 and 1, slice 2 for the write).
 LUTS_PER_RAM_CELL = 4
+# The deepest micro-program ROM Yosys maps to LUTs (measured: 32 words in LUTs, 128 in DP16KD).
+ROM_LUT_WORDS = 64
 
 
 def _bits(count):
@@ -59,8 +61,7 @@ def engine_resources(plan, program, tag_width=0):
         # depth is a power of two
         wrapped = file.depth & (file.depth - 1) == 0
         luts += 2 * (bits + 2) * (1 if wrapped else 3)     # carry cells, two LUT4s each
-        # addresses, the write's valid, the write register
-        flops += 2 * bits + 1 + w * FILE_WRITE_LATENCY
+        flops += 2 * bits + 1                      # addresses, the write's valid
         rom_bits += 2 * bits + _bits(len(file.writers)) * (len(file.writers) > 1)
     for files in program.reads.values():
         if len(files) > 1:
@@ -89,8 +90,8 @@ def engine_resources(plan, program, tag_width=0):
     flops += programs * 2 * _bits(program.interval)
     # the units' prep, shift, constant and rounding fields (their LUTs counted with the units')
     flops += rom_bits + (machine.multipliers + machine.adders) * (2 * w + 16)
-    # ROMs of up to ROM_LUT_WORDS words in LUTs, deeper ones in block RAM (the PUMA's at II 32
-    # in LUTs, at II 128 in 24 DP16KD)
+    # ROMs of up to ROM_LUT_WORDS words in LUTs, deeper ones in block RAM (Yosys: the PUMA's
+    # at II 32 in LUTs, at II 128 in 24 DP16KD)
     in_luts = program.interval <= ROM_LUT_WORDS
     luts += (math.ceil(program.interval / 16) * rom_bits if in_luts else 0) + \
         cells * LUTS_PER_RAM_CELL

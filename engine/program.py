@@ -40,27 +40,17 @@ from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.multiplier import PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY
 
 __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
-           "compile_program", "product_latency", "FILE_WRITE_LATENCY", "LOAD_LATENCY",
-           "ROM_LUT_WORDS", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS"]
+           "compile_program", "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
 MAX_INTERVAL = 1024
 # The kinds of unit, and the ops each executes.
 KINDS = {"mul": MULTIPLIES, "add": ADDS}
-# Every file registers its write multiplexer's output a cycle before the memory takes it: a
-# writer's value crosses the chip to the files that hold it (7 to 7.6 ns of routing on the
-# PUMA's II 64 and 128 critical paths) into a register, not through the multiplexer into the
-# LUT RAM's write data. Every writer's latency (a cycle more) counts it.
-FILE_WRITE_LATENCY = 1
-# Micro-programs of more words are block RAM: at 64 words Yosys built LUT trees whose address
-# register fanned out to every bit of the word (the PUMA at II 64: five LUT levels, 10.1 ns,
-# 8.4 of them routing, a seed's critical path).
-ROM_LUT_WORDS = 32
 # A loader registers its field select in the cycle it is given and the selected held field in
-# the next (a register between the loader's field multiplexer and the files' write
-# multiplexers, the II 128 critical path before it), which its files then register and write.
-LOAD_LATENCY = 2 + FILE_WRITE_LATENCY
+# the next, which its files write then: readable two cycles after the load (a register between
+# the loader's field multiplexer and the files' write multiplexers, the II 128 critical path).
+LOAD_LATENCY = 2
 # The default machine's spare share of multipliers and adders: a state's last operations then
 # find free slots near their operands' ready cycles (measured on the PUMA 560 and the Stanford
 # arm, the report's engine table: a latency within 6 % of the critical path from II 4 to 32,
@@ -103,8 +93,7 @@ class Machine:
         fit in, ``ceil((1 + spare) * operations / interval)``, and as many loaders and CORDICs
         as the fields and angles need to be taken in one interval; the units' latencies are
         the hardware's at the plan's width (:func:`product_latency`), the CORDICs' their angle
-        register, pipeline and write, each with the files' write register
-        (:data:`FILE_WRITE_LATENCY`). ``multipliers`` or ``adders`` given must be at least
+        register, pipeline and write. ``multipliers`` or ``adders`` given must be at least
         the fewest."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
@@ -129,9 +118,8 @@ class Machine:
                                  f"{name} at interval {interval}, not {chosen[kind]}")
         return cls(interval, chosen["mul"], chosen["add"], math.ceil(fields / interval),
                    math.ceil(joints / interval),
-                   multiplier_stages(product_latency(plan.width)) + FILE_WRITE_LATENCY,
-                   ADDER_STAGES + FILE_WRITE_LATENCY,
-                   pipelined_latency(plan.cordic) + 2 + FILE_WRITE_LATENCY)
+                   multiplier_stages(product_latency(plan.width)), ADDER_STAGES,
+                   pipelined_latency(plan.cordic) + 2)
 
     def units(self, kind):
         """The names of the units of ``kind`` (``mul``, ``add``, ``load``, ``cordic``)."""
@@ -153,7 +141,7 @@ class Issue:
 @dataclass(frozen=True)
 class Load:
     """A held field (input ``node``, payload ``field``) taken by loader ``unit`` in ``cycle``
-    (readable :data:`LOAD_LATENCY` cycles later)."""
+    (its files write it :data:`LOAD_LATENCY` - 1 cycles later)."""
     cycle: int
     unit: str
     node: int

@@ -24,18 +24,15 @@ class MicroProgram:
     so a field needs no logic of its own. :meth:`build` makes the ROM once every field is
     declared.
 
-    ``rom_style``: the ROM's ``ram_style`` attribute for Yosys (``"block"``: a block RAM), or
-    ``None`` for Yosys's own choice.
-
     With ``wrap`` (a modulo-scheduled program of ``wrap`` words, its counters counting modulo
     ``wrap``), every cycle a field is given names word ``cycle % wrap``; two cycles that give
     one field values in the same word raise ``ValueError`` (the schedule gave one resource
     two uses in one slot).
     """
 
-    def __init__(self, m, ahead, ahead2, name, wrap=None, rom_style=None):
+    def __init__(self, m, ahead, ahead2, name, wrap=None):
         self._m, self._ahead, self._ahead2, self._name = m, ahead, ahead2, name
-        self._wrap, self._rom_style = wrap, rom_style
+        self._wrap = wrap
         self._fields = []                     # (signal, {cycle: value})
 
     def _words(self, words, key, name):
@@ -90,9 +87,8 @@ class MicroProgram:
             for cycle, value in values.items():
                 words[cycle] |= (int(value) & mask) << low
             low += len(signal)
-        attrs = {} if self._rom_style is None else {"ram_style": self._rom_style}
         memory = self._m.submodules[f"{self._name}_rom"] = Memory(
-            shape=unsigned(total), depth=period, init=words, attrs=attrs)
+            shape=unsigned(total), depth=period, init=words)
         port = memory.read_port()
         word = Signal(total, name=f"{self._name}_word", reset_less=True)
         self._m.d.comb += port.addr.eq(self._ahead2)

@@ -151,9 +151,8 @@ def replay_program(plan):
 def engine_critical_path(plan, machine):
     """Cycles on the longest path through ``plan``'s traced graph at the engine ``machine``'s
     units' latencies: a fixed-point input loaded in the first cycle after the state's (readable
-    three cycles later: the loader registers its select, then the field, then the files
-    register it), a cos or sin from a CORDIC that took its angle then, each operation its
-    unit's latency (``neg`` is wiring).
+    two cycles later: the loader registers its select, then the field), a cos or sin from a
+    CORDIC that took its angle then, each operation its unit's latency (``neg`` is wiring).
     The least latency any schedule on the machine has."""
     nodes = plan.tracer.nodes
     graph = nx.DiGraph()
@@ -161,7 +160,7 @@ def engine_critical_path(plan, machine):
         node = nodes[k]
         if node.op == "input":
             trig = node.name[:3] in ("cos", "sin")
-            graph.add_edge("state", k, weight=1 + (machine.trig_latency if trig else 3))
+            graph.add_edge("state", k, weight=1 + (machine.trig_latency if trig else 2))
             continue
         cycles = 0 if node.op == "neg" else (
             machine.multiplier_latency if node.op in MULTIPLIES else machine.adder_latency)
@@ -194,9 +193,8 @@ def replay_engine(plan, states=None):
     for load in program.loads:
         assert 1 <= load.cycle <= ii, load
         claim(load.unit, load.cycle)
-        # The select registered in the load's cycle, the field in the next, the files' write
-        # register in the one after (the memory written then): readable after.
-        ready[load.node], writer[load.node] = load.cycle + 3, load.unit
+        # The select registered in the load's cycle, the field in the next: readable after.
+        ready[load.node], writer[load.node] = load.cycle + 2, load.unit
     for trig in program.trigs:
         assert 1 <= trig.cycle <= ii, trig
         claim(trig.unit, trig.cycle)

@@ -165,13 +165,13 @@ def placed_section(rows, default_interval):
             "The PUMA 560's engine at its default width, synthesized by Yosys and placed and "
             "routed by nextpnr on the ECP5-85F (speed grade 6, router2 routed for 100 MHz), "
             "each Fmax the worst of its placement seeds (the `robohw synth --designs "
-            "dynamics-engine --fold II` rows of this folder's synth.json; LUT-equivalents weigh "
+            "dynamics-engine --ii N` rows of this folder's synth.json; LUT-equivalents weigh "
             "a carry cell as two LUTs, a 16x4 LUT-RAM block as four and a DSP tile as the "
             "fabric's own 18 x 18 product; the front: no other II gives more vectors a second "
             "in fewer LUT-equivalents):", "\n".join(table)]
     else:
         lines.append("No placed dynamics-engine rows in this folder's synth.json (`robohw "
-                     "synth --designs dynamics-engine --fold II`).")
+                     "synth --designs dynamics-engine --ii N`).")
     if missing:
         lines.append("Not placed and routed here: II " + ", ".join(map(str, missing)) +
                      " (no row in synth.json; docs/notes/2026-12-engine-routing.md has what "

@@ -328,3 +328,8 @@ def test_the_placed_curve_and_its_pareto_front():
         in text
     assert "Not placed and routed here: II 10, 12, 16, 24, 32" in text
     assert "No placed" in placed_section([], 128)
+    # A row of one seed, without the seeds' figures: its Fmax is the worst seed's.
+    alone = {**rows[0], "fmax_mhz": 95.0}
+    del alone["fmax_by_seed"]
+    assert "NOT met: no II routes at 100 MHz on every seed" in \
+        placed_section(placed_rows([alone]), 128)

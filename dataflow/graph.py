@@ -22,7 +22,8 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Node", "Tracer", "OPS", "assign_formats", "error_bounds", "Format", "frac_bits_for"]
+__all__ = ["Node", "Tracer", "OPS", "assign_formats", "error_bounds", "Format", "frac_bits_for",
+           "RangeError"]
 
 # op: (arguments that are nodes, pipeline registers, counts as)
 OPS = {
@@ -209,6 +210,27 @@ def frac_bits_for(magnitude, width):
     return width - 1 - max(math.frexp(magnitude)[1], -64)
 
 
+class RangeError(ValueError):
+    """A traced value that float64 cannot size a format for: its range, or the error bound
+    carried with it, beyond float64, or its format's largest value beyond float64's (the
+    bit-exact model decodes its codes as float64). The message names the value."""
+
+
+# float64's largest finite value is below 2**1024 (IEEE 754 binary64, emax = 1023).
+FLOAT64_EXPONENT = 1024
+
+
+def _check_range(node, magnitude, frac, width):
+    """Raise :class:`RangeError` if ``node``'s ``magnitude`` (its range and error) or its
+    format (``frac`` fraction bits of ``signed(width)``) passes float64."""
+    if math.isfinite(magnitude) and width - 1 - frac < FLOAT64_EXPONENT:
+        return
+    what = f"{node.name or node.op} (node {node.index})"
+    raise RangeError(f"the traced value {what} has a range of {magnitude:.3g} with its error "
+                     f"bound: beyond what float64 holds, no fixed-point format is sized for "
+                     f"it")
+
+
 def assign_formats(tracer, indices, width, input_fracs, input_errors=None, errors=None):
     """Per-node :class:`Format` (by index) for the live nodes, every value ``signed(width)``.
 
@@ -225,10 +247,12 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
     formats = {}
     error = {} if errors is None else errors
 
-    def fits(magnitude, propagated):
+    def fits(node, propagated):
         # Half an LSB of this node's own rounding on top: fixed once the LSB is known.
-        frac = frac_bits_for(magnitude + propagated, width)
-        return frac_bits_for(magnitude + propagated + 2.0 ** -(frac + 1), width)
+        _check_range(node, node.magnitude + propagated, width - 1, width)
+        frac = frac_bits_for(node.magnitude + propagated, width)
+        _check_range(node, node.magnitude + propagated, frac, width)
+        return frac_bits_for(node.magnitude + propagated + 2.0 ** -(frac + 1), width)
 
     for k in indices:
         node = tracer.nodes[k]
@@ -257,7 +281,8 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
         else:
             raise ValueError(f"{node}: no hardware for op {node.op!r}")
         propagated = _propagated(node, error, formats, constant)
-        formats[k] = Format(min(fits(node.magnitude, propagated), cap), *(constant or ()))
+        formats[k] = Format(min(fits(node, propagated), cap), *(constant or ()))
+        _check_range(node, node.magnitude + propagated, formats[k].frac, width)
         error[k] = propagated + 2.0 ** -(formats[k].frac + 1)
     return formats
 

@@ -22,7 +22,8 @@ from robohw.cordic.model import cordic_model
 from robohw.cordic.pipelined import pipelined_latency, pipelined_register_bits
 from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
 from robohw.dataflow.folding import modulo_schedule, product_pools
-from robohw.dataflow.graph import OPS, Tracer, assign_formats, error_bounds, frac_bits_for
+from robohw.dataflow.graph import (OPS, RangeError, Tracer, assign_formats, error_bounds,
+                                   frac_bits_for)
 from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
                                       MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
 from robohw.hw.checks import check_integer
@@ -89,8 +90,11 @@ class TracedPlan:
         self.outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
                         for key, value in outputs.items()}
         self.live = self.tracer.live(self.outputs.values())
-        self.formats = assign_formats(self.tracer, self.live, width, self._input_fracs,
-                                      self._input_errors)
+        try:
+            self.formats = assign_formats(self.tracer, self.live, width, self._input_fracs,
+                                          self._input_errors)
+        except RangeError as error:
+            raise RangeError(self._origin_named(error)) from None
         live = {self.tracer.nodes[k].name for k in self.live}
         joints = [k for k in self._angle_fields if {f"cos{k}", f"sin{k}"} & live]
         self.cordic_slots = {k: divmod(index, fold) for index, k in enumerate(joints)}
@@ -104,6 +108,16 @@ class TracedPlan:
             pools = (product_pools(self.tracer, self.live, self.pool_resolution)
                      if self.pool_resolution else None)
             self.schedule = modulo_schedule(self.tracer, self.live, fold, ready, pools=pools)
+
+    def _values_origin(self, largest=True):
+        """Where the traced constants come from, as a :class:`~robohw.dataflow.graph.RangeError`
+        names it (a subclass's robot file, and with ``largest`` its largest value), or
+        ``None`` (the base's)."""
+        return None
+
+    def _origin_named(self, error, largest=True):
+        origin = self._values_origin(largest)
+        return str(error) if origin is None else f"{origin}: {error}"
 
     # --- construction (for the subclass's _trace) --------------------------------------------
     def _trace(self):
@@ -123,7 +137,12 @@ class TracedPlan:
             self._input_ready[name] = pipelined_latency(self.cordic)
         self._angle_fields[k] = field
         self._joint_offsets[k] = float(offset)
-        self._offsets[field] = int(angle_to_code(offset, self.cordic.width))
+        try:
+            self._offsets[field] = int(angle_to_code(offset, self.cordic.width))
+        except OverflowError:
+            raise RangeError(self._origin_named(
+                f"joint {k}'s offset of {offset:g} rad: beyond a {self.cordic.width}-bit binary "
+                f"angle's exact codes (2**{47 - self.cordic.width} turns)", False)) from None
         return tuple(nodes)
 
     def value_input(self, name, field, low, high, offset=0.0, error_lsb=0.5):

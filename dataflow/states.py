@@ -81,7 +81,8 @@ def _fixed(values, frac, width):
     # could land it back inside them. Codes beyond int64 (fields over 63 bits) are Python
     # integers.
     top = 2.0 ** (width - 1)
-    codes = np.clip(np.rint(values * 2.0 ** frac), -top, top - 1)
+    with np.errstate(over="ignore"):        # beyond float64 is beyond the field: saturated
+        codes = np.clip(np.rint(values * 2.0 ** frac), -top, top - 1)
     return codes.astype(np.int64) if width <= 63 else \
         np.array([int(v) for v in codes], dtype=object)
 

@@ -103,9 +103,12 @@ def check_accuracy(plan, fraction, replan):
     unchecked: the message names the limit whose halving lowers the fraction most and the
     narrowest width up to ``plan``'s widest that meets it."""
     promise = accuracy_promise(plan)
+    robot, width = plan.robot, plan.width
+    if not promise.largest_torque:
+        raise ValueError(f"{robot.source or robot.name}: every torque its limits allow is 0 "
+                         f"(no link has mass): no share of it can be proven")
     if promise.fraction <= fraction:
         return promise
-    robot, width = plan.robot, plan.width
     kinds = {"velocity_limit": "rad/s", "acceleration_limit": "rad/s^2"}
     weigh = []
     for k, joint in enumerate(robot.joints):

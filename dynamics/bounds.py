@@ -23,6 +23,7 @@ range at every cross product. Notation as in :func:`robohw.dynamics.reference.ba
 import math
 
 from robohw.robots import is_urdf
+from robohw.robots.loading import largest_value
 from robohw.robots.sampling import missing_limits
 from robohw.robots.urdf import sidecar_path
 
@@ -96,9 +97,6 @@ class DynamicsBounds:
         self.n = moments
         self.tau = [moments[i] if self.revolute[i] else f[i] for i in range(n)]
         if not all(math.isfinite(v) for v in (*self.r_ddot, *self.moment, *f, *moments)):
-            value, k, limit = max((getattr(joint, limit), k, limit)
-                                  for k, joint in enumerate(robot.joints, start=1)
-                                  for limit in ("velocity_limit", "acceleration_limit"))
-            raise ValueError(f"{robot.source or robot.name}: the joints' limits (the largest, "
-                             f"joint {k}'s {limit} of {value:g}) make the dynamics' bounds "
-                             f"overflow float64: no number format holds the torques")
+            raise ValueError(f"{robot.source or robot.name}: the dynamics' bounds overflow "
+                             f"float64 (its largest value: {largest_value(robot)}): no number "
+                             f"format holds the torques")

@@ -29,12 +29,13 @@ from robohw.dynamics.accuracy import BOUND_FRACTION, AccuracyPromise
 from robohw.support.csv_table import read_columns, write_rows
 from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
+from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
            "REASONS", "state_columns", "split_states", "torque_header", "torque_rows"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
-REASONS = ("ok", "out_of_format", "outside_limits", "not_finite")
+REASONS = ("ok", "not_finite", "out_of_format", "outside_limits")
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 DESIGNS = ("pipelined", "array", "engine")
@@ -89,14 +90,14 @@ class Torques:
 def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
                    width=24, design="pipelined", processors=None, network=None,
                    interval=None, bound_fraction=BOUND_FRACTION, progress=None):
-    """The :class:`Torques` of the states by ``backend``: the reasons are ``ok``,
-    ``outside_limits`` for a hardware backend's state outside the robot's limits,
-    ``out_of_format`` for an angle no binary angle holds, ``not_finite`` for a float result
-    that is not. ``formulation`` and ``wrench`` are the float backend's; the hardware
+    """The :class:`Torques` of the states by ``backend``: the reasons are, by precedence
+    (:data:`REASONS`), ``not_finite`` for a state or a torque that is not finite,
+    ``out_of_format`` for a hardware backend's angle no binary angle holds, ``outside_limits``
+    for a hardware backend's state outside the robot's limits, else ``ok``. ``formulation`` and ``wrench`` are the float backend's; the hardware
     (``design``, ``width`` bits; the array's ``processors``, default N, and ``network``,
     default ``direct``; the engine's ``interval``, default
-    :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`) carries no tool load, and is refused (``ValueError``) where its proven
-    bound exceeds ``bound_fraction`` of the largest torque the limits allow
+    :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`) carries no tool load, and is refused
+    (``ValueError``) where its proven bound exceeds ``bound_fraction`` of the largest torque the limits allow
     (:mod:`robohw.dynamics.accuracy`)."""
     check_choice("backend", backend, BACKENDS)
     check_choice("design", design, DESIGNS)
@@ -109,22 +110,33 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
         raise ValueError("interval is the engine's: it needs design 'engine'")
     network = network or "direct"
     check_choice("formulation", formulation, FORMULATIONS)
+    q, qd, qdd = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, qdd))
+    if not q.shape == qd.shape == qdd.shape == (len(q), robot.dof):
+        raise ValueError(f"q, qd and qdd must each have shape (rows, {robot.dof}), not "
+                         f"{q.shape}, {qd.shape} and {qdd.shape}")
+    finite = finite_rows(q, qd, qdd)
+    q, qd, qdd = (np.where(finite[:, None], v, 0.0) for v in (q, qd, qdd))  # then not valid
     if backend == "float":
-        tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)
-        valid = np.isfinite(tau).all(-1)
-        tau = np.where(valid[:, None], tau, 0.0)
-        return Torques(tau, valid, np.where(valid, "ok", "not_finite").astype(object))
-    if wrench is not None:
-        raise ValueError(f"a wrench needs the float backend: the {backend} backend's hardware "
-                         f"computes without a tool load")
-    return _hardware(robot, q, qd, qdd, backend, design, width,
-                     {"processors": processors, "network": network, "interval": interval},
-                     bound_fraction, progress)
+        with np.errstate(all="ignore"):     # a torque beyond float64 is not_finite
+            tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)
+        failures, accuracy = [], None
+    else:
+        if wrench is not None:
+            raise ValueError(f"a wrench needs the float backend: the {backend} backend's "
+                             f"hardware computes without a tool load")
+        tau, failures, accuracy = _hardware(
+            robot, q, qd, qdd, backend, design, width,
+            {"processors": processors, "network": network, "interval": interval},
+            bound_fraction, progress)
+    valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(tau))),
+                                         *failures])
+    return Torques(keep_valid(tau, valid), valid, reason, accuracy)
 
 
 def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction, progress):
-    """:func:`solve_dynamics` by a hardware backend. Its modules are imported here: the float
-    backend's command loads the references alone (a fast start)."""
+    """:func:`solve_dynamics` by a hardware backend: ``(tau, failures, accuracy)``, the
+    failures as :func:`robohw.support.validity.row_reasons` takes them. Its modules are
+    imported here: the float backend's command loads the references alone (a fast start)."""
     from robohw.dataflow.states import decode_torques, encode_states, torque_codes
     from robohw.dynamics.array import NewtonEulerArray
     from robohw.dynamics.array_plan import ArrayPlan
@@ -173,7 +185,6 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
                           f"{description_identity(robot)}")
         out = torque_codes(plan, run.outputs)
         valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
-    reason = np.where(fits, np.where(valid, "ok", "outside_limits"), "out_of_format")
-    valid = valid & fits
-    tau = np.where(valid[:, None], decode_torques(plan, out), 0.0)
-    return Torques(tau, valid, reason.astype(object), plan.accuracy)
+    with np.errstate(all="ignore"):         # a torque beyond float64 is not_finite
+        tau = decode_torques(plan, out)
+    return tau, [("out_of_format", ~fits), ("outside_limits", ~valid)], plan.accuracy

@@ -20,6 +20,7 @@ from robohw.dynamics.bounds import DynamicsBounds
 from robohw.dynamics.scans import doubling_schedule, run_schedule
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
+from robohw.robots.loading import require_dynamics, values_origin
 from robohw.robots.algebra import product, total
 
 __all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
@@ -68,9 +69,7 @@ class NewtonEulerPlan(TracedPlan):
         check_integer("trig_width", trig_width, minimum=MIN_WIDTH,
                       maximum=min(width, MAX_TRIG_WIDTH))
         robot = hardware_robot(robot, terms=("friction",))    # sign(qd) is no product
-        if not robot.has_dynamics:
-            raise ValueError(f"{robot.source or robot.name}: the dynamics needs mass, com and "
-                             f"inertia for every joint")
+        require_dynamics(robot, "the dynamics")
         bound_fraction = check_bound_fraction(bound_fraction)
         self._robot = robot
         self.bounds = DynamicsBounds(robot)
@@ -128,6 +127,9 @@ class NewtonEulerPlan(TracedPlan):
     @property
     def robot(self):
         return self._robot
+
+    def _values_origin(self, largest=True):
+        return values_origin(self._robot, largest)
 
     @property
     def dof(self):

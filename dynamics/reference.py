@@ -30,6 +30,7 @@ from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matTvec, matv
 from robohw.robots.chain import (Chain, DistalLink, as_chain, distal_gravity, distal_links,
                                  distal_transform, joint_terms)
 from robohw.robots.kinematics import link_jacobians, tool_jacobian
+from robohw.robots.loading import require_dynamics
 from robohw.dynamics.scans import (doubling_schedule, pfp_schedule, run_schedule,
                                     serial_schedule)
 from robohw.hw.checks import check_choice, check_positive_integer
@@ -42,9 +43,7 @@ SCANS = ("serial", "doubling", "pfp")
 
 
 def _states(robot, q, qd, qdd, wrench):
-    if not robot.has_dynamics:
-        raise ValueError(f"{robot.source or robot.name}: the dynamics needs mass, com and "
-                         f"inertia for every joint")
+    require_dynamics(robot, "the dynamics")
     arrays = [np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, qdd)]
     for name, value in zip(("q", "qd", "qdd"), arrays):
         if value.shape[-1] != robot.dof:

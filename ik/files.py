@@ -1,14 +1,15 @@
 """``robohw ik``: hand poses from CSV to joint angles in CSV, by any backend.
 
 ``IN.csv`` has the header ``nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz`` (the hand frame, metres; any
-column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid`` (radians in (-pi, pi], ``valid`` 1 or
-0), with ``branch`` first when every branch is asked for and ``reason`` last when reasons are.
+column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid`` (radians in (-pi, pi]; with
+``within_limits``, inside the joint limits; ``valid`` 1 or 0), with ``branch`` first when every branch is asked for and ``reason`` last when reasons are.
 Backends: ``float`` (the closed form of :mod:`robohw.ik.reference`), ``model`` (the
 bit-exact model of a CCM graph), ``rtl`` (its Amaranth pipeline, simulated cycle by cycle) and
 ``compiled`` (the same pipeline compiled by Verilator, :mod:`robohw.sim.compiled`).
 
 Every row is solved on its own: a row that cannot be is ``valid = 0`` with zero angles and a
-reason, by precedence: ``out_of_format`` (a value outside the hardware's number format,
+reason, by precedence: ``not_finite`` (a value of the row, or an angle, that is not finite),
+``out_of_format`` (a value outside the hardware's number format,
 [-2, 2) m: :func:`robohw.ik.puma_graph.puma_format`; the float backend has none),
 ``not_orthonormal`` (``n``, ``o``, ``a`` are not a right-handed orthonormal frame: some entry of
 ``R^T R - I`` beyond :data:`ORTHONORMAL_TOLERANCE`, 1e-4, or ``det R < 0``; a rotation
@@ -16,7 +17,9 @@ printed to 4 decimals, off by up to 5e-5 an entry, can miss it: print 6 or more)
 ``unreachable`` (no solution exists),
 ``near_singular`` (reachable, but the graph flags it: within 0.3 mm of the shoulder-singular line
 or with the elbow within 0.11 degrees of straight or folded), ``outside_limits`` (with
-``within_limits``: the solution leaves the robot file's joint limits), else ``ok``.
+``within_limits``: no turn of some joint's angle lies in the robot file's joint limits; the
+valid rows' angles are then the values inside the limits, nearest the wrapped ones), else
+``ok``.
 """
 
 from dataclasses import dataclass
@@ -31,18 +34,19 @@ from robohw.ik.codec import (POSE_INPUTS, joint_angles, payload_joint_angles, po
                              poses_from_inputs)
 from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.support.csv_table import CsvFileError, read_columns, write_rows
+from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 from robohw.ik.reference import BRANCHES, puma_ik
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
            "branch_index", "orthonormal", "BACKENDS", "REASONS", "ORTHONORMAL_TOLERANCE",
-           "POSE_COLUMNS", "poses_from_inputs", "joint_header", "joint_rows"]
+           "POSE_COLUMNS", "poses_from_inputs", "joint_header", "joint_rows", "into_limits"]
 
 # The columns IN.csv must have (the module docstring).
 POSE_COLUMNS = POSE_INPUTS
 
 BACKENDS = ("float", "model", "rtl", "compiled")
-REASONS = ("ok", "out_of_format", "not_orthonormal", "unreachable", "near_singular",
-           "outside_limits")
+REASONS = ("ok", "not_finite", "out_of_format", "not_orthonormal", "unreachable",
+           "near_singular", "outside_limits")
 # A rotation with an entry of R^T R - I beyond this is not a hand pose: the closed form's
 # angles would answer another matrix (its error in them is of this order).
 ORTHONORMAL_TOLERANCE = 1e-4
@@ -106,17 +110,32 @@ def _wrap(angles):
     return np.pi - np.remainder(np.pi - angles, 2 * np.pi)
 
 
-def _within(robot, q):
-    """Rows of ``q`` whose every joint lies in its limits (an angle, or it plus or minus a
-    turn, when the limits reach past (-pi, pi])."""
+def into_limits(robot, q):
+    """``(q, inside)``: each revolute joint's angle of ``q`` ``(N, dof)`` (wrapped to
+    (-pi, pi]) as the value inside its joint's limits, of all the angle's turns, nearest the
+    wrapped angle (a joint limited to [0.82, 5.46] takes -3.10 as 3.18; limits of +-2 pi keep
+    every wrapped angle); ``inside``, the rows whose every joint has such a value (the others
+    keep their wrapped angles)."""
+    q = np.array(q, dtype=np.float64)
     inside = np.ones(len(q), dtype=bool)
     for k, joint in enumerate(robot.joints):
         if joint.limits is None:
             continue
         low, high = joint.limits
-        turns = [q[:, k] + shift for shift in (0.0, 2 * np.pi, -2 * np.pi)]
-        inside &= np.logical_or.reduce([(t >= low) & (t <= high) for t in turns])
-    return inside
+        if joint.type != "revolute":
+            inside &= (q[:, k] >= low) & (q[:, k] <= high)
+            continue
+        # The turns n with low <= q + 2 pi n <= high, and of them the one nearest 0.
+        first = np.ceil((low - q[:, k]) / (2 * np.pi))
+        last = np.floor((high - q[:, k]) / (2 * np.pi))
+        turns = np.clip(0.0, first, last)
+        fits = first <= last
+        shifted = q[:, k] + 2 * np.pi * turns
+        # The rounding of the division may land a hair outside: that turn's neighbour then.
+        fits &= (shifted >= low) & (shifted <= high)
+        q[:, k] = np.where(fits, shifted, q[:, k])
+        inside &= fits
+    return q, inside
 
 
 def _float_ik(robot, poses, branch):
@@ -145,8 +164,12 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
         form = puma_form(robot)
         robot, poses = form.robot, form.dh_pose(poses)
     count = len(poses)
+    finite = finite_rows(poses)
+    poses = np.where(finite[:, None, None], poses, np.eye(4))   # computed, then not valid
     branch = np.broadcast_to(np.asarray(branch, dtype=np.int64), (count,))
-    q_float, reachable = _float_ik(robot, poses, branch)
+    with np.errstate(all="ignore"):     # a pose beyond float64's squares is unreachable
+        q_float, reachable = _float_ik(robot, poses, branch)
+        frame = orthonormal(poses)
     in_format = np.ones(count, dtype=bool)
     if backend == "float":
         q, valid = q_float, reachable
@@ -165,18 +188,17 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
             identity = f"ik {graph} width={width} {description_identity(robot)}"
             q[rows], valid[rows] = _rtl_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
                                              width, backend, progress, identity)
-    reason = np.full(count, "ok", dtype=object)
-    outside = valid & ~_within(robot, q) if within_limits else np.zeros(count, dtype=bool)
-    reason[outside] = "outside_limits"
-    reason[~valid & reachable] = "near_singular"
-    reason[~valid & ~reachable] = "unreachable"
-    frame = orthonormal(poses)
-    reason[~frame] = "not_orthonormal"
-    reason[~in_format] = "out_of_format"
-    valid &= ~outside & frame
+    outside = np.zeros(count, dtype=bool)
+    if within_limits:
+        q, inside = into_limits(robot, q)
+        outside = valid & ~inside
+    failures = [(NOT_FINITE, ~(finite & finite_rows(q))), ("out_of_format", ~in_format),
+                ("not_orthonormal", ~frame), ("unreachable", ~valid & ~reachable),
+                ("near_singular", ~valid & reachable), ("outside_limits", outside)]
+    valid, reason = row_reasons(count, failures)
     if form is not None:
         q = form.chain_q(q)
-    return IkSolution(np.where(valid[:, None], q, 0.0), valid, reason, branch.copy())
+    return IkSolution(keep_valid(q, valid), valid, reason, branch.copy())
 
 
 def _indicators(branch):

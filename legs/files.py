@@ -24,7 +24,8 @@ when a leg is outside its stroke (``outside_limits``), when its pose is near a s
 by the one rule of every command and backend (:mod:`robohw.legs.singularity`: the condition
 number of ``K / rho`` times the backend's unit error beyond 1e-3, or beyond ``--max-cond``;
 ``near_singular``), or when forward kinematics does not converge (``unreachable``); the first
-of :data:`REASONS` that applies is the row's reason. Long files show progress on a
+of :data:`REASONS` that applies is the row's reason, after ``not_finite`` (a value of the row, or
+a result with no other reason, that is not finite). Long files show progress on a
 terminal.
 
 Backends: ``float`` (the references) for every command; for ``ik``, ``jacobian`` and
@@ -54,6 +55,7 @@ from robohw.hw.fixed import FixedFormat, angle_fits
 from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
 from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
                                         dynamics_scale, rate_fields, reference_dynamics,
@@ -149,6 +151,23 @@ def solve_platform(platform, command, rows, backend="float", *, width=24, timing
         raise ValueError(f"max_cond must be at least 1, not {max_cond!r}")
     check_choice("timing", timing, TIMINGS)
     rows = np.asarray(rows, dtype=float)
+    finite = finite_rows(rows)
+    with np.errstate(all="ignore"):     # a value beyond float64 is never valid (below)
+        values, valid, reason = _solved(platform, command, np.where(
+            finite[:, None], rows, 0.0), backend, width, timing, max_cond, guess, tolerance,
+            iterations, progress)
+    # Not finite: a row's input first; a result that is not and no other reason says why.
+    # Such a row is zeros (the others keep the columns _solved keeps, fk's iterations).
+    results = finite_rows(values)
+    reason = np.where(finite, reason, NOT_FINITE)
+    reason = np.where(valid & ~results, NOT_FINITE, reason)
+    valid = valid & finite & results
+    return keep_valid(values, finite & results), valid, reason.astype(object)
+
+
+def _solved(platform, command, rows, backend, width, timing, max_cond, guess, tolerance,
+            iterations, progress):
+    """:func:`solve_platform` on finite rows."""
     if backend != "float":
         if command not in HARDWARE_COMMANDS:
             raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "

@@ -10,8 +10,12 @@ from robohw.robots.description import SHIPPED_ROBOTS, Robot, RobotFileError, loa
 from robohw.robots.hardware_form import hardware_form
 from robohw.robots.toml_file import FILES_DIR, description_identity
 from robohw.robots.urdf import URDF_SUFFIXES, load_urdf, sidecar_path
+from robohw.robots.xml_file import xacro_includes
 
-__all__ = ["load_robot", "is_urdf", "hardware_robot", "robot_file", "robot_label",
+__all__ = ["load_robot", "is_urdf", "hardware_robot", "largest_value", "values_origin",
+           "require_dynamics",
+           "robot_file",
+           "robot_files", "robot_label",
            "robot_record", "SHIPPED_URDF", "ALL_SHIPPED"]
 
 # The real arms shipped as URDF files (robots/NAME.urdf, copies from example-robot-data).
@@ -22,7 +26,8 @@ ALL_SHIPPED = SHIPPED_ROBOTS + SHIPPED_URDF
 def is_urdf(path):
     """Whether ``path`` names a URDF robot: a ``.urdf`` or ``.xacro`` file, or a shipped
     URDF's name."""
-    return str(path) in SHIPPED_URDF or pathlib.Path(str(path)).suffix in URDF_SUFFIXES
+    return str(path) in SHIPPED_URDF or \
+        pathlib.Path(str(path)).suffix.lower() in URDF_SUFFIXES
 
 
 def load_robot(path="puma560", *, base=None, tip=None):
@@ -60,6 +65,48 @@ def hardware_robot(robot, terms=JOINT_TERMS):
     return robot
 
 
+# The fields of a joint that hold numbers, as both robot forms name them.
+_NUMBER_FIELDS = ("a", "d", "offset", "theta", "limits", "velocity_limit",
+                  "acceleration_limit", "mass", "com", "inertia", "armature", "damping",
+                  "friction")
+
+
+def largest_value(robot):
+    """The field of ``robot`` (a :class:`robohw.robots.Robot` or
+    :class:`~robohw.robots.chain.Chain`) with the largest magnitude, as an error names it:
+    ``joint 2's mass of 1.7e+308`` (``gravity of ...`` for the gravity vector)."""
+    found = (max(abs(g) for g in robot.gravity), "gravity")
+    for k, joint in enumerate(robot.joints, start=1):
+        name = getattr(joint, "name", None) or str(k)
+        for field in _NUMBER_FIELDS:
+            value = getattr(joint, field, None)
+            if value is None:
+                continue
+            values = [float(v) for v in value] if isinstance(value, tuple) else [float(value)]
+            found = max(found, (max(map(abs, values)), f"joint {name}'s {field}"))
+    return f"{found[1]} of {found[0]:g}"
+
+
+def require_dynamics(robot, what):
+    """Raise :class:`RobotFileError` (one line naming the file) unless every joint of
+    ``robot`` has mass, centre of mass and inertia: ``what`` (``"the dynamics"``) needs
+    them."""
+    if robot.has_dynamics:
+        return
+    name = robot.source or robot.name
+    if is_urdf(name):
+        raise RobotFileError(f"{name}: no link the chain moves has an <inertial>: {what} "
+                             f"needs their masses")
+    raise RobotFileError(f"{name}: {what} needs mass, com and inertia for every joint")
+
+
+def values_origin(robot, largest=True):
+    """A robot as an error that its values overflow a format names it: its file (or name) and
+    with ``largest`` its largest value (:func:`largest_value`)."""
+    name = robot.source or robot.name
+    return f"{name} (its largest value: {largest_value(robot)})" if largest else name
+
+
 def robot_file(path):
     """The file a robot file or shipped name reads (a shipped name: its copy in the package)."""
     text = str(path)
@@ -68,6 +115,21 @@ def robot_file(path):
     if text in SHIPPED_ROBOTS:
         return FILES_DIR / f"{text}.toml"
     return pathlib.Path(text)
+
+
+def robot_files(path):
+    """``[(what, path)]``: every file loading the robot file or shipped name ``path`` reads,
+    ``what`` naming its part: ``"file"``, a URDF's ``"sidecar"`` (when it exists) and each
+    ``"xacro include"`` of a xacro file (none when the file cannot be expanded: loading it
+    says why)."""
+    file = robot_file(path)
+    files = [("file", file)]
+    if is_urdf(path):
+        sidecar = sidecar_path(file)
+        if sidecar.exists():
+            files.append(("sidecar", sidecar))
+        files += [("xacro include", include) for include in xacro_includes(file)]
+    return files
 
 
 def robot_label(path, tip=None):

@@ -40,10 +40,10 @@ that break the triangle inequality are a one-line :class:`PlatformFileWarning`.
 
 from dataclasses import dataclass
 
-from robohw.robots.toml_file import inertia_tensor, number, numbers, read_toml
+from robohw.robots.toml_file import inertia_tensor, number, numbers, read_toml, toml_path
 
 __all__ = ["LegPart", "Leg", "Platform", "PlatformFileError", "PlatformFileWarning",
-           "load_platform", "SHIPPED_PLATFORMS", "DEFAULT_PLATFORM", "KINDS"]
+           "load_platform", "platform_file", "SHIPPED_PLATFORMS", "DEFAULT_PLATFORM", "KINDS"]
 
 SHIPPED_PLATFORMS = ("hexapod", "planar_3rpr")
 DEFAULT_PLATFORM = "hexapod"
@@ -177,6 +177,11 @@ def _inertia(value, spatial, where):
     tensor = inertia_tensor(_numbers(value, 6, where, "platform.inertia"), where,
                             "platform.inertia", PlatformFileError, PlatformFileWarning)
     return tuple(tuple(float(v) for v in row) for row in tensor)
+
+
+def platform_file(path=DEFAULT_PLATFORM):
+    """The file a platform file or shipped name reads."""
+    return toml_path(path, SHIPPED_PLATFORMS)
 
 
 def load_platform(path=DEFAULT_PLATFORM):

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["read_toml", "number", "numbers", "known_fields", "inertia_tensor",
+__all__ = ["toml_path", "read_toml", "number", "numbers", "known_fields", "inertia_tensor",
            "description_identity"]
 
 # Relative tolerance of the physics checks: the data are decimals of a few digits.
@@ -18,18 +18,27 @@ TOLERANCE = 1e-6
 FILES_DIR = pathlib.Path(__file__).parent
 
 
+def toml_path(path, shipped):
+    """The file a TOML file's path or a shipped name (one of ``shipped``, a file of this
+    folder) names."""
+    path = pathlib.Path(path)
+    if path.suffix != ".toml" and str(path) in shipped:
+        path = FILES_DIR / f"{path}.toml"
+    return path
+
+
 def read_toml(path, shipped, error, kind):
     """``(path, data)`` of a TOML file, or of a shipped one by its name (one of ``shipped``,
     a file of this folder); a missing or unreadable file raises ``error`` (naming the shipped
     ``kind``: robots, platforms)."""
-    path = pathlib.Path(path)
-    if path.suffix != ".toml" and str(path) in shipped:
-        path = FILES_DIR / f"{path}.toml"
+    path = toml_path(path, shipped)
     try:
         with open(path, "rb") as file:
             return path, tomllib.load(file)
     except FileNotFoundError:
         raise error(f"{path}: no such file (shipped {kind}: {', '.join(shipped)})") from None
+    except OSError as failure:          # a directory, a file without read permission
+        raise error(f"{path}: cannot be read: {failure.strerror or failure}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as failure:
         raise error(f"{path}: not valid TOML: {failure}") from None
 

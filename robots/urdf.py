@@ -60,13 +60,13 @@ import math
 import pathlib
 import tomllib
 import warnings
-import xml.etree.ElementTree
 
 import numpy as np
 
 from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3, inertia_six
 from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError, RobotFileWarning
 from robohw.robots.toml_file import TOLERANCE, inertia_tensor, known_fields, number, numbers
+from robohw.robots.xml_file import read_xml
 
 __all__ = ["load_urdf", "sidecar_path", "URDF_SUFFIXES", "DEFAULT_ACCELERATION_LIMIT"]
 
@@ -85,54 +85,10 @@ def sidecar_path(path):
     """The sidecar of the robot file ``path``: ``NAME.urdf.toml`` for ``NAME.urdf`` and
     ``NAME.urdf.xacro`` (``NAME.xacro``: ``NAME.urdf.toml`` too)."""
     path = pathlib.Path(path)
-    name = path.name[:-len(".xacro")] if path.name.endswith(".xacro") else path.name
-    if not name.endswith(".urdf"):
+    name = path.name[:-len(".xacro")] if path.name.lower().endswith(".xacro") else path.name
+    if not name.lower().endswith(".urdf"):
         name += ".urdf"
     return path.with_name(name + ".toml")
-
-
-def _read_xml(path):
-    """The root element of the URDF at ``path`` (xacro expanded), parsed defused."""
-    import defusedxml.ElementTree
-    from defusedxml import DefusedXmlException
-    try:
-        if path.suffix == ".xacro":
-            text = _expand_xacro(path)
-        else:
-            text = path.read_bytes()
-    except FileNotFoundError:
-        raise RobotFileError(f"{path}: no such file") from None
-    except OSError as failure:
-        raise RobotFileError(f"{path}: cannot be read: {failure.strerror}") from None
-    try:
-        root = defusedxml.ElementTree.fromstring(text)
-    except DefusedXmlException as failure:
-        raise RobotFileError(f"{path}: refused: {failure} (a URDF needs no entities or "
-                             f"external references)") from None
-    except xml.etree.ElementTree.ParseError as failure:
-        raise RobotFileError(f"{path}: not well-formed XML: {failure}") from None
-    if root.tag != "robot":
-        raise RobotFileError(f"{path}: not a URDF: its root element is <{root.tag}>, not "
-                             f"<robot>")
-    return root
-
-
-def _expand_xacro(path):
-    """The URDF text of a xacro file, by the ``xacro`` package."""
-    import contextlib
-    import io
-
-    import xacro
-    messages = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(messages), contextlib.redirect_stderr(messages):
-            document = xacro.process_file(str(path))
-    except FileNotFoundError:
-        raise
-    except Exception as failure:     # xacro raises its own and the XML parser's errors
-        reason = " ".join(str(failure).split()) or type(failure).__name__
-        raise RobotFileError(f"{path}: xacro: {reason}") from None
-    return document.toxml().encode()
 
 
 class _Reader:
@@ -281,11 +237,14 @@ class _Body:
 
     def __init__(self, inertial=None):
         self.mass, self.com, self.inertia = 0.0, np.zeros(3), np.zeros((3, 3))
+        # Whether some link of the body has an <inertial>, massless or not.
+        self.declared = inertial is not None
         if inertial is not None:
             self.mass, self.com, self.inertia = inertial
 
     def add(self, other, placement):
         """Add ``other`` (a :class:`_Body` in a frame placed at ``placement`` in this one's)."""
+        self.declared |= other.declared
         if other.mass == 0 and not other.inertia.any():
             return
         rot = np.array(placement.rotation)
@@ -346,7 +305,7 @@ def load_urdf(path, *, base=None, tip=None):
     """The :class:`Chain` of the URDF (or xacro) file ``path`` from link ``base`` (default: the
     root) to link ``tip`` (default: see the module docstring), with its sidecar's additions."""
     path = pathlib.Path(path)
-    root = _read_xml(path)
+    root = read_xml(path)
     reader = _Reader(path)
     links = {}
     for element in root.findall("link"):
@@ -485,6 +444,10 @@ def load_urdf(path, *, base=None, tip=None):
             segment_body.add(hanging(joint.child, next_on_path.get(joint.child)), frame)
     out[segment_index]["body"] = segment_body
     chain_joints, assumed = [], []      # assumed: the joints at DEFAULT_ACCELERATION_LIMIT
+    # A chain none of whose moving links has an <inertial> has no dynamics (the dynamics and
+    # the inertia matrix refuse it); where some lack one, those links are massless.
+    bare = [item["joint"].name for item in out if not item["body"].declared]
+    inertial = len(bare) < len(out)
     for item in out:
         joint, body = item["joint"], item["body"]
         settings = {**{k: v for k, v in top.items() if k != "gravity"},
@@ -504,13 +467,17 @@ def load_urdf(path, *, base=None, tip=None):
             placement=item["placement"], axis=joint.axis, limits=joint.limits,
             velocity_limit=velocity,
             acceleration_limit=settings.get("acceleration_limit", DEFAULT_ACCELERATION_LIMIT),
-            mass=float(body.mass), com=tuple(float(v) for v in body.com),
-            inertia=inertia_six(body.inertia),
+            mass=float(body.mass) if inertial else None,
+            com=tuple(float(v) for v in body.com) if inertial else None,
+            inertia=inertia_six(body.inertia) if inertial else None,
             armature=settings.get("armature", 0.0), damping=joint.damping,
             friction=joint.friction))
     for joint in joints.values():      # every movable joint off the chain, held
         if joint.moving and joint.name not in on_chain and joint.child in set(below(base)):
             position(joint)
+    if bare and inertial:
+        warnings.warn(f"{path}: no <inertial> on the links moved by joints {', '.join(bare)}: "
+                      f"taken as massless", RobotFileWarning, stacklevel=3)
     if assumed:
         warnings.warn(f"{path}: no acceleration_limit for joints {', '.join(assumed)}: taking "
                       f"{DEFAULT_ACCELERATION_LIMIT:g} per second squared, which the dynamics "

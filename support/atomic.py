@@ -7,7 +7,9 @@
 - A FIFO, a character device (``/dev/null``, a terminal) or a link into ``/proc``
   (``/dev/stdout``) is written directly; so is ``-``, standard output.
 - A place that cannot be written is :class:`OutputError`: one line naming the path as the
-  user gave it.
+  user gave it. So is one of the inputs the running command reads (:func:`inputs_kept`),
+  whichever path names it: no output ever replaces an input, even one written into an output
+  folder.
 """
 
 import contextlib
@@ -18,7 +20,8 @@ import secrets
 import stat
 import sys
 
-__all__ = ["OutputError", "STANDARD_STREAM", "atomic_open", "write_json", "write_text"]
+__all__ = ["OutputError", "STANDARD_STREAM", "atomic_open", "write_json", "write_text",
+           "same_file", "inputs_kept"]
 
 # The path that names standard output (an output) or standard input (an input).
 STANDARD_STREAM = "-"
@@ -30,6 +33,43 @@ class OutputError(OSError):
         reason = error.strerror or str(error) if isinstance(error, OSError) else str(error)
         super().__init__(f"cannot write {path}: {reason[:1].lower()}{reason[1:]}")
         self.path = str(path)
+
+
+# The files the running command reads ({(device, inode): name}, inputs_kept): none is ever
+# written.
+_KEPT = {}
+
+
+def same_file(one, other):
+    """Whether the paths ``one`` and ``other`` name one existing file, whichever way (a
+    symbolic link, a hard link: :func:`os.path.samefile`)."""
+    try:
+        return os.path.samefile(one, other)
+    except (OSError, ValueError):
+        return False
+
+
+def _identity(path):
+    try:
+        found = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return found.st_dev, found.st_ino
+
+
+@contextlib.contextmanager
+def inputs_kept(inputs):
+    """Within the block, :func:`atomic_open` refuses (:class:`OutputError`) to write any of
+    ``inputs`` (``[(name, path)]``: the option that names each input), by whichever path."""
+    kept = {_identity(path): name for name, path in inputs
+            if str(path) != STANDARD_STREAM and _identity(path) is not None}
+    before = dict(_KEPT)
+    _KEPT.update(kept)
+    try:
+        yield
+    finally:
+        _KEPT.clear()
+        _KEPT.update(before)
 
 
 def _written_directly(path):
@@ -66,6 +106,8 @@ def atomic_open(path, newline=None, binary=False):
         yield stream
         stream.flush()
         return
+    if _KEPT and _identity(path) in _KEPT:
+        raise OutputError(path, f"it is an input of this command ({_KEPT[_identity(path)]})")
     if _written_directly(path):
         try:
             file = open(path, "wb") if binary else open(path, "w", newline=newline)

@@ -202,8 +202,8 @@ _PLAIN = {float, int}     # types whose repr is their CSV field
 
 
 def _line(row):
-    """One CSV line, as the csv module writes it (``\r\n``; a field quoted when it holds a
-    comma, a quote or a line break), floats exactly (their shortest repr), built here because
+    """One CSV line, as the csv module writes it but ended by ``\n``, as numpy, pandas and the
+    Unix tools expect (a field quoted when it holds a comma, a quote or a line break), floats exactly (their shortest repr), built here because
     it takes two thirds of the csv module's time. A row of Python floats and ints, but for a
     last text field (a reason), is joined at once."""
     row = list(row)
@@ -213,8 +213,8 @@ def _line(row):
         fields = ",".join(map(repr, head))
         if last:
             fields = f"{fields},{_field(last[0])}" if head else _field(last[0])
-        return fields + "\r\n"
-    return ",".join([repr(v) if type(v) is float else _field(v) for v in row]) + "\r\n"
+        return fields + "\n"
+    return ",".join([repr(v) if type(v) is float else _field(v) for v in row]) + "\n"
 
 
 def _field(value):

@@ -98,15 +98,14 @@ class InertiaDesign(Design):
         equal = all(codes[key].tolist() == v.tolist() for key, v in expected.items())
         got = decode_outputs(dut.plan, codes)
         reference = jacobian_inertia(self.reference_robot(dut), workload.context["q"])
-        errors = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
-        return equal, errors
+        return equal, _share(np.abs(got - reference).max((1, 2)), reference)
 
     def accuracy(self, dut):
         return {inertia_field(j, i): bound for (j, i), bound in dut.plan.output_bounds.items()}
 
     def error_bound(self, dut, workload):
         reference = jacobian_inertia(self.reference_robot(dut), workload.context["q"])
-        return max(dut.plan.output_bounds.values()) / np.abs(reference).max() + self.snapped_share
+        return _share(max(dut.plan.output_bounds.values()), reference) + self.snapped_share
 
     def model_outputs(self, dut, workload):
         return output_payloads(model_outputs(dut.plan, workload.context["codes"]))
@@ -129,3 +128,10 @@ DESIGNS = (
                              "routed for 100 MHz had not finished its timing rip-up after 100 "
                              "minutes (docs/inertia.md)")),
 )
+
+
+def _share(errors, reference):
+    """``errors`` as shares of the largest ``|H|`` of ``reference``; absolute where every
+    matrix is 0 (a robot of massless links and no armature: no share is defined)."""
+    largest = np.abs(reference).max() if np.size(reference) else 0.0
+    return np.asarray(errors) / largest if largest else np.asarray(errors, dtype=np.float64)

@@ -2,10 +2,12 @@
 
 ``IN.csv`` has the header ``q1,...,qN`` (radians for revolute joints, metres for prismatic
 ones; any column order). ``OUT.csv`` has ``H11,H12,...,HNN,valid`` (``reason`` last when
-asked): the full N x N matrix, row by row; a configuration the hardware cannot compute (a
-prismatic joint outside the limits its formats are proven for: ``outside_limits``; an angle
-of 2**(47 - width) turns or more, which float64 holds too coarsely for a binary angle:
-``out_of_format``) is ``valid = 0`` with zeros, and the rest of the file is computed.
+asked): the full N x N matrix, row by row; a configuration that cannot be computed is
+``valid = 0`` with zeros, and the rest of the file is computed: a matrix that is not finite
+(a robot whose masses overflow float64: ``not_finite``), or for the hardware an angle of
+2**(47 - width) turns or more, which float64 holds too coarsely for a binary angle
+(``out_of_format``), or a prismatic joint outside the limits its formats are proven for
+(``outside_limits``).
 Backends: ``float`` (the array's algorithm in float64: Table 1 for ``linear``, Table 2 for
 ``logdepth``), ``model`` (the array's bit-exact model), ``rtl`` (its Amaranth pipeline,
 simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator,
@@ -16,6 +18,7 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 from robohw.systolic.reference import inertia_matrix
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
@@ -23,7 +26,7 @@ __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_ine
            "matrix_rows"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
-REASONS = ("ok", "out_of_format", "outside_limits")
+REASONS = ("ok", "not_finite", "out_of_format", "outside_limits")
 
 BACKENDS = ("float", "model", "rtl", "compiled")
 ALGORITHMS = {"linear": "table1", "logdepth": "table2"}
@@ -72,28 +75,32 @@ def outside_limits(robot, q):
 def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None,
                   progress=None):
     """``(H, valid, reason)``: inertia matrices ``(rows, N, N)`` of configurations ``q`` by
-    ``backend`` (zeros where not valid), and per row ``valid`` and ``reason`` (``ok``, or
-    ``outside_limits`` for the hardware backends: see :func:`outside_limits`). ``fold``:
-    cycles per configuration of the rtl and compiled backends' array (default
-    :data:`robohw.systolic.DEFAULT_FOLDS`)."""
+    ``backend`` (zeros where not valid), and per row ``valid`` and ``reason``, by precedence
+    (:data:`REASONS`): ``not_finite`` (a value of the row or of its matrix that is not finite),
+    then for the hardware backends ``out_of_format`` (an angle no binary angle holds) and
+    ``outside_limits`` (see :func:`outside_limits`). ``fold``: cycles per configuration of the
+    rtl and compiled backends' array (default :data:`robohw.systolic.DEFAULT_FOLDS`)."""
     check_choice("array", array, ALGORITHMS)
     check_choice("backend", backend, BACKENDS)
     q = np.atleast_2d(np.asarray(q, dtype=np.float64))
-    valid = np.ones(len(q), dtype=bool)
+    finite = finite_rows(q)
+    q = np.where(finite[:, None], q, 0.0)       # computed, then not valid
     h = np.zeros((len(q), robot.dof, robot.dof))
     if backend == "float":
-        h = inertia_matrix(robot, q, ALGORITHMS[array])
-        reason = np.full(len(q), "ok", dtype=object)
+        with np.errstate(all="ignore"):         # a matrix beyond float64 is not_finite
+            h = inertia_matrix(robot, q, ALGORITHMS[array])
+        failures = []
     else:
         from robohw.support.joints import angles_fit    # with the hardware's formats
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
-        valid = fits & ~outside_limits(robot, q)
-        reason = np.where(fits, np.where(valid, "ok", "outside_limits"),
-                          "out_of_format").astype(object)
-        rows = q[valid]
-        if len(rows):
-            h[valid] = _hardware(robot, rows, backend, array, width, fold, progress)
-    return h, valid, reason
+        outside = outside_limits(robot, q)
+        computed = finite & fits & ~outside
+        if computed.any():
+            h[computed] = _hardware(robot, q[computed], backend, array, width, fold, progress)
+        failures = [("out_of_format", ~fits), ("outside_limits", outside)]
+    valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(h))),
+                                         *failures])
+    return keep_valid(h, valid), valid, reason
 
 
 def _hardware(robot, q, backend, array, width, fold, progress):

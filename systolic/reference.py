@@ -36,6 +36,7 @@ from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matvec, negat
                                       product, snap, total, vadd, vscale, vsub)
 from robohw.robots.chain import Chain, Placement, as_chain, inertia_matrix3, rotation
 from robohw.robots.kinematics import link_jacobians
+from robohw.robots.loading import require_dynamics
 
 __all__ = [
     "LinkFrame", "link_frames", "joint_inputs", "link_transforms",
@@ -73,9 +74,7 @@ def link_frames(robot):
     """The :class:`LinkFrame` of every link of a :class:`robohw.robots.Robot` or
     :class:`robohw.robots.chain.Chain` with inertial data (a chain's frame ``i`` is its joint
     frame ``i``)."""
-    if not robot.has_dynamics:
-        raise ValueError(f"{robot.source or robot.name}: the inertia matrix needs mass, com "
-                         f"and inertia for every joint")
+    require_dynamics(robot, "the inertia matrix")
     if isinstance(robot, Chain):
         return [LinkFrame(revolute=j.type == "revolute", alpha=0.0, a=0.0, d=0.0, offset=0.0,
                           theta=0.0, mass=j.mass, com=tuple(j.com),

@@ -32,8 +32,9 @@ import warnings
 from robohw import __version__
 from robohw.commands import (bench, distributed, dynamics, export, ik, ik_graph, inertia,
                              platform, report, sim, sweep, synth, transputer)
-from robohw.commands.options import CommandParser, add_quiet, bad_outputs, usage
-from robohw.support.atomic import OutputError
+from robohw.commands.options import (CommandParser, add_quiet, bad_outputs, input_files,
+                                     output_files, usage)
+from robohw.support.atomic import OutputError, inputs_kept
 from robohw.support.progress import Progress
 
 __all__ = ["main"]
@@ -64,6 +65,12 @@ def parser():
     return top
 
 
+def command_name(args):
+    """The command as its errors name it: ``platform ik``, ``dynamics``."""
+    action = getattr(args, "action", None)
+    return f"{args.command} {action}" if args.command == "platform" and action else args.command
+
+
 def _once(show):
     """``warnings.showwarning`` that shows each message once."""
     if getattr(show, "once", False):
@@ -89,15 +96,21 @@ def main(argv=None):
     warnings.showwarning = _once(warnings.showwarning)
     args = parser().parse_args(argv)
     Progress.silenced = args.quiet
-    # Every output path is checked before any work; each command checks its own folders and
-    # holds its outputs against its inputs.
-    bad = bad_outputs({f"--{name}": getattr(args, name, None)
-                       for name in ("json", "vcd", "markdown", "gantt")})
+    # Every output file is checked before any work, against every input file too (a robot's
+    # sidecar and xacro includes among them); each command checks its own folders. What a
+    # command then writes anywhere, into an output folder too, is held to its inputs.
+    name = command_name(args)
+    try:
+        inputs = input_files(args)
+    except OSError as error:
+        return usage(name, error)
+    bad = bad_outputs(output_files(args), inputs)
     if bad:
-        return usage(args.command, bad)
+        return usage(name, bad)
     try:
         try:
-            return args.run(args)
+            with inputs_kept(inputs):
+                return args.run(args)
         finally:
             # Before any error line: a progress line left open is ended first.
             Progress.end_line()
@@ -107,9 +120,10 @@ def main(argv=None):
         return 1
     except OutputError as error:
         # An output that cannot be written (/proc/x.csv): the path as the user gave it.
-        return usage(args.command, error)
+        return usage(name, error)
     except OSError as error:
-        print(f"robohw: {error}", file=sys.stderr)
+        # A file that failed under the command (a disk full, a file gone): one line.
+        print(f"robohw {name}: {error}", file=sys.stderr)
         return 1
     except RuntimeError as error:
         # The compiled backend could not be built (no compiler, a tool failed): one line. The
@@ -117,5 +131,5 @@ def main(argv=None):
         from robohw.sim.compiled import CompiledBuildError
         if not isinstance(error, CompiledBuildError):
             raise
-        print(f"robohw {args.command}: {error}", file=sys.stderr)
+        print(f"robohw {name}: {error}", file=sys.stderr)
         return 2

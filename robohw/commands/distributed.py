@@ -4,8 +4,8 @@ for its neighbours or predicting them."""
 import math
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, HARDWARE, bad_outputs, inapplicable, integer,
-                                     positive, usage)
+from robohw.commands.options import (ARGUMENT_ERRORS, HARDWARE, declare_file_outputs,
+                                     declare_inputs, inapplicable, integer, positive, usage)
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 
@@ -36,6 +36,8 @@ def register(commands):
         "serial", "v1", "v2", "zero", "first", "hybrid", "bejczy"],
         help="serial or parallel (v1, v2) with buffers, zero- or first-order prediction, the "
              "hybrid (Aa and An predicted), or Bejczy's simplified model")
+    declare_inputs(distributed, "--robot")
+    declare_file_outputs(distributed, "--out")
     distributed.add_argument("--robot", default="stanford_thesis", metavar="FILE.toml",
                              help="robot file or shipped name, six joints (default "
                                   "stanford_thesis)")
@@ -60,9 +62,6 @@ def register(commands):
 def run(args):
     from robohw.distributed import VIA_Q6, hardware_runner, run_study, write_run
     from robohw.robots import RobotFileError, load_robot
-    bad = bad_outputs({"--out": args.out, "--json": args.json})
-    if bad:
-        return usage("distributed", bad)
     bad = inapplicable(args, [("--width", args.backend != "float", HARDWARE)])
     if bad:
         return usage("distributed", bad)

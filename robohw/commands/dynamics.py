@@ -59,10 +59,11 @@ def register(commands):
                                "(default 0.01, robohw.dynamics.accuracy.BOUND_FRACTION: a "
                                "design whose bound exceeds 1 %% of it is refused)")
     dynamics.add_argument("--reasons", action="store_true",
-                          help="add a reason column: ok, out_of_format (a hardware "
-                               "backend's angle beyond its binary angles), outside_limits (a "
-                               "hardware backend's state outside the robot file's limits), "
-                               "not_finite (a float result)")
+                          help="add a reason column, by precedence: ok, not_finite (a "
+                               "state or a torque that is not finite), out_of_format (a "
+                               "hardware backend's angle beyond its binary angles), "
+                               "outside_limits (a hardware backend's state outside the robot "
+                               "file's limits)")
     dynamics.set_defaults(run=run)
     return dynamics
 

@@ -33,9 +33,12 @@ def register(commands):
                          "(4: left), elbow (2: down), wrist (1: flip); not with --arm, "
                          "--elbow, --wrist")
     ik.add_argument("--within-limits", action="store_true",
-                    help="mark solutions outside the robot file's joint limits invalid")
+                    help="write each angle as its value inside the robot file's joint "
+                         "limits (of its turns, the one nearest its angle in (-pi, pi]); a "
+                         "solution with no such value is invalid, outside_limits")
     ik.add_argument("--reasons", action="store_true",
-                    help="add a reason column: ok, out_of_format, not_orthonormal (n, o, a "
+                    help="add a reason column, by precedence: ok, not_finite (a value or an "
+                         "angle that is not finite), out_of_format, not_orthonormal (n, o, a "
                          "off a right-handed orthonormal frame by more than 1e-4), unreachable, "
                          "near_singular, outside_limits")
     ik.set_defaults(run=run)

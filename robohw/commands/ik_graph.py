@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import ARGUMENT_ERRORS, HARDWARE_WIDTH, integer
+from robohw.commands.options import ARGUMENT_ERRORS, HARDWARE_WIDTH, declare_inputs, integer
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 
@@ -21,6 +21,7 @@ def register(commands):
     ik_graph.add_argument("--graph", choices=["paper", "best"], default="best",
                           help="the reconstruction of the paper's or the best decomposition "
                                "(default best)")
+    declare_inputs(ik_graph, "--robot")
     ik_graph.add_argument("--robot", default="puma560", metavar="FILE",
                           help="robot TOML or URDF file, or shipped name, of the PUMA family "
                                "(a URDF robot in its DH form; default puma560)")

@@ -20,9 +20,11 @@ def register(commands):
                          help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
                               "(Table 2) (default linear)")
     inertia.add_argument("--reasons", action="store_true",
-                         help="add a reason column: ok, out_of_format (a hardware "
-                              "backend's angle beyond its binary angles), outside_limits (a "
-                              "prismatic joint outside the limits its formats are proven for)")
+                         help="add a reason column, by precedence: ok, not_finite (a "
+                              "configuration or a matrix that is not finite), out_of_format (a "
+                              "hardware backend's angle beyond its binary angles), "
+                              "outside_limits (a prismatic joint outside the limits its "
+                              "formats are proven for)")
     inertia.add_argument("--width", type=integer("--width", 12, 31),
                          help=f"data width of the hardware backends, 12..31 (default "
                               f"{HARDWARE_WIDTH})")

@@ -15,7 +15,8 @@ __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
            "bad_outputs", "bad_widths", "bad_fold", "inapplicable", "HARDWARE", "folds_for",
            "ARGUMENT_ERRORS", "Solved", "FileTable", "run_file_command", "HARDWARE_WIDTH",
-           "add_robot", "ROBOT_LINKS"]
+           "add_robot", "ROBOT_LINKS", "declare_inputs", "declare_file_outputs", "input_files",
+           "output_files", "FILE_OUTPUTS"]
 
 # What the library's argument checks raise (robohw.hw.checks): a command reports either as its
 # one-line usage error.
@@ -208,6 +209,7 @@ def add_robot(command, default=None, what=""):
     """``--robot FILE``, ``--base LINK`` and ``--tip LINK``; ``default``: the robot without
     ``--robot`` (``None``: each design's own, said by ``what``)."""
     said = f"default {default}" if default is not None else what
+    declare_inputs(command, "--robot")
     command.add_argument("--robot", default=default, metavar="FILE",
                          help="robot file: standard DH (.toml), URDF (.urdf) or xacro "
                               f"(.xacro), or a shipped name ({said}; shipped: "
@@ -225,6 +227,8 @@ def file_command(commands, name, summary, example, source, source_help, out_help
     """A command from one CSV file to another for a robot (ik, inertia, dynamics): its input
     option ``source``, ``--out``, ``--robot`` and ``--backend`` (first choice the default)."""
     command = commands.add_parser(name, help=summary, epilog=f"example: {example}")
+    declare_inputs(command, source)
+    declare_file_outputs(command, "--out")
     command.add_argument(source, required=True, metavar="IN.csv",
                          help=f"{source_help} ('-': standard input)")
     command.add_argument("--out", required=True, metavar="OUT.csv",
@@ -258,23 +262,20 @@ class FileTable:
 def run_file_command(args, name, source, table, solve, file_errors=(), load=None,
                      rows_per_chunk=None):
     """Run a file command (ik, inertia, dynamics) in chunks, memory bounded at any file size:
-    check ``--out`` before any work (against the input option ``source`` too), load
-    ``--robot``, ``table(robot)`` (a :class:`FileTable`), then for each chunk of the input
+    load ``--robot``, ``table(robot)`` (a :class:`FileTable`), then for each chunk of the input
     (:func:`~robohw.support.csv_table.read_column_chunks`) ``solve(robot, values)`` (a
     :class:`Solved`) and write its rows, and say what was written. The first chunk is solved
     before the output opens: a bad header or a refused argument writes nothing. A bad robot
     file, input row or argument (``file_errors``, and what the argument checks raise) is one
     line, exit 2; a regular file is then left as it was, while standard output or a FIFO keeps
-    the rows written before the bad one. ``load``: what loads the robot (default
+    the rows written before the bad one. ``--out`` is checked against the inputs by
+    :func:`robohw.commands.main`, before any work. ``load``: what loads the robot (default
     ``load_robot(args.robot, base=args.base, tip=args.tip)``); ``rows_per_chunk``: the chunk's
     rows (default :data:`~robohw.support.csv_table.CHUNK_ROWS`; a command whose rows depend on
     the row before reads its file as one chunk)."""
     from robohw.robots import RobotFileError, load_robot
     from robohw.support import csv_table
     from robohw.support.csv_table import CsvFileError, open_rows, read_column_chunks
-    bad = bad_outputs([args.out], [getattr(args, source)])
-    if bad:
-        return usage(name, bad)
     rows = valid = 0
     note = None
     try:
@@ -319,13 +320,14 @@ def bad_folder(path):
 
 def bad_outputs(outputs, inputs=()):
     """The one-line reason an output path cannot be written, or ``None``: checked before any
-    work (a missing directory, an output that is an input, two outputs at one path). ``-`` is
-    standard output, once at most. ``outputs``: paths, or ``{option: path}`` (the options
-    named when two share a path)."""
-    from robohw.support.atomic import STANDARD_STREAM
+    work (a missing directory, an output that is one of the ``inputs``, two outputs at one
+    path). ``-`` is standard output, once at most. ``outputs``: paths, or ``{option: path}``
+    (the options named when two share a path); ``inputs``: ``[(name, path)]``
+    (:func:`input_files`). An output is an input when both name one file, whichever path
+    names it (a symbolic or a hard link: :func:`os.path.samefile`)."""
+    from robohw.support.atomic import STANDARD_STREAM, same_file
     if not isinstance(outputs, dict):
         outputs = {f"output {k + 1}": path for k, path in enumerate(outputs)}
-    inputs = {pathlib.Path(p).resolve() for p in inputs if p and str(p) != STANDARD_STREAM}
     seen = {}
     for option, path in outputs.items():
         if path is None:
@@ -339,13 +341,59 @@ def bad_outputs(outputs, inputs=()):
             continue
         path = pathlib.Path(path)
         parent = key.parent
-        if key in inputs:
-            return f"cannot write {path}: it is an input of this command"
+        for name, source in inputs:
+            if str(source) != STANDARD_STREAM and same_file(path, source):
+                return (f"{option} and {name} name one file ({source}): an output never "
+                        f"replaces an input; give {option} a path of its own")
         if not parent.is_dir():
             return f"cannot write {path}: directory {path.parent} does not exist"
         if path.is_dir():
             return f"cannot write {path}: it is a directory"
     return None
+
+
+def declare_inputs(command, *options):
+    """Name ``options`` (``--robot``, ``--states``, ...) as ``command``'s input files:
+    :func:`input_files` reads them, and no output of the command may be one of them."""
+    known = command.get_default("input_options") or ()
+    command.set_defaults(input_options=(*known, *options))
+
+
+def declare_file_outputs(command, *options):
+    """Name ``options`` (``--out``) as ``command``'s output files (:data:`FILE_OUTPUTS`
+    always are): a folder option is not."""
+    known = command.get_default("file_output_options") or ()
+    command.set_defaults(file_output_options=(*known, *options))
+
+
+# The options that name an output file in every command that has them.
+FILE_OUTPUTS = ("--json", "--vcd", "--markdown", "--gantt")
+
+
+def output_files(args):
+    """``{option: path}``: the output files the command's arguments name."""
+    options = (*FILE_OUTPUTS, *getattr(args, "file_output_options", ()))
+    return {option: getattr(args, option[2:].replace("-", "_"), None) for option in options}
+
+
+def input_files(args):
+    """``[(name, path)]``: every file the command's arguments make it read, ``name`` the
+    option (and for ``--robot``, the part: its sidecar, a xacro include)."""
+    files = []
+    for option in getattr(args, "input_options", ()):
+        value = getattr(args, option[2:].replace("-", "_"), None)
+        if value is None:
+            continue
+        if option == "--robot":
+            from robohw.robots.loading import robot_files
+            files += [(option if what == "file" else f"{option}'s {what}", path)
+                      for what, path in robot_files(value)]
+        elif option == "--platform":
+            from robohw.robots.platform import platform_file
+            files.append((option, platform_file(value)))
+        else:
+            files.append((option, value))
+    return files
 
 
 HARDWARE = "the hardware backends (model, rtl, compiled)"

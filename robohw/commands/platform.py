@@ -7,8 +7,8 @@ import sys
 
 
 from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, CommandParser, FileTable, Solved,
-                                     add_quiet, inapplicable, integer, positive, run_file_command,
-                                     usage)
+                                     add_quiet, declare_file_outputs, declare_inputs,
+                                     inapplicable, integer, positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -48,6 +48,8 @@ def register(commands):
         command = actions.add_parser(
             action, help=summary,
             epilog=f"example: robohw platform {action} {source} in.csv --out out.csv")
+        declare_inputs(command, source, "--platform")
+        declare_file_outputs(command, "--out")
         command.add_argument(source, required=True, metavar="IN.csv",
                              help=f"{source_help} ('-': standard input)")
         command.add_argument("--out", required=True, metavar="OUT.csv",
@@ -71,9 +73,10 @@ def register(commands):
                                   "leg running its CCMs on one CORDIC, on a one-word bus "
                                   "(default pipelined)")
         command.add_argument("--reasons", action="store_true",
-                             help="add a reason column: ok, out_of_format (hardware: beyond "
-                                  "the number format), unreachable, near_singular, "
-                                  "outside_limits (a leg outside its stroke)")
+                             help="add a reason column, by precedence: ok, not_finite (a "
+                                  "value or a result that is not finite), out_of_format "
+                                  "(hardware: beyond the number format), unreachable, "
+                                  "near_singular, outside_limits (a leg outside its stroke)")
         command.add_argument("--max-cond", type=positive("--max-cond"), metavar="C",
                              help="mark rows whose pose's condition number (of K/rho) exceeds "
                                   "C invalid (near_singular); default: the singularity rule, "

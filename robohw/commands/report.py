@@ -3,7 +3,7 @@
 import pathlib
 import sys
 
-from robohw.commands.options import bad_folder, bad_outputs, usage
+from robohw.commands.options import bad_folder, declare_file_outputs, usage
 
 __all__ = ["register", "run"]
 
@@ -16,6 +16,7 @@ def register(commands):
                         help="output folder (default: report)")
     report.add_argument("--quick", action="store_true",
                         help="fewer widths, vectors and simulated results (about a minute)")
+    declare_file_outputs(report, "--results")
     report.add_argument("--results", metavar="FILE.md",
                         help="also write the results page here (make results: docs/results.md):"
                              " every row stamped with its commit and Verilog digest, stale "
@@ -30,7 +31,7 @@ def register(commands):
 
 
 def run(args):
-    bad = bad_folder(args.out) or (args.results and bad_outputs([args.results]))
+    bad = bad_folder(args.out)
     if bad:
         return usage("report", bad)
     from robohw.report import write_report

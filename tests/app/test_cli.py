@@ -465,7 +465,8 @@ def test_ik_paper_graph_and_argument_rules(tmp_path, capsys):
                  "--arm", "left"]) == 2
     assert "--all-branches does not combine with --arm" in capsys.readouterr().err
     assert main(["ik", "--poses", str(poses), "--out", str(poses)]) == 2
-    assert f"cannot write {poses}: it is an input of this command" in capsys.readouterr().err
+    assert f"--out and --poses name one file ({poses}): an output never replaces an input" \
+        in capsys.readouterr().err
     assert main(["ik", "--poses", str(poses), "--out", str(tmp_path / "no" / "q.csv")]) == 2
     assert "directory" in capsys.readouterr().err and not (tmp_path / "no").exists()
     with pytest.raises(SystemExit):

@@ -81,7 +81,7 @@ def test_a_header_only_file_writes_the_header(tmp_path, capsys):
     source = tmp_path / "in.csv"
     source.write_text(",".join(STATES) + "\n")
     assert main(["dynamics", "--states", str(source), "--out", "-", "--quiet"]) == 0
-    assert capsys.readouterr().out == "tau1,tau2,tau3,tau4,tau5,tau6,valid\r\n"
+    assert capsys.readouterr().out == "tau1,tau2,tau3,tau4,tau5,tau6,valid\n"
 
 
 def test_chunks_name_the_line_of_a_bad_row_in_the_whole_file(tmp_path):
@@ -107,7 +107,9 @@ def test_blank_lines_are_ignored_at_the_end_only(tmp_path):
         list(read_column_chunks(path, ["a"], 5))
 
 
-def test_rows_are_written_as_the_csv_module_writes_them(tmp_path):
+def test_rows_are_written_as_the_csv_module_writes_them_with_unix_line_ends(tmp_path):
+    # The csv module's quoting, but lines ended by \n as numpy, pandas and awk expect: a last
+    # column read with awk -F, is "0", not "0\r".
     import csv
     import io
 
@@ -116,11 +118,12 @@ def test_rows_are_written_as_the_csv_module_writes_them(tmp_path):
             1e300, 0, 'a "b", c']]
     write_rows(tmp_path / "x.csv", ["h1", "h,2", "h3", "h4", "h5", "valid", "reason"], rows)
     expected = io.StringIO(newline="")
-    writer = csv.writer(expected)
+    writer = csv.writer(expected, lineterminator="\n")
     writer.writerow(["h1", "h,2", "h3", "h4", "h5", "valid", "reason"])
     writer.writerows([[repr(float(v)) if isinstance(v, (float, np.floating)) else v for v in r]
                       for r in rows])
     assert (tmp_path / "x.csv").read_bytes() == expected.getvalue().encode()
+    assert b"\r" not in (tmp_path / "x.csv").read_bytes()
 
 
 @pytest.mark.parametrize("action, option, columns", [

@@ -188,9 +188,9 @@ def test_limits_beyond_float64_are_one_line_and_the_float_backend_keeps_the_file
     status, out = run_dynamics(tmp_path, "1e300", "--backend", "model")
     err = capsys.readouterr().err
     assert status == 2 and not out.exists() and err.count("\n") == 1
-    assert err.startswith(f"robohw dynamics: {tmp_path / 'two.toml'}: the joints' limits (the "
-                          f"largest, joint 1's velocity_limit of 1e+300) make the dynamics' "
-                          f"bounds overflow float64")
+    assert err.startswith(f"robohw dynamics: {tmp_path / 'two.toml'}: the dynamics' bounds "
+                          f"overflow float64 (its largest value: joint 1's velocity_limit of "
+                          f"1e+300)")
     status, out = run_dynamics(tmp_path, "1e300", "--backend", "float")
     assert status == 0 and out.read_text().splitlines()[1].endswith(",1")
 

@@ -132,7 +132,7 @@ def test_dynamics_command(tmp_path, capsys):
         assert np.allclose(got[:, :6], want, rtol=1e-12, atol=1e-12) and got[:, 6].all()
     assert main(["dynamics", "--states", str(tmp_path / "s.csv"), "--out",
                  str(tmp_path / "s.csv")]) == 2
-    assert "it is an input of this command" in capsys.readouterr().err
+    assert "--out and --states name one file" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["dynamics", "--states", "s.csv", "--out", "o.csv", "--wrench", "1,2,3"])
     assert "--wrench must be six finite numbers" in capsys.readouterr().err

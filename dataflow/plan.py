@@ -89,6 +89,11 @@ class TracedPlan:
         outputs = self._trace()
         self.outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
                         for key, value in outputs.items()}
+        for key, value in self.outputs.items():
+            if isinstance(value, float) and not math.isfinite(value):
+                raise RangeError(self._origin_named(
+                    f"the output {key} is a constant beyond float64: no fixed-point format "
+                    f"holds it"))
         self.live = self.tracer.live(self.outputs.values())
         try:
             self.formats = assign_formats(self.tracer, self.live, width, self._input_fracs,

@@ -23,7 +23,7 @@ range at every cross product. Notation as in :func:`robohw.dynamics.reference.ba
 import math
 
 from robohw.robots import is_urdf
-from robohw.robots.loading import largest_value
+from robohw.robots.magnitudes import largest_value
 from robohw.robots.sampling import missing_limits
 from robohw.robots.urdf import sidecar_path
 

@@ -20,7 +20,8 @@ from robohw.dynamics.bounds import DynamicsBounds
 from robohw.dynamics.scans import doubling_schedule, run_schedule
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
-from robohw.robots.loading import require_dynamics, values_origin
+from robohw.robots.loading import require_dynamics
+from robohw.robots.magnitudes import values_origin
 from robohw.robots.algebra import product, total
 
 __all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]

@@ -234,7 +234,8 @@ def angle_fits(radians, width):
     """Where radians give a binary-angle code of ``width`` bits within
     :data:`ANGLE_ERROR_LSB` of a code (a boolean array): finite, and less than
     ``2**(47 - width)`` turns (at 24 bits, 2**23 turns, 5.3e7 rad)."""
-    units = np.abs(np.asarray(radians, dtype=np.float64) / (2 * np.pi) * 2.0 ** width)
+    with np.errstate(over="ignore", invalid="ignore"):   # beyond float64: not a fit
+        units = np.abs(np.asarray(radians, dtype=np.float64) / (2 * np.pi) * 2.0 ** width)
     return units < ANGLE_CODE_LIMIT
 
 

@@ -18,8 +18,11 @@ it on the shipped arms and on chains snapped at the tolerance's edge).
 import dataclasses
 import math
 
+import numpy as np
+
 from robohw.robots.chain import Chain
 from robohw.robots.dh_form import dh_form
+from robohw.robots.magnitudes import largest_value
 
 __all__ = ["hardware_form", "SNAP_TOLERANCE", "SNAP_ERROR"]
 
@@ -47,7 +50,13 @@ def hardware_form(chain):
     docstring); its ``source`` is the chain's file."""
     if not isinstance(chain, Chain):
         raise TypeError(f"hardware_form takes a Chain, not {type(chain).__name__}")
-    robot = dh_form(chain, signs=False).robot
+    with np.errstate(all="ignore"):     # a chain beyond float64's squares: refused below
+        robot = dh_form(chain, signs=False).robot
+    numbers = [v for j in robot.joints for v in (j.a, j.d, j.alpha, j.offset, j.theta)]
+    if not all(map(math.isfinite, numbers)):
+        raise ValueError(f"{chain.source or chain.name}: its DH form is beyond float64 (its "
+                         f"largest value: {largest_value(chain)}): no hardware is generated "
+                         f"for it")
     lengths = [abs(v) for j in robot.joints for v in (j.a, j.d, *(j.com or ()))]
     scale = max([1.0] + lengths)
     joints = []

@@ -12,8 +12,7 @@ from robohw.robots.toml_file import FILES_DIR, description_identity
 from robohw.robots.urdf import URDF_SUFFIXES, load_urdf, sidecar_path
 from robohw.robots.xml_file import xacro_includes
 
-__all__ = ["load_robot", "is_urdf", "hardware_robot", "largest_value", "values_origin",
-           "require_dynamics",
+__all__ = ["load_robot", "is_urdf", "hardware_robot", "require_dynamics",
            "robot_file",
            "robot_files", "robot_label",
            "robot_record", "SHIPPED_URDF", "ALL_SHIPPED"]
@@ -65,28 +64,6 @@ def hardware_robot(robot, terms=JOINT_TERMS):
     return robot
 
 
-# The fields of a joint that hold numbers, as both robot forms name them.
-_NUMBER_FIELDS = ("a", "d", "offset", "theta", "limits", "velocity_limit",
-                  "acceleration_limit", "mass", "com", "inertia", "armature", "damping",
-                  "friction")
-
-
-def largest_value(robot):
-    """The field of ``robot`` (a :class:`robohw.robots.Robot` or
-    :class:`~robohw.robots.chain.Chain`) with the largest magnitude, as an error names it:
-    ``joint 2's mass of 1.7e+308`` (``gravity of ...`` for the gravity vector)."""
-    found = (max(abs(g) for g in robot.gravity), "gravity")
-    for k, joint in enumerate(robot.joints, start=1):
-        name = getattr(joint, "name", None) or str(k)
-        for field in _NUMBER_FIELDS:
-            value = getattr(joint, field, None)
-            if value is None:
-                continue
-            values = [float(v) for v in value] if isinstance(value, tuple) else [float(value)]
-            found = max(found, (max(map(abs, values)), f"joint {name}'s {field}"))
-    return f"{found[1]} of {found[0]:g}"
-
-
 def require_dynamics(robot, what):
     """Raise :class:`RobotFileError` (one line naming the file) unless every joint of
     ``robot`` has mass, centre of mass and inertia: ``what`` (``"the dynamics"``) needs
@@ -98,13 +75,6 @@ def require_dynamics(robot, what):
         raise RobotFileError(f"{name}: no link the chain moves has an <inertial>: {what} "
                              f"needs their masses")
     raise RobotFileError(f"{name}: {what} needs mass, com and inertia for every joint")
-
-
-def values_origin(robot, largest=True):
-    """A robot as an error that its values overflow a format names it: its file (or name) and
-    with ``largest`` its largest value (:func:`largest_value`)."""
-    name = robot.source or robot.name
-    return f"{name} (its largest value: {largest_value(robot)})" if largest else name
 
 
 def robot_file(path):

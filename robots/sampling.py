@@ -33,7 +33,9 @@ def sample_joints(robot, count, rng):
     """``(count, dof)`` joint vectors uniform within :func:`joint_limits`, drawn from the numpy
     generator ``rng`` (one ``uniform`` call, so a seed gives the same vectors everywhere)."""
     limits = joint_limits(robot)
-    return rng.uniform(limits[:, 0], limits[:, 1], (count, robot.dof))
+    # Drawn in halves and doubled: the same bits (scaling by two is exact), and a span beyond
+    # float64 (limits of +-1.7e308) stays finite.
+    return 2.0 * rng.uniform(limits[:, 0] / 2, limits[:, 1] / 2, (count, robot.dof))
 
 
 def missing_limits(robot):

@@ -19,7 +19,7 @@ from robohw.dataflow.pipeline import cell_depths, schedule
 from robohw.dataflow.plan import TRIG_ERROR_LSB, TracedPlan
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
-from robohw.robots.loading import values_origin
+from robohw.robots.magnitudes import values_origin
 from robohw.systolic.codec import inertia_field, joint_field
 from robohw.systolic.model import MAX_WIDTH
 from robohw.systolic.reference import link_frames

@@ -23,6 +23,7 @@ import numpy as np
 from robohw.dataflow.states import decode_torques, encode_states
 from robohw.distributed.machine import LinkComputers
 from robohw.distributed.model import model_torques, prediction_depth, warm_up
+from robohw.support.validity import finite_rows, keep_valid
 from robohw.distributed.plan import shared_plan
 from robohw.distributed.thesis import (DURATIONS, PRINTED_TABLES, TABLE_SCHEMES, VIA_Q6,
                                        check_trajectory_fits, sample_trajectory)
@@ -76,8 +77,20 @@ def run_study(robot, trajectory, duration, scheme, *, backend="float", via_q6=VI
                          "runs on the float backend only: it is not a link-computer scheme")
     t, q, qd, qdd = sample_trajectory(trajectory, duration, via_q6=via_q6)
     check_trajectory_fits(robot, q)
+    with np.errstate(all="ignore"):     # a torque beyond float64 is never valid (below)
+        tau, exact, valid, cycles = _torques(robot, scheme, backend, width, hardware, q, qd,
+                                             qdd)
+    # Not finite, the scheme's or the exact torque: never valid, zeros (docs/conventions.md).
+    valid = valid & finite_rows(tau, exact)
+    tau, exact = keep_valid(tau, valid), np.where(finite_rows(exact)[:, None], exact, 0.0)
+    return Run(trajectory, float(duration), scheme, backend, t, tau, exact, valid,
+               tuple(error_percent(tau[valid], exact[valid])), cycles)
+
+
+def _torques(robot, scheme, backend, width, hardware, q, qd, qdd):
+    """``(tau, exact, valid, cycles)`` of :func:`run_study`."""
     exact = scheme_torques(robot, q, qd, qdd, "serial")
-    valid = np.ones(len(t), dtype=bool)
+    valid = np.ones(len(q), dtype=bool)
     if scheme == "bejczy":
         tau, cycles = bejczy_torques(robot, q, qd, qdd), None
     elif backend == "float":
@@ -93,9 +106,7 @@ def run_study(robot, trajectory, duration, scheme, *, backend="float", via_q6=VI
                                                    depth))
         valid = valid[depth:]
         tau = decode_torques(dut.plan, {k: v[depth:] for k, v in out.items()})
-    tau = np.where(valid[:, None], tau, 0.0)
-    return Run(trajectory, float(duration), scheme, backend, t, tau, exact, valid,
-               tuple(error_percent(tau[valid], exact[valid])), cycles)
+    return tau, exact, valid, cycles
 
 
 def table_rows(robot, table):

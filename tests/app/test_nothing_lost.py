@@ -168,20 +168,22 @@ def test_nothing_written_into_a_folder_replaces_an_input(tmp_path):
 
 
 @HYPOTHESIS
-@given(command=st.sampled_from(["dynamics", "inertia", "ik"]),
+@given(command=st.sampled_from(["dynamics", "inertia", "ik", "platform ik"]),
        victim=st.sampled_from(["robot", "input"]),
        kind=st.sampled_from(["same path", "symlink", "hard link"]))
 def test_property_no_file_command_writes_over_an_input(tmp_path_factory, command, victim,
                                                        kind):
     folder = tmp_path_factory.mktemp("inputs")
-    robot = FILES_DIR / "puma560.toml"
-    copy = folder / "puma.toml"
+    platform = command == "platform ik"
+    robot = FILES_DIR / ("hexapod.toml" if platform else "puma560.toml")
+    copy = folder / robot.name
     copy.write_bytes(robot.read_bytes())
     source = {"dynamics": ("--states", ",".join(f"{k}{j}" for k in ("q", "qd", "qdd")
                                                  for j in range(1, 7)) + "\n" + "0," * 17 + "0\n"),
               "inertia": ("--q", "q1,q2,q3,q4,q5,q6\n0,0,0,0,0,0\n"),
               "ik": ("--poses", "nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz\n"
-                                "1,0,0,0,1,0,0,0,1,0.4,0.1,0.3\n")}[command]
+                                "1,0,0,0,1,0,0,0,1,0.4,0.1,0.3\n"),
+              "platform ik": ("--poses", "x,y,z,roll,pitch,yaw\n0,0,0.5,0,0,0\n")}[command]
     data = folder / "in.csv"
     data.write_text(source[1])
     target = copy if victim == "robot" else data
@@ -189,7 +191,8 @@ def test_property_no_file_command_writes_over_an_input(tmp_path_factory, command
     out = _link(kind, target, folder / "out.csv")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        status = main([command, source[0], str(data), "--robot", str(copy), "--out", str(out)])
+        status = main([*command.split(), source[0], str(data),
+                       "--platform" if platform else "--robot", str(copy), "--out", str(out)])
     assert status == 2 and target.read_bytes() == before
 
 
@@ -237,6 +240,39 @@ def test_property_no_valid_row_holds_a_value_that_is_not_finite(values, backend)
             assert got.reason[0] == "ok" and np.isfinite(inputs).all()
         if not np.isfinite(inputs).all():
             assert not got.valid[0] and got.reason[0] == "not_finite"
+
+
+# What a hostile file's row may hold: finite, within or far beyond every limit and format.
+HOSTILE = st.sampled_from([0.0, 0.4, -1.9, 7.0, 1e5, -1e20, 1e300, -1e308, 1e-300])
+
+
+@HYPOTHESIS
+@given(table=st.lists(st.lists(HOSTILE, min_size=6, max_size=6), min_size=1, max_size=4),
+       backend=st.sampled_from(["float", "model"]))
+def test_property_the_api_and_the_commands_agree(tmp_path_factory, capsys, table, backend):
+    folder = tmp_path_factory.mktemp("agree")
+    robot = two_link(folder)
+    table = np.array(table)
+    states = folder / "s.csv"
+    states.write_text("q1,q2,qd1,qd2,qdd1,qdd2\n" + "".join(
+        ",".join(repr(float(v)) for v in row) + "\n" for row in table))
+    configurations = folder / "q.csv"
+    configurations.write_text("q1,q2\n" + "".join(
+        ",".join(repr(float(v)) for v in row[:2]) + "\n" for row in table))
+    arm = load_arm(robot)
+    for argv, api in (
+            (["dynamics", "--states", states],
+             arm.inverse_dynamics(table[:, :2], table[:, 2:4], table[:, 4:], backend)),
+            (["inertia", "--q", configurations], arm.inertia(table[:, :2], backend))):
+        status, out, err = run([*argv, "--robot", robot, "--out", "-", "--reasons",
+                                "--backend", backend], capsys)
+        assert status == 0 and "warning" not in err, err
+        got = rows(out)
+        assert [r["reason"] for r in got] == list(api.reason)
+        assert [r["valid"] == "1" for r in got] == list(api.valid)
+        values = np.array([[float(v) for k, v in r.items() if k not in ("valid", "reason")]
+                           for r in got])
+        assert np.array_equal(values, api.values.reshape(len(got), -1))
 
 
 def test_the_api_and_the_commands_agree_on_hostile_rows(tmp_path, capsys):

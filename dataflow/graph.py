@@ -220,10 +220,10 @@ class RangeError(ValueError):
 FLOAT64_EXPONENT = 1024
 
 
-def _check_range(node, magnitude, frac, width):
-    """Raise :class:`RangeError` if ``node``'s ``magnitude`` (its range and error) or its
-    format (``frac`` fraction bits of ``signed(width)``) passes float64."""
-    if math.isfinite(magnitude) and width - 1 - frac < FLOAT64_EXPONENT:
+def _check_range(node, magnitude, width, frac=None):
+    """Raise :class:`RangeError` if ``node``'s ``magnitude`` (its range and error) or, given
+    ``frac``, its format (``frac`` fraction bits of ``signed(width)``) passes float64."""
+    if math.isfinite(magnitude) and (frac is None or width - 1 - frac < FLOAT64_EXPONENT):
         return
     what = f"{node.name or node.op} (node {node.index})"
     raise RangeError(f"the traced value {what} has a range of {magnitude:.3g} with its error "
@@ -249,9 +249,9 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
 
     def fits(node, propagated):
         # Half an LSB of this node's own rounding on top: fixed once the LSB is known.
-        _check_range(node, node.magnitude + propagated, width - 1, width)
+        _check_range(node, node.magnitude + propagated, width)
         frac = frac_bits_for(node.magnitude + propagated, width)
-        _check_range(node, node.magnitude + propagated, frac, width)
+        _check_range(node, node.magnitude + propagated, width, frac)
         return frac_bits_for(node.magnitude + propagated + 2.0 ** -(frac + 1), width)
 
     for k in indices:
@@ -282,7 +282,7 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
             raise ValueError(f"{node}: no hardware for op {node.op!r}")
         propagated = _propagated(node, error, formats, constant)
         formats[k] = Format(min(fits(node, propagated), cap), *(constant or ()))
-        _check_range(node, node.magnitude + propagated, formats[k].frac, width)
+        _check_range(node, node.magnitude + propagated, width, formats[k].frac)
         error[k] = propagated + 2.0 ** -(formats[k].frac + 1)
     return formats
 

@@ -93,12 +93,12 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     """The :class:`Torques` of the states by ``backend``: the reasons are, by precedence
     (:data:`REASONS`), ``not_finite`` for a state or a torque that is not finite,
     ``out_of_format`` for a hardware backend's angle no binary angle holds, ``outside_limits``
-    for a hardware backend's state outside the robot's limits, else ``ok``. ``formulation`` and ``wrench`` are the float backend's; the hardware
-    (``design``, ``width`` bits; the array's ``processors``, default N, and ``network``,
-    default ``direct``; the engine's ``interval``, default
-    :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`) carries no tool load, and is refused
-    (``ValueError``) where its proven bound exceeds ``bound_fraction`` of the largest torque the limits allow
-    (:mod:`robohw.dynamics.accuracy`)."""
+    for a hardware backend's state outside the robot's limits, else ``ok``. ``formulation``
+    and ``wrench`` are the float backend's; the hardware (``design``, ``width`` bits; the
+    array's ``processors``, default N, and ``network``, default ``direct``; the engine's
+    ``interval``, default :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`) carries no tool
+    load, and is refused (``ValueError``) where its proven bound exceeds ``bound_fraction`` of
+    the largest torque the limits allow (:mod:`robohw.dynamics.accuracy`)."""
     check_choice("backend", backend, BACKENDS)
     check_choice("design", design, DESIGNS)
     if network is not None:

@@ -2,7 +2,8 @@
 
 ``IN.csv`` has the header ``nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz`` (the hand frame, metres; any
 column order). ``OUT.csv`` has ``q1,q2,q3,q4,q5,q6,valid`` (radians in (-pi, pi]; with
-``within_limits``, inside the joint limits; ``valid`` 1 or 0), with ``branch`` first when every branch is asked for and ``reason`` last when reasons are.
+``within_limits``, inside the joint limits; ``valid`` 1 or 0), with ``branch`` first when
+every branch is asked for and ``reason`` last when reasons are.
 Backends: ``float`` (the closed form of :mod:`robohw.ik.reference`), ``model`` (the
 bit-exact model of a CCM graph), ``rtl`` (its Amaranth pipeline, simulated cycle by cycle) and
 ``compiled`` (the same pipeline compiled by Verilator, :mod:`robohw.sim.compiled`).
@@ -131,7 +132,7 @@ def into_limits(robot, q):
         turns = np.clip(0.0, first, last)
         fits = first <= last
         shifted = q[:, k] + 2 * np.pi * turns
-        # The rounding of the division may land a hair outside: that turn's neighbour then.
+        # The division's rounding can put a turn a hair past a limit: that row is outside.
         fits &= (shifted >= low) & (shifted <= high)
         q[:, k] = np.where(fits, shifted, q[:, k])
         inside &= fits

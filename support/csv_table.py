@@ -203,9 +203,10 @@ _PLAIN = {float, int}     # types whose repr is their CSV field
 
 def _line(row):
     """One CSV line, as the csv module writes it but ended by ``\n``, as numpy, pandas and the
-    Unix tools expect (a field quoted when it holds a comma, a quote or a line break), floats exactly (their shortest repr), built here because
-    it takes two thirds of the csv module's time. A row of Python floats and ints, but for a
-    last text field (a reason), is joined at once."""
+    Unix tools expect (a field quoted when it holds a comma, a quote or a line break), floats
+    exactly (their shortest repr), built here because it takes two thirds of the csv module's
+    time. A row of Python floats and ints, but for a last text field (a reason), is joined at
+    once."""
     row = list(row)
     last = row[-1:] if row and type(row[-1]) is str else []
     head = row[:len(row) - len(last)]

@@ -400,7 +400,8 @@ def test_jacobian_and_dynamics_on_the_command_line(tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["platform", "ik", "--poses", "{legs}", "--out", "{out}"], r"column x: missing"),
-    (["platform", "ik", "--poses", "{poses}", "--out", "{poses}"], r"--out and --poses name one file"),
+    (["platform", "ik", "--poses", "{poses}", "--out", "{poses}"],
+     r"--out and --poses name one file"),
     (["platform", "ik", "--poses", "{poses}", "--out", "{tmp}/no/o.csv"],
      r"directory .* does not exist"),
     (["platform", "ik", "--poses", "{poses}", "--out", "{out}", "--platform", "delta"],

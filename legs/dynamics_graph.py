@@ -52,12 +52,13 @@ from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import (angle_fields, leg_ports, leg_processors, platform_format,
                                   pose_bounds)
 from robohw.legs.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
+from robohw.robots.magnitudes import platform_largest_value
 from robohw.robots.sampling import sample_poses
 
 __all__ = ["dynamics_graph", "dynamics_format", "rate_fields", "state_fields", "state_bounds",
-           "proven_ranges", "STROKE_MARGIN", "StateLimits", "DynamicsScale", "dynamics_scale", "state_inputs", "state_codes", "sample_states",
-           "reference_dynamics", "DYNAMICS_GUARD_BITS",
-           "STATE_LIMITS"]
+           "proven_ranges", "STROKE_MARGIN", "StateLimits", "DynamicsScale", "dynamics_scale",
+           "state_inputs", "state_codes", "sample_states", "reference_dynamics",
+           "DYNAMICS_GUARD_BITS", "STATE_LIMITS", "ConstantRangeError"]
 
 CIRC, LIN = System.CIRCULAR, System.LINEAR
 ROT, VEC = Direction.ROTATION, Direction.VECTORING
@@ -308,8 +309,8 @@ class _Emitter:
                 y = self.add(f"{name}c{k}", y, x * z)
                 continue
             if isinstance(z, float) and abs(z) >= Z_LIMIT:
-                raise ValueError(f"{self.prefix}{name}: the constant factor {z} is beyond the "
-                                 f"linear rotations' range; the scale is wrong")
+                raise ConstantRangeError(f"{self.prefix}{name}: the constant factor {z:g} is "
+                                         f"beyond the linear rotations' range")
             y = Operand(self._ccm(f"{name}{k}", LIN, ROT, x, y, z, label), "y")
         return y
 
@@ -493,12 +494,27 @@ def _total(emit, name, values, label):
     return emit.add(f"{name}c", ports[0], constant) if constant else ports[0]
 
 
+class ConstantRangeError(ValueError):
+    """A constant factor of the graph beyond the linear rotations' range (:data:`Z_LIMIT`)."""
+
+
 def dynamics_graph(platform, scale=None, min_pivot=MIN_PIVOT):
     """The :class:`~robohw.ik.task_graph.TaskGraph` of ``platform``'s inverse dynamics in the
     units of ``scale`` (default :func:`dynamics_scale`): inputs :func:`state_fields` (the pose,
     angles as angle inputs; rates times ``scale.time``, accelerations times its square, base
     frame), outputs the actuators' forces ``f1..fN`` in units of ``scale.force`` (positive
-    extending, gravity included)."""
+    extending, gravity included). A platform one of whose constant factors no linear rotation
+    takes (a joint coordinate of metres: the scale makes masses and inertias fit, not
+    lengths) is refused (``ValueError``, naming the file and its largest value)."""
+    try:
+        return _dynamics_graph(platform, scale, min_pivot)
+    except ConstantRangeError as error:
+        raise ValueError(f"{platform.source or platform.name}: {error}: the leg processors "
+                         f"cannot compute this platform's dynamics (its largest value: "
+                         f"{platform_largest_value(platform)})") from None
+
+
+def _dynamics_graph(platform, scale, min_pivot):
     scale = dynamics_scale(platform) if scale is None else scale
     spatial = platform.spatial
     fields = state_fields(platform)

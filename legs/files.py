@@ -56,6 +56,7 @@ from robohw.ik.model import evaluate_model
 from robohw.ik.pipeline import TaskGraphPipeline
 from robohw.support.csv_table import read_columns, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid
+from robohw.robots.magnitudes import platform_largest_value
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
 from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
                                         dynamics_scale, rate_fields, reference_dynamics,
@@ -169,19 +170,39 @@ def _solved(platform, command, rows, backend, width, timing, max_cond, guess, to
             iterations, progress):
     """:func:`solve_platform` on finite rows."""
     if backend != "float":
-        if command not in HARDWARE_COMMANDS:
-            raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
-                             f"only so far; {command} is float")
-        if command == "fk":
-            if guess is not None:
-                raise ValueError("--guess applies to the float backend: the servo loop "
-                                 "starts from home and then from each row's answer")
-            return _hardware_fk(platform, rows, backend, width, iterations, timing, max_cond,
-                                progress)
-        if command == "dynamics":
-            return _hardware_dynamics(platform, rows, backend, width, timing, max_cond,
-                                      progress)
-        return _hardware(platform, command, rows, backend, width, timing, max_cond, progress)
+        try:
+            return _solved_in_hardware(platform, command, rows, backend, width, timing,
+                                       max_cond, guess, iterations, progress)
+        except OverflowError:
+            # A platform file's finite numbers whose products pass float64 while the hardware's
+            # scales and formats are sized: one line, not a traceback.
+            raise ValueError(f"{platform.source or platform.name}: its numbers overflow "
+                             f"float64 in the hardware's scales and formats (its largest "
+                             f"value: {platform_largest_value(platform)})") from None
+    return _solved_in_float(platform, command, rows, max_cond, guess, tolerance, iterations,
+                            progress)
+
+
+def _solved_in_hardware(platform, command, rows, backend, width, timing, max_cond, guess,
+                        iterations, progress):
+    """:func:`solve_platform` by a hardware backend."""
+    if command not in HARDWARE_COMMANDS:
+        raise ValueError(f"the {backend} backend computes {', '.join(HARDWARE_COMMANDS)} "
+                         f"only so far; {command} is float")
+    if command == "fk":
+        if guess is not None:
+            raise ValueError("--guess applies to the float backend: the servo loop "
+                             "starts from home and then from each row's answer")
+        return _hardware_fk(platform, rows, backend, width, iterations, timing, max_cond,
+                            progress)
+    if command == "dynamics":
+        return _hardware_dynamics(platform, rows, backend, width, timing, max_cond, progress)
+    return _hardware(platform, command, rows, backend, width, timing, max_cond, progress)
+
+
+def _solved_in_float(platform, command, rows, max_cond, guess, tolerance, iterations,
+                     progress):
+    """:func:`solve_platform` by the float backend, in chunks of :data:`CHUNK` rows."""
     if command == "fk" and isinstance(guess, str):
         check_choice("guess", guess, GUESSES)
         if guess == "columns":

@@ -77,11 +77,20 @@ def reach(platform):
 def platform_format(platform, width):
     """The number formats of the platform's graph at ``width``-bit ports, as keywords of
     :func:`robohw.ik.model.evaluate_model` and :class:`~robohw.ik.pipeline.TaskGraphPipeline`:
-    reals with room for the larger of :func:`reach` and the longest stroke (``|U|, |V|, |W|,
-    rho <= rho_max`` for every pose inside the strokes), and :data:`GUARD_BITS` more bits
-    inside. Anything larger saturates and flags its pose."""
-    largest = max(reach(platform), *(leg.stroke[1] for leg in platform.legs))
-    integer_bits = max(0, math.ceil(math.log2(largest * (1 + 2.0 ** -width))))
+    reals with room for the largest of :func:`reach`, the longest stroke (``|U|, |V|, |W|,
+    rho <= rho_max`` for every pose inside the strokes) and the legs' joint coordinates (the
+    graph's constants), and :data:`GUARD_BITS` more bits inside. Anything larger saturates and flags its pose. A platform whose reach leaves no
+    fraction bit is refused (``ValueError``)."""
+    largest = max(reach(platform), *(leg.stroke[1] for leg in platform.legs),
+                  *(abs(v) for leg in platform.legs for v in (*leg.base, *leg.platform)))
+    integer_bits = max(0, math.ceil(math.log2(largest * (1 + 2.0 ** -width)))) \
+        if math.isfinite(largest * (1 + 2.0 ** -width)) else math.inf
+    if integer_bits > width - 2:
+        # A port needs a fraction bit at least: the CORDICs' unit vectors and the leg
+        # constants are fractions of a metre.
+        raise ValueError(f"{platform.source or platform.name}: a reach, stroke or joint "
+                         f"coordinate of {largest:.3g} m leaves {width}-bit ports no fraction bit: no "
+                         f"number format holds the platform")
     return {"width": width, "frac_bits": width - 1 - integer_bits, "guard_bits": GUARD_BITS}
 
 

@@ -27,6 +27,7 @@ import numpy as np
 from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matvec, total, vadd,
                                       vscale, vsub)
 from robohw.legs.platform_kinematics import leg_geometry, pose_arrays
+from robohw.legs.singularity import condition_numbers
 
 __all__ = ["leg_motion", "leg_equilibrium", "leg_dynamics", "actuator_force", "platform_system",
            "gosselin_dynamics",
@@ -167,7 +168,7 @@ def gosselin_dynamics(platform, poses, velocities, accelerations):
     legs = [leg_dynamics(platform, leg, r, Q, motion, arith) for leg in platform.legs]
     matrix, rhs = platform_system(platform, Q, motion, legs, arith)
     matrix, rhs = _stack(matrix, count), _stack([rhs], count)[:, 0, :]
-    condition = np.linalg.cond(matrix)
+    condition = condition_numbers(matrix)         # inf where it is not finite
     solvable = np.isfinite(condition) & (condition < 1 / np.finfo(float).eps)
     f = np.full(rhs.shape, np.nan)
     if solvable.any():

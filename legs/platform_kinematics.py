@@ -16,6 +16,7 @@ joint ``a_i`` to its platform joint ``b_i = r + Q b_i'``; ``s_i = b_i - a_i``,
 
 import numpy as np
 
+from robohw.legs.singularity import condition_numbers
 from robohw.robots.algebra import FloatArith, cross, dot, matvec, vadd, vsub
 
 __all__ = ["rotation", "angles", "pose_arrays", "LegGeometry", "leg_geometry", "jacobian_row",
@@ -211,7 +212,7 @@ def forward_kinematics(platform, lengths, guess=None, tolerance=FK_TOLERANCE,
         index, rows, residual = index[~done], rows[~done], residual[~done]
         if not len(index):
             break
-        condition = np.linalg.cond(rows)
+        condition = condition_numbers(rows)      # inf where rows are not finite
         singular = ~(condition <= max_cond)
         reasons[index[singular]] = "near_singular"
         steps[index[singular]] = step

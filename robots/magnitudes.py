@@ -1,7 +1,10 @@
 """A robot's values as an error names them when a number format cannot hold them: its field
-of largest magnitude (:func:`largest_value`) and the robot with it (:func:`values_origin`)."""
+of largest magnitude (:func:`largest_value`; a platform's, :func:`platform_largest_value`) and
+the robot with it (:func:`values_origin`)."""
 
-__all__ = ["largest_value", "values_origin"]
+import numpy as np
+
+__all__ = ["largest_value", "values_origin", "platform_largest_value"]
 
 # The fields of a joint that hold numbers, as both robot forms name them.
 _NUMBER_FIELDS = ("a", "d", "offset", "theta", "limits", "velocity_limit",
@@ -34,3 +37,21 @@ def values_origin(robot, largest=True):
     with ``largest`` its largest value (:func:`largest_value`)."""
     name = robot.source or robot.name
     return f"{name} (its largest value: {largest_value(robot)})" if largest else name
+
+
+def platform_largest_value(platform):
+    """The field of a :class:`robohw.robots.platform.Platform` with the largest magnitude, as
+    an error names it: ``leg 2's platform of 1e+300``."""
+    def largest(value):
+        return float(np.max(np.abs(np.asarray(value, dtype=np.float64))))
+
+    found = max((largest(getattr(platform, field)), field)
+                for field in ("mass", "com", "inertia", "home", "gravity"))
+    for k, leg in enumerate(platform.legs, start=1):
+        for field in ("base", "platform", "stroke"):
+            found = max(found, (largest(getattr(leg, field)), f"leg {k}'s {field}"))
+        for part in ("lower", "upper"):
+            for field in ("mass", "com_distance", "inertia"):
+                found = max(found, (abs(getattr(getattr(leg, part), field)),
+                                    f"leg {k}'s {part} {field}"))
+    return f"{found[1]} of {found[0]:g}"

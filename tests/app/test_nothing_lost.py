@@ -363,6 +363,44 @@ def test_property_any_finite_robot_number_is_computed_or_one_line(tmp_path_facto
                        if k not in ("valid", "reason"))
 
 
+# The planar platform's inputs of each action, one row each.
+PLATFORM_ROWS = {"ik": ("--poses", "x,y,phi\n0.45,0.3,0.3\n"),
+                 "jacobian": ("--poses", "x,y,phi\n0.45,0.3,0.3\n"),
+                 "dynamics": ("--states", "x,y,phi,vx,vy,wz,dvx,dvy,dwz\n"
+                                          "0.45,0.3,0.3,0.1,0.1,0.1,0.1,0.1,0.1\n"),
+                 "fk": ("--lengths", "rho1,rho2,rho3\n0.5,0.5,0.5\n")}
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(number=st.integers(0, 40), value=st.sampled_from(["1e-300", "1e30", "1e300", "1.7e308"]),
+       action=st.sampled_from(sorted(PLATFORM_ROWS)), backend=st.sampled_from(["float", "model"]))
+def test_property_any_finite_platform_number_is_computed_or_one_line(tmp_path_factory, capsys,
+                                                                     number, value, action,
+                                                                     backend):
+    folder = tmp_path_factory.mktemp("platform")
+    text = (FILES_DIR / "planar_3rpr.toml").read_text()
+    body = text.index("[[leg]]")
+    found = list(re.finditer(r"(?<![\w.])-?\d+\.\d+(?![\w.])", text[body:]))
+    place = found[number % len(found)]
+    platform = folder / "platform.toml"
+    platform.write_text(text[:body + place.start()] + value + text[body + place.end():])
+    option, rows_text = PLATFORM_ROWS[action]
+    data = folder / "in.csv"
+    data.write_text(rows_text)
+    status, out, err = run(["platform", action, option, data, "--platform", platform, "--out",
+                            "-", "--reasons", "--backend", backend], capsys)
+    assert status in (0, 2), err
+    assert "Traceback" not in err and "nan" not in err.lower() and "inf%" not in err
+    assert not re.search(r"warning: (overflow|invalid value|divide)", err), err
+    if status == 2:
+        assert one_line(err, f"platform {action}"), err
+    for row in rows(out):
+        if row["valid"] == "1":
+            assert all(math.isfinite(float(v)) for k, v in row.items()
+                       if k not in ("valid", "reason"))
+
+
 # --- 5. IK within the limits: the value inside them -----------------------------------------
 
 def test_ik_within_limits_writes_the_angle_inside_the_joints_limits(tmp_path, capsys):

@@ -11,7 +11,7 @@ from robohw.dataflow.folding import fold_for_tiles
 from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
-from robohw.dynamics.engine import ENGINE_INTERVAL, NewtonEulerEngine, ScanPlan
+from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, NewtonEulerEngine, ScanPlan
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
@@ -21,7 +21,8 @@ from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
 
-__all__ = ["DynamicsDesign", "DESIGNS", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH"]
+__all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "DESIGNS",
+           "MACHINES", "machine_design", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH"]
 
 # The Newton-Euler pipeline at 18 bits, folded by 6: 98 shared 18 x 18 products of the PUMA
 # 560's 586 (the ECP5-85F has 156 tiles), at 3e-4 of max |tau| (24 bits: 5e-6).
@@ -34,100 +35,71 @@ ENGINE_WIDTH = 20
 
 
 class DynamicsDesign(Design):
-    """The Newton-Euler pipeline (``array=None``), Lee & Chang's processor array
-    (``array=(processors, network)``) or, with ``engine``, the modulo-scheduled engine (its
-    fold is its initiation interval, cycles per state)."""
+    """What every inverse-dynamics machine's design shares: its workload (states within the
+    robot's limits), its check against the float64 reference, its accuracy, its payload
+    formats and its generation for another robot (:meth:`for_robot`). A subclass is one
+    machine: :meth:`plan` (what it is built from, without building it), :meth:`hardware` (the
+    machine for any robot; the file commands and the API build through it too),
+    :meth:`configuration`, :meth:`structure`, :meth:`summary_for` and :meth:`progress_label`.
+    """
     family = "dynamics"
     error_unit = "of max abs(tau)"
-
     takes_robot = True
 
-    def __init__(self, name, robot="puma560", array=None, *, engine=False):
-        self.robot, self.array, self.engine = robot, array, engine
-        width, widths = DYNAMICS_WIDTH, (18, 24)
-        if engine:
-            self.default_fold, self.fold_name = ENGINE_INTERVAL, "ii"
-            width, widths = ENGINE_WIDTH, (ENGINE_WIDTH, 24)
-        elif array is None:
-            self.default_fold = DYNAMICS_FOLD
+    def __init__(self, name, robot="puma560", *, width=DYNAMICS_WIDTH, widths=(18, 24)):
+        self.robot = robot
         super().__init__(name, self.summary_for(robot if isinstance(robot, str) else robot.name),
                          width, widths, (MIN_WIDTH, MAX_WIDTH))
 
-    def summary_for(self, robot_name):
-        if self.engine:
-            return (f"joint torques of {robot_name}, Newton-Euler modulo-scheduled on "
-                    f"multipliers and adders over rotating register files")
-        if self.array is None:
-            return (f"joint torques of {robot_name}, Newton-Euler with recursive-doubling "
-                    f"scans, fully pipelined")
-        return (f"joint torques of {robot_name}, Lee & Chang's array of {self.array[0]} "
-                f"elements, {self.array[1]} network")
+    # --- the machine (a subclass's) ------------------------------------------------------------
+    def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
+        """The machine's plan for ``robot`` at ``width`` bits, ``fold`` cycles a state (``None``:
+        the machine's own default; the bits are the same at every fold), as the bit-exact
+        model takes it (``bound_fraction`` ``None``: its accuracy unchecked)."""
+        raise NotImplementedError
 
+    def hardware(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION,
+                 tag_width=TAG_WIDTH):
+        """The machine for ``robot`` at ``width`` bits, ``fold`` cycles a state (``None``: the
+        machine's own default), a user tag of ``tag_width`` bits."""
+        raise NotImplementedError
+
+    def progress_label(self, dut):
+        """What a progress line calls the states going through ``dut``."""
+        raise NotImplementedError
+
+    # --- the flows' design ---------------------------------------------------------------------
     def for_robot(self, robot, label, digest):
-        """The design for ``robot``: the array has one element per joint, as the PUMA's six;
-        the default width is the narrowest from the design's own (:data:`DYNAMICS_WIDTH`,
-        the engine's :data:`ENGINE_WIDTH`) whose proven bound
-        meets :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the
-        hardware's refusal rule; for the shipped arms also the narrowest whose model is within
-        1e-4 of max |tau| over 100,000 states, docs/robots.md), and it is exported at that
-        width and at 24; the pipeline's fold is the smallest from the registry's at which its
-        shared products fit the ECP5-85F's DSP tiles at that width; the engine's interval
-        stays :data:`~robohw.dynamics.engine.ENGINE_INTERVAL` (its units scale with the
-        robot)."""
+        """The design for ``robot``: the default width is the narrowest from the design's own
+        (:data:`DYNAMICS_WIDTH`, the engine's :data:`ENGINE_WIDTH`) whose proven bound meets
+        :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the hardware's
+        refusal rule; for the shipped arms also the narrowest whose model is within 1e-4 of
+        max |tau| over 100,000 states, docs/robots.md), and it is exported at that width and
+        at 24 (:meth:`_fitted` then fits the machine's own parameters)."""
         twin = super().for_robot(robot, label, digest)
-        if twin.array is not None:
-            twin.array = (robot.dof, twin.array[1])
-            twin.summary = twin.summary_for(robot.name)
-        low, high = twin.width_range
-        if twin.engine:
-            def plan(w):
-                return ScanPlan(robot, width=w, bound_fraction=None)
-        elif twin.array is None:
-            def plan(w):
-                return NewtonEulerPlan(robot, width=w, bound_fraction=None)
-        else:
-            def plan(w):
-                return ArrayPlan(robot, processors=robot.dof, width=w, bound_fraction=None)
+        twin._for(robot)
+        high = twin.width_range[1]
         twin.default_width = next(
             (w for w in range(self.default_width, high + 1)
-             if accuracy_promise(plan(w)).fraction <= BOUND_FRACTION), high)
+             if accuracy_promise(twin.plan(robot, w, bound_fraction=None)).fraction <=
+             BOUND_FRACTION), high)
         twin.widths = tuple(sorted({twin.default_width, max(24, twin.default_width)}))
-        if twin.array is None and not twin.engine:   # the fold whose products fit the tiles
-            twin.default_fold = fold_for_tiles(plan(twin.default_width),
-                                               least=self.default_fold)
+        twin._fitted(robot)
         return twin
 
+    def _for(self, robot):
+        """Set what the machine's parameters are for ``robot``, before its width is chosen
+        (the base's: nothing)."""
+
+    def _fitted(self, robot):
+        """Set what depends on the chosen width (the base's: nothing)."""
+
     def build(self, width=None, fold=None):
-        width = width or self.default_width
-        if self.engine:
-            return NewtonEulerEngine(self.robot, width=width, interval=fold or self.default_fold,
-                                     tag_width=TAG_WIDTH)
-        if self.array is None:
-            return NewtonEulerPipeline(self.robot, width=width, fold=fold or self.default_fold,
-                                       tag_width=TAG_WIDTH)
-        processors, network = self.array
-        return NewtonEulerArray(self.robot, processors=processors, network=network,
-                                width=width, tag_width=TAG_WIDTH)
+        return self.hardware(self.robot, width or self.default_width,
+                             fold or self.default_fold)
 
     def width_of(self, dut):
         return dut.plan.width
-
-    def configuration(self, dut):
-        if self.engine:
-            machine, program = dut.program.machine, dut.program
-            return (f"N = {dut.plan.dof}, II = {machine.interval}, {machine.multipliers} "
-                    f"multipliers ({machine.multiplier_latency} cycles), {machine.adders} "
-                    f"adders ({machine.adder_latency}), {machine.loaders} loaders, "
-                    f"{machine.cordics} CORDICs ({machine.trig_latency}), {dut.plan.width}-bit "
-                    f"datapath, {len(program.files)} register files of "
-                    f"{sum(program.depth.values())} words, {program.connections()} write "
-                    f"multiplexer inputs")
-        if self.array is None:
-            return configuration_line(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
-        plan = dut.plan
-        return (f"N = {plan.dof}, {plan.processors} elements, {plan.network.name} network, "
-                f"{plan.width}-bit datapath, multiplier {plan.multiplier_latency} and adder "
-                f"{plan.adder_latency} cycles, {plan.program_cycles}-cycle program")
 
     def workload(self, dut, count, seed=0):
         q, qd, qdd = sample_states(dut.plan.robot, count, np.random.default_rng(seed))
@@ -152,15 +124,127 @@ class DynamicsDesign(Design):
         out, inside = model_outputs_dynamics(dut.plan, workload.context["codes"])
         return torque_payloads(out, in_bounds=inside)
 
-    def structure(self, dut):
-        if self.engine:
-            return "multipliers", dut.program.machine.multipliers
-        if self.array is not None:
-            return "processing elements", dut.plan.processors
-        return "multipliers", dut.resources()["multipliers"]
-
     def formats(self, dut):
         return field_formats(dut.plan, "in_bounds")
+
+
+class PipelineDesign(DynamicsDesign):
+    """The Newton-Euler pipeline (:class:`~robohw.dynamics.NewtonEulerPipeline`): every step a
+    node of one traced graph, recursive-doubling scans, its products shared ``fold`` ways."""
+    default_fold = DYNAMICS_FOLD
+
+    def summary_for(self, robot_name):
+        return (f"joint torques of {robot_name}, Newton-Euler with recursive-doubling scans, "
+                f"fully pipelined")
+
+    def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
+        return NewtonEulerPlan(robot, width=width, fold=fold or 1, bound_fraction=bound_fraction)
+
+    def hardware(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION,
+                 tag_width=TAG_WIDTH):
+        return NewtonEulerPipeline(robot, width=width, fold=fold or 1, tag_width=tag_width,
+                                   bound_fraction=bound_fraction)
+
+    def _fitted(self, robot):
+        # The smallest fold from the registry's whose shared products fit the ECP5-85F's DSP
+        # tiles at the chosen width.
+        self.default_fold = fold_for_tiles(
+            self.plan(robot, self.default_width, bound_fraction=None), least=self.default_fold)
+
+    def progress_label(self, dut):
+        return f"states through the {dut.latency}-cycle Newton-Euler pipeline"
+
+    def configuration(self, dut):
+        return configuration_line(dut, f"{dut.plan.cordic.width}-bit CORDICs, ")
+
+    def structure(self, dut):
+        return "multipliers", dut.resources()["multipliers"]
+
+
+class ArrayDesign(DynamicsDesign):
+    """Lee & Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) of
+    ``processors`` elements (``None``: one per joint) on a ``network`` (``"direct"`` or
+    ``"shuffle"``); one state every program's length."""
+
+    def __init__(self, name, robot="puma560", *, processors=None, network="direct"):
+        self.processors, self.network = processors, network
+        super().__init__(name, robot)
+
+    def summary_for(self, robot_name):
+        elements = "one element per joint" if self.processors is None else \
+            f"{self.processors} elements"
+        return (f"joint torques of {robot_name}, Lee & Chang's array of {elements}, "
+                f"{self.network} network")
+
+    def _for(self, robot):
+        # One element per joint, as the PUMA's six.
+        self.processors = robot.dof
+        self.summary = self.summary_for(robot.name)
+
+    def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
+        return ArrayPlan(robot, processors=self.processors, network=self.network, width=width,
+                         bound_fraction=bound_fraction)
+
+    def hardware(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION,
+                 tag_width=TAG_WIDTH):
+        return NewtonEulerArray(robot, processors=self.processors, network=self.network,
+                                width=width, tag_width=tag_width, bound_fraction=bound_fraction)
+
+    def progress_label(self, dut):
+        return (f"states through the {dut.plan.processors}-element array ({dut.interval} "
+                f"cycles a state)")
+
+    def configuration(self, dut):
+        plan = dut.plan
+        return (f"N = {plan.dof}, {plan.processors} elements, {plan.network.name} network, "
+                f"{plan.width}-bit datapath, multiplier {plan.multiplier_latency} and adder "
+                f"{plan.adder_latency} cycles, {plan.program_cycles}-cycle program")
+
+    def structure(self, dut):
+        return "processing elements", dut.plan.processors
+
+
+class EngineDesign(DynamicsDesign):
+    """The modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`): its
+    fold is its initiation interval, cycles per state (``robohw sim --ii``); its units scale
+    with the robot, its interval stays :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`."""
+    default_fold = ENGINE_INTERVAL
+    fold_name = "ii"
+
+    def __init__(self, name, robot="puma560"):
+        super().__init__(name, robot, width=ENGINE_WIDTH, widths=(ENGINE_WIDTH, 24))
+
+    def summary_for(self, robot_name):
+        return (f"joint torques of {robot_name}, Newton-Euler modulo-scheduled on multipliers "
+                f"and adders over rotating register files")
+
+    def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
+        if bound_fraction is None:        # the traced graph alone: the same at every interval
+            return ScanPlan(robot, width=width, bound_fraction=None)
+        return EnginePlan(robot, width=width, interval=fold or ENGINE_INTERVAL,
+                          bound_fraction=bound_fraction)
+
+    def hardware(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION,
+                 tag_width=TAG_WIDTH):
+        return NewtonEulerEngine(robot, width=width, interval=fold or ENGINE_INTERVAL,
+                                 tag_width=tag_width, bound_fraction=bound_fraction)
+
+    def progress_label(self, dut):
+        return (f"states through the engine (one every {dut.interval} cycles, {dut.latency}-"
+                f"cycle latency)")
+
+    def configuration(self, dut):
+        machine, program = dut.program.machine, dut.program
+        return (f"N = {dut.plan.dof}, II = {machine.interval}, {machine.multipliers} "
+                f"multipliers ({machine.multiplier_latency} cycles), {machine.adders} "
+                f"adders ({machine.adder_latency}), {machine.loaders} loaders, "
+                f"{machine.cordics} CORDICs ({machine.trig_latency}), {dut.plan.width}-bit "
+                f"datapath, {len(program.files)} register files of "
+                f"{sum(program.depth.values())} words, {program.connections()} write "
+                f"multiplexer inputs")
+
+    def structure(self, dut):
+        return "multipliers", dut.program.machine.multipliers
 
 
 # router2 finishes the congested dynamics designs where router1 stalls (docs/dynamics.md).
@@ -169,9 +253,22 @@ _ROUTER2_FOR_100 = PlaceAndRoute(router="router2", target_mhz=100,
                                         "100 MHz reached 103.6 MHz (docs/dynamics.md)")
 
 DESIGNS = (
-    DynamicsDesign("dynamics-pipelined").placed_by(
+    PipelineDesign("dynamics-pipelined").placed_by(
         _ROUTER2_FOR_100, unplaced="does not route on the ECP5-85F at any fold tried (6 to 48) "
                                    "with any placer or router: docs/dynamics.md"),
-    DynamicsDesign("dynamics-array", array=(6, "direct")).placed_by(_ROUTER2_FOR_100),
-    DynamicsDesign("dynamics-engine", engine=True).placed_by(_ROUTER2_FOR_100),
+    ArrayDesign("dynamics-array", processors=6, network="direct").placed_by(_ROUTER2_FOR_100),
+    EngineDesign("dynamics-engine").placed_by(_ROUTER2_FOR_100),
 )
+
+# The machines of the file commands' and the API's --design, by name.
+MACHINES = {"pipelined": PipelineDesign, "array": ArrayDesign, "engine": EngineDesign}
+
+
+def machine_design(design, robot, *, processors=None, network="direct"):
+    """The design the file commands and the API build ``design`` (a :data:`MACHINES` name)
+    through, for ``robot``; the array's ``processors`` (``None``: one per joint) and
+    ``network``."""
+    name = f"dynamics-{design}"
+    if design == "array":
+        return ArrayDesign(name, robot, processors=processors, network=network)
+    return MACHINES[design](name, robot)

@@ -135,53 +135,39 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
 
 def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction, progress):
     """:func:`solve_dynamics` by a hardware backend: ``(tau, failures, accuracy)``, the
-    failures as :func:`robohw.support.validity.row_reasons` takes them. Its modules are
-    imported here: the float backend's command loads the references alone (a fast start)."""
+    failures as :func:`robohw.support.validity.row_reasons` takes them. The machine is built
+    through its design (:func:`robohw.dynamics.designs.machine_design`), as every flow builds
+    it.
+    Its modules are imported here: the float backend's command loads the references alone (a
+    fast start)."""
     from robohw.dataflow.states import decode_torques, encode_states, torque_codes
-    from robohw.dynamics.array import NewtonEulerArray
-    from robohw.dynamics.array_plan import ArrayPlan
-    from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, NewtonEulerEngine
+    from robohw.dynamics.designs import machine_design
     from robohw.dynamics.model import model_outputs
-    from robohw.dynamics.pipeline import MAX_TRIG_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
+    from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
     from robohw.support.joints import angles_fit
     from robohw.support.progress import Progress
-    array = {"processors": options["processors"], "network": options["network"],
-             "bound_fraction": bound_fraction}
-    interval = options["interval"] or ENGINE_INTERVAL
+    machine = machine_design(design, robot, processors=options["processors"],
+                             network=options["network"])
+    interval = options["interval"]
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
     fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
     if backend == "model":
-        if design == "pipelined":
-            plan = NewtonEulerPlan(robot, width=width, bound_fraction=bound_fraction)
-        elif design == "array":
-            plan = ArrayPlan(robot, width=width, **array)
-        else:
-            plan = EnginePlan(robot, width=width, interval=interval,
-                              bound_fraction=bound_fraction)
+        plan = machine.plan(robot, width, interval, bound_fraction=bound_fraction)
         out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
     else:
-        if design == "pipelined":
-            dut = NewtonEulerPipeline(robot, width=width, bound_fraction=bound_fraction)
-            label = f"states through the {dut.latency}-cycle Newton-Euler pipeline"
-        elif design == "array":
-            dut = NewtonEulerArray(robot, width=width, **array)
-            label = (f"states through the {dut.plan.processors}-element array "
-                     f"({dut.interval} cycles a state)")
-        else:
-            dut = NewtonEulerEngine(robot, width=width, interval=interval,
-                                    bound_fraction=bound_fraction)
-            label = (f"states through the engine (one every {dut.interval} cycles, "
-                     f"{dut.latency}-cycle latency)")
+        dut = machine.hardware(robot, width, interval, bound_fraction=bound_fraction,
+                               tag_width=0)
         plan = dut.plan
         payloads = payload_rows(encode_states(plan, q, qd, qdd))
-        run = run_backend(dut, payloads, backend, label, Progress(len(payloads), progress),
-                          f"dynamics {design} width={width} processors={array['processors']} "
-                          f"network={array['network']} "
-                          f"{f'interval={interval} ' if design == 'engine' else ''}"
+        run = run_backend(dut, payloads, backend, machine.progress_label(dut),
+                          Progress(len(payloads), progress),
+                          f"dynamics {design} width={width} processors={options['processors']} "
+                          f"network={options['network']} "
+                          f"{f'interval={dut.interval} ' if design == 'engine' else ''}"
                           f"{description_identity(robot)}")
         out = torque_codes(plan, run.outputs)
         valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)

@@ -45,11 +45,17 @@ class IkDesign(Design):
                          tuple(sorted({16, default, 24})), IK_WIDTHS)
         self.graph, self.timing = graph, timing
 
-    def build(self, width=None, fold=None):
+    def hardware(self, robot, width, *, tag_width=TAG_WIDTH):
+        """The pipeline of this design's graph for ``robot`` (a DH robot of the PUMA family) at
+        ``width`` bits, a user tag of ``tag_width`` bits; pipelined, its long delay lines in
+        memories (:data:`~robohw.ik.pipeline.MEMORY_ABOVE`). The ``ik`` command's hardware
+        backends build through it: what they simulate is what is synthesized."""
         memory = MEMORY_ABOVE if self.timing == "pipelined" else None
-        return TaskGraphPipeline(GRAPHS[self.graph](load_robot()),
-                                 **puma_format(width or self.default_width),
-                                 tag_width=TAG_WIDTH, timing=self.timing, memory_above=memory)
+        return TaskGraphPipeline(GRAPHS[self.graph](robot), **puma_format(width),
+                                 tag_width=tag_width, timing=self.timing, memory_above=memory)
+
+    def build(self, width=None, fold=None):
+        return self.hardware(load_robot(), width or self.default_width)
 
     def width_of(self, dut):
         return dut.width

@@ -187,8 +187,8 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
             from robohw.robots.toml_file import description_identity
             # The compiled model's cache key.
             identity = f"ik {graph} width={width} {description_identity(robot)}"
-            q[rows], valid[rows] = _rtl_rows(GRAPHS[graph](robot), poses[rows], branch[rows],
-                                             width, backend, progress, identity)
+            q[rows], valid[rows] = _rtl_rows(robot, graph, poses[rows], branch[rows], width,
+                                             backend, progress, identity)
     outside = np.zeros(count, dtype=bool)
     if within_limits:
         q, inside = into_limits(robot, q)
@@ -214,16 +214,17 @@ def _model_rows(graph, poses, branch, width):
     return _wrap(joint_angles(out)), valid
 
 
-def _rtl_rows(graph, poses, branch, width, backend, progress, identity):
+def _rtl_rows(robot, graph, poses, branch, width, backend, progress, identity):
     # The hardware's modules, for it only: the float backend starts without them.
     from robohw.hw.payload import payload_rows
     from robohw.ik.codec import encode_poses
-    from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
+    from robohw.ik.designs import IkDesign
     from robohw.sim.run import run_backend
     from robohw.support.progress import Progress
-    # Built as the registry builds it (long delay lines in memories): what is simulated is
-    # what is synthesized.
-    dut = TaskGraphPipeline(graph, **puma_format(width), memory_above=MEMORY_ABOVE)
+    # Built through the registry's design: what is simulated is what is synthesized.
+    dut = IkDesign(f"ik-{graph}-pipelined", graph, "pipelined").hardware(robot, width,
+                                                                          tag_width=0)
+    graph = dut.graph
     bits = {b: (v < 0).astype(int) for b, v in _indicators(branch).items()
             if b in graph.branches}
     payloads = payload_rows({**encode_poses(pose_inputs(poses), width, dut.plan.frac_bits),

@@ -4,6 +4,7 @@ command line's lazy dispatch included)."""
 
 import ast
 import pathlib
+import re
 import tomllib
 
 import networkx as nx
@@ -173,6 +174,42 @@ def test_the_architecture_page_names_every_layer(package):
     relative = folder.relative_to(ROOT).as_posix()
     page = (ROOT / "docs" / "architecture.md").read_text()
     assert f"`{relative}/`" in page or f"`{relative}.py`" in page, relative
+
+
+def _where_rows():
+    """``[(folders, named)]`` of docs/architecture.md's "What is where" table: each row's
+    folders (``x/``) and the module files it names (``name.py`` and ``x/name.py``)."""
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    table = page[page.index("| layer |"):]
+    table = table[:table.index("\n\n")]
+    rows = []
+    for row in table.splitlines()[2:]:
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        text = " ".join(cells[1:])
+        rows.append((re.findall(r"`([\w/]+)/`", cells[1]),
+                     set(re.findall(r"`([\w/]+\.py)`", text))))
+    return rows
+
+
+def test_the_architecture_page_names_every_module_with_its_row():
+    # Every module of a folder the page's table names stands in that folder's row: a module
+    # added without its line in the map fails here.
+    for folders, named in _where_rows():
+        for folder in folders:
+            modules = {p.name for p in (ROOT / folder).glob("*.py") if p.name != "__init__.py"}
+            missing = modules - {name.rpartition("/")[2] for name in named}
+            assert not missing, (folder, sorted(missing))
+
+
+def test_every_module_the_architecture_page_names_exists():
+    # Both ways: a name on the page is a file in its row's folders (or a path from the root).
+    page = (ROOT / "docs" / "architecture.md").read_text()
+    for path in re.findall(r"`((?:[\w]+/)+[\w]+\.py)`", page):
+        assert (ROOT / path).exists(), path
+    for folders, named in _where_rows():
+        for name in named:
+            places = [ROOT / name] if "/" in name else [ROOT / f / name for f in folders]
+            assert any(place.exists() for place in places), (folders, name)
 
 
 # The house's sizes: a module is one idea (about 600 lines at most), and an elaborate method

@@ -36,11 +36,10 @@ INPUT_CELL = ("in",)
 # operands its multiplexers pick, registered twice (beside the multiplexers, then at the DSP
 # tile: inside it on an ECP5, robohw.hw.multiplier), the product registered twice (at the
 # tile, then beside its consumers), and the rounded result in the node's register. The DSP
-# tiles sit in a few rows of the chip, far from most registers: with one register on each
-# side (before the tile's own were used), the linear array folded by 7 at 18 bits
-# was limited to 85.5 MHz by an operand register -> tile -> product register path (11.7 ns,
-# 7.2 of it routing to and from the tile); two on each side: 93.8 MHz (the same path, 10.7 ns);
-# three on each side: 87.5 MHz (the operand multiplexers' inputs then crossed the chip).
+# tiles sit in a few rows of the chip, far from most registers: two registers on each side
+# of the tile clocked the folded linear array fastest of one, two and three (one: the path
+# operand register -> tile -> product register limits it; three: the operand multiplexers'
+# inputs cross the chip; the measurements: docs/inertia.md).
 # The product's two registers are robohw.hw.multiplier.split_product's: the tile's, and one
 # beside its consumers (where a product wider than the tile adds the fabric's partial products).
 SHARED_OPS = ("mul", "cmul")

@@ -68,7 +68,7 @@ MULTIPLIER_STAGES = multiplier_stages(PRODUCT_LATENCY)
 # program, never written), its multiplier, its adder, the network's receive. One writer per
 # register: LUT RAM with one write port (robohw.hw.register_file.BankedFile), no write
 # multiplexer (a file of shared registers with five read trees filled the elements' area,
-# and its writes' routing limited the clock to 71.7 MHz).
+# and its writes' routing limited the clock: docs/dynamics.md).
 BANKS = ("input", "multiplies", "adds", "receive")
 
 

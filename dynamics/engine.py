@@ -20,8 +20,8 @@ __all__ = ["ScanPlan", "EnginePlan", "NewtonEulerEngine", "SCANS", "ENGINE_INTER
 
 SCANS = {"serial": serial_schedule, "doubling": doubling_schedule}
 # The default interval: the smallest whose PUMA 560 engine (20 bits) routes at 100 MHz or more
-# on every placement seed on the ECP5-85F (102.1 MHz, the worst of seeds 1 to 3; II 64 reached
-# 98.8; docs/dynamics.md). Ten million states a second (II 10 at 100 MHz) does not route.
+# on every placement seed on the ECP5-85F (the figures over II: docs/results.md and
+# docs/dynamics.md).
 ENGINE_INTERVAL = 128
 
 

@@ -60,7 +60,8 @@ class NewtonEulerPlan(TracedPlan):
     """
     max_width = MAX_WIDTH
     # Folded, one ring copy per group of registers of this many flip-flops: the traced cells
-    # are whole phases of the equations, up to 1,746 flip-flops (placed at 64 MHz).
+    # are whole phases of the equations, far more flip-flops than one enable net drives at
+    # speed (docs/dynamics.md).
     ring_fanout = 256
 
     def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None,

@@ -1,7 +1,8 @@
 """Eager argument checks shared by every layer, with the messages tests match.
 
-As in Amaranth and amaranth-soc, a value of the wrong type raises ``TypeError`` and a value of
-the right type out of its range raises ``ValueError``; the command line turns both into its
+The project's rule, as amaranth-soc's: a value of the wrong type raises ``TypeError`` and a
+value of the right type out of its range raises ``ValueError`` (Amaranth itself raises
+``TypeError`` for some values out of range); the command line turns both into its
 one-line errors (:mod:`robohw.commands`).
 """
 

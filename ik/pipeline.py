@@ -352,10 +352,9 @@ TIMINGS = ("pipelined", "word_serial")
 OPERAND_REGISTERS = 1
 
 # Word-serial CCMs here register their shifters' outputs (a step is a shift cycle and an add
-# cycle) and hold two poses each: in every cycle one shifts while the other adds. Measured on
-# an ECP5-85F (grade 6, 24 bits, best graph; docs/ik.md: two poses a CCM, 103.3
-# MHz and a pose every 48 cycles; one pose a CCM, one cycle a step, 63.5 MHz and every 48;
-# registered, 85.1 MHz and every 93.
+# cycle) and hold two poses each: in every cycle one shifts while the other adds: of the three
+# variants placed on an ECP5-85F (two poses a CCM; one pose, one cycle a step; one pose,
+# registered), the fastest clock at a pose every 48 cycles (the figures: docs/ik.md).
 INTERLEAVE = 2
 
 

@@ -241,12 +241,11 @@ class PlatformFkDesign(_PlatformDesign):
         return out
 
 
-# Routed for 100 MHz, router1 rerouted the paths that missed it: the word-serial legs 105.9
-# MHz (99.5 without a target), Gosselin's machines 115.9 and 115.6 (router2: 101.4 and 103.5;
-# docs/legs.md).
+# Routed for 100 MHz, router1 reroutes the paths that miss it: the legs' designs clock faster
+# so than without a target or with router2 (the figures: docs/legs.md).
 _ROUTER1_FOR_100 = PlaceAndRoute(target_mhz=100,
-                                 reason="router1 routed for 100 MHz: 105.9 to 115.9 MHz, above "
-                                        "router2's and the untargeted runs (docs/legs.md)")
+                                 reason="router1 routed for 100 MHz clocks them faster than "
+                                        "router2 or no target (docs/legs.md)")
 
 DESIGNS = (
     PlatformIkDesign("platform-ik-pipelined", "pipelined").placed_by(

@@ -13,8 +13,8 @@
 Every computation gives a :class:`Result`: the values, and per row ``valid`` and ``reason``,
 the same as the commands' ``valid`` and ``reason`` columns (docs/conventions.md): a row that is
 not valid holds zeros. ``backend`` is ``"float"`` (the float64 references) or ``"model"`` (the
-hardware's bit-exact model, for standard-DH robots: the designs are generated from DH
-parameters).
+hardware's bit-exact model, for any robot: a URDF robot's hardware is generated from its
+snapped standard-DH form, :mod:`robohw.robots.hardware_form`).
 """
 
 from dataclasses import dataclass

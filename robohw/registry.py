@@ -1,6 +1,10 @@
-"""Every top-level design of the project, by name: each family's designs
+"""The registered designs of the flows, by name: each family's designs
 (:class:`~robohw.sim.design.Design`), gathered in the families' order, for the report,
-``robohw sim``, ``robohw export``, ``robohw synth`` and ``robohw sweep``.
+``robohw sim``, ``robohw export``, ``robohw synth`` and ``robohw sweep``. Not every top-level
+component is registered: the inertia matrix on the engine
+(:class:`robohw.systolic.engine.InertiaEngine`) and the distributed link computers
+(:class:`robohw.distributed.machine.LinkComputers`) are built by their families' reports and
+tests.
 
 =============================  ================================================================
 name                           component
@@ -19,7 +23,7 @@ name                           component
 ``dynamics-array``             :class:`robohw.dynamics.array.NewtonEulerArray`, 6 elements,
                                direct
 ``dynamics-engine``            :class:`robohw.dynamics.engine.NewtonEulerEngine`, a state every
-                               10 cycles (its fold: the initiation interval)
+                               ``ENGINE_INTERVAL`` cycles (its fold: the initiation interval)
 ``platform-ik-pipelined``      :class:`robohw.ik.pipeline.TaskGraphPipeline` of the hexapod's
                                legs (:func:`robohw.legs.ik_graph.leg_ik_graph`): one processor
                                per leg

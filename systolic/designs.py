@@ -120,13 +120,12 @@ class InertiaDesign(Design):
 DESIGNS = (
     InertiaDesign("inertia-linear", "linear", default_fold=DEFAULT_FOLDS["linear"]).placed_by(
         PlaceAndRoute(placer="static", target_mhz=100,
-                      reason="HeAP's placement does not route (49,901 of 91,424 arcs left "
-                             "after 210,000 router1 iterations); the static placer's routes, "
-                             "at 100.9 MHz when routed for 100 (docs/inertia.md)")),
+                      reason="HeAP's placement does not route; the static placer's routes "
+                             "when routed for 100 MHz (docs/inertia.md)")),
     InertiaDesign("inertia-logdepth", "logdepth", default_fold=DEFAULT_FOLDS["logdepth"]).placed_by(
-        PlaceAndRoute(reason="router1 without a target routed at 101.5 MHz; the static placer "
-                             "routed for 100 MHz had not finished its timing rip-up after 100 "
-                             "minutes (docs/inertia.md)")),
+        PlaceAndRoute(reason="router1 without a target routes it; the static placer routed "
+                             "for 100 MHz does not finish its timing rip-up in the time limit "
+                             "(docs/inertia.md)")),
 )
 
 

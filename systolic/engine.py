@@ -12,7 +12,9 @@ from robohw.systolic.linear import LinearPlan
 
 __all__ = ["InertiaEnginePlan", "InertiaEngine", "INERTIA_ENGINE_INTERVAL"]
 
-# The default interval: the dynamics engine's (ten million results a second at 100 MHz).
+# The default interval, cycles per configuration: the interval of the engine's throughput goal
+# (ten million results a second at 100 MHz; docs/dynamics.md), not the dynamics engine's
+# default (robohw.dynamics.engine.ENGINE_INTERVAL).
 INERTIA_ENGINE_INTERVAL = 10
 
 

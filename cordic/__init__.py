@@ -7,13 +7,14 @@ and the report section (:mod:`.report`). Every later family computes with it."""
 
 from robohw.support.lazy import load_export
 
-__all__ = ["CordicConfig", "Direction", "Normalization", "System", "FUNCTIONS",
+__all__ = ["FAMILY", "CordicConfig", "Direction", "Normalization", "System", "FUNCTIONS",
            "PipelinedCordic", "WordSerialCordic", "ARCHITECTURES", "CORDIC_DESIGNS",
            "bench_cordic", "format_bench", "cordic_error_panel", "write_cordic_report"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
 _SOURCES = {
+    "FAMILY": "robohw.cordic.family",
     "CordicConfig": "robohw.cordic.config",
     "Direction": "robohw.cordic.config",
     "Normalization": "robohw.cordic.config",

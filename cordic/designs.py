@@ -24,6 +24,7 @@ class CordicDesign(Design):
         super().__init__(name, f"CORDIC processor, {architecture.replace('_', '-')}, circular "
                                f"rotation", 16, (16, 24, 32), (MIN_WIDTH, MAX_WIDTH))
         self.architecture = architecture
+        self.word_serial = architecture == "word_serial"
 
     def _config(self, width):
         return CordicConfig("circular", "rotation", width=width)

@@ -117,3 +117,10 @@ def cordic_error_panel(quick=False):
         errors = output_errors(config, x, y, z, cordic_model(config, x, y, z))
         series[f"{width} bits, x and y"] = np.concatenate(list(errors.values()))
     return "CORDIC circular rotation (bit-exact model)", "LSB", series
+
+
+def write_section(out_dir, rows, *, quick=False, verilator=False, stream=None):
+    """The report's CORDIC section (:class:`robohw.sim.family.Family`): ``cordic.md`` and
+    its JSON; ``rows`` are not needed (the section measures its own)."""
+    write_cordic_report(out_dir, quick=quick, verilator=verilator, stream=stream)
+    return ("cordic.md",)

@@ -11,4 +11,7 @@ from robohw.distributed.report import write_distributed_report
 from robohw.distributed.study import run_study
 from robohw.distributed.thesis import VIA_Q6
 
-__all__ = ["VIA_Q6", "run_study", "hardware_runner", "write_run", "write_distributed_report"]
+from robohw.distributed.family import FAMILY
+
+__all__ = ["FAMILY", "VIA_Q6", "run_study", "hardware_runner", "write_run",
+           "write_distributed_report"]

@@ -256,3 +256,10 @@ def write_distributed_report(out_dir):
     (out_dir / "distributed.json").write_text(json.dumps(versioned(
         {"gains": gain_rows, "tables": table_data, "worked": worked_data}), indent=1))
     return text
+
+
+def write_section(out_dir, rows, *, quick=False, verilator=False, stream=None):
+    """The report's distributed section (:class:`robohw.sim.family.Family`):
+    ``distributed.md`` and its figures (the thesis's experiment; no simulated rows)."""
+    write_distributed_report(out_dir)
+    return ("distributed.md", "distributed_torques.png", "distributed_timing.png")

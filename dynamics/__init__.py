@@ -9,7 +9,8 @@ references."""
 
 from robohw.support.lazy import load_export
 
-__all__ = ["NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS", "BOUND_FRACTION",
+__all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS",
+           "BOUND_FRACTION",
            "AccuracyPromise", "read_states", "solve_dynamics", "write_torques",
            "state_columns", "split_states", "torque_header", "torque_rows",
            "write_dynamics_report", "inverse_dynamics"]
@@ -17,6 +18,7 @@ __all__ = ["NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS", "BOUND_
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
 _SOURCES = {
+    "FAMILY": "robohw.dynamics.family",
     "NewtonEulerPipeline": "robohw.dynamics.pipeline",
     "NewtonEulerPlan": "robohw.dynamics.pipeline",
     "DYNAMICS_DESIGNS": "robohw.dynamics.designs:DESIGNS",

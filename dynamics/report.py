@@ -14,7 +14,7 @@ from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.dynamics.accuracy import BOUND_FRACTION, LIMIT_STATES
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
-from robohw.dynamics.designs import DYNAMICS_FOLD
+from robohw.dynamics.designs import DESIGNS, DYNAMICS_FOLD
 from robohw.dynamics.engine import ENGINE_INTERVAL
 from robohw.dynamics.time_report import pinocchio_call_us, time_rows, time_section
 from robohw.dynamics.engine_report import (engine_rows, engine_section, placed_rows,
@@ -499,3 +499,11 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         "times": times}),
         indent=1))
     return text
+
+
+def write_section(out_dir, rows, *, quick=False, verilator=False, stream=None):
+    """The report's dynamics section (:class:`robohw.sim.family.Family`): ``dynamics.md``
+    with every registered dynamics design's simulated ``rows``."""
+    write_dynamics_report(out_dir, {d.name: rows[d.name] for d in DESIGNS if d.name in rows},
+                          quick=quick)
+    return ("dynamics.md", "dynamics_tp.png")

@@ -8,7 +8,7 @@ form (:mod:`.reference`), the accuracy (:mod:`.accuracy`), the graph and its buf
 
 from robohw.support.lazy import load_export
 
-__all__ = ["IK_DESIGNS", "PoseFileError", "branch_index", "read_poses", "solve_ik",
+__all__ = ["FAMILY", "IK_DESIGNS", "PoseFileError", "branch_index", "read_poses", "solve_ik",
            "POSE_COLUMNS", "poses_from_inputs", "joint_header", "joint_rows",
            "write_joints", "graph_solution", "ik_error_panel", "plot_ik_schedules",
            "write_ik_report"]
@@ -16,6 +16,7 @@ __all__ = ["IK_DESIGNS", "PoseFileError", "branch_index", "read_poses", "solve_i
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
 _SOURCES = {
+    "FAMILY": "robohw.ik.family",
     "IK_DESIGNS": "robohw.ik.designs:DESIGNS",
     "PoseFileError": "robohw.ik.files",
     "branch_index": "robohw.ik.files",

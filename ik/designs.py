@@ -44,6 +44,7 @@ class IkDesign(Design):
                                f"{timing.replace('_', '-')} CCMs", default,
                          tuple(sorted({16, default, 24})), IK_WIDTHS)
         self.graph, self.timing = graph, timing
+        self.word_serial = timing == "word_serial"
 
     def hardware(self, robot, width, *, tag_width=TAG_WIDTH):
         """The pipeline of this design's graph for ``robot`` (a DH robot of the PUMA family) at

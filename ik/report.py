@@ -199,3 +199,13 @@ def plot_ik_schedule(panels, path):
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+def write_section(out_dir, rows, *, quick=False, verilator=False, stream=None):
+    """The report's IK section (:class:`robohw.sim.family.Family`): ``ik.md`` with the best
+    graph's pipelined and word-serial designs' simulated ``rows``, and ``ik_schedule.png``."""
+    out_dir = pathlib.Path(out_dir)
+    plot_ik_schedules(out_dir / "ik_schedule.png")
+    write_ik_report(out_dir, rows["ik-best-pipelined"], rows["ik-best-word-serial"],
+                    quick=quick, stream=stream)
+    return ("ik.md", "ik_schedule.png")

@@ -14,7 +14,9 @@ from robohw.legs.platform_kinematics import FK_ITERATIONS, FK_TOLERANCE, check_t
 from robohw.legs.report import write_platform_report
 from robohw.legs.servo import SERVO_ITERATIONS
 
-__all__ = ["PLATFORM_DESIGNS", "FK_ITERATIONS", "FK_TOLERANCE", "SERVO_ITERATIONS",
+from robohw.legs.family import FAMILY
+
+__all__ = ["FAMILY", "PLATFORM_DESIGNS", "FK_ITERATIONS", "FK_TOLERANCE", "SERVO_ITERATIONS",
            "check_tolerance", "read_platform_input", "solve_platform", "write_platform_output",
            "write_platform_report", "independent_rows", "input_columns", "platform_header",
            "platform_rows"]

@@ -73,6 +73,7 @@ class PlatformIkDesign(_PlatformDesign):
         super().__init__(name, f"leg lengths of the {platform} platform, one CCM processor per "
                                f"leg, {timing.replace('_', '-')} CCMs", platform, GUARD_BITS)
         self.timing = timing
+        self.word_serial = timing == "word_serial"
 
     def build(self, width=None, fold=None):
         platform = self.platform

@@ -443,3 +443,9 @@ def write_platform_report(out_dir, quick=False):
         "platform_solve": solve, "leg_dynamics": dynamics, "fk_servo": servo,
         "machine": machine}), indent=1))
     return text
+
+
+def write_section(out_dir, rows, *, quick=False, verilator=False, stream=None):
+    """The report's platform section (:class:`robohw.sim.family.Family`): ``platform.md``."""
+    write_platform_report(out_dir, quick=quick)
+    return ("platform.md",)

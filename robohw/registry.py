@@ -36,16 +36,16 @@ name                           component
 =============================  ================================================================
 """
 
-from robohw.cordic import CORDIC_DESIGNS
-from robohw.dynamics import DYNAMICS_DESIGNS
-from robohw.ik import IK_DESIGNS
-from robohw.legs import PLATFORM_DESIGNS
-from robohw.systolic import INERTIA_DESIGNS
+from robohw import cordic, distributed, dynamics, ik, legs, systolic, transputer
 
-__all__ = ["DESIGNS", "design", "robot_designs"]
+__all__ = ["FAMILIES", "DESIGNS", "design", "robot_designs"]
 
-DESIGNS = {d.name: d for family in (CORDIC_DESIGNS, IK_DESIGNS, INERTIA_DESIGNS,
-                                    DYNAMICS_DESIGNS, PLATFORM_DESIGNS) for d in family}
+# Every family's declaration (robohw.sim.family.Family), in the layers' order
+# (pyproject.toml's [tool.robohw.layers]): a new family is one line here.
+FAMILIES = tuple(package.FAMILY for package in (cordic, ik, systolic, dynamics, transputer,
+                                                distributed, legs))
+
+DESIGNS = {d.name: d for family in FAMILIES for d in family.registered_designs()}
 
 
 def design(name, robot=None, *, base=None, tip=None):

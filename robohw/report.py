@@ -1,14 +1,15 @@
 """``robohw report``: every design simulated cycle by cycle on a seeded workload, checked
 against its bit-exact model and its float reference, in one table; then the detailed sections
-of each family, and the plots. The simulated rows are kept in the user's cache folder, keyed by
+of each family and the error histograms, as each family declares them
+(:data:`robohw.registry.FAMILIES`: no design is named here). The simulated rows are kept in the user's cache folder, keyed by
 the source of the code (:func:`robohw.sim.measure.measured_design`): a second report of the same
 code reads them instead of simulating again.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
 ``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``,
 ``distributed.md``, ``robots.md`` (the designs for every shipped robot: defaults and accuracy by
-width, :mod:`robohw.flows.robot_designs`) and their ``.json`` twins, ``errors.png`` (error histograms),
-``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency and
+width, :mod:`robohw.flows.robot_designs`) and their ``.json`` twins, ``errors.png`` (error
+histograms), ``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency and
 processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
 ``transputer_speedup.png`` and ``transputer_gantt.png`` (the transputer network's speed-ups
 and one sample), ``distributed_torques.png`` and ``distributed_timing.png`` (the thesis's
@@ -27,13 +28,8 @@ synthesis results side by side, each row marked current or stale against the cod
 import json
 import pathlib
 
-from robohw.cordic import cordic_error_panel, write_cordic_report
-from robohw.distributed import write_distributed_report
-from robohw.dynamics import write_dynamics_report
 from robohw.flows.robot_designs import robot_accuracy, robot_section
-from robohw.ik import ik_error_panel, plot_ik_schedules, write_ik_report
-from robohw.legs import write_platform_report
-from robohw.registry import DESIGNS
+from robohw.registry import DESIGNS, FAMILIES
 from robohw.results import results_document, results_page
 from robohw.sim.measure import measured_design, stated_design
 from robohw.sim.provenance import checkout_commit, verilog_digest
@@ -41,8 +37,6 @@ from robohw.support.plots import plot_error_histograms
 from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.atomic import write_text
 from robohw.support.progress import Progress
-from robohw.systolic import inertia_error_panel, write_inertia_report
-from robohw.transputer import write_transputer_report
 
 __all__ = ["summary_table", "synth_rows", "write_results", "write_report"]
 
@@ -170,7 +164,7 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
                 continue
             count = _ONE_AT_A_TIME
         else:
-            count = serial_count if "word-serial" in design.name else pipelined_count
+            count = serial_count if design.word_serial else pipelined_count
         rows.append(measured_design(design, count=count))
         progress.step(f"{design.name} simulated")
     for row in rows:
@@ -194,28 +188,22 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         write_results(out_dir, rows, results, stream)
         progress.step("results.md: every row stamped, stale ones marked")
         return table
-    plot_error_histograms([cordic_error_panel(quick), ik_error_panel(quick),
-                           inertia_error_panel(quick)], out_dir / "errors.png")
-    plot_ik_schedules(out_dir / "ik_schedule.png")
-    progress.step("plots: errors.png, ik_schedule.png")
+    panels = [family.load(family.error_panel)(quick) for family in FAMILIES
+              if family.error_panel is not None]
+    plot_error_histograms(panels, out_dir / "errors.png")
+    progress.step("plots: errors.png")
     by_name = {r["design"]: r for r in rows}
-    write_cordic_report(out_dir, quick=quick, verilator=verilator, stream=stream)
-    write_ik_report(out_dir, by_name["ik-best-pipelined"], by_name["ik-best-word-serial"],
-                    quick=quick, stream=stream)
-    write_inertia_report(out_dir, {name: by_name[f"inertia-{name}"]
-                                   for name in ("linear", "logdepth")},
-                         quick=quick, stream=stream)
-    dynamics = {name: by_name[name] for name in ("dynamics-pipelined", "dynamics-array")}
-    write_dynamics_report(out_dir, dynamics, quick=quick)
-    write_platform_report(out_dir, quick=quick)
-    write_transputer_report(out_dir, dynamics, quick=quick)
-    write_distributed_report(out_dir)
+    written = []
+    for family in FAMILIES:
+        if family.section is not None:
+            written += family.load(family.section)(out_dir, by_name, quick=quick,
+                                                   verilator=verilator, stream=stream)
     count = _ROBOT_STATES["quick" if quick else "full"]
     robots = robot_accuracy(() if quick else range(16, 25), count)
     write_text(out_dir / "robots.md", robot_section(robots, count))
     (out_dir / "robots.json").write_text(json.dumps(versioned({"rows": robots}), indent=1))
-    progress.step("detailed sections: cordic.md, ik.md, inertia.md, dynamics.md, platform.md, "
-                  "transputer.md, distributed.md, robots.md")
+    sections = [name for name in written if name.endswith(".md")]
+    progress.step(f"detailed sections: {', '.join(sections + ['robots.md'])}")
     write_results(out_dir, rows, results, stream)
     progress.step("results.md: every row stamped, stale ones marked")
     return table

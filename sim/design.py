@@ -45,7 +45,8 @@ class Design:
     what its command line calls the fold (``ii``: the initiation interval of a modulo-scheduled
     design, ``robohw sim --ii``).
     :attr:`one_at_a_time`: the design holds one input at a time for thousands of cycles
-    (Gosselin's machine), so a few results show its timing.
+    (Gosselin's machine), so a few results show its timing. :attr:`word_serial`: its CORDICs
+    are word-serial, a result every tens of cycles, so fewer results show its interval.
     :attr:`place_and_route`: nextpnr's options for it by default (:meth:`placed_by`).
     :attr:`unplaced`: why ``robohw synth`` leaves it out unless named (it does not fit the
     ECP5-85F, or does not route), or ``None``.
@@ -58,6 +59,7 @@ class Design:
     default_fold = None
     fold_name = "fold"
     one_at_a_time = False
+    word_serial = False
     place_and_route = PlaceAndRoute()
     unplaced = None
     takes_robot = False

@@ -8,7 +8,8 @@ flows (:mod:`.designs`), the ``inertia`` command's files (:mod:`.files`) and the
 
 from robohw.support.lazy import load_export
 
-__all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepthPlan", "ARRAYS",
+__all__ = ["FAMILY", "LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepthPlan",
+           "ARRAYS",
            "PLANS", "DEFAULT_FOLDS", "INERTIA_DESIGNS", "read_configurations", "solve_inertia",
            "write_matrices", "inertia_error_panel", "write_inertia_report",
            "configuration_columns", "matrix_header", "matrix_rows", "inertia_matrix"]
@@ -16,6 +17,7 @@ __all__ = ["LinearInertiaArray", "LogDepthInertiaArray", "LinearPlan", "LogDepth
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
 _SOURCES = {
+    "FAMILY": "robohw.systolic.family",
     "LinearInertiaArray": "robohw.systolic.linear",
     "LogDepthInertiaArray": "robohw.systolic.logdepth",
     "LinearPlan": "robohw.systolic.linear",

@@ -295,3 +295,11 @@ def inertia_error_panel(quick=False):
         got = model_inertia(plan(robot), q)
         series[f"{name}, 24 bits"] = np.abs(got - reference).max((1, 2)) / np.abs(reference).max()
     return "PUMA inertia matrix, max over elements", "max |H|", series
+
+
+def write_section(out_dir, rows, *, quick=False, verilator=False, stream=None):
+    """The report's inertia section (:class:`robohw.sim.family.Family`): ``inertia.md`` with
+    each array's registered design's simulated ``rows``."""
+    write_inertia_report(out_dir, {d.array: rows[d.name] for d in DESIGNS if d.name in rows},
+                         quick=quick, stream=stream)
+    return ("inertia.md", "inertia_tradeoff.png")

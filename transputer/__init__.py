@@ -7,5 +7,7 @@ from robohw.transputer.network import Links
 from robohw.transputer.report import format_rows, plot_gantt, write_transputer_report
 from robohw.transputer.study import MAX_PROCESSORS, study
 
-__all__ = ["Links", "MAX_PROCESSORS", "study", "format_rows", "plot_gantt",
+from robohw.transputer.family import FAMILY
+
+__all__ = ["FAMILY", "Links", "MAX_PROCESSORS", "study", "format_rows", "plot_gantt",
            "write_transputer_report"]

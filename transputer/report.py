@@ -14,6 +14,7 @@ import numpy as np
 
 from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.atomic import atomic_open
+from robohw.dynamics.designs import DESIGNS
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
                                                    structural_zeros)
@@ -352,3 +353,11 @@ def _findings(rows):
 def _worst(rows):
     worst = max(rows[m].time_ms / TIME_MS[m] - 1 for m in (3, 6, 7, 8))
     return f"{100 * worst:+.1f} %"
+
+
+def write_section(out_dir, rows, *, quick=False, verilator=False, stream=None):
+    """The report's transputer section (:class:`robohw.sim.family.Family`):
+    ``transputer.md``, its scale line from the dynamics designs' simulated ``rows``."""
+    write_transputer_report(out_dir, {d.name: rows[d.name] for d in DESIGNS if d.name in rows},
+                            quick=quick)
+    return ("transputer.md", "transputer_speedup.png", "transputer_gantt.png")

@@ -9,7 +9,7 @@ import pytest
 from amaranth.hdl import UnusedElaboratable
 
 from robohw.commands import main, parser
-from robohw.registry import DESIGNS
+from robohw.registry import DESIGNS, FAMILIES
 
 
 @pytest.mark.parametrize("name", list(DESIGNS))
@@ -30,23 +30,52 @@ def test_a_design_builds_across_its_range_and_refuses_past_it(name):
             design.check_width(width)
 
 
+def _file_commands():
+    """``[(command path, family)]``: the command of every family with registered designs (read
+    from its declaration, robohw.sim.family.Family) and, for one with actions (platform), each
+    action that has a --width."""
+    out = []
+    for family in FAMILIES:
+        if family.command is None or not family.registered_designs():
+            continue
+        command = _subcommand(parser(), family.command)
+        actions = [a for a in command._actions if a.__class__.__name__ == "_SubParsersAction"]
+        names = [(family.command,)] if not actions else \
+            [(family.command, action) for action in actions[0].choices]
+        out += [(path, family) for path in names if _width_option(*path) is not None]
+    return out
+
+
+def _subcommand(command, name):
+    return next(a for a in command._actions
+                if a.__class__.__name__ == "_SubParsersAction").choices[name]
+
+
 def _width_option(*names):
     command = parser()
     for name in names:
-        command = next(a for a in command._actions
-                       if a.__class__.__name__ == "_SubParsersAction").choices[name]
-    return next(a for a in command._actions if "--width" in a.option_strings)
+        command = _subcommand(command, name)
+    return next((a for a in command._actions if "--width" in a.option_strings), None)
 
 
-@pytest.mark.parametrize("command, design", [
-    (("ik",), "ik-best-pipelined"), (("inertia",), "inertia-linear"),
-    (("dynamics",), "dynamics-pipelined"), (("platform", "ik"), "platform-ik-pipelined"),
-    (("platform", "dynamics"), "platform-dynamics-machine"),
-    (("platform", "fk"), "platform-fk-machine")])
-def test_a_file_commands_width_range_is_its_designs(command, design):
+def test_every_family_with_a_command_has_it_on_the_command_line():
+    commands = parser()
+    known = next(a for a in commands._actions
+                 if a.__class__.__name__ == "_SubParsersAction").choices
+    assert all(family.command in known for family in FAMILIES if family.command)
+    assert {f.command for f in FAMILIES if f.command} >= {"ik", "inertia", "dynamics",
+                                                          "platform"}
+
+
+@pytest.mark.parametrize("command, family", _file_commands(),
+                         ids=lambda value: " ".join(value) if isinstance(value, tuple) else "")
+def test_a_file_commands_width_range_is_its_designs(command, family):
+    # The range the command states and checks is the range of the family's designs it
+    # builds: one of them, each of whose ranges it then is.
     option = _width_option(*command)
-    low, high = DESIGNS[design].width_range
-    assert re.search(rf"\b{low}\.\.{high}\b", option.help), option.help
+    found = re.search(r"\b(\d+)\.\.(\d+)\b", option.help)
+    low, high = int(found[1]), int(found[2])
+    assert (low, high) in {d.width_range for d in family.registered_designs()}, option.help
     option.type(str(low)), option.type(str(high))
     for outside in (low - 1, high + 1):
         with pytest.raises(Exception, match=rf"--width must be an integer \[{low}, {high}\], "

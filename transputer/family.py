@@ -1,0 +1,11 @@
+"""The transputer family's declaration (Lagrange-Euler on a transputer network): what the registry,
+the report, the command line and the tests read (:class:`robohw.sim.family.Family`)."""
+
+from robohw.sim.family import Family
+
+__all__ = ["FAMILY"]
+
+FAMILY = Family(name="transputer",
+                doc="docs/transputer.md",
+                command="transputer",
+                section="robohw.transputer.report:write_section")

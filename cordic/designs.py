@@ -14,17 +14,17 @@ from robohw.cordic.config import MAX_WIDTH, MIN_WIDTH, CordicConfig
 from robohw.cordic.model import cordic_model
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 
-__all__ = ["CordicDesign", "DESIGNS"]
+__all__ = ["CordicDesign", "PipelinedCordicDesign", "WordSerialCordicDesign", "DESIGNS"]
 
 class CordicDesign(Design):
     family = "cordic"
     error_unit = "LSB"
 
-    def __init__(self, name, architecture):
-        super().__init__(name, f"CORDIC processor, {architecture.replace('_', '-')}, circular "
-                               f"rotation", 16, (16, 24, 32), (MIN_WIDTH, MAX_WIDTH))
-        self.architecture = architecture
-        self.word_serial = architecture == "word_serial"
+    architecture = None     # a subclass's: its name in robohw.cordic.architectures
+
+    def __init__(self, name):
+        super().__init__(name, f"CORDIC processor, {self.architecture.replace('_', '-')}, "
+                               f"circular rotation", 16, (16, 24, 32), (MIN_WIDTH, MAX_WIDTH))
 
     def _config(self, width):
         return CordicConfig("circular", "rotation", width=width)
@@ -80,7 +80,20 @@ class CordicDesign(Design):
                 "domain_error": "bit", "overflow": "bit"}
 
 
+class PipelinedCordicDesign(CordicDesign):
+    """The pipelined CORDIC (:class:`~robohw.cordic.pipelined.PipelinedCordic`): a vector a
+    clock."""
+    architecture = "pipelined"
+
+
+class WordSerialCordicDesign(CordicDesign):
+    """The word-serial CORDIC (:class:`~robohw.cordic.word_serial.WordSerialCordic`): one
+    stage, a vector every iterations' cycles."""
+    architecture = "word_serial"
+    word_serial = True
+
+
 DESIGNS = (
-    CordicDesign("cordic-pipelined", "pipelined"),
-    CordicDesign("cordic-word-serial", "word_serial"),
+    PipelinedCordicDesign("cordic-pipelined"),
+    WordSerialCordicDesign("cordic-word-serial"),
 )

@@ -20,7 +20,7 @@ from robohw.systolic.array import MIN_WIDTH
 from robohw.systolic.model import MAX_WIDTH, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
-__all__ = ["InertiaDesign", "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS", "inertia_digest"]
+__all__ = ["InertiaDesign", "LinearInertiaDesign", "LogDepthInertiaDesign", "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS", "inertia_digest"]
 
 # The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
 # and its placement on an ECP5-85F did not finish routing), at 7.1e-5 of max |H| from float64
@@ -55,8 +55,10 @@ class InertiaDesign(Design):
 
     takes_robot = True
 
-    def __init__(self, name, array, default_fold, robot="puma560"):
-        self.array, self.robot, self.default_fold = array, robot, default_fold
+    array = None            # a subclass's: its name in robohw.systolic.arrays
+
+    def __init__(self, name, default_fold, robot="puma560"):
+        self.robot, self.default_fold = robot, default_fold
         super().__init__(name, self.summary_for(robot if isinstance(robot, str) else robot.name),
                          INERTIA_WIDTH, (18, 24), (MIN_WIDTH, MAX_WIDTH))
 
@@ -117,12 +119,23 @@ class InertiaDesign(Design):
         return field_formats(dut.plan)
 
 
+class LinearInertiaDesign(InertiaDesign):
+    """The O(N) linear systolic array (:class:`~robohw.systolic.LinearInertiaArray`, Table 1)."""
+    array = "linear"
+
+
+class LogDepthInertiaDesign(InertiaDesign):
+    """The O(log2 N) recursive-doubling array (:class:`~robohw.systolic.LogDepthInertiaArray`,
+    Table 2)."""
+    array = "logdepth"
+
+
 DESIGNS = (
-    InertiaDesign("inertia-linear", "linear", default_fold=DEFAULT_FOLDS["linear"]).placed_by(
+    LinearInertiaDesign("inertia-linear", default_fold=DEFAULT_FOLDS["linear"]).placed_by(
         PlaceAndRoute(placer="static", target_mhz=100,
                       reason="HeAP's placement does not route; the static placer's routes "
                              "when routed for 100 MHz (docs/inertia.md)")),
-    InertiaDesign("inertia-logdepth", "logdepth", default_fold=DEFAULT_FOLDS["logdepth"]).placed_by(
+    LogDepthInertiaDesign("inertia-logdepth", default_fold=DEFAULT_FOLDS["logdepth"]).placed_by(
         PlaceAndRoute(reason="router1 without a target routes it; the static placer routed "
                              "for 100 MHz does not finish its timing rip-up in the time limit "
                              "(docs/inertia.md)")),

@@ -12,7 +12,7 @@ from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.hw.multiplier import split_product_tiles
 from robohw.robots import load_robot
-from robohw.systolic.designs import DESIGNS, InertiaDesign
+from robohw.systolic.designs import DESIGNS
 from robohw.systolic.reference import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
@@ -26,6 +26,8 @@ from robohw.systolic.arrays import ARRAYS, PLANS
 __all__ = ["array_accuracy", "tradeoff", "write_inertia_report", "tradeoff_robot",
            "folding_curve", "CURVE_FOLDS", "inertia_error_panel"]
 
+# Each array's design class, by its name (the trade-off's designs for N joints).
+DESIGN_CLASSES = {type(d).array: type(d) for d in DESIGNS}
 # The folds of the curve: every k up to 12, and the smallest that fit the ECP5-45F's and -25F's
 # DSP tiles (18 and 7 shared 24 x 24 multipliers) for both arrays.
 CURVE_FOLDS = tuple(range(1, 13)) + (15, 17, 37, 43)
@@ -68,7 +70,7 @@ def tradeoff(sizes, measured=()):
             row = {"n": n, "array": name, "latency": dut.latency, "interval": dut.interval,
                    **dut.resources(), "window_lengths": dut.window_lengths}
             if n in measured:
-                design = InertiaDesign(f"inertia-{name}", name, default_fold=1, robot=robot)
+                design = DESIGN_CLASSES[name](f"inertia-{name}", default_fold=1, robot=robot)
                 row["measured"] = measure_design(design, count=4)
             rows.append(row)
     return rows

@@ -24,13 +24,13 @@ from robohw.sim.place_and_route import PlaceAndRoute
 __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "DESIGNS",
            "MACHINES", "machine_design", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH"]
 
-# The Newton-Euler pipeline at 18 bits, folded by 6: 98 shared 18 x 18 products of the PUMA
-# 560's 586 (the ECP5-85F has 156 tiles), at 3e-4 of max |tau| (24 bits: 5e-6).
+# The Newton-Euler pipeline at 18 bits, folded by 6: its shared 18 x 18 products fit the
+# ECP5-85F's DSP tiles (the accuracy by width: docs/dynamics.md, docs/results.md).
 DYNAMICS_WIDTH = 18
 DYNAMICS_FOLD = 6
 # The engine at 20 bits: the narrowest whose model is within 1e-4 of max |tau| on the PUMA 560
-# (8.8e-5 over 100,000 states; 18 bits: 3.5e-4), each product one DSP tile and the fabric's
-# partial products (robohw.hw.multiplier.split_product).
+# (measured: docs/dynamics.md), each product one DSP tile and the fabric's partial products
+# (robohw.hw.multiplier.split_product).
 ENGINE_WIDTH = 20
 
 

@@ -20,7 +20,8 @@ from robohw.systolic.array import MIN_WIDTH
 from robohw.systolic.model import MAX_WIDTH, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
-__all__ = ["InertiaDesign", "LinearInertiaDesign", "LogDepthInertiaDesign", "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS", "inertia_digest"]
+__all__ = ["InertiaDesign", "LinearInertiaDesign", "LogDepthInertiaDesign", "DESIGN_CLASSES",
+           "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS", "inertia_digest"]
 
 # The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
 # and its placement on an ECP5-85F did not finish routing), at 7.1e-5 of max |H| from float64
@@ -75,13 +76,22 @@ class InertiaDesign(Design):
         twin = super().for_robot(robot, label, digest)
         width = ROBOT_WIDTHS.get(inertia_digest(robot), {}).get(self.array, INERTIA_WIDTH)
         twin.default_width, twin.widths = width, tuple(sorted({width, 24}))
-        twin.default_fold = fold_for_tiles(PLANS[self.array](robot, width=width),
-                                           least=self.default_fold)
+        twin.default_fold = fold_for_tiles(twin.plan(robot, width), least=self.default_fold)
         return twin
 
+    def plan(self, robot, width):
+        """The array's plan for ``robot`` at ``width`` bits, as the bit-exact model takes it
+        (the same bits at every fold)."""
+        return PLANS[self.array](robot, width=width)
+
+    def hardware(self, robot, width, fold, *, tag_width=TAG_WIDTH):
+        """The array for ``robot`` at ``width`` bits folded by ``fold``, a user tag of
+        ``tag_width`` bits; the ``inertia`` command's hardware backends build through it."""
+        return ARRAYS[self.array](robot, width=width, fold=fold, tag_width=tag_width)
+
     def build(self, width=None, fold=None):
-        return ARRAYS[self.array](self.robot, width=width or self.default_width,
-                                  fold=fold or self.default_fold, tag_width=TAG_WIDTH)
+        return self.hardware(self.robot, width or self.default_width,
+                             fold or self.default_fold)
 
     def width_of(self, dut):
         return dut.plan.width
@@ -129,6 +139,9 @@ class LogDepthInertiaDesign(InertiaDesign):
     Table 2)."""
     array = "logdepth"
 
+
+# Each array's design class, by its name (the inertia command's --array).
+DESIGN_CLASSES = {"linear": LinearInertiaDesign, "logdepth": LogDepthInertiaDesign}
 
 DESIGNS = (
     LinearInertiaDesign("inertia-linear", default_fold=DEFAULT_FOLDS["linear"]).placed_by(

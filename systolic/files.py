@@ -110,13 +110,16 @@ def _hardware(robot, q, backend, array, width, fold, progress):
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
     from robohw.support.progress import Progress
-    from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
+    from robohw.systolic.arrays import DEFAULT_FOLDS
     from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
+    from robohw.systolic.designs import DESIGN_CLASSES
     from robohw.systolic.model import model_inertia
+    # Built through its design, as every flow builds it.
+    design = DESIGN_CLASSES[array](f"inertia-{array}", DEFAULT_FOLDS[array], robot)
     if backend == "model":
-        return model_inertia(PLANS[array](robot, width=width), q)
+        return model_inertia(design.plan(robot, width), q)
     fold = fold or DEFAULT_FOLDS[array]
-    dut = ARRAYS[array](robot, width=width, fold=fold)
+    dut = design.hardware(robot, width, fold, tag_width=0)
     payloads = payload_rows(encode_joints(dut.plan, q))
     run = run_backend(dut, payloads, backend,
                       f"configurations through the {dut.latency}-cycle {array} array",

@@ -12,7 +12,7 @@ from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.hw.multiplier import split_product_tiles
 from robohw.robots import load_robot
-from robohw.systolic.designs import DESIGNS
+from robohw.systolic.designs import DESIGN_CLASSES, DESIGNS
 from robohw.systolic.reference import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
@@ -26,8 +26,6 @@ from robohw.systolic.arrays import ARRAYS, PLANS
 __all__ = ["array_accuracy", "tradeoff", "write_inertia_report", "tradeoff_robot",
            "folding_curve", "CURVE_FOLDS", "inertia_error_panel"]
 
-# Each array's design class, by its name (the trade-off's designs for N joints).
-DESIGN_CLASSES = {type(d).array: type(d) for d in DESIGNS}
 # The folds of the curve: every k up to 12, and the smallest that fit the ECP5-45F's and -25F's
 # DSP tiles (18 and 7 shared 24 x 24 multipliers) for both arrays.
 CURVE_FOLDS = tuple(range(1, 13)) + (15, 17, 37, 43)

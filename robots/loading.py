@@ -12,10 +12,8 @@ from robohw.robots.toml_file import FILES_DIR, description_identity
 from robohw.robots.urdf import URDF_SUFFIXES, load_urdf, sidecar_path
 from robohw.robots.xml_file import xacro_includes
 
-__all__ = ["load_robot", "is_urdf", "hardware_robot", "require_dynamics",
-           "robot_file",
-           "robot_files", "robot_label",
-           "robot_record", "SHIPPED_URDF", "ALL_SHIPPED"]
+__all__ = ["load_robot", "is_urdf", "hardware_robot", "require_dynamics", "robot_file",
+           "robot_files", "robot_label", "robot_record", "SHIPPED_URDF", "ALL_SHIPPED"]
 
 # The real arms shipped as URDF files (robots/NAME.urdf, copies from example-robot-data).
 SHIPPED_URDF = ("ur5", "panda")

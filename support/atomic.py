@@ -61,8 +61,8 @@ def _identity(path):
 def inputs_kept(inputs):
     """Within the block, :func:`atomic_open` refuses (:class:`OutputError`) to write any of
     ``inputs`` (``[(name, path)]``: the option that names each input), by whichever path."""
-    kept = {_identity(path): name for name, path in inputs
-            if str(path) != STANDARD_STREAM and _identity(path) is not None}
+    kept = {identity: name for name, path in inputs if str(path) != STANDARD_STREAM
+            for identity in [_identity(path)] if identity is not None}
     before = dict(_KEPT)
     _KEPT.update(kept)
     try:
@@ -106,8 +106,9 @@ def atomic_open(path, newline=None, binary=False):
         yield stream
         stream.flush()
         return
-    if _KEPT and _identity(path) in _KEPT:
-        raise OutputError(path, f"it is an input of this command ({_KEPT[_identity(path)]})")
+    kept = _KEPT.get(_identity(path)) if _KEPT else None
+    if kept is not None:
+        raise OutputError(path, f"it is an input of this command ({kept})")
     if _written_directly(path):
         try:
             file = open(path, "wb") if binary else open(path, "w", newline=newline)

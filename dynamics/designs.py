@@ -4,6 +4,8 @@ Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) and t
 modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`) for the PUMA
 560."""
 
+import hashlib
+
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
@@ -11,27 +13,43 @@ from robohw.dataflow.folding import fold_for_tiles
 from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
-from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, NewtonEulerEngine, ScanPlan
+from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.robots.sampling import sample_states
+from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "DESIGNS",
-           "MACHINES", "machine_design", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH"]
+           "MACHINES", "machine_design", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH",
+           "ENGINE_ROBOT_WIDTHS", "robot_digest"]
 
 # The Newton-Euler pipeline at 18 bits, folded by 6: its shared 18 x 18 products fit the
 # ECP5-85F's DSP tiles (the accuracy by width: docs/dynamics.md, docs/results.md).
 DYNAMICS_WIDTH = 18
 DYNAMICS_FOLD = 6
-# The engine at 20 bits: the narrowest whose model is within 1e-4 of max |tau| on the PUMA 560
-# (measured: docs/dynamics.md), each product one DSP tile and the fabric's partial products
-# (robohw.hw.multiplier.split_product).
-ENGINE_WIDTH = 20
+# The engine at 18 bits: one DSP tile a product, and the narrowest whose model is within 1e-4 of
+# max |tau| on the PUMA 560 over 100,000 states within its limits (tests/dynamics/
+# test_link_frames.py measures it again; the table by width: docs/dynamics.md).
+ENGINE_WIDTH = 18
+# Each other shipped arm's engine width (by robot_digest): the narrowest at which the engine's
+# model is within 1e-4 of max |tau| over 100,000 states within the limits (measured again by
+# tests/dynamics/test_link_frames.py); the proven bound's rule may take a wider one.
+ENGINE_ROBOT_WIDTHS = {
+    "7efe057ccc8c29c5": 20,     # ur5
+    "08b0b60311048a4e": 21,     # panda (tip panda_hand)
+}
+
+
+def robot_digest(robot):
+    """16 hex digits of SHA-256 over ``robot``'s description
+    (:func:`robohw.robots.toml_file.description_identity`): limits included, its file's place
+    not."""
+    return hashlib.sha256(description_identity(robot).encode()).hexdigest()[:16]
 
 
 class DynamicsDesign(Design):
@@ -71,7 +89,8 @@ class DynamicsDesign(Design):
     # --- the flows' design ---------------------------------------------------------------------
     def for_robot(self, robot, label, digest):
         """The design for ``robot``: the default width is the narrowest from the design's own
-        (:data:`DYNAMICS_WIDTH`, the engine's :data:`ENGINE_WIDTH`) whose proven bound meets
+        (:data:`DYNAMICS_WIDTH`; the engine's :data:`ENGINE_WIDTH`, or for a shipped arm
+        :data:`ENGINE_ROBOT_WIDTHS`': :meth:`_measured_width`) whose proven bound meets
         :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the hardware's
         refusal rule; for the shipped arms also the narrowest whose model is within 1e-4 of
         max |tau| over 100,000 states, docs/robots.md), and it is exported at that width and
@@ -80,12 +99,17 @@ class DynamicsDesign(Design):
         twin._for(robot)
         high = twin.width_range[1]
         twin.default_width = next(
-            (w for w in range(self.default_width, high + 1)
+            (w for w in range(self._measured_width(robot), high + 1)
              if accuracy_promise(twin.plan(robot, w, bound_fraction=None)).fraction <=
              BOUND_FRACTION), high)
         twin.widths = tuple(sorted({twin.default_width, max(24, twin.default_width)}))
         twin._fitted(robot)
         return twin
+
+    def _measured_width(self, robot):
+        """The narrowest width measured to keep ``robot``'s model within 1e-4 of max |tau|,
+        where the machine has measured it; else its default (the base's: the default)."""
+        return self.default_width
 
     def _for(self, robot):
         """Set what the machine's parameters are for ``robot``, before its width is chosen
@@ -176,6 +200,11 @@ class ArrayDesign(DynamicsDesign):
         return (f"joint torques of {robot_name}, Lee & Chang's array of {elements}, "
                 f"{self.network} network")
 
+    def _measured_width(self, robot):
+        """The narrowest width measured to keep ``robot``'s model within 1e-4 of max |tau|,
+        where the machine has measured it; else its default (the base's: the default)."""
+        return self.default_width
+
     def _for(self, robot):
         # One element per joint, as the PUMA's six.
         self.processors = robot.dof
@@ -207,7 +236,9 @@ class ArrayDesign(DynamicsDesign):
 class EngineDesign(DynamicsDesign):
     """The modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`): its
     fold is its initiation interval, cycles per state (``robohw sim --ii``); its units scale
-    with the robot, its interval stays :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`."""
+    with the robot, its interval stays :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`; its
+    width for a shipped arm is :data:`ENGINE_ROBOT_WIDTHS`' (the proven bound's rule may widen
+    it)."""
     default_fold = ENGINE_INTERVAL
     fold_name = "ii"
 
@@ -215,12 +246,15 @@ class EngineDesign(DynamicsDesign):
         super().__init__(name, robot, width=ENGINE_WIDTH, widths=(ENGINE_WIDTH, 24))
 
     def summary_for(self, robot_name):
-        return (f"joint torques of {robot_name}, Newton-Euler modulo-scheduled on multipliers "
-                f"and adders over rotating register files")
+        return (f"joint torques of {robot_name}, Newton-Euler in link frames modulo-scheduled "
+                f"on multipliers and adders over rotating register files")
+
+    def _measured_width(self, robot):
+        return ENGINE_ROBOT_WIDTHS.get(robot_digest(robot), self.default_width)
 
     def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
         if bound_fraction is None:        # the traced graph alone: the same at every interval
-            return ScanPlan(robot, width=width, bound_fraction=None)
+            return LinkFramePlan(robot, width=width, bound_fraction=None)
         return EnginePlan(robot, width=width, interval=fold or ENGINE_INTERVAL,
                           bound_fraction=bound_fraction)
 

@@ -1,51 +1,40 @@
-"""The Newton-Euler inverse dynamics on the engine (:mod:`robohw.engine`): Lee & Chang's
-base-coordinate steps traced as for the pipeline, compiled onto pipelined multipliers, adders
-and CORDICs over rotating register files, one state every initiation interval (II).
-
-The recurrences are serial scans by default: on the PUMA 560 they trace 519 products and 378
-sums a state against the recursive-doubling scans' 586 and 462, at one level more of the
-graph's depth (61 against 62 levels of registered operations), so the fewest units at an
-interval are fewer.
+"""The Newton-Euler inverse dynamics on the engine (:mod:`robohw.engine`): the equations in link
+frames (:mod:`robohw.dynamics.link_frames`, the robot's constants folded) traced with proven
+ranges, compiled onto pipelined multipliers, adders and CORDICs over rotating register files,
+one state every initiation interval (II).
 """
 
 from robohw.dataflow.states import state_fields, torque_field
 from robohw.dynamics.accuracy import BOUND_FRACTION
+from robohw.dynamics.link_frames import link_frame_steps
 from robohw.dynamics.pipeline import NewtonEulerPlan
-from robohw.dynamics.scans import doubling_schedule, run_schedule, serial_schedule
 from robohw.engine.component import Engine
 from robohw.engine.plan import CompiledPlan
-from robohw.hw.checks import check_choice
 
-__all__ = ["ScanPlan", "EnginePlan", "NewtonEulerEngine", "SCANS", "ENGINE_INTERVAL"]
+__all__ = ["LinkFramePlan", "EnginePlan", "NewtonEulerEngine", "ENGINE_INTERVAL"]
 
-SCANS = {"serial": serial_schedule, "doubling": doubling_schedule}
-# The default interval: the smallest whose PUMA 560 engine (20 bits) routes at 100 MHz or more
-# on every placement seed on the ECP5-85F (the figures over II: docs/results.md and
-# docs/dynamics.md).
-ENGINE_INTERVAL = 128
+# The default interval: a state every 5 cycles, twenty million torque vectors a second at
+# 100 MHz, for the PUMA 560 at its 18 bits (its placed and routed figures on seeds 1-3:
+# docs/results.md; the curve over II: docs/dynamics.md).
+ENGINE_INTERVAL = 5
 
 
-class ScanPlan(NewtonEulerPlan):
-    """The traced equations of :class:`~robohw.dynamics.pipeline.NewtonEulerPlan` with their
-    recurrences as ``scan`` (:data:`SCANS`) scans: what :class:`EnginePlan` compiles."""
-
-    def __init__(self, robot="puma560", *, width=24, scan="serial", trig_width=None,
-                 bound_fraction=BOUND_FRACTION):
-        self.scan = check_choice("scan", scan, SCANS)
-        super().__init__(robot, width=width, trig_width=trig_width,
-                         bound_fraction=bound_fraction)
+class LinkFramePlan(NewtonEulerPlan):
+    """The Newton-Euler equations in link frames
+    (:func:`~robohw.dynamics.link_frames.link_frame_steps`) traced with the formats and
+    accuracy of :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`: what :class:`EnginePlan`
+    compiles."""
 
     def _replan(self, robot, width):
-        return ScanPlan(robot, width=width, scan=self.scan, bound_fraction=None)
+        return LinkFramePlan(robot, width=width, bound_fraction=None)
 
-    def _scan(self, phase, elements, combine):
-        return run_schedule(SCANS[self.scan](len(elements)), elements, combine,
-                            at=lambda step, pe: self.tracer.cell(phase, step, pe))
+    def _torques(self, joints, qd, qdd):
+        return link_frame_steps(self._robot, joints, qd, qdd, self.tracer, self.bounds)
 
 
-class EnginePlan(CompiledPlan, ScanPlan):
+class EnginePlan(CompiledPlan, LinkFramePlan):
     """What :class:`NewtonEulerEngine` is built from: the traced equations and their formats
-    (:class:`ScanPlan`; its bit-exact model is :func:`robohw.dynamics.model.model_outputs`'s),
+    (:class:`LinkFramePlan`; its bit-exact model is :func:`robohw.dynamics.model.model_outputs`'s),
     the :attr:`machine` and the compiled :attr:`program`.
 
     Parameters
@@ -54,16 +43,14 @@ class EnginePlan(CompiledPlan, ScanPlan):
         See :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`.
     interval : int
         II, cycles per state, 2 to 1,024 (default :data:`ENGINE_INTERVAL`).
-    scan : str
-        ``"serial"`` (default) or ``"doubling"``: how the recurrences are traced.
     multipliers, adders : int or None
         Units of each kind (default: the fewest the operations fit at the interval).
     """
 
-    def __init__(self, robot="puma560", *, width=24, interval=ENGINE_INTERVAL, scan="serial",
-                 trig_width=None, multipliers=None, adders=None,
+    def __init__(self, robot="puma560", *, width=24, interval=ENGINE_INTERVAL, trig_width=None,
+                 multipliers=None, adders=None,
                  bound_fraction=BOUND_FRACTION):
-        super().__init__(robot, width=width, scan=scan, trig_width=trig_width,
+        super().__init__(robot, width=width, trig_width=trig_width,
                          bound_fraction=bound_fraction)
         self.compile(interval, multipliers=multipliers, adders=adders)
 
@@ -73,7 +60,7 @@ class NewtonEulerEngine(Engine):
 
     Parameters
     ----------
-    robot, width, interval, scan, trig_width, multipliers, adders, bound_fraction
+    robot, width, interval, trig_width, multipliers, adders, bound_fraction
         See :class:`EnginePlan`.
     tag_width : int
         User tag carried from ``i`` to ``o``.
@@ -84,11 +71,9 @@ class NewtonEulerEngine(Engine):
         The payloads of :class:`~robohw.dynamics.pipeline.NewtonEulerPipeline`.
     """
 
-    def __init__(self, robot="puma560", *, width=24, interval=None, scan="serial",
-                 trig_width=None, multipliers=None, adders=None, tag_width=0,
+    def __init__(self, robot="puma560", *, width=24, interval=None, trig_width=None, multipliers=None, adders=None, tag_width=0,
                  bound_fraction=BOUND_FRACTION):
-        plan = EnginePlan(robot, width=width, interval=interval or ENGINE_INTERVAL, scan=scan,
-                          trig_width=trig_width, multipliers=multipliers, adders=adders,
+        plan = EnginePlan(robot, width=width, interval=interval or ENGINE_INTERVAL, trig_width=trig_width, multipliers=multipliers, adders=adders,
                           bound_fraction=bound_fraction)
         super().__init__(plan, plan.program, state_fields(plan),
                          {k: torque_field(k) for k in range(1, plan.dof + 1)},

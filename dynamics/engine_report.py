@@ -5,7 +5,7 @@ and the estimated resources (:mod:`robohw.engine.estimate`); and the curve over 
 and routed on the ECP5-85F (``robohw synth`` rows), with its Pareto front."""
 
 from robohw.dynamics.designs import ENGINE_WIDTH
-from robohw.dynamics.engine import ScanPlan
+from robohw.dynamics.engine import LinkFramePlan
 from robohw.engine.estimate import engine_resources
 from robohw.engine.program import MIN_INTERVAL, SPARE_UNITS, Machine, compile_program
 from robohw.hw.devices import DEVICES
@@ -36,7 +36,7 @@ def engine_rows(width=ENGINE_WIDTH, quick=False):
     rows, tiles = [], DEVICES[ENGINE_DEVICE].dsp
     tiles_each = split_product_tiles(width, width)
     for name in ("puma560", "stanford"):
-        plan = ScanPlan(load_robot(name), width=width)
+        plan = LinkFramePlan(load_robot(name), width=width)
         smallest = next(ii for ii in range(MIN_INTERVAL, 129)
                         if Machine.for_plan(plan, ii).multipliers * tiles_each <= tiles)
         above = (10, 128) if quick else ENGINE_INTERVALS
@@ -84,15 +84,15 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
     fewest = max(r["fewest_output_cycle"] / r["critical_path"] for r in near)
     lines = [
         "## The engine: modulo-scheduled units over rotating register files",
-        "Any traced graph on a machine of pipelined multipliers (one DSP tile each at 20 bits, "
-        "beside the fabric's partial products), adders, loaders of the state's fields and "
+        "Any traced graph on a machine of pipelined multipliers (one DSP tile each up to 18 "
+        "bits, wider beside the fabric's partial products), adders, loaders of the state's fields and "
         "pipelined CORDICs, successive states overlapped one every II cycles "
         "(robohw.engine, robohw.dynamics.engine): the compiler places the operations most "
         "urgent first, each at the first cycle after its operands with a unit free in that "
         "slot of the interval; every operand port (and output) reads its own rotating register "
         "files (LUT RAM), each holding only the values that port reads, written through one "
         "multiplexed write port, one writer a slot. The Newton-Euler "
-        f"steps with serial scans at {ENGINE_WIDTH} bits, the default machine at each II (a "
+        f"equations in link frames at {ENGINE_WIDTH} bits, the default machine at each II (a "
         f"{SPARE_UNITS:.0%} spare multipliers and adders), "
         "from the smallest II whose multipliers fit the ECP5-85F's "
         f"{DEVICES[ENGINE_DEVICE].dsp} tiles. Latency: the program's output cycle and the "

@@ -111,7 +111,7 @@ class NewtonEulerPlan(TracedPlan):
             self.input_joints.update({name: k for name in (
                 f"cos{k}", f"sin{k}", f"d{k}", f"qd{k}", f"qdd{k}")})
 
-        tau = base_coordinate_steps(robot, joints, qd, qdd, None, self.tracer, self._scan, bounds)
+        tau = self._torques(joints, qd, qdd)
         # The joint terms the rigid body has not (robohw.robots.chain.JOINT_TERMS): armature
         # qdd and damping qd, in the link's torque cell (Coulomb friction is refused above).
         for i, joint in enumerate(robot.joints):
@@ -119,6 +119,12 @@ class NewtonEulerPlan(TracedPlan):
                 tau[i] = total([tau[i], *(product(self.tracer.const(c), x) for c, x in (
                     (joint.armature, qdd[i]), (joint.damping, qd[i])) if c)])
         return {k: value for k, value in enumerate(tau, start=1)}
+
+    def _torques(self, joints, qd, qdd):
+        """The rigid body's joint torques traced over the inputs: Lee & Chang's
+        base-coordinate steps, their recurrences as :meth:`_scan` scans."""
+        return base_coordinate_steps(self._robot, joints, qd, qdd, None, self.tracer,
+                                     self._scan, self.bounds)
 
     def _scan(self, phase, elements, combine):
         """The prefixes of one recurrence: recursive doubling (a balanced tree of depth

@@ -65,6 +65,10 @@ class TracedPlan:
         (:func:`~robohw.dataflow.pipeline.ring_parts`); ``None`` (the base's): one copy per
         cell of the trace. Not used on an ECP5 with a clock network per phase: one ring there
         enables every register through them (:mod:`robohw.hw.global_buffer`).
+    trig_integer_bits : int
+        Bits of the CORDIC's cos and sin codes above the binary point, sign included: 3 (the
+        base's: the CORDIC's default format, reals in [-4, 4)), or 2 (reals in [-2, 2): cos
+        and sin within :data:`TRIG_MARGIN` of [-1, 1] fit, with one fraction bit more).
     pool_resolution : float or None
         Folded, give each community of the graph (:func:`~robohw.dataflow.folding.product_pools`
         at this resolution) multipliers of its own; ``None`` (every plan's default): one
@@ -73,12 +77,14 @@ class TracedPlan:
     """
     ring_fanout = None
     pool_resolution = None
+    trig_integer_bits = 3
 
     def __init__(self, *, width, fold, trig_width=None):
         self._width, self._fold = width, check_fold(fold)
         trig_width = width if trig_width is None else trig_width
         check_integer("trig_width", trig_width, maximum=width)
-        self.cordic = CordicConfig("circular", "rotation", width=trig_width)
+        self.cordic = CordicConfig("circular", "rotation", width=trig_width,
+                                   frac_bits=trig_width - self.trig_integer_bits)
         self.tracer = Tracer(fold=True)
         self._input_fracs, self._input_errors, self._input_ready = {}, {}, {}
         # {joint: payload field} of the angles, {input node name: payload field} of the rest,

@@ -52,11 +52,13 @@ def assert_within_bound(plan, states):
     return np.abs(tau - reference).max(0) / np.array(plan.accuracy.bounds)
 
 
+@pytest.mark.parametrize("integer_bits", [3, 2])
 @pytest.mark.parametrize("width", heavy_unless([16, 18, 24], small=(16, 18)))
-def test_the_angles_cordic_keeps_its_bound_at_every_angle(width):
+def test_the_angles_cordic_keeps_its_bound_at_every_angle(width, integer_bits):
     # The plans' bound takes cos and sin within TRIG_ERROR_LSB of the binary angle's: checked
-    # at every angle of the width (a stated, measured bound above 24 bits).
-    config = CordicConfig("circular", "rotation", width=width)
+    # at every angle of the width (a stated, measured bound above 24 bits), in both formats
+    # of TracedPlan.trig_integer_bits.
+    config = CordicConfig("circular", "rotation", width=width, frac_bits=width - integer_bits)
     one, lsb = 1 << config.frac_bits, 2.0 ** -config.frac_bits
     worst = 0.0
     for start in range(-(1 << (width - 1)), 1 << (width - 1), 1 << 20):

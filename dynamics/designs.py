@@ -14,6 +14,7 @@ from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
+from robohw.engine.program import MAX_INTERVAL, Machine
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
@@ -251,6 +252,19 @@ class EngineDesign(DynamicsDesign):
 
     def _measured_width(self, robot):
         return ENGINE_ROBOT_WIDTHS.get(robot_digest(robot), self.default_width)
+
+    def _fitted(self, robot):
+        # The smallest interval from the default up whose machine has no more multipliers
+        # than the PUMA 560's default machine, the one placed and routed on every seed
+        # (docs/dynamics.md); for a robot not in docs/synth.json that is an estimate until
+        # robohw synth places it.
+        budget = Machine.for_plan(LinkFramePlan("puma560", width=ENGINE_WIDTH,
+                                                bound_fraction=None),
+                                  ENGINE_INTERVAL).multipliers
+        plan = self.plan(robot, self.default_width, bound_fraction=None)
+        self.default_fold = next(
+            (ii for ii in range(ENGINE_INTERVAL, MAX_INTERVAL + 1)
+             if Machine.for_plan(plan, ii).multipliers <= budget), MAX_INTERVAL)
 
     def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
         if bound_fraction is None:        # the traced graph alone: the same at every interval

@@ -88,7 +88,7 @@ class Torques:
 
 
 def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
-                   width=24, design="pipelined", processors=None, network=None,
+                   width=24, design="engine", processors=None, network=None,
                    interval=None, bound_fraction=BOUND_FRACTION, progress=None):
     """The :class:`Torques` of the states by ``backend``: the reasons are, by precedence
     (:data:`REASONS`), ``not_finite`` for a state or a torque that is not finite,

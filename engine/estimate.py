@@ -8,7 +8,7 @@ report's cycle-level table; ``robohw synth`` measures).
   cell takes :data:`LUTS_PER_RAM_CELL` LUT4s, and a file deeper than 16 words a ``width``-bit
   multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
 - **Flip-flops**: the units' pipeline registers, every file's read and write address
-  registers, the held state, the CORDICs' stages, the counters (each micro-program's own phase
+  registers, the held state, the CORDICs' stages, the loaders' and CORDICs' copies, the counters (each micro-program's own phase
   counters too), the micro-programs' words, and the stream's valid and tag lines and queue
   pointers.
 - **LUTs** (TRELLIS_COMB as nextpnr packs them: a LUT4, or half a carry cell): each unit as
@@ -84,6 +84,8 @@ def engine_resources(plan, program, tag_width=0):
     # A CORDIC: a carry-chain bit (half a carry cell, one TRELLIS_COMB) a register bit; a
     # field: its offset's sum, its range check's two comparisons, its loader's multiplexer.
     luts += machine.cordics * pipelined_register_bits(plan.cordic) + fields * 3 * w
+    # the copies a loader's field and a CORDIC's cos and sin reach their files through
+    flops += w * sum(len(program.fanout(writer)) for writer in program.fanned_writers())
     flops += program.output_cycle * (2 + tag_width)
     # each micro-program's own phase counters, one and two cycles ahead
     programs = machine.multipliers + machine.adders + machine.loaders + machine.cordics + 1

@@ -40,7 +40,8 @@ from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.multiplier import PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY
 
 __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
-           "compile_program", "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS"]
+           "compile_program", "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
+           "SPARE_UNITS", "FANOUT_FILES", "LOAD_LATENCY"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
@@ -48,9 +49,15 @@ MAX_INTERVAL = 1024
 # The kinds of unit, and the ops each executes.
 KINDS = {"mul": MULTIPLIES, "add": ADDS}
 # A loader registers its field select in the cycle it is given and the selected held field in
-# the next, which its files write then: readable two cycles after the load (a register between
-# the loader's field multiplexer and the files' write multiplexers, the II 128 critical path).
-LOAD_LATENCY = 2
+# the next (a register between the loader's field multiplexer and the files' write
+# multiplexers, the II 128 critical path), copied in the one after (FANOUT_FILES), which its
+# files write then: readable three cycles after the load.
+LOAD_LATENCY = 3
+# A loader's field and a CORDIC's cos and sin are read by many files across the chip (the
+# PUMA 560's sine at II 5: 26 files, its register's net 11.8 ns of routing, the limit
+# measured): each reaches its files through copies of its register, one for each group of at
+# most this many files, a cycle more (EngineProgram.fanout).
+FANOUT_FILES = 8
 # The default machine's spare share of multipliers and adders: a state's last operations then
 # find free slots near their operands' ready cycles (measured on the PUMA 560 and the Stanford
 # arm, the report's engine table: a latency within 6 % of the critical path from II 4 to 32,
@@ -93,7 +100,7 @@ class Machine:
         fit in, ``ceil((1 + spare) * operations / interval)``, and as many loaders and CORDICs
         as the fields and angles need to be taken in one interval; the units' latencies are
         the hardware's at the plan's width (:func:`product_latency`), the CORDICs' their angle
-        register, pipeline and write. ``multipliers`` or ``adders`` given must be at least
+        register, pipeline, copies (:data:`FANOUT_FILES`) and write. ``multipliers`` or ``adders`` given must be at least
         the fewest."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
@@ -119,7 +126,7 @@ class Machine:
         return cls(interval, chosen["mul"], chosen["add"], math.ceil(fields / interval),
                    math.ceil(joints / interval),
                    multiplier_stages(product_latency(plan.width)), ADDER_STAGES,
-                   pipelined_latency(plan.cordic) + 2)
+                   pipelined_latency(plan.cordic) + 3)
 
     def units(self, kind):
         """The names of the units of ``kind`` (``mul``, ``add``, ``load``, ``cordic``)."""
@@ -253,6 +260,20 @@ class EngineProgram:
     def connections(self):
         """The network's size: the write multiplexers' inputs (a writer into a file)."""
         return sum(len(file.writers) for file in self.files.values())
+
+    def fanout(self, writer):
+        """The files ``writer`` (a loader's ``load{j}``, a CORDIC's ``cos{j}`` or ``sin{j}``)
+        writes, in groups of at most :data:`FANOUT_FILES`, one a copy of its register, in
+        the files' order."""
+        files = [name for name, file in self.files.items() if writer in file.writers]
+        return [files[k:k + FANOUT_FILES] for k in range(0, len(files), FANOUT_FILES)]
+
+    def fanned_writers(self):
+        """The writers that reach their files through copies (:meth:`fanout`): the loaders'
+        and the CORDICs'."""
+        return [*self.machine.units("load"),
+                *(f"{kind}{unit[len('cordic'):]}" for unit in self.machine.units("cordic")
+                  for kind in ("cos", "sin"))]
 
 
 def _source(node):

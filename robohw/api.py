@@ -85,7 +85,7 @@ class Arm:
         return Result(h, valid, reason)
 
     def inverse_dynamics(self, q, qd, qdd, backend="float", *, formulation="link",
-                         wrench=None, design="pipelined", width=24):
+                         wrench=None, design="engine", width=24):
         """Joint torques ``(rows, N)`` at the states ``(q, qd, qdd)``, each ``(rows, N)``:
         float64 by ``formulation`` (``link``, ``scan``, ``lagrange``; ``wrench``: the tool
         load, see :mod:`robohw.dynamics.reference`), or ``design``'s bit-exact model at

@@ -1,14 +1,33 @@
 """Pinocchio, the peer: a robot description as a Pinocchio model, and the time of one of its
-inverse-dynamics calls measured on this machine. Pinocchio is optional (the ``bench`` extra,
-``pip install 'robohw[bench]'``): without it these return ``None``."""
+inverse-dynamics calls measured on this machine, from Python (:func:`rnea_call_seconds`) and
+from C++ (:func:`rnea_cpp_call_seconds`: a header-only ``-O3`` timing loop, ``rnea_timing.cc``,
+built once against the headers the ``pin`` and ``cmeel-eigen`` wheels ship). Pinocchio is
+optional (the ``bench`` extra, ``pip install 'robohw[bench]'``): without it these return
+``None``."""
 
+import hashlib
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import sysconfig
 import time
 
 import numpy as np
 
 from robohw.robots.sampling import sample_states
 
-__all__ = ["pinocchio_module", "pinocchio_model", "offsets", "rnea_call_seconds"]
+__all__ = ["pinocchio_module", "pinocchio_model", "offsets", "rnea_call_seconds",
+           "rnea_cpp_call_seconds", "build_rnea_timing", "CPP_FLAGS"]
+
+# How the C++ timing loop is built: optimized for this machine's core, header-only with the
+# compile definitions Pinocchio's CMake package exports (lib/cmake/pinocchio: boost's MPL
+# lists long enough for its joint variant).
+CPP_FLAGS = ("-std=c++17", "-O3", "-march=native", "-DNDEBUG",
+             "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
+             "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12")
+_SOURCE = pathlib.Path(__file__).with_name("rnea_timing.cc")
 
 
 def pinocchio_module():
@@ -86,3 +105,85 @@ def rnea_call_seconds(robot, calls=20_000, repeats=5, seed=0):
             rnea(model, data, a, b, c)
         best = min(best, time.perf_counter() - started)
     return best / calls
+
+
+def _prefix():
+    """The cmeel prefix the ``pin`` wheel installs its headers into, or ``None``."""
+    prefix = pathlib.Path(sysconfig.get_paths()["purelib"]) / "cmeel.prefix"
+    return prefix if (prefix / "include" / "pinocchio").is_dir() else None
+
+
+def build_rnea_timing(directory, compiler=None):
+    """The path of the C++ timing loop (``rnea_timing.cc``) built in ``directory``, once per
+    source, flags, compiler and Pinocchio version (about a minute); ``None`` where Pinocchio's
+    or Eigen's headers (``pip install 'robohw[bench]'``) or a C++ compiler are missing.
+    ``RuntimeError`` with the compiler's last lines if the build fails."""
+    prefix = _prefix()
+    compiler = compiler or os.environ.get("CXX") or shutil.which("c++") or shutil.which("g++")
+    if prefix is None or compiler is None or pinocchio_module() is None or \
+            not (prefix / "include" / "eigen3").is_dir():
+        return None
+    version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
+    key = hashlib.sha256("\n".join([_SOURCE.read_text(), *CPP_FLAGS, version,
+                                     pinocchio_module().__version__]).encode()).hexdigest()[:16]
+    binary = pathlib.Path(directory) / f"rnea_timing_{key}"
+    if binary.exists():
+        return binary
+    binary.parent.mkdir(parents=True, exist_ok=True)
+    partial = binary.with_name(binary.name + f".{os.getpid()}.part")
+    built = subprocess.run([compiler, *CPP_FLAGS, f"-I{prefix / 'include'}",
+                            f"-I{prefix / 'include' / 'eigen3'}", str(_SOURCE), "-o",
+                            str(partial)], capture_output=True, text=True)
+    if built.returncode:
+        partial.unlink(missing_ok=True)
+        tail = "\n".join(built.stderr.strip().splitlines()[-5:])
+        raise RuntimeError(f"building the C++ RNEA timing loop failed:\n{tail}")
+    os.replace(partial, binary)
+    return binary
+
+
+def _model_text(model):
+    """``model`` (serial, every joint a revolute or prismatic about z) as rnea_timing.cc reads
+    it."""
+    numbers = [model.njoints - 1, *model.gravity.linear]
+    for j in range(1, model.njoints):
+        kind = model.joints[j].shortname()
+        if kind not in ("JointModelRZ", "JointModelPZ"):
+            raise ValueError(f"joint {j}: {kind}: the C++ timing takes joints about z only")
+        placement, inertia = model.jointPlacements[j], model.inertias[j]
+        numbers += [0 if kind == "JointModelRZ" else 1, *placement.rotation.ravel(),
+                    *placement.translation]
+        if inertia.mass > 0 or inertia.inertia.any():     # a massless link may still turn
+            numbers += [1, inertia.mass, *inertia.lever, *inertia.inertia.ravel()]
+        else:
+            numbers.append(0)
+    return " ".join(repr(float(v)) if not isinstance(v, int) else str(v) for v in numbers)
+
+
+def rnea_cpp_call_seconds(robot, directory, calls=20_000, repeats=5, seed=0):
+    """Seconds of one Pinocchio ``rnea`` call on ``robot``'s model from C++
+    (:func:`build_rnea_timing`, built in ``directory``) on ``calls`` seeded states within the
+    limits, the best of ``repeats`` loops; the loop's torques of the first state are checked
+    against Pinocchio's from Python (``RuntimeError`` if they differ). ``None`` where the
+    timing loop cannot be built (see :func:`build_rnea_timing`)."""
+    if calls < 1 or repeats < 1:
+        raise ValueError(f"calls and repeats must be at least 1, not {calls} and {repeats}")
+    binary = build_rnea_timing(directory)
+    if binary is None:
+        return None
+    pin = pinocchio_module()
+    model = pinocchio_model(robot)
+    q, qd, qdd = sample_states(robot, calls, np.random.default_rng(seed))
+    q = q + np.array(offsets(robot))
+    rows = np.concatenate([q, qd, qdd], axis=1)
+    text = "\n".join([_model_text(model), f"{calls} {repeats}",
+                      *(" ".join(map(repr, row.tolist())) for row in rows)]) + "\n"
+    run = subprocess.run([str(binary)], input=text, capture_output=True, text=True)
+    if run.returncode:
+        raise RuntimeError(f"the C++ RNEA timing loop failed: {run.stderr.strip()}")
+    seconds, *tau = (float(v) for v in run.stdout.split())
+    want = pin.rnea(model, model.createData(), q[0], qd[0], qdd[0])
+    if not np.allclose(tau, want, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(want).max())):
+        raise RuntimeError(f"the C++ RNEA timing loop's torques {tau} are not Pinocchio's "
+                           f"from Python {want.tolist()}")
+    return seconds

@@ -160,7 +160,7 @@ def engine_critical_path(plan, machine):
         node = nodes[k]
         if node.op == "input":
             trig = node.name[:3] in ("cos", "sin")
-            graph.add_edge("state", k, weight=1 + (machine.trig_latency if trig else 2))
+            graph.add_edge("state", k, weight=1 + (machine.trig_latency if trig else 3))
             continue
         cycles = 0 if node.op == "neg" else (
             machine.multiplier_latency if node.op in MULTIPLIES else machine.adder_latency)
@@ -193,8 +193,9 @@ def replay_engine(plan, states=None):
     for load in program.loads:
         assert 1 <= load.cycle <= ii, load
         claim(load.unit, load.cycle)
-        # The select registered in the load's cycle, the field in the next: readable after.
-        ready[load.node], writer[load.node] = load.cycle + 2, load.unit
+        # The select registered in the load's cycle, the field in the next, its copies for
+        # the files in the one after: readable after.
+        ready[load.node], writer[load.node] = load.cycle + 3, load.unit
     for trig in program.trigs:
         assert 1 <= trig.cycle <= ii, trig
         claim(trig.unit, trig.cycle)

@@ -1,8 +1,11 @@
-"""``robohw bench cordic|buffers|sim|commands``: the CORDIC processors' latency, throughput and
-simulator speeds; the buffer assignment on random graphs; every design's simulation speed; the
-command paths against Pinocchio."""
+"""``robohw bench cordic|buffers|sim|commands|dynamics``: the CORDIC processors' latency,
+throughput and simulator speeds; the buffer assignment on random graphs; every design's
+simulation speed; the command paths against Pinocchio; the inverse-dynamics engine as placed
+against Pinocchio's RNEA from Python and C++, timed in one run."""
 
-from robohw.commands.options import design_names, integer, simulators, widths
+import argparse
+
+from robohw.commands.options import declare_inputs, design_names, integer, simulators, widths
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 
@@ -13,11 +16,13 @@ def register(commands):
     bench = commands.add_parser(
         "bench", help="benchmark a design family",
         epilog="example: robohw bench cordic --widths 16 --no-verilator")
-    bench.add_argument("design", choices=["cordic", "buffers", "sim", "commands"],
+    bench.add_argument("design", choices=["cordic", "buffers", "sim", "commands", "dynamics"],
                        help="CORDIC processors, the buffer assignment on random graphs, the "
-                            "simulators' speed on every design (compiled and Amaranth), or "
-                            "the dynamics and inertia commands against Pinocchio (the bench "
-                            "extra: pip install 'robohw[bench]')")
+                            "simulators' speed on every design (compiled and Amaranth), "
+                            "the dynamics and inertia commands against Pinocchio, or the "
+                            "inverse-dynamics engine as placed and routed (--synth) against "
+                            "Pinocchio's RNEA from Python and C++ (the bench extra: pip "
+                            "install 'robohw[bench]')")
     bench.add_argument("--widths", type=widths, default=(16, 24, 32),
                        help="data widths, comma-separated (default 16,24,32)")
     bench.add_argument("--no-verilator", action="store_true",
@@ -44,13 +49,41 @@ def register(commands):
     bench.add_argument("--repeats", type=integer("--repeats", 1, 20), default=3,
                        help="runs of each command in 'bench commands'; the fastest counts "
                             "(default 3)")
+    bench.add_argument("--robots", type=robot_list, metavar="NAMES",
+                       help="robots for 'bench dynamics': shipped names or robot files, "
+                            "comma-separated (default puma560,ur5,panda)")
+    bench.add_argument("--synth", metavar="FILE", default="docs/synth.json",
+                       help="the robohw synth rows 'bench dynamics' takes the engine's Fmax "
+                            "from (default docs/synth.json)")
+    bench.add_argument("--calls", type=integer("--calls", 100, 1_000_000), default=20_000,
+                       help="Pinocchio calls a loop in 'bench dynamics' (default 20000)")
     bench.add_argument("--json", metavar="FILE", help="also write the rows as JSON")
+    declare_inputs(bench, "--synth")
     bench.set_defaults(run=run)
     return bench
 
 
+def robot_list(text):
+    """Comma-separated robots: shipped names or robot files, each once."""
+    names = list(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    if not names:
+        raise argparse.ArgumentTypeError(f"robots must be names or files separated by commas, "
+                                         f"not {text!r}")
+    return names
+
+
 def run(args):
-    if args.design == "buffers":
+    if args.design == "dynamics":
+        import dataclasses
+        import sys
+        from robohw.flows.dynamics_speed import (BENCH_ROBOTS, bench_dynamics,
+                                                 format_dynamics_bench)
+        from robohw.support.formats import read_rows
+        rows = bench_dynamics(read_rows(args.synth), args.robots or BENCH_ROBOTS,
+                              calls=args.calls, progress=sys.stderr)
+        print(format_dynamics_bench(rows))
+        rows = [dataclasses.asdict(row) for row in rows]
+    elif args.design == "buffers":
         from robohw.buffers.bench import bench_buffers, format_buffer_bench
         rows = bench_buffers(args.nodes)
         print(format_buffer_bench(rows))

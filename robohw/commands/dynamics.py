@@ -30,8 +30,8 @@ def register(commands):
         "--states", "header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2)",
         "written with the header tau1,...,tauN,valid (N m or N)",
         ["float", "model", "rtl", "compiled"],
-        "float64 reference, or the Newton-Euler pipeline: its bit-exact model, its Amaranth "
-        "RTL, or the RTL compiled by Verilator")
+        "float64 reference, or a Newton-Euler design (--design, default the engine): its "
+        "bit-exact model, its Amaranth RTL, or the RTL compiled by Verilator")
     dynamics.add_argument("--formulation", choices=["link", "scan", "lagrange"],
                           help="the float backend's: link-frame Newton-Euler, Lee & Chang's "
                                "base-coordinate scans, or H qdd + C qd + g (default link)")
@@ -42,9 +42,9 @@ def register(commands):
                           help=f"data width of the hardware backends, 16..56 (default "
                                f"{HARDWARE_WIDTH}; the CORDICs' sin and cos at up to 40)")
     dynamics.add_argument("--design", choices=["pipelined", "array", "engine"],
-                          help="the hardware backends' design: one pipelined datapath, Lee "
-                               "& Chang's processor array, or the modulo-scheduled engine "
-                               "(default pipelined)")
+                          help="the hardware backends' design: one pipelined datapath or Lee "
+                               "& Chang's processor array (the paper's base-coordinate steps), "
+                               "or the modulo-scheduled engine (link frames; default engine)")
     dynamics.add_argument("--processors", type=integer("--processors", 1, 64),
                           help="elements of the array, 1..64 (default: one per joint)")
     dynamics.add_argument("--network", choices=["direct", "shuffle"],
@@ -52,7 +52,7 @@ def register(commands):
                                "Omega (inverse perfect shuffle) network (default direct)")
     dynamics.add_argument("--ii", type=integer("--ii", 2, 1024),
                           help="the engine's initiation interval: cycles per state, 2..1024 "
-                               "(default 128, robohw.dynamics.engine.ENGINE_INTERVAL)")
+                               "(default 5, robohw.dynamics.engine.ENGINE_INTERVAL)")
     dynamics.add_argument("--bound-fraction", type=positive("--bound-fraction"),
                           help="the hardware backends' largest accepted share of the largest "
                                "torque the robot's limits allow for their proven error bound "
@@ -97,7 +97,7 @@ def run(args):
         fraction = BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
         got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation or "link",
                              args.wrench, width=args.width or HARDWARE_WIDTH,
-                             design=args.design or "pipelined", processors=args.processors,
+                             design=args.design or "engine", processors=args.processors,
                              network=args.network, interval=args.ii, bound_fraction=fraction,
                              progress=sys.stderr)
         note = None

@@ -199,17 +199,22 @@ def test_limits_beyond_float64_are_one_line_and_the_float_backend_keeps_the_file
 
 def test_the_hardware_states_its_promise_and_wide_limits_are_refused(tmp_path, capsys):
     # At 1e6 rad/s the torques' bits go to the largest torques those limits allow: at 24 bits
-    # every torque is within its bound, and the bound, tens of millions of N m, is said.
-    status, out = run_dynamics(tmp_path, "1e6", "--backend", "model")
-    err = capsys.readouterr().err
-    assert status == 0
-    assert err.startswith("1 states, 1 valid: ") and "; each torque proven within 5.4e+07 N m" \
-        in err and "of the 2.5e+11 N m the limits allow)" in err
-    status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--width", "18")
+    # every torque is within its bound, and the bound, millions of N m, is said (the engine,
+    # the default design, in link frames; the pipeline's base-coordinate steps, tens of
+    # millions).
+    for design, bound in (("engine", "4.12e+06"), ("pipelined", "5.4e+07")):
+        status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--design", design)
+        err = capsys.readouterr().err
+        assert status == 0
+        assert err.startswith("1 states, 1 valid: ") and \
+            f"; each torque proven within {bound} N m" in err and \
+            "of the 2.5e+11 N m the limits allow)" in err
+    status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--width", "18",
+                               "--design", "pipelined")
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and err.endswith("; width 19 meets it\n")
     status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--width", "18",
-                               "--bound-fraction", "0.05")
+                               "--design", "pipelined", "--bound-fraction", "0.05")
     assert status == 0
     status, out = run_dynamics(tmp_path, "2", "--backend", "float", "--bound-fraction", "0.05")
     err = capsys.readouterr().err

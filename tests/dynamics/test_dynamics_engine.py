@@ -108,18 +108,26 @@ def test_constructor_checks():
         NewtonEulerEngine("stanford", interval=10, adders=3)
 
 
-@pytest.mark.parametrize("robot, interval", [
-    pytest.param("puma560", 10, marks=HEAVY), pytest.param("stanford", 4, marks=HEAVY)])
-def test_a_real_arms_verilog_equals_the_model(robot, interval, compiled_models):
-    robot = load_robot(robot)
-    dut = NewtonEulerEngine(robot, width=20, interval=interval, tag_width=8)
-    states = sample_states(robot, 60, np.random.default_rng(interval))
-    states[1][7, 0] = 1.5                # beyond the 1 rad/s the files allow
+@pytest.mark.parametrize("robot, count", [
+    ("puma560", 12), ("ur5", 12), ("panda", 12),
+    pytest.param("puma560", 200, marks=HEAVY), pytest.param("ur5", 200, marks=HEAVY),
+    pytest.param("panda", 200, marks=HEAVY), pytest.param("stanford", 60, marks=HEAVY)])
+def test_a_real_arms_verilog_at_its_defaults_equals_the_model(robot, count, compiled_models):
+    # The registry's design for the arm at its default width and interval (the PUMA 560's
+    # 18 bits and II 5; the UR5's 20 and 5; the Panda's 21 and 10), under Verilator.
+    from robohw.registry import design
+    found = design("dynamics-engine", None if robot == "puma560" else robot)
+    dut = found.build()
+    assert (dut.plan.width, dut.interval) == (found.default_width, found.default_fold)
+    states = sample_states(dut.plan.robot, count, np.random.default_rng(count))
+    states[1][7, 0] = 3 * dut.plan.robot.joints[0].velocity_limit     # beyond its limit
     codes, inputs = stimulus(dut, states)
     run = run_stream_compiled(dut, inputs, sink_pattern=[1, 1, 0, 1],
                               directory=compiled_models)
     assert not check(dut, run, codes, inputs)[7]
     assert dut.latency == replay_engine(dut.plan) + 2
+    # Unstalled stretches take a state every interval.
+    assert min(np.diff(run.input_cycles)) == dut.interval
 
 
 def test_on_an_ecp5_the_products_are_tiles_and_the_netlist_equals_the_model(compiled_models):

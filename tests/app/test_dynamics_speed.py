@@ -1,0 +1,66 @@
+"""``robohw bench dynamics`` (robohw.flows.dynamics_speed): the engine's rate from the placed
+row of the registry design generated for the robot, never estimated; the bits a state moves
+from the payload; Pinocchio timed from Python and, built from its wheel's headers, from C++,
+whose torques are checked against Python's."""
+
+import numpy as np
+import pytest
+
+from robohw.dynamics.engine import EnginePlan
+from robohw.flows.dynamics_speed import SpeedRow, bench_dynamics, format_dynamics_bench
+from robohw.registry import design
+from robohw.robots import hardware_robot
+from robohw.robots.pinocchio import pinocchio_module, rnea_cpp_call_seconds
+from tiers import HEAVY
+
+pytestmark = pytest.mark.skipif(pinocchio_module() is None, reason="the bench extra")
+
+
+def placed(name="dynamics-engine", robot=None, width=18, fold=5, fmax=101.0):
+    return {"design": name, "robot": robot, "width": width, "fold": fold, "fmax_mhz": fmax,
+            "fmax_by_seed": [fmax, fmax + 2, fmax + 1]}
+
+
+def test_the_rate_comes_from_the_placed_row_of_the_robots_design():
+    # A row of another width, fold or robot is not this design's.
+    others = [placed(width=20), placed(fold=10), placed(robot="ur5", fmax=150.0)]
+    rows = bench_dynamics([*others, placed()], robots=("puma560",), calls=200, cpp=False)
+    (row,) = rows
+    found = design("dynamics-engine")
+    plan = EnginePlan("puma560", width=found.default_width, interval=found.default_fold)
+    assert (row.width, row.interval) == (found.default_width, found.default_fold) == (18, 5)
+    assert row.engine_rate == pytest.approx(101.0e6 / 5)
+    assert row.latency == plan.program.latency + 2
+    assert row.engine_latency_us == pytest.approx(row.latency / 101.0)
+    # Six binary angles and twelve rates and accelerations in; six torques and in_bounds out.
+    assert (row.bits_in, row.bits_out) == (6 * plan.cordic.width + 12 * 18, 6 * 18 + 1)
+    assert 0 < row.python_s < 1e-3 and row.cpp_s is None
+    unplaced = bench_dynamics(others, robots=("puma560",), calls=200, cpp=False)[0]
+    assert unplaced.fmax_mhz is None and unplaced.engine_rate is None
+
+
+def test_the_table_states_the_comparison_and_what_is_unplaced():
+    rows = [SpeedRow("puma560", 18, 5, 293, 100.0, [100.0, 104.0, 102.0], 324, 109, 1.2e-6,
+                     0.8e-6),
+            SpeedRow("panda", 21, 10, 500, None, None, 400, 148, 1.3e-6, None)]
+    text = format_dynamics_bench(rows)
+    assert "| puma560 | 18, 5 | 100.0 (100.0, 104.0, 102.0) | 20.00 M/s | 2.93 | 1.200 | " \
+        "0.800 | 1.25 M/s | 16.0x |" in text
+    assert "| panda | 21, 10 | not placed | — | — | 1.300 | — | — | — |" in text
+    assert "panda: not placed at width 21, II 10: `robohw synth --designs dynamics-engine " \
+        "--robot panda` places it." in text
+    assert "puma560: a state moves 324 bits in and 109 out (the torques and in_bounds): " \
+        "8.66 Gbit/s at the engine's rate." in text
+    assert "Pinocchio from C++ not measured" in text
+
+
+@HEAVY
+def test_the_cpp_loop_builds_and_computes_pinocchios_torques(tmp_path):
+    # rnea_cpp_call_seconds raises where the loop's torques are not Python's: on the PUMA its
+    # massless first link still turns, and the UR5's twists are not all zero.
+    for name in ("puma560", "ur5"):
+        seconds = rnea_cpp_call_seconds(hardware_robot(name, terms=()), tmp_path, calls=500,
+                                        repeats=2)
+        assert 1e-8 < seconds < 1e-4
+    assert len(list(tmp_path.glob("rnea_timing_*"))) == 1     # built once
+    assert np.isfinite(seconds)

@@ -191,12 +191,11 @@ class Engine(StreamPipeline):
             values[unit] = self._loader(m, program_of(unit), unit, held)
         for unit in program.machine.units("cordic"):
             values |= self._cordic(m, program_of(unit), unit, held)
-        copies = self._copies(m, values)
+        sources = self._sources(m, values)
         outputs_micro = program_of("outputs")
         for name, file in program.files.items():
             micro = outputs_micro if file.reader[0] == "out" else micros[file.reader[0]]
-            writers = {w: copies.get((w, name), values[w]) for w in file.writers}
-            self._file_write(m, micro, name, writers, memories[name], address)
+            self._file_write(m, micro, name, sources[name], memories[name], address)
         for micro in programs:
             micro.build(ii)
         fracs = plan.output_fracs
@@ -216,19 +215,23 @@ class Engine(StreamPipeline):
             m.d.comb += getattr(result, self._flag).eq(line[out_cycle])
         return m
 
-    def _copies(self, m, values):
-        """``{(writer, file): signal}``: the register copies a loader's field and a CORDIC's
-        cos and sin reach their files through, one a group of files
+    def _sources(self, m, values):
+        """``{file: {writer: signal}}``: what each file's writers write, ``values`` (``{writer:
+        signal}``) but for a loader's field and a CORDIC's cos and sin, which reach their
+        files through register copies, one a group of files
         (:meth:`~robohw.engine.program.EngineProgram.fanout`), each a cycle after its
         writer's register."""
-        copies = {}
-        for writer in self._program.fanned_writers():
-            for j, files in enumerate(self._program.fanout(writer)):
+        program = self._program
+        sources = {name: {w: values[w] for w in file.writers}
+                   for name, file in program.files.items()}
+        for writer in program.fanned_writers():
+            for j, files in enumerate(program.fanout(writer)):
                 copy = Signal(values[writer].shape(), name=f"{writer}_copy{j}",
                               reset_less=True)
                 m.d.sync += copy.eq(values[writer])
-                copies.update({(writer, file): copy for file in files})
-        return copies
+                for file in files:
+                    sources[file][writer] = copy
+        return sources
 
     def _held_state(self, m, first):
         """``{payload field: signal}``: each field plus its offset, captured in the interval's
@@ -330,7 +333,7 @@ class Engine(StreamPipeline):
     def _loader(self, m, micro, unit, held):
         """A loader, its output returned: in each cycle its program names, one held field
         selected (the select registered in that cycle), registered in the next, then copied
-        (:meth:`_copies`) for its files to write (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
+        (:meth:`_sources`) for its files to write (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
         loads = [load for load in self._program.loads if load.unit == unit]
         fields = sorted({load.field for load in loads})
         ahead_fields = micro.fetch(
@@ -364,7 +367,7 @@ class Engine(StreamPipeline):
         out = pipelined_datapath(m, config, Const(1 << config.frac_bits, shape), Const(0, shape),
                                  angle, Const(1), name=unit)
         # The angle is registered in the issue cycle, enters the pipeline in the next and
-        # leaves it pipelined_latency later, is copied (_copies) in the cycle after
+        # leaves it pipelined_latency later, is copied (_sources) in the cycle after
         # (trig_latency - 1 after the issue): written then, readable a cycle after.
         suffix = unit[len("cordic"):]
         return {f"cos{suffix}": out["x"], f"sin{suffix}": out["y"]}

@@ -15,14 +15,17 @@ from robohw.sim.design import TAG_WIDTH
 from robohw.support.pareto import lut_equivalents, pareto_mask
 
 __all__ = ["engine_rows", "engine_section", "placed_rows", "placed_section", "ENGINE_INTERVALS",
-           "ENGINE_DEVICE", "PLACED_INTERVALS", "THROUGHPUT_GOAL", "GOAL_MHZ"]
+           "ENGINE_DEVICE", "PLACED_INTERVALS", "PLACED_ROBOTS", "THROUGHPUT_GOAL", "GOAL_MHZ"]
 
 # The engine's curve over II (issue 56): from the smallest the DSP tiles allow up to 128.
 ENGINE_INTERVALS = (4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128)
 ENGINE_DEVICE = "ecp5-85k"
-# The placed curve's intervals (issue 57) and its goal: ten million torque vectors a second.
-PLACED_INTERVALS = (10, 12, 16, 24, 32, 64, 128)
-THROUGHPUT_GOAL = 10e6
+# The placed curves' intervals, and their goals (issue 74): twenty million torque vectors a
+# second for the six-joint arms (II 5 at 100 MHz), ten million for the seven-joint Panda.
+PLACED_INTERVALS = (2, 3, 5, 10)
+PLACED_ROBOTS = {None: ("the PUMA 560", 20e6), "ur5": ("the UR5", 20e6),
+                 "panda": ("the Panda", 10e6)}
+THROUGHPUT_GOAL = 20e6
 GOAL_MHZ = 100
 
 
@@ -115,16 +118,16 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
     return "\n\n".join(lines)
 
 
-def placed_rows(synth_rows, design="dynamics-engine"):
+def placed_rows(synth_rows, design="dynamics-engine", robot=None):
     """The engine's curve as placed and routed: one dict per II of ``design``'s rows among
-    ``synth_rows`` (:func:`robohw.flows.synth.worst_of_seeds` rows of its own robot, at any
-    fold), ordered by II: the resources, the worst seed's Fmax (and each seed's), torque
+    ``synth_rows`` (:func:`robohw.flows.synth.worst_of_seeds` rows of ``robot``, a label of
+    ``robohw synth --robot``, or ``None``: its own robot, at any fold), ordered by II: the resources, the worst seed's Fmax (and each seed's), torque
     vectors a second and the latency at it, the LUT-equivalents
     (:func:`robohw.support.pareto.lut_equivalents`) and whether the point is on the Pareto
     front of vectors a second against LUT-equivalents."""
     rows = []
     for r in synth_rows:
-        if r.get("design") != design or r.get("robot") or not r.get("fmax_mhz"):
+        if r.get("design") != design or r.get("robot") != robot or not r.get("fmax_mhz"):
             continue
         size = lut_equivalents(r["luts"], r["carry"], r.get("lut_ram", 0), r["dsp"])
         rows.append({"interval": r["interval_cycles"], "width": r["width"],
@@ -143,10 +146,12 @@ def placed_rows(synth_rows, design="dynamics-engine"):
     return rows
 
 
-def placed_section(rows, default_interval):
-    """The report's curve of the engine as placed and routed (:func:`placed_rows`), the II
-    of :data:`PLACED_INTERVALS` that no row holds named, and the throughput goal against the
-    fastest point that routes at 100 MHz on every seed."""
+def placed_section(rows, default_interval, robot=None):
+    """The report's curve of the engine for ``robot`` (a key of :data:`PLACED_ROBOTS`) as
+    placed and routed (:func:`placed_rows`), the II of :data:`PLACED_INTERVALS` that no row
+    holds named, and the robot's throughput goal against the fastest point that routes at
+    100 MHz on every seed."""
+    name, goal_rate = PLACED_ROBOTS[robot]
     table = ["| II | LUT4 | carry cells | LUT RAM (16x4) | flip-flops | DSP tiles | block RAMs "
              "| LUT-equivalents | Fmax, worst of the seeds (each seed) | torque vectors / s | "
              "latency (cycles) | latency (µs) | Pareto front |", "|" + "---|" * 13]
@@ -161,33 +166,38 @@ def placed_section(rows, default_interval):
     # fmax_mhz is the worst seed's.
     routed = [r for r in rows if r["fmax_mhz"] >= GOAL_MHZ]
     best = max(routed, key=lambda r: r["vectors_per_s"], default=None)
-    lines = ["## The engine placed and routed: the curve over II"]
+    option = "" if robot is None else f" --robot {robot}"
+    lines = [f"## The engine placed and routed: the curve over II, {name}"]
     if rows:
         lines += [
-            "The PUMA 560's engine at its default width, synthesized by Yosys and placed and "
-            "routed by nextpnr on the ECP5-85F (speed grade 6, router2 routed for 100 MHz), "
-            "each Fmax the worst of its placement seeds (the `robohw synth --designs "
-            "dynamics-engine --ii N` rows of this folder's synth.json; LUT-equivalents weigh "
+            f"{name[0].upper()}{name[1:]}'s engine at its default width, synthesized by Yosys "
+            "and placed and routed by nextpnr on the ECP5-85F (speed grade 6, router2 routed "
+            "for 100 MHz), each Fmax the worst of its placement seeds (the `robohw synth "
+            f"--designs dynamics-engine{option} --ii N` rows of this folder's synth.json; "
+            "LUT-equivalents weigh "
             "a carry cell as two LUTs, a 16x4 LUT-RAM block as four and a DSP tile as the "
             "fabric's own 18 x 18 product; the front: no other II gives more vectors a second "
             "in fewer LUT-equivalents):", "\n".join(table)]
     else:
-        lines.append("No placed dynamics-engine rows in this folder's synth.json (`robohw "
-                     "synth --designs dynamics-engine --ii N`).")
+        lines.append(f"No placed dynamics-engine rows of {name} in this folder's synth.json "
+                     f"(`robohw synth --designs dynamics-engine{option} --ii N`).")
     if missing:
         lines.append("Not placed and routed here: II " + ", ".join(map(str, missing)) +
                      " (no row in synth.json; docs/notes/2026-12-engine-routing.md has what "
-                     "stopped each).")
-    goal = f"{THROUGHPUT_GOAL / 1e6:.0f} million torque vectors a second (II <= 10 at 100 MHz)"
-    if rows and best is None:
+                     "was measured).")
+    goal = (f"{goal_rate / 1e6:.0f} million torque vectors a second (II <= "
+            f"{round(GOAL_MHZ * 1e6 / goal_rate)} at {GOAL_MHZ} MHz)")
+    if not rows:
+        lines.append(f"The goal, {goal}: no placed point to meet it.")
+    elif best is None:
         lines.append(f"The goal, {goal}, is NOT met: no II routes at 100 MHz on every seed.")
-    elif rows:
-        met = best["vectors_per_s"] >= THROUGHPUT_GOAL
+    else:
+        met = best["vectors_per_s"] >= goal_rate
         lines.append(
             f"The goal, {goal}, is {'met' if met else 'NOT met'}: the fastest point that "
             f"routes at 100 MHz or more on every seed is II {best['interval']}, "
             f"{best['vectors_per_s'] / 1e6:.2f} million a second at {best['fmax_mhz']} MHz, "
             f"latency {best['latency_us']:.2f} µs"
-            + ("" if met else f", {THROUGHPUT_GOAL / best['vectors_per_s']:.1f} times short") +
+            + ("" if met else f", {goal_rate / best['vectors_per_s']:.1f} times short") +
             f". The registry's default II is {default_interval}.")
     return "\n\n".join(lines)

@@ -17,8 +17,8 @@ from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPla
 from robohw.dynamics.designs import DESIGNS, DYNAMICS_FOLD
 from robohw.dynamics.engine import ENGINE_INTERVAL
 from robohw.dynamics.time_report import pinocchio_call_us, time_rows, time_section
-from robohw.dynamics.engine_report import (engine_rows, engine_section, placed_rows,
-                                            placed_section)
+from robohw.dynamics.engine_report import (PLACED_ROBOTS, engine_rows, engine_section,
+                                            placed_rows, placed_section)
 from robohw.dynamics.model import model_torques
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.dynamics.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
@@ -54,6 +54,16 @@ def pfp_times(largest=LARGEST_N):
                 "rises": previous is not None and measured > previous})
             previous = measured
     return rows
+
+
+def _default_interval(robot):
+    """The registry's default II of the engine for ``robot`` (a shipped name; ``None``: its
+    own, the PUMA 560's)."""
+    if robot is None:
+        return ENGINE_INTERVAL
+    from robohw.dynamics.designs import EngineDesign
+    from robohw.robots.loading import load_robot
+    return EngineDesign("dynamics-engine").for_robot(load_robot(robot), robot, None).default_fold
 
 
 def _levels(count):
@@ -436,7 +446,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
     agreement = formulation_agreement()
     synth_rows = read_rows(out_dir / SYNTH_FILE)
     times = time_rows(measured, synth_rows, pinocchio_call_us(quick))
-    placed = placed_rows(synth_rows)
+    placed = {robot: placed_rows(synth_rows, robot=robot) for robot in PLACED_ROBOTS}
     _plot(rows, out_dir / "dynamics_tp.png")
     wrong = [r for r in rows if r["printed"] != r["measured"]]
     head = "| n \\\\ p | " + " | ".join(str(p) for p in range(1, 14)) + " |"
@@ -486,7 +496,8 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         engine_section(engines, next(r["cycles"] for r in arrays if r["robot"] == "puma560"
                                       and r["processors"] == 6 and r["network"] == "direct"),
                        DYNAMICS_FOLD, measured.get("dynamics-engine"), _simulated),
-        placed_section(placed, ENGINE_INTERVAL),
+        *(placed_section(rows, _default_interval(robot), robot)
+          for robot, rows in placed.items()),
         time_section(times),
     ]) + "\n"
     (out_dir / "dynamics.md").write_text(text)
@@ -494,7 +505,8 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         "pfp": rows, "counts": counts, "puma_counts": pumas,
         "pfp_speedups": [r for n in speedups for r in speedups[n]], "agreement": agreement,
         "pipeline_accuracy": accuracy, "arrays": arrays, "engines": engines,
-        "engine_placed": placed,
+        "engine_placed": [{"robot": robot, **row} for robot, rows in placed.items()
+                          for row in rows],
         "measured": measured,
         "times": times}),
         indent=1))

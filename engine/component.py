@@ -43,6 +43,7 @@ from robohw.dataflow.component import output_fields, within_limits
 from robohw.dataflow.unit import fixed_point_unit
 from robohw.engine.program import KINDS, product_latency
 from robohw.hw.delay_line import tapped_delay_line
+from robohw.hw.global_buffer import global_buffer
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.multiplier import SPLIT_PRODUCT_LATENCY, registered_product, split_product
 from robohw.hw.register_file import read_port
@@ -181,7 +182,7 @@ class Engine(StreamPipeline):
             programs.append(micro)
             return micro
 
-        held = self._held_state(m, first)
+        held = self._held_state(m, global_buffer(m, first, "first_global", platform))
         programs, values, micros = [], {}, {}
         for kind in KINDS:
             for unit in program.machine.units(kind):
@@ -235,7 +236,9 @@ class Engine(StreamPipeline):
 
     def _held_state(self, m, first):
         """``{payload field: signal}``: each field plus its offset, captured in the interval's
-        first cycle (angles wrap, as angles do)."""
+        first cycle (angles wrap, as angles do). On an ECP5 ``first`` reaches their enables
+        on a clock network (:func:`~robohw.hw.global_buffer.global_buffer`): every held bit
+        across the chip, the fabric net the PUMA 560's engine at II 5 was limited by."""
         plan, held = self._plan, {}
         for field in (*self._plan.angle_fields.values(), *self._plan.value_fields.values()):
             held[field] = Signal(self.i.payload.shape()[field].shape, name=f"{field}_held",

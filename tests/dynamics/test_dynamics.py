@@ -326,8 +326,17 @@ def test_the_placed_curve_and_its_pareto_front():
     # II 64 misses 100 MHz on a seed: II 128 is the fastest point routed at 100 MHz.
     assert "NOT met: the fastest point that routes at 100 MHz or more on every seed is II 128" \
         in text
-    assert "Not placed and routed here: II 10, 12, 16, 24, 32" in text
+    assert "Not placed and routed here: II 2, 3, 5, 10" in text
+    assert "the curve over II, the PUMA 560" in text and "20 million torque vectors a second " \
+        "(II <= 5 at 100 MHz)" in text
     assert "No placed" in placed_section([], 128)
+    # Another robot's rows are its own curve, with its own goal.
+    ur5 = [{**row, "robot": "ur5"} for row in rows[:2]]
+    assert placed_rows(ur5) == [] and len(placed_rows(ur5, robot="ur5")) == 2
+    text = placed_section(placed_rows(ur5, robot="ur5"), 5, "ur5")
+    assert "the curve over II, the UR5" in text and "--robot ur5 --ii N" in text
+    assert "10 million torque vectors a second (II <= 10 at 100 MHz)" in \
+        placed_section([], 10, "panda")
     # A row of one seed, without the seeds' figures: its Fmax is the worst seed's.
     alone = {**rows[0], "fmax_mhz": 95.0}
     del alone["fmax_by_seed"]

@@ -54,6 +54,7 @@ results: $(STAMP)
 bench: $(BENCH_STAMP)
 	$(BIN)/robohw bench cordic
 	$(BIN)/robohw bench commands
+	$(BIN)/robohw bench dynamics
 
 export: $(STAMP)
 	$(BIN)/robohw export --out build/verilog

@@ -11,7 +11,6 @@ from robohw.flows.dynamics_speed import SpeedRow, bench_dynamics, format_dynamic
 from robohw.registry import design
 from robohw.robots import hardware_robot
 from robohw.robots.pinocchio import pinocchio_module, rnea_cpp_call_seconds
-from tiers import HEAVY
 
 pytestmark = pytest.mark.skipif(pinocchio_module() is None, reason="the bench extra")
 
@@ -54,7 +53,7 @@ def test_the_table_states_the_comparison_and_what_is_unplaced():
     assert "Pinocchio from C++ not measured" in text
 
 
-@HEAVY
+@pytest.mark.slow
 def test_the_cpp_loop_builds_and_computes_pinocchios_torques(tmp_path):
     # rnea_cpp_call_seconds raises where the loop's torques are not Python's: on the PUMA its
     # massless first link still turns, and the UR5's twists are not all zero.

@@ -277,12 +277,12 @@ def test_count_tables_of_the_report():
 
 def test_time_per_torque_vector_from_synthesis_rows():
     from robohw.dynamics.engine import ENGINE_INTERVAL
-    from robohw.dynamics.time_report import PINOCCHIO_ROW, time_rows
+    from robohw.dynamics.time_report import PINOCCHIO_CPP_ROW, PINOCCHIO_ROW, time_rows
     measured = {"dynamics-pipelined": {"latency": 104, "interval": 6}}
     synth = [{"design": "dynamics-array", "fmax_mhz": 125.0, "latency_cycles": 250,
               "interval_cycles": 248, "device": "ecp5-85k", "speed_grade": 6, "width": 18},
              {"design": "dynamics-pipelined", "fmax_mhz": None, "placed": False}]
-    pipelined, array, engine, peer = time_rows(measured, synth, pinocchio_us=1.25)
+    pipelined, array, engine, peer, cpp = time_rows(measured, synth, pinocchio_us=(1.25, 0.8))
     # Not placed: cycles only. Placed: cycles over MHz are microseconds (250 / 125 = 2).
     assert pipelined["fmax_mhz"] is None and "latency_us" not in pipelined
     assert (pipelined["latency"], pipelined["interval"]) == (104, 6)
@@ -292,6 +292,7 @@ def test_time_per_torque_vector_from_synthesis_rows():
                       "fmax_mhz": None}
     # Pinocchio's call is its latency and its interval.
     assert peer["design"] == PINOCCHIO_ROW and peer["latency_us"] == peer["interval_us"] == 1.25
+    assert cpp["design"] == PINOCCHIO_CPP_ROW and cpp["latency_us"] == cpp["interval_us"] == 0.8
     # The engine placed at another II than its default, or for another robot: not its row.
     engine_at = {"design": "dynamics-engine", "fmax_mhz": 100.0, "latency_cycles": 200,
                  "device": "ecp5-85k", "speed_grade": 6, "width": 20}
@@ -300,9 +301,17 @@ def test_time_per_torque_vector_from_synthesis_rows():
                "robot": "ur5"}]
     assert time_rows(measured, synth)[2]["fmax_mhz"] is None
     synth.append({**engine_at, "fold": ENGINE_INTERVAL, "interval_cycles": ENGINE_INTERVAL})
-    engine, peer = time_rows(measured, synth)[2:]
+    engine, peer, cpp = time_rows(measured, synth)[2:]
     assert engine["interval_us"] == ENGINE_INTERVAL / 100.0 and engine["latency_us"] == 2.0
     assert peer["latency_us"] is None
+    # The verdict against both calls timed in the run, or none without them.
+    from robohw.dynamics.time_report import time_section
+    fast = ENGINE_INTERVAL / 100.0
+    text = time_section(time_rows(measured, synth, pinocchio_us=(1.25, 0.8)))
+    assert f"{0.8 / fast:.2f} times the rate of Pinocchio from C++, this run (0.800 µs a " \
+        f"call): {'it wins on throughput' if fast < 0.8 else 'it does NOT win'}" in text
+    assert "no comparison in this run" in \
+        time_section(time_rows(measured, synth, pinocchio_us=(1.25, None)))
 
 
 def test_the_placed_curve_and_its_pareto_front():

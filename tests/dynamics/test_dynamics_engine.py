@@ -108,10 +108,14 @@ def test_constructor_checks():
         NewtonEulerEngine("stanford", interval=10, adders=3)
 
 
+SLOW = pytest.mark.slow
+
+
 @pytest.mark.parametrize("robot, count", [
-    ("puma560", 12), ("ur5", 12), ("panda", 12),
-    pytest.param("puma560", 200, marks=HEAVY), pytest.param("ur5", 200, marks=HEAVY),
-    pytest.param("panda", 200, marks=HEAVY), pytest.param("stanford", 60, marks=HEAVY)])
+    pytest.param("puma560", 12, marks=HEAVY), pytest.param("ur5", 12, marks=HEAVY),
+    pytest.param("panda", 12, marks=HEAVY), pytest.param("stanford", 12, marks=HEAVY),
+    pytest.param("puma560", 200, marks=SLOW), pytest.param("ur5", 200, marks=SLOW),
+    pytest.param("panda", 200, marks=SLOW)])
 def test_a_real_arms_verilog_at_its_defaults_equals_the_model(robot, count, compiled_models):
     # The registry's design for the arm at its default width and interval (the PUMA 560's
     # 18 bits and II 5; the UR5's 20 and 5; the Panda's 21 and 10), under Verilator.

@@ -31,14 +31,15 @@ PUBLISHED = (("Pinocchio RNEA, one call, Core Ultra 9 285K (published, iiwa)", 0
 @dataclasses.dataclass
 class SpeedRow:
     """One robot's comparison: the engine's ``width``, ``interval`` (II), ``latency``
-    (cycles) and ``fmax_mhz`` (``None``: not placed), the bits a state moves in and out, and
+    (cycles), ``fmax_mhz`` (the worst seed's; ``None``: not placed) and ``fmax_by_seed``
+    (``{seed: MHz}``, as ``robohw synth`` writes it), the bits a state moves in and out, and
     Pinocchio's seconds a call from Python and from C++ (``None``: not measured)."""
     robot: str
     width: int
     interval: int
     latency: int
     fmax_mhz: "float | None"
-    fmax_by_seed: "list | None"
+    fmax_by_seed: "dict | None"
     bits_in: int
     bits_out: int
     python_s: "float | None"
@@ -114,7 +115,8 @@ def format_dynamics_bench(rows):
              "rate | engine over C++ |", "|" + "---|" * 9]
     for r in rows:
         fmax = "not placed" if r.fmax_mhz is None else f"{r.fmax_mhz:.1f}" + (
-            f" ({', '.join(f'{v:.1f}' for v in r.fmax_by_seed)})" if r.fmax_by_seed else "")
+            f" ({', '.join(f'{v:.1f}' for v in r.fmax_by_seed.values())})"
+            if r.fmax_by_seed else "")
         speedup = r.speedup(r.cpp_s)
         lines.append(
             f"| {r.robot} | {r.width}, {r.interval} | {fmax} | {_rate(r.engine_rate)} | "

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.skipif(pinocchio_module() is None, reason="the bench ex
 
 def placed(name="dynamics-engine", robot=None, width=18, fold=5, fmax=101.0):
     return {"design": name, "robot": robot, "width": width, "fold": fold, "fmax_mhz": fmax,
-            "fmax_by_seed": [fmax, fmax + 2, fmax + 1]}
+            "fmax_by_seed": {"1": fmax, "2": fmax + 2, "3": fmax + 1}}
 
 
 def test_the_rate_comes_from_the_placed_row_of_the_robots_design():
@@ -39,8 +39,8 @@ def test_the_rate_comes_from_the_placed_row_of_the_robots_design():
 
 
 def test_the_table_states_the_comparison_and_what_is_unplaced():
-    rows = [SpeedRow("puma560", 18, 5, 293, 100.0, [100.0, 104.0, 102.0], 324, 109, 1.2e-6,
-                     0.8e-6),
+    rows = [SpeedRow("puma560", 18, 5, 293, 100.0, {"1": 100.0, "2": 104.0, "3": 102.0}, 324,
+                     109, 1.2e-6, 0.8e-6),
             SpeedRow("panda", 21, 10, 500, None, None, 400, 148, 1.3e-6, None)]
     text = format_dynamics_bench(rows)
     assert "| puma560 | 18, 5 | 100.0 (100.0, 104.0, 102.0) | 20.00 M/s | 2.93 | 1.200 | " \

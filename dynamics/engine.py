@@ -74,9 +74,10 @@ class NewtonEulerEngine(Engine):
         The payloads of :class:`~robohw.dynamics.pipeline.NewtonEulerPipeline`.
     """
 
-    def __init__(self, robot="puma560", *, width=24, interval=None, trig_width=None, multipliers=None, adders=None, tag_width=0,
-                 bound_fraction=BOUND_FRACTION):
-        plan = EnginePlan(robot, width=width, interval=interval or ENGINE_INTERVAL, trig_width=trig_width, multipliers=multipliers, adders=adders,
+    def __init__(self, robot="puma560", *, width=24, interval=None, trig_width=None,
+                 multipliers=None, adders=None, tag_width=0, bound_fraction=BOUND_FRACTION):
+        plan = EnginePlan(robot, width=width, interval=interval or ENGINE_INTERVAL,
+                          trig_width=trig_width, multipliers=multipliers, adders=adders,
                           bound_fraction=bound_fraction)
         super().__init__(plan, plan.program, state_fields(plan),
                          {k: torque_field(k) for k in range(1, plan.dof + 1)},

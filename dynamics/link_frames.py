@@ -91,10 +91,6 @@ def _add(*matrices):
     return [[sum(column, Fraction(0)) for column in zip(*rows)] for rows in zip(*matrices)]
 
 
-def _scaled(k, matrix):
-    return [[k * v for v in row] for row in matrix]
-
-
 def _identity(k=1):
     return [[Fraction(k) if r == c else Fraction(0) for c in range(3)] for r in range(3)]
 

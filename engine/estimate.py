@@ -8,9 +8,9 @@ report's cycle-level table; ``robohw synth`` measures).
   cell takes :data:`LUTS_PER_RAM_CELL` LUT4s, and a file deeper than 16 words a ``width``-bit
   multiplexer over its 16-word blocks (a LUT4 per two inputs a bit).
 - **Flip-flops**: the units' pipeline registers, every file's read and write address
-  registers, the held state, the CORDICs' stages, the loaders' and CORDICs' copies, the counters (each micro-program's own phase
-  counters too), the micro-programs' words, and the stream's valid and tag lines and queue
-  pointers.
+  registers, the held state, the CORDICs' stages, the loaders' and CORDICs' copies, the
+  counters (each micro-program's own phase counters too), the micro-programs' words, and the
+  stream's valid and tag lines and queue pointers.
 - **LUTs** (TRELLIS_COMB as nextpnr packs them: a LUT4, or half a carry cell): each unit as
   measured alone, its own micro-program fields included; each file's write multiplexer and
   each port's OR of its files, the address adders (a comparison and subtraction more where a

@@ -100,8 +100,8 @@ class Machine:
         fit in, ``ceil((1 + spare) * operations / interval)``, and as many loaders and CORDICs
         as the fields and angles need to be taken in one interval; the units' latencies are
         the hardware's at the plan's width (:func:`product_latency`), the CORDICs' their angle
-        register, pipeline, copies (:data:`FANOUT_FILES`) and write. ``multipliers`` or ``adders`` given must be at least
-        the fewest."""
+        register, pipeline, copies (:data:`FANOUT_FILES`) and write. ``multipliers`` or
+        ``adders`` given must be at least the fewest."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
             raise TypeError(f"spare must be a number, not {spare!r}")

@@ -6,27 +6,36 @@ results``), so no figure in the docs is silently out of date."""
 
 import datetime
 
-from robohw.registry import DESIGNS
+from robohw.registry import DESIGNS, design as registry_design
 from robohw.sim.provenance import checkout_commit, verilog_digest
 from robohw.support.formats import versioned
 
-__all__ = ["CURRENT", "STALE", "UNSTAMPED", "row_status", "results_document", "results_page"]
+__all__ = ["CURRENT", "STALE", "UNSTAMPED", "UNCHECKED", "row_status", "results_document",
+           "results_page"]
 
 CURRENT = "current"
 STALE = "stale"
 UNSTAMPED = "not stamped"       # measured without a digest (`--quick`, or an older file)
+UNCHECKED = "not checked (its robot file is not here)"
 
 
 def row_status(row, device=None):
     """``(status, digest now)`` of one measured ``row``: :data:`CURRENT` when the design's
     Verilog at the row's width and fold (elaborated for ``device``) has the digest the row
     was measured on, :data:`STALE` when it has another or the design is gone,
-    :data:`UNSTAMPED` (and no digest now: none is computed) when the row carries none."""
+    :data:`UNSTAMPED` (and no digest now: none is computed) when the row carries none. A row
+    of ``robohw synth --robot`` is the design generated for its robot (a shipped name, or a
+    file found by its label), :data:`UNCHECKED` where that robot is not found."""
     if not row.get("verilog_sha256"):
         return UNSTAMPED, None
     design = DESIGNS.get(row.get("design"))
     if design is None:
         return STALE, None
+    if row.get("robot") is not None:
+        try:
+            design = registry_design(design.name, row["robot"])
+        except (OSError, ValueError):
+            return UNCHECKED, None
     fold = row.get("fold") if design.default_fold is not None else None
     now = verilog_digest(design, row.get("width"), fold, device)
     return (CURRENT if row["verilog_sha256"] == now else STALE), now
@@ -89,8 +98,9 @@ def _synthesized_table(rows):
         seeds = r.get("seeds") or [r.get("seed")]
         if len(seeds) > 1:
             fmax = f"{fmax} ({', '.join(str(m or '—') for m in r['fmax_by_seed'].values())})"
+        name = r["design"] + (f" ({r['robot']})" if r.get("robot") else "")
         lines.append(
-            f"| {r['design']} | {r['width']} | {r.get('fold', 1)} | "
+            f"| {name} | {r['width']} | {r.get('fold', 1)} | "
             f"{r['device']}-{r.get('speed_grade')} | {','.join(map(str, seeds))} | {options} | "
             f"{r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | {fmax} | "
             f"{r.get('latency_us', '—')} | {r.get('results_per_us', '—')} | {_commit(r)} | "

@@ -8,7 +8,7 @@ import pytest
 from robohw.commands import main
 from robohw.registry import DESIGNS
 from robohw.report import write_results
-from robohw.results import CURRENT, STALE, UNSTAMPED, row_status
+from robohw.results import CURRENT, STALE, UNCHECKED, UNSTAMPED, row_status
 from robohw.sim.provenance import verilog_digest, verilog_sha256
 from robohw.support.formats import FORMAT_VERSION, rows_of, versioned
 
@@ -36,6 +36,17 @@ def test_a_row_is_current_only_on_the_verilog_it_was_measured_on():
     assert row_status(_row(verilog_sha256="0" * 64)) == (STALE, now)
     assert row_status(_row(verilog_sha256=None)) == (UNSTAMPED, None)
     assert row_status(_row(design="gone", verilog_sha256=now)) == (STALE, None)
+
+
+def test_a_robots_row_is_checked_against_the_design_generated_for_it():
+    from robohw.registry import design
+    now = verilog_digest(design("dynamics-engine", "stanford"), 18, 5)
+    row = _row(design="dynamics-engine", width=18, fold=5, robot="stanford",
+               verilog_sha256=now)
+    assert row_status(row) == (CURRENT, now)
+    # The design's own robot (the PUMA 560) builds other Verilog at that width and II.
+    assert row_status({**row, "robot": None})[0] == STALE
+    assert row_status({**row, "robot": "no_such_arm"}) == (UNCHECKED, None)
 
 
 def test_the_page_marks_stale_rows(tmp_path):

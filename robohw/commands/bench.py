@@ -5,7 +5,8 @@ against Pinocchio's RNEA from Python and C++, timed in one run."""
 
 import argparse
 
-from robohw.commands.options import declare_inputs, design_names, integer, simulators, widths
+from robohw.commands.options import (declare_inputs, design_names, integer, simulators, usage,
+                                     widths)
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 
@@ -79,8 +80,15 @@ def run(args):
         from robohw.flows.dynamics_speed import (BENCH_ROBOTS, bench_dynamics,
                                                  format_dynamics_bench)
         from robohw.support.formats import read_rows
-        rows = bench_dynamics(read_rows(args.synth), args.robots or BENCH_ROBOTS,
-                              calls=args.calls, progress=sys.stderr)
+        try:
+            synth_rows = read_rows(args.synth)
+        except (OSError, ValueError) as error:
+            return usage("bench", f"--synth {args.synth}: {error}")
+        try:
+            rows = bench_dynamics(synth_rows, args.robots or BENCH_ROBOTS, calls=args.calls,
+                                  progress=sys.stderr)
+        except (OSError, ValueError) as error:     # a robot file, or one without dynamics
+            return usage("bench", str(error))
         print(format_dynamics_bench(rows))
         rows = [dataclasses.asdict(row) for row in rows]
     elif args.design == "buffers":

@@ -53,6 +53,18 @@ def test_the_table_states_the_comparison_and_what_is_unplaced():
     assert "Pinocchio from C++ not measured" in text
 
 
+def test_the_command_refuses_a_bad_robot_or_synth_file_in_one_line(tmp_path, capsys):
+    from robohw.commands import main
+    assert main(["bench", "dynamics", "--robots", "nosuch", "--calls", "100"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("robohw bench: nosuch: no such file")
+    bad = tmp_path / "synth.json"
+    bad.write_text("{bad")
+    assert main(["bench", "dynamics", "--synth", str(bad), "--calls", "100"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"robohw bench: --synth {bad}: ")
+
+
 @pytest.mark.slow
 def test_the_cpp_loop_builds_and_computes_pinocchios_torques(tmp_path):
     # rnea_cpp_call_seconds raises where the loop's torques are not Python's: on the PUMA its

@@ -4,6 +4,7 @@ Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) and t
 modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`) for the PUMA
 560."""
 
+import functools
 import hashlib
 
 import numpy as np
@@ -14,12 +15,15 @@ from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
-from robohw.engine.program import MAX_INTERVAL, Machine
+from robohw.engine.estimate import engine_resources
+from robohw.engine.program import MAX_INTERVAL
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.reference import inverse_dynamics
+from robohw.robots.description import SHIPPED_ROBOTS
+from robohw.robots.loading import SHIPPED_URDF, load_robot
 from robohw.robots.sampling import sample_states
 from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
@@ -27,7 +31,8 @@ from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "DESIGNS",
            "MACHINES", "machine_design", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH",
-           "ENGINE_ROBOT_WIDTHS", "robot_digest"]
+           "ENGINE_ROBOT_WIDTHS", "ENGINE_ROBOT_INTERVALS", "engine_lut_budget",
+           "robot_digest"]
 
 # The Newton-Euler pipeline at 18 bits, folded by 6: its shared 18 x 18 products fit the
 # ECP5-85F's DSP tiles (the accuracy by width: docs/dynamics.md, docs/results.md).
@@ -44,6 +49,30 @@ ENGINE_ROBOT_WIDTHS = {
     "7efe057ccc8c29c5": 20,     # ur5
     "08b0b60311048a4e": 21,     # panda (tip panda_hand)
 }
+# The shipped arms' engines placed and routed at 100 MHz or more on seeds 1-3 at their default
+# width (docs/results.md), by robot_digest: their default intervals. Another robot's is the
+# smallest from ENGINE_INTERVAL up whose engine is estimated (robohw.engine.estimate) at no more
+# LUTs than the least of these (engine_lut_budget): unmeasured until robohw synth places it.
+ENGINE_ROBOT_INTERVALS = {
+    "e94d90654977c325": 5,      # puma560
+    "7efe057ccc8c29c5": 5,      # ur5
+    "08b0b60311048a4e": 16,     # panda: at II 10 it fills 84 % of the chip, unrouted
+}
+
+
+@functools.cache
+def engine_lut_budget():
+    """The least estimated LUTs (:func:`~robohw.engine.estimate.engine_resources`) of the
+    shipped arms' engines at their placed defaults (:data:`ENGINE_ROBOT_INTERVALS`)."""
+    luts = []
+    for name in (*SHIPPED_ROBOTS, *SHIPPED_URDF):
+        robot = load_robot(name)
+        digest = robot_digest(robot)
+        if digest in ENGINE_ROBOT_INTERVALS:
+            plan = EnginePlan(robot, width=ENGINE_ROBOT_WIDTHS.get(digest, ENGINE_WIDTH),
+                              interval=ENGINE_ROBOT_INTERVALS[digest], bound_fraction=None)
+            luts.append(engine_resources(plan, plan.program)["luts"])
+    return min(luts)
 
 
 def robot_digest(robot):
@@ -237,9 +266,11 @@ class ArrayDesign(DynamicsDesign):
 class EngineDesign(DynamicsDesign):
     """The modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`): its
     fold is its initiation interval, cycles per state (``robohw sim --ii``); its units scale
-    with the robot, its interval stays :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`; its
-    width for a shipped arm is :data:`ENGINE_ROBOT_WIDTHS`' (the proven bound's rule may widen
-    it)."""
+    with the robot. For a shipped arm its width is :data:`ENGINE_ROBOT_WIDTHS`' (the proven
+    bound's rule may widen it) and its interval :data:`ENGINE_ROBOT_INTERVALS`', the one placed
+    and routed; for another robot the interval is the smallest from
+    :data:`~robohw.dynamics.engine.ENGINE_INTERVAL` whose engine is estimated within
+    :func:`engine_lut_budget`."""
     default_fold = ENGINE_INTERVAL
     fold_name = "ii"
 
@@ -254,17 +285,19 @@ class EngineDesign(DynamicsDesign):
         return ENGINE_ROBOT_WIDTHS.get(robot_digest(robot), self.default_width)
 
     def _fitted(self, robot):
-        # The smallest interval from the default up whose machine has no more multipliers
-        # than the PUMA 560's default machine, the one placed and routed on every seed
-        # (docs/dynamics.md); for a robot not in docs/synth.json that is an estimate until
-        # robohw synth places it.
-        budget = Machine.for_plan(LinkFramePlan("puma560", width=ENGINE_WIDTH,
-                                                bound_fraction=None),
-                                  ENGINE_INTERVAL).multipliers
-        plan = self.plan(robot, self.default_width, bound_fraction=None)
-        self.default_fold = next(
-            (ii for ii in range(ENGINE_INTERVAL, MAX_INTERVAL + 1)
-             if Machine.for_plan(plan, ii).multipliers <= budget), MAX_INTERVAL)
+        # A shipped arm's placed interval; another robot's the smallest from the default up
+        # whose engine is estimated within engine_lut_budget (ENGINE_ROBOT_INTERVALS).
+        digest = robot_digest(robot)
+        if digest in ENGINE_ROBOT_INTERVALS:
+            self.default_fold = ENGINE_ROBOT_INTERVALS[digest]
+            return
+        plan = EnginePlan(robot, width=self.default_width, bound_fraction=None)
+        budget = engine_lut_budget()
+        for ii in range(ENGINE_INTERVAL, MAX_INTERVAL + 1):
+            plan.compile(ii)
+            if engine_resources(plan, plan.program)["luts"] <= budget:
+                break
+        self.default_fold = ii
 
     def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
         if bound_fraction is None:        # the traced graph alone: the same at every interval

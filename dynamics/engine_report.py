@@ -4,6 +4,8 @@ interval, with the latency beside the graph's critical path, the units, files an
 and the estimated resources (:mod:`robohw.engine.estimate`); and the curve over II as placed
 and routed on the ECP5-85F (``robohw synth`` rows), with its Pareto front."""
 
+from dataclasses import dataclass
+
 from robohw.dynamics.designs import ENGINE_WIDTH
 from robohw.dynamics.engine import LinkFramePlan
 from robohw.engine.estimate import engine_resources
@@ -15,16 +17,29 @@ from robohw.sim.design import TAG_WIDTH
 from robohw.support.pareto import lut_equivalents, pareto_mask
 
 __all__ = ["engine_rows", "engine_section", "placed_rows", "placed_section", "ENGINE_INTERVALS",
-           "ENGINE_DEVICE", "PLACED_INTERVALS", "PLACED_ROBOTS", "THROUGHPUT_GOAL", "GOAL_MHZ"]
+           "ENGINE_DEVICE", "PlacedCurve", "PLACED_CURVES", "THROUGHPUT_GOAL", "GOAL_MHZ"]
 
-# The engine's curve over II (issue 56): from the smallest the DSP tiles allow up to 128.
+# The engine's curve over II: from the smallest the DSP tiles allow up to 128.
 ENGINE_INTERVALS = (4, 5, 6, 8, 10, 12, 16, 24, 32, 48, 64, 96, 128)
 ENGINE_DEVICE = "ecp5-85k"
-# The placed curves' intervals, and their goals (issue 74): twenty million torque vectors a
-# second for the six-joint arms (II 5 at 100 MHz), ten million for the seven-joint Panda.
-PLACED_INTERVALS = (2, 3, 5, 10)
-PLACED_ROBOTS = {None: ("the PUMA 560", 20e6), "ur5": ("the UR5", 20e6),
-                 "panda": ("the Panda", 10e6)}
+
+
+@dataclass(frozen=True)
+class PlacedCurve:
+    """A robot's engine curve as placed and routed: its ``name`` in the report, its throughput
+    ``goal`` (torque vectors a second) and the ``intervals`` it should have a point at."""
+    name: str
+    goal: float
+    intervals: tuple
+
+
+# The placed curves (a robot's robohw synth --robot label; None: the design's own, the PUMA
+# 560) and their goals: twenty million torque vectors a second for the six-joint arms (II 5 at
+# 100 MHz), ten million for the seven-joint Panda (II 10); the points measured
+# (docs/notes/2026-12-link-frame-engine.md has what did not route).
+PLACED_CURVES = {None: PlacedCurve("the PUMA 560", 20e6, (3, 5, 10)),
+                 "ur5": PlacedCurve("the UR5", 20e6, (5, 10)),
+                 "panda": PlacedCurve("the Panda", 10e6, (10, 16))}
 THROUGHPUT_GOAL = 20e6
 GOAL_MHZ = 100
 
@@ -147,11 +162,12 @@ def placed_rows(synth_rows, design="dynamics-engine", robot=None):
 
 
 def placed_section(rows, default_interval, robot=None):
-    """The report's curve of the engine for ``robot`` (a key of :data:`PLACED_ROBOTS`) as
-    placed and routed (:func:`placed_rows`), the II of :data:`PLACED_INTERVALS` that no row
+    """The report's curve of the engine for ``robot`` (a key of :data:`PLACED_CURVES`) as
+    placed and routed (:func:`placed_rows`), the II of its curve's intervals that no row
     holds named, and the robot's throughput goal against the fastest point that routes at
     100 MHz on every seed."""
-    name, goal_rate = PLACED_ROBOTS[robot]
+    curve = PLACED_CURVES[robot]
+    name, goal_rate = curve.name, curve.goal
     table = ["| II | LUT4 | carry cells | LUT RAM (16x4) | flip-flops | DSP tiles | block RAMs "
              "| LUT-equivalents | Fmax, worst of the seeds (each seed) | torque vectors / s | "
              "latency (cycles) | latency (µs) | Pareto front |", "|" + "---|" * 13]
@@ -162,7 +178,7 @@ def placed_section(rows, default_interval, robot=None):
             f"{r['flip_flops']:,} | {r['dsp']} | {r['bram']} | {r['lut_equivalents']:,} | "
             f"{r['fmax_mhz']} ({seeds}) | {r['vectors_per_s'] / 1e6:.2f} M | {r['latency']} | "
             f"{r['latency_us']:.2f} | {'yes' if r['front'] else ''} |")
-    missing = [ii for ii in PLACED_INTERVALS if ii not in {r["interval"] for r in rows}]
+    missing = [ii for ii in curve.intervals if ii not in {r["interval"] for r in rows}]
     # fmax_mhz is the worst seed's.
     routed = [r for r in rows if r["fmax_mhz"] >= GOAL_MHZ]
     best = max(routed, key=lambda r: r["vectors_per_s"], default=None)
@@ -183,7 +199,7 @@ def placed_section(rows, default_interval, robot=None):
                      f"(`robohw synth --designs dynamics-engine{option} --ii N`).")
     if missing:
         lines.append("Not placed and routed here: II " + ", ".join(map(str, missing)) +
-                     " (no row in synth.json; docs/notes/2026-12-engine-routing.md has what "
+                     " (no row in synth.json; docs/notes/2026-12-link-frame-engine.md has what "
                      "was measured).")
     goal = (f"{goal_rate / 1e6:.0f} million torque vectors a second (II <= "
             f"{round(GOAL_MHZ * 1e6 / goal_rate)} at {GOAL_MHZ} MHz)")

@@ -17,7 +17,7 @@ from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPla
 from robohw.dynamics.designs import DESIGNS, DYNAMICS_FOLD
 from robohw.dynamics.engine import ENGINE_INTERVAL
 from robohw.dynamics.time_report import pinocchio_call_us, time_rows, time_section
-from robohw.dynamics.engine_report import (PLACED_ROBOTS, engine_rows, engine_section,
+from robohw.dynamics.engine_report import (PLACED_CURVES, engine_rows, engine_section,
                                             placed_rows, placed_section)
 from robohw.dynamics.model import model_torques
 from robohw.dynamics.reference import inverse_dynamics
@@ -446,7 +446,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
     agreement = formulation_agreement()
     synth_rows = read_rows(out_dir / SYNTH_FILE)
     times = time_rows(measured, synth_rows, pinocchio_call_us(quick))
-    placed = {robot: placed_rows(synth_rows, robot=robot) for robot in PLACED_ROBOTS}
+    placed = {robot: placed_rows(synth_rows, robot=robot) for robot in PLACED_CURVES}
     _plot(rows, out_dir / "dynamics_tp.png")
     wrong = [r for r in rows if r["printed"] != r["measured"]]
     head = "| n \\\\ p | " + " | ".join(str(p) for p in range(1, 14)) + " |"

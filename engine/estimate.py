@@ -20,10 +20,9 @@ report's cycle-level table; ``robohw synth`` measures).
 - **Block RAMs**: the micro-programs' ROMs deeper than :data:`ROM_LUT_WORDS` words, 36 bits
   a DP16KD.
 
-Estimates, not measurements: their purpose is the curve's shape over the interval. Against
-nextpnr's packing of the PUMA at 20 bits they run low: 11,600 for 14,192 TRELLIS_COMB at II
-128, 31,900 for 35,465 at II 32.
-Estimates, not measurements: their purpose is the curve's shape over the interval.
+Estimates, not measurements: their purpose is the curve's shape over the interval and a user's
+robot's default interval (:func:`robohw.dynamics.designs.engine_lut_budget`); how they compare
+with nextpnr's packing: docs/dynamics.md.
 """
 
 import math

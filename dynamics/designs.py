@@ -20,18 +20,20 @@ from robohw.engine.program import MAX_INTERVAL
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
+from robohw.dynamics.model import model_torques
 from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.robots.description import SHIPPED_ROBOTS
 from robohw.robots.loading import SHIPPED_URDF, load_robot
-from robohw.robots.sampling import sample_states
+from robohw.robots.sampling import sample_states, within_a_turn
 from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
+from robohw.sim.measured_width import measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "DESIGNS",
-           "MACHINES", "machine_design", "DYNAMICS_WIDTH", "DYNAMICS_FOLD", "ENGINE_WIDTH",
-           "ENGINE_ROBOT_WIDTHS", "ENGINE_ROBOT_INTERVALS", "engine_lut_budget",
+           "MACHINES", "machine_design", "default_machine", "DYNAMICS_WIDTH", "DYNAMICS_FOLD",
+           "ENGINE_WIDTH", "ENGINE_ROBOT_WIDTHS", "ENGINE_ROBOT_INTERVALS", "engine_lut_budget",
            "robot_digest"]
 
 # The Newton-Euler pipeline at 18 bits, folded by 6: its shared 18 x 18 products fit the
@@ -75,6 +77,12 @@ def engine_lut_budget():
     return min(luts)
 
 
+@functools.cache
+def _own_digest(name):
+    """The :func:`robot_digest` of a shipped robot called ``name``."""
+    return robot_digest(load_robot(name))
+
+
 def robot_digest(robot):
     """16 hex digits of SHA-256 over ``robot``'s description
     (:func:`robohw.robots.toml_file.description_identity`): limits included, its file's place
@@ -93,11 +101,12 @@ class DynamicsDesign(Design):
     family = "dynamics"
     error_unit = "of max abs(tau)"
     takes_robot = True
+    own_robot = "puma560"        # the robot its default width is the design's own for
 
-    def __init__(self, name, robot="puma560", *, width=DYNAMICS_WIDTH, widths=(18, 24)):
+    def __init__(self, name, robot="puma560", *, width=DYNAMICS_WIDTH):
         self.robot = robot
         super().__init__(name, self.summary_for(robot if isinstance(robot, str) else robot.name),
-                         width, widths, (MIN_WIDTH, MAX_WIDTH))
+                         width, (width,), (MIN_WIDTH, MAX_WIDTH))
 
     # --- the machine (a subclass's) ------------------------------------------------------------
     def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
@@ -118,28 +127,50 @@ class DynamicsDesign(Design):
 
     # --- the flows' design ---------------------------------------------------------------------
     def for_robot(self, robot, label, digest):
-        """The design for ``robot``: the default width is the narrowest from the design's own
-        (:data:`DYNAMICS_WIDTH`; the engine's :data:`ENGINE_WIDTH`, or for a shipped arm
-        :data:`ENGINE_ROBOT_WIDTHS`': :meth:`_measured_width`) whose proven bound meets
+        """The design for ``robot``: the default width is the narrowest from the one that keeps
+        its model within 1e-4 of max |tau| (:meth:`_measured_width`) whose proven bound meets
         :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the hardware's
-        refusal rule; for the shipped arms also the narrowest whose model is within 1e-4 of
-        max |tau| over 100,000 states, docs/robots.md), and it is exported at that width and
-        at 24 (:meth:`_fitted` then fits the machine's own parameters)."""
+        refusal rule), and it is exported at that width alone (:meth:`_fitted` then fits the
+        machine's own parameters)."""
         twin = super().for_robot(robot, label, digest)
         twin._for(robot)
         high = twin.width_range[1]
         twin.default_width = next(
-            (w for w in range(self._measured_width(robot), high + 1)
+            (w for w in range(twin._measured_width(robot), high + 1)
              if accuracy_promise(twin.plan(robot, w, bound_fraction=None)).fraction <=
              BOUND_FRACTION), high)
-        twin.widths = tuple(sorted({twin.default_width, max(24, twin.default_width)}))
+        twin.widths = (twin.default_width,)
         twin._fitted(robot)
         return twin
 
     def _measured_width(self, robot):
-        """The narrowest width measured to keep ``robot``'s model within 1e-4 of max |tau|,
-        where the machine has measured it; else its default (the base's: the default)."""
-        return self.default_width
+        """The narrowest width that keeps ``robot``'s model within 1e-4 of max |tau|: the
+        design's own for its own robot, a shipped arm's from the machine's table
+        (:meth:`_table_width`), else measured (:func:`~robohw.sim.measured_width.measured_width`,
+        from the design's own up)."""
+        digest = robot_digest(robot)
+        if digest == _own_digest(self.own_robot):
+            return self.default_width
+        width = self._table_width(digest)
+        if width is not None:
+            return width
+        return measured_width(self, robot, digest, self.default_width).width
+
+    def _table_width(self, digest):
+        """A shipped arm's width measured over 100,000 states, or ``None`` (the base's:
+        none)."""
+        return None
+
+    def sample_error(self, robot, width, count, seed):
+        """The largest error of the model at ``width`` bits against the float64 reference over
+        ``count`` states within ``robot``'s limits (drawn with ``seed``), a share of the largest
+        torque among them."""
+        plan = self.plan(robot, width, bound_fraction=None)
+        q, qd, qdd = sample_states(plan.robot, count, np.random.default_rng(seed))
+        q = within_a_turn(plan.robot, q)
+        tau, _ = model_torques(plan, q, qd, qdd)
+        reference = inverse_dynamics(robot, q, qd, qdd)
+        return np.abs(tau - reference).max() / np.abs(reference).max()
 
     def _for(self, robot):
         """Set what the machine's parameters are for ``robot``, before its width is chosen
@@ -230,11 +261,6 @@ class ArrayDesign(DynamicsDesign):
         return (f"joint torques of {robot_name}, Lee & Chang's array of {elements}, "
                 f"{self.network} network")
 
-    def _measured_width(self, robot):
-        """The narrowest width measured to keep ``robot``'s model within 1e-4 of max |tau|,
-        where the machine has measured it; else its default (the base's: the default)."""
-        return self.default_width
-
     def _for(self, robot):
         # One element per joint, as the PUMA's six.
         self.processors = robot.dof
@@ -275,14 +301,14 @@ class EngineDesign(DynamicsDesign):
     fold_name = "ii"
 
     def __init__(self, name, robot="puma560"):
-        super().__init__(name, robot, width=ENGINE_WIDTH, widths=(ENGINE_WIDTH, 24))
+        super().__init__(name, robot, width=ENGINE_WIDTH)
 
     def summary_for(self, robot_name):
         return (f"joint torques of {robot_name}, Newton-Euler in link frames modulo-scheduled "
                 f"on multipliers and adders over rotating register files")
 
-    def _measured_width(self, robot):
-        return ENGINE_ROBOT_WIDTHS.get(robot_digest(robot), self.default_width)
+    def _table_width(self, digest):
+        return ENGINE_ROBOT_WIDTHS.get(digest)
 
     def _fitted(self, robot):
         # A shipped arm's placed interval; another robot's the smallest from the default up
@@ -354,3 +380,10 @@ def machine_design(design, robot, *, processors=None, network="direct"):
     if design == "array":
         return ArrayDesign(name, robot, processors=processors, network=network)
     return MACHINES[design](name, robot)
+
+
+def default_machine(design, robot):
+    """The design of :func:`machine_design` ``design`` generated for ``robot`` at its defaults
+    (:meth:`~DynamicsDesign.for_robot`: its width and interval, those of ``robohw sim --robot``
+    and ``robohw export --robot``)."""
+    return machine_design(design, robot).for_robot(robot, None, robot_digest(robot))

@@ -88,7 +88,7 @@ class Torques:
 
 
 def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
-                   width=24, design="engine", processors=None, network=None,
+                   width=None, design="engine", processors=None, network=None,
                    interval=None, bound_fraction=BOUND_FRACTION, progress=None):
     """The :class:`Torques` of the states by ``backend``: the reasons are, by precedence
     (:data:`REASONS`), ``not_finite`` for a state or a torque that is not finite,
@@ -96,8 +96,8 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     for a hardware backend's state outside the robot's limits, else ``ok``. ``formulation``
     and ``wrench`` are the float backend's; the hardware (``design``, ``width`` bits; the
     array's ``processors``, default N, and ``network``, default ``direct``; the engine's
-    ``interval``, default :data:`~robohw.dynamics.engine.ENGINE_INTERVAL`) carries no tool
-    load, and is refused (``ValueError``) where its proven bound exceeds ``bound_fraction`` of
+    ``interval``; ``None``: the design's defaults for the robot, ``robohw sim --robot``'s,
+    :func:`~robohw.dynamics.designs.default_machine`) carries no tool load, and is refused (``ValueError``) where its proven bound exceeds ``bound_fraction`` of
     the largest torque the limits allow (:mod:`robohw.dynamics.accuracy`)."""
     check_choice("backend", backend, BACKENDS)
     check_choice("design", design, DESIGNS)
@@ -149,9 +149,14 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     from robohw.sim.run import run_backend
     from robohw.support.joints import angles_fit
     from robohw.support.progress import Progress
+    from robohw.dynamics.designs import default_machine
     machine = machine_design(design, robot, processors=options["processors"],
                              network=options["network"])
     interval = options["interval"]
+    if width is None or (design == "engine" and interval is None):
+        defaults = default_machine(design, robot)
+        width = width or defaults.default_width
+        interval = interval or (defaults.default_fold if design == "engine" else None)
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
     fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid

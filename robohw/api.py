@@ -75,22 +75,23 @@ class Arm:
         from robohw.robots.kinematics import forward_kinematics
         return forward_kinematics(self.robot, self._rows("q", q))
 
-    def inertia(self, q, backend="float", *, array="linear", width=24):
+    def inertia(self, q, backend="float", *, array="linear", width=None):
         """The joint-space inertia matrices ``(rows, N, N)`` at ``q`` ``(rows, N)``: float64,
-        or the ``array``'s bit-exact model at ``width`` bits (its rows outside the robot's
-        limits not valid, reason ``outside_limits``)."""
+        or the ``array``'s bit-exact model at ``width`` bits (``None``: its default for the
+        robot, ``robohw sim --robot``'s; its rows outside the robot's limits not valid, reason
+        ``outside_limits``)."""
         from robohw.systolic import solve_inertia
         check_choice("backend", backend, BACKENDS)
         h, valid, reason = solve_inertia(self.robot, self._rows("q", q), backend, array, width)
         return Result(h, valid, reason)
 
     def inverse_dynamics(self, q, qd, qdd, backend="float", *, formulation="link",
-                         wrench=None, design="engine", width=24):
+                         wrench=None, design="engine", width=None):
         """Joint torques ``(rows, N)`` at the states ``(q, qd, qdd)``, each ``(rows, N)``:
         float64 by ``formulation`` (``link``, ``scan``, ``lagrange``; ``wrench``: the tool
         load, see :mod:`robohw.dynamics.reference`), or ``design``'s bit-exact model at
-        ``width`` bits (its states outside the limits not valid, reason
-        ``outside_limits``)."""
+        ``width`` bits (``None``: its default for the robot, ``robohw sim --robot``'s; its
+        states outside the limits not valid, reason ``outside_limits``)."""
         from robohw.dynamics import solve_dynamics
         check_choice("backend", backend, BACKENDS)
         q, qd, qdd = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("qdd", qdd)))

@@ -14,9 +14,9 @@ import numpy as np
 
 from robohw.robots.description import Joint, Robot
 
-__all__ = ["joint_limits", "sample_joints", "sample_states", "missing_limits", "random_robot",
-           "sample_poses", "sample_trajectory", "POSE_SPREAD", "TRAJECTORY_AMPLITUDE",
-           "SERVO_RATE"]
+__all__ = ["joint_limits", "sample_joints", "sample_states", "within_a_turn", "missing_limits",
+           "random_robot", "sample_poses", "sample_trajectory", "POSE_SPREAD",
+           "TRAJECTORY_AMPLITUDE", "SERVO_RATE"]
 
 # A platform's poses are drawn uniformly within its home +- these, by kind (m, rad; planar: m,
 # m, rad): the workspace of the reports and tests, where every leg of the shipped platforms
@@ -36,6 +36,14 @@ def sample_joints(robot, count, rng):
     # Drawn in halves and doubled: the same bits (scaling by two is exact), and a span beyond
     # float64 (limits of +-1.7e308) stays finite.
     return 2.0 * rng.uniform(limits[:, 0] / 2, limits[:, 1] / 2, (count, robot.dof))
+
+
+def within_a_turn(robot, q):
+    """Joint vectors ``q`` ``(count, dof)`` with every revolute angle wrapped into ``[-pi,
+    pi)``: the same sines and cosines (what a serial robot's kinematics and dynamics read of
+    them), in the range every binary angle holds, however wide the file's limits."""
+    revolute = np.array([joint.type != "prismatic" for joint in robot.joints])
+    return np.where(revolute, (q + np.pi) % (2 * np.pi) - np.pi, q)
 
 
 def missing_limits(robot):

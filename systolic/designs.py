@@ -3,21 +3,24 @@
 for the PUMA 560."""
 
 import dataclasses
+import functools
 import hashlib
 
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
 from robohw.dataflow.folding import fold_for_tiles
-from robohw.robots.sampling import sample_joints
+from robohw.robots.loading import load_robot
+from robohw.robots.sampling import sample_joints, within_a_turn
 from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
+from robohw.sim.measured_width import measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.systolic.codec import (decode_outputs, encode_joints, field_formats, inertia_field,
                                    output_codes, output_payloads)
 from robohw.systolic.array import MIN_WIDTH
-from robohw.systolic.model import MAX_WIDTH, model_outputs
+from robohw.systolic.model import MAX_WIDTH, model_inertia, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["InertiaDesign", "LinearInertiaDesign", "LogDepthInertiaDesign", "DESIGN_CLASSES",
@@ -38,6 +41,12 @@ ROBOT_WIDTHS = {
     "fed6121044285cc6": {"linear": 20, "logdepth": 19},     # ur5
     "c84c1eb586e44df6": {"linear": 21, "logdepth": 19},     # panda (tip panda_hand)
 }
+
+
+@functools.cache
+def _own_digest():
+    """The :func:`inertia_digest` of the PUMA 560, the arrays' own robot."""
+    return inertia_digest(load_robot("puma560"))
 
 
 def inertia_digest(robot):
@@ -61,7 +70,7 @@ class InertiaDesign(Design):
     def __init__(self, name, default_fold, robot="puma560"):
         self.robot, self.default_fold = robot, default_fold
         super().__init__(name, self.summary_for(robot if isinstance(robot, str) else robot.name),
-                         INERTIA_WIDTH, (18, 24), (MIN_WIDTH, MAX_WIDTH))
+                         INERTIA_WIDTH, (INERTIA_WIDTH,), (MIN_WIDTH, MAX_WIDTH))
 
     def summary_for(self, robot_name):
         kind = "O(N) linear systolic array" if self.array == "linear" else \
@@ -69,15 +78,37 @@ class InertiaDesign(Design):
         return f"inertia matrix of {robot_name}, {kind}"
 
     def for_robot(self, robot, label, digest):
-        """The design for ``robot``: its default width the shipped arm's of
-        :data:`ROBOT_WIDTHS` (by :func:`inertia_digest`; else :data:`INERTIA_WIDTH`), its default fold the smallest from
+        """The design for ``robot``: its default width the narrowest that keeps the model
+        within 1e-4 of max |H| (:meth:`measured_width`), its default fold the smallest from
         the registry's at which the shared products fit the ECP5-85F's DSP tiles at that width
-        (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that width and at 24."""
+        (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that width alone."""
         twin = super().for_robot(robot, label, digest)
-        width = ROBOT_WIDTHS.get(inertia_digest(robot), {}).get(self.array, INERTIA_WIDTH)
-        twin.default_width, twin.widths = width, tuple(sorted({width, 24}))
+        width = twin.measured_width(robot)
+        twin.default_width, twin.widths = width, (width,)
         twin.default_fold = fold_for_tiles(twin.plan(robot, width), least=self.default_fold)
         return twin
+
+    def measured_width(self, robot):
+        """The narrowest width that keeps ``robot``'s model within 1e-4 of max |H|:
+        :data:`INERTIA_WIDTH` for the PUMA 560, a shipped arm's from :data:`ROBOT_WIDTHS` (by
+        :func:`inertia_digest`), else measured (:func:`~robohw.sim.measured_width.measured_width`,
+        from :data:`INERTIA_WIDTH` up)."""
+        digest = inertia_digest(robot)
+        if digest == _own_digest():
+            return INERTIA_WIDTH
+        if self.array in ROBOT_WIDTHS.get(digest, {}):
+            return ROBOT_WIDTHS[digest][self.array]
+        return measured_width(self, robot, digest, INERTIA_WIDTH).width
+
+    def sample_error(self, robot, width, count, seed):
+        """The largest error of the model at ``width`` bits against the float64 reference over
+        ``count`` configurations within ``robot``'s limits (drawn with ``seed``), a share of
+        the largest entry among them."""
+        plan = self.plan(robot, width)
+        q = within_a_turn(plan.robot, sample_joints(plan.robot, count,
+                                                    np.random.default_rng(seed)))
+        reference = jacobian_inertia(robot, q)
+        return np.abs(model_inertia(plan, q) - reference).max() / np.abs(reference).max()
 
     def plan(self, robot, width):
         """The array's plan for ``robot`` at ``width`` bits, as the bit-exact model takes it

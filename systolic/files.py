@@ -72,14 +72,16 @@ def outside_limits(robot, q):
     return outside
 
 
-def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None,
+def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=None,
                   progress=None):
     """``(H, valid, reason)``: inertia matrices ``(rows, N, N)`` of configurations ``q`` by
     ``backend`` (zeros where not valid), and per row ``valid`` and ``reason``, by precedence
     (:data:`REASONS`): ``not_finite`` (a value of the row or of its matrix that is not finite),
     then for the hardware backends ``out_of_format`` (an angle no binary angle holds) and
-    ``outside_limits`` (see :func:`outside_limits`). ``fold``: cycles per configuration of the
-    rtl and compiled backends' array (default :data:`robohw.systolic.DEFAULT_FOLDS`)."""
+    ``outside_limits`` (see :func:`outside_limits`). ``width``: the hardware backends' bits
+    (``None``: the array's default for the robot, ``robohw sim --robot``'s); ``fold``: cycles
+    per configuration of the rtl and compiled backends' array (default: the array's for the
+    robot)."""
     check_choice("array", array, ALGORITHMS)
     check_choice("backend", backend, BACKENDS)
     q = np.atleast_2d(np.asarray(q, dtype=np.float64))
@@ -92,37 +94,47 @@ def solve_inertia(robot, q, backend="float", array="linear", width=24, fold=None
         failures = []
     else:
         from robohw.support.joints import angles_fit    # with the hardware's formats
+        design = _design(robot, array)
+        width = width or design.default_width
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
         outside = outside_limits(robot, q)
         computed = finite & fits & ~outside
         if computed.any():
-            h[computed] = _hardware(robot, q[computed], backend, array, width, fold, progress)
+            h[computed] = _hardware(robot, q[computed], backend, design, width,
+                                    fold or design.default_fold, progress)
         failures = [("out_of_format", ~fits), ("outside_limits", outside)]
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(h))),
                                          *failures])
     return keep_valid(h, valid), valid, reason
 
 
-def _hardware(robot, q, backend, array, width, fold, progress):
-    """The matrices by a hardware backend. Its modules are imported here: the float backend's
-    command loads the references alone (a fast start)."""
+def _design(robot, array):
+    """The ``array``'s design generated for ``robot`` at its defaults (its width and fold,
+    those of ``robohw sim --robot``), which the hardware backends build through, as every flow
+    builds it. Its modules are imported here: the float backend's command loads the references
+    alone (a fast start)."""
+    from robohw.systolic.arrays import DEFAULT_FOLDS
+    from robohw.systolic.designs import DESIGN_CLASSES, inertia_digest
+    design = DESIGN_CLASSES[array](f"inertia-{array}", DEFAULT_FOLDS[array])
+    return design.for_robot(robot, None, inertia_digest(robot))
+
+
+def _hardware(robot, q, backend, design, width, fold, progress):
+    """The matrices by a hardware backend: ``design`` (:func:`_design`) at ``width`` bits
+    folded by ``fold``."""
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
     from robohw.support.progress import Progress
-    from robohw.systolic.arrays import DEFAULT_FOLDS
     from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
-    from robohw.systolic.designs import DESIGN_CLASSES
     from robohw.systolic.model import model_inertia
-    # Built through its design, as every flow builds it.
-    design = DESIGN_CLASSES[array](f"inertia-{array}", DEFAULT_FOLDS[array], robot)
     if backend == "model":
         return model_inertia(design.plan(robot, width), q)
-    fold = fold or DEFAULT_FOLDS[array]
     dut = design.hardware(robot, width, fold, tag_width=0)
     payloads = payload_rows(encode_joints(dut.plan, q))
     run = run_backend(dut, payloads, backend,
-                      f"configurations through the {dut.latency}-cycle {array} array",
+                      f"configurations through the {dut.latency}-cycle {design.array} array",
                       Progress(len(payloads), progress),
-                      f"inertia {array} width={width} fold={fold} {description_identity(robot)}")
+                      f"inertia {design.array} width={width} fold={fold} "
+                      f"{description_identity(robot)}")
     return decode_outputs(dut.plan, output_codes(dut.plan, run.outputs))

@@ -5,7 +5,7 @@ import math
 import sys
 
 
-from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, FileTable, Solved, file_command,
+from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command,
                                      inapplicable, integer, positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
@@ -39,8 +39,10 @@ def register(commands):
                           help="constant wrench the environment exerts on the tool, in the "
                                "last link's frame (N, N m; float backend only)")
     dynamics.add_argument("--width", type=integer("--width", 16, 56),
-                          help=f"data width of the hardware backends, 16..56 (default "
-                               f"{HARDWARE_WIDTH}; the CORDICs' sin and cos at up to 40)")
+                          help="data width of the hardware backends, 16..56 (default: the "
+                               "design's for the robot, robohw sim --robot's: the narrowest "
+                               "within 1e-4 of max |tau|; the CORDICs' sin and cos at up to "
+                               "40)")
     dynamics.add_argument("--design", choices=["pipelined", "array", "engine"],
                           help="the hardware backends' design: one pipelined datapath or Lee "
                                "& Chang's processor array (the paper's base-coordinate steps), "
@@ -52,7 +54,7 @@ def register(commands):
                                "Omega (inverse perfect shuffle) network (default direct)")
     dynamics.add_argument("--ii", type=integer("--ii", 2, 1024),
                           help="the engine's initiation interval: cycles per state, 2..1024 "
-                               "(default 5, robohw.dynamics.engine.ENGINE_INTERVAL)")
+                               "(default: the engine's for the robot, robohw sim --robot's)")
     dynamics.add_argument("--bound-fraction", type=positive("--bound-fraction"),
                           help="the hardware backends' largest accepted share of the largest "
                                "torque the robot's limits allow for their proven error bound "
@@ -96,7 +98,7 @@ def run(args):
         q, qd, qdd = split_states(values, robot.dof)
         fraction = BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
         got = solve_dynamics(robot, q, qd, qdd, args.backend, args.formulation or "link",
-                             args.wrench, width=args.width or HARDWARE_WIDTH,
+                             args.wrench, width=args.width,
                              design=args.design or "engine", processors=args.processors,
                              network=args.network, interval=args.ii, bound_fraction=fraction,
                              progress=sys.stderr)

@@ -2,7 +2,7 @@
 
 import sys
 
-from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, FileTable, Solved, file_command,
+from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command,
                                      inapplicable, integer, run_file_command, usage)
 
 __all__ = ["register", "run"]
@@ -26,13 +26,14 @@ def register(commands):
                               "outside_limits (a prismatic joint outside the limits its "
                               "formats are proven for)")
     inertia.add_argument("--width", type=integer("--width", 12, 31),
-                         help=f"data width of the hardware backends, 12..31 (default "
-                              f"{HARDWARE_WIDTH})")
+                         help="data width of the hardware backends, 12..31 (default: the "
+                              "array's for the robot, robohw sim --robot's: the narrowest "
+                              "within 1e-4 of max |H|)")
     inertia.add_argument("--fold", type=integer("--fold", 1),
                          help="cycles per configuration of the rtl and compiled backends' "
-                              "array (default: "
-                              "the registry's, the smallest that fits an ECP5-85F; the model "
-                              "computes the same bits at every fold)")
+                              "array (default: the array's for the robot, the smallest that "
+                              "fits an ECP5-85F; the model computes the same bits at every "
+                              "fold)")
     inertia.set_defaults(run=run)
     return inertia
 
@@ -54,7 +55,7 @@ def run(args):
 
     def solve(robot, q):
         h, valid, reason = solve_inertia(robot, q, args.backend, args.array,
-                                         width=args.width or HARDWARE_WIDTH, fold=args.fold,
+                                         width=args.width, fold=args.fold,
                                          progress=sys.stderr)
         return Solved(len(h), int(valid.sum()),
                       matrix_rows(h, valid, reason if args.reasons else None))

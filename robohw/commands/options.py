@@ -22,9 +22,10 @@ __all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
 # one-line usage error.
 ARGUMENT_ERRORS = (TypeError, ValueError)
 
-# The data width of the file commands' hardware backends (ik, inertia, dynamics, platform)
-# when --width is not given: 24 bits meet every shipped robot's accuracy bound in the report
-# (docs/results.md's accuracy-by-width tables).
+# The data width of the ik and platform commands' hardware backends when --width is not given:
+# 24 bits meet every shipped robot's accuracy bound in the report (docs/results.md's
+# accuracy-by-width tables). The inertia and dynamics commands take their design's default for
+# the robot (robohw sim --robot's).
 HARDWARE_WIDTH = 24
 
 # The shipped robots' names for --help, without importing robohw.robots (a fast start;

@@ -203,7 +203,8 @@ def test_the_hardware_states_its_promise_and_wide_limits_are_refused(tmp_path, c
     # the default design, in link frames; the pipeline's base-coordinate steps, tens of
     # millions).
     for design, bound in (("engine", "4.12e+06"), ("pipelined", "5.4e+07")):
-        status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--design", design)
+        status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--design", design,
+                                   "--width", "24")
         err = capsys.readouterr().err
         assert status == 0
         assert err.startswith("1 states, 1 valid: ") and \

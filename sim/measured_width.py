@@ -1,0 +1,84 @@
+"""A robot-generated design's default width where nobody has measured it: the narrowest whose
+bit-exact model keeps the project's accuracy goal over a seeded sample of inputs within the
+robot's limits, measured on first use and cached.
+
+The goal is :data:`ACCURACY_GOAL` of the largest output (max |tau|, max |H|) against the float64
+reference. The sample is :data:`WIDTH_SAMPLE` inputs drawn with seed :data:`WIDTH_SEED`; a
+width passes when its largest error over them is within :data:`WIDTH_MARGIN` of the goal, so
+that a larger sample (the tests' 100,000 states) keeps the goal too. The widths are tried from
+the design's own upward; the result is cached (``$ROBOHW_CACHE/widths``, :mod:`robohw.sim.cache`)
+under the design, the robot's digest and the code's (:func:`robohw.sim.compiled.source_digest`):
+a new robot or new code measures again. A measurement says so once, as a
+:class:`MeasuredWidthWarning` (the command line prints it on one line).
+"""
+
+import hashlib
+import json
+import warnings
+from dataclasses import asdict, dataclass
+
+from robohw.sim.cache import cache_dir
+from robohw.sim.compiled import source_digest
+
+__all__ = ["MeasuredWidth", "MeasuredWidthWarning", "measured_width", "ACCURACY_GOAL",
+           "WIDTH_SAMPLE", "WIDTH_SEED", "WIDTH_MARGIN"]
+
+# The project's accuracy goal: a design's error within 1e-4 of its largest output
+# (README.md, docs/accuracy.md).
+ACCURACY_GOAL = 1e-4
+WIDTH_SAMPLE = 20_000
+WIDTH_SEED = 0
+# The engine's largest errors on the shipped arms over 100,000 states were 1.0 to 1.1 times
+# those over 20,000 (docs/accuracy.md): a tenth of the goal kept in hand.
+WIDTH_MARGIN = 0.9
+
+
+class MeasuredWidthWarning(UserWarning):
+    """A design's default width for a robot was measured (not read from a table or cache)."""
+
+
+@dataclass(frozen=True)
+class MeasuredWidth:
+    """The narrowest ``width`` whose model's largest ``error`` (a share of the largest output)
+    over ``states`` sampled inputs is within the goal and margin."""
+    width: int
+    error: float
+    states: int
+
+
+def _path(design, digest, start):
+    key = (f"{design.name} {digest} {start} {WIDTH_SAMPLE} {WIDTH_SEED} {WIDTH_MARGIN} "
+           f"{source_digest()}")
+    return cache_dir("widths") / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
+
+
+def measured_width(design, robot, digest, start):
+    """The :class:`MeasuredWidth` of ``design`` (a :class:`~robohw.sim.design.Design` with
+    ``sample_error(robot, width, count, seed)``) for ``robot`` (``digest``: what identifies it),
+    trying widths from ``start`` to the top of the design's range; ``ValueError`` naming the
+    best width and its error where none keeps the goal."""
+    path = _path(design, digest, start)
+    try:
+        return MeasuredWidth(**json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError):
+        pass
+    best = None
+    for width in range(start, design.width_range[1] + 1):
+        error = float(design.sample_error(robot, width, WIDTH_SAMPLE, WIDTH_SEED))
+        best = MeasuredWidth(width, error, WIDTH_SAMPLE)
+        if error <= WIDTH_MARGIN * ACCURACY_GOAL:
+            break
+    else:
+        raise ValueError(
+            f"{design.name}: no width up to {design.width_range[1]} keeps {robot.name} within "
+            f"{ACCURACY_GOAL:g} of its largest output ({best.width} bits: {best.error:.2g} "
+            f"over {WIDTH_SAMPLE:,} inputs within its limits)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_suffix(".part")
+    temporary.write_text(json.dumps(asdict(best)))
+    temporary.replace(path)
+    warnings.warn(f"{design.name} for {robot.name}: default width {best.width} bits, measured "
+                  f"(the bit-exact model within {best.error:.2g} of the largest output over "
+                  f"{WIDTH_SAMPLE:,} inputs within its limits; cached)", MeasuredWidthWarning,
+                  stacklevel=2)
+    return best

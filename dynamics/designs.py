@@ -52,13 +52,13 @@ ENGINE_ROBOT_WIDTHS = {
     "08b0b60311048a4e": 21,     # panda (tip panda_hand)
 }
 # The shipped arms' engines placed and routed at 100 MHz or more on seeds 1-3 at their default
-# width (docs/results.md), by robot_digest: their default intervals. Another robot's is the
-# smallest from ENGINE_INTERVAL up whose engine is estimated (robohw.engine.estimate) at no more
-# LUTs than the least of these (engine_lut_budget): unmeasured until robohw synth places it.
+# width (docs/results.md), by robot_digest: their default intervals. Another robot's (the
+# Panda's too: no interval tried routes, docs/dynamics.md) is the smallest from ENGINE_INTERVAL
+# up whose engine is estimated (robohw.engine.estimate) at no more LUTs than the least of these
+# (engine_lut_budget): unmeasured until robohw synth places it.
 ENGINE_ROBOT_INTERVALS = {
     "e94d90654977c325": 5,      # puma560
     "7efe057ccc8c29c5": 5,      # ur5
-    "08b0b60311048a4e": 16,     # panda: at II 10 it fills 84 % of the chip, unrouted
 }
 
 
@@ -293,8 +293,9 @@ class EngineDesign(DynamicsDesign):
     """The modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`): its
     fold is its initiation interval, cycles per state (``robohw sim --ii``); its units scale
     with the robot. For a shipped arm its width is :data:`ENGINE_ROBOT_WIDTHS`' (the proven
-    bound's rule may widen it) and its interval :data:`ENGINE_ROBOT_INTERVALS`', the one placed
-    and routed; for another robot the interval is the smallest from
+    bound's rule may widen it), else measured (:meth:`_measured_width`); its interval for an
+    arm placed and routed is :data:`ENGINE_ROBOT_INTERVALS`', for another (the Panda
+    included: docs/dynamics.md) the smallest from
     :data:`~robohw.dynamics.engine.ENGINE_INTERVAL` whose engine is estimated within
     :func:`engine_lut_budget`."""
     default_fold = ENGINE_INTERVAL

@@ -51,9 +51,11 @@ lacks, in TOML::
     position = 0.02               #   the chain, the position it is locked at
 
 A velocity limit may only tighten the URDF's; a locked position must lie within the joint's
-limits. URDF has no acceleration limits: a chain joint that no sidecar gives one takes
-:data:`DEFAULT_ACCELERATION_LIMIT`, with a :class:`RobotFileWarning` (the dynamics hardware
-sizes its formats from it; a state beyond it comes out flagged out of bounds).
+limits. A joint's acceleration limit is the sidecar's, else the URDF's own (URDF 1.2's ``<limit
+acceleration="...">``, or Drake's ``drake:acceleration`` attribute), else
+:data:`DEFAULT_ACCELERATION_LIMIT`, with a :class:`RobotFileWarning` naming the joints (the
+dynamics hardware sizes its formats from it; a state beyond it comes out flagged out of
+bounds).
 """
 
 import math
@@ -178,7 +180,7 @@ class _Joint:
         if self.type != "fixed" and length < 1e-9:
             reader.fail(where, "axis xyz: a zero axis")
         self.axis = tuple(float(v) for v in axis / length) if length else (1.0, 0.0, 0.0)
-        self.limits = self.velocity = None
+        self.limits = self.velocity = self.acceleration = None
         limit = element.find("limit")
         if self.type in ("revolute", "prismatic"):
             if limit is None or limit.get("lower") is None or limit.get("upper") is None:
@@ -196,6 +198,15 @@ class _Joint:
                 if self.velocity <= 0:
                     reader.fail(where, f"limit velocity: must be positive, not "
                                        f"{self.velocity:g}")
+            # URDF 1.2's acceleration, or Drake's drake:acceleration (a namespaced attribute,
+            # {namespace}acceleration once parsed).
+            name = next((k for k in limit.keys()
+                         if k == "acceleration" or k.endswith("}acceleration")), None)
+            if name is not None:
+                self.acceleration = reader.number(limit.get(name), where, "limit acceleration")
+                if self.acceleration <= 0:
+                    reader.fail(where, f"limit acceleration: must be positive, not "
+                                       f"{self.acceleration:g}")
         dynamics = element.find("dynamics")
         self.damping = self.friction = 0.0
         if dynamics is not None:
@@ -452,8 +463,11 @@ def load_urdf(path, *, base=None, tip=None):
         joint, body = item["joint"], item["body"]
         settings = {**{k: v for k, v in top.items() if k != "gravity"},
                     **per_joint.get(joint.name, {})}
-        if "acceleration_limit" not in settings:
+        # The sidecar's acceleration limit, else the URDF's, else the default (with a warning).
+        acceleration = settings.get("acceleration_limit", joint.acceleration)
+        if acceleration is None:
             assumed.append(joint.name)
+            acceleration = DEFAULT_ACCELERATION_LIMIT
         velocity = joint.velocity
         if "velocity_limit" in settings:
             if velocity is not None and settings["velocity_limit"] > velocity * (1 + TOLERANCE):
@@ -466,7 +480,7 @@ def load_urdf(path, *, base=None, tip=None):
             name=joint.name, type="prismatic" if joint.type == "prismatic" else "revolute",
             placement=item["placement"], axis=joint.axis, limits=joint.limits,
             velocity_limit=velocity,
-            acceleration_limit=settings.get("acceleration_limit", DEFAULT_ACCELERATION_LIMIT),
+            acceleration_limit=acceleration,
             mass=float(body.mass) if inertial else None,
             com=tuple(float(v) for v in body.com) if inertial else None,
             inertia=inertia_six(body.inertia) if inertial else None,
@@ -481,7 +495,8 @@ def load_urdf(path, *, base=None, tip=None):
     if assumed:
         warnings.warn(f"{path}: no acceleration_limit for joints {', '.join(assumed)}: taking "
                       f"{DEFAULT_ACCELERATION_LIMIT:g} per second squared, which the dynamics "
-                      f"hardware is sized for (give them in its sidecar {sidecar_path(path)})",
+                      f"hardware is sized for (give them as <limit acceleration> or in its sidecar "
+                      f"{sidecar_path(path)})",
                       RobotFileWarning, stacklevel=3)
     return Chain(name=root.get("name") or path.stem, joints=tuple(chain_joints), tip=pending,
                  gravity=tuple(top.get("gravity", DEFAULT_GRAVITY)), source=str(path),

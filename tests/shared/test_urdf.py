@@ -2,11 +2,13 @@
 checked against Pinocchio (an independent library) on the shipped UR5 and Panda."""
 
 import pathlib
+import warnings
 import numpy as np
 import pytest
 
 from robohw.dynamics.reference import (FORMULATIONS, base_coordinate_steps, inverse_dynamics,
                                        joint_terms)
+from robohw.dynamics import solve_dynamics
 from robohw.dynamics.scans import run_schedule, serial_schedule
 from robohw.robots.algebra import FloatArith
 from robohw.robots import RobotFileError, load_robot
@@ -324,13 +326,41 @@ def test_a_urdf_without_acceleration_limits_takes_the_default(tmp_path):
     with pytest.warns(RobotFileWarning, match="arm.urdf: no acceleration_limit for joints "
                                               "shoulder, elbow: taking 10 per second squared, "
                                               "which the dynamics hardware is sized for "
-                                              r"\(give them in its sidecar .*arm\.urdf\.toml\)"):
+                                              r"\(give them as <limit acceleration> or in "
+                                              r"its sidecar .*arm\.urdf\.toml\)"):
         chain = load_robot(path)
     assert [j.acceleration_limit for j in chain.joints] == [DEFAULT_ACCELERATION_LIMIT] * 2
     sidecar_path(path).write_text("[joint.elbow]\nacceleration_limit = 4.0\n")
     with pytest.warns(RobotFileWarning, match="no acceleration_limit for joints shoulder:"):
         chain = load_robot(path)
     assert [j.acceleration_limit for j in chain.joints] == [10.0, 4.0]
+
+
+def test_the_urdfs_own_acceleration_limits(tmp_path):
+    # URDF 1.2's <limit acceleration>, and Drake's drake:acceleration in its namespace; the
+    # sidecar overrides either; a state between the default and the file's limit is in bounds.
+    path = tmp_path / "arm.urdf"
+    text = minimal().replace('velocity="2"/></joint>', 'velocity="2" acceleration="15.72"/>'
+                             '</joint>', 1)
+    text = text.replace('<robot name="two">', '<robot name="two" '
+                        'xmlns:drake="http://drake.mit.edu">')
+    text = text.replace('upper="2" velocity="2"/>', 'upper="2" velocity="2" '
+                        'drake:acceleration="8.5"/>')
+    path.write_text(text)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RobotFileWarning)     # none assumed: no warning
+        chain = load_robot(path)
+    assert [j.acceleration_limit for j in chain.joints] == [15.72, 8.5]
+    q, qd = np.zeros((2, 2)), np.zeros((2, 2))
+    qdd = np.array([[12.0, 0.0], [16.0, 0.0]])
+    got = solve_dynamics(chain, q, qd, qdd, "model", width=24)
+    assert got.valid.tolist() == [True, False]
+    sidecar_path(path).write_text("[joint.shoulder]\nacceleration_limit = 11.0\n")
+    assert [j.acceleration_limit for j in load_robot(path).joints] == [11.0, 8.5]
+    path.write_text(text.replace('"15.72"', '"-1"'))
+    with pytest.raises(RobotFileError, match="joint shoulder: limit acceleration: must be "
+                                             "positive, not -1"):
+        load_robot(path)
 
 
 def test_a_tip_off_the_base_is_refused(tmp_path):

@@ -32,7 +32,8 @@ BACKENDS = ("float", "model")
 class Result:
     """What an :class:`Arm` computes: ``values`` (rows first; zeros where not valid), per row
     ``valid`` (bool) and ``reason`` (``"ok"`` or why not), and the hardware's ``accuracy``
-    promise (the dynamics model's, :class:`robohw.dynamics.AccuracyPromise`; else ``None``)."""
+    promise (the dynamics model's, :class:`robohw.dynamics.AccuracyPromise`; the inertia
+    model's, :class:`robohw.systolic.accuracy.InertiaPromise`; ``None`` for float64)."""
     values: np.ndarray
     valid: np.ndarray
     reason: np.ndarray
@@ -79,11 +80,11 @@ class Arm:
         """The joint-space inertia matrices ``(rows, N, N)`` at ``q`` ``(rows, N)``: float64,
         or the ``array``'s bit-exact model at ``width`` bits (``None``: its default for the
         robot, ``robohw sim --robot``'s; its rows outside the robot's limits not valid, reason
-        ``outside_limits``)."""
+        ``outside_limits``; its proven bounds in ``accuracy``)."""
         from robohw.systolic import solve_inertia
         check_choice("backend", backend, BACKENDS)
-        h, valid, reason = solve_inertia(self.robot, self._rows("q", q), backend, array, width)
-        return Result(h, valid, reason)
+        got = solve_inertia(self.robot, self._rows("q", q), backend, array, width)
+        return Result(got.h, got.valid, got.reason, got.accuracy)
 
     def inverse_dynamics(self, q, qd, qdd, backend="float", *, formulation="link",
                          wrench=None, design="engine", width=None):

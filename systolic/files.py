@@ -14,6 +14,8 @@ simulated cycle by cycle) and ``compiled`` (the same array compiled by Verilator
 :mod:`robohw.sim.compiled`).
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from robohw.hw.checks import check_choice
@@ -22,8 +24,8 @@ from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_rea
 from robohw.systolic.reference import inertia_matrix
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
-           "BACKENDS", "ALGORITHMS", "REASONS", "configuration_columns", "matrix_header",
-           "matrix_rows"]
+           "Inertias", "BACKENDS", "ALGORITHMS", "REASONS", "configuration_columns",
+           "matrix_header", "matrix_rows"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 REASONS = ("ok", "not_finite", "out_of_format", "outside_limits")
@@ -72,16 +74,28 @@ def outside_limits(robot, q):
     return outside
 
 
+@dataclass(frozen=True)
+class Inertias:
+    """What :func:`solve_inertia` gives: ``h`` ``(rows, N, N)`` (zeros where not valid), per
+    row ``valid`` and ``reason``, and a hardware backend's
+    :class:`~robohw.systolic.accuracy.InertiaPromise` (``None`` for the float backend)."""
+    h: np.ndarray
+    valid: np.ndarray
+    reason: np.ndarray
+    accuracy: object = None
+
+
 def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=None,
                   progress=None):
-    """``(H, valid, reason)``: inertia matrices ``(rows, N, N)`` of configurations ``q`` by
-    ``backend`` (zeros where not valid), and per row ``valid`` and ``reason``, by precedence
+    """The :class:`Inertias` of configurations ``q`` by ``backend``: the matrices ``(rows, N,
+    N)`` (zeros where not valid), per row ``valid`` and ``reason``, by precedence
     (:data:`REASONS`): ``not_finite`` (a value of the row or of its matrix that is not finite),
     then for the hardware backends ``out_of_format`` (an angle no binary angle holds) and
     ``outside_limits`` (see :func:`outside_limits`). ``width``: the hardware backends' bits
     (``None``: the array's default for the robot, ``robohw sim --robot``'s); ``fold``: cycles
     per configuration of the rtl and compiled backends' array (default: the array's for the
-    robot)."""
+    robot). A hardware backend states its promise
+    (:func:`~robohw.systolic.accuracy.inertia_promise`)."""
     check_choice("array", array, ALGORITHMS)
     check_choice("backend", backend, BACKENDS)
     q = np.atleast_2d(np.asarray(q, dtype=np.float64))
@@ -91,11 +105,13 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
     if backend == "float":
         with np.errstate(all="ignore"):         # a matrix beyond float64 is not_finite
             h = inertia_matrix(robot, q, ALGORITHMS[array])
-        failures = []
+        failures, accuracy = [], None
     else:
         from robohw.support.joints import angles_fit    # with the hardware's formats
+        from robohw.systolic.accuracy import inertia_promise
         design = _design(robot, array)
         width = width or design.default_width
+        accuracy = inertia_promise(design.plan(robot, width), robot)
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
         outside = outside_limits(robot, q)
         computed = finite & fits & ~outside
@@ -105,7 +121,7 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
         failures = [("out_of_format", ~fits), ("outside_limits", outside)]
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(h))),
                                          *failures])
-    return keep_valid(h, valid), valid, reason
+    return Inertias(keep_valid(h, valid), valid, reason, accuracy)
 
 
 def _design(robot, array):

@@ -144,7 +144,8 @@ def place_and_route_progress(log_text):
     """``(phase, what was left)`` of a nextpnr log cut off before its end: the phase it was in
     (``"packing"``, ``"placement"`` or ``"routing"``) and, routing, the arcs router1 had left
     or the wires router2 found overused at its last report."""
-    if "Info: Routing.." not in log_text:
+    # router1 announces itself with "Routing..", router2 with "Running router2..."
+    if "Info: Routing.." not in log_text and "Info: Running router2" not in log_text:
         placing = "placer" in log_text.lower() or "Placed " in log_text
         return ("placement" if placing else "packing"), "not placed"
     first = [m for m in _ROUTER1_LINE.finditer(log_text)]

@@ -27,7 +27,8 @@ def test_float_and_model_backends_are_the_commands():
         assert list(got.reason) == list(want.reason)
         h = arm.inertia(q, backend)
         want_h = solve_inertia(arm.robot, q, backend)
-        assert np.array_equal(h.values, want_h[0]) and list(h.reason) == list(want_h[2])
+        assert np.array_equal(h.values, want_h.h) and list(h.reason) == list(want_h.reason)
+        assert (h.accuracy is None) == (backend == "float")
     assert list(arm.inverse_dynamics(q, qd, qdd, "model").reason) == ["ok"] * 3 + \
         ["outside_limits"]
     assert arm.inverse_dynamics(q, qd, qdd, "model").accuracy is not None

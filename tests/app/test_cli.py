@@ -273,6 +273,31 @@ def test_inertia_backends_agree(tmp_path, array):
     assert np.abs(results["model"] - reference).max() < 1e-4 * np.abs(reference).max()
 
 
+@pytest.mark.parametrize("array", ["linear", "logdepth"])
+def test_the_inertia_model_states_its_proven_bound(tmp_path, capsys, array):
+    # Each entry of every valid matrix is within the bound the closing line states (checked
+    # entry by entry against float64), and the bound is the plan's.
+    import numpy as np
+    from robohw.systolic import PLANS
+    from robohw.systolic.accuracy import largest_entry
+    q = write_configurations(tmp_path / "q.csv")
+    out = tmp_path / "h.csv"
+    assert main(["inertia", "--q", str(tmp_path / "q.csv"), "--out", str(out), "--backend",
+                 "model", "--array", array, "--width", "16"]) == 0
+    err = capsys.readouterr().err
+    robot = load_robot()
+    bounds = PLANS[array](robot, width=16).output_bounds
+    bound, largest = max(bounds.values()), largest_entry(robot)
+    assert f"; each entry proven within {bound:.3g} ({bound / largest:.2%} of the largest, " \
+        f"{largest:.3g}, the joint limits allow; SI units)" in err
+    reference = jacobian_inertia(robot, q)
+    error = np.abs(read_matrices(out) - reference)
+    # Against exact arithmetic; float64's own rounding of the reference beside it (a constant
+    # entry's bound is its one rounding, an exact zero's 0).
+    slack = 8 * np.finfo(float).eps * np.abs(reference).max()
+    assert all(error[:, j - 1, i - 1].max() <= b + slack for (j, i), b in bounds.items())
+
+
 @pytest.mark.parametrize("edit, robot, message", [
     (lambda rows: [rows[0].replace("q4", "qq")] + rows[1:], "puma560", "line 1, column q4: missing"),
     (lambda rows: rows[:2] + [rows[2].replace(rows[2].split(",")[1], "abc", 1)] + rows[3:],

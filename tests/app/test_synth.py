@@ -338,6 +338,11 @@ def test_a_run_past_its_time_limit_is_one_line_and_nothing_is_cached(fake_tools,
      "Info:     iter=2 wires=5 overused=81736 overuse=1 archfail=NA\n",
      ("routing", "router2: 81,736 wires overused after iteration 2")),
     ("Info: Routing..\n", ("routing", "no progress reported yet")),
+    # router2 as nextpnr 0.11 logs it: no "Routing.." line.
+    ("Info: Running simulated annealing placer for refinement.\nInfo: Routing globals...\n"
+     "Info: Running router2...\nInfo: Running main router loop...\n"
+     "Info:     iter=23 wires=530385 overused=8623 overuse=8757 tmgfail=1956 archfail=NA\n",
+     ("routing", "router2: 8,623 wires overused after iteration 23")),
 ])
 def test_what_a_cut_off_run_had_left(log, progress):
     from robohw.flows.synth import place_and_route_progress

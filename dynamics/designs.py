@@ -212,6 +212,17 @@ class DynamicsDesign(Design):
     def formats(self, dut):
         return field_formats(dut.plan, "in_bounds")
 
+    def checked_limits(self, dut):
+        """``{field: {"codes": [low, high], "values": [low, high]}}``: the codes of each
+        fixed-point input field that ``in_bounds`` accepts (the proven ranges: the robot's
+        velocity, acceleration and prismatic position limits, to half an LSB) and what they
+        are in the field's units."""
+        plan = dut.plan
+        fracs = plan.input_fracs
+        return {field: {"codes": [low, high],
+                        "values": [low * 2.0 ** -fracs[field], high * 2.0 ** -fracs[field]]}
+                for field, (low, high) in plan.field_limits.items()}
+
 
 class PipelineDesign(DynamicsDesign):
     """The Newton-Euler pipeline (:class:`~robohw.dynamics.NewtonEulerPipeline`): every step a

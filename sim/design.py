@@ -157,6 +157,11 @@ class Design:
         (default :attr:`default_fold`; ignored by a design without one), tag of 8 bits."""
         raise NotImplementedError
 
+    def checked_limits(self, dut):
+        """What a design with an ``in_bounds`` output checks, ``{field: {"codes": [low,
+        high], "values": [low, high]}}``, or ``None`` (the base's: none)."""
+        return None
+
     def configuration(self, dut):
         """One line: what this instance is."""
         raise NotImplementedError

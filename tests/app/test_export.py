@@ -56,6 +56,21 @@ def test_export_is_lint_clean_and_documented(tmp_path, name, width, fold, suffix
             f"tau{k}": b for k, b in enumerate(dut.plan.accuracy.bounds, 1)}
     else:
         assert set(sidecar["accuracy_bounds"]) == set(sidecar["ports"]["o"]["fields"]) - {"tag"}
+    # What in_bounds checks: each rate's and acceleration's limit, to half an LSB.
+    limits = sidecar["in_bounds_limits"]
+    if not name.startswith("dynamics"):
+        assert limits is None
+        return
+    robot = dut.plan.robot
+    assert set(limits) == {f"{kind}{k}" for kind in ("qd", "qdd")
+                           for k in range(1, robot.dof + 1)}
+    for k, joint in enumerate(robot.joints, 1):
+        for field, limit in ((f"qd{k}", joint.velocity_limit),
+                             (f"qdd{k}", joint.acceleration_limit)):
+            low, high = limits[field]["values"]
+            lsb = 2.0 ** -dut.plan.input_fracs[field]
+            assert abs(high - limit) <= lsb / 2 and abs(low + limit) <= lsb / 2
+            assert limits[field]["codes"] == [round(low / lsb), round(high / lsb)]
 
 
 def test_an_export_for_an_ecp5_instantiates_its_tiles_and_models_them(tmp_path):

@@ -15,6 +15,14 @@ when it is planned (:func:`check_accuracy`), in one line naming the limit whose 
 the fraction most and the narrowest width that meets it. The number formats never overflow
 at wide limits; there the torques' bits are spent on the largest values the limits allow, and
 an answer's error, although within its bound, can be as large as a small torque.
+
+Placeholder limits (a file's ``velocity_limit = 1e6``) make the largest torque huge, and so the
+fraction small, while every ordinary torque is lost below the bound. So a plan is also refused
+where its bound exceeds :data:`SCALE_FRACTION` of the arm's **torque scale**: the largest, over
+:data:`LIMIT_STATES` seeded positions within the joint limits, of any joint's gravity torque
+``|g(q)|`` or of what its acceleration limits alone ask of it, ``sum_i |H(q)_ji| qdd_max_i``
+(:func:`torque_scale`): neither depends on the velocity limits, and a zero-gravity arm still has
+the second. The line names the velocity limit whose halving lowers the bound most.
 """
 
 import dataclasses
@@ -27,10 +35,11 @@ import numpy as np
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.hw.checks import check_number
 from robohw.robots import Robot
-from robohw.robots.sampling import sample_joints
+from robohw.robots.sampling import sample_joints, within_a_turn
 
-__all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "largest_torque",
-           "accuracy_promise", "check_accuracy", "check_bound_fraction"]
+__all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "SCALE_FRACTION",
+           "largest_torque", "torque_scale", "accuracy_promise", "check_accuracy",
+           "check_bound_fraction"]
 
 # The fraction of the largest torque a design's bound may reach before it is refused.
 BOUND_FRACTION = 0.01
@@ -38,6 +47,10 @@ BOUND_FRACTION = 0.01
 LIMIT_STATES = 4096
 # A limit "weighs" when halving it takes the fraction below this share of what it was.
 WEIGHS = 0.95
+# The largest share of the arm's torque scale a bound may reach: the shipped arms' defaults
+# reach 0.2 to 1.5 % (docs/accuracy.md); a bound beyond a tenth of what gravity and the
+# acceleration limits ask of a joint is sized for rates no ordinary state has.
+SCALE_FRACTION = 0.1
 
 
 @dataclass(frozen=True)
@@ -80,6 +93,25 @@ def largest_torque(robot):
     return float(tau.max()) if np.isfinite(tau).all() else math.inf
 
 
+@functools.lru_cache(maxsize=64)
+def torque_scale(robot):
+    """The arm's torque scale (see the module docstring): the largest over joints and
+    :data:`LIMIT_STATES` seeded positions within the joint limits (revolute angles within a
+    turn) of ``|g(q)|`` and of ``sum_i |H(q)_ji| qdd_max_i``."""
+    q = within_a_turn(robot, sample_joints(robot, LIMIT_STATES, np.random.default_rng(0)))
+    still = np.zeros_like(q)
+    with np.errstate(over="ignore", invalid="ignore"):
+        gravity = inverse_dynamics(robot, q, still, still)
+        inertial = np.zeros_like(q)
+        for i, joint in enumerate(robot.joints):
+            unit = np.zeros_like(q)
+            unit[:, i] = 1.0
+            column = inverse_dynamics(robot, q, still, unit) - gravity    # H(q)[:, i]
+            inertial += np.abs(column) * joint.acceleration_limit
+        scale = np.maximum(np.abs(gravity), inertial).max()
+    return float(scale) if np.isfinite(scale) else math.inf
+
+
 def accuracy_promise(plan):
     """The :class:`AccuracyPromise` of a Newton-Euler plan (a
     :class:`~robohw.dynamics.pipeline.NewtonEulerPlan` or
@@ -108,6 +140,7 @@ def check_accuracy(plan, fraction, replan):
         raise ValueError(f"{robot.source or robot.name}: every torque its limits allow is 0 "
                          f"(no link has mass): no share of it can be proven")
     if promise.fraction <= fraction:
+        _check_scale(plan, promise, replan)
         return promise
     kinds = {"velocity_limit": "rad/s", "acceleration_limit": "rad/s^2"}
     weigh = []
@@ -135,3 +168,27 @@ def check_accuracy(plan, fraction, replan):
         f"{promise.bound:.3g} {promise.unit}, {promise.fraction:.2%} of the "
         f"{promise.largest_torque:.3g} {promise.unit} its limits allow, where bound_fraction "
         f"(robohw dynamics --bound-fraction) allows {fraction:.2%}; {weighs}; {width_text}")
+
+
+def _check_scale(plan, promise, replan):
+    """Refuse ``plan`` (one line) where its bound exceeds :data:`SCALE_FRACTION` of the arm's
+    :func:`torque_scale`, naming the velocity limit whose halving lowers the bound most."""
+    robot, width = plan.robot, plan.width
+    scale = torque_scale(robot)
+    if promise.bound <= SCALE_FRACTION * scale:
+        return
+    weigh = []
+    for k, joint in enumerate(robot.joints):
+        halved = dataclasses.replace(joint, velocity_limit=joint.velocity_limit / 2)
+        other = Robot(robot.name, robot.joints[:k] + (halved,) + robot.joints[k + 1:],
+                      source=robot.source, gravity=robot.gravity)
+        weigh.append((accuracy_promise(replan(other, width)).bound, k + 1,
+                      joint.velocity_limit, "rad/s" if joint.type == "revolute" else "m/s"))
+    halved_bound, joint, value, unit = min(weigh)
+    raise ValueError(
+        f"{robot.source or robot.name}: at {width} bits the design's torques are proven within "
+        f"{promise.bound:.3g} {promise.unit}, {promise.bound / scale:.3g} times the "
+        f"{scale:.3g} {promise.unit} gravity and the acceleration limits ask of a joint (more "
+        f"than {SCALE_FRACTION:.0%}: placeholder velocity limits?); joint {joint}'s "
+        f"velocity_limit of {value:g} {unit} weighs most (halved: {halved_bound:.3g}): give "
+        f"its real limit in the robot file or its sidecar")

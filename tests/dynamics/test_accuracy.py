@@ -198,25 +198,54 @@ def test_limits_beyond_float64_are_one_line_and_the_float_backend_keeps_the_file
 
 
 def test_the_hardware_states_its_promise_and_wide_limits_are_refused(tmp_path, capsys):
-    # At 1e6 rad/s the torques' bits go to the largest torques those limits allow: at 24 bits
-    # every torque is within its bound, and the bound, millions of N m, is said (the engine,
-    # the default design, in link frames; the pipeline's base-coordinate steps, tens of
-    # millions).
+    # At 1e6 rad/s (a placeholder) the torques' bits go to the largest torques those limits
+    # allow: the bound, millions of N m, is a small share of them but 1e5 times what gravity
+    # and the acceleration limits ask of a joint (robohw.dynamics.accuracy.torque_scale), so
+    # every design is refused, in one line naming the velocity limit; at 2 rad/s the promise is
+    # said on the closing line.
     for design, bound in (("engine", "4.12e+06"), ("pipelined", "5.4e+07")):
         status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--design", design,
                                    "--width", "24")
         err = capsys.readouterr().err
-        assert status == 0
-        assert err.startswith("1 states, 1 valid: ") and \
-            f"; each torque proven within {bound} N m" in err and \
-            "of the 2.5e+11 N m the limits allow)" in err
+        assert status == 2 and not out.exists() and err.count("\n") == 1
+        assert f"at 24 bits the design's torques are proven within {bound} N m, " in err and \
+            "times the 25.1 N m gravity and the acceleration limits ask of a joint (more " \
+            "than 10%: placeholder velocity limits?); joint 1's velocity_limit of 1e+06 " \
+            "rad/s weighs most" in err
+    status, out = run_dynamics(tmp_path, "2", "--backend", "model")
+    err = capsys.readouterr().err
+    assert status == 0 and err.startswith("1 states, 1 valid: ") and \
+        "; each torque proven within " in err
+    # The largest-torque rule comes first: one bit too few, the width that meets it is named.
     status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--width", "18",
                                "--design", "pipelined")
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and err.endswith("; width 19 meets it\n")
+    # A looser bound_fraction passes that rule; the placeholder rule still refuses.
     status, out = run_dynamics(tmp_path, "1e6", "--backend", "model", "--width", "18",
                                "--design", "pipelined", "--bound-fraction", "0.05")
-    assert status == 0
+    assert status == 2 and "placeholder velocity limits?" in capsys.readouterr().err
     status, out = run_dynamics(tmp_path, "2", "--backend", "float", "--bound-fraction", "0.05")
     err = capsys.readouterr().err
     assert status == 2 and "--bound-fraction applies to the hardware backends" in err
+
+
+def test_the_torque_scale_is_gravity_or_the_acceleration_limits_alone():
+    # Derived again with the inertia matrix of the Jacobian formulation (robohw.systolic):
+    # per position, |g(q)| and |H(q)| times the acceleration limits, the largest entry.
+    from robohw.dynamics.accuracy import LIMIT_STATES, torque_scale
+    from robohw.robots.sampling import sample_joints, within_a_turn
+    from robohw.systolic.reference import jacobian_inertia
+    for name in ("puma560", "ur5"):
+        robot = load_robot(name)
+        q = within_a_turn(robot, sample_joints(robot, LIMIT_STATES, np.random.default_rng(0)))
+        still = np.zeros_like(q)
+        gravity = np.abs(inverse_dynamics(robot, q, still, still))
+        limits = np.array([joint.acceleration_limit for joint in robot.joints])
+        inertial = np.abs(jacobian_inertia(robot, q)) @ limits
+        assert torque_scale(robot) == pytest.approx(max(gravity.max(), inertial.max()),
+                                                    rel=1e-12)
+        # The velocity limits do not enter it.
+        faster = dataclasses.replace(robot, joints=tuple(
+            dataclasses.replace(j, velocity_limit=1e6) for j in robot.joints))
+        assert torque_scale(faster) == torque_scale(robot)

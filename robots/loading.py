@@ -15,8 +15,9 @@ from robohw.robots.xml_file import xacro_includes
 __all__ = ["load_robot", "is_urdf", "hardware_robot", "require_dynamics", "robot_file",
            "robot_files", "robot_label", "robot_record", "SHIPPED_URDF", "ALL_SHIPPED"]
 
-# The real arms shipped as URDF files (robots/NAME.urdf, copies from example-robot-data).
-SHIPPED_URDF = ("ur5", "panda")
+# The real arms shipped as URDF files (robots/NAME.urdf: copies from example-robot-data and, the
+# iiwa 14, from Drake's models; each file names its source and license).
+SHIPPED_URDF = ("ur5", "panda", "iiwa14")
 ALL_SHIPPED = SHIPPED_ROBOTS + SHIPPED_URDF
 
 

@@ -30,7 +30,8 @@ HARDWARE_WIDTH = 24
 
 # The shipped robots' names for --help, without importing robohw.robots (a fast start;
 # tests/app/test_cli.py holds it equal to robohw.robots.ALL_SHIPPED).
-SHIPPED_NAMES = ("puma560", "puma560_fgl", "stanford", "stanford_thesis", "ur5", "panda")
+SHIPPED_NAMES = ("puma560", "puma560_fgl", "stanford", "stanford_thesis", "ur5", "panda",
+                 "iiwa14")
 
 
 class CommandParser(argparse.ArgumentParser):

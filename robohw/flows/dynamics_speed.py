@@ -19,9 +19,9 @@ from robohw.sim.cache import cache_dir
 
 __all__ = ["BENCH_ROBOTS", "PUBLISHED", "SpeedRow", "bench_dynamics", "format_dynamics_bench"]
 
-# The arms of the comparison: the PUMA 560 (the registry's default robot), the UR5 and the
-# Panda, a 7-joint arm of the iiwa's class.
-BENCH_ROBOTS = ("puma560", "ur5", "panda")
+# The arms of the comparison: the PUMA 560 (the registry's default robot), the UR5, the Panda
+# and the KUKA iiwa 14, the arm the published anchors measured.
+BENCH_ROBOTS = ("puma560", "ur5", "panda", "iiwa14")
 # Published anchors, microseconds a call or a problem, not measured here: both on the KUKA
 # iiwa (7 joints), from GRiD's tables (Plancher et al.).
 PUBLISHED = (("Pinocchio RNEA, one call, Core Ultra 9 285K (published, iiwa)", 0.17),

@@ -322,7 +322,7 @@ def test_each_arms_default_is_the_narrowest_that_meets_the_goal(name, robot, cou
 
 
 @pytest.mark.heavy
-@pytest.mark.parametrize("robot", ARMS)
+@pytest.mark.parametrize("robot", [*ARMS, "iiwa14"])
 def test_each_arms_default_models_meet_the_goal_against_pinocchio(robot):
     pin = pytest.importorskip("pinocchio")
     from robohw.dataflow.states import decode_torques, torque_codes

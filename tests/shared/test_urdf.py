@@ -24,7 +24,8 @@ pin = pytest.importorskip("pinocchio")
 ROBOTS = pathlib.Path(__file__).parents[2] / "robots"
 # (shipped file, --tip, Pinocchio's frame of the tip)
 ARMS = [("ur5", None, "wrist_3_link"), ("ur5", "tool0", "tool0"),
-        ("panda", "panda_hand", "panda_hand"), ("panda", "panda_hand_tcp", "panda_hand_tcp")]
+        ("panda", "panda_hand", "panda_hand"), ("panda", "panda_hand_tcp", "panda_hand_tcp"),
+        ("iiwa14", None, "iiwa_link_7")]
 # The references agree with Pinocchio within this share of the largest entry (float64
 # rounding over a few hundred operations: measured below 1e-15).
 AGREE = 1e-12

@@ -52,7 +52,7 @@ def register(commands):
                             "(default 3)")
     bench.add_argument("--robots", type=robot_list, metavar="NAMES",
                        help="robots for 'bench dynamics': shipped names or robot files, "
-                            "comma-separated (default puma560,ur5,panda)")
+                            "comma-separated (default puma560,ur5,panda,iiwa14)")
     bench.add_argument("--synth", metavar="FILE", default="docs/synth.json",
                        help="the robohw synth rows 'bench dynamics' takes the engine's Fmax "
                             "from (default docs/synth.json)")

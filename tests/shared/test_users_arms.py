@@ -1,0 +1,63 @@
+"""Arms robohw does not ship, read as a user's files (the UR10 and the Kinova j2s6s200 from
+example-robot-data 6.0.0, tests/fixtures/) and the shipped iiwa 14: at the defaults a user
+gets, chosen without --width, every design's bit-exact model is within 1e-4 of the largest
+entry of the float64 reference over states within the file's limits (20,000 in `make test`,
+100,000 in `make slow`); the references agree with Pinocchio."""
+
+import pathlib
+import warnings
+
+import numpy as np
+import pytest
+
+from robohw.registry import design, robot_designs
+from robohw.robots import load_robot
+from robohw.robots.description import RobotFileWarning
+
+FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
+ARMS = [str(FIXTURES / "ur10_robot.urdf"), str(FIXTURES / "kinova_j2s6s200.urdf"), "iiwa14"]
+GOAL = 1e-4
+
+
+def _quiet(function, *args):
+    with warnings.catch_warnings():
+        # The fixtures carry no acceleration limits: 10 rad/s^2 with a warning, as a user sees.
+        warnings.simplefilter("ignore", RobotFileWarning)
+        return function(*args)
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("count", [20_000, pytest.param(100_000, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("robot", ARMS, ids=["ur10", "kinova_j2s6s200", "iiwa14"])
+def test_a_users_arm_keeps_the_promise_at_its_defaults(robot, count):
+    for name in robot_designs():
+        found = _quiet(design, name, robot)
+        dut = found.build()
+        workload = found.workload(dut, count, seed=21)
+        _, errors = found.check(dut, workload, found.model_outputs(dut, workload))
+        assert errors.max() <= GOAL, (name, found.default_width, errors.max())
+
+
+@pytest.mark.parametrize("robot", ARMS[:2], ids=["ur10", "kinova_j2s6s200"])
+def test_the_fixtures_references_agree_with_pinocchio(robot):
+    pin = pytest.importorskip("pinocchio")
+    from robohw.dynamics.reference import inverse_dynamics
+    from robohw.robots.sampling import sample_states
+    chain = _quiet(load_robot, robot)
+    model = pin.buildModelFromUrdf(robot)
+    data = model.createData()
+    q, qd, qdd = sample_states(chain, 50, np.random.default_rng(5))
+    ours = inverse_dynamics(chain, q, qd, qdd)
+    theirs = []
+    for state in zip(q, qd, qdd):
+        # Pinocchio's continuous joints take (cos, sin): its configuration from the angles.
+        configuration = []
+        for k, joint in enumerate(model.joints[1:]):
+            if joint.nq == 2:
+                configuration += [np.cos(state[0][k]), np.sin(state[0][k])]
+            else:
+                configuration.append(state[0][k])
+        torque = pin.rnea(model, data, np.array(configuration), state[1], state[2])
+        theirs.append(torque + [j.damping for j in chain.joints] * state[1])
+    theirs = np.array(theirs)
+    assert np.abs(ours - theirs).max() <= 1e-12 * np.abs(theirs).max()

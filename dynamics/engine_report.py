@@ -38,7 +38,7 @@ class PlacedCurve:
 # 100 MHz), ten million for the seven-joint Panda (II 10); the points measured
 # (docs/notes/2026-12-link-frame-engine.md has what did not route).
 PLACED_CURVES = {None: PlacedCurve("the PUMA 560", 20e6, (3, 5, 10)),
-                 "ur5": PlacedCurve("the UR5", 20e6, (5, 10)),
+                 "ur5": PlacedCurve("the UR5", 20e6, (3, 5, 10)),
                  "panda": PlacedCurve("the Panda", 10e6, (10, 16))}
 THROUGHPUT_GOAL = 20e6
 GOAL_MHZ = 100

@@ -36,9 +36,11 @@ __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "D
            "ENGINE_WIDTH", "ENGINE_ROBOT_WIDTHS", "ENGINE_ROBOT_INTERVALS", "engine_lut_budget",
            "robot_digest"]
 
-# The Newton-Euler pipeline at 18 bits, folded by 6: its shared 18 x 18 products fit the
-# ECP5-85F's DSP tiles (the accuracy by width: docs/dynamics.md, docs/results.md).
-DYNAMICS_WIDTH = 18
+# The paper's designs (the pipeline, the array) at 20 bits: the narrowest at which their model is
+# within 1e-4 of max |tau| on the PUMA 560 over 20,000 states within its limits (8.8e-5;
+# 3.3e-4 at 18: docs/robots.md), the rule of robohw.sim.measured_width; the pipeline folded by
+# 6, its shared products one DSP tile each (robohw.hw.multiplier.split_product up to 22 bits).
+DYNAMICS_WIDTH = 20
 DYNAMICS_FOLD = 6
 # The engine at 18 bits: one DSP tile a product, and the narrowest whose model is within 1e-4 of
 # max |tau| on the PUMA 560 over 100,000 states within its limits (tests/dynamics/

@@ -376,8 +376,9 @@ _ROUTER2_FOR_100 = PlaceAndRoute(router="router2", target_mhz=100,
 
 DESIGNS = (
     PipelineDesign("dynamics-pipelined").placed_by(
-        _ROUTER2_FOR_100, unplaced="does not route on the ECP5-85F at any fold tried (6 to 48) "
-                                   "with any placer or router: docs/dynamics.md"),
+        _ROUTER2_FOR_100, unplaced="does not route on the ECP5-85F at any fold tried (6 to 48, at "
+                                   "18 bits; 20, its default, is wider) with any placer or "
+                                   "router: docs/dynamics.md"),
     ArrayDesign("dynamics-array", processors=6, network="direct").placed_by(_ROUTER2_FOR_100),
     EngineDesign("dynamics-engine").placed_by(_ROUTER2_FOR_100),
 )

@@ -129,6 +129,15 @@ def check_bound_fraction(fraction):
     return check_number("bound_fraction", fraction, above=0)
 
 
+def _halved(robot, k, limit):
+    """``robot`` (its hardware form, a :class:`~robohw.robots.Robot`) with joint ``k``'s
+    ``limit`` (``"velocity_limit"``, ``"acceleration_limit"``) halved."""
+    joint = robot.joints[k]
+    halved = dataclasses.replace(joint, **{limit: getattr(joint, limit) / 2})
+    return Robot(robot.name, robot.joints[:k] + (halved,) + robot.joints[k + 1:],
+                 source=robot.source, gravity=robot.gravity)
+
+
 def check_accuracy(plan, fraction, replan):
     """Refuse ``plan`` (``ValueError``, one line) if its promise's fraction exceeds
     ``fraction``. ``replan(robot, width)`` plans the same design for another robot or width,
@@ -146,9 +155,7 @@ def check_accuracy(plan, fraction, replan):
     weigh = []
     for k, joint in enumerate(robot.joints):
         for limit, unit in kinds.items():
-            halved = dataclasses.replace(joint, **{limit: getattr(joint, limit) / 2})
-            other = Robot(robot.name, robot.joints[:k] + (halved,) + robot.joints[k + 1:],
-                          source=robot.source, gravity=robot.gravity)
+            other = _halved(robot, k, limit)
             unit = unit if joint.type == "revolute" else unit.replace("rad", "m")
             weigh.append((accuracy_promise(replan(other, width)).fraction, k + 1, limit,
                           getattr(joint, limit), unit))
@@ -179,9 +186,7 @@ def _check_scale(plan, promise, replan):
         return
     weigh = []
     for k, joint in enumerate(robot.joints):
-        halved = dataclasses.replace(joint, velocity_limit=joint.velocity_limit / 2)
-        other = Robot(robot.name, robot.joints[:k] + (halved,) + robot.joints[k + 1:],
-                      source=robot.source, gravity=robot.gravity)
+        other = _halved(robot, k, "velocity_limit")
         weigh.append((accuracy_promise(replan(other, width)).bound, k + 1,
                       joint.velocity_limit, "rad/s" if joint.type == "revolute" else "m/s"))
     halved_bound, joint, value, unit = min(weigh)

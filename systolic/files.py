@@ -111,12 +111,13 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
         from robohw.systolic.accuracy import inertia_promise
         design = _design(robot, array)
         width = width or design.default_width
-        accuracy = inertia_promise(design.plan(robot, width), robot)
+        plan = design.plan(robot, width)
+        accuracy = inertia_promise(plan, robot)
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
         outside = outside_limits(robot, q)
         computed = finite & fits & ~outside
         if computed.any():
-            h[computed] = _hardware(robot, q[computed], backend, design, width,
+            h[computed] = _hardware(robot, q[computed], backend, design, plan,
                                     fold or design.default_fold, progress)
         failures = [("out_of_format", ~fits), ("outside_limits", outside)]
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(h))),
@@ -135,9 +136,9 @@ def _design(robot, array):
     return design.for_robot(robot, None, inertia_digest(robot))
 
 
-def _hardware(robot, q, backend, design, width, fold, progress):
-    """The matrices by a hardware backend: ``design`` (:func:`_design`) at ``width`` bits
-    folded by ``fold``."""
+def _hardware(robot, q, backend, design, plan, fold, progress):
+    """The matrices by a hardware backend: ``design`` (:func:`_design`) at ``plan``'s width
+    (its bit-exact model's plan) folded by ``fold``."""
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
@@ -145,7 +146,8 @@ def _hardware(robot, q, backend, design, width, fold, progress):
     from robohw.systolic.codec import decode_outputs, encode_joints, output_codes
     from robohw.systolic.model import model_inertia
     if backend == "model":
-        return model_inertia(design.plan(robot, width), q)
+        return model_inertia(plan, q)
+    width = plan.width
     dut = design.hardware(robot, width, fold, tag_width=0)
     payloads = payload_rows(encode_joints(dut.plan, q))
     run = run_backend(dut, payloads, backend,

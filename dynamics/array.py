@@ -14,9 +14,10 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   stage per step: the operand read from the file, the operands' preparation, the product or
   sum, the rounding in two steps, the write into the unit's bank of the file (its write port's
   enable, address and data all registers):
-  :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
-  :data:`~robohw.dynamics.array_plan.ADDER_STAGES` cycles, more (registers on the exact result)
-  if the plan asks.
+  :func:`~robohw.dynamics.array_plan.multiplier_latency_at` the width (above 18 bits one tile
+  and the fabric's partial products, :func:`~robohw.hw.multiplier.split_product`, a stage more)
+  and :data:`~robohw.dynamics.array_plan.ADDER_STAGES` cycles, more (registers on the exact
+  result) if the plan asks.
 - **The micro-program** of an element gives, for each cycle, the fields each stage of its
   units and its network port need then: the datapath fields (addresses, shifts, constants)
   as one word of a ROM (a block RAM), the valid bits (issue, write, send, receive) decoded
@@ -48,7 +49,9 @@ from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.states import state_fields, torque_field, torque_fields
 from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dataflow.unit import fixed_point_unit
-from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
+from robohw.dynamics.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at
+from robohw.engine.program import product_latency
+from robohw.hw.multiplier import SPLIT_PRODUCT_LATENCY, registered_product, split_product
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import BankedFile, read_port
@@ -66,7 +69,7 @@ class NewtonEulerArray(StreamPipeline):
         See :class:`~robohw.dynamics.array_plan.ArrayPlan`.
     multiplier_latency, adder_latency : int
         Cycles from an operation's issue to its result being readable: at least the units'
-        pipelines, :data:`~robohw.dynamics.array_plan.MULTIPLIER_STAGES` and
+        pipelines, :func:`~robohw.dynamics.array_plan.multiplier_latency_at` the width and
         :data:`~robohw.dynamics.array_plan.ADDER_STAGES` (the defaults).
     tag_width : int
         User tag carried from ``i`` to ``o``.
@@ -78,12 +81,14 @@ class NewtonEulerArray(StreamPipeline):
     """
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
-                 trig_width=None, multiplier_latency=MULTIPLIER_STAGES,
+                 trig_width=None, multiplier_latency=None,
                  adder_latency=ADDER_STAGES, sequencing="dataflow", tag_width=0,
                  bound_fraction=BOUND_FRACTION):
         check_tag_width(tag_width)
+        if multiplier_latency is None:
+            multiplier_latency = multiplier_latency_at(width)
         for name, value, least in (("multiplier_latency", multiplier_latency,
-                                    MULTIPLIER_STAGES),
+                                    multiplier_latency_at(width)),
                                    ("adder_latency", adder_latency, ADDER_STAGES)):
             if check_positive_integer(name, value) < least:
                 raise ValueError(f"{name} must be at least {least} (the unit's pipeline), "
@@ -213,11 +218,15 @@ class NewtonEulerArray(StreamPipeline):
                            lambda _, index: {"valid": 1, "at": file.address(table[index])})
             file.write(m, unit, fields["valid"], fields["at"], value)
 
+        # A tile's product up to its 18 bits, the split product (a stage more) above.
+        stages = product_latency(plan.width)
+        product = split_product if stages == SPLIT_PRODUCT_LATENCY else registered_product
         return fixed_point_unit(
             m, program, f"pe{element}_{'mul' if multiplier else 'add'}", multiplier,
             instructions, width=plan.width,
             latency=plan.multiplier_latency if multiplier else plan.adder_latency,
-            operands=operands, write=write, platform=platform)
+            operands=operands, write=write, platform=platform, product=product,
+            product_latency=stages, registered_operands=product is split_product)
 
     def _count(self, m, pc, element, issues):
         """The element's counters, from its units' issue flags."""

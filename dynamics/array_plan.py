@@ -52,18 +52,29 @@ from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.hw.checks import check_choice, check_positive_integer
+from robohw.engine.program import product_latency
 from robohw.hw.multiplier import PRODUCT_LATENCY
 from robohw.hw.register_file import left_edge
 from robohw.dynamics.reference import PHASES
 from robohw.dynamics.scans import pfp_schedule, run_schedule
 
 __all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS", "BANKS",
-           "MULTIPLIER_STAGES", "ADDER_STAGES"]
+           "MULTIPLIER_STAGES", "ADDER_STAGES", "multiplier_latency_at"]
 
 SEQUENCINGS = ("dataflow", "steps")
 # The pipelines of NewtonEulerArray's units (robohw.dataflow.unit), the least latency the
-# hardware has, and the default; the multiplier's product is an ECP5 tile's two registers.
+# hardware has, and the default up to 18 bits; the multiplier's product is an ECP5 tile's two
+# registers (wider, one tile and the fabric's partial products, a stage more:
+# multiplier_latency_at).
 MULTIPLIER_STAGES = multiplier_stages(PRODUCT_LATENCY)
+
+
+def multiplier_latency_at(width):
+    """The least latency of NewtonEulerArray's multiplier at ``width`` bits, its default: the
+    unit's pipeline around a tile's product up to 18 bits, around
+    :func:`~robohw.hw.multiplier.split_product` above
+    (:func:`~robohw.engine.program.product_latency`)."""
+    return multiplier_stages(product_latency(width))
 # A register file's banks, by the writer of their values: the element's inputs (held for the
 # program, never written), its multiplier, its adder, the network's receive. One writer per
 # register: LUT RAM with one write port (robohw.hw.register_file.BankedFile), no write
@@ -119,19 +130,21 @@ class ArrayPlan(NewtonEulerPlan):
         ``"direct"`` or ``"shuffle"`` (:data:`robohw.dynamics.network.NETWORKS`).
     multiplier_latency, adder_latency : int
         Cycles from an operation's issue to its result being readable, 1 or more (defaults
-        :data:`MULTIPLIER_STAGES` and :data:`ADDER_STAGES`, the hardware's units; a plan
-        with less is a what-if the hardware does not build).
+        :func:`multiplier_latency_at` the width and :data:`ADDER_STAGES`, the hardware's
+        units; a plan with less is a what-if the hardware does not build).
     sequencing : str
         ``"dataflow"`` (default) or ``"steps"`` (see the module docstring).
     """
 
     def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
-                 trig_width=None, multiplier_latency=MULTIPLIER_STAGES,
+                 trig_width=None, multiplier_latency=None,
                  adder_latency=ADDER_STAGES, sequencing="dataflow",
                  bound_fraction=BOUND_FRACTION):
         check_choice("sequencing", sequencing, SEQUENCINGS)
         self.sequencing = sequencing
         self._scan_sizes = {}
+        if multiplier_latency is None:
+            multiplier_latency = multiplier_latency_at(width)
         check_positive_integer("multiplier_latency", multiplier_latency)
         check_positive_integer("adder_latency", adder_latency)
         check_choice("network", network, NETWORKS)

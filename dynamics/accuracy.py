@@ -72,6 +72,11 @@ class AccuracyPromise:
         """:attr:`bound` over :attr:`largest_torque` (``inf`` for a robot that exerts none)."""
         return self.bound / self.largest_torque if self.largest_torque else math.inf
 
+    def sentence(self):
+        """The promise as the ``dynamics`` command's closing line states it."""
+        return (f"each torque proven within {self.bound:.3g} {self.unit} ({self.fraction:.2%} "
+                f"of the {self.largest_torque:.3g} {self.unit} the limits allow)")
+
     def as_json(self):
         return {"bounds": list(self.bounds), "bound": self.bound,
                 "largest_torque": self.largest_torque, "fraction": self.fraction,

@@ -50,8 +50,7 @@ from robohw.dataflow.states import state_fields, torque_field, torque_fields
 from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dataflow.unit import fixed_point_unit
 from robohw.dynamics.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at
-from robohw.engine.program import product_latency
-from robohw.hw.multiplier import SPLIT_PRODUCT_LATENCY, registered_product, split_product
+from robohw.engine.program import unit_product
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import BankedFile, read_port
@@ -218,15 +217,11 @@ class NewtonEulerArray(StreamPipeline):
                            lambda _, index: {"valid": 1, "at": file.address(table[index])})
             file.write(m, unit, fields["valid"], fields["at"], value)
 
-        # A tile's product up to its 18 bits, the split product (a stage more) above.
-        stages = product_latency(plan.width)
-        product = split_product if stages == SPLIT_PRODUCT_LATENCY else registered_product
         return fixed_point_unit(
             m, program, f"pe{element}_{'mul' if multiplier else 'add'}", multiplier,
             instructions, width=plan.width,
             latency=plan.multiplier_latency if multiplier else plan.adder_latency,
-            operands=operands, write=write, platform=platform, product=product,
-            product_latency=stages, registered_operands=product is split_product)
+            operands=operands, write=write, platform=platform, **unit_product(plan.width))
 
     def _count(self, m, pc, element, issues):
         """The element's counters, from its units' issue flags."""

@@ -41,11 +41,10 @@ from amaranth.lib.memory import Memory
 from robohw.cordic.pipelined import pipelined_datapath
 from robohw.dataflow.component import output_fields, within_limits
 from robohw.dataflow.unit import fixed_point_unit
-from robohw.engine.program import KINDS, product_latency
+from robohw.engine.program import KINDS, unit_product
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer
 from robohw.hw.micro_program import MicroProgram
-from robohw.hw.multiplier import SPLIT_PRODUCT_LATENCY, registered_product, split_product
 from robohw.hw.register_file import read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
@@ -324,13 +323,9 @@ class Engine(StreamPipeline):
         multiplier = kind == "mul"
         latency = (program.machine.multiplier_latency if multiplier else
                    program.machine.adder_latency)
-        # A tile's product up to its 18 bits, the split product (a stage more) above.
-        stages = product_latency(plan.width)
-        product = split_product if stages == SPLIT_PRODUCT_LATENCY else registered_product
         fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
                          latency=latency, operands=operands, write=written,
-                         platform=platform, product=product, product_latency=stages,
-                         registered_operands=product is split_product)
+                         platform=platform, **unit_product(plan.width))
         return result[0]
 
     def _loader(self, m, micro, unit, held):

@@ -37,10 +37,11 @@ from robohw.dataflow.unit import (ADDER_STAGES, ADDS, MULTIPLIES, multiplier_sta
 from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
                                      physical_register, rotating_allocation)
 from robohw.hw.checks import check_integer, check_positive_integer
-from robohw.hw.multiplier import PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY
+from robohw.hw.multiplier import (PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY, registered_product,
+                                  split_product)
 
 __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
-           "compile_program", "product_latency", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
+           "compile_program", "product_latency", "unit_product", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
            "SPARE_UNITS", "FANOUT_FILES", "LOAD_LATENCY"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
@@ -72,6 +73,18 @@ def product_latency(width):
     tile, :func:`~robohw.hw.multiplier.split_product`), and the same three above (Yosys's
     tiles)."""
     return PRODUCT_LATENCY if width <= 18 else SPLIT_PRODUCT_LATENCY
+
+
+def unit_product(width):
+    """The product arguments of a multiplier unit at ``width`` bits
+    (:func:`~robohw.dataflow.unit.fixed_point_unit`'s ``product``, ``product_latency`` and
+    ``registered_operands``): a tile's registered product up to 18 bits,
+    :func:`~robohw.hw.multiplier.split_product` (a stage more, its operands from registers)
+    above."""
+    stages = product_latency(width)
+    split = stages == SPLIT_PRODUCT_LATENCY
+    return {"product": split_product if split else registered_product,
+            "product_latency": stages, "registered_operands": split}
 
 
 @dataclass(frozen=True)

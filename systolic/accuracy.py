@@ -41,6 +41,11 @@ class InertiaPromise:
         """:attr:`bound` over :attr:`largest_entry`."""
         return self.bound / self.largest_entry
 
+    def sentence(self):
+        """The promise as the ``inertia`` command's closing line states it."""
+        return (f"each entry proven within {self.bound:.3g} ({self.fraction:.2%} of the "
+                f"largest, {self.largest_entry:.3g}, the joint limits allow; SI units)")
+
     def as_json(self):
         return {"bounds": {f"H{j}_{i}": b for (j, i), b in self.bounds.items()},
                 "bound": self.bound, "largest_entry": self.largest_entry,

@@ -102,12 +102,7 @@ def run(args):
                              design=args.design or "engine", processors=args.processors,
                              network=args.network, interval=args.ii, bound_fraction=fraction,
                              progress=sys.stderr)
-        note = None
-        if got.accuracy is not None:
-            promise = got.accuracy
-            note = (f"each torque proven within {promise.bound:.3g} {promise.unit} "
-                    f"({promise.fraction:.2%} of the {promise.largest_torque:.3g} "
-                    f"{promise.unit} the limits allow)")
+        note = None if got.accuracy is None else got.accuracy.sentence()
         return Solved(len(got.tau), int(got.valid.sum()), torque_rows(
             got.tau, got.valid, got.reason if args.reasons else None), note)
     return run_file_command(args, "dynamics", "states", table, solve)

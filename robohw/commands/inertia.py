@@ -56,12 +56,7 @@ def run(args):
     def solve(robot, q):
         got = solve_inertia(robot, q, args.backend, args.array, width=args.width,
                             fold=args.fold, progress=sys.stderr)
-        note = None
-        if got.accuracy is not None:
-            promise = got.accuracy
-            note = (f"each entry proven within {promise.bound:.3g} ({promise.fraction:.2%} of "
-                    f"the largest, {promise.largest_entry:.3g}, the joint limits allow; SI "
-                    f"units)")
+        note = None if got.accuracy is None else got.accuracy.sentence()
         return Solved(len(got.h), int(got.valid.sum()),
                       matrix_rows(got.h, got.valid, got.reason if args.reasons else None), note)
     return run_file_command(args, "inertia", "q", table, solve)

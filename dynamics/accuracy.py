@@ -22,7 +22,9 @@ where its bound exceeds :data:`SCALE_FRACTION` of the arm's **torque scale**: th
 :data:`LIMIT_STATES` seeded positions within the joint limits, of any joint's gravity torque
 ``|g(q)|`` or of what its acceleration limits alone ask of it, ``sum_i |H(q)_ji| qdd_max_i``
 (:func:`torque_scale`): neither depends on the velocity limits, and a zero-gravity arm still has
-the second. The line names the velocity limit whose halving lowers the bound most.
+the second. Where the file gives every joint a ``torque_limit`` (a URDF's ``<limit effort>``),
+the scale is at most the largest of them: no drive gives more, so a torque beyond it is never
+asked for. The line names the velocity limit whose halving lowers the bound most.
 """
 
 import dataclasses
@@ -102,7 +104,8 @@ def largest_torque(robot):
 def torque_scale(robot):
     """The arm's torque scale (see the module docstring): the largest over joints and
     :data:`LIMIT_STATES` seeded positions within the joint limits (revolute angles within a
-    turn) of ``|g(q)|`` and of ``sum_i |H(q)_ji| qdd_max_i``."""
+    turn) of ``|g(q)|`` and of ``sum_i |H(q)_ji| qdd_max_i``, capped by the largest
+    ``torque_limit`` where every joint has one."""
     q = within_a_turn(robot, sample_joints(robot, LIMIT_STATES, np.random.default_rng(0)))
     still = np.zeros_like(q)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -114,7 +117,9 @@ def torque_scale(robot):
             column = inverse_dynamics(robot, q, still, unit) - gravity    # H(q)[:, i]
             inertial += np.abs(column) * joint.acceleration_limit
         scale = np.maximum(np.abs(gravity), inertial).max()
-    return float(scale) if np.isfinite(scale) else math.inf
+    scale = float(scale) if np.isfinite(scale) else math.inf
+    limits = [joint.torque_limit for joint in robot.joints]
+    return scale if None in limits else min(scale, max(limits))
 
 
 def accuracy_promise(plan):

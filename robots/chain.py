@@ -89,7 +89,8 @@ class ChainJoint:
     ``com`` (m) and ``inertia`` (``Ixx Iyy Izz Ixy Iyz Ixz`` about the centre of mass, kg m^2)
     are in the joint's frame; ``armature`` (kg m^2 or kg: the rotor's inertia seen at the
     joint), ``damping`` (N m s/rad or N s/m) and ``friction`` (N m or N, Coulomb) are the
-    joint terms of :data:`JOINT_TERMS`."""
+    joint terms of :data:`JOINT_TERMS`. ``torque_limit`` (N m or N), out of the ``repr`` as
+    :class:`robohw.robots.Joint`'s is."""
     name: str
     type: str
     placement: Placement
@@ -103,6 +104,7 @@ class ChainJoint:
     armature: float = 0.0
     damping: float = 0.0
     friction: float = 0.0
+    torque_limit: "float | None" = field(default=None, repr=False)
 
     # A chain's joint value is q itself (DH robots carry an offset; chains put it in the
     # placement).
@@ -167,8 +169,8 @@ def as_chain(robot):
         joints.append(ChainJoint(
             name=f"joint{k}", type=joint.type, placement=placement, axis=(0.0, 0.0, 1.0),
             limits=joint.limits, velocity_limit=joint.velocity_limit,
-            acceleration_limit=joint.acceleration_limit, mass=joint.mass, com=com,
-            inertia=inertia, **{term: getattr(joint, term, 0.0) for term in JOINT_TERMS}))
+            acceleration_limit=joint.acceleration_limit, torque_limit=joint.torque_limit,
+            mass=joint.mass, com=com, inertia=inertia, **{term: getattr(joint, term, 0.0) for term in JOINT_TERMS}))
         previous = distal
     return Chain(name=robot.name, joints=tuple(joints), tip=previous,
                  gravity=tuple(robot.gravity), source=robot.source)

@@ -20,6 +20,7 @@ File format::
     limits = [-0.785, 3.927]           # optional: q range
     velocity_limit = 2.0               # optional: |qdot| bound, per second
     acceleration_limit = 5.0           # optional: |qddot| bound, per second squared
+    torque_limit = 150.0               # optional: |tau| the joint's drive gives, N m (N)
     armature = 0.0                     # optional: rotor inertia at the joint, kg m^2 (kg)
     damping = 0.0                      # optional: viscous, N m s/rad (N s/m)
     friction = 0.0                     # optional: Coulomb, N m (N); tau adds
@@ -38,7 +39,7 @@ an axis-only inertia): a joint that names the source of such moments in
 
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from robohw.robots.toml_file import (TOLERANCE, inertia_tensor, known_fields, number, numbers,
                                      read_toml)
@@ -62,7 +63,12 @@ class RobotFileWarning(UserWarning):
 
 @dataclass(frozen=True)
 class Joint:
-    """One joint and the link after it (standard DH)."""
+    """One joint and the link after it (standard DH).
+
+    ``torque_limit`` (the largest ``|tau|`` its drive gives) is left out of the joint's
+    ``repr``, and so of :func:`~robohw.robots.toml_file.description_identity`: no hardware is
+    built from it (it caps the arm's torque scale, :func:`robohw.dynamics.accuracy.torque_scale`,
+    which only refuses)."""
     type: str
     a: float
     alpha: float
@@ -78,6 +84,7 @@ class Joint:
     armature: float = 0.0              # the joint terms (robohw.robots.chain.JOINT_TERMS)
     damping: float = 0.0
     friction: float = 0.0
+    torque_limit: "float | None" = field(default=None, repr=False)
 
 
 @dataclass(frozen=True)
@@ -106,7 +113,7 @@ def _numbers(value, count, where, field):
 
 _KNOWN = {"type", "a", "alpha", "d", "theta", "offset", "limits", "velocity_limit",
           "acceleration_limit", "mass", "com", "inertia", "published_inertia", "armature",
-          "damping", "friction"}
+          "damping", "friction", "torque_limit"}
 
 
 def _positive(table, field, where):
@@ -173,7 +180,8 @@ def _joint(table, where):
             raise RobotFileError(f"{where}: {term}: must not be negative, not {terms[term]:g}")
     return Joint(kind, a, alpha, d, offset, limits=limits, mass=mass, com=com, inertia=inertia,
                  theta=theta, velocity_limit=_positive(table, "velocity_limit", where),
-                 acceleration_limit=_positive(table, "acceleration_limit", where), **terms)
+                 acceleration_limit=_positive(table, "acceleration_limit", where),
+                 torque_limit=_positive(table, "torque_limit", where), **terms)
 
 
 def _published(table, where):

@@ -9,7 +9,7 @@ __all__ = ["largest_value", "values_origin", "platform_largest_value"]
 # The fields of a joint that hold numbers, as both robot forms name them.
 _NUMBER_FIELDS = ("a", "d", "offset", "theta", "limits", "velocity_limit",
                   "acceleration_limit", "mass", "com", "inertia", "armature", "damping",
-                  "friction")
+                  "friction", "torque_limit")
 
 
 def largest_value(robot):

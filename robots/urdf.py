@@ -42,16 +42,18 @@ lacks, in TOML::
 
     acceleration_limit = 10.0     # every chain joint's |qdd| bound
     velocity_limit = 2.0          # tightens every chain joint's URDF velocity limit
+    torque_limit = 80.0           # tightens every chain joint's URDF effort limit
     armature = 0.0                # every chain joint's rotor inertia
     gravity = [0.0, 0.0, -9.81]   # in the base link's frame
     base = "LINK"                 # the chain's base and tip links when --base and --tip
     tip = "LINK"                  #   are not given
     [joint.NAME]                  # one joint (URDF names): its acceleration_limit,
-    armature = 0.1                #   velocity_limit and armature, and for a joint off
-    position = 0.02               #   the chain, the position it is locked at
+    armature = 0.1                #   velocity_limit, torque_limit and armature, and for a
+    position = 0.02               #   joint off the chain, the position it is locked at
 
-A velocity limit may only tighten the URDF's; a locked position must lie within the joint's
-limits. A joint's acceleration limit is the sidecar's, else the URDF's own (URDF 1.2's ``<limit
+A velocity or torque limit may only tighten the URDF's (``<limit velocity effort>``; an effort
+of 0, which exporters write for "not given", is none); a locked position must lie within the
+joint's limits. A joint's acceleration limit is the sidecar's, else the URDF's own (URDF 1.2's ``<limit
 acceleration="...">``, or Drake's ``drake:acceleration`` attribute), else
 :data:`DEFAULT_ACCELERATION_LIMIT`, with a :class:`RobotFileWarning` naming the joints (the
 dynamics hardware sizes its formats from it; a state beyond it comes out flagged out of
@@ -78,9 +80,10 @@ DEFAULT_ACCELERATION_LIMIT = 10.0
 
 URDF_SUFFIXES = (".urdf", ".xacro")
 _MOVING = ("revolute", "continuous", "prismatic")
-_SIDECAR_JOINT = {"acceleration_limit", "velocity_limit", "armature", "position"}
-_SIDECAR_TOP = {"acceleration_limit", "velocity_limit", "armature", "gravity", "joint", "base",
-                "tip"}
+_SIDECAR_JOINT = {"acceleration_limit", "velocity_limit", "torque_limit", "armature",
+                  "position"}
+_SIDECAR_TOP = {"acceleration_limit", "velocity_limit", "torque_limit", "armature", "gravity",
+                "joint", "base", "tip"}
 
 
 def sidecar_path(path):
@@ -180,7 +183,7 @@ class _Joint:
         if self.type != "fixed" and length < 1e-9:
             reader.fail(where, "axis xyz: a zero axis")
         self.axis = tuple(float(v) for v in axis / length) if length else (1.0, 0.0, 0.0)
-        self.limits = self.velocity = self.acceleration = None
+        self.limits = self.velocity = self.acceleration = self.effort = None
         limit = element.find("limit")
         if self.type in ("revolute", "prismatic"):
             if limit is None or limit.get("lower") is None or limit.get("upper") is None:
@@ -198,6 +201,11 @@ class _Joint:
                 if self.velocity <= 0:
                     reader.fail(where, f"limit velocity: must be positive, not "
                                        f"{self.velocity:g}")
+            if limit.get("effort") is not None:
+                effort = reader.number(limit.get("effort"), where, "limit effort")
+                if effort < 0:
+                    reader.fail(where, f"limit effort: must not be negative, not {effort:g}")
+                self.effort = effort or None         # 0: exporters' "not given"
             # URDF 1.2's acceleration, or Drake's drake:acceleration (a namespaced attribute,
             # {namespace}acceleration once parsed).
             name = next((k for k in limit.keys()
@@ -305,11 +313,23 @@ def _sidecar_value(value, where, field):
     if field == "gravity":
         return numbers(value, 3, where, field, RobotFileError)
     value = number(value, where, field, RobotFileError)
-    if field in ("acceleration_limit", "velocity_limit") and value <= 0:
+    if field in ("acceleration_limit", "velocity_limit", "torque_limit") and value <= 0:
         raise RobotFileError(f"{where}: {field}: must be positive, not {value:g}")
     if field == "armature" and value < 0:
         raise RobotFileError(f"{where}: {field}: must not be negative, not {value:g}")
     return value
+
+
+def _tightened(path, joint, field, settings, urdf):
+    """Joint ``joint``'s ``field`` (``velocity_limit``, ``torque_limit``): the sidecar's
+    ``settings`` value, which may only tighten the URDF's ``urdf``, else ``urdf``."""
+    if field not in settings:
+        return urdf
+    if urdf is not None and settings[field] > urdf * (1 + TOLERANCE):
+        raise RobotFileError(f"{sidecar_path(path)}: joint {joint}: {field}: "
+                             f"{settings[field]:g} exceeds the URDF's {urdf:g} (a sidecar may "
+                             f"only tighten it)")
+    return settings[field]
 
 
 def load_urdf(path, *, base=None, tip=None):
@@ -468,19 +488,13 @@ def load_urdf(path, *, base=None, tip=None):
         if acceleration is None:
             assumed.append(joint.name)
             acceleration = DEFAULT_ACCELERATION_LIMIT
-        velocity = joint.velocity
-        if "velocity_limit" in settings:
-            if velocity is not None and settings["velocity_limit"] > velocity * (1 + TOLERANCE):
-                raise RobotFileError(
-                    f"{sidecar_path(path)}: joint {joint.name}: velocity_limit: "
-                    f"{settings['velocity_limit']:g} exceeds the URDF's {velocity:g} (a "
-                    f"sidecar may only tighten it)")
-            velocity = settings["velocity_limit"]
+        velocity, torque = (_tightened(path, joint.name, field, settings, urdf)
+                            for field, urdf in (("velocity_limit", joint.velocity),
+                                                ("torque_limit", joint.effort)))
         chain_joints.append(ChainJoint(
             name=joint.name, type="prismatic" if joint.type == "prismatic" else "revolute",
             placement=item["placement"], axis=joint.axis, limits=joint.limits,
-            velocity_limit=velocity,
-            acceleration_limit=acceleration,
+            velocity_limit=velocity, acceleration_limit=acceleration, torque_limit=torque,
             mass=float(body.mass) if inertial else None,
             com=tuple(float(v) for v in body.com) if inertial else None,
             inertia=inertia_six(body.inertia) if inertial else None,

@@ -249,3 +249,11 @@ def test_the_torque_scale_is_gravity_or_the_acceleration_limits_alone():
         faster = dataclasses.replace(robot, joints=tuple(
             dataclasses.replace(j, velocity_limit=1e6) for j in robot.joints))
         assert torque_scale(faster) == torque_scale(robot)
+        # Torque limits cap it (their largest), only when every joint has one.
+        limited = [dataclasses.replace(j, torque_limit=10.0) for j in robot.joints]
+        capped = dataclasses.replace(robot, joints=tuple(limited))
+        assert torque_scale(capped) == 10.0 < torque_scale(robot)
+        limited[0] = dataclasses.replace(limited[0], torque_limit=None)
+        partly = dataclasses.replace(robot, joints=tuple(limited))
+        assert torque_scale(partly) == pytest.approx(max(gravity.max(), inertial.max()),
+                                                     rel=1e-12)

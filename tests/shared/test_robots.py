@@ -24,6 +24,10 @@ def test_shipped_robots_load():
     fgl = load_robot("puma560_fgl")
     assert fgl.dof == 6 and not fgl.has_dynamics
     assert set(SHIPPED_ROBOTS) == {"puma560", "puma560_fgl", "stanford", "stanford_thesis"}
+    # Every shipped arm states its torque limits (TOML: assumptions named in each header).
+    for name in SHIPPED_ROBOTS + ("ur5", "panda", "iiwa14"):
+        assert all(joint.torque_limit > 0 for joint in load_robot(name).joints), name
+    assert [j.torque_limit for j in corke.joints] == [97.6, 186.4, 89.4, 24.2, 20.1, 21.3]
 
 
 @pytest.mark.parametrize("text, message", [
@@ -59,6 +63,8 @@ def test_shipped_robots_load():
      r"joint 1: alpha: 90 is beyond 2 pi: radians are needed \(degrees\?\)"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "velocity_limit = -1.0\n",
      "joint 1: velocity_limit: must be positive, not -1"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "torque_limit = 0.0\n",
+     "joint 1: torque_limit: must be positive, not 0"),
     ('name = "x"\ngravity = [0, -9.81]\n[[joint]]\n' + GOOD_JOINT,
      "gravity: expected a list of 3 numbers"),
 ])

@@ -364,6 +364,36 @@ def test_the_urdfs_own_acceleration_limits(tmp_path):
         load_robot(path)
 
 
+def test_effort_limits_are_torque_limits(tmp_path):
+    # <limit effort> is the joint's torque limit (0, exporters' "not given", is none); the
+    # sidecar may tighten it, never raise it; it stays out of the robot's digest.
+    from robohw.dynamics.designs import robot_digest
+    path = tmp_path / "arm.urdf"
+    plain = minimal()
+    path.write_text(plain)
+    digest = robot_digest(load_robot(path))
+    text = plain.replace('upper="1" velocity="2"/>', 'upper="1" velocity="2" effort="40"/>')
+    text = text.replace('upper="2" velocity="2"/>', 'upper="2" velocity="2" effort="0"/>')
+    path.write_text(text)
+    chain = load_robot(path)
+    assert [j.torque_limit for j in chain.joints] == [40.0, None]
+    assert robot_digest(chain) == digest
+    sidecar_path(path).write_text("torque_limit = 30.0\n[joint.elbow]\ntorque_limit = 5.0\n")
+    assert [j.torque_limit for j in load_robot(path).joints] == [30.0, 5.0]
+    sidecar_path(path).write_text("[joint.shoulder]\ntorque_limit = 50.0\n")
+    with pytest.raises(RobotFileError, match="joint shoulder: torque_limit: 50 exceeds the "
+                                             "URDF's 40 "):
+        load_robot(path)
+    sidecar_path(path).write_text("torque_limit = 0\n")
+    with pytest.raises(RobotFileError, match="torque_limit: must be positive, not 0"):
+        load_robot(path)
+    sidecar_path(path).unlink()
+    path.write_text(text.replace('effort="40"', 'effort="-3"'))
+    with pytest.raises(RobotFileError, match="joint shoulder: limit effort: must not be "
+                                             "negative, not -3"):
+        load_robot(path)
+
+
 def test_a_tip_off_the_base_is_refused(tmp_path):
     path = tmp_path / "arm.urdf"
     path.write_text(minimal())

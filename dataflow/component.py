@@ -9,7 +9,8 @@ from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer, global_buffers
 from robohw.hw.stream import StreamPipeline, check_tag_width
 
-__all__ = ["TracedPipeline", "within_limits", "held_state", "output_fields", "configuration_line"]
+__all__ = ["TracedPipeline", "within_limits", "held_state", "output_fields", "configuration_line",
+           "refuse_sign_inputs"]
 
 
 def output_fields(plan, outputs, flag=None):
@@ -35,6 +36,14 @@ def within_limits(plan, payload):
     return inside
 
 
+def refuse_sign_inputs(plan):
+    """Raise ``ValueError`` if ``plan`` has sign inputs
+    (:meth:`~robohw.dataflow.plan.TracedPlan.sign_input`): only the engine builds them."""
+    if plan.sign_inputs:
+        raise ValueError(f"sign inputs ({', '.join(plan.sign_inputs)}): this machine has no "
+                         f"sign inputs; the engine (robohw.engine) builds them")
+
+
 def held_state(m, plan, payload, advance, pc, slots):
     """A programmed machine's front end: the state in ``payload`` captured when ``advance``
     is high (each field plus its offset), and the joints' cos and sin from one shared
@@ -43,6 +52,7 @@ def held_state(m, plan, payload, advance, pc, slots):
     out :func:`~robohw.cordic.pipelined.pipelined_latency` after that. Returns ``{input node
     name: signal}`` (``cos{k}``, ``sin{k}`` of ``signed(width)``, the fixed-point inputs by
     their names)."""
+    refuse_sign_inputs(plan)
     held = {}
     for field in (*plan.angle_fields.values(), *plan.value_fields.values()):
         held[field] = Signal(payload.shape()[field].shape, name=f"{field}_held",
@@ -112,6 +122,7 @@ class TracedPipeline(StreamPipeline):
     def __init__(self, plan, inputs, outputs, *, tag_width=0, check_ranges=False, flag=None):
         check_tag_width(tag_width)
         check_bool("check_ranges", check_ranges)
+        refuse_sign_inputs(plan)
         self._plan, self._check_ranges, self._flag = plan, check_ranges, flag
         self._output_names = dict(outputs)
         super().__init__(dict(inputs), output_fields(plan, outputs, flag), tag_width=tag_width)

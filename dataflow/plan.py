@@ -7,9 +7,14 @@ or the windows of a subclass's processing elements; folded by ``k``, the modulo 
 :mod:`robohw.dataflow.folding`). Its inputs are payload fields: a joint angle enters through a
 pipelined circular CORDIC that gives its cos and sin (a binary angle, one turn ``2**width``,
 plus the joint's offset), any other value enters as a fixed-point code with fraction bits of its
-own. :class:`~robohw.dataflow.component.TracedPipeline` builds a plan; :func:`model_codes`
-evaluates it bit for bit.
+own, and a **sign input** (:meth:`TracedPlan.sign_input`) is a constant whose sign a field's
+code selects: ``c`` for a positive code, ``-c`` for a negative one, 0 for code 0 (Coulomb
+friction, ``F_c sign(qd)``). :class:`~robohw.dataflow.component.TracedPipeline` builds a plan
+without sign inputs, the engine (:mod:`robohw.engine`) any plan; :func:`model_codes` evaluates
+it bit for bit.
 """
+
+from dataclasses import dataclass
 
 import math
 from collections import Counter
@@ -30,8 +35,8 @@ from robohw.hw.checks import check_integer
 from robohw.hw.fixed import ANGLE_ERROR_LSB, angle_to_code, wrap
 from robohw.hw.stream import check_fold
 
-__all__ = ["TracedPlan", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_codes", "in_bounds",
-           "traced_float_values"]
+__all__ = ["TracedPlan", "SignInput", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_codes",
+           "in_bounds", "traced_float_values"]
 
 # cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; robohw.cordic.accuracy) of
 # [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
@@ -41,9 +46,18 @@ TRIG_MARGIN = 1.0 / 64
 TRIG_ERROR_LSB = 1.25
 
 
+@dataclass(frozen=True)
+class SignInput:
+    """A sign input's payload ``field`` (whose code's sign selects) and ``code``: the constant in
+    the input node's format (``round(c * 2**frac)``)."""
+    field: str
+    code: int
+
+
 class TracedPlan:
     """Base of the plans of traced designs; a subclass traces its algorithm in :meth:`_trace`
-    (with :meth:`angle_input` and :meth:`value_input`) and returns its outputs.
+    (with :meth:`angle_input`, :meth:`value_input` and :meth:`sign_input`) and returns its
+    outputs.
 
     Parameters
     ----------
@@ -90,6 +104,7 @@ class TracedPlan:
         # {joint: payload field} of the angles, {input node name: payload field} of the rest,
         # {payload field: code added to it at the input}.
         self._angle_fields, self._value_fields, self._offsets = {}, {}, {}
+        self._sign_inputs = {}           # {input node name: SignInput}
         self._joint_offsets = {}         # {joint: offset (rad)} of the angle inputs
         self._field_limits = {}
         outputs = self._trace()
@@ -176,6 +191,22 @@ class TracedPlan:
                                      math.floor((high - offset) * 2.0 ** frac + 0.5))
         return node
 
+    def sign_input(self, name, field, constant):
+        """The node of ``constant`` times the sign of the payload ``field``'s code (0 for code
+        0), in ``[-|constant|, |constant|]``; the constant rounded to the node's format once
+        (an error of half its LSB). The sign is the code's: a value within half an LSB of
+        zero has code 0, so the node is 0 where the value's own sign would give
+        ``+-constant``; a design states what that does to its promise."""
+        magnitude = abs(float(constant))
+        frac = frac_bits_for(magnitude, self._width)
+        with self.tracer.cell(*INPUT_CELL):
+            node = self.tracer.input(name, -magnitude, magnitude)
+        self._input_fracs[name] = frac
+        self._input_errors[name] = 0.5 * 2.0 ** -frac
+        self._input_ready[name] = 0
+        self._sign_inputs[name] = SignInput(field, round(float(constant) * 2.0 ** frac))
+        return node
+
     def _unfolded_schedule(self):
         """Every node as soon as its operands are ready; a subclass may give windows."""
         return asap_schedule(self.tracer, self.live, self._input_ready)
@@ -238,6 +269,18 @@ class TracedPlan:
     def value_fields(self):
         """``{input node name: payload field}`` of the fixed-point inputs."""
         return dict(self._value_fields)
+
+    @property
+    def sign_inputs(self):
+        """``{input node name: SignInput}`` of the sign inputs."""
+        return dict(self._sign_inputs)
+
+    @property
+    def held_fields(self):
+        """``{input node name: what a machine holds for it}`` of every input but the angles: a
+        fixed-point input's payload field, a sign input's own name (the constant its field's
+        sign selects, held as a value of its own)."""
+        return {**self._value_fields, **{name: name for name in self._sign_inputs}}
 
     def field_offset(self, field):
         """The code added to a payload field at the input (wrapping, as angles do)."""
@@ -344,6 +387,8 @@ def _input_codes(plan, codes):
         # The offset is added in a signed(width) signal: it wraps (only out of bounds).
         inputs[name] = wrap(np.asarray(codes[field], dtype=np.int64) + plan.field_offset(field),
                             plan.width)
+    for name, sign in plan.sign_inputs.items():
+        inputs[name] = np.sign(np.asarray(codes[sign.field], dtype=np.int64)) * sign.code
     return inputs
 
 

@@ -59,10 +59,14 @@ SCALE_FRACTION = 0.1
 class AccuracyPromise:
     """``bounds``: per joint (from 1), the proven worst-case error of its torque (N m, N);
     ``largest_torque``: the largest ``|tau|`` the limits allow (see the module docstring);
-    ``unit``: ``"N m"``, or ``"N m or N"`` for a robot with prismatic joints."""
+    ``unit``: ``"N m"``, or ``"N m or N"`` for a robot with prismatic joints; ``friction``:
+    per joint, the Coulomb friction a machine that computes it adds to that joint's bound where
+    its velocity code is 0 (``|qd|`` within half an LSB of 0: the sign is the code's), or
+    ``()`` (none computed)."""
     bounds: tuple
     largest_torque: float
     unit: str = "N m"
+    friction: tuple = ()
 
     @property
     def bound(self):
@@ -76,13 +80,17 @@ class AccuracyPromise:
 
     def sentence(self):
         """The promise as the ``dynamics`` command's closing line states it."""
-        return (f"each torque proven within {self.bound:.3g} {self.unit} ({self.fraction:.2%} "
+        text = (f"each torque proven within {self.bound:.3g} {self.unit} ({self.fraction:.2%} "
                 f"of the {self.largest_torque:.3g} {self.unit} the limits allow)")
+        if any(self.friction):
+            text += (f"; a joint whose velocity rounds to code 0 adds its Coulomb friction "
+                     f"(at most {max(self.friction):.3g} {self.unit})")
+        return text
 
     def as_json(self):
         return {"bounds": list(self.bounds), "bound": self.bound,
                 "largest_torque": self.largest_torque, "fraction": self.fraction,
-                "unit": self.unit}
+                "unit": self.unit, "friction_at_code_zero": list(self.friction)}
 
 
 @functools.lru_cache(maxsize=64)
@@ -128,8 +136,10 @@ def accuracy_promise(plan):
     :class:`~robohw.dynamics.array_plan.ArrayPlan`)."""
     bounds = plan.output_bounds
     unit = "N m" if all(joint.type == "revolute" for joint in plan.robot.joints) else "N m or N"
+    friction = tuple(float(joint.friction) for joint in plan.robot.joints) \
+        if plan.sign_inputs else ()
     return AccuracyPromise(tuple(bounds[k] for k in range(1, plan.dof + 1)),
-                           largest_torque(plan.robot), unit)
+                           largest_torque(plan.robot), unit, friction)
 
 
 def check_bound_fraction(fraction):

@@ -20,7 +20,7 @@ from robohw.engine.program import MAX_INTERVAL
 from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
-from robohw.dynamics.model import model_torques
+from robohw.dynamics.model import coded_friction
 from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.robots.description import SHIPPED_ROBOTS
@@ -166,12 +166,15 @@ class DynamicsDesign(Design):
     def sample_error(self, robot, width, count, seed):
         """The largest error of the model at ``width`` bits against the float64 reference over
         ``count`` states within ``robot``'s limits (drawn with ``seed``), a share of the largest
-        torque among them."""
+        torque among them (Coulomb friction's sign taken of qd's code, as the machine takes it:
+        :func:`~robohw.dynamics.model.coded_friction`)."""
         plan = self.plan(robot, width, bound_fraction=None)
         q, qd, qdd = sample_states(plan.robot, count, np.random.default_rng(seed))
         q = within_a_turn(plan.robot, q)
-        tau, _ = model_torques(plan, q, qd, qdd)
-        reference = inverse_dynamics(robot, q, qd, qdd)
+        codes = encode_states(plan, q, qd, qdd)
+        out, _ = model_outputs_dynamics(plan, codes)
+        tau = decode_torques(plan, out)
+        reference = inverse_dynamics(robot, q, qd, qdd) + coded_friction(plan, qd, codes)
         return np.abs(tau - reference).max() / np.abs(reference).max()
 
     def _for(self, robot):
@@ -196,7 +199,9 @@ class DynamicsDesign(Design):
     def check(self, dut, workload, outputs):
         equal = self.equals_model(dut, workload, outputs)
         got = decode_torques(dut.plan, torque_codes(dut.plan, outputs))
-        reference = inverse_dynamics(self.reference_robot(dut), *workload.context["states"])
+        q, qd, qdd = workload.context["states"]
+        reference = inverse_dynamics(self.reference_robot(dut), q, qd, qdd) + \
+            coded_friction(dut.plan, qd, workload.context["codes"])
         errors = np.abs(got - reference).max(-1) / np.abs(reference).max()
         return equal, errors
 
@@ -224,6 +229,22 @@ class DynamicsDesign(Design):
         return {field: {"codes": [low, high],
                         "values": [low * 2.0 ** -fracs[field], high * 2.0 ** -fracs[field]]}
                 for field, (low, high) in plan.field_limits.items()}
+
+    def sign_constants(self, dut):
+        """``{input: {...}}``: each joint's Coulomb friction as the machine holds it (the
+        constant, its code and format, the velocity field whose code's sign selects it, the
+        torque it is added to), or ``None`` for a machine without friction."""
+        plan = dut.plan
+        if not plan.sign_inputs:
+            return None
+        out = {}
+        for name, sign in plan.sign_inputs.items():
+            k = plan.input_joints[name]
+            frac = plan.traced_inputs[name]
+            out[name] = {"term": "Coulomb friction", "value": plan.robot.joints[k - 1].friction,
+                         "code": sign.code, "format": f"fixed({plan.width}, {frac})",
+                         "selected_by": sign.field, "added_to": torque_field(k)}
+        return out
 
 
 class PipelineDesign(DynamicsDesign):

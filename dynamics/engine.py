@@ -25,8 +25,10 @@ class LinkFramePlan(NewtonEulerPlan):
     accuracy of :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`: what :class:`EnginePlan`
     compiles. Its cos and sin carry one fraction bit more than the CORDIC's default
     (:attr:`~robohw.dataflow.plan.TracedPlan.trig_integer_bits` 2): their errors, turned
-    through every later link, weigh most in the proven bound."""
+    through every later link, weigh most in the proven bound. Coulomb friction is built
+    (:attr:`~robohw.dynamics.pipeline.NewtonEulerPlan.coulomb`)."""
     trig_integer_bits = 2
+    coulomb = True
 
     def _replan(self, robot, width):
         return LinkFramePlan(robot, width=width, bound_fraction=None)

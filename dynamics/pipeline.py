@@ -59,6 +59,9 @@ class NewtonEulerPlan(TracedPlan):
         (:func:`~robohw.dynamics.accuracy.check_accuracy`). ``None``: not checked.
     """
     max_width = MAX_WIDTH
+    # Whether the machine computes Coulomb friction, F_c sign(qd): a sign input
+    # (robohw.dataflow.plan.TracedPlan.sign_input), which only the engine builds.
+    coulomb = False
     # Folded, one ring copy per group of registers of this many flip-flops: the traced cells
     # are whole phases of the equations, far more flip-flops than one enable net drives at
     # speed (docs/dynamics.md).
@@ -70,7 +73,8 @@ class NewtonEulerPlan(TracedPlan):
         trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
         check_integer("trig_width", trig_width, minimum=MIN_WIDTH,
                       maximum=min(width, MAX_TRIG_WIDTH))
-        robot = hardware_robot(robot, terms=("friction",))    # sign(qd) is no product
+        robot = hardware_robot(robot, terms=() if self.coulomb else ("friction",),
+                               instead="the engine (dynamics-engine) or the float backend")
         require_dynamics(robot, "the dynamics")
         bound_fraction = check_bound_fraction(bound_fraction)
         self._robot = robot
@@ -113,11 +117,17 @@ class NewtonEulerPlan(TracedPlan):
 
         tau = self._torques(joints, qd, qdd)
         # The joint terms the rigid body has not (robohw.robots.chain.JOINT_TERMS): armature
-        # qdd and damping qd, in the link's torque cell (Coulomb friction is refused above).
+        # qdd, damping qd and, on a machine with :attr:`coulomb`, friction sign(qd) (the sign
+        # of qd's code: docs/accuracy.md), in the link's torque cell.
         for i, joint in enumerate(robot.joints):
+            friction = []
+            if joint.friction:
+                friction = [self.sign_input(f"fc{i + 1}", state_field("qd", i + 1),
+                                            joint.friction)]
+                self.input_joints[f"fc{i + 1}"] = i + 1
             with self.tracer.cell("tau", None, i):
                 tau[i] = total([tau[i], *(product(self.tracer.const(c), x) for c, x in (
-                    (joint.armature, qdd[i]), (joint.damping, qd[i])) if c)])
+                    (joint.armature, qdd[i]), (joint.damping, qd[i])) if c), *friction])
         return {k: value for k, value in enumerate(tau, start=1)}
 
     def _torques(self, joints, qd, qdd):

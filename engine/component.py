@@ -9,7 +9,9 @@ What each part is:
   files it addresses, an **iteration counter** modulo that depth that moves at the end of
   every interval (registered a cycle ahead, beside its files: no machine-wide net).
 - **The held state**: the payload's fields (plus their offsets) captured in the interval's
-  first cycle, read by the loaders and the CORDICs in the cycles after.
+  first cycle, read by the loaders and the CORDICs in the cycles after; a sign input's
+  constant (:meth:`~robohw.dataflow.plan.TracedPlan.sign_input`), selected by its field's
+  code's sign, captured with them.
 - **Register files**: the program's (:class:`~robohw.engine.program.RegisterFile`), each a
   memory read by one operand port or output (LUT RAM on an ECP5: an asynchronous read port)
   and written through one write port, a multiplexer of its writers' results that the reader's
@@ -245,6 +247,11 @@ class Engine(StreamPipeline):
             with m.If(first):
                 m.d.sync += held[field].eq(getattr(self.i.payload, field) +
                                            plan.field_offset(field))
+        for name, sign in plan.sign_inputs.items():
+            held[name] = Signal(signed(plan.width), name=f"{name}_held", reset_less=True)
+            code = getattr(self.i.payload, sign.field)
+            with m.If(first):
+                m.d.sync += held[name].eq(Mux(code > 0, sign.code, Mux(code < 0, -sign.code, 0)))
         return held
 
     def _file_write(self, m, micro, name, values, memory, address):

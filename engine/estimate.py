@@ -78,7 +78,7 @@ def engine_resources(plan, program, tag_width=0):
     # Measured (one unit alone, its PUMA II 32 instructions, 20 bits, Yosys): a multiplier 284
     # LUT4 and 63 carry cells, an adder 190 and 41, their own micro-program fields included.
     luts += machine.multipliers * (284 + 2 * 63) * w // 20 + machine.adders * (190 + 2 * 41) * w // 20
-    fields = len(plan.value_fields) + len(plan.angle_fields)
+    fields = len(plan.held_fields) + len(plan.angle_fields)
     flops += fields * w + machine.cordics * (pipelined_register_bits(plan.cordic) + w)
     # A CORDIC: a carry-chain bit (half a carry cell, one TRELLIS_COMB) a register bit; a
     # field: its offset's sum, its range check's two comparisons, its loader's multiplexer.

@@ -126,7 +126,7 @@ class Machine:
             for kind, ops in KINDS.items():
                 count[kind] += nodes[k].op in ops
         live = {nodes[k].name for k in plan.live if nodes[k].op == "input"}
-        fields = sum(1 for name in plan.value_fields if name in live)
+        fields = sum(1 for name in plan.held_fields if name in live)
         joints = sum(1 for k in plan.angle_fields if {f"cos{k}", f"sin{k}"} & live)
         least = {kind: math.ceil(count[kind] / interval) for kind in KINDS}
         chosen = {"mul": multipliers, "add": adders}
@@ -334,12 +334,12 @@ def compile_program(plan, machine):
 
     def place_inputs():
         by_name = {node.name: node.index for node in live if node.op == "input"}
-        fields = sorted((name for name in plan.value_fields if name in by_name),
+        fields = sorted((name for name in plan.held_fields if name in by_name),
                         key=lambda name: (-urgency[by_name[name]], by_name[name]))
         for name, unit, cycle in _entries(fields, machine.units("load"), ii, "fields",
                                           "loaders"):
             node = by_name[name]
-            program.loads.append(Load(cycle, unit, node, plan.value_fields[name]))
+            program.loads.append(Load(cycle, unit, node, plan.held_fields[name]))
             program.ready[node], program.writer[node] = cycle + LOAD_LATENCY, unit
         joints = [k for k in plan.angle_fields if f"cos{k}" in by_name or f"sin{k}" in by_name]
         joints.sort(key=lambda k: (-max(urgency.get(by_name.get(f"{t}{k}"), 0)

@@ -42,13 +42,13 @@ def load_robot(path="puma560", *, base=None, tip=None):
     return load_dh_robot(path)
 
 
-def hardware_robot(robot, terms=JOINT_TERMS):
+def hardware_robot(robot, terms=JOINT_TERMS, instead="the float backend"):
     """The standard-DH :class:`robohw.robots.Robot` a design is generated from: ``robot`` itself,
     or the robot a file or shipped name loads; a chain's (a URDF robot's) snapped DH form
     (:func:`robohw.robots.hardware_form.hardware_form`: the same joint values, torques and
     inertia matrix). A robot with one of the joint ``terms`` the design's hardware does not
     compute (default all of :data:`~robohw.robots.chain.JOINT_TERMS`) is refused with
-    ``ValueError``."""
+    ``ValueError`` naming what computes it ``instead``."""
     if not isinstance(robot, (Robot, Chain)):
         robot = load_robot(robot)
     for k, joint in enumerate(robot.joints, start=1):
@@ -56,8 +56,7 @@ def hardware_robot(robot, terms=JOINT_TERMS):
             if getattr(joint, term):
                 name = getattr(joint, "name", f"joint {k}")
                 raise ValueError(f"{robot.source or robot.name}: {name}: {term}: this "
-                                 f"design's hardware has no {term} term; it needs the float "
-                                 f"backend")
+                                 f"design's hardware has no {term} term; it needs {instead}")
     if isinstance(robot, Chain):
         robot = hardware_form(robot)
     return robot

@@ -162,6 +162,11 @@ class Design:
         high], "values": [low, high]}}``, or ``None`` (the base's: none)."""
         return None
 
+    def sign_constants(self, dut):
+        """What a design adds by the sign of an input field's code, ``{input: {...}}``, or
+        ``None`` (the base's: nothing)."""
+        return None
+
     def configuration(self, dut):
         """One line: what this instance is."""
         raise NotImplementedError

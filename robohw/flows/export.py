@@ -12,7 +12,10 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
   promise (``accuracy_bounds``: each output's worst-case error against float64 in its units,
   proven or stated as docs/accuracy.md says, ``null`` for a design that states none), the
   limits a design's ``in_bounds`` output checks (``in_bounds_limits``: each fixed-point input
-  field's accepted codes and their values, ``null`` for a design without the flag), latency, throughput, register bits, the lint waivers with their reasons and, for a design
+  field's accepted codes and their values, ``null`` for a design without the flag), the
+  constants a field's sign selects (``sign_constants``: a dynamics machine's Coulomb friction,
+  each with its code, format, selecting field and the output it is added to; ``null`` where
+  there are none), latency, throughput, register bits, the lint waivers with their reasons and, for a design
   generated for a robot other than its own (``--robot``), ``robot``: the robot's file and its
   SHA-256, its sidecar's, the base and tip links and the digest of the loaded robot
   (:func:`robohw.robots.loading.robot_record`); the module's name carries the robot
@@ -132,6 +135,7 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
                           "bit": "flag", "tag": "user tag, carried unchanged"},
         "accuracy_bounds": design.accuracy(dut),
         "in_bounds_limits": design.checked_limits(dut),
+        "sign_constants": design.sign_constants(dut),
         "latency_cycles": dut.latency, "interval_cycles": dut.interval,
         "throughput_results_per_cycle": 1 / dut.interval,
         "register_bits": register_bits(dut, platform), "memory_bits": memory_bits(dut),

@@ -471,17 +471,20 @@ def test_the_commands_take_urdf_robots(tmp_path, capsys):
     assert inside.any() and np.array_equal(tau[:, 6] == 1, inside)
     assert np.abs(tau[inside, :6] - got[inside, :6]).max() < 0.116
     capsys.readouterr()
-    # Coulomb friction (friction sign(qd)) needs the float backend.
+    # Coulomb friction (friction sign(qd)): the engine computes it, the paper's pipeline
+    # refuses it (tests/dynamics/test_coulomb_friction.py checks the engine's).
     rough = tmp_path / "rough.urdf"
     rough.write_text((ROBOTS / "ur5.urdf").read_text().replace(
         '<dynamics damping="0.0" friction="0.0"/>', '<dynamics damping="0.0" friction="0.5"/>'))
     (tmp_path / "rough.urdf.toml").write_text((ROBOTS / "ur5.urdf.toml").read_text())
     assert main(["dynamics", "--robot", str(rough), "--states", str(table), "--out",
-                 str(tmp_path / "no.csv"), "--backend", "model"]) == 2
+                 str(tmp_path / "engine.csv"), "--backend", "model", "--quiet"]) == 0
+    assert main(["dynamics", "--robot", str(rough), "--states", str(table), "--out",
+                 str(tmp_path / "no.csv"), "--backend", "model", "--design", "pipelined"]) == 2
     assert not (tmp_path / "no.csv").exists()
     assert capsys.readouterr().err.strip().endswith(
         "shoulder_pan_joint: friction: this design's hardware has no friction term; it needs "
-        "the float backend")
+        "the engine (dynamics-engine) or the float backend")
     configurations = tmp_path / "q.csv"
     np.savetxt(configurations, np.zeros((2, 7)), delimiter=",", comments="", fmt="%g",
                header=",".join(f"q{j}" for j in range(1, 8)))

@@ -23,6 +23,7 @@ from robohw.robots import load_robot
 from robohw.robots.description import RobotFileWarning
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
+from pinocchio_urdf import pinocchio_rnea
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 GOAL = 1e-4
@@ -126,22 +127,6 @@ def _ur10_rough(tmp_path):
     return path, frictions
 
 
-def _pinocchio_torques(path, q, qd, qdd, frictions, damping):
-    pin = pytest.importorskip("pinocchio")
-    model = pin.buildModelFromUrdf(str(path))
-    data = model.createData()
-    out = np.empty_like(q)
-    for b, state in enumerate(zip(q, qd, qdd)):
-        configuration = []
-        for k, joint in enumerate(model.joints[1:]):
-            if joint.nq == 2:
-                configuration += [np.cos(state[0][k]), np.sin(state[0][k])]
-            else:
-                configuration.append(state[0][k])
-        out[b] = pin.rnea(model, data, np.array(configuration), state[1], state[2])
-    return out + np.array(frictions) * np.sign(qd) + damping * qd
-
-
 @pytest.mark.heavy
 @pytest.mark.parametrize("count", [20_000, pytest.param(100_000, marks=pytest.mark.slow)])
 def test_a_rough_arm_against_pinocchio_on_the_command_line(tmp_path, capsys, count):
@@ -172,7 +157,7 @@ def test_a_rough_arm_against_pinocchio_on_the_command_line(tmp_path, capsys, cou
     table = np.loadtxt(out, delimiter=",", skiprows=1)
     tau, valid = table[:, :6], table[:, 6] == 1
     assert valid.all()
-    theirs = _pinocchio_torques(path, q, qd, qdd, frictions, 0.4)
+    theirs = pinocchio_rnea(path, q, qd, qdd) + np.array(frictions) * np.sign(qd) + 0.4 * qd
     bounds = np.array(plan.accuracy.bounds)
     errors = np.abs(tau - theirs)
     # The velocity codes the machine saw: the bound grows by F_c where one is 0.

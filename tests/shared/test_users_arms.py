@@ -13,6 +13,7 @@ import pytest
 from robohw.registry import design, robot_designs
 from robohw.robots import load_robot
 from robohw.robots.description import RobotFileWarning
+from pinocchio_urdf import pinocchio_rnea
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 ARMS = [str(FIXTURES / "ur10_robot.urdf"), str(FIXTURES / "kinova_j2s6s200.urdf"), "iiwa14"]
@@ -40,24 +41,10 @@ def test_a_users_arm_keeps_the_promise_at_its_defaults(robot, count):
 
 @pytest.mark.parametrize("robot", ARMS[:2], ids=["ur10", "kinova_j2s6s200"])
 def test_the_fixtures_references_agree_with_pinocchio(robot):
-    pin = pytest.importorskip("pinocchio")
     from robohw.dynamics.reference import inverse_dynamics
     from robohw.robots.sampling import sample_states
     chain = _quiet(load_robot, robot)
-    model = pin.buildModelFromUrdf(robot)
-    data = model.createData()
     q, qd, qdd = sample_states(chain, 50, np.random.default_rng(5))
     ours = inverse_dynamics(chain, q, qd, qdd)
-    theirs = []
-    for state in zip(q, qd, qdd):
-        # Pinocchio's continuous joints take (cos, sin): its configuration from the angles.
-        configuration = []
-        for k, joint in enumerate(model.joints[1:]):
-            if joint.nq == 2:
-                configuration += [np.cos(state[0][k]), np.sin(state[0][k])]
-            else:
-                configuration.append(state[0][k])
-        torque = pin.rnea(model, data, np.array(configuration), state[1], state[2])
-        theirs.append(torque + [j.damping for j in chain.joints] * state[1])
-    theirs = np.array(theirs)
+    theirs = pinocchio_rnea(robot, q, qd, qdd) + np.array([j.damping for j in chain.joints]) * qd
     assert np.abs(ours - theirs).max() <= 1e-12 * np.abs(theirs).max()

@@ -1,7 +1,6 @@
-"""Inverse kinematics by task graphs of CORDIC computational modules (Lee & Chang): the graph
-as data (:mod:`.task_graph`), the PUMA decompositions (:mod:`.puma_graph`), the balanced
-hardware pipeline (:mod:`.pipeline`) and the bit-exact model (:mod:`.model`); the PUMA closed
-form (:mod:`.reference`), the accuracy (:mod:`.accuracy`), the graph and its buffers as the
+"""Inverse kinematics by task graphs of CORDIC computational modules (Lee & Chang; the graphs'
+machinery is :mod:`robohw.taskgraph`): the PUMA decompositions (:mod:`.puma_graph`); the PUMA
+closed form (:mod:`.reference`), the accuracy (:mod:`.accuracy`), the graph and its buffers as the
 ``ik-graph`` command shows them (:mod:`.solved_graph`), the designs of the flows
 (:mod:`.designs`), the ``ik`` command's files (:mod:`.files`) and the report section
 (:mod:`.report`)."""

@@ -1,12 +1,12 @@
 """The PUMA IK family's top-level designs for the flows (:class:`~robohw.sim.design.Design`):
-:class:`~robohw.ik.pipeline.TaskGraphPipeline` of the best CCM graph and of the reconstruction
+:class:`~robohw.taskgraph.pipeline.TaskGraphPipeline` of the best CCM graph and of the reconstruction
 of Lee & Chang's, on pipelined or word-serial CCMs."""
 
 import numpy as np
 
 from robohw.ik.accuracy import well_conditioned
-from robohw.ik.model import evaluate_model, output_codes
-from robohw.ik.pipeline import MEMORY_ABOVE, TaskGraphPipeline
+from robohw.taskgraph.model import evaluate_model, output_codes, task_graph_outputs
+from robohw.taskgraph.pipeline import MEMORY_ABOVE, TaskGraphPipeline
 from robohw.ik.codec import field_formats, payload_joint_angles, encode_poses, pose_inputs
 from robohw.ik.puma_graph import GRAPHS, IK_WIDTHS, puma_format
 from robohw.ik.reference import puma_ik
@@ -15,22 +15,11 @@ from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 
-__all__ = ["IkDesign", "task_graph_outputs", "DESIGNS", "PIPELINED_IK_WIDTH"]
+__all__ = ["IkDesign", "DESIGNS", "PIPELINED_IK_WIDTH"]
 
 # Pipelined, 18 bits is the widest that fits an ECP5-85F at one pose per clock (24 bits wants
 # ~105k LUT-sized cells of its 83.6k; docs/ik.md).
 PIPELINED_IK_WIDTH = 18
-
-
-def task_graph_outputs(dut, inputs, formats):
-    """The output payloads of a :class:`~robohw.ik.pipeline.TaskGraphPipeline` by its graph's
-    bit-exact model, for graph ``inputs`` (reals, radians) at ``formats``."""
-    _, valid, codes = evaluate_model(dut.graph, inputs, **formats)
-    out = [{"unreachable": int(not v)} for v in valid]
-    for name, values in output_codes(dut.graph, codes, dut.width, dut.plan.guard_bits).items():
-        for row, value in zip(out, values.tolist()):
-            row[name] = value
-    return out
 
 
 class IkDesign(Design):
@@ -49,7 +38,7 @@ class IkDesign(Design):
     def hardware(self, robot, width, *, tag_width=TAG_WIDTH):
         """The pipeline of this design's graph for ``robot`` (a DH robot of the PUMA family) at
         ``width`` bits, a user tag of ``tag_width`` bits; pipelined, its long delay lines in
-        memories (:data:`~robohw.ik.pipeline.MEMORY_ABOVE`). The ``ik`` command's hardware
+        memories (:data:`~robohw.taskgraph.pipeline.MEMORY_ABOVE`). The ``ik`` command's hardware
         backends build through it: what they simulate is what is synthesized."""
         memory = MEMORY_ABOVE if self.timing == "pipelined" else None
         return TaskGraphPipeline(GRAPHS[self.graph](robot), **puma_format(width),

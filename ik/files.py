@@ -208,7 +208,7 @@ def _indicators(branch):
 
 
 def _model_rows(graph, poses, branch, width):
-    from robohw.ik.model import evaluate_model      # the hardware's modules, for it only
+    from robohw.taskgraph.model import evaluate_model      # the hardware's modules, for it only
     out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch),
                                    **puma_format(width))
     return _wrap(joint_angles(out)), valid

@@ -42,7 +42,7 @@ import numpy as np
 
 from robohw.cordic.config import MAX_WIDTH, Direction, System
 from robohw.ik.codec import JOINT_FIELDS, POSE_INPUTS
-from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.robots.family import check_puma_family
 
 __all__ = ["best_graph", "paper_graph", "GRAPHS", "puma_format", "GUARD_BITS", "IK_WIDTHS"]
@@ -64,8 +64,8 @@ IK_WIDTHS = (16, MAX_WIDTH - GUARD_BITS)
 
 def puma_format(width):
     """The number formats of the PUMA graphs at ``width``-bit ports, as keywords of
-    :func:`robohw.ik.model.evaluate_model`, :func:`robohw.ik.pipeline.plan_pipeline` and
-    :class:`~robohw.ik.pipeline.TaskGraphPipeline`: reals in [-2, 2) m, ``width - 2`` fraction
+    :func:`robohw.taskgraph.model.evaluate_model`, :func:`robohw.taskgraph.pipeline.plan_pipeline` and
+    :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`: reals in [-2, 2) m, ``width - 2`` fraction
     bits (a PUMA's workspace lies within 1 m of the shoulder; the largest value inside, the
     paper graph's terms of (A-7), stays below 2.05 times the reach, 1.8 m for the PUMA 560),
     and :data:`GUARD_BITS` more bits inside. A larger value saturates and flags its pose."""

@@ -7,7 +7,7 @@ import pathlib
 import numpy as np
 
 from robohw.support.formats import versioned
-from robohw.ik.pipeline import plan_pipeline
+from robohw.taskgraph.pipeline import plan_pipeline
 from robohw.robots import load_robot
 from robohw.buffers.bench import bench_buffers, format_buffer_bench
 from robohw.ik.accuracy import (ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, fk_accuracy,

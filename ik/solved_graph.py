@@ -9,7 +9,7 @@ without and with tapped-delay-line sharing, and the depth.
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.hw.checks import check_choice
-from robohw.ik.pipeline import OPERAND_REGISTERS
+from robohw.taskgraph.pipeline import OPERAND_REGISTERS
 from robohw.ik.puma_graph import GRAPHS, puma_format
 
 __all__ = ["TIMINGS", "ccm_latency", "graph_solution"]
@@ -19,7 +19,7 @@ TIMINGS = ("stage", "pipelined")
 
 def ccm_latency(timing, width):
     """``ccm -> latency``: 1 per stage, or a pipelined CCM's cycles at ``width`` as the IK
-    pipeline builds it (:data:`robohw.ik.pipeline.OPERAND_REGISTERS` and the pipelined CORDIC
+    pipeline builds it (:data:`robohw.taskgraph.pipeline.OPERAND_REGISTERS` and the pipelined CORDIC
     datapath)."""
     if timing == "stage":
         return lambda ccm: 1

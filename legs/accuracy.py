@@ -15,7 +15,7 @@ the poses the lengths came from: positions in metres, angles in radians.
 
 import numpy as np
 
-from robohw.ik.model import evaluate_model
+from robohw.taskgraph.model import evaluate_model
 from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
                                         reference_dynamics, sample_states, state_inputs)
 from robohw.legs.fk_graph import fk_format

@@ -10,9 +10,8 @@ import numpy as np
 
 from robohw.cordic.config import MAX_WIDTH as CORDIC_MAX_WIDTH
 from robohw.hw.fixed import FixedFormat
-from robohw.ik.designs import task_graph_outputs
-from robohw.ik.model import evaluate_model, output_codes
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.taskgraph.model import evaluate_model, output_codes, task_graph_outputs
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.dynamics_graph import (DYNAMICS_GUARD_BITS, dynamics_format, dynamics_graph,
                                         dynamics_scale, reference_dynamics, state_codes,
                                         state_inputs)

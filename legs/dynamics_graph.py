@@ -46,8 +46,8 @@ import numpy as np
 from robohw.cordic.config import Direction, System
 from robohw.hw.checks import check_number
 from robohw.hw.fixed import FixedFormat, angle_to_code
-from robohw.ik.ranges import graph_ranges
-from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.ranges import graph_ranges
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import (angle_fields, leg_ports, leg_processors, platform_format,
                                   pose_bounds)
@@ -214,7 +214,7 @@ STROKE_MARGIN = 2.0 ** -12
 
 
 def proven_ranges(platform, scale, width, limits=None):
-    """:func:`robohw.ik.ranges.graph_ranges` of the dynamics graph at ``width`` bits for states
+    """:func:`robohw.taskgraph.ranges.graph_ranges` of the dynamics graph at ``width`` bits for states
     within :func:`state_bounds` whose legs are within their strokes (each leg's length at least
     its shortest stroke less :data:`STROKE_MARGIN`: the divisions by it are bounded). The
     bounds of the legs' values and the platform's wrench are below the format's range; the
@@ -245,7 +245,7 @@ def state_inputs(platform, states, scale):
 
 def state_codes(platform, states, width, scale):
     """The payload codes ``{field: int64 array}`` of states at ``width``-bit ports, as
-    :func:`robohw.ik.model.evaluate_model` rounds :func:`state_inputs`: reals in the format of
+    :func:`robohw.taskgraph.model.evaluate_model` rounds :func:`state_inputs`: reals in the format of
     :func:`dynamics_format` (``OverflowError`` beyond it), angles as binary angles."""
     real = FixedFormat(width, dynamics_format(platform, width)["frac_bits"])
     angles = angle_fields(platform)
@@ -499,7 +499,7 @@ class ConstantRangeError(ValueError):
 
 
 def dynamics_graph(platform, scale=None, min_pivot=MIN_PIVOT):
-    """The :class:`~robohw.ik.task_graph.TaskGraph` of ``platform``'s inverse dynamics in the
+    """The :class:`~robohw.taskgraph.graph.TaskGraph` of ``platform``'s inverse dynamics in the
     units of ``scale`` (default :func:`dynamics_scale`): inputs :func:`state_fields` (the pose,
     angles as angle inputs; rates times ``scale.time``, accelerations times its square, base
     frame), outputs the actuators' forces ``f1..fN`` in units of ``scale.force`` (positive

@@ -52,8 +52,8 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat, angle_fits
-from robohw.ik.model import evaluate_model
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.taskgraph.model import evaluate_model
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.support.csv_table import read_columns, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid
 from robohw.robots.magnitudes import platform_largest_value

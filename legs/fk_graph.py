@@ -37,7 +37,7 @@ from dataclasses import replace
 
 from robohw.cordic.config import Direction, System
 from robohw.hw.checks import check_integer
-from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import angle_fields, leg_processors, platform_format
 
@@ -98,7 +98,7 @@ def _update(platform, prefix, pose, twist):
 
 
 def fk_graph(platform, iterations, min_pivot=MIN_PIVOT, residuals=False):
-    """The :class:`~robohw.ik.task_graph.TaskGraph` of ``iterations`` Newton steps of
+    """The :class:`~robohw.taskgraph.graph.TaskGraph` of ``iterations`` Newton steps of
     ``platform``'s forward kinematics: inputs the measured lengths ``rho_m1..N`` (m) and the
     starting pose, its position in metres and its angles in turns (``{field}``, reals); outputs
     the pose after the steps in the same units (``{field}``), the angles in turns, and with

@@ -34,7 +34,7 @@ noise by rounding noise and could stay in range.
 from dataclasses import replace
 
 from robohw.cordic.config import Direction, System
-from robohw.ik.task_graph import Ccm, Guard, Operand, TaskGraph, const
+from robohw.taskgraph.graph import Ccm, Guard, Operand, TaskGraph, const
 
 __all__ = ["givens_solve", "solve_graph", "ccm_counts", "MIN_PIVOT"]
 
@@ -55,7 +55,7 @@ def _negated(operand):
 def givens_solve(prefix, rows, rhs, min_pivot):
     """``(ccms, solution, guards)``: the CCMs (names starting with ``prefix``) that solve the
     system whose matrix rows are ``rows`` (``n`` lists of ``n``
-    :class:`~robohw.ik.task_graph.Operand` s of reals) and right-hand side ``rhs`` (``n``
+    :class:`~robohw.taskgraph.graph.Operand` s of reals) and right-hand side ``rhs`` (``n``
     operands), the ``n`` operands of the solution, and the :class:`Guard` s that hold every
     pivot ``|r_ii|`` at ``min_pivot`` or more."""
     n = len(rows)
@@ -104,7 +104,7 @@ def ccm_counts(n):
 
 
 def solve_graph(n, min_pivot=MIN_PIVOT):
-    """A :class:`~robohw.ik.task_graph.TaskGraph` of an ``n x n`` solve alone: inputs
+    """A :class:`~robohw.taskgraph.graph.TaskGraph` of an ``n x n`` solve alone: inputs
     ``a{i}_{j}`` (1-based, row by row) and ``b{i}``, outputs ``x{i}``, every pivot guarded at
     ``min_pivot``."""
     rows = [[Operand(f"a{i}_{j}") for j in range(1, n + 1)] for i in range(1, n + 1)]

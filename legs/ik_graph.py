@@ -19,7 +19,7 @@ CCM        operation              computes
 never formed: the three rotations turn ``b'`` itself, and the two vectorings give the length
 without a square root (and the leg's azimuth ``psi`` and elevation ``theta``, their ``z``). A
 planar leg turns ``b'`` by ``phi`` and vectors ``(U, V)``. The sums of ``U``, ``V``, ``W`` are
-the adders at the vectorings' inputs (:class:`robohw.ik.task_graph.Operand`, ``addend``).
+the adders at the vectorings' inputs (:class:`robohw.taskgraph.graph.Operand`, ``addend``).
 
 With ``jacobian=True`` every leg also gives its row of ``K / rho``, ``(p x e, e)`` with ``p =
 Q b'`` and ``e = s / rho`` (eq. (13) over ``rho``), in six more rotations and no division: ``e``
@@ -51,7 +51,7 @@ import numpy as np
 
 from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
-from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.robots.sampling import POSE_SPREAD
 
 __all__ = ["leg_ik_graph", "leg_processors", "leg_ports", "angle_fields", "platform_format",
@@ -76,7 +76,7 @@ def reach(platform):
 
 def platform_format(platform, width):
     """The number formats of the platform's graph at ``width``-bit ports, as keywords of
-    :func:`robohw.ik.model.evaluate_model` and :class:`~robohw.ik.pipeline.TaskGraphPipeline`:
+    :func:`robohw.taskgraph.model.evaluate_model` and :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`:
     reals with room for the largest of :func:`reach`, the longest stroke (``|U|, |V|, |W|,
     rho <= rho_max`` for every pose inside the strokes) and the legs' joint coordinates (the
     graph's constants), and :data:`GUARD_BITS` more bits inside. Anything larger saturates and flags its pose. A platform whose reach leaves no
@@ -143,7 +143,7 @@ def _planar_leg(prefix, leg, jacobian, pose):
 
 
 def leg_ik_graph(platform, jacobian=False):
-    """The :class:`~robohw.ik.task_graph.TaskGraph` of ``platform``'s leg lengths: inputs its
+    """The :class:`~robohw.taskgraph.graph.TaskGraph` of ``platform``'s leg lengths: inputs its
     pose fields (the angles as angle inputs), CCMs ``leg{i}_...`` (the module docstring),
     outputs ``rho1..rhoN`` (m) and, with ``jacobian``, the rows of ``K / rho``, ``k{i}_{j}``
     (the columns of :func:`robohw.legs.platform_kinematics.jacobian`)."""
@@ -215,7 +215,7 @@ def pose_codes(platform, poses, width):
     """The payload codes ``{field: int64 array}`` of poses ``(N, len(pose_fields))`` at
     ``width``-bit ports: the position in the reals' format of :func:`platform_format`
     (``OverflowError`` outside it), the angles as binary angles (wrapped), as
-    :func:`robohw.ik.model.evaluate_model` rounds them."""
+    :func:`robohw.taskgraph.model.evaluate_model` rounds them."""
     real = FixedFormat(width, platform_format(platform, width)["frac_bits"])
     graph_angles = angle_fields(platform)
     return {name: (angle_to_code(column, width) if name in graph_angles

@@ -29,7 +29,7 @@ A state is taken when the machine is idle; its outputs are offered :attr:`LegMac
 cycles later and the next state may be taken in the cycle they leave. The error flag is
 sticky over a state: a CCM's domain error, an overflow of an operand or of a port the graph
 reads, a guarded value below its minimum, an output that saturates (``unreachable``, as the
-pipelines name it). The bits equal :func:`robohw.ik.model.evaluate_model` of the graph.
+pipelines name it). The bits equal :func:`robohw.taskgraph.model.evaluate_model` of the graph.
 """
 
 from collections import defaultdict
@@ -45,7 +45,7 @@ from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_a
                              hdl_round_shift, hdl_saturate)
 from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline
-from robohw.ik.model import guard_code
+from robohw.taskgraph.model import guard_code
 from robohw.legs.machine import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
@@ -153,12 +153,12 @@ class LegMachine(StreamPipeline):
 
     Parameters
     ----------
-    graph : :class:`robohw.ik.task_graph.TaskGraph`
+    graph : :class:`robohw.taskgraph.graph.TaskGraph`
         CCMs named by leg (``leg{i}_...``; the rest run on the platform processor), without
         branch indicators.
     width, frac_bits, guard_bits : int
         The ports' width, the reals' fraction bits (default ``width - 3``) and the guard bits
-        inside, as :class:`robohw.ik.pipeline.TaskGraphPipeline` takes them.
+        inside, as :class:`robohw.taskgraph.pipeline.TaskGraphPipeline` takes them.
     processors : ``None`` or 1
         One per leg and the platform's (default), or one running everything.
     tag_width : int

@@ -170,7 +170,7 @@ def _config(system, direction, width, frac_bits, expansion):
 
 def plan_machine(graph, *, width=24, frac_bits=None, guard_bits=0, processors=None):
     """The :class:`MachinePlan` of ``graph`` (a
-    :class:`~robohw.ik.task_graph.TaskGraph` whose CCMs are named by leg) at ``width``-bit
+    :class:`~robohw.taskgraph.graph.TaskGraph` whose CCMs are named by leg) at ``width``-bit
     ports, ``frac_bits`` (default ``width - 3``) and ``guard_bits`` as the pipelines take them;
     ``processors``: ``None`` for one per leg and the platform processor, or 1 for one processor
     running everything."""

@@ -10,8 +10,8 @@ import pathlib
 import numpy as np
 
 from robohw.support.formats import versioned
-from robohw.ik.model import evaluate_model
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.taskgraph.model import evaluate_model
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.accuracy import leg_dynamics_errors, leg_processor_errors, servo_errors
 from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
                                         dynamics_scale, proven_ranges)
@@ -129,7 +129,7 @@ def _dynamics_section(rows):
     lines += ["", "The planar platform has no gravity: a state at rest needs no force, so "
               "per-state errors grow as its forces vanish; the hexapod always holds its "
               "weight.", "",
-              "Proven ranges (`robohw.ik.ranges`, sound bounds from the limits, each leg at "
+              "Proven ranges (`robohw.taskgraph.ranges`, sound bounds from the limits, each leg at "
               "least its shortest stroke): the largest bound of any value the legs or the "
               "platform's wrench compute, against the format's largest real: " + "; ".join(
                   f"{r['platform']} {r['proven']['largest_bound']:.3f} of "

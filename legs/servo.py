@@ -20,8 +20,8 @@ from amaranth.hdl import Cat, Module, Signal, signed
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
 from robohw.hw.stream import StreamPipeline
-from robohw.ik.model import evaluate_model, output_codes
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.taskgraph.model import evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import fk_format, fk_graph
 from robohw.legs.ik_graph import angle_fields
 from robohw.legs.leg_machine import LegMachine
@@ -119,7 +119,7 @@ class FkServo(StreamPipeline):
 
     @property
     def pipeline(self):
-        """The design of the iterations: a :class:`~robohw.ik.pipeline.TaskGraphPipeline` or
+        """The design of the iterations: a :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline` or
         a :class:`~robohw.legs.leg_machine.LegMachine`."""
         return self._inner
 

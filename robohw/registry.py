@@ -13,7 +13,7 @@ name                           component
                                rotation
 ``cordic-word-serial``         :class:`robohw.cordic.word_serial.WordSerialCordic`, circular
                                rotation
-``ik-best-pipelined``          :class:`robohw.ik.pipeline.TaskGraphPipeline`, best PUMA IK graph
+``ik-best-pipelined``          :class:`robohw.taskgraph.pipeline.TaskGraphPipeline`, best PUMA IK graph
 ``ik-best-word-serial``        the same graph on word-serial CCMs
 ``ik-paper-pipelined``         the reconstruction of Lee & Chang's graph
 ``ik-paper-word-serial``       the same on word-serial CCMs
@@ -24,7 +24,7 @@ name                           component
                                direct
 ``dynamics-engine``            :class:`robohw.dynamics.engine.NewtonEulerEngine`, a state every
                                ``ENGINE_INTERVAL`` cycles (its fold: the initiation interval)
-``platform-ik-pipelined``      :class:`robohw.ik.pipeline.TaskGraphPipeline` of the hexapod's
+``platform-ik-pipelined``      :class:`robohw.taskgraph.pipeline.TaskGraphPipeline` of the hexapod's
                                legs (:func:`robohw.legs.ik_graph.leg_ik_graph`): one processor
                                per leg
 ``platform-ik-word-serial``    the same on word-serial CCMs

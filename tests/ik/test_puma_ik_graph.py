@@ -8,13 +8,13 @@ import pytest
 from robohw.ik.codec import joint_angles, pose_inputs
 from robohw.ik.puma_graph import best_graph, paper_graph
 from robohw.robots.sampling import sample_joints
-from robohw.ik.task_graph import Ccm, Operand, TaskGraph
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph
 from robohw.cordic.config import Direction, System
 from robohw.robots import load_robot
 from robohw.ik.accuracy import fk_residual, well_conditioned, wrist_sweep
 from robohw.robots.kinematics import forward_kinematics
 from robohw.ik.reference import BRANCHES, puma_ik
-from robohw.ik.model import evaluate_float, evaluate_model
+from robohw.taskgraph.model import evaluate_float, evaluate_model
 
 
 def random_poses(robot, count, seed):

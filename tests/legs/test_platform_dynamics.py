@@ -12,8 +12,8 @@ import pytest
 from robohw.commands import main
 from robohw.commands.platform import PLATFORM_MAX_WIDTH
 from robohw.cordic.config import MAX_WIDTH, System
-from robohw.ik.model import evaluate_float, evaluate_model, output_codes
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.dynamics_graph import (DYNAMICS_GUARD_BITS, STATE_LIMITS, StateLimits,
                                         dynamics_format, dynamics_graph, dynamics_scale,
                                         reference_dynamics, sample_states, state_codes,
@@ -133,7 +133,7 @@ def _phase_of(key):
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_the_legs_and_the_wrench_have_proven_ranges_that_hold(name):
-    from robohw.ik.ranges import graph_ranges
+    from robohw.taskgraph.ranges import graph_ranges
     from robohw.legs.dynamics_graph import proven_ranges, state_bounds
     from robohw.legs.platform_kinematics import inverse_kinematics
     platform = load_platform(name)
@@ -517,7 +517,7 @@ def test_the_machine_runs_the_kinematics_one_state_per_latency(processors):
 
 
 def test_the_machine_flags_a_guarded_input_below_its_minimum():
-    from robohw.ik.task_graph import Guard, TaskGraph
+    from robohw.taskgraph.graph import Guard, TaskGraph
     from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
     from robohw.robots.sampling import sample_poses
     platform, width = load_platform("planar_3rpr"), 16

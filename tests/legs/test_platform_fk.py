@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from robohw.hw.fixed import FixedFormat
-from robohw.ik.model import evaluate_float, evaluate_model, output_codes
-from robohw.ik.pipeline import TaskGraphPipeline
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format, fk_graph
 from robohw.legs.givens import ccm_counts
 from robohw.legs.ik_graph import angle_fields

@@ -12,9 +12,9 @@ from robohw.commands import main
 from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.hw.fixed import FixedFormat, angle_to_code
-from robohw.ik.model import evaluate_float, evaluate_model, output_codes
-from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, ccm_counts, solve_graph
 from robohw.legs.ik_graph import (leg_ik_graph, platform_format, pose_codes, pose_inputs,
                                   reach)
@@ -127,7 +127,7 @@ def test_model_lengths_within_a_micrometre_at_24_bits(name):
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_lengths_and_rows_have_proven_ranges_that_hold(name):
-    from robohw.ik.ranges import graph_ranges
+    from robohw.taskgraph.ranges import graph_ranges
     from robohw.legs.ik_graph import pose_bounds
     from robohw.robots.sampling import POSE_SPREAD
     platform = load_platform(name)

@@ -12,8 +12,8 @@ binary angles in hardware). Angles feed only the ``z`` operand of circular CCMs;
 everything else, and a real may feed that ``z`` as a number of turns (``Operand.turns``: a
 shift in hardware, so an angle computed by linear CCMs turns a vector). The graph checks this.
 
-The same graph is evaluated in float (:func:`robohw.ik.model.evaluate_float`), in the
-bit-exact model (:func:`robohw.ik.model.evaluate_model`), balanced by
+The same graph is evaluated in float (:func:`robohw.taskgraph.model.evaluate_float`), in the
+bit-exact model (:func:`robohw.taskgraph.model.evaluate_model`), balanced by
 :func:`robohw.buffers.assign_buffers` (:meth:`TaskGraph.edges`) and, later, built as hardware.
 """
 

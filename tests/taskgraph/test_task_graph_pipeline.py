@@ -7,9 +7,9 @@ from netlist import register_depths
 
 from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.hw.fixed import FixedFormat
-from robohw.ik.model import evaluate_float, evaluate_model, output_codes
-from robohw.ik.pipeline import TaskGraphPipeline
-from robohw.ik.task_graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.ik.codec import POSE_INPUTS, pose_inputs
 from robohw.ik.puma_graph import best_graph, paper_graph, puma_format
 from robohw.robots.kinematics import forward_kinematics

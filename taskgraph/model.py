@@ -1,4 +1,4 @@
-"""Evaluate a :class:`robohw.ik.task_graph.TaskGraph` in float64 (ideal CORDIC operations) and in
+"""Evaluate a :class:`robohw.taskgraph.graph.TaskGraph` in float64 (ideal CORDIC operations) and in
 the bit-exact model (every CCM a :func:`robohw.cordic.model.cordic_model`), vectorized over samples.
 
 Both return ``(outputs, valid, values)``: the named outputs (radians for angles), a boolean
@@ -18,7 +18,8 @@ from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle
 from robohw.cordic.model import cordic_model
 from robohw.cordic.reference import cordic_ideal
 
-__all__ = ["evaluate_float", "evaluate_model", "output_codes", "guard_code", "DEFAULT_WIDTH"]
+__all__ = ["evaluate_float", "evaluate_model", "output_codes", "guard_code", "task_graph_outputs",
+           "DEFAULT_WIDTH"]
 
 DEFAULT_WIDTH = 24
 
@@ -193,3 +194,14 @@ def output_codes(graph, values, width, guard_bits=0):
     :func:`evaluate_model` returns (every CCM's internal ``(x, y, z)`` codes)."""
     return {name: code for name, (code, _) in
             _port_codes(graph, values, width, guard_bits).items()}
+
+
+def task_graph_outputs(dut, inputs, formats):
+    """The output payloads of a :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline` by its
+    graph's bit-exact model, for graph ``inputs`` (reals, radians) at ``formats``."""
+    _, valid, codes = evaluate_model(dut.graph, inputs, **formats)
+    out = [{"unreachable": int(not v)} for v in valid]
+    for name, values in output_codes(dut.graph, codes, dut.width, dut.plan.guard_bits).items():
+        for row, value in zip(out, values.tolist()):
+            row[name] = value
+    return out

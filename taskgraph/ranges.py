@@ -3,7 +3,7 @@ from bounds on its real inputs, by each CCM's own arithmetic, and whether the gr
 holds them all.
 
 A bound is sound for every input within the input bounds: it holds for the bit-exact CCMs
-(:func:`robohw.ik.model.evaluate_model`), their scale error and rounding included. For a CCM
+(:func:`robohw.taskgraph.model.evaluate_model`), their scale error and rounding included. For a CCM
 whose operands are within their bounds (``|x| <= X``, ...):
 
 - circular, either direction: ``|x'|, |y'| <= (1 + e) hypot(X, Y) + r`` (a rotation keeps the
@@ -54,7 +54,7 @@ class GraphRanges:
 
 def graph_ranges(graph, input_bounds, *, width, frac_bits, guard_bits=0, lower_bounds=None):
     """The :class:`GraphRanges` of ``graph`` at ``width``-bit ports with ``frac_bits`` fraction
-    bits and ``guard_bits`` inside (as :func:`robohw.ik.model.evaluate_model` takes them), for
+    bits and ``guard_bits`` inside (as :func:`robohw.taskgraph.model.evaluate_model` takes them), for
     real inputs within ``input_bounds`` (``{input: bound}``, every real input; angles need
     none). ``lower_bounds`` (``{(ccm, port): m}``): values assumed at least ``m`` in
     magnitude, beside the graph's guards; a division by one is bounded by it."""

@@ -1,6 +1,6 @@
 """A word-serial CORDIC whose coordinate system and direction change from operand to operand:
 one shift-and-add unit for a processor that runs a sequence of CCMs (Gosselin's leg
-processors, :mod:`robohw.legs.machine`).
+processors, :mod:`robohw.legs.machine_plan`).
 
 Every operand names its mode, an index into the unit's configurations (circular or linear,
 rotation or vectoring, one number format). The unit runs that mode's register steps

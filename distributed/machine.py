@@ -41,7 +41,7 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.pipeline import hdl_op
-from robohw.dataflow.states import state_fields, torque_field, torque_fields
+from robohw.dynamics.codec import state_fields, torque_field, torque_fields
 from robohw.distributed.model import prediction_depth
 from robohw.distributed.plan import FASTEST, LinkComputersPlan
 from robohw.distributed.timing import schedule

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 
 from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
 from robohw.dataflow.plan import TracedPlan
-from robohw.dataflow.states import state_field
+from robohw.dynamics.codec import state_field
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
 from robohw.hw.checks import check_choice, check_integer, check_number, check_positive_integer

@@ -25,11 +25,11 @@ from robohw.distributed.prediction import SCHEMES
 from robohw.support.plots import pyplot
 from robohw.robots import load_robot
 
-__all__ = ["write_distributed_report", "HARDWARE_WIDTH"]
+__all__ = ["write_distributed_report", "LINK_PROCESSOR_WIDTH"]
 
 # The link processors' data width in the report (the default: about 40 fraction bits for link
 # 6's torques, as the thesis asks).
-HARDWARE_WIDTH = 48
+LINK_PROCESSOR_WIDTH = 48
 
 _TITLES = {"6.1": "Bejczy's simplified model, trajectory 1",
            "6.2": "zero-order prediction, trajectory 1",
@@ -80,7 +80,7 @@ def _gains(robot):
         lines.append(f"| {scheme} | {printed:g} ({formula}) | {plan.cycles} | "
                      f"{plan.gain:.3f} | {100 * (plan.gain / printed - 1):+.1f} % | "
                      f"{100 * plan.busy(0) / plan.cycles:.1f} % |")
-    plan = shared_plan(robot, "zero", HARDWARE_WIDTH)
+    plan = shared_plan(robot, "zero", LINK_PROCESSOR_WIDTH)
     lines += ["", "In hardware (`robohw.distributed.machine`, one operation a cycle, unit "
               "latency) the programs fill exactly these slots: a state every "
               f"{schedule('zero', 6, term_cycles=plan.term_cycles).cycles} cycles with "
@@ -119,13 +119,13 @@ def _tables(robot):
                          " | ".join(_cell(v, p) for v, p in zip(ours, printed)) + " |")
         if scheme in ("zero", "hybrid", "first"):
             hardware = [run_study(robot, number, duration, scheme, backend="model",
-                            width=HARDWARE_WIDTH).error_percent
+                            width=LINK_PROCESSOR_WIDTH).error_percent
                         for (number, duration), _, _ in rows]
             gap = max(abs(h - f) for row, (_, ours, _) in zip(hardware, rows)
                       for h, f in zip(row, ours))
             for entry, row in zip(data[table], hardware):
                 entry["hardware"] = [float(v) for v in row]
-            lines += ["", f"From the link processors' bits ({HARDWARE_WIDTH}-bit bit-exact "
+            lines += ["", f"From the link processors' bits ({LINK_PROCESSOR_WIDTH}-bit bit-exact "
                       "model, equal to the RTL and the Verilog): every cell within "
                       f"{gap:.1e} percentage points of the float64 one above."]
         if table in ("6.5", "6.6"):
@@ -202,7 +202,7 @@ def _plot_timing(robot, path):
     colours = dict(zip(TERM_CYCLES, plt.get_cmap("tab10").colors))
     figure, axes = plt.subplots(len(SCHEMES), 1, figsize=(11, 2.0 * len(SCHEMES)))
     for axis, scheme in zip(axes, SCHEMES):
-        plan = shared_plan(robot, scheme, HARDWARE_WIDTH)
+        plan = shared_plan(robot, scheme, LINK_PROCESSOR_WIDTH)
         timeline = schedule(scheme, 6, term_cycles=plan.term_cycles)
         start = {(s.link, s.term): s.start for s in timeline.slots}
         for link, ops in plan.program.items():

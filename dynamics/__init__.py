@@ -3,7 +3,7 @@
 designs' accuracy promise (:mod:`.accuracy`) and operation counts (:mod:`.counts`);
 :class:`NewtonEulerPipeline`, the base-coordinate equations as one fully pipelined
 datapath, and Lee & Chang's processor array (:mod:`.array`); the bit-exact model
-(:mod:`.model`), the designs of the flows (:mod:`.designs`), the ``dynamics`` command's files
+(:mod:`.model`), the payloads (:mod:`.codec`), the designs of the flows (:mod:`.designs`), the ``dynamics`` command's files
 (:mod:`.files`) and the report section (:mod:`.report`). It uses the inertia family's
 references."""
 
@@ -13,7 +13,7 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "BOUND_FRACTION",
            "AccuracyPromise", "read_states", "solve_dynamics", "write_torques",
            "state_columns", "split_states", "torque_header", "torque_rows",
-           "write_dynamics_report", "inverse_dynamics"]
+           "write_dynamics_report", "inverse_dynamics", "state_fields", "torque_fields"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
@@ -33,6 +33,8 @@ _SOURCES = {
     "torque_rows": "robohw.dynamics.files",
     "write_dynamics_report": "robohw.dynamics.report",
     "inverse_dynamics": "robohw.dynamics.reference",
+    "state_fields": "robohw.dynamics.codec",
+    "torque_fields": "robohw.dynamics.codec",
 }
 
 

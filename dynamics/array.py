@@ -46,7 +46,7 @@ result under backpressure.
 from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 
 from robohw.dataflow.component import held_state, within_limits
-from robohw.dataflow.states import state_fields, torque_field, torque_fields
+from robohw.dynamics.codec import state_fields, torque_field, torque_fields
 from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dataflow.unit import fixed_point_unit
 from robohw.dynamics.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at

@@ -17,7 +17,7 @@ from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
 from robohw.engine.estimate import engine_resources
 from robohw.engine.program import MAX_INTERVAL
-from robohw.dataflow.states import (decode_torques, encode_states, field_formats, torque_codes,
+from robohw.dynamics.codec import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
 from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.dynamics.model import coded_friction

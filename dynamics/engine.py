@@ -4,7 +4,7 @@ ranges, compiled onto pipelined multipliers, adders and CORDICs over rotating re
 one state every initiation interval (II).
 """
 
-from robohw.dataflow.states import state_fields, torque_field
+from robohw.dynamics.codec import state_fields, torque_field
 from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.link_frames import link_frame_steps
 from robohw.dynamics.pipeline import NewtonEulerPlan

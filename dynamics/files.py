@@ -140,7 +140,7 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     it.
     Its modules are imported here: the float backend's command loads the references alone (a
     fast start)."""
-    from robohw.dataflow.states import decode_torques, encode_states, torque_codes
+    from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
     from robohw.dynamics.designs import machine_design
     from robohw.dynamics.model import model_outputs
     from robohw.dynamics.pipeline import MAX_TRIG_WIDTH

@@ -12,7 +12,7 @@ low.
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
-from robohw.dataflow.states import state_field, state_fields, torque_field
+from robohw.dynamics.codec import state_field, state_fields, torque_field
 from robohw.dynamics.reference import base_coordinate_steps
 from robohw.dynamics.accuracy import (BOUND_FRACTION, accuracy_promise, check_accuracy,
                                       check_bound_fraction)

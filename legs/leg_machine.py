@@ -1,6 +1,6 @@
-"""Gosselin's machine in hardware: the plan of :mod:`robohw.legs.machine` as its program.
+"""Gosselin's machine in hardware: the plan of :mod:`robohw.legs.machine_plan` as its program.
 
-Every processor is a register file (the plan's :attr:`~robohw.legs.machine.MachinePlan.
+Every processor is a register file (the plan's :attr:`~robohw.legs.machine_plan.MachinePlan.
 registers`: values share registers when their lives do not overlap) and one
 :func:`~robohw.cordic.multimode.multimode_datapath` (the modes its CCMs use, at the graph's
 internal width). The file is the plan's banks, each a memory written only by its bank's
@@ -13,8 +13,8 @@ cycles to its next event and its ROM's read is registered, so every action is a 
 output in its cycle, decided in the cycle before from registers. The programs start from a
 register a cycle after a state is taken (:data:`DECODE_CYCLES`).
 
-One cycle each, so the clock meets the selections (:data:`~robohw.legs.machine.
-OPERAND_CYCLES`, :data:`~robohw.legs.machine.BUS_CYCLES`):
+One cycle each, so the clock meets the selections (:data:`~robohw.legs.machine_plan.
+OPERAND_CYCLES`, :data:`~robohw.legs.machine_plan.BUS_CYCLES`):
 
 - a CCM's six reads (source and addend of ``x``, ``y``, ``z``) from its file into registers;
   its operands formed from them (:func:`robohw.hw.fixed.hdl_add_sub_add`: sign, constant,
@@ -46,7 +46,7 @@ from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_a
 from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline
 from robohw.taskgraph.model import guard_code
-from robohw.legs.machine import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
+from robohw.legs.machine_plan import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
 
@@ -131,7 +131,7 @@ def _senders(senders):
 
 def _banks(m, name, plan, processor, shape):
     """Processor ``processor``'s register file as the plan's banks
-    (:data:`~robohw.legs.machine.BANKS`; the plan allocates a bank's registers in one run)."""
+    (:data:`~robohw.legs.machine_plan.BANKS`; the plan allocates a bank's registers in one run)."""
     return BankedFile(m, name, {r: plan.bank(key) for key, r in plan.registers.items()
                                 if key[1] == processor}, shape)
 
@@ -149,7 +149,7 @@ def _read(m, file, name, fire, row, prefix, registers):
 
 class LegMachine(StreamPipeline):
     """One processor per leg and a platform processor on a one-word bus, running a task graph
-    by its :class:`~robohw.legs.machine.MachinePlan`.
+    by its :class:`~robohw.legs.machine_plan.MachinePlan`.
 
     Parameters
     ----------
@@ -189,7 +189,7 @@ class LegMachine(StreamPipeline):
 
     @property
     def plan(self):
-        """The :class:`~robohw.legs.machine.MachinePlan` it runs."""
+        """The :class:`~robohw.legs.machine_plan.MachinePlan` it runs."""
         return self._plan
 
     @property

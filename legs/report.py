@@ -18,7 +18,7 @@ from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_
 from robohw.legs.fk_graph import fk_format
 from robohw.legs.givens import ccm_counts, solve_graph
 from robohw.legs.ik_graph import leg_ik_graph, platform_format
-from robohw.legs.machine import PHASES, plan_machine
+from robohw.legs.machine_plan import PHASES, plan_machine
 from robohw.legs.paper_checks import (count_table, dynamics_agreement, fk_convergence,
                                       format_count, printed_vs_corrected)
 from robohw.legs.servo import SERVO_ITERATIONS, SERVO_TIMINGS, FkServo, servo_graph
@@ -149,7 +149,7 @@ PAPER_SPEEDUPS = {("spatial", "kinematics"): (6.0, 6.0),
 
 
 def machine_phases(width=24):
-    """Gosselin's machine (:mod:`robohw.legs.machine`) by platform and computation (the
+    """Gosselin's machine (:mod:`robohw.legs.machine_plan`) by platform and computation (the
     kinematics: lengths and rows of K/rho; the dynamics): cycles per phase, the latency on one
     processor per leg and a platform processor against one processor, and the speed-up beside
     the paper's."""
@@ -225,7 +225,7 @@ def _servo_section(rows):
 
 
 def _machine_section(rows):
-    lines = ["### Gosselin's machine, cycle by cycle (`robohw.legs.machine`)",
+    lines = ["### Gosselin's machine, cycle by cycle (`robohw.legs.machine_plan`)",
              "One processor per leg and a platform processor, each a register file and one "
              "word-serial CORDIC executing its CCMs in sequence (24 bits), on a bus that "
              "carries one word a cycle: the state broadcast once, the legs' values gathered "

@@ -12,7 +12,7 @@ payload's: every input field of a state, and every torque with the ``in_bounds``
 
 import dataclasses
 
-from robohw.dataflow.states import state_fields, torque_fields
+from robohw.dynamics import state_fields, torque_fields
 from robohw.registry import design
 from robohw.robots.pinocchio import rnea_call_seconds, rnea_cpp_call_seconds
 from robohw.sim.cache import cache_dir

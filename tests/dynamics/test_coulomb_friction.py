@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pytest
 
-from robohw.dataflow.states import decode_torques, encode_states, torque_codes
+from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
 from robohw.dynamics.engine import EnginePlan, LinkFramePlan, NewtonEulerEngine
 from robohw.dynamics.model import coded_friction, model_outputs
 from robohw.dynamics.reference import inverse_dynamics

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from amaranth.back import verilog
 
-from robohw.dataflow.states import decode_torques, encode_states, torque_codes
+from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
 from robohw.dynamics.engine import EnginePlan, NewtonEulerEngine
 from robohw.dynamics.model import model_outputs
 from robohw.dynamics.reference import inverse_dynamics

@@ -13,7 +13,7 @@ from amaranth.sim import Simulator
 
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
-from robohw.dataflow.states import encode_states, torque_codes
+from robohw.dynamics.codec import encode_states, torque_codes
 from robohw.dynamics.model import model_outputs, model_torques
 from robohw.dynamics.network import DirectNetwork, OmegaNetwork, omega_route
 from robohw.dynamics.reference import inverse_dynamics

@@ -15,7 +15,7 @@ from robohw.dataflow.folding import product_pools
 from robohw.dataflow.pipeline import delay_taps, ring_parts
 from robohw.dataflow.plan import traced_float_values
 from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
-from robohw.dataflow.states import decode_torques, encode_states, torque_codes
+from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
 from robohw.dynamics.model import model_outputs, model_torques
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.robots import Robot, load_robot

@@ -290,7 +290,7 @@ def test_platform_dynamics_compiled_backend_writes_the_models_file(tmp_path):
 # --- the machine: a processor per leg, a platform processor, a bus --------------------------
 
 def _check_plan(plan, timing):
-    """Every rule of robohw.legs.machine, from the plan's own records: raises AssertionError."""
+    """Every rule of robohw.legs.machine_plan, from the plan's own records: raises AssertionError."""
     graph = plan.graph
     names = [c.name for c in graph.ccms]
     assert sorted(plan.start) == sorted(names)
@@ -397,7 +397,7 @@ def _ccm_timing(graph, formats):
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_machine_plans_keep_every_rule_and_count_the_phases(name):
     from robohw.legs.ik_graph import leg_ik_graph, platform_format
-    from robohw.legs.machine import plan_machine
+    from robohw.legs.machine_plan import plan_machine
     platform = load_platform(name)
     legs = len(platform.legs)
     for graph, formats in ((leg_ik_graph(platform, jacobian=True), platform_format(platform, 24)),
@@ -429,7 +429,7 @@ def test_machine_plans_keep_every_rule_and_count_the_phases(name):
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_machine_plans_of_the_forward_kinematics_keep_every_rule(name):
     from robohw.legs.fk_graph import fk_format, fk_graph
-    from robohw.legs.machine import plan_machine
+    from robohw.legs.machine_plan import plan_machine
     platform = load_platform(name)
     graph, formats = fk_graph(platform, 2), fk_format(platform, 24)
     plan = plan_machine(graph, **formats)
@@ -443,7 +443,7 @@ def test_machine_plans_of_the_forward_kinematics_keep_every_rule(name):
 
 
 def test_a_broken_plan_fails_the_checks():
-    from robohw.legs.machine import plan_machine
+    from robohw.legs.machine_plan import plan_machine
     platform = load_platform("planar_3rpr")
     graph, formats = dynamics_graph(platform), dynamics_format(platform, 24)
     timing = _ccm_timing(graph, formats)

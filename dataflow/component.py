@@ -3,6 +3,7 @@
 from amaranth.hdl import Const, Module, Signal, signed, unsigned
 
 from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
+from robohw.dataflow.operations import Op
 from robohw.dataflow.pipeline import build_dataflow, control_parts
 from robohw.hw.checks import check_bool
 from robohw.hw.delay_line import tapped_delay_line
@@ -175,7 +176,7 @@ class TracedPipeline(StreamPipeline):
         width, depth = plan.width, plan.latency
         advance, result, phases = self.fold_control(m, depth, plan.fold)
         by_name = {plan.tracer.nodes[k].name: k for k in plan.live
-                   if plan.tracer.nodes[k].op == "input"}
+                   if plan.tracer.nodes[k].op == Op.INPUT}
         shifted = {}
         angle_fields = set(plan.angle_fields.values())
         for field in sorted({*angle_fields, *plan.value_fields.values()}):

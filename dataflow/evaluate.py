@@ -1,8 +1,8 @@
 """Evaluation of traced dataflow graphs (:mod:`robohw.dataflow.graph`): in float64
 (:func:`evaluate_float`) and bit-exactly in the fixed-point formats the hardware uses
-(:func:`evaluate_fixed`; :func:`fixed_op` is the one definition of every operation's integer
-arithmetic, and :func:`robohw.dataflow.pipeline.build_dataflow` builds the same arithmetic in
-Amaranth).
+(:func:`evaluate_fixed`; :func:`fixed_op` is every operation's integer arithmetic, each kind's
+defined in :mod:`robohw.dataflow.operations` beside its Amaranth twin, which
+:func:`robohw.dataflow.pipeline.build_dataflow` builds).
 
 Integer arithmetic runs in numpy ``int64`` up to :data:`INT64_WIDTH` bits (every product of two
 ``signed(31)`` codes stays below ``2**62``) and in Python integers (numpy object arrays) above,
@@ -11,11 +11,10 @@ exact at any width.
 
 import numpy as np
 
-from robohw.hw.fixed import Rounding, round_shift
+from robohw.dataflow.operations import ROUNDING, Op, operation
 
 __all__ = ["evaluate_float", "evaluate_fixed", "fixed_op", "ROUNDING", "INT64_WIDTH"]
 
-ROUNDING = Rounding.HALF_EVEN
 # The widest datapath whose products numpy's int64 holds.
 INT64_WIDTH = 31
 
@@ -25,68 +24,20 @@ def evaluate_float(tracer, indices, inputs):
     values = {}
     for k in indices:
         node = tracer.nodes[k]
-        args = [values[a.index] for a in node.args]
-        op = node.op
-        if op == "input":
+        if node.op == Op.INPUT:
             values[k] = np.asarray(inputs[node.name], dtype=np.float64)
-        elif op == "const":
-            values[k] = node.constant
-        elif op == "recip":
-            values[k] = 1.0 / args[0]
-        elif op == "add":
-            values[k] = args[0] + args[1]
-        elif op == "sub":
-            values[k] = args[0] - args[1]
-        elif op == "addc":
-            values[k] = args[0] + node.constant
-        elif op == "mul":
-            values[k] = args[0] * args[1]
-        elif op == "cmul":
-            values[k] = args[0] * node.constant
-        elif op == "neg":
-            values[k] = -args[0]
         else:
-            raise ValueError(f"{node}: unknown op")
+            values[k] = operation(node.op).evaluate([values[a.index] for a in node.args],
+                                                    node.constant)
     return values
-
-
-# Integer bits numpy's int64 holds with a sign and a carry to spare.
-_INT64_BITS = 62
-
-
-def _align(codes, frac, to, width):
-    """``codes * 2**(to - frac)``, exact: in Python integers where ``int64`` could not hold the
-    shifted ``signed(width)`` values (formats of very different scales, e.g. a 3e6 kg link
-    beside a 1 kg one)."""
-    shift = to - frac
-    if width + shift > _INT64_BITS:
-        codes = np.asarray(codes).astype(object)
-    return codes << shift
 
 
 def fixed_op(node, fmt, args, arg_formats, width=INT64_WIDTH):
     """The integer result of one registered node, before it is stored: exact for operands in
     ``signed(width)`` (numpy ``int64``, or Python integers where an intermediate needs more
-    than 62 bits: the hardware's adders are as wide as the operation needs)."""
-    op, frac = node.op, fmt.frac
-    if op in ("add", "sub"):
-        top = max(f.frac for f in arg_formats)
-        a, b = (_align(v, f.frac, top, width) for v, f in zip(args, arg_formats))
-        return round_shift(a + b if op == "add" else a - b, top - frac, ROUNDING)
-    if op == "addc":
-        top = max(arg_formats[0].frac, frac)
-        constant = round(node.constant * 2.0 ** top)
-        aligned = _align(args[0], arg_formats[0].frac, top, width)
-        if constant.bit_length() > _INT64_BITS and aligned.dtype != object:
-            aligned = aligned.astype(object)
-        return round_shift(aligned + constant, top - frac, ROUNDING)
-    if op == "mul":
-        return round_shift(args[0] * args[1], arg_formats[0].frac + arg_formats[1].frac - frac,
-                           ROUNDING)
-    if op == "cmul":
-        return round_shift(args[0] * fmt.const_code, arg_formats[0].frac + fmt.const_frac - frac,
-                           ROUNDING)
-    raise ValueError(f"{node}: not a registered op")
+    than 62 bits: the hardware's adders are as wide as the operation needs); its kind's
+    :meth:`~robohw.dataflow.operations.Operation.fixed`."""
+    return operation(node.op).fixed(node, fmt, args, arg_formats, width)
 
 
 def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise", known=None):
@@ -106,10 +57,10 @@ def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise", kn
     values = dict(known or {})
     for k in indices:
         node = tracer.nodes[k]
-        if node.op == "input":
+        if node.op == Op.INPUT:
             codes = np.asarray(inputs[node.name])
             values[k] = codes.astype(object) if wide else codes.astype(np.int64)
-        elif node.op == "neg":
+        elif node.op == Op.NEG:
             values[k] = -values[node.args[0].index]
         else:
             args = [values[a.index] for a in node.args]

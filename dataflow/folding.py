@@ -19,15 +19,15 @@ import networkx as nx
 from robohw.hw.devices import DEVICES
 from robohw.hw.multiplier import split_product_tiles
 from robohw.hw.stream import check_fold
-from robohw.dataflow.graph import OPS
-from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS, Schedule
+from robohw.dataflow.operations import Op, operation
+from robohw.dataflow.pipeline import MULTIPLIER_STAGES, Schedule, shared_product
 
 __all__ = ["modulo_schedule", "shared_products", "product_pools", "fold_for_tiles"]
 
 
 def shared_products(tracer, indices):
     """The live nodes that a folded schedule puts on shared multipliers."""
-    return [k for k in indices if tracer.nodes[k].op in SHARED_OPS]
+    return [k for k in indices if shared_product(tracer.nodes[k])]
 
 
 def fold_for_tiles(plan, least=1, device="ecp5-85k"):
@@ -50,10 +50,10 @@ def product_pools(tracer, indices, resolution, seed=1):
     nodes = tracer.nodes
     graph = nx.Graph()
     for k in indices:
-        if nodes[k].op != "input":
+        if nodes[k].op != Op.INPUT:
             graph.add_node(k)
             graph.add_edges_from((k, a.index) for a in nodes[k].args
-                                 if nodes[a.index].op != "input")
+                                 if nodes[a.index].op != Op.INPUT)
     communities = nx.community.louvain_communities(graph, resolution=resolution, seed=seed)
     # Numbered by their first node: the order of the trace, not of the algorithm's sets.
     communities = sorted(communities, key=min)
@@ -86,11 +86,11 @@ def modulo_schedule(tracer, indices, fold, input_ready, pools=None):
     start, ready, unit = {}, {}, {}
     for k in indices:
         node = nodes[k]
-        if node.op == "input":
+        if node.op == Op.INPUT:
             start[k] = ready[k] = input_ready[node.name]
             continue
         cycle = max(ready[a.index] for a in node.args)
-        if node.op in SHARED_OPS:
+        if shared_product(node):
             taken = busy[pools[k]]
             while taken[cycle % fold] == capacity[pools[k]]:
                 cycle += 1
@@ -98,5 +98,5 @@ def modulo_schedule(tracer, indices, fold, input_ready, pools=None):
             taken[cycle % fold] += 1
             start[k], ready[k] = cycle, cycle + MULTIPLIER_STAGES
         else:
-            start[k], ready[k] = cycle, cycle + OPS[node.op][1]
+            start[k], ready[k] = cycle, cycle + int(operation(node.op).registered)
     return Schedule(start, ready, {}, fold=fold, multipliers=units, unit=unit)

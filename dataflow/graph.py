@@ -22,22 +22,10 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["Node", "Tracer", "OPS", "assign_formats", "error_bounds", "Format", "frac_bits_for",
-           "RangeError"]
+from robohw.dataflow.operations import Op, frac_bits_for, operation
 
-# op: (arguments that are nodes, pipeline registers, counts as)
-OPS = {
-    "input": (0, 0, None),
-    "const": (0, 0, None),       # fold=False only
-    "recip": (1, 1, "div"),       # fold=False only: 1 / constant (counted: 1 / node too)
-    "sqrt": (1, 1, "sqrt"),       # counted only (a platform's leg lengths)
-    "add": (2, 1, "add"),
-    "sub": (2, 1, "add"),
-    "addc": (1, 1, "add"),        # node + constant
-    "mul": (2, 1, "mul"),
-    "cmul": (1, 1, "mul"),        # node * constant
-    "neg": (1, 0, None),          # wiring into the consumer
-}
+__all__ = ["Node", "Tracer", "assign_formats", "error_bounds", "Format", "frac_bits_for",
+           "RangeError"]
 
 
 def _number(x):
@@ -96,21 +84,29 @@ class Tracer:
     def const(self, value):
         if self.fold:
             return float(value)
-        return Node(self, "const", (), float(value), value, value)
+        return Node(self, Op.CONST, (), float(value), value, value)
 
     def reciprocal(self, value):
         if isinstance(value, Node):
             if value.low <= 0 <= value.high:   # counted only: no finite range
-                return Node(self, "recip", (value,), None, -math.inf, math.inf)
-            return Node(self, "recip", (value,), None, 1 / value.high, 1 / value.low)
+                return Node(self, Op.RECIP, (value,), None, -math.inf, math.inf)
+            return Node(self, Op.RECIP, (value,), None, 1 / value.high, 1 / value.low)
         if self.fold:
             return 1.0 / value
         constant = self.const(value)
-        return Node(self, "recip", (constant,), None, 1 / value, 1 / value)
+        return Node(self, Op.RECIP, (constant,), None, 1 / value, 1 / value)
 
     def sqrt(self, value):
-        return Node(self, "sqrt", (value,), None, max(value.low, 0.0) ** 0.5,
+        return Node(self, Op.SQRT, (value,), None, max(value.low, 0.0) ** 0.5,
                     max(value.high, 0.0) ** 0.5)
+
+    def apply(self, kind, args, constant=None, name=None):
+        """A node of ``kind`` over the nodes ``args`` (and its ``constant``), its range by the
+        kind's rule (:meth:`robohw.dataflow.operations.Operation.interval`): how any kind,
+        one added to the vocabulary too, enters a graph."""
+        low, high = operation(kind).interval(args, constant)
+        return Node(self, kind, tuple(args), None if constant is None else float(constant),
+                    low, high, name=name)
 
     @contextmanager
     def cell(self, *name):
@@ -132,12 +128,12 @@ class Tracer:
 
     # --- building --------------------------------------------------------------------------
     def input(self, name, low, high):
-        return Node(self, "input", (), None, low, high, name=name)
+        return Node(self, Op.INPUT, (), None, low, high, name=name)
 
     def neg(self, node):
-        if node.op == "neg":
+        if node.op == Op.NEG:
             return node.args[0]
-        return Node(self, "neg", (node,), None, -node.high, -node.low)
+        return self.apply(Op.NEG, (node,))
 
     def add(self, a, b, subtract=False):
         if _number(a):
@@ -145,31 +141,25 @@ class Tracer:
         if _number(b):
             if b == 0:
                 return a
-            return Node(self, "addc", (a,), float(b), a.low + b, a.high + b)
-        if b.op == "neg":  # a - (-b) and a + (-b): no negation left
+            return self.apply(Op.ADDC, (a,), b)
+        if b.op == Op.NEG:  # a - (-b) and a + (-b): no negation left
             return self.add(a, b.args[0], subtract=not subtract)
         if subtract:
-            return Node(self, "sub", (a, b), None, a.low - b.high, a.high - b.low)
-        if a.op == "neg":
+            return self.apply(Op.SUB, (a, b))
+        if a.op == Op.NEG:
             return self.add(b, a.args[0], subtract=True)
-        return Node(self, "add", (a, b), None, a.low + b.low, a.high + b.high)
+        return self.apply(Op.ADD, (a, b))
 
     def mul(self, a, b):
         if _number(b):
             if b in (0, 1, -1):  # structure (and folded constants): wiring
                 return 0 if b == 0 else (a if b == 1 else self.neg(a))
-            if a.op == "cmul":  # (x a) b = x (a b): one constant multiplier
+            if a.op == Op.CMUL:  # (x a) b = x (a b): one constant multiplier
                 return self.mul(a.args[0], a.constant * b)
-            if a.op == "neg":
+            if a.op == Op.NEG:
                 return self.mul(a.args[0], -b)
-            corners = (a.low * b, a.high * b)
-            return Node(self, "cmul", (a,), float(b), min(corners), max(corners))
-        if a is b:  # a square is never negative
-            top = max(a.low * a.low, a.high * a.high)
-            low = 0.0 if a.low <= 0 <= a.high else min(a.low * a.low, a.high * a.high)
-            return Node(self, "mul", (a, b), None, low, top)
-        corners = (a.low * b.low, a.low * b.high, a.high * b.low, a.high * b.high)
-        return Node(self, "mul", (a, b), None, min(corners), max(corners))
+            return self.apply(Op.CMUL, (a,), b)
+        return self.apply(Op.MUL, (a, b))
 
     # --- reading -----------------------------------------------------------------------------
     def live(self, outputs):
@@ -189,7 +179,7 @@ class Tracer:
         nodes = self.nodes if indices is None else [self.nodes[k] for k in indices]
         out = {"mul": 0, "add": 0, "div": 0}
         for node in nodes:
-            kind = OPS[node.op][2]
+            kind = operation(node.op).counted_as
             if kind:
                 out[kind] = out.get(kind, 0) + 1
         return out
@@ -202,12 +192,6 @@ class Format:
     frac: int
     const_code: int = 0
     const_frac: int = 0
-
-
-def frac_bits_for(magnitude, width):
-    """Fraction bits that hold ``magnitude`` (plus a rounding margin) in ``signed(width)``."""
-    magnitude = magnitude * (1 + 2.0 ** -10) + 2.0 ** -30
-    return width - 1 - max(math.frexp(magnitude)[1], -64)
 
 
 class RangeError(ValueError):
@@ -257,29 +241,17 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
     for k in indices:
         node = tracer.nodes[k]
         frac = [formats[a.index].frac for a in node.args]
-        if node.op == "input":
+        if node.op == Op.INPUT:
             formats[k] = Format(input_fracs[node.name])
             error[k] = input_errors.get(node.name, 0.0)
             if frac_bits_for(node.magnitude + error[k], width) < formats[k].frac:
                 raise ValueError(f"input {node.name}: range {node.magnitude} does not fit "
                                  f"its format")
             continue
-        if node.op == "neg":
+        if node.op == Op.NEG:
             formats[k], error[k] = Format(frac[0]), error[node.args[0].index]
             continue
-        if node.op in ("add", "sub"):
-            cap, constant = max(frac), None
-        elif node.op == "addc":
-            # The constant is rounded at max(operand, result) fraction bits: >= the operand's.
-            cap, constant = max(frac[0], frac_bits_for(abs(node.constant), width)), None
-        elif node.op == "mul":
-            cap, constant = frac[0] + frac[1], None
-        elif node.op == "cmul":
-            const_frac = frac_bits_for(abs(node.constant), width)
-            constant = (round(node.constant * 2.0 ** const_frac), const_frac)
-            cap = frac[0] + const_frac
-        else:
-            raise ValueError(f"{node}: no hardware for op {node.op!r}")
+        cap, constant = operation(node.op).cap(frac, node.constant, width)
         propagated = _propagated(node, error, formats, constant)
         formats[k] = Format(min(fits(node, propagated), cap), *(constant or ()))
         _check_range(node, node.magnitude + propagated, width, formats[k].frac)
@@ -289,22 +261,14 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
 
 def _propagated(node, error, formats, constant=None):
     """The worst-case error of ``node``'s exact result from its operands' errors (``error`` by
-    index) and formats, before its own rounding; ``constant``: a ``cmul``'s ``(code, frac)``
-    (default: its format's)."""
-    errs = [error[a.index] for a in node.args]
-    mags = [a.magnitude for a in node.args]
-    if node.op in ("add", "sub"):
-        return errs[0] + errs[1]
-    if node.op == "addc":
-        return errs[0] + 2.0 ** -(formats[node.args[0].index].frac + 1)
-    if node.op == "mul":
-        return mags[0] * errs[1] + mags[1] * errs[0] + errs[0] * errs[1]
-    if node.op == "cmul":
-        code, const_frac = constant or (formats[node.index].const_code,
-                                        formats[node.index].const_frac)
-        return abs(node.constant) * errs[0] + \
-            (mags[0] + errs[0]) * abs(node.constant - code * 2.0 ** -const_frac)
-    raise ValueError(f"{node}: no hardware for op {node.op!r}")
+    index) and formats, before its own rounding (its kind's rule,
+    :meth:`robohw.dataflow.operations.Operation.propagated`); ``constant``: a constant's own
+    ``(code, frac)`` (default: its format's)."""
+    if constant is None and node.index in formats:
+        constant = (formats[node.index].const_code, formats[node.index].const_frac)
+    return operation(node.op).propagated(
+        [error[a.index] for a in node.args], [a.magnitude for a in node.args],
+        [formats[a.index].frac for a in node.args], node.constant, constant)
 
 
 def error_bounds(tracer, indices, formats, input_errors):
@@ -317,9 +281,9 @@ def error_bounds(tracer, indices, formats, input_errors):
     error = {}
     for k in indices:
         node = tracer.nodes[k]
-        if node.op == "input":
+        if node.op == Op.INPUT:
             error[k] = input_errors.get(node.name, 0.0)
-        elif node.op == "neg":
+        elif node.op == Op.NEG:
             error[k] = error[node.args[0].index]
         else:
             error[k] = _propagated(node, error, formats) + 2.0 ** -(formats[k].frac + 1)

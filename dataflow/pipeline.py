@@ -22,13 +22,13 @@ from dataclasses import dataclass, field
 from amaranth.hdl import Assert, Const, Signal, signed
 
 from robohw.dataflow.evaluate import ROUNDING
-from robohw.dataflow.graph import OPS
+from robohw.dataflow.operations import Op, hdl_constant, operation, unit_of
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.multiplier import OPERAND_REGISTERS, SPLIT_PRODUCT_LATENCY, split_product
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
-           "INPUT_CELL", "SHARED_OPS", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
+           "INPUT_CELL", "shared_product", "MULTIPLIER_STAGES", "MULTIPLIER_OPERAND_REGISTERS",
            "MULTIPLIER_PRODUCT_REGISTERS", "control_parts", "ring_parts", "hdl_op"]
 
 INPUT_CELL = ("in",)
@@ -42,14 +42,20 @@ INPUT_CELL = ("in",)
 # inputs cross the chip; the measurements: docs/inertia.md).
 # The product's two registers are robohw.hw.multiplier.split_product's: the tile's, and one
 # beside its consumers (where a product wider than the tile adds the fabric's partial products).
-SHARED_OPS = ("mul", "cmul")
 MULTIPLIER_OPERAND_REGISTERS = 2
 MULTIPLIER_PRODUCT_REGISTERS = SPLIT_PRODUCT_LATENCY - OPERAND_REGISTERS
 MULTIPLIER_STAGES = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS + 1
 
 
 def _latency(node):
-    return OPS[node.op][1]
+    return int(operation(node.op).registered)
+
+
+def shared_product(node):
+    """Whether ``node`` is a product, which a folded plan gives its shared multipliers: an
+    operation a multiplier unit executes (:attr:`~robohw.dataflow.operations.Operation.unit`
+    ``"mul"``)."""
+    return unit_of(node) == "mul"
 
 
 def cell_depths(tracer, indices):
@@ -58,7 +64,7 @@ def cell_depths(tracer, indices):
     time, depth = {}, defaultdict(int)
     for k in indices:
         node = tracer.nodes[k]
-        if node.op == "input":
+        if node.op == Op.INPUT:
             continue
         start = max((time[a.index] for a in node.args if a.cell == node.cell), default=0)
         time[k] = start + _latency(node)
@@ -81,7 +87,7 @@ class Schedule:
     def hold(self, node):
         """Cycles ``node``'s own signal holds its value from its ready cycle: an input (a
         port or a CORDIC's last stage) one, a register ``fold``."""
-        return 1 if node.op == "input" else self.fold
+        return 1 if node.op == Op.INPUT else self.fold
 
     def stage(self, node, cycle):
         """The stage of ``node``'s delay line that holds its value at ``cycle`` (0: the node's
@@ -103,7 +109,7 @@ def asap_schedule(tracer, indices, input_ready):
     start, ready = {}, {}
     for k in indices:
         node = tracer.nodes[k]
-        if node.op == "input":
+        if node.op == Op.INPUT:
             start[k] = ready[k] = input_ready[node.name]
             continue
         start[k] = max(ready[a.index] for a in node.args)
@@ -125,7 +131,7 @@ def schedule(tracer, indices, window, input_ready):
 
     for k in indices:
         node = tracer.nodes[k]
-        if node.op == "input":
+        if node.op == Op.INPUT:
             start[k] = ready[k] = input_ready[node.name]
             continue
         first, end = windows.setdefault(node.cell, window(node.cell))
@@ -137,35 +143,11 @@ def schedule(tracer, indices, window, input_ready):
     return Schedule(start, ready, windows)
 
 
-def _round(value, shift):
-    # Sign-extend first when the shift reaches past the value's own bits.
-    if len(value) <= shift + 1:
-        value = value + Const(0, signed(shift + 2))
-    return hdl_round_shift(value, shift, ROUNDING)
-
-
-def _const(value):
-    return Const(value, signed(max(value.bit_length(), 1) + 1))
-
-
 def hdl_op(node, fmt, args, arg_formats):
     """Amaranth twin of :func:`robohw.dataflow.evaluate.fixed_op`: one node's registered value
-    from its operands (``args``, Amaranth values in their ``arg_formats``)."""
-    op, frac = node.op, fmt.frac
-    if op in ("add", "sub"):
-        top = max(f.frac for f in arg_formats)
-        a, b = (v << (top - f.frac) for v, f in zip(args, arg_formats))
-        return _round(a + b if op == "add" else a - b, top - frac)
-    if op == "addc":
-        top = max(arg_formats[0].frac, frac)
-        constant = round(node.constant * 2.0 ** top)
-        aligned = args[0] << (top - arg_formats[0].frac)
-        return _round(aligned + _const(constant), top - frac)
-    if op == "mul":
-        return _round(args[0] * args[1], arg_formats[0].frac + arg_formats[1].frac - frac)
-    if op == "cmul":
-        return _round(args[0] * _const(fmt.const_code), arg_formats[0].frac + fmt.const_frac - frac)
-    raise ValueError(f"{node}: not a registered op")
+    from its operands (``args``, Amaranth values in their ``arg_formats``); its kind's
+    :meth:`~robohw.dataflow.operations.Operation.hdl`."""
+    return operation(node.op).hdl(node, fmt, args, arg_formats)
 
 
 def _cell_name(cell):
@@ -183,13 +165,13 @@ def delay_taps(tracer, indices, plan, reads):
 
     def need(index, cycle):
         node = nodes[index]
-        if node.op == "neg":
+        if node.op == Op.NEG:
             need(node.args[0].index, cycle)
         else:
             taps[index].add(plan.stage(node, cycle))
 
     for k in indices:
-        if nodes[k].op != "neg":
+        if nodes[k].op != Op.NEG:
             for arg in nodes[k].args:
                 need(arg.index, plan.start[k])
     for index, cycle in reads:
@@ -198,10 +180,11 @@ def delay_taps(tracer, indices, plan, reads):
 
 
 def _product_shift(node, fmt, arg_formats):
-    """Bits a product of ``node``'s operand codes is rounded by."""
-    if node.op == "mul":
-        return arg_formats[0].frac + arg_formats[1].frac - fmt.frac
-    return arg_formats[0].frac + fmt.const_frac - fmt.frac
+    """Bits a product of ``node``'s operand codes is rounded by: its micro-operation's shift
+    (:meth:`~robohw.dataflow.operations.Operation.word`)."""
+    args = [a.args[0] if a.op == Op.NEG else a for a in node.args]
+    return operation(node.op).word(node, fmt, [f.frac for f in arg_formats], args,
+                                   [a.op == Op.NEG for a in node.args])["shift"]
 
 
 def ring_parts(tracer, indices, taps, width, fanout=None):
@@ -215,13 +198,13 @@ def ring_parts(tracer, indices, taps, width, fanout=None):
     parts, load, group = {}, defaultdict(int), defaultdict(int)
     for k in indices:
         node = tracer.nodes[k]
-        if node.op == "neg":
+        if node.op == Op.NEG:
             continue
         cell = _cell_name(node.cell)
         if fanout is None:
             parts[k] = cell
             continue
-        bits = width * ((node.op != "input") + max(taps[k] | {0}))
+        bits = width * ((node.op != Op.INPUT) + max(taps[k] | {0}))
         if load[cell] and load[cell] + bits > fanout:
             group[cell], load[cell] = group[cell] + 1, 0
         load[cell] += bits
@@ -273,7 +256,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
 
     def value(index, cycle):
         node = nodes[index]
-        if node.op == "neg":
+        if node.op == Op.NEG:
             return -value(node.args[0].index, cycle)
         return lines[index][plan.stage(node, cycle)]
 
@@ -283,16 +266,16 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
                                              exact=check_valid is not None, platform=platform)
     low, high = -(1 << (width - 1)), (1 << (width - 1)) - 1
     if check_valid is not None:
-        starts = {plan.ready[k] - 1 for k in indices if nodes[k].op not in ("input", "neg")}
+        starts = {plan.ready[k] - 1 for k in indices if nodes[k].op not in (Op.INPUT, Op.NEG)}
         holds = tapped_delay_line(m, check_valid, starts, enable, "check_valid",
                                   reset_less=False)
     for k in indices:
         node = nodes[k]
-        if node.op == "neg":
+        if node.op == Op.NEG:
             continue
         cell = _cell_name(node.cell)
         label = f"{cell}_n{k}"
-        if node.op == "input":
+        if node.op == Op.INPUT:
             register = sources[k]
         else:
             arg_formats = [formats[a.index] for a in node.args]
@@ -376,10 +359,10 @@ def _select_operands(m, nodes, formats, plan, operands, value, phase_index_copy)
         by_unit = defaultdict(list)
         for k, unit in plan.unit.items():
             node, start = nodes[k], plan.start[k]
-            if side == 0 or node.op == "mul":
+            if side < len(node.args):
                 operand = value(node.args[side].index, start)
-            else:
-                operand = _const(formats[k].const_code)
+            else:                       # a constant's product: its code
+                operand = hdl_constant(formats[k].const_code)
             by_unit[unit].append((start % plan.fold, operand))
         for unit, choices in by_unit.items():
             with m.Switch(phase_index_copy(f"mul{unit}_{'ab'[side]}")):

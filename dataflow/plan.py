@@ -27,8 +27,9 @@ from robohw.cordic.model import cordic_model
 from robohw.cordic.pipelined import pipelined_latency, pipelined_register_bits
 from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
 from robohw.dataflow.folding import modulo_schedule, product_pools
-from robohw.dataflow.graph import (OPS, RangeError, Tracer, assign_formats, error_bounds,
+from robohw.dataflow.graph import (RangeError, Tracer, assign_formats, error_bounds,
                                    frac_bits_for)
+from robohw.dataflow.operations import Op, operation
 from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
                                       MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
 from robohw.hw.checks import check_integer
@@ -214,7 +215,7 @@ class TracedPlan:
     def _output_sources(self):
         """``{key: node}``: the node whose register holds each computed output (a negated
         output reads its operand's line); constant outputs have none."""
-        return {key: node.args[0] if node.op == "neg" else node
+        return {key: node.args[0] if node.op == Op.NEG else node
                 for key, node in self.outputs.items() if not isinstance(node, float)}
 
     def _processor(self, cell):
@@ -347,11 +348,11 @@ class TracedPlan:
         registers; the stream control's are the component's)."""
         nodes = [self.tracer.nodes[k] for k in self.live]
         ops = Counter(node.op for node in nodes)
-        processors = {self._processor(node.cell) for node in nodes if node.op != "input"}
+        processors = {self._processor(node.cell) for node in nodes if node.op != Op.INPUT}
         reads = [(source.index, self.latency) for source in self._output_sources().values()]
         taps = delay_taps(self.tracer, self.live, self.schedule, reads)
         w = self._width
-        registered = sum(1 for node in nodes if OPS[node.op][1])
+        registered = sum(1 for node in nodes if operation(node.op).registered)
         delay_stages = sum(max(t) for t in taps.values() if t)
         slots = self.cordic_slots.values()
         cordics = len({unit for unit, _ in slots})
@@ -364,9 +365,9 @@ class TracedPlan:
         return {
             "processing_elements": len(processors),
             "cordics": cordics,
-            "multipliers": self.schedule.multipliers if folded else ops["mul"],
-            "constant_multipliers": 0 if folded else ops["cmul"],
-            "adders": ops["add"] + ops["sub"] + ops["addc"],
+            "multipliers": self.schedule.multipliers if folded else ops[Op.MUL],
+            "constant_multipliers": 0 if folded else ops[Op.CMUL],
+            "adders": sum(count for op, count in ops.items() if operation(op).unit == "add"),
             "register_bits": (registered + delay_stages + held) * w + cordic_bits +
             multiplier_bits,
         }

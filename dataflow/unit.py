@@ -32,11 +32,8 @@ from amaranth.hdl import Const, Mux, Signal, signed, unsigned
 from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.multiplier import PRODUCT_LATENCY, registered_product
 
-__all__ = ["fixed_point_unit", "multiplier_stages", "ADDER_STAGES", "MULTIPLIES", "ADDS",
-           "swapped_operation"]
+__all__ = ["fixed_point_unit", "multiplier_stages", "ADDER_STAGES", "swapped_operation"]
 
-MULTIPLIES = ("mul", "cmul")
-ADDS = ("add", "sub", "addc")
 # The adder's stages: the operand read, the preparation, the sum, the rounding's two steps, the
 # write.
 ADDER_STAGES = 6
@@ -77,7 +74,8 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
     name : str
         Prefix of its signals and fields.
     multiplier : bool
-        A multiplier (``mul``, ``cmul``) or an adder (``add``, ``sub``, ``addc``).
+        A multiplier or an adder (the kinds each executes: the operations whose
+        :attr:`~robohw.dataflow.operations.Operation.unit` is ``"mul"`` or ``"add"``).
     instructions : list
         ``(cycle, word, node)``: the issue cycle, the micro-operation's fields, the node.
     width : int

@@ -40,6 +40,7 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.micro_op import micro_operation
+from robohw.dataflow.operations import Op
 from robohw.dataflow.pipeline import hdl_op
 from robohw.dynamics.codec import state_fields, torque_field, torque_fields
 from robohw.distributed.model import prediction_depth
@@ -54,12 +55,12 @@ __all__ = ["LinkComputers", "STAGES"]
 
 # Local values, programs, torques out: one sample period each.
 STAGES = 3
-_MULTIPLIES = ("mul",)
-_ADDS = ("add", "sub")
+_MULTIPLIES = (Op.MUL,)
+_ADDS = (Op.ADD, Op.SUB)
 
 
 def _source(node):
-    return _source(node.args[0]) if node.op == "neg" else node
+    return _source(node.args[0]) if node.op == Op.NEG else node
 
 
 class LinkComputers(StreamPipeline):
@@ -186,9 +187,9 @@ class LinkComputers(StreamPipeline):
         def value_of(node):
             if node.index in cache:
                 return cache[node.index]
-            if node.op == "input":
+            if node.op == Op.INPUT:
                 out = values[node.name]
-            elif node.op == "neg":
+            elif node.op == Op.NEG:
                 out = -value_of(node.args[0])
             else:
                 out = hdl_op(node, plan.formats[node.index],
@@ -202,11 +203,11 @@ class LinkComputers(StreamPipeline):
             node = nodes[k]
             if node.cell and node.cell[0] == "link":
                 continue
-            if node.op == "input" and (node.name in plan.channels or
+            if node.op == Op.INPUT and (node.name in plan.channels or
                                        node.name in plan.constants or
                                        node.name in plan.previous):
                 continue
-            if node.op == "neg":
+            if node.op == Op.NEG:
                 continue
             given[k] = value_of(node)
         return given
@@ -250,7 +251,7 @@ class LinkComputers(StreamPipeline):
                 channel[name] = own_registers[producer]
         # First-order prediction: the joints' previous rates and accelerations.
         for name, current in plan.previous.items():
-            node = next(n for n in nodes if n.op == "input" and n.name == current)
+            node = next(n for n in nodes if n.op == Op.INPUT and n.name == current)
             held = Signal(signed(width), reset_less=True, name=f"prev_{current}")
             with m.If(advance & real):
                 m.d.sync += held.eq(bank[node.index])
@@ -297,9 +298,9 @@ class LinkComputers(StreamPipeline):
                     value = own_registers[k] if k in own_registers else registers[pool[k]]
                 elif k in bank:
                     value = bank[k]
-                elif node.op == "input" and node.name in plan.constants:
+                elif node.op == Op.INPUT and node.name in plan.constants:
                     value = Const(plan.constants[node.name], signed(width))
-                elif node.op == "input" and node.name in channel:
+                elif node.op == Op.INPUT and node.name in channel:
                     value = channel[node.name]
                 else:
                     raise AssertionError(f"{node}: no source at link {link + 1}")

@@ -19,6 +19,7 @@ starts from exact values (the robot at rest): :func:`warm_up` repeats the first 
 import numpy as np
 
 from robohw.dataflow.evaluate import evaluate_fixed
+from robohw.dataflow.operations import Op
 from robohw.dataflow.plan import _input_codes, in_bounds
 from robohw.dynamics.codec import decode_torques, encode_states
 from robohw.distributed.link_terms import BACKWARD, FORWARD, TERMS
@@ -65,7 +66,7 @@ def model_run(plan, codes):
         cell = nodes[k].cell
         key = (cell[1], cell[2]) if cell and cell[0] == "link" else "given"
         cells.setdefault(key, []).append(k)
-    known = evaluate_fixed(plan.tracer, [k for k in cells["given"] if nodes[k].op != "input"
+    known = evaluate_fixed(plan.tracer, [k for k in cells["given"] if nodes[k].op != Op.INPUT
                                          or nodes[k].name not in plan.channels],
                            plan.formats, inputs, plan.width, overflow)
     predicted = plan.predicted
@@ -78,7 +79,7 @@ def model_run(plan, codes):
             if int(receiver) == link and sent[:-1] in _READS[term] and name not in inputs:
                 value = known[producer]
                 inputs[name] = _previous(value) if sent[:-1] in predicted else value
-        channel_nodes = [k for k in cells["given"] if nodes[k].op == "input" and
+        channel_nodes = [k for k in cells["given"] if nodes[k].op == Op.INPUT and
                          nodes[k].name in inputs and nodes[k].name in plan.channels and
                          k not in known]
         known.update(evaluate_fixed(plan.tracer, channel_nodes, plan.formats, inputs,

@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 
 from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
+from robohw.dataflow.operations import Op, kinds_on
 from robohw.dataflow.plan import TracedPlan
 from robohw.dynamics.codec import state_field
 from robohw.distributed.thesis import sample_trajectory
@@ -63,12 +64,12 @@ FASTEST = 1.0
 # The trajectories' largest rates and accelerations are sampled every 5 ms; the limits take
 # this much more, rounded up to 0.01 (a sample lies within them, and so does a nearby path).
 _LIMIT_MARGIN = 1.05
-_MULTIPLIES, _ADDS = ("mul", "cmul"), ("add", "sub", "addc")
+_MULTIPLIES, _ADDS = kinds_on("mul"), kinds_on("add")
 
 
 def _source(node):
     """What a (possibly negated) operand reads: negation is wiring into its consumer."""
-    return _source(node.args[0]) if node.op == "neg" else node
+    return _source(node.args[0]) if node.op == Op.NEG else node
 
 
 def trajectory_robot(robot, fastest=FASTEST):
@@ -389,7 +390,7 @@ class LinkComputersPlan(TracedPlan):
                 continue
             if node.cell[0] == "link":
                 work.setdefault(node.cell[1], []).append(node)
-            elif node.op != "cmul":
+            elif node.op != Op.CMUL:
                 raise ValueError(f"{self._robot.name}: joint {node.cell[1] + 1}'s local "
                                  f"values need arithmetic ({node.op}); the local stage has "
                                  f"wiring and constant factors only")

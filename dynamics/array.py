@@ -46,9 +46,10 @@ result under backpressure.
 from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 
 from robohw.dataflow.component import held_state, within_limits
+from robohw.dataflow.operations import Op
+from robohw.dataflow.unit import fixed_point_unit
 from robohw.dynamics.codec import state_fields, torque_field, torque_fields
 from robohw.dynamics.accuracy import BOUND_FRACTION
-from robohw.dataflow.unit import fixed_point_unit
 from robohw.dynamics.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at
 from robohw.engine.program import unit_product
 from robohw.hw.checks import check_positive_integer
@@ -147,7 +148,7 @@ class NewtonEulerArray(StreamPipeline):
             files.append(BankedFile(
                 m, f"pe{element}", {a: plan.bank(k, element) for k, a in table.items()},
                 signed(width), {a: sources[nodes[k].name] for k, a in table.items()
-                                if nodes[k].op == "input"}))
+                                if nodes[k].op == Op.INPUT}))
         for element in range(plan.processors):
             issues = [self._unit(m, programs[element], element, unit, files[element],
                                  addresses[element], platform)
@@ -170,7 +171,7 @@ class NewtonEulerArray(StreamPipeline):
             if isinstance(node, float):
                 m.d.comb += field.eq(round(node * 2.0 ** plan.output_fracs[key]))
                 continue
-            negate = node.op == "neg"
+            negate = node.op == Op.NEG
             node = node.args[0] if negate else node
             owner = plan.program.owner[node.index]
             value = files[owner].peek(m, addresses[owner][node.index])

@@ -47,7 +47,8 @@ from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
-from robohw.dataflow.unit import ADDER_STAGES, ADDS, MULTIPLIES, multiplier_stages
+from robohw.dataflow.operations import Op, unit_of
+from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages
 from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.network import NETWORKS
 from robohw.dynamics.pipeline import NewtonEulerPlan
@@ -58,7 +59,7 @@ from robohw.hw.register_file import left_edge
 from robohw.dynamics.reference import PHASES
 from robohw.dynamics.scans import pfp_schedule, run_schedule
 
-__all__ = ["ArrayPlan", "Instruction", "Hop", "MULTIPLIES", "ADDS", "SEQUENCINGS", "BANKS",
+__all__ = ["ArrayPlan", "Instruction", "Hop", "SEQUENCINGS", "BANKS",
            "MULTIPLIER_STAGES", "ADDER_STAGES", "multiplier_latency_at"]
 
 SEQUENCINGS = ("dataflow", "steps")
@@ -178,7 +179,7 @@ class ArrayPlan(NewtonEulerPlan):
 
     def element_of(self, node):
         """The element that computes (or, for an input, receives) ``node``."""
-        if node.op == "input":
+        if node.op == Op.INPUT:
             return (self.input_joints[node.name] - 1) // self._block()
         phase, step, where = node.cell
         return where // self._block() if step is None else where
@@ -201,16 +202,16 @@ class ArrayPlan(NewtonEulerPlan):
         live = [nodes[k] for k in self.live]
 
         def source(node):        # a neg is wiring: read its operand
-            return source(node.args[0]) if node.op == "neg" else node
+            return source(node.args[0]) if node.op == Op.NEG else node
 
         program = Program()
         owner = program.owner
         for node in live:
-            if node.op != "neg":
+            if node.op != Op.NEG:
                 owner[node.index] = self.element_of(node)
-        latency = {node.index: (self.multiplier_latency if node.op in MULTIPLIES else
+        latency = {node.index: (self.multiplier_latency if unit_of(node) == "mul" else
                                 self.adder_latency) for node in live
-                   if node.op in MULTIPLIES + ADDS}
+                   if unit_of(node) is not None}
         # Urgency: the longest chain of latencies from a node to any torque.
         consumers = defaultdict(list)
         for node in live:
@@ -218,18 +219,18 @@ class ArrayPlan(NewtonEulerPlan):
                 consumers[source(arg).index].append(node)
         urgency = {}
         for node in reversed(live):
-            if node.op == "neg":
+            if node.op == Op.NEG:
                 continue
-            below = [urgency[c.index] for c in consumers[node.index] if c.op != "neg"]
+            below = [urgency[c.index] for c in consumers[node.index] if c.op != Op.NEG]
             urgency[node.index] = latency.get(node.index, 0) + max(below, default=0)
         ready = program.ready
         for node in live:
-            if node.op == "input":
+            if node.op == Op.INPUT:
                 ready[(node.index, owner[node.index])] = self.input_ready(node)
         # Every value an element reads from another arrives by the network's path.
         needs = defaultdict(set)          # node -> elements that read it
         for node in live:
-            if node.op in ("input", "neg"):
+            if node.op in (Op.INPUT, Op.NEG):
                 continue
             for arg in node.args:
                 needs[source(arg).index].add(owner[node.index])
@@ -240,9 +241,9 @@ class ArrayPlan(NewtonEulerPlan):
         for index, elements in needs.items():
             for element in sorted(elements - {owner[index]}):
                 pending_hops.append([index, self.network.path(owner[index], element)])
-        waiting = {node.index for node in live if node.op in MULTIPLIES + ADDS}
-        waiting_by_unit = ({k for k in waiting if nodes[k].op in MULTIPLIES},
-                           {k for k in waiting if nodes[k].op in ADDS})
+        waiting = {node.index for node in live if unit_of(node) is not None}
+        waiting_by_unit = ({k for k in waiting if unit_of(nodes[k]) == "mul"},
+                           {k for k in waiting if unit_of(nodes[k]) == "add"})
         operands = {k: {(source(a).index, owner[k]) for a in nodes[k].args} for k in waiting}
         # The cycle all of an operation's operands are readable at its element, known once
         # every operand's ready time is (a ready time, once set, never changes): each unit's
@@ -340,7 +341,7 @@ class ArrayPlan(NewtonEulerPlan):
                 segments.append((phase, None))
         number = {key: k for k, key in enumerate(segments)}
         return segments, {node.index: number[node.cell[:2]] for node in live
-                          if node.op in MULTIPLIES + ADDS}
+                          if unit_of(node) is not None}
 
     def writes(self, hop):
         """Whether ``hop``'s arrival writes its value into the target's register file: only
@@ -388,7 +389,7 @@ class ArrayPlan(NewtonEulerPlan):
         steps = defaultdict(set)
         for k in self.live:
             node = self.tracer.nodes[k]
-            if node.op in MULTIPLIES + ADDS and node.cell and node.cell[1] is not None:
+            if unit_of(node) is not None and node.cell and node.cell[1] is not None:
                 steps[node.cell[0]].add(node.cell[1])
         return {phase: len(found) for phase, found in steps.items()}
 
@@ -404,7 +405,7 @@ class ArrayPlan(NewtonEulerPlan):
         last = defaultdict(lambda: -1)
 
         def read(node, element, cycle):
-            while node.op == "neg":
+            while node.op == Op.NEG:
                 node = node.args[0]
             key = (node.index, element)
             last[key] = max(last[key], cycle)
@@ -416,18 +417,18 @@ class ArrayPlan(NewtonEulerPlan):
             read(nodes[hop.node], hop.source, hop.cycle)
         for value in self.outputs.values():
             if not isinstance(value, float):
-                source = value.args[0] if value.op == "neg" else value
+                source = value.args[0] if value.op == Op.NEG else value
                 read(source, program.owner[source.index], self.program_cycles)
         return dict(last)
 
     def bank(self, index, element):
         """The bank (:data:`BANKS`) of node ``index``'s value at ``element``: by its writer."""
-        op = self.tracer.nodes[index].op
-        if op == "input":
+        node = self.tracer.nodes[index]
+        if node.op == Op.INPUT:
             return "input"
         if self.program.owner[index] != element:
             return "receive"
-        return "multiplies" if op in MULTIPLIES else "adds"
+        return "multiplies" if unit_of(node) == "mul" else "adds"
 
     @functools.cached_property
     def _addresses(self):
@@ -441,10 +442,10 @@ class ArrayPlan(NewtonEulerPlan):
             end = self.program_cycles + 1
             lives = {bank: {} for bank in BANKS}
             for k in held:
-                if nodes[k].op == "input":
+                if nodes[k].op == Op.INPUT:
                     lives["input"][k] = (-1, end)
             for write, k in sorted((program.ready[(k, element)] - 1, k) for k in held
-                                   if nodes[k].op != "input"):
+                                   if nodes[k].op != Op.INPUT):
                 lives[self.bank(k, element)][k] = (write + 1,
                                                    last.get((k, element), write))
             table, offset = {}, 0

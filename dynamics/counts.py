@@ -5,7 +5,8 @@ running the reference over :class:`~robohw.dataflow.graph.Tracer` scalars."""
 import math
 from dataclasses import dataclass
 
-from robohw.dataflow.graph import OPS, Tracer
+from robohw.dataflow.graph import Tracer
+from robohw.dataflow.operations import operation
 from robohw.dynamics.reference import PHASES, SCHEDULES, base_coordinate_steps
 from robohw.dynamics.scans import run_schedule
 from robohw.hw.checks import check_choice, check_positive_integer
@@ -78,7 +79,7 @@ def dynamics_counts(robot, processors=None, scan="doubling", *, hand=True):
     block = math.ceil(n / processors)
     tally = {}              # phase -> step -> processor -> [mul, add]
     for node in tracer.nodes:         # the algorithm as written, dead results included
-        kind = OPS[node.op][2]
+        kind = operation(node.op).counted_as
         if kind is None:
             continue
         phase, step, where = node.cell

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
-from robohw.dataflow.unit import (ADDER_STAGES, ADDS, MULTIPLIES, multiplier_stages,
-                                  swapped_operation)
+from robohw.dataflow.operations import UNIT_KINDS, Op, unit_of
+from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages, swapped_operation
 from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
                                      physical_register, rotating_allocation)
 from robohw.hw.checks import check_integer, check_positive_integer
@@ -47,8 +47,9 @@ __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
 MAX_INTERVAL = 1024
-# The kinds of unit, and the ops each executes.
-KINDS = {"mul": MULTIPLIES, "add": ADDS}
+# The kinds of unit (each executes the operations whose Operation.unit names it,
+# robohw.dataflow.operations).
+KINDS = UNIT_KINDS
 # A loader registers its field select in the cycle it is given and the selected held field in
 # the next (a register between the loader's field multiplexer and the files' write
 # multiplexers, the II 128 critical path), copied in the one after (FANOUT_FILES), which its
@@ -123,9 +124,10 @@ class Machine:
         nodes = plan.tracer.nodes
         count = defaultdict(int)
         for k in plan.live:
-            for kind, ops in KINDS.items():
-                count[kind] += nodes[k].op in ops
-        live = {nodes[k].name for k in plan.live if nodes[k].op == "input"}
+            kind = unit_of(nodes[k])
+            if kind is not None:
+                count[kind] += 1
+        live = {nodes[k].name for k in plan.live if nodes[k].op == Op.INPUT}
         fields = sum(1 for name in plan.held_fields if name in live)
         joints = sum(1 for k in plan.angle_fields if {f"cos{k}", f"sin{k}"} & live)
         least = {kind: math.ceil(count[kind] / interval) for kind in KINDS}
@@ -290,7 +292,7 @@ class EngineProgram:
 
 
 def _source(node):
-    while node.op == "neg":
+    while node.op == Op.NEG:
         node = node.args[0]
     return node
 
@@ -303,9 +305,9 @@ def compile_program(plan, machine):
     live = [nodes[k] for k in plan.live]
     kind_of = {}
     for node in live:
-        if node.op in ("input", "neg"):
+        if node.op in (Op.INPUT, Op.NEG):
             continue
-        kind = next((kind for kind, ops in KINDS.items() if node.op in ops), None)
+        kind = unit_of(node)
         if kind is None:
             raise ValueError(f"{node}: the engine has no unit for op {node.op!r}")
         kind_of[node.index] = kind
@@ -322,18 +324,18 @@ def compile_program(plan, machine):
         if node.index in kind_of:
             for arg in node.args:
                 consumers[_source(arg).index].append(node.index)
-    output_sources = {key: (_source(value).index, value.op == "neg")
+    output_sources = {key: (_source(value).index, value.op == Op.NEG)
                       for key, value in plan.outputs.items() if not isinstance(value, float)}
     # Urgency: the longest chain of latencies from a node to an output.
     urgency = {}
     for node in reversed(live):
-        if node.op == "neg":
+        if node.op == Op.NEG:
             continue
         own = latency[kind_of[node.index]] if node.index in kind_of else 0
         urgency[node.index] = own + max((urgency[c] for c in consumers[node.index]), default=0)
 
     def place_inputs():
-        by_name = {node.name: node.index for node in live if node.op == "input"}
+        by_name = {node.name: node.index for node in live if node.op == Op.INPUT}
         fields = sorted((name for name in plan.held_fields if name in by_name),
                         key=lambda name: (-urgency[by_name[name]], by_name[name]))
         for name, unit, cycle in _entries(fields, machine.units("load"), ii, "fields",
@@ -355,9 +357,10 @@ def compile_program(plan, machine):
 
     place_inputs()
     arrival = {"input": 1 + LOAD_LATENCY, "trig": 1 + machine.trig_latency}
+    trigs = {f"{t}{k}" for k in plan.angle_fields for t in ("cos", "sin")}
     program.critical_path = max(
-        (arrival["trig" if node.name[:3] in ("cos", "sin") else "input"] + urgency[node.index]
-         for node in live if node.op == "input"), default=1)
+        (arrival["trig" if node.name in trigs else "input"] + urgency[node.index]
+         for node in live if node.op == Op.INPUT), default=1)
     words = {k: micro_operation(plan.tracer, plan.formats, k) for k in kind_of}
     program.words = words
     reads = defaultdict(set)

@@ -17,6 +17,7 @@ from robohw.systolic.reference import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
 from robohw.systolic.model import model_inertia
+from robohw.dataflow.operations import Op
 from robohw.dataflow.pipeline import MULTIPLIER_STAGES
 from robohw.support.progress import Progress
 from robohw.sim.measure import measure_design
@@ -82,9 +83,9 @@ def _estimated_dsp(plan):
     if plan.fold > 1:
         return plan.schedule.multipliers * split_product_tiles(width, width)
     nodes = [plan.tracer.nodes[k] for k in plan.live]
-    return sum(dsp_tiles(width, width) for n in nodes if n.op == "mul") + \
+    return sum(dsp_tiles(width, width) for n in nodes if n.op == Op.MUL) + \
         sum(dsp_tiles(width, plan.formats[n.index].const_code.bit_length() + 1)
-            for n in nodes if n.op == "cmul")
+            for n in nodes if n.op == Op.CMUL)
 
 
 def folding_curve(robot, folds=CURVE_FOLDS, synth_rows=(), width=24):

@@ -16,9 +16,8 @@ import math
 import networkx as nx
 
 from robohw.cordic.pipelined import pipelined_latency
-from robohw.dataflow.graph import OPS
-from robohw.dataflow.pipeline import MULTIPLIER_STAGES, SHARED_OPS
-from robohw.dynamics.array_plan import ADDS, MULTIPLIES
+from robohw.dataflow.operations import operation, unit_of
+from robohw.dataflow.pipeline import MULTIPLIER_STAGES
 
 __all__ = ["critical_path", "replay_modulo_schedule", "replay_program", "engine_critical_path",
            "replay_engine"]
@@ -26,9 +25,9 @@ __all__ = ["critical_path", "replay_modulo_schedule", "replay_program", "engine_
 
 def _cycles(node, folded):
     # Folded, a product runs on a shared multiplier with its operand and product registers.
-    if folded and node.op in SHARED_OPS:
+    if folded and unit_of(node) == "mul":
         return MULTIPLIER_STAGES
-    return OPS[node.op][1]
+    return int(operation(node.op).registered)
 
 
 def critical_path(plan, folded=False):
@@ -63,7 +62,7 @@ def replay_modulo_schedule(plan):
         for arg in node.args:
             assert sched.start[k] >= ready[arg.index], (node, arg)
         ready[k] = sched.start[k] + _cycles(node, folded=True)
-    products = [k for k in plan.live if nodes[k].op in SHARED_OPS]
+    products = [k for k in plan.live if unit_of(nodes[k]) == "mul"]
     assert sched.multipliers >= math.ceil(len(products) / fold)
     assert set(sched.unit) == set(products)
     slots = [(sched.unit[k], sched.start[k] % fold) for k in products]
@@ -101,18 +100,17 @@ def replay_program(plan):
             at[(k, plan.element_of(nodes[k]))] = plan.input_ready(nodes[k])
     events = sorted([(i.cycle, "op", i) for i in program.multiplies + program.adds] +
                     [(h.cycle, "hop", h) for h in program.hops], key=lambda e: e[0])
-    latency = {**{op: plan.multiplier_latency for op in MULTIPLIES},
-               **{op: plan.adder_latency for op in ADDS}}
+    latency = {"mul": plan.multiplier_latency, "add": plan.adder_latency}
     used, rounds = set(), {}
     for cycle, kind, item in events:
         if kind == "op":
             node = nodes[item.node]
-            unit = "mul" if node.op in MULTIPLIES else "add"
+            unit = unit_of(node)
             assert (cycle, item.element, unit) not in used
             used.add((cycle, item.element, unit))
             for arg in node.args:
                 assert at.get((source(arg).index, item.element), math.inf) <= cycle, node
-            at[(item.node, item.element)] = cycle + latency[node.op]
+            at[(item.node, item.element)] = cycle + latency[unit]
         else:
             assert at.get((item.node, item.source), math.inf) <= cycle
             rounds.setdefault(cycle, []).append((item.source, item.target))
@@ -123,7 +121,7 @@ def replay_program(plan):
     length = max(done)
     # Every live operation is issued exactly once.
     issued = sorted(i.node for i in program.multiplies + program.adds)
-    assert issued == sorted(k for k in plan.live if nodes[k].op in MULTIPLIES + ADDS)
+    assert issued == sorted(k for k in plan.live if unit_of(nodes[k]) is not None)
     # The register files, replayed: each value is written in the cycle before it is readable
     # and every read (an operand at its issue, a send, a torque at the end) finds it still in
     # its register, not overwritten by a value that reuses the register.
@@ -163,7 +161,7 @@ def engine_critical_path(plan, machine):
             graph.add_edge("state", k, weight=1 + (machine.trig_latency if trig else 3))
             continue
         cycles = 0 if node.op == "neg" else (
-            machine.multiplier_latency if node.op in MULTIPLIES else machine.adder_latency)
+            machine.multiplier_latency if unit_of(node) == "mul" else machine.adder_latency)
         for arg in node.args:
             graph.add_edge(arg.index, k, weight=cycles)
     return nx.dag_longest_path_length(graph)
@@ -214,7 +212,7 @@ def replay_engine(plan, states=None):
 
     counts = {"mul": machine.multipliers, "add": machine.adders}
     latencies = {"mul": machine.multiplier_latency, "add": machine.adder_latency}
-    kinds = {i.node: "mul" if nodes[i.node].op in MULTIPLIES else "add" for i in program.issues}
+    kinds = {i.node: unit_of(nodes[i.node]) for i in program.issues}
     for issue in program.issues:
         ready[issue.node] = issue.cycle + latencies[kinds[issue.node]]
         writer[issue.node] = issue.unit

@@ -1,0 +1,353 @@
+"""The operations of traced dataflow graphs, one vocabulary: each kind of node (:class:`Op`) and,
+in one place per kind (its :class:`Operation`), what every layer needs of it: its range from
+its operands', its float64 value, the cap on its fraction bits and the error it carries from
+its operands', its bit-exact integer value (numpy) and its Amaranth twin, its micro-operation
+on a programmable unit (:mod:`robohw.dataflow.unit`) and the unit that executes it.
+
+Adding a kind is one :class:`Operation` (:func:`register`) and, if no unit computes it yet, the
+unit: the tracer (:meth:`robohw.dataflow.graph.Tracer.apply`), the formats and error bounds
+(:mod:`robohw.dataflow.graph`), the evaluations (:mod:`robohw.dataflow.evaluate`), the
+pipelines (:mod:`robohw.dataflow.pipeline`) and the engine (:mod:`robohw.engine`) read it
+from here.
+
+A registered operation's micro-operation word (:meth:`Operation.word`) has the fields of
+:func:`robohw.dataflow.micro_op.micro_operation`: ``a``, ``b`` (operand nodes past any
+negation; ``b`` ``None`` for a constant), ``neg_a``, ``neg_b``, ``subtract``, ``constant``,
+``shift_a``, ``shift_b`` and ``shift``. An adder computes ``round(((+-a) << shift_a) +-
+(constant or ((+-b) << shift_b)), shift)``, a multiplier ``round((+-a) (constant or +-b),
+shift)``, rounding half to even by ``shift`` bits.
+"""
+
+import enum
+import math
+
+import numpy as np
+from amaranth.hdl import Const, signed
+
+from robohw.hw.fixed import Rounding, hdl_round_shift, round_shift
+
+__all__ = ["Op", "Operation", "OPERATIONS", "operation", "register", "UNIT_KINDS", "ROUNDING",
+           "kinds_on", "unit_of", "frac_bits_for", "hdl_rounded", "hdl_constant"]
+
+ROUNDING = Rounding.HALF_EVEN
+# Integer bits numpy's int64 holds with a sign and a carry to spare.
+INT64_BITS = 62
+# The kinds of programmable unit (robohw.dataflow.unit.fixed_point_unit).
+UNIT_KINDS = ("mul", "add")
+
+
+class Op(str, enum.Enum):
+    """The kinds of node of a traced graph (a ``str``: ``Op.ADD == "add"``)."""
+    INPUT = "input"
+    CONST = "const"
+    RECIP = "recip"
+    SQRT = "sqrt"
+    ADD = "add"
+    SUB = "sub"
+    ADDC = "addc"
+    MUL = "mul"
+    CMUL = "cmul"
+    NEG = "neg"
+
+    def __str__(self):
+        return self.value
+
+    def __hash__(self):             # as its name's: a key found by either
+        return hash(self.value)
+
+    def __format__(self, spec):
+        return format(self.value, spec)
+
+
+def frac_bits_for(magnitude, width):
+    """Fraction bits that hold ``magnitude`` (plus a rounding margin) in ``signed(width)``."""
+    magnitude = magnitude * (1 + 2.0 ** -10) + 2.0 ** -30
+    return width - 1 - max(math.frexp(magnitude)[1], -64)
+
+
+def _align(codes, frac, to, width):
+    """``codes * 2**(to - frac)``, exact: in Python integers where ``int64`` could not hold the
+    shifted ``signed(width)`` values (formats of very different scales, e.g. a 3e6 kg link
+    beside a 1 kg one)."""
+    shift = to - frac
+    if width + shift > INT64_BITS:
+        codes = np.asarray(codes).astype(object)
+    return codes << shift
+
+
+def hdl_rounded(value, shift):
+    """``value`` rounded half to even by ``shift`` bits, in Amaranth."""
+    # Sign-extend first when the shift reaches past the value's own bits.
+    if len(value) <= shift + 1:
+        value = value + Const(0, signed(shift + 2))
+    return hdl_round_shift(value, shift, ROUNDING)
+
+
+def hdl_constant(value):
+    """The integer ``value`` as an Amaranth constant, signed, a bit above its magnitude's."""
+    return Const(value, signed(max(value.bit_length(), 1) + 1))
+
+
+class Operation:
+    """One kind of node. A subclass states its :attr:`kind`, :attr:`arity` (operands that are
+    nodes), :attr:`registered` (whether its value is a register: 0 for wiring and inputs),
+    :attr:`counted_as` (its name in operation counts, ``None``: not counted), :attr:`unit` (the
+    programmable unit kind that executes it, ``None``: none) and the methods its uses need;
+    one it has no use for raises ``ValueError`` naming it."""
+    kind = None
+    arity = 0
+    registered = False
+    counted_as = None
+    unit = None
+
+    def _none(self, what):
+        raise ValueError(f"op {str(self.kind)!r}: no {what}")
+
+    def interval(self, args, constant):
+        """``(low, high)`` of its exact value from its operands' ranges (nodes) and its
+        ``constant``."""
+        self._none("range rule")
+
+    def evaluate(self, args, constant):
+        """Its float64 value from its operands' values."""
+        self._none("float64 value")
+
+    def cap(self, fracs, constant, width):
+        """``(cap, constant_format)``: the most fraction bits its value may have (what its
+        operands carry, ``fracs``) and, for a constant rounded into a code of its own, its
+        ``(code, frac)`` (else ``None``)."""
+        self._none("hardware")
+
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+        """The worst-case error of its exact result from its operands' ``errors`` (their
+        ``magnitudes`` and fraction bits ``fracs``), before its own rounding."""
+        self._none("hardware")
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        """Its integer result before it is stored (numpy, exact for operands in
+        ``signed(width)``)."""
+        self._none("bit-exact value")
+
+    def hdl(self, node, fmt, args, arg_formats):
+        """The Amaranth twin of :meth:`fixed`."""
+        self._none("hardware")
+
+    def word(self, node, fmt, fracs, args, negs):
+        """Its micro-operation's fields beyond the defaults (see the module docstring):
+        ``fracs`` its operands' fraction bits, ``args`` its operands past negation, ``negs``
+        which were negated."""
+        self._none("micro-operation")
+
+
+class _Input(Operation):
+    kind = Op.INPUT
+
+
+class _Const(Operation):          # fold=False only
+    kind = Op.CONST
+
+    def evaluate(self, args, constant):
+        return constant
+
+
+class _Recip(Operation):          # fold=False only: 1 / constant (counted: 1 / node too)
+    kind, arity, registered, counted_as = Op.RECIP, 1, True, "div"
+
+    def evaluate(self, args, constant):
+        return 1.0 / args[0]
+
+
+class _Sqrt(Operation):           # counted only (a platform's leg lengths)
+    kind, arity, registered, counted_as = Op.SQRT, 1, True, "sqrt"
+
+
+class _Neg(Operation):            # wiring into the consumer
+    kind, arity = Op.NEG, 1
+
+    def interval(self, args, constant):
+        return -args[0].high, -args[0].low
+
+    def evaluate(self, args, constant):
+        return -args[0]
+
+
+class _Sum(Operation):
+    """``a + b`` or ``a - b``."""
+    arity, registered, counted_as, unit = 2, True, "add", "add"
+    subtract = False
+
+    def interval(self, args, constant):
+        a, b = args
+        if self.subtract:
+            return a.low - b.high, a.high - b.low
+        return a.low + b.low, a.high + b.high
+
+    def evaluate(self, args, constant):
+        return args[0] - args[1] if self.subtract else args[0] + args[1]
+
+    def cap(self, fracs, constant, width):
+        return max(fracs), None
+
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+        return errors[0] + errors[1]
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        top = max(f.frac for f in arg_formats)
+        a, b = (_align(v, f.frac, top, width) for v, f in zip(args, arg_formats))
+        return round_shift(a - b if self.subtract else a + b, top - fmt.frac, ROUNDING)
+
+    def hdl(self, node, fmt, args, arg_formats):
+        top = max(f.frac for f in arg_formats)
+        a, b = (v << (top - f.frac) for v, f in zip(args, arg_formats))
+        return hdl_rounded(a - b if self.subtract else a + b, top - fmt.frac)
+
+    def word(self, node, fmt, fracs, args, negs):
+        top = max(fracs)
+        return {"b": args[1].index, "neg_b": negs[1], "subtract": self.subtract,
+                "shift_a": top - fracs[0], "shift_b": top - fracs[1], "shift": top - fmt.frac}
+
+
+class _Add(_Sum):
+    kind = Op.ADD
+
+
+class _Sub(_Sum):
+    kind, subtract = Op.SUB, True
+
+
+class _AddConstant(Operation):
+    """``a + constant``."""
+    kind, arity, registered, counted_as, unit = Op.ADDC, 1, True, "add", "add"
+
+    def interval(self, args, constant):
+        return args[0].low + constant, args[0].high + constant
+
+    def evaluate(self, args, constant):
+        return args[0] + constant
+
+    def cap(self, fracs, constant, width):
+        # The constant is rounded at max(operand, result) fraction bits: >= the operand's.
+        return max(fracs[0], frac_bits_for(abs(constant), width)), None
+
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+        return errors[0] + 2.0 ** -(fracs[0] + 1)
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        top = max(arg_formats[0].frac, fmt.frac)
+        constant = round(node.constant * 2.0 ** top)
+        aligned = _align(args[0], arg_formats[0].frac, top, width)
+        if constant.bit_length() > INT64_BITS and aligned.dtype != object:
+            aligned = aligned.astype(object)
+        return round_shift(aligned + constant, top - fmt.frac, ROUNDING)
+
+    def hdl(self, node, fmt, args, arg_formats):
+        top = max(arg_formats[0].frac, fmt.frac)
+        constant = round(node.constant * 2.0 ** top)
+        aligned = args[0] << (top - arg_formats[0].frac)
+        return hdl_rounded(aligned + hdl_constant(constant), top - fmt.frac)
+
+    def word(self, node, fmt, fracs, args, negs):
+        top = max(fracs[0], fmt.frac)
+        return {"constant": round(node.constant * 2.0 ** top), "shift_a": top - fracs[0],
+                "shift": top - fmt.frac}
+
+
+class _Multiply(Operation):
+    """``a * b``."""
+    kind, arity, registered, counted_as, unit = Op.MUL, 2, True, "mul", "mul"
+
+    def interval(self, args, constant):
+        a, b = args
+        if a is b:  # a square is never negative
+            top = max(a.low * a.low, a.high * a.high)
+            low = 0.0 if a.low <= 0 <= a.high else min(a.low * a.low, a.high * a.high)
+            return low, top
+        corners = (a.low * b.low, a.low * b.high, a.high * b.low, a.high * b.high)
+        return min(corners), max(corners)
+
+    def evaluate(self, args, constant):
+        return args[0] * args[1]
+
+    def cap(self, fracs, constant, width):
+        return fracs[0] + fracs[1], None
+
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+        return magnitudes[0] * errors[1] + magnitudes[1] * errors[0] + errors[0] * errors[1]
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        return round_shift(args[0] * args[1], arg_formats[0].frac + arg_formats[1].frac -
+                           fmt.frac, ROUNDING)
+
+    def hdl(self, node, fmt, args, arg_formats):
+        return hdl_rounded(args[0] * args[1], arg_formats[0].frac + arg_formats[1].frac -
+                          fmt.frac)
+
+    def word(self, node, fmt, fracs, args, negs):
+        return {"b": args[1].index, "neg_b": negs[1], "shift": fracs[0] + fracs[1] - fmt.frac}
+
+
+class _MultiplyConstant(Operation):
+    """``a * constant``, the constant a ``signed(width)`` code of its own (its format's
+    ``const_code`` and ``const_frac``)."""
+    kind, arity, registered, counted_as, unit = Op.CMUL, 1, True, "mul", "mul"
+
+    def interval(self, args, constant):
+        corners = (args[0].low * constant, args[0].high * constant)
+        return min(corners), max(corners)
+
+    def evaluate(self, args, constant):
+        return args[0] * constant
+
+    def cap(self, fracs, constant, width):
+        const_frac = frac_bits_for(abs(constant), width)
+        return fracs[0] + const_frac, (round(constant * 2.0 ** const_frac), const_frac)
+
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+        code, const_frac = constant_format
+        return abs(constant) * errors[0] + \
+            (magnitudes[0] + errors[0]) * abs(constant - code * 2.0 ** -const_frac)
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        return round_shift(args[0] * fmt.const_code,
+                           arg_formats[0].frac + fmt.const_frac - fmt.frac, ROUNDING)
+
+    def hdl(self, node, fmt, args, arg_formats):
+        return hdl_rounded(args[0] * hdl_constant(fmt.const_code),
+                          arg_formats[0].frac + fmt.const_frac - fmt.frac)
+
+    def word(self, node, fmt, fracs, args, negs):
+        return {"constant": fmt.const_code, "shift": fracs[0] + fmt.const_frac - fmt.frac}
+
+
+OPERATIONS = {op.kind: op for op in (
+    _Input(), _Const(), _Recip(), _Sqrt(), _Neg(), _Add(), _Sub(), _AddConstant(),
+    _Multiply(), _MultiplyConstant())}
+
+
+def operation(kind):
+    """The :class:`Operation` of ``kind`` (``ValueError`` naming an unknown one)."""
+    try:
+        return OPERATIONS[kind]
+    except KeyError:
+        raise ValueError(f"unknown op {kind!r}") from None
+
+
+def register(op):
+    """Add ``op`` (an :class:`Operation` whose :attr:`~Operation.kind` is a new name) to the
+    vocabulary; returns it."""
+    if not isinstance(op, Operation):
+        raise TypeError(f"op must be an Operation, not {op!r}")
+    if not isinstance(op.kind, str) or op.kind in OPERATIONS:
+        raise ValueError(f"op kind must be a new name, not {str(op.kind)!r}")
+    OPERATIONS[op.kind] = op
+    return op
+
+
+def unit_of(node):
+    """The unit kind (``"mul"``, ``"add"``) that executes ``node``, or ``None``."""
+    return operation(node.op).unit
+
+
+def kinds_on(unit):
+    """The kinds a programmable ``unit`` (``"mul"``, ``"add"``) executes."""
+    return tuple(kind for kind, op in OPERATIONS.items() if op.unit == unit)

@@ -1,0 +1,130 @@
+"""The vocabulary of operations (robohw.dataflow.operations): every kind's rules in one place. A
+toy kind, ``a + 2 b`` on the adders, added through the vocabulary alone, traced, sized, modelled
+bit for bit and run through the engine's RTL equal to the model; the built-in kinds' rules
+against the float64 values they bound."""
+
+import numpy as np
+import pytest
+from amaranth.hdl import signed
+
+from robohw.dataflow import operations
+from robohw.dataflow.operations import (OPERATIONS, Op, Operation, ROUNDING, frac_bits_for,
+                                        hdl_rounded, operation, register)
+from robohw.dataflow.plan import TracedPlan, model_codes, traced_float_values
+from robohw.engine.component import Engine
+from robohw.engine.plan import CompiledPlan
+from robohw.hw.fixed import round_shift
+from robohw.sim.harness import run_stream
+
+
+class TwiceAdded(Operation):
+    """``a + 2 b``: an adder's micro-operation with ``b`` shifted one bit further."""
+    kind, arity, registered, counted_as, unit = "add2b", 2, True, "add", "add"
+
+    def interval(self, args, constant):
+        a, b = args
+        return a.low + 2 * b.low, a.high + 2 * b.high
+
+    def evaluate(self, args, constant):
+        return args[0] + 2 * args[1]
+
+    def cap(self, fracs, constant, width):
+        return max(fracs), None
+
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+        return errors[0] + 2 * errors[1]
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        top = max(f.frac for f in arg_formats)
+        a = np.asarray(args[0]) << (top - arg_formats[0].frac)
+        b = np.asarray(args[1]) << (top - arg_formats[1].frac + 1)
+        return round_shift(a + b, top - fmt.frac, ROUNDING)
+
+    def hdl(self, node, fmt, args, arg_formats):
+        top = max(f.frac for f in arg_formats)
+        return hdl_rounded((args[0] << (top - arg_formats[0].frac)) +
+                           (args[1] << (top - arg_formats[1].frac + 1)), top - fmt.frac)
+
+    def word(self, node, fmt, fracs, args, negs):
+        top = max(fracs)
+        return {"b": args[1].index, "neg_b": negs[1], "shift_a": top - fracs[0],
+                "shift_b": top - fracs[1] + 1, "shift": top - fmt.frac}
+
+
+@pytest.fixture
+def toy(monkeypatch):
+    """The toy kind in the vocabulary for one test (``register``, undone after it)."""
+    monkeypatch.setattr(operations, "OPERATIONS", dict(OPERATIONS))
+    return register(TwiceAdded())
+
+
+class ToyPlan(CompiledPlan, TracedPlan):
+    """``(x + 2 y) * z + 2 (x * 0.75)`` over three fixed-point fields, on the engine."""
+
+    def __init__(self, width, interval):
+        super().__init__(width=width, fold=1)
+        self.compile(interval)
+
+    def _trace(self):
+        x = self.value_input("x", "x", -1.5, 1.5)
+        y = self.value_input("y", "y", -0.8, 0.8)
+        z = self.value_input("z", "z", -2.0, 2.0)
+        first = self.tracer.apply("add2b", (x, y))
+        return {"out": self.tracer.apply("add2b", (first * z, x * 0.75))}
+
+
+def test_a_toy_kind_runs_through_the_engine(toy):
+    plan = ToyPlan(width=16, interval=3)
+    nodes = [plan.tracer.nodes[k] for k in plan.live]
+    assert sum(node.op == "add2b" for node in nodes) == 2
+    assert plan.tracer.counts(plan.live) == {"mul": 2, "add": 2, "div": 0}
+    rng = np.random.default_rng(4)
+    fracs = plan.input_fracs
+    values = {"x": rng.uniform(-1.5, 1.5, 24), "y": rng.uniform(-0.8, 0.8, 24),
+              "z": rng.uniform(-2.0, 2.0, 24)}
+    codes = {f: np.round(v * 2.0 ** fracs[f]).astype(np.int64) for f, v in values.items()}
+    expected = model_codes(plan, codes)["out"]
+    # Within its proven bound of the float64 value.
+    exact = (values["x"] + 2 * values["y"]) * values["z"] + 1.5 * values["x"]
+    assert np.allclose(traced_float_values(plan, values)["out"], exact, rtol=0, atol=1e-12)
+    got = expected * 2.0 ** -plan.output_fracs["out"]
+    assert np.all(np.abs(got - exact) <= plan.output_bounds["out"])
+    # The engine's RTL, every unit's program from the words the vocabulary gives.
+    dut = Engine(plan, plan.program, {f: signed(16) for f in "xyz"}, {"out": "out"}, tag_width=4)
+    inputs = [{**{f: int(codes[f][b]) for f in "xyz"}, "tag": b % 16} for b in range(24)]
+    run = run_stream(dut, inputs)
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
+    assert [o["out"] for o in run.outputs] == expected.tolist()
+
+
+def test_registering_checks_its_argument(toy):
+    with pytest.raises(ValueError, match="op kind must be a new name, not 'add2b'"):
+        register(TwiceAdded())
+    with pytest.raises(TypeError, match="op must be an Operation, not 3"):
+        register(3)
+    with pytest.raises(ValueError, match="unknown op 'nothing'"):
+        operation("nothing")
+    with pytest.raises(ValueError, match="op 'sqrt': no bit-exact value"):
+        operation(Op.SQRT).fixed(None, None, None, None, 16)
+
+
+def test_the_kinds_are_their_names():
+    assert Op.ADD == "add" and f"{Op.CMUL}" == "cmul" and {"mul": 1}[Op.MUL] == 1
+    assert {kind for kind, op in OPERATIONS.items() if op.unit == "mul"} == {"mul", "cmul"}
+    assert {kind for kind, op in OPERATIONS.items() if op.unit == "add"} == {"add", "sub",
+                                                                              "addc"}
+
+
+@pytest.mark.parametrize("kind, constant", [(Op.ADD, None), (Op.SUB, None), (Op.MUL, None),
+                                            (Op.ADDC, 0.3), (Op.CMUL, -1.7)])
+def test_each_kinds_range_holds_its_values(kind, constant):
+    from robohw.dataflow.graph import Tracer
+    tracer = Tracer()
+    a, b = tracer.input("a", -1.0, 2.0), tracer.input("b", 0.5, 3.0)
+    op = operation(kind)
+    node = tracer.apply(kind, (a, b)[:op.arity], constant)
+    rng = np.random.default_rng(1)
+    values = [rng.uniform(-1.0, 2.0, 1000), rng.uniform(0.5, 3.0, 1000)]
+    got = op.evaluate(values[:op.arity], constant)
+    assert node.low <= got.min() and got.max() <= node.high
+    assert frac_bits_for(node.magnitude, 16) <= 15

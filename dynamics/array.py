@@ -80,7 +80,7 @@ class NewtonEulerArray(StreamPipeline):
         The payloads of :class:`~robohw.dynamics.pipeline.NewtonEulerPipeline`.
     """
 
-    def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
+    def __init__(self, robot, *, processors=None, network="direct", width=24,
                  trig_width=None, multiplier_latency=None,
                  adder_latency=ADDER_STAGES, sequencing="dataflow", tag_width=0,
                  bound_fraction=BOUND_FRACTION):

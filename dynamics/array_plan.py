@@ -137,7 +137,7 @@ class ArrayPlan(NewtonEulerPlan):
         ``"dataflow"`` (default) or ``"steps"`` (see the module docstring).
     """
 
-    def __init__(self, robot="puma560", *, processors=None, network="direct", width=24,
+    def __init__(self, robot, *, processors=None, network="direct", width=24,
                  trig_width=None, multiplier_latency=None,
                  adder_latency=ADDER_STAGES, sequencing="dataflow",
                  bound_fraction=BOUND_FRACTION):

@@ -128,19 +128,20 @@ class DynamicsDesign(Design):
         raise NotImplementedError
 
     # --- the flows' design ---------------------------------------------------------------------
-    def for_robot(self, robot, label, digest):
+    def for_robot(self, robot, label, digest, hardware=None):
         """The design for ``robot``: the default width is the narrowest from the one that keeps
         its model within 1e-4 of max |tau| (:meth:`_measured_width`) whose proven bound meets
         :data:`~robohw.dynamics.accuracy.BOUND_FRACTION` of the largest torque (the hardware's
         refusal rule), and it is exported at that width alone (:meth:`_fitted` then fits the
         machine's own parameters)."""
-        twin = super().for_robot(robot, label, digest)
+        twin = super().for_robot(robot, label, digest, hardware)
         twin._for(robot)
         high = twin.width_range[1]
         twin.default_width = next(
             (w for w in range(twin._measured_width(robot), high + 1)
-             if accuracy_promise(twin.plan(robot, w, bound_fraction=None)).fraction <=
-             BOUND_FRACTION), high)
+             if accuracy_promise(twin.plan(twin.hardware_robot, w,
+                                           bound_fraction=None)).fraction <= BOUND_FRACTION),
+            high)
         twin.widths = (twin.default_width,)
         twin._fitted(robot)
         return twin
@@ -168,7 +169,7 @@ class DynamicsDesign(Design):
         ``count`` states within ``robot``'s limits (drawn with ``seed``), a share of the largest
         torque among them (Coulomb friction's sign taken of qd's code, as the machine takes it:
         :func:`~robohw.dynamics.model.coded_friction`)."""
-        plan = self.plan(robot, width, bound_fraction=None)
+        plan = self.plan(self.hardware_of(robot), width, bound_fraction=None)
         q, qd, qdd = sample_states(plan.robot, count, np.random.default_rng(seed))
         q = within_a_turn(plan.robot, q)
         codes = encode_states(plan, q, qd, qdd)
@@ -178,14 +179,16 @@ class DynamicsDesign(Design):
         return np.abs(tau - reference).max() / np.abs(reference).max()
 
     def _for(self, robot):
-        """Set what the machine's parameters are for ``robot``, before its width is chosen
-        (the base's: nothing)."""
+        """Set what the machine's parameters are for ``robot`` (as given to :meth:`for_robot`;
+        its plans take :attr:`hardware_robot`), before its width is chosen (the base's:
+        nothing)."""
 
     def _fitted(self, robot):
-        """Set what depends on the chosen width (the base's: nothing)."""
+        """Set what depends on the chosen width (the base's: nothing); ``robot`` as in
+        :meth:`_for`."""
 
     def build(self, width=None, fold=None):
-        return self.hardware(self.robot, width or self.default_width,
+        return self.hardware(self.hardware_robot, width or self.default_width,
                              fold or self.default_fold)
 
     def width_of(self, dut):
@@ -268,7 +271,8 @@ class PipelineDesign(DynamicsDesign):
         # The smallest fold from the registry's whose shared products fit the ECP5-85F's DSP
         # tiles at the chosen width.
         self.default_fold = fold_for_tiles(
-            self.plan(robot, self.default_width, bound_fraction=None), least=self.default_fold)
+            self.plan(self.hardware_robot, self.default_width, bound_fraction=None),
+            least=self.default_fold)
 
     def progress_label(self, dut):
         return f"states through the {dut.latency}-cycle Newton-Euler pipeline"
@@ -352,7 +356,7 @@ class EngineDesign(DynamicsDesign):
         if digest in ENGINE_ROBOT_INTERVALS:
             self.default_fold = ENGINE_ROBOT_INTERVALS[digest]
             return
-        plan = EnginePlan(robot, width=self.default_width, bound_fraction=None)
+        plan = EnginePlan(self.hardware_robot, width=self.default_width, bound_fraction=None)
         budget = engine_lut_budget()
         for ii in range(ENGINE_INTERVAL, MAX_INTERVAL + 1):
             plan.compile(ii)
@@ -418,8 +422,8 @@ def machine_design(design, robot, *, processors=None, network="direct"):
     return MACHINES[design](name, robot)
 
 
-def default_machine(design, robot):
+def default_machine(design, robot, hardware=None):
     """The design of :func:`machine_design` ``design`` generated for ``robot`` at its defaults
     (:meth:`~DynamicsDesign.for_robot`: its width and interval, those of ``robohw sim --robot``
-    and ``robohw export --robot``)."""
-    return machine_design(design, robot).for_robot(robot, None, robot_digest(robot))
+    and ``robohw export --robot``); ``hardware``: ``robot``'s hardware form, if converted."""
+    return machine_design(design, robot).for_robot(robot, None, robot_digest(robot), hardware)

@@ -52,7 +52,7 @@ class EnginePlan(CompiledPlan, LinkFramePlan):
         Units of each kind (default: the fewest the operations fit at the interval).
     """
 
-    def __init__(self, robot="puma560", *, width=24, interval=ENGINE_INTERVAL, trig_width=None,
+    def __init__(self, robot, *, width=24, interval=ENGINE_INTERVAL, trig_width=None,
                  multipliers=None, adders=None,
                  bound_fraction=BOUND_FRACTION):
         super().__init__(robot, width=width, trig_width=trig_width,
@@ -76,7 +76,7 @@ class NewtonEulerEngine(Engine):
         The payloads of :class:`~robohw.dynamics.pipeline.NewtonEulerPipeline`.
     """
 
-    def __init__(self, robot="puma560", *, width=24, interval=None, trig_width=None,
+    def __init__(self, robot, *, width=24, interval=None, trig_width=None,
                  multipliers=None, adders=None, tag_width=0, bound_fraction=BOUND_FRACTION):
         plan = EnginePlan(robot, width=width, interval=interval or ENGINE_INTERVAL,
                           trig_width=trig_width, multipliers=multipliers, adders=adders,

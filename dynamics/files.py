@@ -150,21 +150,23 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     from robohw.support.joints import angles_fit
     from robohw.support.progress import Progress
     from robohw.dynamics.designs import default_machine
+    from robohw.robots.loading import hardware_robot
     machine = machine_design(design, robot, processors=options["processors"],
                              network=options["network"])
+    hardware = hardware_robot(robot, terms=())      # the robot's hardware form, converted once
     interval = options["interval"]
     if width is None or (design == "engine" and interval is None):
-        defaults = default_machine(design, robot)
+        defaults = default_machine(design, robot, hardware)
         width = width or defaults.default_width
         interval = interval or (defaults.default_fold if design == "engine" else None)
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
     fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
     if backend == "model":
-        plan = machine.plan(robot, width, interval, bound_fraction=bound_fraction)
+        plan = machine.plan(hardware, width, interval, bound_fraction=bound_fraction)
         out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
     else:
-        dut = machine.hardware(robot, width, interval, bound_fraction=bound_fraction,
+        dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
                                tag_width=0)
         plan = dut.plan
         payloads = payload_rows(encode_states(plan, q, qd, qdd))

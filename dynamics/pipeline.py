@@ -42,7 +42,7 @@ class NewtonEulerPlan(TracedPlan):
     ----------
     robot : :class:`robohw.robots.Robot` or str
         A robot with inertial data and every joint's ``velocity_limit`` and
-        ``acceleration_limit`` (a robot file or shipped name; default ``"puma560"``).
+        ``acceleration_limit`` (its hardware form, or a robot file or shipped name).
     width : int
         Bits of every datapath value, 16 to 56 (default 24). Each value has its own fraction
         bits, as many as its proven range leaves.
@@ -67,7 +67,7 @@ class NewtonEulerPlan(TracedPlan):
     # speed (docs/dynamics.md).
     ring_fanout = 256
 
-    def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None,
+    def __init__(self, robot, *, width=24, fold=1, trig_width=None,
                  bound_fraction=BOUND_FRACTION):
         check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
         trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
@@ -185,7 +185,7 @@ class NewtonEulerPipeline(TracedPipeline):
     clock, or per ``fold`` clocks. Nothing is lost, duplicated or reordered under backpressure.
     """
 
-    def __init__(self, robot="puma560", *, width=24, fold=1, trig_width=None, tag_width=0,
+    def __init__(self, robot, *, width=24, fold=1, trig_width=None, tag_width=0,
                  check_ranges=False, bound_fraction=BOUND_FRACTION):
         plan = NewtonEulerPlan(robot, width=width, fold=fold, trig_width=trig_width,
                                bound_fraction=bound_fraction)

@@ -38,7 +38,7 @@ name                           component
 
 from robohw import cordic, distributed, dynamics, ik, legs, systolic, transputer
 
-__all__ = ["FAMILIES", "DESIGNS", "design", "robot_designs"]
+__all__ = ["FAMILIES", "DESIGNS", "design", "designs", "robot_designs"]
 
 # Every family's declaration (robohw.sim.family.Family), in the layers' order
 # (pyproject.toml's [tool.robohw.layers]): a new family is one line here.
@@ -54,21 +54,33 @@ def design(name, robot=None, *, base=None, tip=None):
     ``tip`` links), the design generated for that robot
     (:meth:`~robohw.sim.design.Design.for_robot`); ``ValueError`` for a design whose hardware
     takes no robot, :class:`~robohw.robots.RobotFileError` for a bad robot file."""
-    try:
-        found = DESIGNS[name]
-    except KeyError:
-        raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}") from None
+    return designs([name], robot, base=base, tip=tip)[name]
+
+
+def designs(names, robot=None, *, base=None, tip=None):
+    """``{name: design}``: :func:`design` of each of ``names``, the robot loaded and its
+    hardware form converted once for them all."""
+    found = {}
+    for name in names:
+        try:
+            found[name] = DESIGNS[name]
+        except KeyError:
+            raise ValueError(f"unknown design {name!r}; known: {', '.join(DESIGNS)}") from None
     if robot is None:
         return found
-    if not found.takes_robot:
-        raise ValueError(f"{name}: its hardware is not generated from a serial robot (--robot "
-                         f"is for {', '.join(robot_designs())})")
-    from robohw.robots.loading import load_robot, robot_label, robot_record
+    for name, each in found.items():
+        if not each.takes_robot:
+            raise ValueError(f"{name}: its hardware is not generated from a serial robot "
+                             f"(--robot is for {', '.join(robot_designs())})")
+    from robohw.robots.loading import hardware_robot, load_robot, robot_label, robot_record
     loaded = load_robot(robot, base=base, tip=tip)
     record = robot_record(robot, loaded, base=base, tip=tip)
-    twin = found.for_robot(loaded, robot_label(robot, tip), record["description_sha256"][:16])
-    twin.robot_record = record
-    return twin
+    hardware = hardware_robot(loaded, terms=())
+    label = robot_label(robot, tip)
+    for name, each in found.items():
+        found[name] = each.for_robot(loaded, label, record["description_sha256"][:16], hardware)
+        found[name].robot_record = record
+    return found
 
 
 def robot_designs():

@@ -85,6 +85,9 @@ class Joint:
     damping: float = 0.0
     friction: float = 0.0
     torque_limit: "float | None" = field(default=None, repr=False)
+    # A URDF joint's name, in the DH form converted from its chain (errors name it); not part
+    # of what the joint is (its repr, equality and the description's identity).
+    name: str = field(default="", repr=False, compare=False)
 
 
 @dataclass(frozen=True)

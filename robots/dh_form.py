@@ -164,7 +164,8 @@ def dh_form(chain, signs=True):
             offset=theta if revolute else d, theta=0.0 if revolute else theta, limits=limits,
             mass=mass, com=com, inertia=inertia, velocity_limit=joint.velocity_limit,
             acceleration_limit=joint.acceleration_limit, torque_limit=joint.torque_limit,
-            armature=joint.armature, damping=joint.damping, friction=joint.friction))
+            armature=joint.armature, damping=joint.damping, friction=joint.friction,
+            name=joint.name))
     gravity = tuple(float(v) for v in base_rotation.T @ np.asarray(chain.gravity))
     robot = Robot(name=chain.name, joints=tuple(joints), source=chain.source, gravity=gravity)
     tool = Placement.from_matrix(np.linalg.inv(frames[-1]) @ tip)

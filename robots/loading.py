@@ -54,7 +54,7 @@ def hardware_robot(robot, terms=JOINT_TERMS, instead="the float backend"):
     for k, joint in enumerate(robot.joints, start=1):
         for term in terms:
             if getattr(joint, term):
-                name = getattr(joint, "name", f"joint {k}")
+                name = getattr(joint, "name", "") or f"joint {k}"
                 raise ValueError(f"{robot.source or robot.name}: {name}: {term}: this "
                                  f"design's hardware has no {term} term; it needs {instead}")
     if isinstance(robot, Chain):

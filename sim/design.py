@@ -8,11 +8,13 @@ formats. The registry of every design is :mod:`robohw.registry`.
 """
 
 import copy
+import functools
 from dataclasses import dataclass
 
 from robohw.hw.payload import layout_fields, payload_rows
 from robohw.robots.chain import Chain
 from robohw.robots.hardware_form import SNAP_ERROR
+from robohw.robots.loading import hardware_robot
 from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["Design", "Workload", "tagged_payloads", "TAG_WIDTH"]
@@ -97,17 +99,33 @@ class Design:
         self.unplaced = unplaced
         return self
 
-    def for_robot(self, robot, label, digest):
+    def for_robot(self, robot, label, digest, hardware=None):
         """This design generated for ``robot`` (a loaded :class:`robohw.robots.Robot` or
         :class:`robohw.robots.Chain`), its modules named with ``label`` and its caches keyed
-        on ``digest`` (:func:`robohw.robots.loading.robot_record`'s); ``ValueError`` for a
+        on ``digest`` (:func:`robohw.robots.loading.robot_record`'s); ``hardware``: its
+        :attr:`hardware_robot` if the caller has converted it already. ``ValueError`` for a
         design whose hardware takes no robot."""
         if not self.takes_robot:
             raise ValueError(f"{self.name}: its hardware is not generated from a serial robot")
         twin = copy.copy(self)
         twin.robot, twin.robot_label, twin.robot_digest = robot, label, digest
+        twin.__dict__.pop("hardware_robot", None)       # the original's, if it had one
+        if hardware is not None:
+            twin.hardware_robot = hardware
         twin.summary = self.summary_for(robot.name)
         return twin
+
+    @functools.cached_property
+    def hardware_robot(self):
+        """The standard-DH :class:`robohw.robots.Robot` the hardware is generated from: the
+        design's robot loaded (a shipped name) and converted (a URDF chain's snapped DH form,
+        :func:`robohw.robots.hardware_form.hardware_form`) once, for every plan and machine
+        the design builds; the float64 references keep :attr:`robot` (:meth:`reference_robot`)."""
+        return hardware_robot(self.robot, terms=())
+
+    def hardware_of(self, robot):
+        """:attr:`hardware_robot` for the design's own ``robot``, another's converted."""
+        return self.hardware_robot if robot is self.robot else hardware_robot(robot, terms=())
 
     def reference_robot(self, dut):
         """The robot the float64 reference runs on: the one given to :meth:`for_robot` (a

@@ -39,7 +39,7 @@ class InertiaPlan(TracedPlan):
     Parameters
     ----------
     robot : :class:`robohw.robots.Robot` or str
-        A robot with inertial data, or a robot file or shipped name (default ``"puma560"``).
+        A robot with inertial data (its hardware form), or a robot file or shipped name.
     width : int
         Bits of every datapath value, 12 to 31 (default 24). Each value has its own fraction
         bits, as many as its proven range leaves (:attr:`output_fracs` for the outputs).
@@ -53,7 +53,7 @@ class InertiaPlan(TracedPlan):
     algorithm = None     # table1 or table2, set by the subclass
     kinds = ()           # the kinds of cell, each with its window length
 
-    def __init__(self, robot="puma560", *, width=24, fold=1):
+    def __init__(self, robot, *, width=24, fold=1):
         check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
         robot = hardware_robot(robot, terms=())    # H holds the armature alone: on its diagonal
         self._robot = robot
@@ -165,7 +165,7 @@ class InertiaArray(TracedPipeline):
     Parameters
     ----------
     robot : :class:`robohw.robots.Robot` or str
-        A robot with inertial data, or a robot file or shipped name (default ``"puma560"``).
+        A robot with inertial data (its hardware form), or a robot file or shipped name.
     width : int
         Bits of every datapath value, 12 to 31 (default 24); see :class:`InertiaPlan`.
     tag_width : int
@@ -193,7 +193,7 @@ class InertiaArray(TracedPipeline):
     """
     plan_class = None    # set by the subclass
 
-    def __init__(self, robot="puma560", *, width=24, fold=1, tag_width=0, check_ranges=False):
+    def __init__(self, robot, *, width=24, fold=1, tag_width=0, check_ranges=False):
         plan = self.plan_class(robot, width=width, fold=fold)
         super().__init__(plan, {joint_field(k): signed(width) for k in range(1, plan.dof + 1)},
                          {(j, i): inertia_field(j, i) for (j, i) in plan.output_fracs},

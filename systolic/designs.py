@@ -77,15 +77,16 @@ class InertiaDesign(Design):
             "O(log2 N) recursive-doubling array"
         return f"inertia matrix of {robot_name}, {kind}"
 
-    def for_robot(self, robot, label, digest):
+    def for_robot(self, robot, label, digest, hardware=None):
         """The design for ``robot``: its default width the narrowest that keeps the model
         within 1e-4 of max |H| (:meth:`measured_width`), its default fold the smallest from
         the registry's at which the shared products fit the ECP5-85F's DSP tiles at that width
         (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that width alone."""
-        twin = super().for_robot(robot, label, digest)
+        twin = super().for_robot(robot, label, digest, hardware)
         width = twin.measured_width(robot)
         twin.default_width, twin.widths = width, (width,)
-        twin.default_fold = fold_for_tiles(twin.plan(robot, width), least=self.default_fold)
+        twin.default_fold = fold_for_tiles(twin.plan(twin.hardware_robot, width),
+                                           least=self.default_fold)
         return twin
 
     def measured_width(self, robot):
@@ -104,7 +105,7 @@ class InertiaDesign(Design):
         """The largest error of the model at ``width`` bits against the float64 reference over
         ``count`` configurations within ``robot``'s limits (drawn with ``seed``), a share of
         the largest entry among them."""
-        plan = self.plan(robot, width)
+        plan = self.plan(self.hardware_of(robot), width)
         q = within_a_turn(plan.robot, sample_joints(plan.robot, count,
                                                     np.random.default_rng(seed)))
         reference = jacobian_inertia(robot, q)
@@ -121,7 +122,7 @@ class InertiaDesign(Design):
         return ARRAYS[self.array](robot, width=width, fold=fold, tag_width=tag_width)
 
     def build(self, width=None, fold=None):
-        return self.hardware(self.robot, width or self.default_width,
+        return self.hardware(self.hardware_robot, width or self.default_width,
                              fold or self.default_fold)
 
     def width_of(self, dut):

@@ -35,7 +35,7 @@ class InertiaEnginePlan(CompiledPlan, LinearPlan):
         interval).
     """
 
-    def __init__(self, robot="puma560", *, width=24, interval=INERTIA_ENGINE_INTERVAL,
+    def __init__(self, robot, *, width=24, interval=INERTIA_ENGINE_INTERVAL,
                  multipliers=None, adders=None):
         super().__init__(robot, width=width)
         self.compile(interval, multipliers=multipliers, adders=adders)
@@ -60,7 +60,7 @@ class InertiaEngine(Engine):
     and the output queue's two); one configuration every :attr:`interval` cycles.
     """
 
-    def __init__(self, robot="puma560", *, width=24, interval=INERTIA_ENGINE_INTERVAL,
+    def __init__(self, robot, *, width=24, interval=INERTIA_ENGINE_INTERVAL,
                  multipliers=None, adders=None, tag_width=0):
         plan = InertiaEnginePlan(robot, width=width, interval=interval,
                                  multipliers=multipliers, adders=adders)

@@ -111,7 +111,7 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
         from robohw.systolic.accuracy import inertia_promise
         design = _design(robot, array)
         width = width or design.default_width
-        plan = design.plan(robot, width)
+        plan = design.plan(design.hardware_robot, width)
         accuracy = inertia_promise(plan, robot)
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
         outside = outside_limits(robot, q)
@@ -148,7 +148,7 @@ def _hardware(robot, q, backend, design, plan, fold, progress):
     if backend == "model":
         return model_inertia(plan, q)
     width = plan.width
-    dut = design.hardware(robot, width, fold, tag_width=0)
+    dut = design.hardware(design.hardware_robot, width, fold, tag_width=0)
     payloads = payload_rows(encode_joints(dut.plan, q))
     run = run_backend(dut, payloads, backend,
                       f"configurations through the {dut.latency}-cycle {design.array} array",

@@ -87,7 +87,7 @@ def run(args):
         return usage("synth", f"--speed applies to ECP5 devices, not {args.device}")
     if args.seeds is not None and len(set(args.seeds)) != len(args.seeds):
         return usage("synth", f"--seeds must be distinct, not {','.join(map(str, args.seeds))}")
-    from robohw.registry import design as find_design, robot_designs
+    from robohw.registry import designs as find_designs, robot_designs
     from robohw.robots import RobotFileError
     bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
     if bad:
@@ -105,8 +105,7 @@ def run(args):
     if bad:
         return usage("synth", bad)
     try:
-        found = {name: find_design(name, args.robot, base=args.base, tip=args.tip)
-                 for name in names}
+        found = find_designs(names, args.robot, base=args.base, tip=args.tip)
     except (RobotFileError, *ARGUMENT_ERRORS) as error:
         print(f"robohw synth: {error}", file=sys.stderr)
         return 2

@@ -81,7 +81,7 @@ def bench_dynamics(synth_rows, robots=BENCH_ROBOTS, calls=20_000, *, cpp=True,
     for robot in robots:
         found = design("dynamics-engine", None if robot == "puma560" else robot)
         width, fold = found.default_width, found.default_fold
-        dut = found.hardware(found.robot, width, fold)
+        dut = found.hardware(found.hardware_robot, width, fold)
         plan = dut.plan
         placed = _placed(synth_rows, found.name, found.robot_label, width, fold)
         row = SpeedRow(

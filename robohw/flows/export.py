@@ -41,7 +41,7 @@ import amaranth
 
 from robohw.hw.checks import check_choice
 from robohw.registry import DESIGNS, robot_designs
-from robohw.registry import design as find_design
+from robohw.registry import designs as find_designs
 from robohw.hw.devices import DEVICES
 from robohw.sim.primitives import primitive_models
 from robohw.sim.provenance import checkout_commit, verilog_sha256
@@ -170,7 +170,7 @@ def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=Tru
     URDF's ``base`` and ``tip``; default each design's own); return the sidecars."""
     names = list(designs or (robot_designs() if robot is not None else DESIGNS))
     folds = folds or {}
-    found = {name: find_design(name, robot, base=base, tip=tip) for name in names}
+    found = find_designs(names, robot, base=base, tip=tip)
     jobs = [(found[name], width, fold) for name in names
             for width in (widths or found[name].widths) for fold in folds.get(name, (None,))]
     for design, width, _ in jobs:       # every width checked before any work

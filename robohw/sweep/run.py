@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from robohw.flows.synth import check_nextpnr_options
 from robohw.hw.checks import check_bool, check_positive_integer
-from robohw.registry import design as find_design
+from robohw.registry import designs as find_designs
 from robohw.sim.place_and_route import PLACERS, ROUTERS
 from robohw.support.progress import Progress
 from robohw.sweep.cache import ResultCache
@@ -90,8 +90,8 @@ class SweepSpec:
     @functools.cached_property
     def found(self):
         """``{name: Design}``: the designs as the sweep builds them (for its robot, if any)."""
-        return {name: find_design(name, self.robot, base=self.base, tip=self.tip)
-                for name in dict.fromkeys(self.designs)}
+        return find_designs(list(dict.fromkeys(self.designs)), self.robot, base=self.base,
+                            tip=self.tip)
 
     def robot_task(self, design):
         """The :attr:`~robohw.sweep.space.Task.robot` of ``design``'s tasks."""

@@ -125,3 +125,31 @@ def test_lint_sees_real_problems(tmp_path):
 def test_every_design_exports_lint_clean(tmp_path):
     for sidecar in export.export_all(tmp_path):
         assert sidecar["lint"]["clean"], sidecar["module"]
+
+
+def test_a_robot_is_loaded_and_converted_once(tmp_path, monkeypatch):
+    # robohw export --robot ur5: every design generated for the UR5 from one loaded chain and
+    # one hardware form (robohw.registry.designs), none loading or converting it again.
+    import robohw.robots.hardware_form as hardware_form
+    import robohw.robots.loading as loading
+    from robohw.commands import main
+    calls = []
+    load, convert = loading.load_robot, hardware_form.hardware_form
+
+    def counted_load(path, *args, **kwargs):
+        calls.append(("load", str(path)))
+        return load(path, *args, **kwargs)
+
+    def counted_convert(chain):
+        calls.append(("convert", chain.name))
+        return convert(chain)
+
+    monkeypatch.setattr(loading, "load_robot", counted_load)
+    monkeypatch.setattr(loading, "hardware_form", counted_convert)
+    monkeypatch.setattr(hardware_form, "hardware_form", counted_convert)
+    assert main(["export", "--robot", "ur5", "--designs", "inertia-linear,dynamics-engine",
+                 "--out", str(tmp_path), "--no-lint", "--quiet"]) == 0
+    assert calls.count(("load", "ur5")) == 1
+    assert calls.count(("convert", "ur5")) == 1
+    assert sorted(p.name for p in tmp_path.glob("*.v")) == [
+        "dynamics_engine_ur5_w20_f5.v", "inertia_linear_ur5_w20_f6.v"]

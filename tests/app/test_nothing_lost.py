@@ -314,7 +314,8 @@ def test_masses_no_format_holds_are_one_line_naming_the_field(tmp_path, capsys):
     status, _, err = run(["inertia", "--robot", robot, "--q", q, "--out", tmp_path / "h.csv",
                           "--backend", "model"], capsys)
     assert status == 2 and one_line(err, "inertia"), err
-    assert f"{robot} (its largest value: joint 1's mass of 1e+300)" in err
+    # The URDF's joint named, as its file names it.
+    assert f"{robot} (its largest value: joint shoulder's mass of 1e+300)" in err
     assert not (tmp_path / "h.csv").exists()
 
 

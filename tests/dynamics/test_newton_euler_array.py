@@ -86,16 +86,16 @@ def test_the_array_runs_pfp_whose_steps_are_the_corrected_t_p():
 
 def test_constructor_checks():
     with pytest.raises(ValueError, match="network must be one of direct, shuffle, not 'ring'"):
-        ArrayPlan(network="ring")
+        ArrayPlan("puma560", network="ring")
     with pytest.raises(ValueError, match="processors must be a positive integer, not 0"):
-        ArrayPlan(processors=0)
+        ArrayPlan("puma560", processors=0)
     with pytest.raises(ValueError, match="multiplier_latency must be a positive integer"):
-        ArrayPlan(multiplier_latency=0)
+        ArrayPlan("puma560", multiplier_latency=0)
     # A plan may be a what-if; the hardware's units have their pipelines.
-    assert ArrayPlan(multiplier_latency=3, adder_latency=1).program_cycles > 0
+    assert ArrayPlan("puma560", multiplier_latency=3, adder_latency=1).program_cycles > 0
     with pytest.raises(ValueError, match=r"adder_latency must be at least 6 \(the unit's "
                                          r"pipeline\), not 1"):
-        NewtonEulerArray(adder_latency=1)
+        NewtonEulerArray("puma560", adder_latency=1)
 
 
 def check(dut, q, qd, qdd, **stalls):

@@ -72,16 +72,16 @@ def check_rtl(dut, q, qd, qdd, **stalls):
 
 def test_constructor_checks():
     with pytest.raises(ValueError, match=r"width must be an integer in \[16, 56\], not 12"):
-        NewtonEulerPlan(width=12)
+        NewtonEulerPlan("puma560", width=12)
     with pytest.raises(ValueError, match=r"trig_width must be an integer in \[16, 24\]"):
-        NewtonEulerPlan(width=24, trig_width=32)
+        NewtonEulerPlan("puma560", width=24, trig_width=32)
     robot = load_robot()
     bare = Robot("no limits", tuple(dataclasses.replace(j, velocity_limit=None)
                                     for j in robot.joints))
     with pytest.raises(ValueError, match=r"joints \[1, 2, 3, 4, 5, 6\] have no velocity_limit"):
         NewtonEulerPlan(bare)
     with pytest.raises(ValueError, match="fold must be a positive integer"):
-        NewtonEulerPlan(fold=0)
+        NewtonEulerPlan("puma560", fold=0)
 
 
 @pytest.mark.parametrize("name", ["puma560", "stanford"])
@@ -286,7 +286,7 @@ def test_phase_rings_enable_at_most_ring_fanout_flip_flops():
 
 
 def test_decode_matches_the_output_formats():
-    plan = NewtonEulerPlan(width=20, bound_fraction=None)
+    plan = NewtonEulerPlan("puma560", width=20, bound_fraction=None)
     out = {k: np.array([1 << plan.output_fracs[k]]) for k in range(1, 7)}
     assert decode_torques(plan, out).tolist() == [[1.0] * 6]
 

@@ -168,6 +168,6 @@ def test_task_graph_pipeline_checks_its_arguments():
 
 def test_inertia_array_checks_its_arguments():
     with pytest.raises(ValueError, match="tag_width must be a non-negative integer, not -2"):
-        LinearInertiaArray(tag_width=-2)
+        LinearInertiaArray("puma560", tag_width=-2)
     with pytest.raises(TypeError, match="check_ranges must be a bool"):
-        LinearInertiaArray(check_ranges="yes")
+        LinearInertiaArray("puma560", check_ranges="yes")

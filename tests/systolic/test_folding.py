@@ -59,12 +59,12 @@ def test_folded_latency_and_interval(array, fold):
 @pytest.mark.parametrize("fold", [2, 3, 4, 7, 8, 40])
 @pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS)
 def test_the_modulo_schedule_is_valid(plan, fold):
-    plan = plan(fold=fold)
+    plan = plan("puma560", fold=fold)
     assert replay_modulo_schedule(plan) == plan.latency
 
 
 def test_a_schedule_with_two_products_in_one_slot_is_wrong_in_the_check():
-    plan = PLANS["linear"](fold=3)
+    plan = PLANS["linear"]("puma560", fold=3)
     first, second = sorted(plan.schedule.unit)[:2]
     plan.schedule.unit[second] = plan.schedule.unit[first]
     plan.schedule.start[second] = plan.schedule.start[first] + 3
@@ -110,7 +110,7 @@ def test_the_default_folds_fit_the_dsp_tiles_of_an_ecp5_85f():
     tiles = {}
     for name, fold in DEFAULT_FOLDS.items():
         design = DESIGNS[f"inertia-{name}"]
-        plan = PLANS[name](width=design.default_width, fold=fold)
+        plan = PLANS[name]("puma560", width=design.default_width, fold=fold)
         tiles[name] = math.ceil(len(shared_products(plan.tracer, plan.live)) / fold)
         assert design.default_width == 18 and design.default_fold == fold
     assert tiles == {"linear": 44, "logdepth": 37}
@@ -135,9 +135,9 @@ def test_folded_model_is_the_unfolded_model():
     ("3", TypeError, "fold must be an integer, not '3'")])
 def test_a_bad_fold_is_refused(bad, error, message):
     with pytest.raises(error, match=message):
-        ARRAYS["linear"](fold=bad)
+        ARRAYS["linear"]("puma560", fold=bad)
     with pytest.raises(error, match=message):
-        modulo_schedule(PLANS["linear"]().tracer, [], bad, {})
+        modulo_schedule(PLANS["linear"]("puma560").tracer, [], bad, {})
 
 
 @pytest.mark.heavy

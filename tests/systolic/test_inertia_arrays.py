@@ -58,9 +58,9 @@ def check_rtl(dut, q, **stalls):
 def test_constructor_checks(array):
     # The plan checks eagerly too: the component's checks are the plan's.
     with pytest.raises(ValueError, match=r"width must be an integer in \[12, 31\], not 32"):
-        array(width=32)
+        array("puma560", width=32)
     with pytest.raises(ValueError, match="tag_width must be a non-negative integer"):
-        array(tag_width=-1)
+        array("puma560", tag_width=-1)
     with pytest.raises(ValueError, match="needs mass, com and inertia for every joint"):
         array("puma560_fgl")
     joint = Joint("prismatic", 0.1, 0.0, 0.0, 0.0, mass=1.0, com=(0, 0, 0),
@@ -125,7 +125,7 @@ def test_formats_never_overflow(plan, width):
 
 
 def test_a_format_that_claims_too_many_fraction_bits_is_caught():
-    plan = LinearPlan(width=16)
+    plan = LinearPlan("puma560", width=16)
     q = configurations(plan.robot, np.random.default_rng(12), 2000)
     model_outputs(plan, encode_joints(plan, q))
     products = [k for k in plan.live if plan.tracer.nodes[k].op == "mul"]
@@ -190,7 +190,7 @@ def test_logdepth_is_shallower_for_long_arms():
 
 
 def test_a_short_window_is_caught():
-    plan = LinearPlan()
+    plan = LinearPlan("puma560")
 
     def window(cell):  # every processing element one cycle shorter than it needs
         first, end = plan._window(cell)

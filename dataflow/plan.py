@@ -60,6 +60,23 @@ class TracedPlan:
     (with :meth:`angle_input`, :meth:`value_input` and :meth:`sign_input`) and returns its
     outputs.
 
+    **The contract the machines read** (the dataflow pipeline,
+    :class:`~robohw.dataflow.component.TracedPipeline`, and the engine,
+    :class:`~robohw.engine.component.Engine` with a program of
+    :func:`~robohw.engine.plan.compile_plan`; nothing else of a plan is read by them):
+
+    - the graph: :attr:`tracer` (its nodes, kinds from :mod:`robohw.dataflow.operations`),
+      :attr:`live` (the nodes the outputs need, in order), :attr:`formats` (each live node's
+      :class:`~robohw.dataflow.graph.Format`), :attr:`outputs` (``{key: node or float}``) and
+      :attr:`output_fracs`;
+    - the inputs: :attr:`width`, :attr:`cordic` (the angles' CORDIC), :attr:`angle_fields`,
+      :attr:`value_fields`, :attr:`sign_inputs`, :attr:`held_fields`, :meth:`field_offset`,
+      :attr:`field_limits` (what ``in_bounds`` checks) and :attr:`traced_inputs`;
+    - the dataflow pipeline only: :attr:`fold`, :attr:`schedule`, :attr:`latency`,
+      :attr:`interval`, :attr:`cordic_slots`, :attr:`ring_fanout` and :meth:`resources`.
+
+    The bit-exact model (:func:`model_codes`) reads the same.
+
     Parameters
     ----------
     width : int

@@ -16,6 +16,7 @@ from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
 from robohw.engine.estimate import engine_resources
+from robohw.engine.plan import compile_plan
 from robohw.engine.program import MAX_INTERVAL
 from robohw.dynamics.codec import (decode_torques, encode_states, field_formats, torque_codes,
                                     torque_field, torque_payloads)
@@ -359,7 +360,7 @@ class EngineDesign(DynamicsDesign):
         plan = EnginePlan(self.hardware_robot, width=self.default_width, bound_fraction=None)
         budget = engine_lut_budget()
         for ii in range(ENGINE_INTERVAL, MAX_INTERVAL + 1):
-            plan.compile(ii)
+            plan.program = compile_plan(plan, ii)
             if engine_resources(plan, plan.program)["luts"] <= budget:
                 break
         self.default_fold = ii

@@ -9,7 +9,7 @@ from robohw.dynamics.accuracy import BOUND_FRACTION
 from robohw.dynamics.link_frames import link_frame_steps
 from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.engine.component import Engine
-from robohw.engine.plan import CompiledPlan
+from robohw.engine.plan import compile_plan
 
 __all__ = ["LinkFramePlan", "EnginePlan", "NewtonEulerEngine", "ENGINE_INTERVAL"]
 
@@ -37,10 +37,10 @@ class LinkFramePlan(NewtonEulerPlan):
         return link_frame_steps(self._robot, joints, qd, qdd, self.tracer, self.bounds)
 
 
-class EnginePlan(CompiledPlan, LinkFramePlan):
+class EnginePlan(LinkFramePlan):
     """What :class:`NewtonEulerEngine` is built from: the traced equations and their formats
-    (:class:`LinkFramePlan`; its bit-exact model is :func:`robohw.dynamics.model.model_outputs`'s),
-    the :attr:`machine` and the compiled :attr:`program`.
+    (:class:`LinkFramePlan`; its bit-exact model is :func:`robohw.dynamics.model.model_outputs`'s)
+    and the compiled ``program`` (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
 
     Parameters
     ----------
@@ -57,7 +57,7 @@ class EnginePlan(CompiledPlan, LinkFramePlan):
                  bound_fraction=BOUND_FRACTION):
         super().__init__(robot, width=width, trig_width=trig_width,
                          bound_fraction=bound_fraction)
-        self.compile(interval, multipliers=multipliers, adders=adders)
+        self.program = compile_plan(self, interval, multipliers=multipliers, adders=adders)
 
 
 class NewtonEulerEngine(Engine):

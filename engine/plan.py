@@ -1,27 +1,18 @@
-"""A traced plan compiled onto the engine: what a family's engine plan adds to its traced
-plan (:class:`~robohw.dataflow.plan.TracedPlan`): the machine and the compiled program."""
+"""A traced plan compiled onto the engine: :func:`compile_plan` gives the program of a traced
+plan (:class:`~robohw.dataflow.plan.TracedPlan`, read through the attributes its contract
+states) on the default machine or on one with given units; a family's engine plan holds it
+as its ``program``, and :class:`~robohw.engine.component.Engine` builds the plan with it."""
 
 from robohw.engine.program import Machine, compile_program
 
-__all__ = ["CompiledPlan"]
+__all__ = ["compile_plan"]
 
 
-class CompiledPlan:
-    """Mixin of a :class:`~robohw.dataflow.plan.TracedPlan` subclass that runs on the engine:
-    :meth:`compile` gives it :attr:`machine` (:meth:`~robohw.engine.program.Machine.for_plan`)
-    and :attr:`program` (:func:`~robohw.engine.program.compile_program`)."""
-
-    machine = None
-    program = None
-
-    def compile(self, interval, *, multipliers=None, adders=None):
-        """Compile the traced graph at ``interval`` cycles a state (II, 2 to 1,024) on the
-        default machine, or with ``multipliers`` and ``adders`` units (at least the fewest
-        the operations fit); ``ValueError`` for a bad count or interval."""
-        self.machine = Machine.for_plan(self, interval, multipliers=multipliers, adders=adders)
-        self.program = compile_program(self, self.machine)
-
-    @property
-    def interval(self):
-        """Cycles between states: the machine's II."""
-        return self.machine.interval
+def compile_plan(plan, interval, *, multipliers=None, adders=None):
+    """The :class:`~robohw.engine.program.EngineProgram` of ``plan`` at ``interval`` cycles a
+    state (II, 2 to 1,024) on the default machine
+    (:meth:`~robohw.engine.program.Machine.for_plan`), or with ``multipliers`` and ``adders``
+    units (at least the fewest the operations fit); its ``machine`` is the machine.
+    ``ValueError`` for a bad count or interval."""
+    machine = Machine.for_plan(plan, interval, multipliers=multipliers, adders=adders)
+    return compile_program(plan, machine)

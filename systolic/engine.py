@@ -6,7 +6,7 @@ CORDICs over rotating register files, one configuration every initiation interva
 from amaranth.hdl import signed
 
 from robohw.engine.component import Engine
-from robohw.engine.plan import CompiledPlan
+from robohw.engine.plan import compile_plan
 from robohw.systolic.codec import inertia_field, joint_field
 from robohw.systolic.linear import LinearPlan
 
@@ -18,11 +18,11 @@ __all__ = ["InertiaEnginePlan", "InertiaEngine", "INERTIA_ENGINE_INTERVAL"]
 INERTIA_ENGINE_INTERVAL = 10
 
 
-class InertiaEnginePlan(CompiledPlan, LinearPlan):
+class InertiaEnginePlan(LinearPlan):
     """What :class:`InertiaEngine` is built from: Table 1's traced graph and its formats
     (:class:`~robohw.systolic.linear.LinearPlan` unfolded; its bit-exact model is
-    :func:`robohw.systolic.model.model_outputs`'s), the :attr:`machine` and the compiled
-    :attr:`program`.
+    :func:`robohw.systolic.model.model_outputs`'s) and the compiled ``program``
+    (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
 
     Parameters
     ----------
@@ -38,7 +38,7 @@ class InertiaEnginePlan(CompiledPlan, LinearPlan):
     def __init__(self, robot, *, width=24, interval=INERTIA_ENGINE_INTERVAL,
                  multipliers=None, adders=None):
         super().__init__(robot, width=width)
-        self.compile(interval, multipliers=multipliers, adders=adders)
+        self.program = compile_plan(self, interval, multipliers=multipliers, adders=adders)
 
 
 class InertiaEngine(Engine):

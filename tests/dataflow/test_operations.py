@@ -12,7 +12,7 @@ from robohw.dataflow.operations import (OPERATIONS, Op, Operation, ROUNDING, fra
                                         hdl_rounded, operation, register)
 from robohw.dataflow.plan import TracedPlan, model_codes, traced_float_values
 from robohw.engine.component import Engine
-from robohw.engine.plan import CompiledPlan
+from robohw.engine.plan import compile_plan
 from robohw.hw.fixed import round_shift
 from robohw.sim.harness import run_stream
 
@@ -58,12 +58,12 @@ def toy(monkeypatch):
     return register(TwiceAdded())
 
 
-class ToyPlan(CompiledPlan, TracedPlan):
+class ToyPlan(TracedPlan):
     """``(x + 2 y) * z + 2 (x * 0.75)`` over three fixed-point fields, on the engine."""
 
     def __init__(self, width, interval):
         super().__init__(width=width, fold=1)
-        self.compile(interval)
+        self.program = compile_plan(self, interval)
 
     def _trace(self):
         x = self.value_input("x", "x", -1.5, 1.5)

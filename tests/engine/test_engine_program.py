@@ -88,30 +88,30 @@ def test_puma_programs_replay_and_come_near_the_critical_path(puma_plans, ii):
     plan = puma_plans[ii]
     program = plan.program
     assert replay_engine(plan) == program.output_cycle == program.latency
-    bound = engine_critical_path(plan, plan.machine)
+    bound = engine_critical_path(plan, plan.program.machine)
     assert bound == program.critical_path <= program.latency
     if ii <= 32:                # the units, not the interval, set the latency
         assert program.latency <= 1.1 * bound, (program.latency, bound)
     # A tenth spare of each kind of unit.
     counts = plan.tracer.counts(plan.live)
-    assert plan.machine.multipliers == math.ceil(1.1 * counts["mul"] / ii)
-    assert plan.machine.adders == math.ceil(1.1 * counts["add"] / ii)
+    assert plan.program.machine.multipliers == math.ceil(1.1 * counts["mul"] / ii)
+    assert plan.program.machine.adders == math.ceil(1.1 * counts["add"] / ii)
 
 
 @pytest.mark.parametrize("robot, ii", [("stanford", 2), ("stanford", 7), ("stanford", 64)])
 def test_stanford_programs_replay(robot, ii):
     plan = EnginePlan(robot, width=20, interval=ii, bound_fraction=None)
     assert replay_engine(plan) == plan.program.latency
-    assert plan.program.latency <= 1.1 * engine_critical_path(plan, plan.machine) or ii > 32
+    assert plan.program.latency <= 1.1 * engine_critical_path(plan, plan.program.machine) or ii > 32
 
 
 @pytest.mark.parametrize("n, ii", [(2, 2), (3, 3), (5, 11)])
 def test_random_robots_with_spare_units_replay(n, ii):
     robot = random_robot(np.random.default_rng(60 + n), n, prismatic=0.4)
     plan = EnginePlan(robot, width=16, interval=ii, bound_fraction=None)
-    spare = Machine.for_plan(plan, ii, multipliers=plan.machine.multipliers + 2,
-                             adders=plan.machine.adders + 1)
-    plan.machine, plan.program = spare, compile_program(plan, spare)
+    spare = Machine.for_plan(plan, ii, multipliers=plan.program.machine.multipliers + 2,
+                             adders=plan.program.machine.adders + 1)
+    plan.program = compile_program(plan, spare)
     assert replay_engine(plan) == plan.program.latency
 
 
@@ -169,16 +169,15 @@ def test_the_fewest_units_are_all_busy_in_some_slot():
     # With no spare units the PUMA's multipliers at II 4 are all busy in some slot: one fewer
     # would not fit.
     plan = EnginePlan("puma560", width=20, interval=4, bound_fraction=None)
-    plan.machine = Machine.for_plan(plan, 4, spare=0)
-    program = compile_program(plan, plan.machine)
+    program = compile_program(plan, Machine.for_plan(plan, 4, spare=0))
     plan.program = program
     assert replay_engine(plan) == program.latency
-    assert plan.machine.multipliers == math.ceil(plan.tracer.counts(plan.live)["mul"] / 4)
+    assert plan.program.machine.multipliers == math.ceil(plan.tracer.counts(plan.live)["mul"] / 4)
     slots = {}
     for issue in program.issues:
         if issue.unit.startswith("mul"):
             slots.setdefault(issue.cycle % 4, set()).add(issue.unit)
-    assert max(len(units) for units in slots.values()) == plan.machine.multipliers
+    assert max(len(units) for units in slots.values()) == plan.program.machine.multipliers
 
 
 def test_machine_checks():

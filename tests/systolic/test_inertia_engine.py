@@ -71,7 +71,7 @@ def test_the_latency_is_near_the_critical_path(interval):
     # The schedule places the critical chains first: the PUMA's latency at II 4 to 32 within
     # a tenth of the least any schedule on the machine has.
     plan = InertiaEnginePlan("puma560", width=18, interval=interval)
-    path = engine_critical_path(plan, plan.machine)
+    path = engine_critical_path(plan, plan.program.machine)
     assert path <= plan.program.output_cycle <= 1.1 * path
 
 

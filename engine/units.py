@@ -1,0 +1,169 @@
+"""The engine's parts that compute (:mod:`robohw.engine.component`), each built from the
+program and the control (:class:`~robohw.engine.control.EngineControl`) alone:
+
+- **the held state** (:func:`held_state`): the payload's fields (plus their offsets) captured
+  in the interval's first cycle, and each sign input's constant selected by its field's sign;
+- **units** (:func:`build_unit`): :func:`~robohw.dataflow.unit.fixed_point_unit` multipliers (one
+  DSP tile each up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits on an ECP5, the
+  tile's registered product up to 18 bits, :func:`~robohw.hw.multiplier.split_product`
+  above) and adders; an operand port of several files reads the OR of their words, each kept
+  only by the file the program names in that cycle;
+- **loaders** (:func:`build_loader`) give a held field, selected and registered, to the files that
+  hold it; **CORDICs** (:func:`build_cordic`, pipelined, one angle a cycle) take a held angle and
+  give its cos and sin to theirs;
+- **the writers' copies** (:func:`writer_copies`): a loader's field and a CORDIC's cos and sin
+  reach their files through register copies, one a group of files.
+
+Datapath registers are reset-less.
+"""
+
+import functools
+import operator
+
+from amaranth.hdl import Const, Mux, Signal, signed, unsigned
+
+from robohw.cordic.pipelined import pipelined_datapath
+from robohw.dataflow.unit import fixed_point_unit
+from robohw.engine.program import unit_product
+from robohw.hw.register_file import read_port
+
+__all__ = ["held_state", "build_unit", "build_loader", "build_cordic", "writer_copies"]
+
+
+def writer_copies(m, program, values):
+    """``{file: {writer: signal}}``: what each file's writers write, ``values`` (``{writer:
+    signal}``) but for a loader's field and a CORDIC's cos and sin, which reach their
+    files through register copies, one a group of files
+    (:meth:`~robohw.engine.program.EngineProgram.fanout`), each a cycle after its
+    writer's register."""
+    sources = {name: {w: values[w] for w in file.writers}
+               for name, file in program.files.items()}
+    for writer in program.fanned_writers():
+        for j, files in enumerate(program.fanout(writer)):
+            copy = Signal(values[writer].shape(), name=f"{writer}_copy{j}",
+                          reset_less=True)
+            m.d.sync += copy.eq(values[writer])
+            for file in files:
+                sources[file][writer] = copy
+    return sources
+
+
+def held_state(m, plan, payload, first):
+    """``{payload field: signal}``: each field plus its offset, captured in the interval's
+    first cycle (angles wrap, as angles do). On an ECP5 ``first`` reaches their enables
+    on a clock network (:func:`~robohw.hw.global_buffer.global_buffer`): every held bit
+    across the chip, the fabric net the PUMA 560's engine at II 5 was limited by."""
+    held = {}
+    for field in (*plan.angle_fields.values(), *plan.value_fields.values()):
+        held[field] = Signal(payload.shape()[field].shape, name=f"{field}_held",
+                             reset_less=True)
+        with m.If(first):
+            m.d.sync += held[field].eq(getattr(payload, field) +
+                                       plan.field_offset(field))
+    for name, sign in plan.sign_inputs.items():
+        held[name] = Signal(signed(plan.width), name=f"{name}_held", reset_less=True)
+        code = getattr(payload, sign.field)
+        with m.If(first):
+            m.d.sync += held[name].eq(Mux(code > 0, sign.code, Mux(code < 0, -sign.code, 0)))
+    return held
+
+
+def build_unit(m, micro, unit, kind, plan, program, control, registers, platform):
+    """One multiplier or adder, its result's register returned: its operand ports read
+    their files at the addresses the program gives (a cycle ahead, rotated)."""
+    issues = [issue for issue in program.issues if issue.unit == unit]
+    instructions = [(issue.cycle, program.operation(issue), issue) for issue in issues]
+    files = {port: program.reads.get((unit, port), []) for port in "ab"}
+
+    def operands(fetch):
+        values = []
+        for port in "ab":
+            shapes, reached = {}, files[port]
+            for file in reached:
+                shapes |= {f"{port}_in_{file}": unsigned(1),
+                           f"{port}_at_{file}": range(max(program.files[file].depth, 2))}
+
+            def word(fields, issue, port=port, reached=reached):
+                node = fields[port]
+                source = program.source.get(((unit, port), node))
+                out = {}
+                for file in reached:
+                    chosen = node is not None and source == file
+                    out[f"{port}_in_{file}"] = int(chosen)
+                    out[f"{port}_at_{file}"] = (program.offset(file, node, issue.cycle)
+                                                if chosen else 0)
+                return out
+            ahead_fields = fetch(-1, shapes, word)
+            words = []
+            for file in reached:
+                data = registers.read(file, control.address(f"{unit}_{port}_{file}", file,
+                                          ahead_fields[f"{port}_at_{file}"]))
+                if len(reached) > 1:
+                    # Each file's word kept only in the cycles the port reads it: an OR.
+                    chosen = Signal(name=f"{unit}_{port}_in_{file}", reset_less=True)
+                    m.d.sync += chosen.eq(ahead_fields[f"{port}_in_{file}"])
+                    data = Mux(chosen, data, 0)
+                words.append(data)
+            values.append(functools.reduce(operator.or_, words) if words else
+                          Const(0, signed(plan.width)))
+        issued = fetch(0, {"valid": unsigned(1)}, lambda f, _: {"valid": 1})["valid"]
+        return values[0], values[1], issued
+
+    result = []
+
+    def written(fetch, offset, value):
+        # The files write it (_file_write) in the cycle ``offset`` after the issue: one
+        # before it is readable.
+        assert offset + 1 == latency, (unit, offset, latency)
+        result.append(value)
+
+    multiplier = kind == "mul"
+    latency = (program.machine.multiplier_latency if multiplier else
+               program.machine.adder_latency)
+    fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
+                     latency=latency, operands=operands, write=written,
+                     platform=platform, **unit_product(plan.width))
+    return result[0]
+
+
+def build_loader(m, micro, unit, program, held):
+    """A loader, its output returned: in each cycle its program names, one held field
+    selected (the select registered in that cycle), registered in the next, then copied
+    (:func:`writer_copies`) for its files to write (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
+    loads = [load for load in program.loads if load.unit == unit]
+    fields = sorted({load.field for load in loads})
+    ahead_fields = micro.fetch(
+        {"select": range(max(len(fields), 2))},
+        {load.cycle - 1: {"select": fields.index(load.field)} for load in loads},
+        f"{unit}_sm1")
+    select = Signal(range(max(len(fields), 2)), name=f"{unit}_select", reset_less=True)
+    m.d.sync += select.eq(ahead_fields["select"])
+    chosen = read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field")
+    value = Signal(chosen.shape(), name=f"{unit}_value", reset_less=True)
+    m.d.sync += value.eq(chosen)
+    return value
+
+
+def build_cordic(m, micro, unit, plan, program, held):
+    """A pipelined CORDIC, ``{"cos<k>": signal, "sin<k>": signal}`` returned: in each
+    cycle its program names, a held angle into its angle register; a pipeline later its cos
+    and sin, which their files write."""
+    trigs = [trig for trig in program.trigs if trig.unit == unit]
+    fields = sorted({trig.field for trig in trigs})
+    config = plan.cordic
+    select = micro.fetch({"select": range(max(len(fields), 2))},
+                         {trig.cycle - 1: {"select": fields.index(trig.field)}
+                          for trig in trigs}, f"{unit}_sm1")["select"]
+    chosen = Signal(range(max(len(fields), 2)), name=f"{unit}_select", reset_less=True)
+    m.d.sync += chosen.eq(select)
+    angle = Signal(signed(config.width), name=f"{unit}_angle", reset_less=True)
+    m.d.sync += angle.eq(read_port([held[f] for f in fields], chosen, m=m,
+                                   name=f"{unit}_field"))
+    shape = signed(config.width)
+    out = pipelined_datapath(m, config, Const(1 << config.frac_bits, shape), Const(0, shape),
+                             angle, Const(1), name=unit)
+    # The angle is registered in the issue cycle, enters the pipeline in the next and
+    # leaves it pipelined_latency later, is copied (writer_copies) in the cycle after
+    # (trig_latency - 1 after the issue): written then, readable a cycle after.
+    suffix = unit[len("cordic"):]
+    return {f"cos{suffix}": out["x"], f"sin{suffix}": out["y"]}

@@ -132,7 +132,7 @@ def run(args):
                           placer=chosen["placer"], router=chosen["router"],
                           target_mhz=chosen["target_mhz"], cache=not args.no_cache,
                           progress=None if args.quiet else sys.stderr,
-                          time_limit_min=args.time_limit)
+                          time_limit_min=args.time_limit, timed_out_row=True)
     try:
         # The tools are subprocesses: threads run them side by side.
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -144,6 +144,7 @@ def run(args):
         return usage("synth", error)
     rows = [worst_of_seeds([row for (configuration, _), row in zip(runs, results)
                             if configuration == wanted]) for wanted in configurations]
+    rows = [{k: v for k, v in row.items() if k != "timed_out"} for row in rows]
     table = format_synth(rows)
     print(table)
     if args.json:
@@ -151,4 +152,9 @@ def run(args):
         write_json(args.json, versioned({"rows": merged}))
     if args.markdown:
         write_text(args.markdown, table + "\n")
-    return 0
+    # A seed past its time limit is a row (not routed, and how far it got), never cached;
+    # the run says so in one line each and fails.
+    stopped = [row["timed_out"] for row in results if row.get("timed_out")]
+    for message in stopped:
+        print(f"robohw synth: {message}", file=sys.stderr)
+    return 1 if stopped else 0

@@ -320,8 +320,10 @@ def test_a_run_past_its_time_limit_is_one_line_and_nothing_is_cached(fake_tools,
     from robohw.commands import main
     from robohw.sim.cache import cache_dir
     monkeypatch.setenv("FAKE_NEXTPNR_ROUTES_FOREVER", "1")
+    rows = fake_tools.parent / "rows.json"
     args = ["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
-            "--seeds", "1", "--out", str(fake_tools), "--time-limit", "0.03"]
+            "--seeds", "1", "--out", str(fake_tools), "--time-limit", "0.03",
+            "--json", str(rows)]
     assert main(args) == 1
     # The progress lines (each tool's start), then the one line of the stop.
     err = capsys.readouterr().err.splitlines()
@@ -329,6 +331,12 @@ def test_a_run_past_its_time_limit_is_one_line_and_nothing_is_cached(fake_tools,
         "robohw synth: cordic_pipelined_w12: place and route stopped at its 0.03-minute limit "
         "in routing (router1: 49,901 arcs unrouted after 1,000 iterations); nothing cached")
     assert not list(cache_dir("synth").glob("*.json"))
+    # The measured reason is a row: not routed, and how far the router got.
+    [row] = json.loads(rows.read_text())["rows"]
+    assert (row["design"], row["placed"], row["fmax_mhz"]) == ("cordic-pipelined", False, None)
+    assert row["note"] == ("not routed: stopped at its 0.03-minute limit in routing (router1: "
+                           "49,901 arcs unrouted after 1,000 iterations)")
+    assert "timed_out" not in row and row["fmax_by_seed"] == {"1": None}
 
 
 @pytest.mark.parametrize("log, progress", [

@@ -13,6 +13,7 @@ from robohw.commands import main
 from robohw.dynamics.reference import inverse_dynamics
 from robohw.flows.simulate import simulate
 from robohw.registry import DESIGNS, design, robot_designs
+from robohw.sim.measured_width import WIDTH_MARGIN
 from robohw.robots import RobotFileError, hardware_robot, load_robot
 from robohw.robots.chain import Placement, as_chain
 from robohw.robots.description import RobotFileWarning
@@ -250,7 +251,7 @@ def test_urdfs_straight_from_example_robot_data(tmp_path, capsys):
     assert sidecar["robot"]["sidecar"] is None and sidecar["robot"]["tip"] is None
     # The shipped arms' default widths: the arrays' table does not key on the sidecar's limits.
     with pytest.warns(RobotFileWarning):
-        assert design("inertia-linear", str(tmp_path / "panda.urdf")).default_width == 21
+        assert design("inertia-linear", str(tmp_path / "panda.urdf")).default_width == 22
 
 
 # Each shipped arm's designs under Verilator, under stalls (a build of a minute or two each):
@@ -303,8 +304,10 @@ GOAL = 1e-4            # of max |H| and of max |tau| (issue 55's accuracy goal)
                                   "dynamics-array"])
 def test_each_arms_default_is_the_narrowest_that_meets_the_goal(name, robot, count):
     """At its default width the model is within 1e-4 of max |H| (max |tau|) of the chain's
-    float64 over the states; one bit narrower it is not, or (the dynamics) its proven bound
-    is refused."""
+    float64 over the states; one bit narrower it is not within the measured rule's margin
+    (robohw.sim.measured_width's 0.9e-4: the Panda's linear array at 21 bits is 9.8e-5 on
+    these 20,000 states, 1.02e-4 on 100,000), or (the dynamics) its proven bound is
+    refused."""
     found = design(name, robot)
     dut = found.build()
     workload = found.workload(dut, count, seed=11)
@@ -318,7 +321,7 @@ def test_each_arms_default_is_the_narrowest_that_meets_the_goal(name, robot, cou
         return
     workload = found.workload(dut, count, seed=11)
     _, errors = found.check(dut, workload, found.model_outputs(dut, workload))
-    assert errors.max() > GOAL
+    assert errors.max() > WIDTH_MARGIN * GOAL
 
 
 @pytest.mark.heavy

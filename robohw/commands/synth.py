@@ -63,7 +63,9 @@ def register(commands):
                        help="synthesize again even when a cached result matches")
     synth.add_argument("--json", metavar="FILE",
                        help="also write the rows as JSON, into the rows FILE holds of other "
-                            "configurations (one file gathers runs made at different times)")
+                            "configurations (one file gathers runs made at different times; "
+                            "a configuration's row keeps the seeds of the same Verilog, tools "
+                            "and options that this run did not place)")
     synth.add_argument("--markdown", metavar="FILE", help="also write the table as Markdown")
     synth.set_defaults(run=run)
     return synth

@@ -27,7 +27,7 @@ from robohw.support.formats import FORMAT_VERSION
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
            "SynthTimeout",
            "check_nextpnr_options", "place_and_route_progress", "synthesize",
-           "worst_of_seeds", "merge_rows", "critical_path", "format_synth"]
+           "worst_of_seeds", "combine_seeds", "merge_rows", "critical_path", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -367,10 +367,47 @@ def _configuration(row):
             row.get("speed_grade"))
 
 
+def _netlist(row):
+    """What a seed's Fmax is a sample of: the Verilog, the tools and the place-and-route
+    options (the seed aside)."""
+    return (row.get("verilog_sha256"), row.get("tools"), row.get("placer"), row.get("router"),
+            row.get("target_mhz"))
+
+
+def combine_seeds(old, new):
+    """One :func:`worst_of_seeds` row from two of the same netlist (:func:`_netlist`: the
+    same Verilog, tools and options) at other seeds: ``new``'s seeds with ``old``'s that
+    ``new`` did not run, the worst seed's row with every seed's Fmax. Seeds run in
+    different sessions gather into one row this way; :exc:`ValueError` when the two are not
+    of one netlist (a seed of another netlist says nothing about this one)."""
+    if _configuration(old) != _configuration(new) or _netlist(old) != _netlist(new):
+        raise ValueError(f"{new['design']}: seeds of different netlists do not combine")
+    by_seed = {seed: mhz for seed, mhz in old["fmax_by_seed"].items()
+               if seed not in new["fmax_by_seed"]}
+    by_seed.update(new["fmax_by_seed"])
+    by_seed = dict(sorted(by_seed.items(), key=lambda item: int(item[0])))
+    # A seed that did not place (None) is the worst; old's row is its worst seed's.
+    worst_seed = min(by_seed, key=lambda seed: by_seed[seed] or 0.0)
+    worst = dict(new if worst_seed in new["fmax_by_seed"] else old)
+    placed = [mhz for mhz in by_seed.values() if mhz]
+    worst.update(seeds=[int(seed) for seed in by_seed], fmax_by_seed=by_seed,
+                 fmax_spread_mhz=round(max(placed) - min(placed), 1)
+                 if len(placed) == len(by_seed) else None,
+                 cached=bool(new.get("cached")) and (bool(old.get("cached"))
+                                                     or set(by_seed) == set(new["fmax_by_seed"])))
+    return worst
+
+
 def merge_rows(old, rows, order):
     """``rows`` with the ``old`` rows they do not replace (the same design, width, fold,
     device and grade), sorted by ``order`` (design names), then width, fold and device: one
-    results file gathers runs made at different times."""
+    results file gathers runs made at different times. A row of the same netlist as the
+    one it replaces (:func:`combine_seeds`) keeps the old row's other seeds."""
+    previous = {_configuration(r): r for r in old}
+    rows = [combine_seeds(previous[_configuration(r)], r)
+            if _configuration(r) in previous and "fmax_by_seed" in r
+            and "fmax_by_seed" in previous[_configuration(r)]
+            and _netlist(previous[_configuration(r)]) == _netlist(r) else r for r in rows]
     new = {_configuration(r) for r in rows}
     kept = [r for r in old if _configuration(r) not in new]
     rank = {name: k for k, name in enumerate(order)}

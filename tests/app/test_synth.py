@@ -261,8 +261,9 @@ def test_the_figure_is_the_worst_of_the_designs_three_seeds(fake_tools, capsys, 
     assert main(args) == 0
     again = json.loads(out.read_text())["rows"][0]
     assert again["cached"] and again["fmax_by_seed"] == row["fmax_by_seed"]
+    # Seeds run again, alone, keep the row's others (the same netlist).
     assert main([*args, "--seeds", "3,1"]) == 0
-    assert json.loads(out.read_text())["rows"][0]["seeds"] == [3, 1]
+    assert json.loads(out.read_text())["rows"][0]["seeds"] == [1, 2, 3]
 
 
 def test_a_designs_own_options_reach_nextpnr_and_options_override_them(fake_tools, monkeypatch):
@@ -389,12 +390,45 @@ def test_a_results_file_gathers_runs_made_at_different_times(fake_tools, tmp_pat
     assert main([*common, "--designs", "cordic-word-serial"]) == 0
     assert main([*common, "--designs", "cordic-pipelined"]) == 0
     rows = json.loads(out.read_text())["rows"]
-    # Both, in the registry's order; a run again of one replaces its row.
+    # Both, in the registry's order; another seed of one joins its row (the same netlist:
+    # seeds run in different sessions make one row), the worst seed's figure.
     assert [r["design"] for r in rows] == ["cordic-pipelined", "cordic-word-serial"]
     assert main([*common, "--designs", "cordic-pipelined", "--seeds", "2"]) == 0
     rows = json.loads(out.read_text())["rows"]
-    assert [(r["design"], r["seed"]) for r in rows] == [("cordic-pipelined", 2),
-                                                       ("cordic-word-serial", 1)]
+    assert [(r["design"], r["seed"], r["seeds"]) for r in rows] == [
+        ("cordic-pipelined", 1, [1, 2]), ("cordic-word-serial", 1, [1])]
+    assert rows[0]["fmax_by_seed"] == {"1": 121.0, "2": 122.0}
+    # Another netlist (here another router) replaces the row and its seeds.
+    assert main([*common, "--designs", "cordic-pipelined", "--seeds", "3",
+                 "--router", "router2"]) == 0
+    rows = json.loads(out.read_text())["rows"]
+    assert (rows[0]["seeds"], rows[0]["router"]) == ([3], "router2")
+
+
+def _seed_row(seed, mhz, **changes):
+    row = {"design": "d", "width": 12, "fold": 1, "device": "ecp5-85k", "speed_grade": 6,
+           "verilog_sha256": "v", "tools": {"yosys": "y"}, "placer": "heap",
+           "router": "router1", "target_mhz": None, "seed": seed, "fmax_mhz": mhz,
+           "seeds": [seed], "fmax_by_seed": {str(seed): mhz}, "cached": False, **changes}
+    return row
+
+
+def test_seeds_of_one_netlist_combine_into_the_worst_seeds_row():
+    from robohw.flows.synth import combine_seeds
+    old = _seed_row(1, 101.0, seeds=[1, 2], fmax_by_seed={"1": 101.0, "2": 104.0})
+    # A new seed better than the old worst: the old worst's row, every seed's figure.
+    better = combine_seeds(old, _seed_row(3, 102.0))
+    assert (better["seed"], better["fmax_mhz"], better["seeds"]) == (1, 101.0, [1, 2, 3])
+    assert better["fmax_by_seed"] == {"1": 101.0, "2": 104.0, "3": 102.0}
+    assert better["fmax_spread_mhz"] == 3.0
+    # A seed that did not route is the worst; a seed run again replaces its figure.
+    stopped = combine_seeds(old, _seed_row(3, None, note="not routed"))
+    assert (stopped["seed"], stopped["note"], stopped["fmax_spread_mhz"]) == (
+        3, "not routed", None)
+    again = combine_seeds(old, _seed_row(1, 103.0))
+    assert (again["seed"], again["fmax_by_seed"]) == (1, {"1": 103.0, "2": 104.0})
+    with pytest.raises(ValueError, match="d: seeds of different netlists do not combine"):
+        combine_seeds(old, _seed_row(3, 102.0, verilog_sha256="w"))
 
 
 def test_quiet_means_no_progress_lines(fake_tools, capsys):

@@ -29,14 +29,15 @@ from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matTvec, matv
                                       product, snap, vadd, vscale)
 from robohw.robots.chain import (Chain, DistalLink, as_chain, distal_gravity, distal_links,
                                  distal_transform, joint_terms)
-from robohw.robots.kinematics import link_jacobians, tool_jacobian
+from robohw.robots.kinematics import jacobian_inertia, link_jacobians, tool_jacobian
 from robohw.robots.loading import require_dynamics
 from robohw.dynamics.scans import (doubling_schedule, pfp_schedule, run_schedule,
                                     serial_schedule)
 from robohw.hw.checks import check_choice, check_positive_integer
 
 __all__ = ["link_frame_torques", "base_coordinate_steps", "scan_torques", "lagrange_torques",
-           "inverse_dynamics", "joint_terms", "FORMULATIONS", "SCANS", "SCHEDULES", "PHASES"]
+           "inverse_dynamics", "joint_terms", "link_motions", "FORMULATIONS", "SCANS",
+           "SCHEDULES", "PHASES"]
 
 FORMULATIONS = ("link", "scan", "lagrange")
 SCANS = ("serial", "doubling", "pfp")
@@ -57,11 +58,12 @@ def _states(robot, q, qd, qdd, wrench):
     return q, qd, qdd, np.broadcast_to(wrench, (len(q), 6))
 
 
-def _links(robot, q):
-    """Per joint, in the distal form (:func:`robohw.robots.chain.distal_links`): ``(R, p,
-    revolute, axis, link)``: ``^{i-1}R_i`` ``(B, 3, 3)``, ``^i p*_i`` ``(B, 3)`` (the origin of
-    frame ``i`` from that of ``i - 1``, in frame ``i``), the joint's axis in frame ``i``
-    ``(B, 3)`` and the :class:`~robohw.robots.chain.DistalLink`."""
+def link_motions(robot, q):
+    """Per joint of ``robot`` at joint vectors ``q`` ``(B, N)``, in the distal form
+    (:func:`robohw.robots.chain.distal_links`): ``(R, p, revolute, axis, link)``:
+    ``^{i-1}R_i`` ``(B, 3, 3)``, ``^i p*_i`` ``(B, 3)`` (the origin of frame ``i`` from that of
+    ``i - 1``, in frame ``i``), the joint's axis in frame ``i`` ``(B, 3)`` and the
+    :class:`~robohw.robots.chain.DistalLink`."""
     out = []
     for k, link in enumerate(distal_links(as_chain(robot))):
         rot, origin = distal_transform(link, q[:, k])
@@ -84,7 +86,7 @@ def link_frame_torques(robot, q, qd, qdd, wrench=None):
     distal form of any chain, with the joint terms (:func:`joint_terms`)."""
     q, qd, qdd, wrench = _states(robot, q, qd, qdd, wrench)
     batch = len(q)
-    links = _links(robot, q)
+    links = link_motions(robot, q)
     w = dw = np.zeros((batch, 3))
     gravity = distal_gravity(as_chain(robot))
     a = np.broadcast_to(-np.asarray(gravity, dtype=np.float64), (batch, 3))
@@ -320,17 +322,13 @@ def lagrange_torques(robot, q, qd, qdd, wrench=None):
     n = q.shape[1]
     step = 1e-30
 
-    def inertia(links):
-        return sum(j.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
-                   for (jv, jw, world, _), j in zip(links, chain.joints))
-
     links = link_jacobians(chain, q)
-    h = inertia(links) + np.diag([j.armature for j in chain.joints])
-    dh = []                                          # dH/dq_k
+    h = jacobian_inertia(chain, q)
+    dh = []                                          # dH/dq_k (the armature is constant)
     for k in range(n):
         shifted = q.astype(complex)
         shifted[:, k] += 1j * step
-        dh.append(inertia(link_jacobians(chain, shifted)).imag / step)
+        dh.append(jacobian_inertia(chain, shifted).imag / step)
     coriolis = sum(_mv(dh[k], qd) * qd[:, k, None] for k in range(n))
     coriolis = coriolis - 0.5 * np.stack([np.einsum("bi,bij,bj->b", qd, dh[i], qd)
                                           for i in range(n)], -1)

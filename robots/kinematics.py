@@ -12,7 +12,7 @@ import numpy as np
 from robohw.robots.chain import Chain, as_chain, inertia_matrix3, joint_poses
 
 __all__ = ["dh_transform", "joint_transform", "forward_kinematics", "link_jacobians",
-           "tool_jacobian"]
+           "tool_jacobian", "jacobian_inertia"]
 
 
 def dh_transform(theta, d, a, alpha):
@@ -109,3 +109,14 @@ def tool_jacobian(robot, q):
     poses, tip = joint_poses(chain, q)
     jv, jw = _columns(chain, _axes(chain, poses), tip[:, :3, 3], chain.dof)
     return np.concatenate([jv, jw], axis=1), tip
+
+
+def jacobian_inertia(robot, q):
+    """The inertia matrix ``(B, N, N)`` at joint vectors ``q`` ``(B, N)`` from the chain's
+    Jacobians (:func:`link_jacobians`): ``H = sum_k m_k Jv_k^T Jv_k + Jw_k^T R_k I_k R_k^T
+    Jw_k`` in base coordinates, plus the joints' armature on the diagonal (the references'
+    independent formulation of ``H``)."""
+    h = 0
+    for (jv, jw, world, _), joint in zip(link_jacobians(robot, q), robot.joints):
+        h = h + joint.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
+    return h + np.diag([float(getattr(j, "armature", 0.0)) for j in robot.joints])

@@ -35,7 +35,7 @@ import numpy as np
 from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matvec, negate,
                                       product, snap, total, vadd, vscale, vsub)
 from robohw.robots.chain import Chain, Placement, as_chain, inertia_matrix3, rotation
-from robohw.robots.kinematics import link_jacobians
+from robohw.robots.kinematics import jacobian_inertia, link_jacobians
 from robohw.robots.loading import require_dynamics
 
 __all__ = [
@@ -413,19 +413,3 @@ def inertia_matrix(robot, q, method="table1"):
     frames = link_frames(as_chain(robot))
     h = algorithms[method](frames, joint_inputs(frames, q))     # the armature included
     return _matrix(h, robot.dof, q.shape[:1])
-
-
-def _armature(robot):
-    """The joints' rotor inertias on the diagonal (:data:`robohw.robots.chain.JOINT_TERMS`)."""
-    return np.diag([float(getattr(j, "armature", 0.0)) for j in robot.joints])
-
-
-def jacobian_inertia(robot, q):
-    """The independent reference: ``H = sum_k m_k Jv_k^T Jv_k + Jw_k^T R_k I_k R_k^T Jw_k`` in
-    base coordinates, from the chain's forward kinematics (:func:`link_jacobians`), plus the
-    joints' armature on the diagonal."""
-    h = 0
-    for (jv, jw, world, _), joint in zip(link_jacobians(robot, q), robot.joints):
-        h = h + joint.mass * jv.transpose(0, 2, 1) @ jv + jw.transpose(0, 2, 1) @ world @ jw
-    return h + _armature(robot)
-

@@ -18,6 +18,7 @@ from robohw.robots.description import RobotFileWarning
 from robohw.robots.urdf import DEFAULT_ACCELERATION_LIMIT, sidecar_path
 from robohw.systolic.reference import inertia_matrix, joint_inputs, link_frames, table1
 from robohw.transputer.lagrange_euler import lagrange_euler_torques
+from pinocchio_urdf import pinocchio_urdf_model
 
 pin = pytest.importorskip("pinocchio")
 
@@ -29,21 +30,6 @@ ARMS = [("ur5", None, "wrist_3_link"), ("ur5", "tool0", "tool0"),
 # The references agree with Pinocchio within this share of the largest entry (float64
 # rounding over a few hundred operations: measured below 1e-15).
 AGREE = 1e-12
-
-
-def pinocchio_model(chain, path):
-    """Pinocchio's model of ``path`` reduced to ``chain``'s joints: the joints off the chain
-    locked at the chain's positions."""
-    model = pin.buildModelFromUrdf(str(path))
-    locked = dict(chain.locked)
-    ids = [model.getJointId(name) for name in locked]
-    if ids:
-        q = pin.neutral(model)
-        for name, value in locked.items():
-            q[model.joints[model.getJointId(name)].idx_q] = value
-        model = pin.buildReducedModel(model, ids, q)
-    model.armature = np.array([j.armature for j in chain.joints])
-    return model
 
 
 def states(chain, count, seed=1):
@@ -61,7 +47,7 @@ def share(ours, theirs):
 @pytest.mark.parametrize("name, tip, frame", ARMS)
 def test_shipped_arms_match_pinocchio(name, tip, frame):
     chain = load_robot(name, tip=tip)
-    model = pinocchio_model(chain, ROBOTS / f"{name}.urdf")
+    model = pinocchio_urdf_model(chain, ROBOTS / f"{name}.urdf")
     data = model.createData()
     assert model.nq == chain.dof
     assert [model.names[k] for k in range(1, model.njoints)] == [j.name for j in chain.joints]
@@ -197,7 +183,7 @@ def test_joint_terms_in_every_formulation(tmp_path):
     qd[0] = 0.0                                 # at rest: no Coulomb term
     terms = np.array([0.25, 0.25, 0.5, 0.25, 0.25, 0.25]) * qdd + 0.4 * qd + 1.5 * np.sign(qd)
     assert np.array_equal(joint_terms(chain, qd, qdd), terms)
-    model = pinocchio_model(chain, urdf)
+    model = pinocchio_urdf_model(chain, urdf)
     data = model.createData()
     rigid = np.array([pin.rnea(model, data, *row) for row in zip(q, qd, qdd)])
     for formulation in FORMULATIONS:
@@ -216,7 +202,7 @@ def test_locked_positions_from_the_sidecar(tmp_path):
     chain = load_robot(urdf, tip="panda_hand")
     # The right finger mimics the left: held at 0.03 too.
     assert dict(chain.locked) == {"panda_finger_joint1": 0.03, "panda_finger_joint2": 0.03}
-    model = pinocchio_model(chain, urdf)
+    model = pinocchio_urdf_model(chain, urdf)
     data = model.createData()
     q, qd, qdd = states(chain, 10, seed=7)
     theirs = np.array([pin.rnea(model, data, *row) for row in zip(q, qd, qdd)])

@@ -88,9 +88,13 @@ class Tracer:
 
     def reciprocal(self, value):
         if isinstance(value, Node):
-            if value.low <= 0 <= value.high:   # counted only: no finite range
-                return Node(self, Op.RECIP, (value,), None, -math.inf, math.inf)
-            return Node(self, Op.RECIP, (value,), None, 1 / value.high, 1 / value.low)
+            if value.low <= 0 <= value.high:
+                if self.fold:
+                    raise RangeError(f"1 / {value.name or value.op} (node {value.index}): its "
+                                     f"range [{value.low:.3g}, {value.high:.3g}] reaches 0; "
+                                     f"no reciprocal is proven")
+                return Node(self, Op.RECIP, (value,), None, -math.inf, math.inf)  # counted
+            return self.apply(Op.RECIP, (value,))
         if self.fold:
             return 1.0 / value
         constant = self.const(value)
@@ -115,6 +119,16 @@ class Tracer:
             yield
         finally:
             self.current_cell = outer
+
+    def within(self, values, low, high):
+        """A proven range ``[low, high]`` of each value (a divisor's positive lower bound,
+        say), intersected with the interval the operations imply."""
+        for value in values:
+            if isinstance(value, Node):
+                value.low, value.high = max(value.low, low), min(value.high, high)
+                if value.low > value.high:
+                    raise AssertionError(f"{value}: empty range in [{low}, {high}]")
+        return values
 
     def bound(self, values, limit):
         # The margin covers float rounding in the bound itself; formats add their own.
@@ -268,7 +282,8 @@ def _propagated(node, error, formats, constant=None):
         constant = (formats[node.index].const_code, formats[node.index].const_frac)
     return operation(node.op).propagated(
         [error[a.index] for a in node.args], [a.magnitude for a in node.args],
-        [formats[a.index].frac for a in node.args], node.constant, constant)
+        [formats[a.index].frac for a in node.args], node.constant, constant,
+        [(a.low, a.high) for a in node.args])
 
 
 def error_bounds(tracer, indices, formats, input_errors):

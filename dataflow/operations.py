@@ -118,9 +118,10 @@ class Operation:
         ``(code, frac)`` (else ``None``)."""
         self._none("hardware")
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
         """The worst-case error of its exact result from its operands' ``errors`` (their
-        ``magnitudes`` and fraction bits ``fracs``), before its own rounding."""
+        ``magnitudes``, fraction bits ``fracs`` and ranges ``(low, high)``), before its own
+        rounding."""
         self._none("hardware")
 
     def fixed(self, node, fmt, args, arg_formats, width):
@@ -150,11 +151,48 @@ class _Const(Operation):          # fold=False only
         return constant
 
 
-class _Recip(Operation):          # fold=False only: 1 / constant (counted: 1 / node too)
+class _Recip(Operation):
+    """``1 / a``, ``a``'s proven range on one side of 0 (counted, unbounded, where it is not:
+    the operation counts of general algorithms); its code ``round(2**(f + f_a) / a)``, half
+    to even, with ``f`` its fraction bits and ``f_a`` the operand's (a code of 0, outside every
+    proven range, gives the largest code). No unit computes it yet."""
     kind, arity, registered, counted_as = Op.RECIP, 1, True, "div"
+
+    def interval(self, args, constant):
+        (a,) = args
+        if a.low <= 0 <= a.high:
+            raise ValueError(f"1 / x needs x's range on one side of 0, not [{a.low:.3g}, "
+                             f"{a.high:.3g}]")
+        return 1 / a.high, 1 / a.low
 
     def evaluate(self, args, constant):
         return 1.0 / args[0]
+
+    def cap(self, fracs, constant, width):
+        # The quotient of two codes has as many fraction bits as its range leaves.
+        return fracs[0] + 2 * width, None
+
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
+        # |1/(a + e) - 1/a| = |e| / (|a| |a + e|) <= E / (m (m - E)), m = min |a|.
+        nearest = min(abs(v) for v in ranges[0])
+        if errors[0] >= nearest:
+            raise ValueError(f"1 / x: x's error bound {errors[0]:.3g} reaches its smallest "
+                             f"magnitude {nearest:.3g}")
+        return errors[0] / (nearest * (nearest - errors[0]))
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        shift = fmt.frac + arg_formats[0].frac
+        a = np.asarray(args[0])
+        if shift > INT64_BITS - 1 or a.dtype == object:
+            a = a.astype(object)
+        # 2**shift / a, or 1 / (a 2**-shift) for a negative shift: numerator / divisor.
+        numerator, divisor = (1 << shift, abs(a)) if shift >= 0 else (1, abs(a) << -shift)
+        safe = np.where(divisor == 0, 1, divisor)
+        quotient, remainder = numerator // safe, numerator % safe
+        twice = 2 * remainder
+        quotient = quotient + (twice > safe) + ((twice == safe) & (quotient % 2 == 1))
+        largest = (1 << (width - 1)) - 1
+        return np.where(divisor == 0, largest, np.where(a < 0, -quotient, quotient))
 
 
 class _Sqrt(Operation):           # counted only (a platform's leg lengths)
@@ -188,7 +226,7 @@ class _Sum(Operation):
     def cap(self, fracs, constant, width):
         return max(fracs), None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
         return errors[0] + errors[1]
 
     def fixed(self, node, fmt, args, arg_formats, width):
@@ -229,7 +267,7 @@ class _AddConstant(Operation):
         # The constant is rounded at max(operand, result) fraction bits: >= the operand's.
         return max(fracs[0], frac_bits_for(abs(constant), width)), None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
         return errors[0] + 2.0 ** -(fracs[0] + 1)
 
     def fixed(self, node, fmt, args, arg_formats, width):
@@ -271,7 +309,7 @@ class _Multiply(Operation):
     def cap(self, fracs, constant, width):
         return fracs[0] + fracs[1], None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
         return magnitudes[0] * errors[1] + magnitudes[1] * errors[0] + errors[0] * errors[1]
 
     def fixed(self, node, fmt, args, arg_formats, width):
@@ -302,7 +340,7 @@ class _MultiplyConstant(Operation):
         const_frac = frac_bits_for(abs(constant), width)
         return fracs[0] + const_frac, (round(constant * 2.0 ** const_frac), const_frac)
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
         code, const_frac = constant_format
         return abs(constant) * errors[0] + \
             (magnitudes[0] + errors[0]) * abs(constant - code * 2.0 ** -const_frac)

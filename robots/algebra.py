@@ -6,7 +6,8 @@ the counting and tracing nodes of :class:`robohw.dataflow.graph.Tracer`.
 An ``arith`` object supplies what differs between scalar worlds: ``const(value)`` (a link
 constant), ``reciprocal(value)``, ``sqrt(value)`` (the platforms' leg lengths),
 ``cell(*name)`` (a context: which processing element, phase or
-step the operations traced inside belong to) and ``bound(values, limit)`` (a proven range).
+step the operations traced inside belong to), ``bound(values, limit)`` (a proven range
+``[-limit, limit]``) and ``within(values, low, high)`` (a proven range ``[low, high]``).
 :class:`FloatArith` is the float64 one.
 
 Vectors are tuples of 3 scalars, matrices tuples of 3 rows. Literal ``0`` entries are structure
@@ -35,6 +36,9 @@ class FloatArith:
         return nullcontext()
 
     def bound(self, values, limit):
+        return values
+
+    def within(self, values, low, high):
         return values
 
 

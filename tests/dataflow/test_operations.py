@@ -31,7 +31,7 @@ class TwiceAdded(Operation):
     def cap(self, fracs, constant, width):
         return max(fracs), None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format):
+    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
         return errors[0] + 2 * errors[1]
 
     def fixed(self, node, fmt, args, arg_formats, width):
@@ -128,3 +128,96 @@ def test_each_kinds_range_holds_its_values(kind, constant):
     got = op.evaluate(values[:op.arity], constant)
     assert node.low <= got.min() and got.max() <= node.high
     assert frac_bits_for(node.magnitude, 16) <= 15
+
+
+@pytest.mark.parametrize("low, high", [(0.25, 3.0), (-3.0, -0.25)])
+def test_the_reciprocals_range_holds_its_values(low, high):
+    from robohw.dataflow.graph import Tracer
+    tracer = Tracer()
+    node = tracer.reciprocal(tracer.input("a", low, high))
+    values = np.random.default_rng(2).uniform(low, high, 1000)
+    got = operation(Op.RECIP).evaluate([values], None)
+    assert node.low <= got.min() and got.max() <= node.high
+    assert (node.low, node.high) == (1 / high, 1 / low)
+
+
+def test_a_reciprocal_of_a_range_through_zero_is_refused():
+    from robohw.dataflow.graph import RangeError, Tracer
+    tracer = Tracer()
+    with pytest.raises(RangeError, match=r"1 / d \(node 0\): its range \[-1, 2\] reaches 0"):
+        tracer.reciprocal(tracer.input("d", -1.0, 2.0))
+    # Counting a general algorithm's divisions: an unbounded node, never sized.
+    counting = Tracer(fold=False)
+    assert counting.reciprocal(counting.input("d", -1.0, 2.0)).high == np.inf
+    with pytest.raises(ValueError, match=r"needs x's range on one side of 0"):
+        operation(Op.RECIP).interval([counting.input("e", 0.0, 1.0)], None)
+
+
+def _rounded_quotient(numerator, divisor):
+    """``numerator / divisor`` rounded half to even, in exact rationals."""
+    from fractions import Fraction
+    return round(Fraction(numerator, divisor))      # Python rounds a Fraction half to even
+
+
+@pytest.mark.parametrize("in_frac, out_frac, width", [(12, 9, 16), (-3, 20, 24), (40, 30, 48)])
+def test_the_reciprocals_codes_are_the_exact_quotient_rounded_half_to_even(in_frac, out_frac,
+                                                                          width):
+    from robohw.dataflow.graph import Format
+    rng = np.random.default_rng(in_frac + 100)
+    codes = rng.integers(1, 1 << (width - 2), 400) * rng.choice([-1, 1], 400)
+    shift = in_frac + out_frac
+    # The numerator a power of two, the one halfway quotient is 1/2 (a = +-2**(shift + 1)):
+    # rounded to 0, the even code.
+    if 0 <= shift + 1 < width - 2:
+        codes[:2] = [1 << (shift + 1), -(1 << (shift + 1))]
+    got = operation(Op.RECIP).fixed(None, Format(out_frac), [codes], [Format(in_frac)], width)
+    want = [_rounded_quotient(1 << shift, int(a)) if shift >= 0 else
+            _rounded_quotient(1, int(a) << -shift) for a in codes]
+    assert [int(v) for v in got] == want
+    zero = operation(Op.RECIP).fixed(None, Format(out_frac), [np.array([0])], [Format(in_frac)],
+                                     width)
+    assert int(zero[0]) == (1 << (width - 1)) - 1
+
+
+def test_the_reciprocals_error_rule_bounds_its_error():
+    op = operation(Op.RECIP)
+    rng = np.random.default_rng(3)
+    low, high, error = 0.05, 2.0, 1e-3
+    bound = op.propagated([error], [high], [20], None, None, [(low, high)])
+    x = rng.uniform(low, high, 100_000)
+    x[:2] = low                                     # where the bound is reached
+    e = rng.uniform(-error, error, x.shape)
+    e[:2] = -error
+    assert np.abs(1 / (x + e) - 1 / x).max() <= bound
+    assert np.abs(1 / (x + e) - 1 / x).max() >= 0.99 * bound
+    with pytest.raises(ValueError, match="x's error bound 0.06 reaches its smallest magnitude"):
+        op.propagated([0.06], [high], [20], None, None, [(low, high)])
+
+
+class ReciprocalPlan(TracedPlan):
+    """``x / d`` and ``1 / d`` with ``d`` in [0.2, 3]: the reciprocal through the formats, the
+    error bounds and the bit-exact model."""
+
+    def _trace(self):
+        x = self.value_input("x", "x", -2.0, 2.0)
+        d = self.value_input("d", "d", 0.2, 3.0)
+        inverse = self.tracer.reciprocal(d)
+        return {"quotient": x * inverse, "inverse": inverse}
+
+
+@pytest.mark.parametrize("width", [16, 24, 40])
+def test_a_traced_reciprocal_is_modelled_within_its_proven_bound(width):
+    plan = ReciprocalPlan(width=width, fold=1)
+    rng = np.random.default_rng(width)
+    values = {"x": rng.uniform(-2.0, 2.0, 5000), "d": rng.uniform(0.2, 3.0, 5000)}
+    values["d"][:2] = (0.2, 3.0)
+    fracs = plan.input_fracs
+    codes = {f: np.round(v * 2.0 ** fracs[f]).astype(np.int64) for f, v in values.items()}
+    out = model_codes(plan, codes)
+    exact = {"quotient": values["x"] / values["d"], "inverse": 1 / values["d"]}
+    for key, want in exact.items():
+        got = np.asarray(out[key], dtype=np.float64) * 2.0 ** -plan.output_fracs[key]
+        error = np.abs(got - want)
+        assert error.max() <= plan.output_bounds[key], key
+        # The bound is not loose by more than a few bits.
+        assert error.max() >= plan.output_bounds[key] / 64, key

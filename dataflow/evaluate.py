@@ -40,10 +40,13 @@ def fixed_op(node, fmt, args, arg_formats, width=INT64_WIDTH):
     return operation(node.op).fixed(node, fmt, args, arg_formats, width)
 
 
-def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise", known=None):
+def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise", known=None,
+                   observe=None):
     """``{index: codes}`` of the nodes ``indices``; ``inputs`` are codes by name, ``known``
     (optional) codes of nodes evaluated before, by index. Codes are numpy ``int64`` up to
-    :data:`INT64_WIDTH` bits, object arrays of Python integers above.
+    :data:`INT64_WIDTH` bits, object arrays of Python integers above. ``observe`` (optional):
+    called as ``observe(index, result)`` with every registered node's integer result before
+    it is stored (before it wraps or is found to overflow).
 
     ``overflow="raise"``: raises ``OverflowError`` naming the node if a registered value
     leaves ``signed(width)`` (the formats promise that never happens within the proven
@@ -66,6 +69,8 @@ def evaluate_fixed(tracer, indices, formats, inputs, width, overflow="raise", kn
             args = [values[a.index] for a in node.args]
             result = np.asarray(fixed_op(node, formats[k], args,
                                          [formats[a.index] for a in node.args], width))
+            if observe is not None:
+                observe(k, result)
             if overflow == "wrap":
                 result = ((result + (1 << (width - 1))) & ((1 << width) - 1)) + low
             elif result.size and (result.min() < low or result.max() > high):

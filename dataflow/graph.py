@@ -79,6 +79,7 @@ class Tracer:
         self.fold = fold
         self.nodes = []
         self.current_cell = None
+        self.assumed = set()
 
     # --- the arith interface -------------------------------------------------------------
     def const(self, value):
@@ -128,6 +129,17 @@ class Tracer:
                 value.low, value.high = max(value.low, low), min(value.high, high)
                 if value.low > value.high:
                     raise AssertionError(f"{value}: empty range in [{low}, {high}]")
+        return values
+
+    def assume(self, values, limit):
+        """A range ``[-limit, limit]`` of each value that holds only where the computation's
+        results meet an assumption (forward dynamics: the accelerations within their
+        limits): intersected as :meth:`bound` does, and each such node recorded in
+        :attr:`assumed`, whose values a machine checks (a result beyond its range flags the
+        row, :attr:`robohw.dataflow.plan.TracedPlan.checks`)."""
+        for value in self.bound(values, limit):
+            if isinstance(value, Node):
+                self.assumed.add(value.index)
         return values
 
     def bound(self, values, limit):
@@ -266,7 +278,11 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
             formats[k], error[k] = Format(frac[0]), error[node.args[0].index]
             continue
         cap, constant = operation(node.op).cap(frac, node.constant, width)
-        propagated = _propagated(node, error, formats, constant)
+        try:
+            propagated = _propagated(node, error, formats, constant)
+        except ValueError as failure:       # a rule that holds for no error this large
+            raise RangeError(f"{node.name or node.op} (node {k}) at {width} bits: "
+                             f"{failure}") from None
         formats[k] = Format(min(fits(node, propagated), cap), *(constant or ()))
         _check_range(node, node.magnitude + propagated, width, formats[k].frac)
         error[k] = propagated + 2.0 ** -(formats[k].frac + 1)
@@ -280,10 +296,7 @@ def _propagated(node, error, formats, constant=None):
     ``(code, frac)`` (default: its format's)."""
     if constant is None and node.index in formats:
         constant = (formats[node.index].const_code, formats[node.index].const_frac)
-    return operation(node.op).propagated(
-        [error[a.index] for a in node.args], [a.magnitude for a in node.args],
-        [formats[a.index].frac for a in node.args], node.constant, constant,
-        [(a.low, a.high) for a in node.args])
+    return operation(node.op).propagated(node, error, formats, constant)
 
 
 def error_bounds(tracer, indices, formats, input_errors):

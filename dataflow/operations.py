@@ -118,10 +118,12 @@ class Operation:
         ``(code, frac)`` (else ``None``)."""
         self._none("hardware")
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
-        """The worst-case error of its exact result from its operands' ``errors`` (their
-        ``magnitudes``, fraction bits ``fracs`` and ranges ``(low, high)``), before its own
-        rounding."""
+    def propagated(self, node, errors, formats, constant_format):
+        """The worst-case error of ``node``'s exact result (the node: its operands
+        ``node.args``, its ``constant`` and its own proven range) before its own rounding,
+        from the error bounds ``errors`` and :class:`~robohw.dataflow.graph.Format` s
+        ``formats`` of the nodes before it (by index) and its constant's own ``(code, frac)``
+        (``constant_format``, or ``None``)."""
         self._none("hardware")
 
     def fixed(self, node, fmt, args, arg_formats, width):
@@ -151,6 +153,32 @@ class _Const(Operation):          # fold=False only
         return constant
 
 
+def _divisor(divisor, errors):
+    """``(error, nearest)`` of a divisor node: its error bound and its smallest magnitude
+    (``ValueError`` where the error reaches it: no quotient is bounded)."""
+    error, nearest = errors[divisor.index], min(abs(divisor.low), abs(divisor.high))
+    if error >= nearest:
+        raise ValueError(f"1 / x: x's error bound {error:.3g} reaches its smallest magnitude "
+                         f"{nearest:.3g}")
+    return error, nearest
+
+
+def _quotient_error(node, a, reciprocal, errors, formats):
+    """The error of ``a * r`` with ``r = 1 / b`` (a reciprocal node), bounded through the
+    quotient's own proven range ``M`` (``node``'s: the exact ``a / b``), not ``a``'s:
+    ``a~ r~ - a / b = (a~ - a) r~ + a (r~ - 1 / b~) + (a / b) (b - b~) / b~``, so at most ``E_a
+    (M_r + E_r) + M_a 2**-(f_r + 1) + M E_b / (m_b - E_b)`` (``m_b`` the divisor's smallest
+    magnitude); the smaller of that and the product's own rule."""
+    divisor = reciprocal.args[0]
+    error_b, nearest = _divisor(divisor, errors)
+    e_a, e_r = errors[a.index], errors[reciprocal.index]
+    general = a.magnitude * e_r + reciprocal.magnitude * e_a + e_a * e_r
+    through = (e_a * (reciprocal.magnitude + e_r) +
+               a.magnitude * 2.0 ** -(formats[reciprocal.index].frac + 1) +
+               node.magnitude * error_b / (nearest - error_b))
+    return min(general, through)
+
+
 class _Recip(Operation):
     """``1 / a``, ``a``'s proven range on one side of 0 (counted, unbounded, where it is not:
     the operation counts of general algorithms); its code ``round(2**(f + f_a) / a)``, half
@@ -172,13 +200,10 @@ class _Recip(Operation):
         # The quotient of two codes has as many fraction bits as its range leaves.
         return fracs[0] + 2 * width, None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
+    def propagated(self, node, errors, formats, constant_format):
         # |1/(a + e) - 1/a| = |e| / (|a| |a + e|) <= E / (m (m - E)), m = min |a|.
-        nearest = min(abs(v) for v in ranges[0])
-        if errors[0] >= nearest:
-            raise ValueError(f"1 / x: x's error bound {errors[0]:.3g} reaches its smallest "
-                             f"magnitude {nearest:.3g}")
-        return errors[0] / (nearest * (nearest - errors[0]))
+        error, nearest = _divisor(node.args[0], errors)
+        return error / (nearest * (nearest - error))
 
     def fixed(self, node, fmt, args, arg_formats, width):
         shift = fmt.frac + arg_formats[0].frac
@@ -226,8 +251,9 @@ class _Sum(Operation):
     def cap(self, fracs, constant, width):
         return max(fracs), None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
-        return errors[0] + errors[1]
+    def propagated(self, node, errors, formats, constant_format):
+        a, b = node.args
+        return errors[a.index] + errors[b.index]
 
     def fixed(self, node, fmt, args, arg_formats, width):
         top = max(f.frac for f in arg_formats)
@@ -267,8 +293,9 @@ class _AddConstant(Operation):
         # The constant is rounded at max(operand, result) fraction bits: >= the operand's.
         return max(fracs[0], frac_bits_for(abs(constant), width)), None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
-        return errors[0] + 2.0 ** -(fracs[0] + 1)
+    def propagated(self, node, errors, formats, constant_format):
+        (a,) = node.args
+        return errors[a.index] + 2.0 ** -(formats[a.index].frac + 1)
 
     def fixed(self, node, fmt, args, arg_formats, width):
         top = max(arg_formats[0].frac, fmt.frac)
@@ -309,8 +336,14 @@ class _Multiply(Operation):
     def cap(self, fracs, constant, width):
         return fracs[0] + fracs[1], None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
-        return magnitudes[0] * errors[1] + magnitudes[1] * errors[0] + errors[0] * errors[1]
+    def propagated(self, node, errors, formats, constant_format):
+        a, b = node.args
+        if b.op == Op.RECIP and a.op != Op.RECIP:
+            return _quotient_error(node, a, b, errors, formats)
+        if a.op == Op.RECIP and b.op != Op.RECIP:
+            return _quotient_error(node, b, a, errors, formats)
+        return a.magnitude * errors[b.index] + b.magnitude * errors[a.index] + \
+            errors[a.index] * errors[b.index]
 
     def fixed(self, node, fmt, args, arg_formats, width):
         return round_shift(args[0] * args[1], arg_formats[0].frac + arg_formats[1].frac -
@@ -340,10 +373,11 @@ class _MultiplyConstant(Operation):
         const_frac = frac_bits_for(abs(constant), width)
         return fracs[0] + const_frac, (round(constant * 2.0 ** const_frac), const_frac)
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
+    def propagated(self, node, errors, formats, constant_format):
+        (a,) = node.args
         code, const_frac = constant_format
-        return abs(constant) * errors[0] + \
-            (magnitudes[0] + errors[0]) * abs(constant - code * 2.0 ** -const_frac)
+        return abs(node.constant) * errors[a.index] + \
+            (a.magnitude + errors[a.index]) * abs(node.constant - code * 2.0 ** -const_frac)
 
     def fixed(self, node, fmt, args, arg_formats, width):
         return round_shift(args[0] * fmt.const_code,

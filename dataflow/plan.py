@@ -37,7 +37,7 @@ from robohw.hw.fixed import ANGLE_ERROR_LSB, angle_to_code, wrap
 from robohw.hw.stream import check_fold
 
 __all__ = ["TracedPlan", "SignInput", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_codes",
-           "in_bounds", "traced_float_values"]
+           "checked_model_codes", "in_bounds", "traced_float_values"]
 
 # cos and sin leave the CORDIC within 1.25 LSB (2**-(width - 3) each; robohw.cordic.accuracy) of
 # [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
@@ -125,6 +125,7 @@ class TracedPlan:
         self._sign_inputs = {}           # {input node name: SignInput}
         self._joint_offsets = {}         # {joint: offset (rad)} of the angle inputs
         self._field_limits = {}
+        self._true_errors = None
         outputs = self._trace()
         self.outputs = {key: (value if not isinstance(value, (int, float)) else float(value))
                         for key, value in outputs.items()}
@@ -326,18 +327,48 @@ class TracedPlan:
         (:meth:`angle_codes`: :data:`~robohw.hw.fixed.ANGLE_ERROR_LSB`) through the CORDIC
         (:data:`TRIG_ERROR_LSB`), a fixed-point field's rounding (and its offset's), each
         register's rounding, and the output's own."""
-        errors = dict(self._input_errors)
-        for k in self._angle_fields:
-            turn_lsb = 2 * math.pi * 2.0 ** -self.cordic.width     # a radian per code
-            for name in (f"cos{k}", f"sin{k}"):
-                errors[name] = TRIG_ERROR_LSB * 2.0 ** -self.cordic.frac_bits + \
-                    ANGLE_ERROR_LSB * turn_lsb                      # |d cos| <= |d angle|
-        bounds = error_bounds(self.tracer, self.live, self.formats, errors)
+        bounds = self._error_bounds()
         sources = self._output_sources()
         fracs = self.output_fracs
         return {key: bounds[sources[key].index] if key in sources else
                 abs(node - round(node * 2.0 ** fracs[key]) * 2.0 ** -fracs[key])
                 for key, node in self.outputs.items()}
+
+    def _error_bounds(self):
+        """``{index: bound}`` of every live node against the exact value at the float64
+        inputs (see :attr:`output_bounds`), computed once."""
+        if self._true_errors is None:
+            errors = dict(self._input_errors)
+            for k in self._angle_fields:
+                turn_lsb = 2 * math.pi * 2.0 ** -self.cordic.width     # a radian per code
+                for name in (f"cos{k}", f"sin{k}"):
+                    errors[name] = TRIG_ERROR_LSB * 2.0 ** -self.cordic.frac_bits + \
+                        ANGLE_ERROR_LSB * turn_lsb                      # |d cos| <= |d angle|
+            self._true_errors = error_bounds(self.tracer, self.live, self.formats, errors)
+        return self._true_errors
+
+    @property
+    def checks(self):
+        """``{index: code}`` of the nodes whose range only holds under an assumption
+        (:meth:`~robohw.dataflow.graph.Tracer.assume`): a machine flags a row where such a
+        node's result, before it is stored, exceeds this code in magnitude, the range less
+        the node's error bound (:attr:`output_bounds`' analysis). A row that passes every
+        check has every exact value within its range, so every later range and error bound
+        holds (by induction over the graph); a row that fails is flagged, whatever its
+        registers then hold. ``RangeError`` where a range is within its error bound (the
+        width too narrow to check it)."""
+        bounds = self._error_bounds()
+        out = {}
+        for k in sorted(self.tracer.assumed & set(self.live)):
+            node = self.tracer.nodes[k]
+            room = node.magnitude - bounds[k]
+            if room <= 0:
+                raise RangeError(self._origin_named(
+                    f"{node.name or node.op} (node {k}): its range {node.magnitude:.3g} is "
+                    f"within its error bound {bounds[k]:.3g} at {self._width} bits: no check "
+                    f"of it is proven"))
+            out[k] = math.floor(room * 2.0 ** self.formats[k].frac)
+        return out
 
     @property
     def field_limits(self):
@@ -397,8 +428,9 @@ def _input_codes(plan, codes):
     live = {plan.tracer.nodes[k].name for k in plan.live}
     for k, field in plan.angle_fields.items():
         if {f"cos{k}", f"sin{k}"} & live:
+            # An angle wraps at the CORDIC's width, as its field does in the machines.
             z = wrap(np.asarray(codes[field], dtype=np.int64) + plan.field_offset(field),
-                     plan.width)
+                     plan.cordic.width)
             out = cordic_model(plan.cordic, np.full(z.shape, one), np.zeros_like(z), z)
             inputs[f"cos{k}"], inputs[f"sin{k}"] = out.x, out.y
     for name, field in plan.value_fields.items():
@@ -438,6 +470,39 @@ def model_codes(plan, codes, overflow="raise"):
         else:
             out[key] = np.broadcast_to(values[node.index], (batch,)).copy()
     return out
+
+
+def checked_model_codes(plan, codes):
+    """``(out, passed)``: :func:`model_codes`' output codes for every row (registers wrap, as
+    the hardware's do, on a row that fails) and ``(B,)`` bool, every check of
+    :attr:`TracedPlan.checks` passed. ``OverflowError`` if a register overflows on a row
+    within :func:`in_bounds` whose checks pass (the formats promise it never does)."""
+    checks = plan.checks
+    batch = len(np.atleast_1d(next(iter(codes.values()))))
+    passed = np.ones(batch, dtype=bool)
+    overflowed = np.zeros(batch, dtype=bool)
+    low, high = -(1 << (plan.width - 1)), (1 << (plan.width - 1)) - 1
+
+    def observe(k, result):
+        nonlocal passed, overflowed
+        if k in checks:
+            passed = passed & np.asarray(abs(result) <= checks[k], dtype=bool)
+        overflowed = overflowed | np.asarray((result < low) | (result > high), dtype=bool)
+
+    values = evaluate_fixed(plan.tracer, plan.live, plan.formats, _input_codes(plan, codes),
+                            plan.width, "wrap", observe=observe)
+    broken = overflowed & passed & in_bounds(plan, codes)
+    if broken.any():
+        raise OverflowError(f"a register overflowed on {int(broken.sum())} rows within the "
+                            f"limits whose checks passed: the formats' promise is broken")
+    fracs = plan.output_fracs
+    out = {}
+    for key, node in plan.outputs.items():
+        if isinstance(node, float):
+            out[key] = np.full(batch, round(node * 2.0 ** fracs[key]), dtype=np.int64)
+        else:
+            out[key] = np.broadcast_to(values[node.index], (batch,)).copy()
+    return out, passed
 
 
 def traced_float_values(plan, inputs):

@@ -20,10 +20,10 @@ __all__ = ["state_field", "torque_field", "state_fields", "torque_fields", "enco
 
 
 def state_field(kind, k):
-    """The input field of joint ``k``'s (from 1) position, rate or acceleration (``kind``:
-    ``"q"``, ``"qd"`` or ``"qdd"``)."""
-    if kind not in ("q", "qd", "qdd"):
-        raise ValueError(f"kind must be one of q, qd, qdd, not {kind!r}")
+    """The input field of joint ``k``'s (from 1) position, rate, acceleration or, for forward
+    dynamics, torque (``kind``: ``"q"``, ``"qd"``, ``"qdd"`` or ``"tau"``)."""
+    if kind not in ("q", "qd", "qdd", "tau"):
+        raise ValueError(f"kind must be one of q, qd, qdd, tau, not {kind!r}")
     return f"{kind}{k}"
 
 

@@ -27,8 +27,8 @@ from robohw.robots.chain import as_chain, distal_gravity
 from robohw.robots.kinematics import jacobian_inertia
 from robohw.robots.loading import require_dynamics
 
-__all__ = ["articulated_body_accelerations", "solved_accelerations", "forward_dynamics",
-           "FORWARD_FORMULATIONS"]
+__all__ = ["articulated_body_accelerations", "articulated_divisors", "solved_accelerations",
+           "forward_dynamics", "FORWARD_FORMULATIONS"]
 
 FORWARD_FORMULATIONS = ("aba", "solve")
 
@@ -66,17 +66,15 @@ def _mv(m, v):
     return np.einsum("bij,bj->bi", m, v)
 
 
-def articulated_body_accelerations(robot, q, qd, tau):
-    """Accelerations ``(B, N)`` by the articulated-body algorithm in link frames (see the
-    module docstring), for states ``q``, ``qd`` and torques ``tau`` ``(B, N)`` each."""
-    q, qd, tau = _states(robot, q, qd, tau)
-    batch, n = q.shape
-    chain = as_chain(robot)
-    links = link_motions(robot, q)
+def _spatial_links(robot, q):
+    """Per link at joint vectors ``q`` ``(B, N)``: the motion transforms from frame ``i - 1``
+    to frame ``i`` ``(B, 6, 6)``, the joints' motions ``S`` ``(B, 6)`` and the links' spatial
+    inertias ``(B, 6, 6)``, each in frame ``i`` about its origin."""
+    batch = len(q)
     eye = np.broadcast_to(np.eye(3), (batch, 3, 3))
     zero = np.zeros((batch, 3, 3))
     transforms, axes, inertias = [], [], []
-    for rot, p, revolute, axis, link in links:
+    for rot, p, revolute, axis, link in link_motions(robot, q):
         e = rot.transpose(0, 2, 1)                   # frame i - 1's coordinates to frame i's
         transforms.append(_blocks(e, zero, -_skew(p) @ e, e))
         # The joint turns about (slides along) its axis through frame i - 1's origin.
@@ -85,6 +83,36 @@ def articulated_body_accelerations(robot, q, qd, tau):
         c = _skew(np.broadcast_to(np.array(link.com), (batch, 3)))
         inertias.append(_blocks(np.array(link.inertia) - link.mass * c @ c, link.mass * c,
                                 -link.mass * c, link.mass * eye))
+    return transforms, axes, inertias
+
+
+def articulated_divisors(robot, q):
+    """``(B, N)``: each joint's articulated inertia about its motion, ``D_i = S^T K_i S +
+    armature``, at joint vectors ``q`` ``(B, N)``: what the articulated-body algorithm
+    divides by (its proven lower bounds: :mod:`robohw.dynamics.divisors`)."""
+    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+    require_dynamics(robot, "forward dynamics")
+    transforms, axes, articulated = _spatial_links(robot, q)
+    armature = np.array([float(getattr(j, "armature", 0.0)) for j in as_chain(robot).joints])
+    out = np.empty(q.shape)
+    for i in reversed(range(q.shape[1])):
+        u_vec = _mv(articulated[i], axes[i])
+        out[:, i] = np.einsum("bi,bi->b", axes[i], u_vec) + armature[i]
+        if i:
+            reduced = articulated[i] - np.einsum("bi,bj->bij", u_vec, u_vec) / \
+                out[:, i, None, None]
+            x = transforms[i]
+            articulated[i - 1] = articulated[i - 1] + x.transpose(0, 2, 1) @ reduced @ x
+    return out
+
+
+def articulated_body_accelerations(robot, q, qd, tau):
+    """Accelerations ``(B, N)`` by the articulated-body algorithm in link frames (see the
+    module docstring), for states ``q``, ``qd`` and torques ``tau`` ``(B, N)`` each."""
+    q, qd, tau = _states(robot, q, qd, tau)
+    batch, n = q.shape
+    chain = as_chain(robot)
+    transforms, axes, inertias = _spatial_links(robot, q)
     terms = [np.array([float(getattr(j, t, 0.0)) for j in chain.joints])
              for t in ("armature", "damping", "friction")]
     armature, damping, friction = terms

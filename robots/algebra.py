@@ -7,7 +7,9 @@ An ``arith`` object supplies what differs between scalar worlds: ``const(value)`
 constant), ``reciprocal(value)``, ``sqrt(value)`` (the platforms' leg lengths),
 ``cell(*name)`` (a context: which processing element, phase or
 step the operations traced inside belong to), ``bound(values, limit)`` (a proven range
-``[-limit, limit]``) and ``within(values, low, high)`` (a proven range ``[low, high]``).
+``[-limit, limit]``), ``within(values, low, high)`` (a proven range ``[low, high]``) and
+``assume(values, limit)`` (a range ``[-limit, limit]`` that holds only under an assumption the
+machine checks for each result).
 :class:`FloatArith` is the float64 one.
 
 Vectors are tuples of 3 scalars, matrices tuples of 3 rows. Literal ``0`` entries are structure
@@ -39,6 +41,9 @@ class FloatArith:
         return values
 
     def within(self, values, low, high):
+        return values
+
+    def assume(self, values, limit):
         return values
 
 

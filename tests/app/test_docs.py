@@ -71,3 +71,57 @@ def test_the_code_cites_no_file_outside_the_repository():
         text = path.read_text()
         for outside in ("../shared", "CONVENTIONS", "ENGINEERING.md", "README,", 'README "'):
             assert outside not in text, f"{path.relative_to(ROOT)}: {outside!r}"
+
+
+def _console_blocks(text):
+    """Each ``console`` block of ``text`` as ``[(command, [expected lines])]``."""
+    blocks = []
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        steps = []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                steps.append((line[2:], []))
+            else:
+                steps[-1][1].append(line)
+        blocks.append(steps)
+    return blocks
+
+
+def _matches(expected, got):
+    """``got`` (lines) is ``expected``, where a line ``...`` stands for any lines."""
+    if not expected:
+        return not got
+    if expected[0] == "...":
+        return any(_matches(expected[1:], got[k:]) for k in range(len(got) + 1))
+    return bool(got) and got[0] == expected[0] and _matches(expected[1:], got[1:])
+
+
+def _run(command):
+    """What ``command`` (``robohw ...`` or ``cat FILE``) prints, standard output and error in
+    their order, as lines."""
+    import shlex
+    from robohw.commands import main
+    words = shlex.split(command)
+    if words[0] == "cat":
+        return pathlib.Path(words[1]).read_text().splitlines()
+    assert words[0] == "robohw", command
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        status = main(words[1:])
+    assert status == 0, (command, out.getvalue())
+    return out.getvalue().splitlines()
+
+
+@pytest.mark.heavy
+@pytest.mark.parametrize("block", [
+    pytest.param(block, marks=[pytest.mark.slow] if any(c.startswith("robohw synth")
+                                                        for c, _ in block) else [])
+    for block in _console_blocks(README.read_text())],
+    ids=lambda block: block[0][0].split()[1])
+def test_the_readme_commands_run_as_written(block, tmp_path, monkeypatch):
+    # From a folder holding the shipped examples, as a user runs them from the checkout.
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    for command, expected in block:
+        got = _run(command)
+        assert _matches(expected, got), (command, expected, got)

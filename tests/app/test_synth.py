@@ -436,3 +436,15 @@ def test_quiet_means_no_progress_lines(fake_tools, capsys):
     assert main(["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "12",
                  "--seeds", "1", "--out", str(fake_tools), "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_the_default_work_folder_is_made_where_it_is_missing(fake_tools, tmp_path, monkeypatch):
+    from robohw.commands import main
+    monkeypatch.chdir(tmp_path)
+    assert not (tmp_path / "build").exists()
+    assert main(["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths",
+                 "12", "--seeds", "1", "--no-cache"]) == 0
+    assert (tmp_path / "build" / "synth" / "seed1").is_dir()
+    # A folder given that cannot be made is still refused in one line.
+    assert main(["synth", "--tools", "native", "--designs", "cordic-pipelined", "--out",
+                 "missing/synth"]) == 2

@@ -29,6 +29,7 @@ import json
 import pathlib
 
 from robohw.flows.robot_designs import robot_accuracy, robot_section
+from robohw.flows.synth import tool_table
 from robohw.registry import DESIGNS, FAMILIES
 from robohw.results import results_document, results_page
 from robohw.sim.measure import measured_design, stated_design
@@ -103,11 +104,8 @@ def synthesis_section(out_dir, rows):
                      f"{r['device']}-{r.get('speed_grade')} "
                      f"| {r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | "
                      f"{fmax} | {cycles} | {micro} | {r.get('results_per_us', '—')} |")
-    origins = sorted({(r.get("commit") or "unknown", r.get("tools", {}).get("yosys", "?"),
-                       r.get("tools", {}).get("nextpnr", "?")) for r in synth})
-    for commit, yosys, nextpnr in origins:
-        lines += ["", f"Synthesized at commit {commit} with {yosys}; {nextpnr}. A later change "
-                      f"to a design is not in these figures until `make synth` runs again."]
+    lines += ["", *tool_table(synth), "", "A later change to a design is not in these figures "
+                                          "until `make synth` runs again."]
     return "\n".join(lines) + "\n"
 
 

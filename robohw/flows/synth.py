@@ -27,7 +27,8 @@ from robohw.support.formats import FORMAT_VERSION
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
            "SynthTimeout",
            "check_nextpnr_options", "place_and_route_progress", "synthesize",
-           "worst_of_seeds", "combine_seeds", "merge_rows", "critical_path", "format_synth"]
+           "worst_of_seeds", "combine_seeds", "merge_rows", "tool_table", "critical_path",
+           "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -417,6 +418,21 @@ def merge_rows(old, rows, order):
                                              r.get("speed_grade") or 0))
 
 
+def tool_table(rows):
+    """Markdown lines: each (commit, Yosys, nextpnr) that synthesized ``rows`` once, with the
+    designs it synthesized."""
+    origins = {}
+    for r in rows:
+        key = (r.get("commit") or "unknown", r.get("tools", {}).get("yosys", "?"),
+               r.get("tools", {}).get("nextpnr", "?"))
+        origins.setdefault(key, []).append(r["design"])
+    lines = ["| commit | Yosys | nextpnr | designs |", "|---|---|---|---|"]
+    for (commit, yosys, nextpnr), designs in sorted(origins.items()):
+        lines.append(f"| {commit} | {yosys} | {nextpnr} | "
+                     f"{', '.join(dict.fromkeys(designs))} |")
+    return lines
+
+
 def format_synth(rows):
     """A Markdown table of :func:`synthesize` rows (or :func:`worst_of_seeds`'s: the worst
     seed's Fmax, each seed's beside it), and under it the limiting path of each placed
@@ -449,11 +465,8 @@ def format_synth(rows):
             lines.append(f"- {design} ({label}): {path['ns']} ns = {path['logic_ns']} "
                          f"logic + {path['routing_ns']} routing, `{path['from']}` to "
                          f"`{path['to']}`")
-    tools = {(r["tools"]["yosys"], r["tools"]["nextpnr"], r.get("commit")) for r in rows
-             if r.get("tools")}
-    for yosys, nextpnr, commit in sorted(tools, key=str):
-        lines.append("")
-        lines.append(f"Tools: {yosys}; {nextpnr}; commit {commit or 'unknown'}.")
+    if any(r.get("tools") for r in rows):
+        lines += ["", *tool_table([r for r in rows if r.get("tools")])]
     # Rows cached before the placer was an option were placed by HeAP.
     runs = {(",".join(map(str, r.get("seeds") or [r.get("seed")])), r.get("placer", "heap"),
              r.get("router"), r.get("target_mhz")) for r in rows if r.get("placed")}

@@ -230,7 +230,9 @@ def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):
         "0.140 |" in text
     assert "| inertia-linear | 24 | 4 | ecp5-85k-6 | 813 | 2,271 | 0 | 0 | 200.0 | 77 | " \
         "0.385 |" in text
-    assert "commit abc123 with Yosys 0.70; nextpnr-0.11.1" in text
+    # Each commit and pair of tools once, with the designs it synthesized.
+    assert "| abc123 | Yosys 0.70 | nextpnr-0.11.1 | cordic-pipelined, inertia-linear |" in text
+    assert text.count("abc123") == 1 and text.count("until `make synth` runs again") == 1
 
 
 def test_synth_outputs_are_checked_before_any_work(tmp_path, capsys):

@@ -1,11 +1,12 @@
-"""Inverse dynamics (Lee & Chang, section 3): the float64 Newton-Euler formulations
+"""Inverse and forward dynamics (Lee & Chang, section 3): the float64 Newton-Euler formulations
 (:mod:`.reference`), their scans (:mod:`.scans`), range bounds (:mod:`.bounds`), the
 designs' accuracy promise (:mod:`.accuracy`) and operation counts (:mod:`.counts`);
 :class:`NewtonEulerPipeline`, the base-coordinate equations as one fully pipelined
 datapath, and Lee & Chang's processor array (:mod:`.array`); the bit-exact model
 (:mod:`.model`), the payloads (:mod:`.codec`), the designs of the flows (:mod:`.designs`), the ``dynamics`` command's files
-(:mod:`.files`) and the report section (:mod:`.report`). It uses the inertia family's
-references."""
+(:mod:`.files`) and the report section (:mod:`.report`); forward dynamics: the float64
+references (:mod:`.forward`), the traced algorithm and its bit-exact model
+(:mod:`.forward_plan`) and the ``forward-dynamics`` command's files (:mod:`.forward_files`)."""
 
 from robohw.support.lazy import load_export
 
@@ -13,7 +14,9 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "BOUND_FRACTION",
            "AccuracyPromise", "read_states", "solve_dynamics", "write_torques",
            "state_columns", "split_states", "torque_header", "torque_rows",
-           "write_dynamics_report", "inverse_dynamics", "state_fields", "torque_fields"]
+           "write_dynamics_report", "inverse_dynamics", "state_fields", "torque_fields",
+           "forward_dynamics", "solve_forward", "plan_forward", "forward_columns",
+           "split_forward", "acceleration_header", "acceleration_rows"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
@@ -35,6 +38,13 @@ _SOURCES = {
     "inverse_dynamics": "robohw.dynamics.reference",
     "state_fields": "robohw.dynamics.codec",
     "torque_fields": "robohw.dynamics.codec",
+    "forward_dynamics": "robohw.dynamics.forward",
+    "solve_forward": "robohw.dynamics.forward_files",
+    "plan_forward": "robohw.dynamics.forward_files",
+    "forward_columns": "robohw.dynamics.forward_files",
+    "split_forward": "robohw.dynamics.forward_files",
+    "acceleration_header": "robohw.dynamics.forward_files",
+    "acceleration_rows": "robohw.dynamics.forward_files",
 }
 
 

@@ -15,8 +15,8 @@ from amaranth.hdl import signed
 from robohw.hw.payload import payload_rows
 
 __all__ = ["state_field", "torque_field", "state_fields", "torque_fields", "encode_states",
-           "torque_codes", "torque_payloads", "decode_torques",
-           "field_formats"]
+           "encode_forward", "torque_codes", "torque_payloads", "decode_torques",
+           "decode_accelerations", "field_formats"]
 
 
 def state_field(kind, k):
@@ -55,23 +55,36 @@ def encode_states(plan, q, qd, qdd):
     revolute joints, fixed point with ``plan.input_fracs`` fraction bits for the rest (rounded
     to nearest; a value too large for its field saturates, and its row leaves with
     ``in_bounds`` low)."""
-    arrays = [np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, qdd)]
-    for name, value in zip(("q", "qd", "qdd"), arrays):
+    return _encode(plan, q, {"qd": qd, "qdd": qdd})
+
+
+def encode_forward(plan, q, qd, tau):
+    """Payload codes ``{field: (B,) int64}`` of forward dynamics' inputs ``(B, N)`` each:
+    positions as :func:`encode_states` codes them, ``qd{k}`` and ``tau{k}`` fixed point."""
+    return _encode(plan, q, {"qd": qd, "tau": tau})
+
+
+def _encode(plan, q, others):
+    """Codes of positions ``q`` and of fixed-point inputs ``others`` (``{kind: values}``)."""
+    arrays = {name: np.atleast_2d(np.asarray(v, dtype=np.float64))
+              for name, v in {"q": q, **others}.items()}
+    for name, value in arrays.items():
         if value.shape[-1] != plan.dof:
             raise ValueError(f"{name} must have {plan.dof} columns, not {value.shape[-1]}")
         if not np.isfinite(value).all():
             raise ValueError(f"{name} must be finite")
-    q, qd, qdd = np.broadcast_arrays(*arrays)
+    arrays = dict(zip(arrays, np.broadcast_arrays(*arrays.values())))
     fracs, width = plan.input_fracs, plan.width
     codes = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
-        position, rate, acceleration = (state_field(kind, k) for kind in ("q", "qd", "qdd"))
+        position = state_field("q", k)
         if joint.type == "revolute":
-            codes[position] = plan.angle_codes(position, q[:, k - 1])
+            codes[position] = plan.angle_codes(position, arrays["q"][:, k - 1])
         else:
-            codes[position] = _fixed(q[:, k - 1], fracs[position], width)
-        codes[rate] = _fixed(qd[:, k - 1], fracs[rate], width)
-        codes[acceleration] = _fixed(qdd[:, k - 1], fracs[acceleration], width)
+            codes[position] = _fixed(arrays["q"][:, k - 1], fracs[position], width)
+        for kind in others:
+            field = state_field(kind, k)
+            codes[field] = _fixed(arrays[kind][:, k - 1], fracs[field], width)
     return codes
 
 
@@ -105,6 +118,12 @@ def decode_torques(plan, out):
     fracs = plan.output_fracs
     return np.stack([np.asarray(out[k], dtype=np.float64) * 2.0 ** -fracs[k]
                      for k in range(1, plan.dof + 1)], axis=-1)
+
+
+def decode_accelerations(plan, out):
+    """Accelerations ``(B, N)`` (rad/s^2, m/s^2) from forward dynamics' output codes by
+    joint."""
+    return decode_torques(plan, out)
 
 
 def field_formats(plan, flag):

@@ -33,7 +33,8 @@ class Result:
     """What an :class:`Arm` computes: ``values`` (rows first; zeros where not valid), per row
     ``valid`` (bool) and ``reason`` (``"ok"`` or why not), and the hardware's ``accuracy``
     promise (the dynamics model's, :class:`robohw.dynamics.AccuracyPromise`; the inertia
-    model's, :class:`robohw.systolic.accuracy.InertiaPromise`; ``None`` for float64)."""
+    model's, :class:`robohw.systolic.accuracy.InertiaPromise`; the forward-dynamics model's,
+    its proven bound per joint, a tuple; ``None`` for float64)."""
     values: np.ndarray
     valid: np.ndarray
     reason: np.ndarray
@@ -105,6 +106,29 @@ class Arm:
             got = solve_dynamics(self.robot, q, qd, qdd, "model", wrench=wrench, width=width,
                                  design=design)
         return Result(got.tau, got.valid, got.reason, got.accuracy)
+
+
+    def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=0.01):
+        """Joint accelerations ``(rows, N)`` at the states ``(q, qd)`` under the torques
+        ``tau``, each ``(rows, N)``: float64 (the articulated-body algorithm), or its bit-exact
+        model at ``width`` bits (``None``: the narrowest of 32, 40, 48 and 56 whose proven
+        bound is within ``bound_fraction`` of every joint's acceleration limit; a robot with
+        none is refused with ``ValueError``). The model's rows outside the limits are not
+        valid, reason ``outside_limits``, and so are rows whose accelerations it cannot prove
+        within the acceleration limits, ``beyond_acceleration_limits``; ``accuracy`` holds its
+        proven bound per joint."""
+        from robohw.dynamics import solve_forward
+        check_choice("backend", backend, BACKENDS)
+        q, qd, tau = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("tau", tau)))
+        if not q.shape == qd.shape == tau.shape:
+            raise ValueError(f"q, qd and tau must have one shape, not {q.shape}, {qd.shape} "
+                             f"and {tau.shape}")
+        if backend == "float" and (width is not None or bound_fraction != 0.01):
+            raise ValueError("width and bound_fraction are the model's: they need backend "
+                             "'model'")
+        got = solve_forward(self.robot, q, qd, tau, backend, width=width,
+                            bound_fraction=bound_fraction)
+        return Result(got.qdd, got.valid, got.reason, got.bounds)
 
 
 def load_arm(path="puma560", *, base=None, tip=None):

@@ -14,6 +14,7 @@ Examples::
     robohw ik --poses poses.csv --out joints.csv --backend model --elbow down
     robohw inertia --q q.csv --out h.csv --backend model --array logdepth
     robohw dynamics --states s.csv --out tau.csv --robot stanford --formulation scan
+    robohw forward-dynamics --states s.csv --out qdd.csv --robot ur5
     robohw platform ik --poses poses.csv --out legs.csv --platform hexapod
     robohw platform fk --lengths legs.csv --out poses.csv
     robohw transputer --processors 1,3,6,7,8 --allocation optimal --gantt sample.png
@@ -30,8 +31,8 @@ import sys
 import warnings
 
 from robohw import __version__
-from robohw.commands import (bench, distributed, dynamics, export, ik, ik_graph, inertia,
-                             platform, report, sim, sweep, synth, transputer)
+from robohw.commands import (bench, distributed, dynamics, export, forward_dynamics, ik,
+                             ik_graph, inertia, platform, report, sim, sweep, synth, transputer)
 from robohw.commands.options import (CommandParser, add_quiet, bad_outputs, input_files,
                                      output_files, usage)
 from robohw.support.atomic import OutputError, inputs_kept
@@ -40,8 +41,8 @@ from robohw.support.progress import Progress
 __all__ = ["main"]
 
 # In the order of ``robohw --help``.
-COMMANDS = (bench, ik_graph, ik, inertia, dynamics, platform, sim, export, synth, transputer,
-            distributed, sweep, report)
+COMMANDS = (bench, ik_graph, ik, inertia, dynamics, forward_dynamics, platform, sim, export,
+            synth, transputer, distributed, sweep, report)
 
 
 def parser():

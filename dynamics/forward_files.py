@@ -1,0 +1,155 @@
+"""``robohw forward-dynamics``: robot states and torques from CSV to joint accelerations in CSV.
+
+``IN.csv`` has the header ``q1..qN,qd1..qdN,tau1..tauN`` (rad, rad/s, N m for revolute joints;
+m, m/s, N for prismatic ones; any column order). ``OUT.csv`` has ``qdd1..qddN,valid``
+(``reason`` last when asked; rad/s^2 or m/s^2). Backends: ``float``, the articulated-body
+algorithm in float64 (:mod:`robohw.dynamics.forward`), and ``model``, the bit-exact model of
+the traced algorithm (:class:`robohw.dynamics.forward_plan.ArticulatedBodyPlan`, checked by
+:func:`robohw.dataflow.plan.checked_model_codes`).
+
+The model proves its accelerations for states within the robot's position, velocity and torque
+limits whose accelerations are within the acceleration limits: a state outside the first is
+``outside_limits``; one whose accelerations the checks cannot place within theirs (beyond them,
+or within a check's error bound of them) is ``beyond_acceleration_limits``; an angle no binary
+angle holds is ``out_of_format``. Each valid acceleration is within its proven bound, and a plan
+whose bound exceeds ``bound_fraction`` of a joint's acceleration limit is refused before any row.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from robohw.dynamics.forward import articulated_body_accelerations
+from robohw.hw.checks import check_choice
+from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
+
+__all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
+           "solve_forward", "Accelerations", "FORWARD_BACKENDS", "FORWARD_REASONS",
+           "FORWARD_WIDTHS", "plan_forward"]
+
+# The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
+FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
+                   "beyond_acceleration_limits")
+FORWARD_BACKENDS = ("float", "model")
+# The widths the model's default is the narrowest of (the CORDICs' angles at up to 40 bits).
+FORWARD_WIDTHS = (32, 40, 48, 56)
+
+
+def forward_columns(dof):
+    """The columns ``IN.csv`` must have: ``q1..qN,qd1..qdN,tau1..tauN``."""
+    return [f"{kind}{k}" for kind in ("q", "qd", "tau") for k in range(1, dof + 1)]
+
+
+def split_forward(values, dof):
+    """``(q, qd, tau)``, each ``(rows, dof)``, of ``values`` in :func:`forward_columns`'
+    order."""
+    return values[:, :dof], values[:, dof:2 * dof], values[:, 2 * dof:]
+
+
+def acceleration_header(dof, reasons=False):
+    """``OUT.csv``'s header: ``qdd1..qddN,valid`` (and ``reason``)."""
+    return [f"qdd{k}" for k in range(1, dof + 1)] + ["valid"] + (["reason"] if reasons else [])
+
+
+def acceleration_rows(qdd, valid, reason=None):
+    """``OUT.csv``'s rows, :func:`acceleration_header`'s columns (``reason`` when given)."""
+    reason = reason if reason is not None else [None] * len(qdd)
+    return ([*map(float, row), int(ok), *([r] if r else [])]
+            for row, ok, r in zip(qdd, valid, reason))
+
+
+@dataclass
+class Accelerations:
+    """What :func:`solve_forward` gives: ``qdd`` ``(rows, N)`` (zeros where not valid), per row
+    ``valid`` and ``reason``, and the model's proven bound per joint (``None`` for the float
+    backend) with the ``width`` it was planned at."""
+    qdd: np.ndarray
+    valid: np.ndarray
+    reason: np.ndarray
+    bounds: "tuple | None" = None
+    width: "int | None" = None
+
+    def sentence(self, robot):
+        """The model's promise in one clause, or ``None``."""
+        if self.bounds is None:
+            return None
+        shares = [b / j.acceleration_limit for b, j in zip(self.bounds, robot.joints)]
+        worst = int(np.argmax(shares))
+        return (f"each acceleration proven within {100 * max(shares):.2g}% of its limit "
+                f"({self.width} bits; joint {worst + 1}: {self.bounds[worst]:.3g} of "
+                f"{robot.joints[worst].acceleration_limit:g})")
+
+
+def plan_forward(robot, width=None, bound_fraction=0.01):
+    """The :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan` of ``robot`` at ``width``
+    bits, or (``None``) the narrowest of :data:`FORWARD_WIDTHS` whose proven bound is within
+    ``bound_fraction`` of every joint's acceleration limit (``None``: not checked).
+    ``ValueError`` naming what stops it: the range analysis (a divisor or a check it cannot
+    prove at the widest width) or the bound."""
+    from robohw.dataflow.graph import RangeError
+    from robohw.dynamics.forward_plan import ArticulatedBodyPlan
+    from robohw.robots.loading import hardware_robot
+    hardware = hardware_robot(robot, terms=())
+    failure = None
+    for bits in FORWARD_WIDTHS if width is None else (width,):
+        try:
+            plan = ArticulatedBodyPlan(hardware, width=bits)
+            plan.checks                                 # every check proven at this width
+        except RangeError as error:
+            failure = str(error)
+            continue
+        shares = [plan.output_bounds[k] / j.acceleration_limit
+                  for k, j in enumerate(hardware.joints, start=1)]
+        if bound_fraction is None or max(shares) <= bound_fraction:
+            return plan
+        worst = int(np.argmax(shares))
+        failure = (f"{robot.source or robot.name}: at {bits} bits the proven bound of joint "
+                   f"{worst + 1}'s acceleration is {100 * shares[worst]:.3g}% of its limit, "
+                   f"more than the {100 * bound_fraction:g}% allowed (--bound-fraction)")
+    where = f"at {width} bits" if width is not None else \
+        f"at any width of {', '.join(map(str, FORWARD_WIDTHS))}"
+    raise ValueError(f"no forward-dynamics model {where}: {failure}")
+
+
+def solve_forward(robot, q, qd, tau, backend="float", *, width=None, bound_fraction=0.01,
+                  plan=None):
+    """The :class:`Accelerations` of the states by ``backend`` (see the module docstring; the
+    reasons by precedence, :data:`FORWARD_REASONS`); the model's ``plan`` when given (one
+    :func:`plan_forward` made for a file's every chunk), else :func:`plan_forward`'s at
+    ``width`` and ``bound_fraction``."""
+    check_choice("backend", backend, FORWARD_BACKENDS)
+    q, qd, tau = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, tau))
+    if not q.shape == qd.shape == tau.shape == (len(q), robot.dof):
+        raise ValueError(f"q, qd and tau must each have shape (rows, {robot.dof}), not "
+                         f"{q.shape}, {qd.shape} and {tau.shape}")
+    finite = finite_rows(q, qd, tau)
+    q, qd, tau = (np.where(finite[:, None], v, 0.0) for v in (q, qd, tau))  # then not valid
+    bounds = used = None
+    if backend == "float":
+        with np.errstate(all="ignore"):     # an acceleration beyond float64 is not_finite
+            qdd = articulated_body_accelerations(robot, q, qd, tau)
+        failures = []
+    else:
+        plan = plan or plan_forward(robot, width, bound_fraction)
+        qdd, failures, bounds, used = _model(robot, q, qd, tau, plan)
+    valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(qdd))),
+                                         *failures])
+    return Accelerations(keep_valid(qdd, valid), valid, reason, bounds, used)
+
+
+def _model(robot, q, qd, tau, plan):
+    """:func:`solve_forward` by the bit-exact model ``plan``: ``(qdd, failures, bounds,
+    width)``."""
+    from robohw.dataflow.plan import checked_model_codes, in_bounds
+    from robohw.dynamics.codec import decode_accelerations, encode_forward
+    from robohw.dynamics.forward_plan import MAX_TRIG_WIDTH
+    from robohw.support.joints import angles_fit
+    fits = angles_fit(robot, q, min(plan.width, MAX_TRIG_WIDTH))
+    q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
+    codes = encode_forward(plan, q, qd, tau)
+    out, passed = checked_model_codes(plan, codes)
+    with np.errstate(all="ignore"):
+        qdd = decode_accelerations(plan, out)
+    bounds = tuple(plan.output_bounds[k] for k in range(1, robot.dof + 1))
+    return qdd, [("out_of_format", ~fits), ("outside_limits", ~in_bounds(plan, codes)),
+                 ("beyond_acceleration_limits", ~passed)], bounds, plan.width

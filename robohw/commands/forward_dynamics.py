@@ -1,0 +1,67 @@
+"""``robohw forward-dynamics``: joint accelerations of robot states and torques from a CSV file
+(forward dynamics)."""
+
+import functools
+
+from robohw.commands.options import (FileTable, Solved, file_command, inapplicable, integer,
+                                     positive, run_file_command, usage)
+
+__all__ = ["register", "run"]
+
+
+def register(commands):
+    forward = file_command(
+        commands, "forward-dynamics", "joint accelerations of robot states and torques from a "
+        "CSV file (forward dynamics)",
+        "robohw forward-dynamics --robot ur5 --states s.csv --out qdd.csv",
+        "--states", "header q1..qN,qd1..qdN,tau1..tauN (rad or m, per s, N m or N)",
+        "written with the header qdd1,...,qddN,valid (rad/s^2 or m/s^2)",
+        ["float", "model"],
+        "the articulated-body algorithm in float64, or its bit-exact model (the traced "
+        "algorithm in fixed point, checked)")
+    forward.add_argument("--width", type=integer("--width", 16, 56),
+                         help="the model's data width, 16..56 (default: the narrowest of 32, "
+                              "40, 48 and 56 whose proven bound meets --bound-fraction)")
+    forward.add_argument("--bound-fraction", type=positive("--bound-fraction"),
+                         help="the model's largest accepted share of each joint's acceleration "
+                              "limit for its proven error bound (default 0.01: a model whose "
+                              "bound exceeds 1 %% of a limit is refused)")
+    forward.add_argument("--reasons", action="store_true",
+                         help="add a reason column, by precedence: ok, not_finite (a state, a "
+                              "torque or an acceleration that is not finite), out_of_format "
+                              "(the model's angle beyond its binary angles), outside_limits "
+                              "(the model's state or torque outside the robot file's limits), "
+                              "beyond_acceleration_limits (the model's accelerations not "
+                              "proven within the file's acceleration limits)")
+    forward.set_defaults(run=run)
+    return forward
+
+
+def run(args):
+    from robohw.dynamics import (acceleration_header, acceleration_rows, forward_columns,
+                                 plan_forward, solve_forward, split_forward)
+    model = args.backend == "model"
+    bad = inapplicable(args, [
+        ("--width", model, "--backend model"),
+        ("--bound-fraction", model, "--backend model: the float backend has no error bound "
+                                    "to check")])
+    if bad:
+        return usage("forward-dynamics", bad)
+    fraction = 0.01 if args.bound_fraction is None else args.bound_fraction
+
+    def table(robot):
+        return FileTable(forward_columns(robot.dof), acceleration_header(robot.dof,
+                                                                         args.reasons),
+                         "states")
+
+    @functools.cache
+    def plan(robot):                    # one model for every chunk of the file
+        return plan_forward(robot, args.width, fraction)
+
+    def solve(robot, values):
+        q, qd, tau = split_forward(values, robot.dof)
+        got = solve_forward(robot, q, qd, tau, args.backend,
+                            plan=plan(robot) if model else None)
+        return Solved(len(got.qdd), int(got.valid.sum()), acceleration_rows(
+            got.qdd, got.valid, got.reason if args.reasons else None), got.sentence(robot))
+    return run_file_command(args, "forward-dynamics", "states", table, solve)

@@ -1,0 +1,117 @@
+"""``robohw forward-dynamics`` and ``Arm.forward_dynamics``: the float backend is the
+articulated-body reference; the model's valid rows are within its proven bound of it, the rest
+invalid with their reason; the command and the API agree row for row."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from robohw.api import load_arm
+from robohw.commands import main
+from robohw.dynamics.forward import articulated_body_accelerations
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.robots import load_robot
+from robohw.robots.sampling import sample_states
+
+
+def _write(path, q, qd, tau):
+    dof = q.shape[1]
+    with open(path, "w", newline="") as f:
+        out = csv.writer(f)
+        out.writerow([f"{k}{i}" for k in ("q", "qd", "tau") for i in range(1, dof + 1)])
+        out.writerows(np.hstack([q, qd, tau]).tolist())
+
+
+def _read(path):
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    dof = sum(1 for key in rows[0] if key.startswith("qdd"))
+    qdd = np.array([[float(r[f"qdd{k}"]) for k in range(1, dof + 1)] for r in rows])
+    return qdd, np.array([r["valid"] == "1" for r in rows]), [r.get("reason") for r in rows]
+
+
+def _states(robot, count, seed):
+    q, qd, qdd = sample_states(robot, count, np.random.default_rng(seed))
+    return q, qd, inverse_dynamics(robot, q, qd, qdd)
+
+
+def test_the_float_backend_is_the_reference_and_the_api_agrees(tmp_path, capsys):
+    robot = load_robot("ur5")
+    q, qd, tau = _states(robot, 40, 1)
+    _write(tmp_path / "s.csv", q, qd, tau)
+    assert main(["forward-dynamics", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
+                 "--out", str(tmp_path / "qdd.csv"), "--reasons"]) == 0
+    assert "40 states, 40 valid" in capsys.readouterr().err
+    qdd, valid, reason = _read(tmp_path / "qdd.csv")
+    assert np.array_equal(qdd, articulated_body_accelerations(robot, q, qd, tau))
+    assert valid.all() and set(reason) == {"ok"}
+    got = load_arm("ur5").forward_dynamics(q, qd, tau)
+    assert np.array_equal(got.values, qdd) and got.valid.all() and got.accuracy is None
+    # A value that is not a number: that row not valid, with zeros (a file's is refused).
+    tau[3, 2] = np.nan
+    got = load_arm("ur5").forward_dynamics(q, qd, tau)
+    assert got.reason[3] == "not_finite" and not got.values[3].any()
+    assert got.valid.sum() == 39
+
+
+def test_the_models_valid_rows_are_within_its_bound(tmp_path, capsys):
+    robot = load_robot("puma560")
+    q, qd, tau = _states(robot, 60, 2)
+    tau[5, 0] = 10 * robot.joints[0].torque_limit         # beyond the torque limit
+    q[6, 1] = 2.0 ** 40                                    # no binary angle holds it
+    tau[7] = 0.0                                           # free fall: beyond the limits
+    _write(tmp_path / "s.csv", q, qd, tau)
+    assert main(["forward-dynamics", "--robot", "puma560", "--states",
+                 str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend",
+                 "model", "--reasons"]) == 0
+    err = capsys.readouterr().err
+    assert "each acceleration proven within" in err and "(40 bits;" in err
+    qdd, valid, reason = _read(tmp_path / "qdd.csv")
+    assert reason[5:8] == ["outside_limits", "out_of_format", "beyond_acceleration_limits"]
+    arm = load_arm("puma560")
+    got = arm.forward_dynamics(q, qd, tau, "model")
+    assert np.array_equal(got.values, qdd) and got.reason.tolist() == reason
+    want = articulated_body_accelerations(robot, q, qd, tau)
+    assert np.all(np.abs(qdd - want)[valid] <= np.array(got.accuracy))
+    assert valid.sum() >= 30                    # most rows within the limits pass the checks
+
+
+def test_a_model_whose_bound_is_too_weak_is_refused_in_one_line(tmp_path, capsys):
+    robot = load_robot("ur5")
+    _write(tmp_path / "s.csv", *_states(robot, 4, 3))
+    args = ["forward-dynamics", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
+            "--out", str(tmp_path / "qdd.csv"), "--backend", "model"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(
+        "robohw forward-dynamics: no forward-dynamics model at any width of 32, 40, 48, 56")
+    assert "more than the 1% allowed (--bound-fraction)" in err
+    assert not (tmp_path / "qdd.csv").exists()
+    # A weaker promise accepted: the UR5's model at its narrowest width that meets it.
+    assert main([*args, "--bound-fraction", "0.3"]) == 0
+    assert "(40 bits;" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--width", "32"], "--width applies to --backend model"),
+    (["--bound-fraction", "0.1"], "--bound-fraction applies to --backend model"),
+])
+def test_options_of_the_model_are_refused_with_the_float_backend(tmp_path, capsys, extra,
+                                                                  message):
+    robot = load_robot("puma560")
+    _write(tmp_path / "s.csv", *_states(robot, 2, 4))
+    assert main(["forward-dynamics", "--states", str(tmp_path / "s.csv"), "--out",
+                 str(tmp_path / "qdd.csv"), *extra]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_the_api_checks_its_arguments():
+    arm = load_arm("puma560")
+    q = np.zeros((2, 6))
+    with pytest.raises(ValueError, match="backend must be one of float, model"):
+        arm.forward_dynamics(q, q, q, "rtl")
+    with pytest.raises(ValueError, match=r"tau must have shape \(rows, 6\)"):
+        arm.forward_dynamics(q, q, np.zeros((2, 5)))
+    with pytest.raises(ValueError, match="width and bound_fraction are the model's"):
+        arm.forward_dynamics(q, q, q, width=32)

@@ -162,6 +162,24 @@ def place_and_route_progress(log_text):
     return "routing", "no progress reported yet"
 
 
+def _overfull(row, cells, device):
+    """What the synthesized netlist needs beyond ``device`` (``"129,348 flip-flops of 83,640
+    (155 %)"``, the resources joined by commas), or ``""`` where it may fit: flip-flops, DSP
+    tiles (an ECP5's MULT18X18D) and block RAMs as Yosys counts them, and on an ECP5 the slices' LUT positions at
+    least the LUT4s and two for each carry cell (CCU2C) take: what placement cannot change."""
+    from robohw.hw.devices import DEVICES
+    capacity = DEVICES[device]
+    ecp5 = capacity.family == "ecp5"
+    combs = row["luts"] + (2 * cells.get("CCU2C", 0) if ecp5 else 0)
+    multipliers = cells.get("MULT18X18D", 0) if ecp5 else row["dsp"]
+    needs = [("LUT positions" if ecp5 else "LUT4s", combs, capacity.luts),
+             ("flip-flops", row["flip_flops"], capacity.flip_flops),
+             ("DSP tiles", multipliers, capacity.dsp), ("block RAMs", row["bram"],
+                                                       capacity.bram)]
+    return ", ".join(f"{used:,} {what} of {have:,} ({100 * used / have:.0f} %)"
+                     for what, used, have in needs if used > have)
+
+
 def _why_not_placed(log, cells):
     text = log.read_text(errors="replace")
     full = re.search(r"no BELs remaining to implement cell type '(\w+)'", text)
@@ -298,7 +316,10 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     port_bits = sum(field["width"] for stream in sidecar["ports"].values()
                     for field in stream["fields"].values()) + 6  # + valid/ready, clk, rst
     row["fmax_mhz"], row["placed"] = None, False
-    if pins is not None and port_bits > pins:
+    overfull = _overfull(row, cells, device)
+    if overfull:
+        row["note"] = f"does not fit: {overfull}"
+    elif pins is not None and port_bits > pins:
         row["note"] = f"not placed: {port_bits} port bits, {pins} pins"
     else:
         say(f"{module}: {commands['nextpnr']} {' '.join(arguments)} --seed {seed} "

@@ -77,14 +77,15 @@ def test_ice40_without_enough_pins_is_counted_not_placed(tmp_path):
 # Stand-ins for Yosys and nextpnr (``--tools native`` finds them on PATH): Yosys writes the
 # netlist and a cell count, nextpnr records its arguments and reports 123.4 MHz.
 _FAKE_YOSYS = """
-import json, re, sys
+import json, os, re, sys
 if sys.argv[1:] == ["--version"]:
     print("Yosys 0.0 (fake)")
     sys.exit()
 script = sys.argv[-1]
 open(re.search(r"write_json (\\S+);", script).group(1), "w").write("{}")
+flip_flops = int(os.environ.get("FAKE_YOSYS_FLIP_FLOPS", 2))
 open(re.search(r"-o (\\S+) stat", script).group(1), "w").write(json.dumps(
-    {"modules": {"top": {"num_cells_by_type": {"LUT4": 3, "TRELLIS_FF": 2}}}}))
+    {"modules": {"top": {"num_cells_by_type": {"LUT4": 3, "TRELLIS_FF": flip_flops}}}}))
 """
 _FAKE_NEXTPNR = """
 import json, os, sys, time
@@ -450,3 +451,16 @@ def test_the_default_work_folder_is_made_where_it_is_missing(fake_tools, tmp_pat
     # A folder given that cannot be made is still refused in one line.
     assert main(["synth", "--tools", "native", "--designs", "cordic-pipelined", "--out",
                  "missing/synth"]) == 2
+
+
+def test_a_netlist_beyond_the_device_is_a_row_that_says_by_how_much(fake_tools, monkeypatch,
+                                                                     tmp_path):
+    from robohw.commands import main
+    monkeypatch.setenv("FAKE_YOSYS_FLIP_FLOPS", "129348")
+    out = tmp_path / "rows.json"
+    assert main(["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths",
+                 "12", "--seeds", "1", "--out", str(fake_tools), "--json", str(out)]) == 0
+    (row,) = json.loads(out.read_text())["rows"]
+    assert row["note"] == "does not fit: 129,348 flip-flops of 83,640 (155 %)"
+    assert not row["placed"] and row["fmax_mhz"] is None
+    assert not (fake_tools / "seed1" / "nextpnr.args").exists()     # nextpnr never ran

@@ -7,11 +7,17 @@
   announced as it starts (a Verilator build, ``update(0, label, force=True)``) has its line at
   once; a counted run has a line once it has taken :attr:`Progress.LONG` seconds, and then one
   when it is done. A short run prints nothing.
+- Never quiet for long: while a run is under way and nothing has been shown for
+  :attr:`Progress.HEARTBEAT` seconds, a heartbeat shows it is (on a terminal the line redrawn
+  with its elapsed time; in a log ``label: still running (95 s, 3 of 18 done)``), from a
+  daemon thread that watches every run under way.
 - Nothing at all with ``--quiet`` (:attr:`Progress.silenced`).
 """
 
 import sys
+import threading
 import time
+import weakref
 
 __all__ = ["Progress"]
 
@@ -26,9 +32,15 @@ class Progress:
     BAR = 20
     INTERVAL = 2.0          # seconds between a terminal line's redraws
     LONG = 10.0             # seconds after which a counted run is a long step in a log
+    HEARTBEAT = 30.0        # the longest a run under way goes without a line
     silenced = False        # set by ``--quiet``
     _drawn = None           # the terminal stream whose last line is drawn and not ended
     _announced = []         # the logs' progress objects with a step started and not ended
+    # The runs under way, which the heartbeat watches (weakly: a run dropped unfinished, by an
+    # error, leaves the watch with its last reference).
+    _running = weakref.WeakSet()
+    _lock = threading.RLock()
+    _watcher = None
 
     def __init__(self, total, stream=None, *, quiet=None):
         self.total, self.done = total, 0
@@ -38,6 +50,8 @@ class Progress:
         self._started = self._shown = time.perf_counter()
         self._step = None        # a log's announced step: (label, started)
         self._logged = False     # a log has the counted run's start line
+        self._label = ""
+        self._beat = time.monotonic()   # when this run last showed a line (a real clock)
 
     def step(self, label):
         """One more of ``total`` is done: show its line."""
@@ -49,6 +63,15 @@ class Progress:
         self.done = done
         if self.quiet or Progress.silenced:
             return
+        with Progress._lock:
+            self._label = label
+            if done < self.total:
+                self._watch()
+            else:
+                Progress._running.discard(self)
+            self._show(done, label, force)
+
+    def _show(self, done, label, force):
         now = time.perf_counter()
         if self.terminal:
             if force or now - self._shown >= self.INTERVAL or done >= self.total:
@@ -87,10 +110,38 @@ class Progress:
             Progress._announced.remove(self)
 
     def _print(self, line):
+        self._beat = time.monotonic()
         print(line, file=self.stream, flush=True)
+
+    def _watch(self):
+        """Put this run under the heartbeat's watch (its thread started on first use)."""
+        Progress._running.add(self)
+        if Progress._watcher is None or not Progress._watcher.is_alive():
+            Progress._watcher = threading.Thread(target=Progress._heartbeats, daemon=True,
+                                                 name="progress heartbeat")
+            Progress._watcher.start()
+
+    @classmethod
+    def _heartbeats(cls):
+        while True:
+            time.sleep(min(1.0, cls.HEARTBEAT / 4))
+            with cls._lock:
+                for run in list(cls._running):
+                    if time.monotonic() - run._beat >= cls.HEARTBEAT:
+                        run._heartbeat()
+
+    def _heartbeat(self):
+        now = time.perf_counter()
+        if self.terminal:
+            self._draw(self._line(self._label, now))
+            return
+        label = self._step[0] if self._step is not None else self._label
+        counted = f", {self.done} of {self.total} done" if self.total > 1 else ""
+        self._print(f"{label}: still running ({now - self._started:.0f} s{counted})")
 
     def _draw(self, line):
         # A carriage return and erase-to-end-of-line redraw the line in place.
+        self._beat = time.monotonic()
         self.stream.write(f"\r{line}\x1b[K")
         if self.done >= self.total:
             self.stream.write("\n")
@@ -104,10 +155,12 @@ class Progress:
         """End what a command leaves open when it ends: a terminal line left drawn (a run
         stopped short, a step announced and never counted), so the next output starts on a
         line of its own; a log's announced steps, with their end lines."""
-        now = time.perf_counter()
-        for progress in list(cls._announced):
-            progress._end_step(now)
-        if cls._drawn is not None:
-            cls._drawn.write("\n")
-            cls._drawn.flush()
-            cls._drawn = None
+        with cls._lock:
+            cls._running.clear()
+            now = time.perf_counter()
+            for progress in list(cls._announced):
+                progress._end_step(now)
+            if cls._drawn is not None:
+                cls._drawn.write("\n")
+                cls._drawn.flush()
+                cls._drawn = None

@@ -589,3 +589,39 @@ def test_the_help_names_every_shipped_robot():
     from robohw.commands.options import SHIPPED_NAMES
     from robohw.robots import ALL_SHIPPED
     assert SHIPPED_NAMES == ALL_SHIPPED
+
+
+def _waited(condition, seconds=5.0):
+    """Whether ``condition()`` holds within ``seconds`` (polled: the heartbeat is a thread)."""
+    import time
+    ends = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_run_under_way_is_never_quiet_for_long(monkeypatch):
+    import time
+    monkeypatch.setattr(Progress, "HEARTBEAT", 0.2)
+    log = io.StringIO()
+    run = Progress(18, log)
+    run.update(3, "sections", force=True)
+    # A long section: heartbeats, not silence.
+    assert _waited(lambda: len(log.getvalue().splitlines()) >= 2)
+    assert all(re.fullmatch(r"sections: still running \(\d+ s, 3 of 18 done\)", line)
+               for line in log.getvalue().splitlines())
+    run.update(18, "sections")            # done: the watch ends
+    time.sleep(0.5)
+    finished = log.getvalue()
+    time.sleep(1.5)
+    assert log.getvalue() == finished
+    terminal = Terminal()
+    drawn = Progress(4, terminal)
+    drawn.step("first")                   # on a terminal, the line redrawn with its time
+    assert _waited(lambda: terminal.getvalue().count("\r") >= 2)
+    Progress.end_line()
+    ended = terminal.getvalue()
+    time.sleep(1.5)
+    assert terminal.getvalue() == ended

@@ -1,10 +1,12 @@
 """``robohw export``: Verilog, JSON sidecars and lint waivers of every top-level design."""
 
+import os
 import sys
 
 from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_ii, add_robot,
                                      bad_fold, bad_folder, bad_widths, design_names, folds,
-                                     folds_for, ii_as_fold, inapplicable, usage, width_list)
+                                     folds_for, ii_as_fold, inapplicable, integer, usage,
+                                     width_list)
 from robohw.hw.devices import DEVICES
 from robohw.support.progress import Progress
 
@@ -27,6 +29,9 @@ def register(commands):
     export.add_argument("--fold", type=folds, metavar="FOLDS",
                         help="comma-separated folds; " + FOLD_HELP)
     add_ii(export, several=True)
+    export.add_argument("--jobs", type=integer("--jobs", 1, 64),
+                        help="modules exported at a time, each in a process of its own "
+                             "(default: the machine's cores)")
     export.add_argument("--no-lint", action="store_true",
                         help="skip verilator --lint-only -Wall")
     export.add_argument("--device", choices=list(DEVICES), metavar="DEVICE",
@@ -57,7 +62,7 @@ def run(args):
         sidecars = export_all(args.out, names, args.widths, folds=fold_lists,
                               check_lint=not args.no_lint, progress=Progress(total),
                               device=args.device, robot=args.robot, base=args.base,
-                              tip=args.tip)
+                              tip=args.tip, jobs=args.jobs or os.cpu_count() or 1)
     except LintError as error:
         print(f"robohw export: {error}", file=sys.stderr)
         return 1

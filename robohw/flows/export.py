@@ -39,7 +39,7 @@ import subprocess
 
 import amaranth
 
-from robohw.hw.checks import check_choice
+from robohw.hw.checks import check_choice, check_integer
 from robohw.registry import DESIGNS, robot_designs
 from robohw.registry import designs as find_designs
 from robohw.hw.devices import DEVICES
@@ -162,23 +162,38 @@ def export_design(design, width, out_dir, *, fold=None, check_lint=True, device=
 
 
 def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=True,
-               progress=None, device=None, robot=None, base=None, tip=None):
+               progress=None, device=None, robot=None, base=None, tip=None, jobs=1):
     """Export every design in ``designs`` (names; default all, or with ``robot`` every design
     generated from a robot) at each of its widths (or at ``widths``) and each of its folds
     (``folds[name]``, a sequence; default the design's own), for ``device`` (see
     :func:`export_design`), generated for ``robot`` (a robot file or shipped name, with a
-    URDF's ``base`` and ``tip``; default each design's own); return the sidecars."""
+    URDF's ``base`` and ``tip``; default each design's own), ``jobs`` modules at a time (in
+    processes of their own); return the sidecars, in that order whatever order they finish
+    in."""
     names = list(designs or (robot_designs() if robot is not None else DESIGNS))
     folds = folds or {}
     found = find_designs(names, robot, base=base, tip=tip)
-    jobs = [(found[name], width, fold) for name in names
+    work = [(found[name], width, fold) for name in names
             for width in (widths or found[name].widths) for fold in folds.get(name, (None,))]
-    for design, width, _ in jobs:       # every width checked before any work
+    for design, width, _ in work:       # every width checked before any work
         design.check_width(width)
-    sidecars = []
-    for design, width, fold in jobs:
-        sidecars.append(export_design(design, width, out_dir, fold=fold,
-                                      check_lint=check_lint, device=device))
-        if progress:
-            progress.step(f"{sidecars[-1]['module']}.v")
+    check_integer("jobs", jobs, minimum=1)
+    if jobs == 1 or len(work) == 1:
+        sidecars = []
+        for design, width, fold in work:
+            sidecars.append(export_design(design, width, out_dir, fold=fold,
+                                          check_lint=check_lint, device=device))
+            if progress:
+                progress.step(f"{sidecars[-1]['module']}.v")
+        return sidecars
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(min(jobs, len(work))) as pool:
+        futures = {pool.submit(export_design, design, width, out_dir, fold=fold,
+                               check_lint=check_lint, device=device): k
+                   for k, (design, width, fold) in enumerate(work)}
+        sidecars = [None] * len(work)
+        for future in as_completed(futures):
+            sidecars[futures[future]] = future.result()
+            if progress:
+                progress.step(f"{sidecars[futures[future]]['module']}.v")
     return sidecars

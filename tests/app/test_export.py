@@ -153,3 +153,19 @@ def test_a_robot_is_loaded_and_converted_once(tmp_path, monkeypatch):
     assert calls.count(("convert", "ur5")) == 1
     assert sorted(p.name for p in tmp_path.glob("*.v")) == [
         "dynamics_engine_ur5_w20_f5.v", "inertia_linear_ur5_w20_f6.v"]
+
+
+@pytest.mark.heavy
+def test_modules_exported_side_by_side_are_the_same_files_in_order(tmp_path):
+    from robohw.flows.export import export_all
+    one = export_all(tmp_path / "one", ["cordic-pipelined", "cordic-word-serial"], [12, 16],
+                     jobs=1)
+    two = export_all(tmp_path / "two", ["cordic-pipelined", "cordic-word-serial"], [12, 16],
+                     jobs=2)
+    assert [s["module"] for s in two] == [s["module"] for s in one]
+    assert [s["verilog_sha256"] for s in two] == [s["verilog_sha256"] for s in one]
+    for sidecar in one:
+        name = f"{sidecar['module']}.vlt"
+        assert (tmp_path / "one" / name).read_text() == (tmp_path / "two" / name).read_text()
+    with pytest.raises(ValueError, match="jobs must be a positive integer, not 0"):
+        export_all(tmp_path / "three", ["cordic-pipelined"], [12], jobs=0)

@@ -605,6 +605,7 @@ def _waited(condition, seconds=5.0):
 def test_a_run_under_way_is_never_quiet_for_long(monkeypatch):
     import time
     monkeypatch.setattr(Progress, "HEARTBEAT", 0.2)
+    monkeypatch.setattr(Progress, "silenced", False)     # whatever a --quiet run left
     log = io.StringIO()
     run = Progress(18, log)
     run.update(3, "sections", force=True)

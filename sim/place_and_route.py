@@ -22,8 +22,8 @@ MAX_TARGET_MHZ = 10_000
 # The placement seed alone moves Fmax by several percent: a documented figure is the worst of
 # these three.
 DEFAULT_SEEDS = (1, 2, 3)
-# A place-and-route run longer than this stops (minutes): the large designs take 10-40
-# minutes on the project's machine, and a placement that cannot route runs for hours.
+# A place-and-route run that takes more CPU time than this stops (minutes): the large designs
+# take 10-40 minutes on the project's machine, and a placement that cannot route runs for hours.
 DEFAULT_TIME_LIMIT_MIN = 45
 
 

@@ -60,8 +60,9 @@ def register(commands):
                        help="route for no clock, whatever the design's default")
     synth.add_argument("--time-limit", type=positive("--time-limit"), metavar="MINUTES",
                        default=DEFAULT_TIME_LIMIT_MIN,
-                       help="stop a place and route that takes longer, with one line naming "
-                            f"what was left (default {DEFAULT_TIME_LIMIT_MIN} minutes)")
+                       help="stop a place and route that takes more CPU time, with one line "
+                            f"naming what was left (default {DEFAULT_TIME_LIMIT_MIN} minutes: "
+                            f"nextpnr's own time, whatever else shares the cores)")
     synth.add_argument("--jobs", type=integer("--jobs", 1), default=1,
                        help="place-and-route runs at once (default 1)")
     synth.add_argument("--no-cache", action="store_true",

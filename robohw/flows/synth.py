@@ -10,6 +10,7 @@ than the package has pins is synthesized and counted, and reported as not placed
 
 import hashlib
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -28,7 +29,7 @@ __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET
            "SynthTimeout",
            "check_nextpnr_options", "place_and_route_progress", "synthesize",
            "worst_of_seeds", "combine_seeds", "merge_rows", "tool_table", "critical_path",
-           "format_synth"]
+           "cpu_seconds", "format_synth"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -119,20 +120,49 @@ class _TimedOut(Exception):
     pass
 
 
+# A tool past its limit of CPU time is stopped; one that uses none (blocked) is stopped past
+# this many times the limit of the clock's time.
+_WALL_CLOCK_FACTOR = 3
+# Seconds between two looks at a tool's CPU time.
+_POLL_SECONDS = 1.0
+
+
+def cpu_seconds(pid):
+    """The CPU time (user and system, seconds) process ``pid`` has used, from Linux's
+    ``/proc/PID/stat``; ``None`` where that cannot be read (another system, a process gone)."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return None
+    # After the command's name: state is field 3, utime and stime fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _run(command, log, cwd, timeout=None):
     # The WebAssembly tools see the working directory, not every absolute path: run there.
-    # Past ``timeout`` seconds the tool is killed (subprocess.run's timeout).
+    # Past ``timeout`` seconds of the tool's CPU time (its own: the clock's where the system
+    # does not say; the clock's times _WALL_CLOCK_FACTOR for a tool that uses none) the tool
+    # is killed: a limit that does not depend on what else shares the machine's cores.
     with open(log, "w") as file:
-        try:
-            result = subprocess.run(command, stdout=file, stderr=subprocess.STDOUT, cwd=cwd,
-                                    timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise _TimedOut from None
-    if result.returncode < 0:
+        process = subprocess.Popen(command, stdout=file, stderr=subprocess.STDOUT, cwd=cwd)
+        started = time.perf_counter()
+        while True:
+            try:
+                returncode = process.wait(timeout=None if timeout is None else _POLL_SECONDS)
+                break
+            except subprocess.TimeoutExpired:
+                used = cpu_seconds(process.pid)
+                wall = time.perf_counter() - started
+                if (used if used is not None else wall) > timeout or \
+                        wall > _WALL_CLOCK_FACTOR * timeout:
+                    process.kill()
+                    process.wait()
+                    raise _TimedOut from None
+    if returncode < 0:
         # Stopped from outside (a signal): no result, and nothing to cache.
         raise SynthError(f"{pathlib.Path(command[0]).name} was stopped by signal "
-                         f"{-result.returncode}; see {log}")
-    return result.returncode
+                         f"{-returncode}; see {log}")
+    return returncode
 
 
 # nextpnr's progress lines: router1's table every 1,000 arcs (iterations, the arcs routed with
@@ -229,7 +259,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     grade, the seed, the placer, the router and the target are all the same (``"cached": true``
     in the row); results are kept in ``synth`` in the user's cache folder
     (:func:`robohw.sim.cache.cache_root`, ``ROBOHW_CACHE`` overrides), whatever ``out_dir``.
-    ``time_limit_min``: minutes nextpnr may take (``None``: no limit); past them it is stopped
+    ``time_limit_min``: minutes of CPU time nextpnr may take (``None``: no limit; see
+    :func:`cpu_seconds`: where the system does not say, the clock's); past them it is stopped
     and :class:`SynthTimeout` names the design, the phase and what was left
     (:func:`place_and_route_progress`); nothing is cached. With ``timed_out_row`` the run
     returns a row instead, not placed, its ``note`` the measured reason (``"not routed:

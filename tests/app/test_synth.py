@@ -97,7 +97,9 @@ if os.environ.get("FAKE_NEXTPNR_ROUTES_FOREVER"):
     print("Info: Routing..")
     print("Info:       1000 |      188        793 |  188   793 |     49901|       0.09       0.09|")
     sys.stdout.flush()
-    time.sleep(60)
+    ends = time.monotonic() + 60
+    while time.monotonic() < ends:    # busy: routing uses CPU time, which the limit counts
+        pass
 seed = int(sys.argv[sys.argv.index("--seed") + 1])
 open(sys.argv[sys.argv.index("--report") + 1], "w").write(json.dumps(
     {"fmax": {"clk": {"achieved": 120.0 + seed}}, "utilization": {}, "critical_paths": []}))
@@ -464,3 +466,18 @@ def test_a_netlist_beyond_the_device_is_a_row_that_says_by_how_much(fake_tools, 
     assert row["note"] == "does not fit: 129,348 flip-flops of 83,640 (155 %)"
     assert not row["placed"] and row["fmax_mhz"] is None
     assert not (fake_tools / "seed1" / "nextpnr.args").exists()     # nextpnr never ran
+
+
+def test_the_time_limit_counts_the_tools_cpu_time_not_the_clocks(tmp_path):
+    import subprocess
+    import sys
+    import time
+    from robohw.flows.synth import cpu_seconds
+    busy = subprocess.Popen([sys.executable, "-c", "import time\nend = time.monotonic() + 1.5"
+                             "\nwhile time.monotonic() < end: pass"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
+    time.sleep(1.0)
+    spent = cpu_seconds(busy.pid), cpu_seconds(idle.pid)
+    busy.wait(), idle.wait()
+    assert spent[0] > 0.5 and spent[1] < 0.3
+    assert cpu_seconds(busy.pid) is None                # gone

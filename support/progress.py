@@ -9,7 +9,8 @@
   when it is done. A short run prints nothing.
 - Never quiet for long: while a run is under way and nothing has been shown for
   :attr:`Progress.HEARTBEAT` seconds, a heartbeat shows it is (on a terminal the line redrawn
-  with its elapsed time; in a log ``label: still running (95 s, 3 of 18 done)``), from a
+  with its elapsed time; in a log ``still running (95 s, 3 of 18 done; last: label)``, or
+  ``label: still running (95 s)`` for a step announced as it started), from a
   daemon thread that watches every run under way.
 - Nothing at all with ``--quiet`` (:attr:`Progress.silenced`).
 """
@@ -135,9 +136,13 @@ class Progress:
         if self.terminal:
             self._draw(self._line(self._label, now))
             return
-        label = self._step[0] if self._step is not None else self._label
-        counted = f", {self.done} of {self.total} done" if self.total > 1 else ""
-        self._print(f"{label}: still running ({now - self._started:.0f} s{counted})")
+        elapsed = now - self._started
+        if self._step is not None:          # an announced step: its own label
+            self._print(f"{self._step[0]}: still running ({elapsed:.0f} s)")
+        else:                               # a counted run: the label is the last one done
+            last = f"; last: {self._label}" if self._label else ""
+            self._print(f"still running ({elapsed:.0f} s, {self.done} of {self.total} "
+                        f"done{last})")
 
     def _draw(self, line):
         # A carriage return and erase-to-end-of-line redraw the line in place.

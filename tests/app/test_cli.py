@@ -611,7 +611,7 @@ def test_a_run_under_way_is_never_quiet_for_long(monkeypatch):
     run.update(3, "sections", force=True)
     # A long section: heartbeats, not silence.
     assert _waited(lambda: len(log.getvalue().splitlines()) >= 2)
-    assert all(re.fullmatch(r"sections: still running \(\d+ s, 3 of 18 done\)", line)
+    assert all(re.fullmatch(r"still running \(\d+ s, 3 of 18 done; last: sections\)", line)
                for line in log.getvalue().splitlines())
     run.update(18, "sections")            # done: the watch ends
     time.sleep(0.5)

@@ -462,6 +462,12 @@ def model_codes(plan, codes, overflow="raise"):
     batch = len(np.atleast_1d(next(iter(codes.values()))))
     values = evaluate_fixed(plan.tracer, plan.live, plan.formats, _input_codes(plan, codes),
                             plan.width, overflow)
+    return _output_codes(plan, values, batch)
+
+
+def _output_codes(plan, values, batch):
+    """``{key: (batch,) codes}`` of the plan's outputs from its nodes' ``values``: a constant
+    output as its code in every row."""
     fracs = plan.output_fracs
     out = {}
     for key, node in plan.outputs.items():
@@ -495,14 +501,7 @@ def checked_model_codes(plan, codes):
     if broken.any():
         raise OverflowError(f"a register overflowed on {int(broken.sum())} rows within the "
                             f"limits whose checks passed: the formats' promise is broken")
-    fracs = plan.output_fracs
-    out = {}
-    for key, node in plan.outputs.items():
-        if isinstance(node, float):
-            out[key] = np.full(batch, round(node * 2.0 ** fracs[key]), dtype=np.int64)
-        else:
-            out[key] = np.broadcast_to(values[node.index], (batch,)).copy()
-    return out, passed
+    return _output_codes(plan, values, batch), passed
 
 
 def traced_float_values(plan, inputs):

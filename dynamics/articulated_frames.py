@@ -30,24 +30,10 @@ checks.
 
 import math
 
+from robohw.dynamics.link_frames import turn_into, turn_out
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
 
 __all__ = ["articulated_body_steps", "link_inertia", "joint_motion", "link_geometry"]
-
-
-def _turn_into(c, s, ca, sa, v):
-    """``Rx(alpha)^T Rz(theta)^T v``: the 3-vector ``v`` of frame ``i - 1`` in frame ``i``."""
-    x = total([product(c, v[0]), product(s, v[1])])
-    y = difference(product(c, v[1]), product(s, v[0]))
-    return (x, total([product(ca, y), product(sa, v[2])]),
-            difference(product(ca, v[2]), product(sa, y)))
-
-
-def _turn_out(c, s, ca, sa, v):
-    """``Rz(theta) Rx(alpha) v``: the 3-vector ``v`` of frame ``i`` in frame ``i - 1``."""
-    y = difference(product(ca, v[1]), product(sa, v[2]))
-    return (difference(product(c, v[0]), product(s, y)), total([product(s, v[0]), product(c, y)]),
-            total([product(sa, v[1]), product(ca, v[2])]))
 
 
 def _symmetric(entry):
@@ -158,15 +144,15 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
         """A motion vector of frame ``i - 1`` in frame ``i``."""
         c, s = turns[i]
         ca, sa = twists[i]
-        w = _turn_into(c, s, ca, sa, vector[:3])
-        return (*w, *vadd(_turn_into(c, s, ca, sa, vector[3:]), cross(w, levers[i])))
+        w = turn_into(c, s, ca, sa, vector[:3])
+        return (*w, *vadd(turn_into(c, s, ca, sa, vector[3:]), cross(w, levers[i])))
 
     def out_of(i, force):
         """A force of frame ``i`` in frame ``i - 1``."""
         c, s = turns[i]
         ca, sa = twists[i]
         moment = vadd(force[:3], fit(cross(levers[i], force[3:]), b and b.p[i] * b.f_a[i]))
-        return (*_turn_out(c, s, ca, sa, moment), *_turn_out(c, s, ca, sa, force[3:]))
+        return (*turn_out(c, s, ca, sa, moment), *turn_out(c, s, ca, sa, force[3:]))
 
     # Outward: velocities, velocity-product accelerations, the links' bias forces.
     v = (0,) * 6
@@ -266,12 +252,12 @@ def _to_parent(i, matrix, turns, twists, levers, fit_inertia, b):
     c, s = turns[i]
     ca, sa = twists[i]
     # R K R^T: every half-row turned out (K R^T), then the half-columns of the upper blocks.
-    rows = [(*_turn_out(c, s, ca, sa, row[:3]), *_turn_out(c, s, ca, sa, row[3:]))
+    rows = [(*turn_out(c, s, ca, sa, row[:3]), *turn_out(c, s, ca, sa, row[3:]))
             for row in moved]
     columns = {}
     for k in range(6):
         for half in ((0,) if k < 3 else (0, 1)):
-            turned = _turn_out(c, s, ca, sa, [rows[3 * half + j][k] for j in range(3)])
+            turned = turn_out(c, s, ca, sa, [rows[3 * half + j][k] for j in range(3)])
             for j in range(3):
                 columns[3 * half + j, k] = turned[j]
     return fit_inertia(_symmetric(lambda j, k: columns[j, k]), b and b.alpha_parent[i],

@@ -14,7 +14,7 @@ from amaranth.hdl import signed
 
 from robohw.hw.payload import payload_rows
 
-__all__ = ["state_field", "torque_field", "state_fields", "torque_fields", "encode_states",
+__all__ = ["state_field", "position_inputs", "torque_field", "state_fields", "torque_fields", "encode_states",
            "encode_forward", "torque_codes", "torque_payloads", "decode_torques",
            "decode_accelerations", "field_formats"]
 
@@ -25,6 +25,23 @@ def state_field(kind, k):
     if kind not in ("q", "qd", "qdd", "tau"):
         raise ValueError(f"kind must be one of q, qd, qdd, tau, not {kind!r}")
     return f"{kind}{k}"
+
+
+def position_inputs(plan, robot):
+    """The traced inputs of ``robot``'s joint positions on ``plan`` (a
+    :class:`~robohw.dataflow.plan.TracedPlan` tracing): a revolute joint's ``(cos, sin)`` from
+    a CORDIC (its field a binary angle plus its offset), a prismatic joint's ``d{k}`` node
+    within its limits (its field fixed point plus its offset, rounded with it: an error of one
+    LSB)."""
+    inputs = []
+    for k, joint in enumerate(robot.joints, start=1):
+        if joint.type == "revolute":
+            inputs.append(plan.angle_input(k, state_field("q", k), joint.offset))
+        else:
+            low, high = (limit + joint.offset for limit in joint.limits)
+            inputs.append(plan.value_input(f"d{k}", state_field("q", k), low, high,
+                                           joint.offset, error_lsb=1.0))
+    return inputs
 
 
 def torque_field(k):

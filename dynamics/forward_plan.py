@@ -12,7 +12,7 @@ evaluates (:func:`robohw.dataflow.plan.model_codes`); its payloads are
 
 from robohw.dataflow.plan import TracedPlan
 from robohw.dynamics.articulated_frames import articulated_body_steps
-from robohw.dynamics.codec import state_field
+from robohw.dynamics.codec import position_inputs, state_field
 from robohw.dynamics.forward_bounds import ForwardBounds
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
@@ -64,15 +64,9 @@ class ArticulatedBodyPlan(TracedPlan):
 
     def _trace(self):
         robot, bounds = self._robot, self.bounds
-        joints, qd, tau = [], [], []
+        qd, tau = [], []
         self.input_joints = {}           # input node name -> its joint (1-based)
-        for k, joint in enumerate(robot.joints, start=1):
-            if joint.type == "revolute":
-                joints.append(self.angle_input(k, state_field("q", k), joint.offset))
-            else:
-                low, high = (limit + joint.offset for limit in joint.limits)
-                joints.append(self.value_input(f"d{k}", state_field("q", k), low, high,
-                                               joint.offset, error_lsb=1.0))
+        joints = position_inputs(self, robot)
         for k, joint in enumerate(robot.joints, start=1):
             v, limit = joint.velocity_limit, joint.torque_limit
             qd.append(self.value_input(f"qd{k}", state_field("qd", k), -v, v))

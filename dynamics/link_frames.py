@@ -36,7 +36,7 @@ from fractions import Fraction
 
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
 
-__all__ = ["link_frame_steps", "MONOMIALS"]
+__all__ = ["link_frame_steps", "MONOMIALS", "turn_into", "turn_out"]
 
 # The monomials of omega's components, as index pairs.
 MONOMIALS = ((0, 0), (1, 1), (2, 2), (0, 1), (1, 2), (0, 2))
@@ -132,7 +132,7 @@ def _link_moment(lever, f_matrix, own_matrix, force, variables, arith):
                 _combine(own_matrix, variables, arith))
 
 
-def _turn_into(c, s, ca, sa, v):
+def turn_into(c, s, ca, sa, v):
     """``Rx(alpha)^T Rz(theta)^T v``: the vector ``v`` of frame ``i - 1`` in frame ``i``."""
     x = total([product(c, v[0]), product(s, v[1])])
     y = difference(product(c, v[1]), product(s, v[0]))
@@ -140,7 +140,7 @@ def _turn_into(c, s, ca, sa, v):
             difference(product(ca, v[2]), product(sa, y)))
 
 
-def _turn_out(c, s, ca, sa, v):
+def turn_out(c, s, ca, sa, v):
     """``Rz(theta) Rx(alpha) v``: the vector ``v`` of frame ``i`` in frame ``i - 1``."""
     y = difference(product(ca, v[1]), product(sa, v[2]))
     return (difference(product(c, v[0]), product(s, y)), total([product(s, v[0]), product(c, y)]),
@@ -192,15 +192,15 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
                 turning = fit(turning, bounds and bounds.velocity[i] * w_before)
                 dspun = fit(vadd(vadd(dw, (0, 0, qdd[i])), turning),
                             bounds and bounds.omega_dot[i])
-                w_i = fit(_turn_into(c, s, ca, sa, fit(spun, bounds and bounds.omega[i])),
+                w_i = fit(turn_into(c, s, ca, sa, fit(spun, bounds and bounds.omega[i])),
                           bounds and bounds.omega[i])
-                dw_i = fit(_turn_into(c, s, ca, sa, dspun), bounds and bounds.omega_dot[i])
+                dw_i = fit(turn_into(c, s, ca, sa, dspun), bounds and bounds.omega_dot[i])
             else:
-                w_i = fit(_turn_into(c, s, ca, sa, w), bounds and bounds.omega[i])
-                dw_i = fit(_turn_into(c, s, ca, sa, dw), bounds and bounds.omega_dot[i])
+                w_i = fit(turn_into(c, s, ca, sa, w), bounds and bounds.omega[i])
+                dw_i = fit(turn_into(c, s, ca, sa, dw), bounds and bounds.omega_dot[i])
             a_before = bounds and (bounds.p_ddot[i - 1] if i else
                                    math.sqrt(sum(g * g for g in robot.gravity)))
-            a_in = fit(_turn_into(c, s, ca, sa, acc), a_before)
+            a_in = fit(turn_into(c, s, ca, sa, acc), a_before)
             spin = bounds and bounds.omega[i] ** 2
             monomials = tuple(fit([product(w_i[a], w_i[b])], bounds and (
                 spin if a == b else spin / 2))[0] for a, b in MONOMIALS)
@@ -258,8 +258,8 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
             if i + 1 < n:
                 ca, sa = (const(v) for v in twists[i + 1])
                 c, s = turns[i + 1]
-                g = fit(_turn_out(c, s, ca, sa, f_next), bounds and bounds.f[i + 1])
-                moment = fit(_turn_out(c, s, ca, sa, n_next), bounds and bounds.n[i + 1])
+                g = fit(turn_out(c, s, ca, sa, f_next), bounds and bounds.f[i + 1])
+                moment = fit(turn_out(c, s, ca, sa, n_next), bounds and bounds.n[i + 1])
             else:
                 g = moment = _ZERO
             f_i = fit(vadd(g, force), bounds and bounds.f[i])

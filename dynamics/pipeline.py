@@ -12,7 +12,7 @@ low.
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
-from robohw.dynamics.codec import state_field, state_fields, torque_field
+from robohw.dynamics.codec import position_inputs, state_field, state_fields, torque_field
 from robohw.dynamics.reference import base_coordinate_steps
 from robohw.dynamics.accuracy import (BOUND_FRACTION, accuracy_promise, check_accuracy,
                                       check_bound_fraction)
@@ -99,15 +99,9 @@ class NewtonEulerPlan(TracedPlan):
 
     def _trace(self):
         robot, bounds = self._robot, self.bounds
-        joints, qd, qdd = [], [], []
+        qd, qdd = [], []
         self.input_joints = {}           # input node name -> its joint (1-based)
-        for k, joint in enumerate(robot.joints, start=1):
-            if joint.type == "revolute":
-                joints.append(self.angle_input(k, state_field("q", k), joint.offset))
-            else:
-                low, high = (limit + joint.offset for limit in joint.limits)
-                joints.append(self.value_input(f"d{k}", state_field("q", k), low, high,
-                                               joint.offset, error_lsb=1.0))
+        joints = position_inputs(self, robot)
         for k in range(1, robot.dof + 1):
             v, a = bounds.velocity[k - 1], bounds.acceleration[k - 1]
             qd.append(self.value_input(f"qd{k}", state_field("qd", k), -v, v))

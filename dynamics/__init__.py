@@ -16,7 +16,8 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "state_columns", "split_states", "torque_header", "torque_rows",
            "write_dynamics_report", "inverse_dynamics", "state_fields", "torque_fields",
            "forward_dynamics", "solve_forward", "plan_forward", "forward_columns",
-           "split_forward", "acceleration_header", "acceleration_rows"]
+           "split_forward", "acceleration_header", "acceleration_rows",
+           "FORWARD_BOUND_FRACTION"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
@@ -45,6 +46,7 @@ _SOURCES = {
     "split_forward": "robohw.dynamics.forward_files",
     "acceleration_header": "robohw.dynamics.forward_files",
     "acceleration_rows": "robohw.dynamics.forward_files",
+    "FORWARD_BOUND_FRACTION": "robohw.dynamics.forward_files",
 }
 
 

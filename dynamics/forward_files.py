@@ -25,7 +25,7 @@ from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_rea
 
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
            "solve_forward", "Accelerations", "FORWARD_BACKENDS", "FORWARD_REASONS",
-           "FORWARD_WIDTHS", "plan_forward"]
+           "FORWARD_WIDTHS", "FORWARD_BOUND_FRACTION", "plan_forward"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
@@ -33,6 +33,8 @@ FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
 FORWARD_BACKENDS = ("float", "model")
 # The widths the model's default is the narrowest of (the CORDICs' angles at up to 40 bits).
 FORWARD_WIDTHS = (32, 40, 48, 56)
+# The largest share of a joint's acceleration limit the model's proven bound may reach.
+FORWARD_BOUND_FRACTION = 0.01
 
 
 def forward_columns(dof):
@@ -80,7 +82,7 @@ class Accelerations:
                 f"{robot.joints[worst].acceleration_limit:g})")
 
 
-def plan_forward(robot, width=None, bound_fraction=0.01):
+def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
     """The :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan` of ``robot`` at ``width``
     bits, or (``None``) the narrowest of :data:`FORWARD_WIDTHS` whose proven bound is within
     ``bound_fraction`` of every joint's acceleration limit (``None``: not checked).
@@ -111,8 +113,8 @@ def plan_forward(robot, width=None, bound_fraction=0.01):
     raise ValueError(f"no forward-dynamics model {where}: {failure}")
 
 
-def solve_forward(robot, q, qd, tau, backend="float", *, width=None, bound_fraction=0.01,
-                  plan=None):
+def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
+                  bound_fraction=FORWARD_BOUND_FRACTION, plan=None):
     """The :class:`Accelerations` of the states by ``backend`` (see the module docstring; the
     reasons by precedence, :data:`FORWARD_REASONS`); the model's ``plan`` when given (one
     :func:`plan_forward` made for a file's every chunk), else :func:`plan_forward`'s at

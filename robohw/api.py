@@ -108,26 +108,28 @@ class Arm:
         return Result(got.tau, got.valid, got.reason, got.accuracy)
 
 
-    def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=0.01):
+    def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=None):
         """Joint accelerations ``(rows, N)`` at the states ``(q, qd)`` under the torques
         ``tau``, each ``(rows, N)``: float64 (the articulated-body algorithm), or its bit-exact
         model at ``width`` bits (``None``: the narrowest of 32, 40, 48 and 56 whose proven
-        bound is within ``bound_fraction`` of every joint's acceleration limit; a robot with
-        none is refused with ``ValueError``). The model's rows outside the limits are not
+        bound is within ``bound_fraction`` (``None``:
+        :data:`~robohw.dynamics.forward_files.FORWARD_BOUND_FRACTION`, 1 %) of every joint's
+        acceleration limit; a robot with none is refused with ``ValueError``). The model's rows outside the limits are not
         valid, reason ``outside_limits``, and so are rows whose accelerations it cannot prove
         within the acceleration limits, ``beyond_acceleration_limits``; ``accuracy`` holds its
         proven bound per joint."""
-        from robohw.dynamics import solve_forward
+        from robohw.dynamics import FORWARD_BOUND_FRACTION, solve_forward
         check_choice("backend", backend, BACKENDS)
         q, qd, tau = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("tau", tau)))
         if not q.shape == qd.shape == tau.shape:
             raise ValueError(f"q, qd and tau must have one shape, not {q.shape}, {qd.shape} "
                              f"and {tau.shape}")
-        if backend == "float" and (width is not None or bound_fraction != 0.01):
+        if backend == "float" and (width is not None or bound_fraction is not None):
             raise ValueError("width and bound_fraction are the model's: they need backend "
                              "'model'")
         got = solve_forward(self.robot, q, qd, tau, backend, width=width,
-                            bound_fraction=bound_fraction)
+                            bound_fraction=FORWARD_BOUND_FRACTION if bound_fraction is None
+                            else bound_fraction)
         return Result(got.qdd, got.valid, got.reason, got.bounds)
 
 

@@ -38,8 +38,9 @@ def register(commands):
 
 
 def run(args):
-    from robohw.dynamics import (acceleration_header, acceleration_rows, forward_columns,
-                                 plan_forward, solve_forward, split_forward)
+    from robohw.dynamics import (FORWARD_BOUND_FRACTION, acceleration_header,
+                                 acceleration_rows, forward_columns, plan_forward,
+                                 solve_forward, split_forward)
     model = args.backend == "model"
     bad = inapplicable(args, [
         ("--width", model, "--backend model"),
@@ -47,7 +48,7 @@ def run(args):
                                     "to check")])
     if bad:
         return usage("forward-dynamics", bad)
-    fraction = 0.01 if args.bound_fraction is None else args.bound_fraction
+    fraction = FORWARD_BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
 
     def table(robot):
         return FileTable(forward_columns(robot.dof), acceleration_header(robot.dof,

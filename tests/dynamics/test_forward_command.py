@@ -113,5 +113,6 @@ def test_the_api_checks_its_arguments():
         arm.forward_dynamics(q, q, q, "rtl")
     with pytest.raises(ValueError, match=r"tau must have shape \(rows, 6\)"):
         arm.forward_dynamics(q, q, np.zeros((2, 5)))
-    with pytest.raises(ValueError, match="width and bound_fraction are the model's"):
-        arm.forward_dynamics(q, q, q, width=32)
+    for options in ({"width": 32}, {"bound_fraction": 0.01}):
+        with pytest.raises(ValueError, match="width and bound_fraction are the model's"):
+            arm.forward_dynamics(q, q, q, **options)

@@ -101,6 +101,17 @@ class Tracer:
         constant = self.const(value)
         return Node(self, Op.RECIP, (constant,), None, 1 / value, 1 / value)
 
+    def reciprocal_sqrt(self, value):
+        if isinstance(value, Node):
+            if not value.low > 0:
+                raise RangeError(f"1 / sqrt({value.name or value.op}) (node {value.index}): "
+                                 f"its range [{value.low:.3g}, {value.high:.3g}] is not above "
+                                 f"0; no reciprocal square root is proven")
+            return self.apply(Op.RSQRT, (value,))
+        if self.fold:
+            return value ** -0.5
+        return Node(self, Op.RSQRT, (self.const(value),), None, value ** -0.5, value ** -0.5)
+
     def sqrt(self, value):
         return Node(self, Op.SQRT, (value,), None, max(value.low, 0.0) ** 0.5,
                     max(value.high, 0.0) ** 0.5)
@@ -200,8 +211,8 @@ class Tracer:
         return sorted(seen)
 
     def counts(self, indices=None):
-        """Operations by kind (``mul``, ``add``, ``div``, and ``sqrt`` if any) among
-        ``indices`` (default: all)."""
+        """Operations by kind (``mul``, ``add``, ``div``; ``rsqrt`` and ``sqrt`` if any)
+        among ``indices`` (default: all)."""
         nodes = self.nodes if indices is None else [self.nodes[k] for k in indices]
         out = {"mul": 0, "add": 0, "div": 0}
         for node in nodes:

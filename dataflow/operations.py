@@ -41,6 +41,7 @@ class Op(str, enum.Enum):
     INPUT = "input"
     CONST = "const"
     RECIP = "recip"
+    RSQRT = "rsqrt"
     SQRT = "sqrt"
     ADD = "add"
     SUB = "sub"
@@ -164,27 +165,59 @@ def _divisor(divisor, errors):
 
 
 def _quotient_error(node, a, reciprocal, errors, formats):
-    """The error of ``a * r`` with ``r = 1 / b`` (a reciprocal node), bounded through the
-    quotient's own proven range ``M`` (``node``'s: the exact ``a / b``), not ``a``'s:
-    ``a~ r~ - a / b = (a~ - a) r~ + a (r~ - 1 / b~) + (a / b) (b - b~) / b~``, so at most ``E_a
-    (M_r + E_r) + M_a 2**-(f_r + 1) + M E_b / (m_b - E_b)`` (``m_b`` the divisor's smallest
-    magnitude); the smaller of that and the product's own rule."""
+    """The error of ``a * r`` with ``r = rho(b)`` a reciprocal node (``1 / b`` or ``1 /
+    sqrt(b)``), bounded through the product's own proven range ``M`` (``node``'s: the exact ``a
+    rho(b)``), not ``a``'s: ``a~ r~ - a rho(b) = (a~ - a) r~ + a (r~ - rho(b~)) + a rho(b)
+    (rho(b~) / rho(b) - 1)``, so at most ``E_a (M_r + E_r) + M_a 2**-(f_r + 1) + M R`` with ``R``
+    the reciprocal's relative error (:meth:`_Reciprocal.relative`); the smaller of that and the
+    product's own rule."""
     divisor = reciprocal.args[0]
     error_b, nearest = _divisor(divisor, errors)
     e_a, e_r = errors[a.index], errors[reciprocal.index]
     general = a.magnitude * e_r + reciprocal.magnitude * e_a + e_a * e_r
     through = (e_a * (reciprocal.magnitude + e_r) +
                a.magnitude * 2.0 ** -(formats[reciprocal.index].frac + 1) +
-               node.magnitude * error_b / (nearest - error_b))
+               node.magnitude * operation(reciprocal.op).relative(error_b, nearest))
     return min(general, through)
 
 
-class _Recip(Operation):
+# The float64 roundings of a reciprocal's bound's own arithmetic, a few units in the last place.
+_ROUNDED_BOUND = 1 + 2.0 ** -40
+
+
+class _Reciprocal(Operation):
+    """A reciprocal ``rho(a)`` (``1 / a``, ``1 / sqrt(a)``) of an operand whose proven range is
+    on one side of 0: its error rule from its relative error, its code the exact value
+    rounded half to even (a code of 0, or one on the wrong side of 0, outside every proven
+    range, gives the largest code). No unit computes one yet."""
+    arity, registered = 1, True
+
+    def relative(self, error, nearest):
+        """The most ``|rho(b~) / rho(b) - 1|`` for ``|b~ - b| <= error`` and ``|b| >=
+        nearest``."""
+        raise NotImplementedError
+
+    def cap(self, fracs, constant, width):
+        # The exact value has as many fraction bits as its range leaves.
+        return fracs[0] + 2 * width, None
+
+    def propagated(self, node, errors, formats, constant_format):
+        # |rho(a + e) - rho(a)| <= |rho(a)| R, largest where |a| is least.
+        error, nearest = _divisor(node.args[0], errors)
+        return node.magnitude * self.relative(error, nearest) * _ROUNDED_BOUND
+
+    def _operands(self, shift, a):
+        """``(numerator, divisor)`` of ``2**shift / |a|`` in exact integers."""
+        if shift > INT64_BITS - 1 or a.dtype == object:
+            a = a.astype(object)
+        return (1 << shift, abs(a)) if shift >= 0 else (1, abs(a) << -shift)
+
+
+class _Recip(_Reciprocal):
     """``1 / a``, ``a``'s proven range on one side of 0 (counted, unbounded, where it is not:
     the operation counts of general algorithms); its code ``round(2**(f + f_a) / a)``, half
-    to even, with ``f`` its fraction bits and ``f_a`` the operand's (a code of 0, outside every
-    proven range, gives the largest code). No unit computes it yet."""
-    kind, arity, registered, counted_as = Op.RECIP, 1, True, "div"
+    to even, with ``f`` its fraction bits and ``f_a`` the operand's."""
+    kind, counted_as = Op.RECIP, "div"
 
     def interval(self, args, constant):
         (a,) = args
@@ -196,28 +229,57 @@ class _Recip(Operation):
     def evaluate(self, args, constant):
         return 1.0 / args[0]
 
-    def cap(self, fracs, constant, width):
-        # The quotient of two codes has as many fraction bits as its range leaves.
-        return fracs[0] + 2 * width, None
-
-    def propagated(self, node, errors, formats, constant_format):
-        # |1/(a + e) - 1/a| = |e| / (|a| |a + e|) <= E / (m (m - E)), m = min |a|.
-        error, nearest = _divisor(node.args[0], errors)
-        return error / (nearest * (nearest - error))
+    def relative(self, error, nearest):
+        # |b / b~ - 1| = |b - b~| / |b~| <= E / (m - E).
+        return error / (nearest - error)
 
     def fixed(self, node, fmt, args, arg_formats, width):
-        shift = fmt.frac + arg_formats[0].frac
         a = np.asarray(args[0])
-        if shift > INT64_BITS - 1 or a.dtype == object:
-            a = a.astype(object)
-        # 2**shift / a, or 1 / (a 2**-shift) for a negative shift: numerator / divisor.
-        numerator, divisor = (1 << shift, abs(a)) if shift >= 0 else (1, abs(a) << -shift)
+        numerator, divisor = self._operands(fmt.frac + arg_formats[0].frac, a)
         safe = np.where(divisor == 0, 1, divisor)
         quotient, remainder = numerator // safe, numerator % safe
         twice = 2 * remainder
         quotient = quotient + (twice > safe) + ((twice == safe) & (quotient % 2 == 1))
         largest = (1 << (width - 1)) - 1
         return np.where(divisor == 0, largest, np.where(a < 0, -quotient, quotient))
+
+
+def _rounded_root(numerator, divisor):
+    """``sqrt(numerator / divisor)`` (positive integers) rounded half to even, exactly."""
+    root = math.isqrt(numerator // divisor)      # floor(sqrt(x)) == isqrt(floor(x))
+    # Up where sqrt(n / d) > root + 1/2, i.e. 4 n > (2 root + 1)**2 d; even on a tie.
+    above = 4 * numerator - (2 * root + 1) ** 2 * divisor
+    return root + (above > 0 or (above == 0 and root % 2 == 1))
+
+
+class _RecipSqrt(_Reciprocal):
+    """``1 / sqrt(a)``, ``a``'s proven range above 0; its code ``round(sqrt(2**(2 f + f_a) /
+    a))``, half to even, with ``f`` its fraction bits and ``f_a`` the operand's."""
+    kind, counted_as = Op.RSQRT, "rsqrt"
+
+    def interval(self, args, constant):
+        (a,) = args
+        if not a.low > 0:
+            raise ValueError(f"1 / sqrt(x) needs x's range above 0, not [{a.low:.3g}, "
+                             f"{a.high:.3g}]")
+        return a.high ** -0.5, a.low ** -0.5
+
+    def evaluate(self, args, constant):
+        return args[0] ** -0.5
+
+    def relative(self, error, nearest):
+        # sqrt(b / b~) - 1 <= 1 / sqrt(1 - t) - 1 = t / (sqrt(1 - t) (1 + sqrt(1 - t))), t = E /
+        # m (the form without cancellation); 1 - sqrt(b / (b + E)) is less.
+        t = error / nearest
+        return t / (math.sqrt(1 - t) * (1 + math.sqrt(1 - t)))
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        a = np.asarray(args[0])
+        numerator, divisor = self._operands(2 * fmt.frac + arg_formats[0].frac, a)
+        largest = (1 << (width - 1)) - 1
+        flat = [largest if d <= 0 or v <= 0 else _rounded_root(int(numerator), int(d))
+                for v, d in zip(np.ravel(a), np.ravel(divisor))]
+        return np.array(flat, dtype=np.int64 if width <= INT64_BITS else object).reshape(a.shape)
 
 
 class _Sqrt(Operation):           # counted only (a platform's leg lengths)
@@ -338,9 +400,10 @@ class _Multiply(Operation):
 
     def propagated(self, node, errors, formats, constant_format):
         a, b = node.args
-        if b.op == Op.RECIP and a.op != Op.RECIP:
+        reciprocal = (Op.RECIP, Op.RSQRT)
+        if b.op in reciprocal and a.op not in reciprocal:
             return _quotient_error(node, a, b, errors, formats)
-        if a.op == Op.RECIP and b.op != Op.RECIP:
+        if a.op in reciprocal and b.op not in reciprocal:
             return _quotient_error(node, b, a, errors, formats)
         return a.magnitude * errors[b.index] + b.magnitude * errors[a.index] + \
             errors[a.index] * errors[b.index]
@@ -392,7 +455,7 @@ class _MultiplyConstant(Operation):
 
 
 OPERATIONS = {op.kind: op for op in (
-    _Input(), _Const(), _Recip(), _Sqrt(), _Neg(), _Add(), _Sub(), _AddConstant(),
+    _Input(), _Const(), _Recip(), _RecipSqrt(), _Sqrt(), _Neg(), _Add(), _Sub(), _AddConstant(),
     _Multiply(), _MultiplyConstant())}
 
 

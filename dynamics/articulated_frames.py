@@ -16,12 +16,19 @@ Three sweeps (``tau`` the joint torques less damping and Coulomb friction):
 
 - outward: ``v_i = X_i v_{i-1} + S qd_i``, the velocity-product acceleration ``c_i = v_i x
   (S qd_i)``, the link's bias force ``p_i = v_i x* (I_i v_i)``;
-- inward: ``U = K_i S``, ``D = S^T U + armature``, ``u = tau_i - S^T P_i``; the parent gets
-  ``X^T (K_i - U U^T / D) X`` and ``X^T (P_i + (K_i - U U^T / D) c_i + U u / D)``;
+- inward: ``U = K_i S``, ``D = S^T U + armature``, ``u = tau_i - S^T P_i``, ``r = 1 /
+  sqrt(D)``, ``g = U r``, ``h = u r``; the parent gets ``X^T (K_i - g g^T) X`` and ``X^T (P_i +
+  (K_i - g g^T) c_i + g h)``;
 - outward: ``a'_i = X_i a_{i-1} + c_i`` (``a_{-1}`` the base accelerating against gravity),
   ``qdd_i = (u - U . a'_i) / D``, ``a_i = a'_i + S qdd_i``.
 
-``D`` is divided once a joint (``arith.reciprocal``). Every value is handed its proven range
+``D`` enters twice a joint: as its reciprocal square root (``arith.reciprocal_sqrt``) inward,
+where ``g`` is at most ``sqrt(alpha)`` while ``U`` alone reaches ``sqrt(alpha D_max)``, so the
+error bounds of ``K - g g^T`` carry the algorithm's own sensitivity to ``D`` (about ``alpha /
+D_min``) instead of the scalar analysis's ``alpha D_max / D_min^2`` for ``U U^T / D``; and as
+its reciprocal (``arith.reciprocal``) outward, where the quotient's error is bounded through
+the acceleration's own range (``h r`` would carry ``h``'s, from the torque limits).
+Every value is handed its proven range
 (:class:`robohw.dynamics.forward_bounds.ForwardBounds`) through ``arith.bound`` and
 ``arith.within``; the ranges that hold only where the accelerations are within their limits
 (each link's articulated bias, each acceleration) through ``arith.assume``, which a machine
@@ -184,19 +191,22 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
             d = total([dot(s, u_vec), joint.armature or 0])
             if b is not None:
                 arith.within([d], b.d_min[i], b.d_max[i])
-            inverse = arith.reciprocal(d)
             u = fit([difference(tau[i], dot(s, p_i))], b and b.u[i])[0]
-            tail[i] = (u_vec, inverse, u)
+            tail[i] = (u_vec, arith.reciprocal(d), u)
             if i == 0:
                 continue
-            share = fit_spatial(tuple(product(x, inverse) for x in u_vec),
-                                b and b.share_w[i], b and b.share_v[i])
+            # U U^T / D and U u / D as products of g = U / sqrt(D) and h = u / sqrt(D), whose
+            # ranges (|U| <= sqrt(alpha D)) keep the errors at the algorithm's own
+            # sensitivity to D.
+            root = arith.reciprocal_sqrt(d)
+            gain = fit_spatial(tuple(product(x, root) for x in u_vec), b and b.gain_w[i],
+                               b and b.gain_v[i])
+            drive = fit([product(u, root)], b and b.drive[i])[0]
             reduced = fit_inertia(_symmetric(lambda j, k: difference(
-                k_i[j][k], product(u_vec[j], share[k]))), b and b.alpha[i], b and b.mu[i])
-            scaled = fit([product(u, inverse)], b and b.u[i] / b.d_min[i])[0]
+                k_i[j][k], product(gain[j], gain[k]))), b and b.alpha[i], b and b.mu[i])
             force = vadd6(vadd6(p_i, fit_spatial(_apply(reduced, drifts[i]), b and b.kc_n[i],
                                                  b and b.kc_f[i])),
-                          fit_spatial(tuple(product(x, scaled) for x in u_vec),
+                          fit_spatial(tuple(product(x, drive) for x in gain),
                                       b and b.uu_n[i], b and b.uu_f[i]))
             force = fit_spatial(force, b and b.n_a[i], b and b.f_a[i])
             passed[i] = (_to_parent(i, reduced, turns, twists, levers, fit_inertia, b),
@@ -209,7 +219,7 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
         with arith.cell("acceleration", None, i):
             u_vec, inverse, u = tail[i]
             a = fit_spatial(vadd6(into(i, a), drifts[i]), b and b.a_w_in[i], b and b.a_v_in[i])
-            pushed = fit([dot(u_vec, a)], b and b.ua[i])[0]
+            pushed = fit([dot(u_vec, a)], b and b.pushed[i])[0]
             numerator = fit([difference(u, pushed)], b and b.numerator[i])[0]
             qdd.append(assume([product(numerator, inverse)], b and b.qdd[i])[0])
             a = fit_spatial(vadd6(a, tuple(product(x, qdd[i]) for x in motions[i])),

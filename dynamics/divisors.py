@@ -43,22 +43,28 @@ def _reduced(joint):
     return own - np.outer(pushed, pushed) / divisor if divisor > 0 else own
 
 
-def _transform(child, value):
-    """``X``: motion vectors of the parent's frame into ``child``'s (6 x 6), at the child's
-    joint value ``value`` (``q + offset`` for a revolute joint, ``d`` for a prismatic one)."""
+def _transforms(child, values):
+    """``X`` ``(G, 6, 6)``: motion vectors of the parent's frame into ``child``'s, at each of
+    the child's joint values ``values`` ``(G,)`` (``q + offset`` for a revolute joint, ``d``
+    for a prismatic one)."""
+    values = np.asarray(values, dtype=np.float64)
     ca, sa = snap(math.cos(child.alpha)), snap(math.sin(child.alpha))
-    theta = value if child.type == "revolute" else child.theta
-    d = child.d if child.type == "revolute" else value
-    c, s = math.cos(theta), math.sin(theta)
+    theta = values if child.type == "revolute" else np.full_like(values, child.theta)
+    d = np.full_like(values, child.d) if child.type == "revolute" else values
+    c, s = np.cos(theta), np.sin(theta)
+    zero, one = np.zeros_like(values), np.ones_like(values)
     # E = Rx(alpha)^T Rz(theta)^T; p = (a, d sin alpha, d cos alpha).
-    rz = np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]])
+    rz = np.stack([np.stack([c, s, zero], -1), np.stack([-s, c, zero], -1),
+                   np.stack([zero, zero, one], -1)], -2)
     rx = np.array([[1.0, 0.0, 0.0], [0.0, ca, sa], [0.0, -sa, ca]])
     e = rx @ rz
-    p = np.array([child.a, d * sa, d * ca])
-    skew = np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
-    out = np.zeros((6, 6))
-    out[:3, :3] = out[3:, 3:] = e
-    out[3:, :3] = -skew @ e
+    p = np.stack([np.full_like(values, child.a), d * sa, d * ca], -1)
+    skew = np.stack([np.stack([zero, -p[:, 2], p[:, 1]], -1),
+                     np.stack([p[:, 2], zero, -p[:, 0]], -1),
+                     np.stack([-p[:, 1], p[:, 0], zero], -1)], -2)
+    out = np.zeros((len(values), 6, 6))
+    out[:, :3, :3] = out[:, 3:, 3:] = e
+    out[:, 3:, :3] = -skew @ e
     return out
 
 
@@ -74,8 +80,8 @@ def outboard_least(joint, child):
     else:
         low, high = (v + child.offset for v in child.limits)
     grid = np.linspace(low, high, GRID)
-    values = np.array([float((_transform(child, x) @ motion) @ reduced @
-                             (_transform(child, x) @ motion)) for x in grid])
+    moved = _transforms(child, grid) @ motion                  # X S at each point
+    values = np.einsum("gj,jk,gk->g", moved, reduced, moved)
     # The polynomial's coefficients from values, exact to rounding: its derivative's bound.
     if child.type == "revolute":
         basis = np.stack([np.ones_like(grid), np.cos(grid), np.sin(grid), np.cos(2 * grid),

@@ -22,7 +22,8 @@ in :mod:`robohw.dynamics.bounds` (link ``i`` 0-based; ``P_i`` the largest ``|p*_
   the link's own inertia about the joint's motion and the least the next link adds), at most
   the armature plus the composite's, ``alpha`` about ``O_{i-1}`` (revolute) or ``mu_i``.
 - ``|U|``: ``|x^T K S| <= sqrt(x^T K x) sqrt(S^T K S)``, so ``|U_w| <= sqrt(alpha_i D_i)`` and
-  ``|U_w| / D_i <= sqrt(alpha_i / D_min)``; the same with ``mu_i`` for the linear part.
+  ``g = U / sqrt(D)`` has ``|g_w| <= sqrt(alpha_i)``; the same with ``mu_i`` for the linear
+  part.
 
 **Where the accelerations are within their limits** (``|qdd_i| <=`` the acceleration limit:
 the ranges a machine checks, :meth:`robohw.dataflow.graph.Tracer.assume`): every link's
@@ -32,8 +33,9 @@ origin's less ``omega x v``), so
 
 - the articulated bias ``P_i = f_i - K_i a_i``: ``|n_i| + alpha |a_w| + beta |a_v|`` (``beta =
   sqrt(alpha mu)``), ``|f_i| + beta |a_w| + mu |a_v|``, checked;
-- ``|u_i| <= t_i + damping v_i + friction + |S^T P_i|``; what link ``i`` hands its parent,
-  ``P_i + K' c_i + U u / D``, term by term; translated, ``n + p x f``;
+- ``|u_i| <= t_i + damping v_i + friction + |S^T P_i|``, ``h = u / sqrt(D)`` that over
+  ``sqrt(D_min)``; what link ``i`` hands its parent, ``P_i + K' c_i + g h``, term by term;
+  translated, ``n + p x f``;
 - ``a'_i = X a_{i-1} + c_i`` term by term, ``|U . a'| <= sqrt(S^T K S) sqrt(a'^T K a') <=
   sqrt(D) (sqrt(alpha) |a'_w| + sqrt(mu) |a'_v|)``, ``D qdd`` their sum, ``qdd`` the limit
   (checked), ``a_i`` the smaller of ``a'_i + S qdd`` and inverse dynamics' bound (the joints
@@ -137,8 +139,8 @@ class ForwardBounds:
             self.d_max.append(armature + rigid)
             self.u_w.append(math.sqrt(self.alpha[i] * rigid))
             self.u_v.append(math.sqrt(self.mu[i] * rigid))
-        self.share_w = [math.sqrt(self.alpha[i] / self.d_min[i]) for i in range(n)]
-        self.share_v = [math.sqrt(self.mu[i] / self.d_min[i]) for i in range(n)]
+        self.gain_w = [math.sqrt(a) for a in self.alpha]
+        self.gain_v = [math.sqrt(m) for m in self.mu]
         self.tau = [float(j.torque_limit) + float(j.damping or 0.0) * velocity[i] +
                     float(j.friction or 0.0) for i, j in enumerate(joints)]
         # What the accelerations within their limits allow (inverse dynamics' bounds): the
@@ -153,6 +155,7 @@ class ForwardBounds:
         # what link i hands its parent, p_i + K' c_i + U u / D = f_i - K' X a_{i-1}.
         self.big_n, self.big_f, self.u = [0.0] * n, [0.0] * n, [0.0] * n
         self.kc_n, self.kc_f, self.uu_n, self.uu_f = [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n
+        self.drive = [0.0] * n
         self.n_a, self.f_a, self.n_parent = [0.0] * n, [0.0] * n, [0.0] * n
         for i in reversed(range(n)):
             alpha, mu = self.alpha[i], self.mu[i]
@@ -167,8 +170,9 @@ class ForwardBounds:
             self.u[i] = self.tau[i] + along
             self.kc_n[i] = alpha * self.c_w[i] + beta * self.c_v[i]
             self.kc_f[i] = beta * self.c_w[i] + mu * self.c_v[i]
-            self.uu_n[i] = self.share_w[i] * self.u[i]
-            self.uu_f[i] = self.share_v[i] * self.u[i]
+            self.drive[i] = self.u[i] / math.sqrt(self.d_min[i])
+            self.uu_n[i] = self.gain_w[i] * self.drive[i]
+            self.uu_f[i] = self.gain_v[i] * self.drive[i]
             # Term by term: what the checked P_i and the unconditional terms imply (the
             # physics' f_i - K' X a_{i-1} would rest on accelerations not checked yet).
             self.n_a[i] = self.big_n[i] + self.kc_n[i] + self.uu_n[i]
@@ -179,12 +183,10 @@ class ForwardBounds:
         parent_v = [gravity] + self.a_v[:-1]
         self.a_w_in = [parent_w[i] + self.c_w[i] for i in range(n)]
         self.a_v_in = [parent_v[i] + parent_w[i] * self.p[i] + self.c_v[i] for i in range(n)]
-        self.ua = []
-        for i in range(n):
-            rigid = self.d_max[i] - float(joints[i].armature or 0.0)
-            self.ua.append(math.sqrt(rigid) * (math.sqrt(self.alpha[i]) * self.a_w_in[i] +
-                                               math.sqrt(self.mu[i]) * self.a_v_in[i]))
-        self.numerator = [self.u[i] + self.ua[i] for i in range(n)]
+        self.pushed = [math.sqrt(self.d_max[i] - float(joints[i].armature or 0.0)) *
+                       (self.gain_w[i] * self.a_w_in[i] + self.gain_v[i] * self.a_v_in[i])
+                       for i in range(n)]
+        self.numerator = [self.u[i] + self.pushed[i] for i in range(n)]
         self.a_w = [min(self.a_w[i], self.a_w_in[i] + (self.qdd[i] if revolute[i] else 0.0))
                     for i in range(n)]
         self.a_v = [min(self.a_v[i], self.a_v_in[i] + lever[i] * self.qdd[i]) for i in range(n)]

@@ -2,7 +2,8 @@
 step by step against their printed time and the corrected closed form, for every (n, p) with
 n <= 32; their operation counts (per processor with p = n, on one processor, and with PFP on
 p processors) counted over tracing scalars beside the paper's closed forms; and the agreement
-of the three float64 formulations on the shipped robots."""
+of the three float64 formulations on the shipped robots; then the time table and forward
+dynamics (:mod:`robohw.dynamics.forward_report`)."""
 
 import dataclasses
 import json
@@ -16,6 +17,7 @@ from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.dynamics.designs import DESIGNS, DYNAMICS_FOLD
 from robohw.dynamics.engine import ENGINE_INTERVAL
+from robohw.dynamics.forward_report import forward_rows, forward_section
 from robohw.dynamics.time_report import pinocchio_call_us, time_rows, time_section
 from robohw.dynamics.engine_report import (PLACED_CURVES, engine_rows, engine_section,
                                             placed_rows, placed_section)
@@ -446,6 +448,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
     agreement = formulation_agreement()
     synth_rows = read_rows(out_dir / SYNTH_FILE)
     times = time_rows(measured, synth_rows, pinocchio_call_us(quick))
+    forward = forward_rows(quick)
     placed = {robot: placed_rows(synth_rows, robot=robot) for robot in PLACED_CURVES}
     _plot(rows, out_dir / "dynamics_tp.png")
     wrong = [r for r in rows if r["printed"] != r["measured"]]
@@ -499,6 +502,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         *(placed_section(rows, _default_interval(robot), robot)
           for robot, rows in placed.items()),
         time_section(times),
+        forward_section(forward),
     ]) + "\n"
     (out_dir / "dynamics.md").write_text(text)
     (out_dir / "dynamics.json").write_text(json.dumps(versioned({
@@ -508,7 +512,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
         "engine_placed": [{"robot": robot, **row} for robot, rows in placed.items()
                           for row in rows],
         "measured": measured,
-        "times": times}),
+        "times": times, "forward": forward}),
         indent=1))
     return text
 

@@ -1,11 +1,11 @@
 """The report's time per torque vector against software: the registry's dynamics designs in
 cycles and, where placed and routed, in microseconds, beside Pinocchio's RNEA on the same robot
-timed in the report's run from Python (:func:`robohw.robots.pinocchio.rnea_call_seconds`) and
-from C++ (:func:`robohw.robots.pinocchio.rnea_cpp_call_seconds`), and the published anchors."""
+timed in the report's run from Python (:func:`robohw.robots.pinocchio.call_seconds`) and
+from C++ (:func:`robohw.robots.pinocchio.cpp_call_seconds`), and the published anchors."""
 
 from robohw.dynamics.designs import DESIGNS
 from robohw.robots import load_robot
-from robohw.robots.pinocchio import rnea_call_seconds, rnea_cpp_call_seconds
+from robohw.robots.pinocchio import call_seconds, cpp_call_seconds
 from robohw.sim.cache import cache_dir
 
 __all__ = ["time_rows", "time_section", "pinocchio_call_us", "SOFTWARE_ANCHORS", "PINOCCHIO_ROW",
@@ -27,8 +27,8 @@ def pinocchio_call_us(quick=False):
     (:data:`PINOCCHIO_CALLS` states), ``(from Python, from C++)``; each ``None`` where it
     cannot be measured (Pinocchio, or for C++ Eigen's headers or a compiler, missing)."""
     robot, calls = load_robot("puma560"), PINOCCHIO_CALLS["quick" if quick else "full"]
-    python = rnea_call_seconds(robot, calls=calls)
-    cpp = rnea_cpp_call_seconds(robot, cache_dir("peer"), calls=calls)
+    python = call_seconds(robot, calls=calls)
+    cpp = cpp_call_seconds(robot, cache_dir("peer"), calls=calls)
     return tuple(None if call is None else call * 1e6 for call in (python, cpp))
 
 

@@ -4,7 +4,8 @@ supporting ``+``, ``-`` and ``*`` (:mod:`robohw.systolic.reference`,
 the counting and tracing nodes of :class:`robohw.dataflow.graph.Tracer`.
 
 An ``arith`` object supplies what differs between scalar worlds: ``const(value)`` (a link
-constant), ``reciprocal(value)``, ``sqrt(value)`` (the platforms' leg lengths),
+constant), ``reciprocal(value)``, ``reciprocal_sqrt(value)`` (forward dynamics' divisors),
+``sqrt(value)`` (the platforms' leg lengths),
 ``cell(*name)`` (a context: which processing element, phase or
 step the operations traced inside belong to), ``bound(values, limit)`` (a proven range
 ``[-limit, limit]``), ``within(values, low, high)`` (a proven range ``[low, high]``) and
@@ -30,6 +31,9 @@ class FloatArith:
 
     def reciprocal(self, value):
         return 1.0 / value
+
+    def reciprocal_sqrt(self, value):
+        return value ** -0.5
 
     def sqrt(self, value):
         return value ** 0.5

@@ -1,7 +1,8 @@
 """Pinocchio, the peer: a robot description as a Pinocchio model, and the time of one of its
-inverse-dynamics calls measured on this machine, from Python (:func:`rnea_call_seconds`) and
-from C++ (:func:`rnea_cpp_call_seconds`: a header-only ``-O3`` timing loop, ``rnea_timing.cc``,
-built once against the headers the ``pin`` and ``cmeel-eigen`` wheels ship). Pinocchio is
+inverse-dynamics (``rnea``) or forward-dynamics (``aba``) calls measured on this machine, from
+Python (:func:`call_seconds`) and from C++ (:func:`cpp_call_seconds`: a header-only ``-O3``
+timing loop, ``pinocchio_timing.cc``, built once against the headers the ``pin`` and
+``cmeel-eigen`` wheels ship). Pinocchio is
 optional (the ``bench`` extra, ``pip install 'robohw[bench]'``): without it these return
 ``None``."""
 
@@ -16,10 +17,14 @@ import time
 
 import numpy as np
 
+from robohw.hw.checks import check_choice
 from robohw.robots.sampling import sample_states
 
-__all__ = ["pinocchio_module", "pinocchio_model", "offsets", "rnea_call_seconds",
-           "rnea_cpp_call_seconds", "build_rnea_timing", "CPP_FLAGS"]
+__all__ = ["pinocchio_module", "pinocchio_model", "offsets", "call_seconds", "cpp_call_seconds",
+           "build_timing", "ALGORITHMS", "CPP_FLAGS"]
+
+# The calls timed: inverse dynamics from (q, qd, qdd), forward dynamics from (q, qd, tau).
+ALGORITHMS = ("rnea", "aba")
 
 # How the C++ timing loop is built: optimized for this machine's core, header-only with the
 # compile definitions Pinocchio's CMake package exports (lib/cmake/pinocchio: boost's MPL
@@ -27,7 +32,7 @@ __all__ = ["pinocchio_module", "pinocchio_model", "offsets", "rnea_call_seconds"
 CPP_FLAGS = ("-std=c++17", "-O3", "-march=native", "-DNDEBUG",
              "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
              "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12")
-_SOURCE = pathlib.Path(__file__).with_name("rnea_timing.cc")
+_SOURCE = pathlib.Path(__file__).with_name("pinocchio_timing.cc")
 
 
 def pinocchio_module():
@@ -44,8 +49,9 @@ def pinocchio_model(robot):
     (revolute) or along (prismatic) its z axis; what follows the motion in the DH step
     (``Tz(d) Tx(a) Rx(alpha)``, or ``Rz(theta) Tx(a) Rx(alpha)`` for a prismatic joint) is the
     next joint's placement, and the link's inertia, given in frame ``i``, is moved back by it.
-    The joint offsets are not in the model: add ``offsets(robot)`` to ``q``. ``None`` without
-    Pinocchio."""
+    The joints' armature is the model's; the joint offsets are not in it (add ``offsets(robot)``
+    to ``q``), nor are damping and Coulomb friction (Pinocchio has no such terms). ``None``
+    without Pinocchio."""
     pin = pinocchio_module()
     if pin is None:
         return None
@@ -67,6 +73,7 @@ def pinocchio_model(robot):
                                   rotation @ tensor @ rotation.T)
             model.appendBodyToJoint(parent, inertia, pin.SE3.Identity())
         placement = after
+    model.armature = np.array([float(joint.armature or 0.0) for joint in robot.joints])
     return model
 
 
@@ -85,24 +92,39 @@ def _rx(angle):
     return np.array([[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]])
 
 
-def rnea_call_seconds(robot, calls=20_000, repeats=5, seed=0):
-    """Seconds of one Pinocchio ``rnea`` call on ``robot``'s model, called from Python on
-    ``calls`` seeded states within the limits (the call only: states made beforehand); the
-    best of ``repeats`` loops. ``None`` without Pinocchio."""
+def _timed_states(robot, algorithm, calls, repeats, seed):
+    """``(model, q, qd, third)``: ``robot``'s model and ``calls`` seeded states within the
+    limits in Pinocchio's coordinates, ``third`` ``qdd`` (``rnea``) or the torques that give it
+    (``aba``); arguments checked."""
+    check_choice("algorithm", algorithm, ALGORITHMS)
     if calls < 1 or repeats < 1:
         raise ValueError(f"calls and repeats must be at least 1, not {calls} and {repeats}")
     pin = pinocchio_module()
-    if pin is None:
-        return None
     model = pinocchio_model(robot)
-    data = model.createData()
     q, qd, qdd = sample_states(robot, calls, np.random.default_rng(seed))
-    states = list(zip(q + np.array(offsets(robot)), qd, qdd))
-    rnea, best = pin.rnea, float("inf")
+    q = q + np.array(offsets(robot))
+    if algorithm == "aba":
+        data = model.createData()
+        qdd = np.array([pin.rnea(model, data, *state) for state in zip(q, qd, qdd)])
+    return model, q, qd, qdd
+
+
+def call_seconds(robot, algorithm="rnea", calls=20_000, repeats=5, seed=0):
+    """Seconds of one Pinocchio ``algorithm`` call (:data:`ALGORITHMS`) on ``robot``'s model,
+    called from Python on ``calls`` seeded states within the limits (the call only: states
+    made beforehand); the best of ``repeats`` loops. ``None`` without Pinocchio."""
+    pin = pinocchio_module()
+    if pin is None:
+        check_choice("algorithm", algorithm, ALGORITHMS)
+        return None
+    model, *arrays = _timed_states(robot, algorithm, calls, repeats, seed)
+    data = model.createData()
+    states = list(zip(*arrays))
+    function, best = getattr(pin, algorithm), float("inf")
     for _ in range(repeats):
         started = time.perf_counter()
         for a, b, c in states:
-            rnea(model, data, a, b, c)
+            function(model, data, a, b, c)
         best = min(best, time.perf_counter() - started)
     return best / calls
 
@@ -113,8 +135,8 @@ def _prefix():
     return prefix if (prefix / "include" / "pinocchio").is_dir() else None
 
 
-def build_rnea_timing(directory, compiler=None):
-    """The path of the C++ timing loop (``rnea_timing.cc``) built in ``directory``, once per
+def build_timing(directory, compiler=None):
+    """The path of the C++ timing loop (``pinocchio_timing.cc``) built in ``directory``, once per
     source, flags, compiler and Pinocchio version (about a minute); ``None`` where Pinocchio's
     or Eigen's headers (``pip install 'robohw[bench]'``) or a C++ compiler are missing.
     ``RuntimeError`` with the compiler's last lines if the build fails."""
@@ -126,7 +148,7 @@ def build_rnea_timing(directory, compiler=None):
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
     key = hashlib.sha256("\n".join([_SOURCE.read_text(), *CPP_FLAGS, version,
                                      pinocchio_module().__version__]).encode()).hexdigest()[:16]
-    binary = pathlib.Path(directory) / f"rnea_timing_{key}"
+    binary = pathlib.Path(directory) / f"pinocchio_timing_{key}"
     if binary.exists():
         return binary
     binary.parent.mkdir(parents=True, exist_ok=True)
@@ -137,14 +159,14 @@ def build_rnea_timing(directory, compiler=None):
     if built.returncode:
         partial.unlink(missing_ok=True)
         tail = "\n".join(built.stderr.strip().splitlines()[-5:])
-        raise RuntimeError(f"building the C++ RNEA timing loop failed:\n{tail}")
+        raise RuntimeError(f"building the C++ Pinocchio timing loop failed:\n{tail}")
     os.replace(partial, binary)
     return binary
 
 
 def _model_text(model):
-    """``model`` (serial, every joint a revolute or prismatic about z) as rnea_timing.cc reads
-    it."""
+    """``model`` (serial, every joint a revolute or prismatic about z) as pinocchio_timing.cc
+    reads it."""
     numbers = [model.njoints - 1, *model.gravity.linear]
     for j in range(1, model.njoints):
         kind = model.joints[j].shortname()
@@ -160,30 +182,28 @@ def _model_text(model):
     return " ".join(repr(float(v)) if not isinstance(v, int) else str(v) for v in numbers)
 
 
-def rnea_cpp_call_seconds(robot, directory, calls=20_000, repeats=5, seed=0):
-    """Seconds of one Pinocchio ``rnea`` call on ``robot``'s model from C++
-    (:func:`build_rnea_timing`, built in ``directory``) on ``calls`` seeded states within the
-    limits, the best of ``repeats`` loops; the loop's torques of the first state are checked
+def cpp_call_seconds(robot, directory, algorithm="rnea", calls=20_000, repeats=5, seed=0):
+    """Seconds of one Pinocchio ``algorithm`` call (:data:`ALGORITHMS`) on ``robot``'s model
+    from C++ (:func:`build_timing`, built in ``directory``) on ``calls`` seeded states within
+    the limits, the best of ``repeats`` loops; the loop's result for the first state is checked
     against Pinocchio's from Python (``RuntimeError`` if they differ). ``None`` where the
-    timing loop cannot be built (see :func:`build_rnea_timing`)."""
-    if calls < 1 or repeats < 1:
-        raise ValueError(f"calls and repeats must be at least 1, not {calls} and {repeats}")
-    binary = build_rnea_timing(directory)
+    timing loop cannot be built (see :func:`build_timing`)."""
+    check_choice("algorithm", algorithm, ALGORITHMS)
+    binary = build_timing(directory)
     if binary is None:
         return None
-    pin = pinocchio_module()
-    model = pinocchio_model(robot)
-    q, qd, qdd = sample_states(robot, calls, np.random.default_rng(seed))
-    q = q + np.array(offsets(robot))
-    rows = np.concatenate([q, qd, qdd], axis=1)
-    text = "\n".join([_model_text(model), f"{calls} {repeats}",
+    model, q, qd, third = _timed_states(robot, algorithm, calls, repeats, seed)
+    rows = np.concatenate([q, qd, third], axis=1)
+    text = "\n".join([str(ALGORITHMS.index(algorithm)), _model_text(model),
+                      f"{calls} {repeats}",
                       *(" ".join(map(repr, row.tolist())) for row in rows)]) + "\n"
     run = subprocess.run([str(binary)], input=text, capture_output=True, text=True)
     if run.returncode:
-        raise RuntimeError(f"the C++ RNEA timing loop failed: {run.stderr.strip()}")
-    seconds, *tau = (float(v) for v in run.stdout.split())
-    want = pin.rnea(model, model.createData(), q[0], qd[0], qdd[0])
-    if not np.allclose(tau, want, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(want).max())):
-        raise RuntimeError(f"the C++ RNEA timing loop's torques {tau} are not Pinocchio's "
-                           f"from Python {want.tolist()}")
+        raise RuntimeError(f"the C++ Pinocchio timing loop failed: {run.stderr.strip()}")
+    seconds, *out = (float(v) for v in run.stdout.split())
+    want = getattr(pinocchio_module(), algorithm)(model, model.createData(), q[0], qd[0],
+                                                  third[0])
+    if not np.allclose(out, want, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(want).max())):
+        raise RuntimeError(f"the C++ timing loop's {algorithm} {out} is not Pinocchio's from "
+                           f"Python {want.tolist()}")
     return seconds

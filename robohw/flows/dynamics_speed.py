@@ -14,7 +14,7 @@ import dataclasses
 
 from robohw.dynamics import state_fields, torque_fields
 from robohw.registry import design
-from robohw.robots.pinocchio import rnea_call_seconds, rnea_cpp_call_seconds
+from robohw.robots.pinocchio import call_seconds, cpp_call_seconds
 from robohw.sim.cache import cache_dir
 
 __all__ = ["BENCH_ROBOTS", "PUBLISHED", "SpeedRow", "bench_dynamics", "format_dynamics_bench"]
@@ -90,8 +90,8 @@ def bench_dynamics(synth_rows, robots=BENCH_ROBOTS, calls=20_000, *, cpp=True,
             fmax_by_seed=placed and placed.get("fmax_by_seed"),
             bits_in=sum(shape.width for shape in state_fields(plan).values()),
             bits_out=sum(shape.width for shape in torque_fields(plan).values()) + 1,
-            python_s=rnea_call_seconds(plan.robot, calls=calls),
-            cpp_s=rnea_cpp_call_seconds(plan.robot, cache_dir("peer"), calls=calls)
+            python_s=call_seconds(plan.robot, calls=calls),
+            cpp_s=cpp_call_seconds(plan.robot, cache_dir("peer"), calls=calls)
             if cpp else None)
         out.append(row)
         if progress is not None:

@@ -10,7 +10,7 @@ from robohw.dynamics.engine import EnginePlan
 from robohw.flows.dynamics_speed import SpeedRow, bench_dynamics, format_dynamics_bench
 from robohw.registry import design
 from robohw.robots import hardware_robot
-from robohw.robots.pinocchio import pinocchio_module, rnea_cpp_call_seconds
+from robohw.robots.pinocchio import cpp_call_seconds, pinocchio_module
 
 pytestmark = pytest.mark.skipif(pinocchio_module() is None, reason="the bench extra")
 
@@ -67,11 +67,12 @@ def test_the_command_refuses_a_bad_robot_or_synth_file_in_one_line(tmp_path, cap
 
 @pytest.mark.slow
 def test_the_cpp_loop_builds_and_computes_pinocchios_torques(tmp_path):
-    # rnea_cpp_call_seconds raises where the loop's torques are not Python's: on the PUMA its
+    # cpp_call_seconds raises where the loop's results are not Python's: on the PUMA its
     # massless first link still turns, and the UR5's twists are not all zero.
     for name in ("puma560", "ur5"):
-        seconds = rnea_cpp_call_seconds(hardware_robot(name, terms=()), tmp_path, calls=500,
-                                        repeats=2)
-        assert 1e-8 < seconds < 1e-4
-    assert len(list(tmp_path.glob("rnea_timing_*"))) == 1     # built once
+        for algorithm in ("rnea", "aba"):
+            seconds = cpp_call_seconds(hardware_robot(name, terms=()), tmp_path, algorithm,
+                                       calls=500, repeats=2)
+            assert 1e-8 < seconds < 1e-4
+    assert len(list(tmp_path.glob("pinocchio_timing_*"))) == 1     # built once
     assert np.isfinite(seconds)

@@ -198,15 +198,77 @@ def test_the_reciprocals_error_rule_bounds_its_error():
         op.propagated(node, {0: 0.06}, {}, None)
 
 
+def test_the_reciprocal_square_roots_range_holds_its_values():
+    from robohw.dataflow.graph import RangeError, Tracer
+    tracer = Tracer()
+    node = tracer.reciprocal_sqrt(tracer.input("a", 0.04, 9.0))
+    values = np.random.default_rng(5).uniform(0.04, 9.0, 1000)
+    got = operation(Op.RSQRT).evaluate([values], None)
+    assert node.low <= got.min() and got.max() <= node.high
+    assert (node.low, node.high) == pytest.approx((1 / 3, 5.0), rel=1e-15)
+    with pytest.raises(RangeError, match=r"1 / sqrt\(d\) \(node 2\): its range \[0, 2\] is "
+                                         r"not above 0"):
+        tracer.reciprocal_sqrt(tracer.input("d", 0.0, 2.0))
+    with pytest.raises(ValueError, match=r"1 / sqrt\(x\) needs x's range above 0"):
+        operation(Op.RSQRT).interval([tracer.input("e", -1.0, 1.0)], None)
+
+
+def _rounded_root(numerator, divisor):
+    """``sqrt(numerator / divisor)`` rounded half to even, through 80 decimal digits."""
+    import decimal
+    with decimal.localcontext() as context:
+        context.prec = 80
+        root = (decimal.Decimal(numerator) / decimal.Decimal(divisor)).sqrt()
+        return int(root.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_EVEN))
+
+
+@pytest.mark.parametrize("in_frac, out_frac, width", [(12, 9, 16), (-3, 20, 24), (40, 30, 48)])
+def test_the_reciprocal_square_roots_codes_are_exact_rounded_half_to_even(in_frac, out_frac,
+                                                                         width):
+    from robohw.dataflow.graph import Format
+    rng = np.random.default_rng(in_frac + 200)
+    codes = rng.integers(1, 1 << (width - 2), 400)
+    shift = 2 * out_frac + in_frac
+    # sqrt(2**shift / 2**(shift + 2)) = 1/2: rounded to 0, the even code.
+    if 0 <= shift + 2 < width - 2:
+        codes[0] = 1 << (shift + 2)
+    codes[1:3] = [0, -5]                            # outside every proven range
+    got = operation(Op.RSQRT).fixed(None, Format(out_frac), [codes], [Format(in_frac)], width)
+    want = [(1 << (width - 1)) - 1 if a <= 0 else
+            _rounded_root(1 << shift, int(a)) if shift >= 0 else
+            _rounded_root(1, int(a) << -shift) for a in codes]
+    assert [int(v) for v in got] == want
+    if 0 <= shift + 2 < width - 2:
+        assert int(got[0]) == 0
+
+
+def test_the_reciprocal_square_roots_error_rule_bounds_its_error():
+    from robohw.dataflow.graph import Tracer
+    op = operation(Op.RSQRT)
+    rng = np.random.default_rng(6)
+    low, high, error = 0.05, 2.0, 1e-3
+    tracer = Tracer()
+    node = tracer.reciprocal_sqrt(tracer.input("x", low, high))
+    bound = op.propagated(node, {0: error}, {}, None)
+    x = rng.uniform(low, high, 100_000)
+    x[:2] = low                                     # where the bound is reached
+    e = rng.uniform(-error, error, x.shape)
+    e[:2] = -error
+    assert np.abs((x + e) ** -0.5 - x ** -0.5).max() <= bound
+    assert np.abs((x + e) ** -0.5 - x ** -0.5).max() >= 0.99 * bound
+    with pytest.raises(ValueError, match="x's error bound 0.06 reaches its smallest magnitude"):
+        op.propagated(node, {0: 0.06}, {}, None)
+
+
 class ReciprocalPlan(TracedPlan):
-    """``x / d`` and ``1 / d`` with ``d`` in [0.2, 3]: the reciprocal through the formats, the
-    error bounds and the bit-exact model."""
+    """``x / d``, ``1 / d``, ``x / sqrt(d)`` and ``1 / sqrt(d)`` with ``d`` in [0.2, 3]: the
+    reciprocals through the formats, the error bounds and the bit-exact model."""
 
     def _trace(self):
         x = self.value_input("x", "x", -2.0, 2.0)
         d = self.value_input("d", "d", 0.2, 3.0)
-        inverse = self.tracer.reciprocal(d)
-        return {"quotient": x * inverse, "inverse": inverse}
+        inverse, root = self.tracer.reciprocal(d), self.tracer.reciprocal_sqrt(d)
+        return {"quotient": x * inverse, "inverse": inverse, "scaled": x * root, "root": root}
 
 
 @pytest.mark.parametrize("width", [16, 24, 40])
@@ -218,7 +280,8 @@ def test_a_traced_reciprocal_is_modelled_within_its_proven_bound(width):
     fracs = plan.input_fracs
     codes = {f: np.round(v * 2.0 ** fracs[f]).astype(np.int64) for f, v in values.items()}
     out = model_codes(plan, codes)
-    exact = {"quotient": values["x"] / values["d"], "inverse": 1 / values["d"]}
+    exact = {"quotient": values["x"] / values["d"], "inverse": 1 / values["d"],
+             "scaled": values["x"] / np.sqrt(values["d"]), "root": 1 / np.sqrt(values["d"])}
     for key, want in exact.items():
         got = np.asarray(out[key], dtype=np.float64) * 2.0 ** -plan.output_fracs[key]
         error = np.abs(got - want)

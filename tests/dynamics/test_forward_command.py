@@ -89,7 +89,7 @@ def test_a_model_whose_bound_is_too_weak_is_refused_in_one_line(tmp_path, capsys
     assert "more than the 1% allowed (--bound-fraction)" in err
     assert not (tmp_path / "qdd.csv").exists()
     # A weaker promise accepted: the UR5's model at its narrowest width that meets it.
-    assert main([*args, "--bound-fraction", "0.3"]) == 0
+    assert main([*args, "--bound-fraction", "0.15"]) == 0
     assert "(40 bits;" in capsys.readouterr().err
 
 

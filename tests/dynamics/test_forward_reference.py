@@ -86,7 +86,6 @@ def test_the_articulated_body_algorithm_agrees_with_pinocchio_on_urdf_arms(name)
 def test_the_articulated_body_algorithm_agrees_with_pinocchio_on_dh_robots(robot):
     pytest.importorskip("pinocchio")
     model = pinocchio_model(robot)
-    model.armature = np.array([j.armature for j in robot.joints])
     rng = np.random.default_rng(7)
     q = sample_joints(robot, 100, rng)
     qd = rng.uniform(-2.0, 2.0, q.shape)

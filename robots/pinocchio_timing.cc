@@ -1,24 +1,25 @@
-// Pinocchio's RNEA timed from C++: one model read from standard input, the mean time of one
-// call over a loop of calls on the states given, the best of several loops (see
-// robohw.robots.pinocchio.rnea_cpp_call_seconds, which writes the input and reads the output).
+// Pinocchio's RNEA or ABA timed from C++: one model read from standard input, the mean time of
+// one call over a loop of calls on the states given, the best of several loops (see
+// robohw.robots.pinocchio.cpp_call_seconds, which writes the input and reads the output).
 //
-// Input (whitespace-separated numbers): n gx gy gz; per joint: kind (0 revolute about z,
+// Input (whitespace-separated numbers): the algorithm (0 rnea, 1 aba); n gx gy gz; per joint: kind (0 revolute about z,
 // 1 prismatic along z), the joint's placement in its parent (R row-major, 9; p, 3), has_body,
 // and if 1: mass, centre of mass (3), rotational inertia at it (row-major, 9); then states,
-// repeats; then states rows of q (n), qd (n), qdd (n).
-// Output: one line "seconds_per_call tau_1 ... tau_n" (tau of the first state).
+// repeats; then states rows of q (n), qd (n) and qdd (n, rnea) or tau (n, aba).
+// Output: one line "seconds_per_call out_1 ... out_n" (tau or qdd of the first state).
 #include <chrono>
 #include <iostream>
 #include <vector>
 
+#include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
 #include <pinocchio/multibody.hpp>
 
 int main() {
   using namespace pinocchio;
-  int n;
+  int algorithm, n;
   double gx, gy, gz;
-  std::cin >> n >> gx >> gy >> gz;
+  std::cin >> algorithm >> n >> gx >> gy >> gz;
   Model model;
   model.gravity = Motion(Eigen::Vector3d(gx, gy, gz), Eigen::Vector3d::Zero());
   JointIndex parent = 0;
@@ -48,28 +49,32 @@ int main() {
   }
   int states, repeats;
   std::cin >> states >> repeats;
-  std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), qd = q, qdd = q;
+  std::vector<Eigen::VectorXd> q(states, Eigen::VectorXd(n)), qd = q, third = q;
   for (int s = 0; s < states; ++s) {
     for (int k = 0; k < n; ++k) std::cin >> q[s](k);
     for (int k = 0; k < n; ++k) std::cin >> qd[s](k);
-    for (int k = 0; k < n; ++k) std::cin >> qdd[s](k);
+    for (int k = 0; k < n; ++k) std::cin >> third[s](k);
   }
-  if (!std::cin) {
-    std::cerr << "rnea_timing: the input ended early\n";
+  if (!std::cin || (algorithm != 0 && algorithm != 1)) {
+    std::cerr << "pinocchio_timing: the input ended early or names no algorithm\n";
     return 2;
   }
   Data data(model);
+  auto call = [&](int s) -> const Eigen::VectorXd & {
+    return algorithm == 0 ? rnea(model, data, q[s], qd[s], third[s])
+                          : aba(model, data, q[s], qd[s], third[s]);
+  };
   double best = 1e300, sink = 0.0;
   for (int r = 0; r < repeats; ++r) {
     auto start = std::chrono::steady_clock::now();
-    for (int s = 0; s < states; ++s) sink += rnea(model, data, q[s], qd[s], qdd[s])(0);
+    for (int s = 0; s < states; ++s) sink += call(s)(0);
     std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
     best = std::min(best, took.count() / states);
   }
-  const Eigen::VectorXd &tau = rnea(model, data, q[0], qd[0], qdd[0]);
+  const Eigen::VectorXd out = call(0);
   std::cout.precision(17);
   std::cout << best;
-  for (int k = 0; k < n; ++k) std::cout << ' ' << tau(k);
+  for (int k = 0; k < n; ++k) std::cout << ' ' << out(k);
   std::cout << '\n';
   std::cerr << "checksum " << sink << '\n';
   return 0;

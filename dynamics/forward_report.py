@@ -1,0 +1,146 @@
+"""The report's forward-dynamics section: on every shipped arm with inertial data, the float64
+articulated-body algorithm against inverse dynamics and against Pinocchio's ``aba``, the
+bit-exact model's width, proven bound and measured error (or the one line that refuses it),
+and Pinocchio's ``aba`` call timed in the same run from Python and from C++.
+
+The states are seeded and within the limits (:func:`robohw.robots.sampling.sample_states`),
+their torques inverse dynamics' of the sampled accelerations, so the float64 reference must
+give the accelerations back.
+"""
+
+import pathlib
+
+import numpy as np
+
+from robohw.dynamics.forward import articulated_body_accelerations
+from robohw.dynamics.forward_files import FORWARD_BOUND_FRACTION, plan_forward, solve_forward
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.robots.chain import joint_terms
+from robohw.robots.loading import hardware_robot
+from robohw.robots.pinocchio import (call_seconds, cpp_call_seconds, offsets, pinocchio_model,
+                                     pinocchio_module)
+from robohw.robots.sampling import sample_states
+from robohw.sim.cache import cache_dir
+
+__all__ = ["forward_rows", "forward_section", "FORWARD_ARMS", "FORWARD_STATES",
+           "PINOCCHIO_STATES"]
+
+# The shipped arms with inertial data (puma560_fgl has none).
+FORWARD_ARMS = ("puma560", "stanford", "ur5", "panda", "iiwa14")
+# States per arm for the model's error, and Pinocchio's calls timed (and compared) per arm.
+FORWARD_STATES = {"full": 20_000, "quick": 2_000}
+PINOCCHIO_STATES = {"full": 20_000, "quick": 2_000}
+# States compared with Pinocchio's aba one call at a time.
+_COMPARED = 500
+
+
+def _largest_share(errors, limits):
+    """The largest ``|error| / limit`` over rows and joints (0 for no rows)."""
+    return float((np.abs(errors) / limits).max()) if errors.size else 0.0
+
+
+def _pinocchio_agreement(robot, q, qd, tau, reference):
+    """``max |aba - reference| / max |reference|`` over the first states, or ``None`` without
+    Pinocchio."""
+    pin = pinocchio_module()
+    if pin is None:
+        return None
+    model = pinocchio_model(robot)
+    data = model.createData()
+    q, qd, tau = q[:_COMPARED], qd[:_COMPARED], tau[:_COMPARED]
+    # Pinocchio's torques: ours less damping and Coulomb friction, which it has no terms for.
+    applied = tau - joint_terms(robot, qd, np.zeros_like(qd))
+    shifted = q + np.array(offsets(robot))
+    aba = np.array([pin.aba(model, data, *state) for state in zip(shifted, qd, applied)])
+    want = reference[:_COMPARED]
+    return float(np.abs(aba - want).max() / np.abs(want).max())
+
+
+def _model_row(robot, q, qd, tau, reference):
+    """What the bit-exact model gives at the default promise, or at the narrowest width with
+    any proven bound where that is refused, or the refusal."""
+    limits = np.array([j.acceleration_limit for j in robot.joints], dtype=float)
+    row = {"bound_fraction": FORWARD_BOUND_FRACTION}
+    try:
+        plan = plan_forward(robot)
+    except ValueError as refused:
+        row["refused"] = str(refused)
+        try:
+            plan = plan_forward(robot, bound_fraction=None)
+        except ValueError as none:
+            # The file by its name: the report is read on other machines.
+            source = str(robot.source or "")
+            row["no_model"] = str(none).replace(source, pathlib.Path(source).name) \
+                if source else str(none)
+            return row
+    got = solve_forward(robot, q, qd, tau, "model", plan=plan)
+    bounds = np.array(got.bounds)
+    errors = np.abs(got.qdd - reference)[got.valid]
+    row.update(width=got.width, bound_share=float((bounds / limits).max()),
+               error_share=_largest_share(errors, limits), passed=float(got.valid.mean()),
+               exceeded=int((errors > bounds).any(-1).sum()))
+    return row
+
+
+def forward_rows(quick=False, seed=0):
+    """One dict per arm of :data:`FORWARD_ARMS` (see the module docstring)."""
+    mode = "quick" if quick else "full"
+    rows = []
+    for name in FORWARD_ARMS:
+        robot = hardware_robot(name, terms=())       # its standard-DH form
+        q, qd, qdd = sample_states(robot, FORWARD_STATES[mode], np.random.default_rng(seed))
+        tau = inverse_dynamics(robot, q, qd, qdd)
+        reference = articulated_body_accelerations(robot, q, qd, tau)
+        calls = PINOCCHIO_STATES[mode]
+        python = call_seconds(robot, "aba", calls=calls)
+        cpp = cpp_call_seconds(robot, cache_dir("peer"), "aba", calls=calls)
+        rows.append({
+            "robot": name, "dof": robot.dof, "states": len(q),
+            "float_vs_inverse": float(np.abs(reference - qdd).max() / np.abs(qdd).max()),
+            "float_vs_pinocchio": _pinocchio_agreement(robot, q, qd, tau, reference),
+            "aba_python_us": None if python is None else python * 1e6,
+            "aba_cpp_us": None if cpp is None else cpp * 1e6,
+            **_model_row(robot, q, qd, tau, reference)})
+    return rows
+
+
+def _number(value, spec):
+    return "not measured" if value is None else format(value, spec)
+
+
+def _model_cells(row):
+    if "no_model" in row:
+        return f"none proven: {row['no_model'].split(': ', 1)[-1]}", "", "", ""
+    promise = "" if "refused" not in row else \
+        f" (refused at {row['bound_fraction']:.0%}: planned without it)"
+    return (f"{row['width']} bits{promise}", f"{row['bound_share']:.2g}",
+            f"{row['error_share']:.1e}", f"{row['passed']:.0%}, {row['exceeded']} beyond")
+
+
+def forward_section(rows):
+    """The section's Markdown from :func:`forward_rows`' rows."""
+    table = ["| arm | joints | float64: inverse dynamics, Pinocchio's aba | model width | "
+             "proven bound | measured error | rows valid, beyond their bound | Pinocchio "
+             "aba (us): Python, C++ |", "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        width, bound, error, valid = _model_cells(row)
+        table.append(
+            f"| {row['robot']} | {row['dof']} | {row['float_vs_inverse']:.1e}, "
+            f"{_number(row['float_vs_pinocchio'], '.1e')} | {width} | {bound} | {error} | "
+            f"{valid} | {_number(row['aba_python_us'], '.2f')}, "
+            f"{_number(row['aba_cpp_us'], '.3f')} |")
+    states = rows[0]["states"] if rows else 0
+    return "\n\n".join([
+        "## Forward dynamics",
+        f"Joint accelerations from torques on {states:,} seeded states per arm within the "
+        "limits, the torques inverse dynamics' of the sampled accelerations. The float64 "
+        "articulated-body algorithm's largest difference from those accelerations and from "
+        f"Pinocchio's `aba` (the first {_COMPARED}), relative to the largest |qdd|; the "
+        "bit-exact model at the narrowest width whose proven bound is within "
+        f"{FORWARD_BOUND_FRACTION:.0%} of every acceleration limit (the default), or where "
+        "that is refused the narrowest with any proof; its bound and measured error as "
+        "shares of the acceleration limit (worst joint); the rows it marks valid (the others "
+        "fail a check of its ranges) and how many of them exceed the bound (must be 0); and "
+        "Pinocchio's `aba` timed in this run on the same arm. Where no width is proven the "
+        "reason is the refusal's (docs/notes/2026-12-forward-dynamics-bounds.md).",
+        "\n".join(table)])

@@ -6,6 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 SYNTH_STAMP := $(VENV)/.installed-synth
 BENCH_STAMP := $(VENV)/.installed-bench
+REPORT_STAMP := $(VENV)/.installed-report
 
 .PHONY: check test report results bench export synth sweep prove slow layers clean
 
@@ -38,7 +39,15 @@ check: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest -n 2 -m "not slow" --durations=25
 
-report: $(STAMP)
+# What the report needs and no more: the package and Pinocchio, the peer its dynamics section
+# times (about 400 MB); `make test` adds the test and proof tools.
+$(REPORT_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[bench]'
+	touch $(REPORT_STAMP)
+
+report: $(REPORT_STAMP)
 	mkdir -p report
 	if [ -f docs/synth.json ]; then cp docs/synth.json report/synth.json; fi
 	$(BIN)/robohw report
@@ -46,7 +55,7 @@ report: $(STAMP)
 # docs/results.md from the report's table (every design simulated; its rows cached by the
 # code) and the last `make synth` (docs/synth.json, copied into report/): every row stamped
 # with its commit and the digest of its design's Verilog, stale rows marked.
-results: $(STAMP)
+results: $(REPORT_STAMP)
 	mkdir -p report
 	if [ -f docs/synth.json ]; then cp docs/synth.json report/synth.json; fi
 	$(BIN)/robohw report --table-only --results docs/results.md

@@ -9,4 +9,5 @@ FAMILY = Family(name="cordic",
                 doc="docs/cordic.md",
                 designs="robohw.cordic.designs:DESIGNS",
                 section="robohw.cordic.report:write_section",
+                section_reads=(),
                 error_panel="robohw.cordic.report:cordic_error_panel")

@@ -8,4 +8,5 @@ __all__ = ["FAMILY"]
 FAMILY = Family(name="distributed",
                 doc="docs/distributed.md",
                 command="distributed",
-                section="robohw.distributed.report:write_section")
+                section="robohw.distributed.report:write_section",
+                section_reads=())

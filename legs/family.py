@@ -9,4 +9,5 @@ FAMILY = Family(name="platform",
                 doc="docs/legs.md",
                 designs="robohw.legs.designs:DESIGNS",
                 command="platform",
-                section="robohw.legs.report:write_section")
+                section="robohw.legs.report:write_section",
+                section_reads=())

@@ -374,7 +374,7 @@ def write_platform_report(out_dir, quick=False):
     solve = platform_solve(1_000 if quick else 20_000)
     dynamics = leg_dynamics(500 if quick else 10_000)
     machine = machine_phases()
-    servo = fk_servo(10, 10, widths=(24,)) if quick else fk_servo(20, 100)
+    servo = fk_servo(10, 10, widths=(24,)) if quick else fk_servo(50, 40)
     legs = printed["planar_legs"]
     fk_lines = ["| platform | poses within | converged | the same pose | median / max "
                 "iterations | unreachable | near singular |", "|---|---|---|---|---|---|---|"]

@@ -25,11 +25,15 @@ the digest of the design's Verilog (:mod:`robohw.sim.provenance`).
 synthesis results side by side, each row marked current or stale against the code.
 """
 
+import dataclasses
+import io
 import json
 import pathlib
+import time
 
 from robohw.flows.robot_designs import robot_accuracy, robot_section
 from robohw.flows.synth import tool_table
+from robohw.hw.checks import check_integer
 from robohw.registry import DESIGNS, FAMILIES
 from robohw.results import results_document, results_page
 from robohw.sim.measure import measured_design, stated_design
@@ -141,37 +145,162 @@ def write_results(out_dir, rows, results=None, stream=None):
     return document
 
 
+def _design_row(name, count, quick, commit):
+    """One design's simulated row, stamped with ``commit`` and (but with ``quick``) its
+    Verilog's digest (a task of :func:`_run`)."""
+    design = DESIGNS[name]
+    row = measured_design(design, count=count)
+    row["commit"] = commit
+    # The Verilog's digest takes an export of the design, which --quick leaves out.
+    row["verilog_sha256"] = None if quick else verilog_digest(
+        design, row["width"], row["fold"] if design.default_fold is not None else None)
+    return row
+
+
+def _panel(family, quick):
+    """A family's panel of ``errors.png`` (a task of :func:`_run`)."""
+    return family.load(family.error_panel)(quick)
+
+
+def _section(family, out_dir, rows, quick, verilator):
+    """A family's section, its own progress kept to itself (a task of :func:`_run`: the
+    report's progress counts the sections, and its heartbeat covers them)."""
+    return family.load(family.section)(out_dir, rows, quick=quick, verilator=verilator,
+                                       stream=io.StringIO())
+
+
+def _robots(quick):
+    """``robots.md``'s rows (a task of :func:`_run`)."""
+    return robot_accuracy(() if quick else range(16, 25), _ROBOT_STATES[_mode(quick)])
+
+
+def _mode(quick):
+    return "quick" if quick else "full"
+
+
+@dataclasses.dataclass(frozen=True)
+class _Task:
+    """One piece of the report's work: ``function(*arguments(results))`` once the tasks
+    labelled ``needs`` have their results (``results``: by label)."""
+    label: str
+    function: object
+    arguments: object
+    needs: frozenset = frozenset()
+
+
+def _timed(function, *args):
+    """``(seconds, result)`` of ``function(*args)``."""
+    started = time.perf_counter()
+    result = function(*args)
+    return time.perf_counter() - started, result
+
+
+def _unmet(pending):
+    raise RuntimeError(f"report tasks that wait for nothing to come: "
+                       f"{', '.join(t.label for t in pending)}")
+
+
+def _run(tasks, jobs, progress):
+    """``{label: result}`` of ``tasks`` (:class:`_Task`), ``jobs`` at a time in processes of
+    their own (1: here); a progress step as each ends, with its time. A task starts once its
+    needs are met, the first given first: the longest first keeps both cores busy to the
+    end."""
+    results, pending = {}, list(tasks)
+
+    def ready():
+        found = [t for t in pending if t.needs <= results.keys()]
+        for task in found:
+            pending.remove(task)
+        return found
+
+    def done(label, timed):
+        seconds, results[label] = timed
+        progress.step(f"{label}: {seconds:.0f} s")
+
+    if jobs == 1:
+        while pending:
+            task = next((t for t in pending if t.needs <= results.keys()), None) or \
+                _unmet(pending)
+            pending.remove(task)
+            done(task.label, _timed(task.function, *task.arguments(results)))
+        return results
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    with ProcessPoolExecutor(min(jobs, len(tasks)), initializer=Progress.detach) as pool:
+        running = {}
+        while pending or running:
+            for task in ready():
+                future = pool.submit(_timed, task.function, *task.arguments(results))
+                running[future] = task.label
+            if not running:
+                _unmet(pending)
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in finished:
+                done(running.pop(future), future.result())
+    return results
+
+
+# Each family section's relative cost, measured (the longest start first); unnamed ones last.
+_SECTION_ORDER = ("platform", "transputer", "dynamics", "distributed", "inertia", "ik",
+                  "cordic")
+
+
 def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=None,
-                 table_only=False):
+                 table_only=False, jobs=1):
     """Run everything; write the files of the module docstring (and the results page to
     ``results``, a path, if given); return the summary table. ``table_only``: the table and
     the results page alone (``summary``, ``results``), without the plots and the families'
-    sections: seconds when the table's rows are cached."""
+    sections: seconds when the table's rows are cached. ``jobs``: tasks (a design's
+    simulation, a family's section) at a time, each in a process of its own."""
+    check_integer("jobs", jobs, minimum=1)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     commit = checkout_commit()      # the code as the measurements begin, not as they end
-    progress = Progress(len(DESIGNS) + (1 if table_only else 3), stream)
-    rows = []
-    pipelined_count, serial_count = _RESULTS["quick" if quick else "full"]
+    panels = [] if table_only else [f for f in FAMILIES if f.error_panel is not None]
+    sections = [] if table_only else sorted(
+        (f for f in FAMILIES if f.section is not None),
+        key=lambda f: _SECTION_ORDER.index(f.name) if f.name in _SECTION_ORDER else
+        len(_SECTION_ORDER))
+    progress = Progress(len(DESIGNS) + (1 if table_only else 4 + len(panels) + len(sections)),
+                        stream)
+    pipelined_count, serial_count = _RESULTS[_mode(quick)]
+    stated, simulated = {}, {}
     for design in DESIGNS.values():
         if design.one_at_a_time:
-            stated = stated_design(design)
-            if quick and stated["stated_interval"] > QUICK_MAX_INTERVAL:
-                rows.append(stated)
+            row = stated_design(design)
+            if quick and row["stated_interval"] > QUICK_MAX_INTERVAL:
+                stated[design.name] = {**row, "commit": commit, "verilog_sha256": None}
                 progress.step(f"{design.name} stated (not simulated with --quick)")
                 continue
-            count = _ONE_AT_A_TIME
+            simulated[design.name] = _ONE_AT_A_TIME
         else:
-            count = serial_count if design.word_serial else pipelined_count
-        rows.append(measured_design(design, count=count))
-        progress.step(f"{design.name} simulated")
-    for row in rows:
-        # What each row was measured on; the Verilog's digest takes an export of every
-        # design (about two minutes), which --quick leaves out.
-        design = DESIGNS[row["design"]]
-        row["commit"] = commit
-        row["verilog_sha256"] = None if quick else verilog_digest(
-            design, row["width"], row["fold"] if design.default_fold is not None else None)
+            simulated[design.name] = serial_count if design.word_serial else pipelined_count
+    families = {f.name: f for f in FAMILIES}
+
+    def rows_of(results):
+        return {name: stated.get(name) or results[f"{name} simulated"] for name in DESIGNS
+                if name in stated or f"{name} simulated" in results}
+
+    def section_task(family):
+        reads = (family.name,) if family.section_reads is None else family.section_reads
+        needs = frozenset(f"{d.name} simulated" for name in reads
+                          for d in families[name].registered_designs() if d.name in simulated)
+        return _Task(f"section: {family.name}", _section,
+                     lambda results: (family, out_dir, rows_of(results), quick, verilator),
+                     needs)
+
+    # The sections that read no rows first, the longest first; then robots.md and the
+    # designs; the other sections as their rows come; the panels last.
+    tasks = [section_task(f) for f in sections if f.section_reads == ()]
+    if not table_only:
+        tasks.append(_Task("robots.md", _robots, lambda results: (quick,)))
+    tasks += [_Task(f"{name} simulated", _design_row,
+                    lambda results, name=name, count=count: (name, count, quick, commit))
+              for name, count in simulated.items()]
+    tasks += [section_task(f) for f in sections if f.section_reads != ()]
+    tasks += [_Task(f"panel: {f.name}", _panel, lambda results, f=f: (f, quick))
+              for f in panels]
+    measured = _run(tasks, jobs, progress)
+    rows = list(rows_of(measured).values())
     table = summary_table(rows)
     (out_dir / "summary.md").write_text(
         "# Every design, simulated cycle by cycle\n\n"
@@ -186,22 +315,16 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         write_results(out_dir, rows, results, stream)
         progress.step("results.md: every row stamped, stale ones marked")
         return table
-    panels = [family.load(family.error_panel)(quick) for family in FAMILIES
-              if family.error_panel is not None]
-    plot_error_histograms(panels, out_dir / "errors.png")
+    plot_error_histograms([measured[f"panel: {f.name}"] for f in panels],
+                          out_dir / "errors.png")
     progress.step("plots: errors.png")
-    by_name = {r["design"]: r for r in rows}
-    written = []
-    for family in FAMILIES:
-        if family.section is not None:
-            written += family.load(family.section)(out_dir, by_name, quick=quick,
-                                                   verilator=verilator, stream=stream)
-    count = _ROBOT_STATES["quick" if quick else "full"]
-    robots = robot_accuracy(() if quick else range(16, 25), count)
-    write_text(out_dir / "robots.md", robot_section(robots, count))
-    (out_dir / "robots.json").write_text(json.dumps(versioned({"rows": robots}), indent=1))
-    sections = [name for name in written if name.endswith(".md")]
-    progress.step(f"detailed sections: {', '.join(sections + ['robots.md'])}")
+    count = _ROBOT_STATES[_mode(quick)]
+    write_text(out_dir / "robots.md", robot_section(measured["robots.md"], count))
+    (out_dir / "robots.json").write_text(json.dumps(versioned({"rows": measured["robots.md"]}),
+                                                    indent=1))
+    names = [name for f in sections for name in measured[f"section: {f.name}"]
+             if name.endswith(".md")]
+    progress.step(f"detailed sections: {', '.join(names + ['robots.md'])}")
     write_results(out_dir, rows, results, stream)
     progress.step("results.md: every row stamped, stale ones marked")
     return table

@@ -36,6 +36,9 @@ class Family:
     error_panel : str or None
         Its panel of the report's ``errors.png``, ``"module:function"``: ``function(quick)``
         returns ``(title, unit, {label: errors})``; ``None``: no panel.
+    section_reads : tuple of str or None
+        The families whose designs' simulated rows its section reads (``()``: none, so the
+        report starts it at once); ``None``: its own.
     """
     name: str
     doc: str
@@ -43,6 +46,7 @@ class Family:
     command: "str | None" = None
     section: "str | None" = None
     error_panel: "str | None" = None
+    section_reads: "tuple[str, ...] | None" = None
 
     @staticmethod
     def load(reference):

@@ -156,6 +156,15 @@ class Progress:
         self.stream.flush()
 
     @classmethod
+    def detach(cls):
+        """Forget the runs under way and any line left drawn: for a worker process forked
+        from one with runs under way (their owner reports them; the worker's own runs are
+        watched as any)."""
+        with cls._lock:
+            cls._running.clear()
+            cls._drawn, cls._announced = None, []
+
+    @classmethod
     def end_line(cls):
         """End what a command leaves open when it ends: a terminal line left drawn (a run
         stopped short, a step announced and never counted), so the next output starts on a

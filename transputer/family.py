@@ -8,4 +8,5 @@ __all__ = ["FAMILY"]
 FAMILY = Family(name="transputer",
                 doc="docs/transputer.md",
                 command="transputer",
-                section="robohw.transputer.report:write_section")
+                section="robohw.transputer.report:write_section",
+                section_reads=("dynamics",))

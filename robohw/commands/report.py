@@ -1,9 +1,10 @@
 """``robohw report``: measure every design and write the report."""
 
+import os
 import pathlib
 import sys
 
-from robohw.commands.options import bad_folder, declare_file_outputs, usage
+from robohw.commands.options import bad_folder, declare_file_outputs, integer, usage
 
 __all__ = ["register", "run"]
 
@@ -24,6 +25,9 @@ def register(commands):
     report.add_argument("--table-only", action="store_true",
                         help="the table and the results page alone, without the plots and the "
                              "families' sections (seconds when the rows are cached)")
+    report.add_argument("--jobs", type=integer("--jobs", 1, 64),
+                        help="simulations and sections at a time, each in a process of its own "
+                             "(default: the machine's cores)")
     report.add_argument("--verilator", action="store_true",
                         help="also measure the CORDICs' Verilator speed (adds ~2 min)")
     report.set_defaults(run=run)
@@ -36,7 +40,8 @@ def run(args):
         return usage("report", bad)
     from robohw.report import write_report
     print(write_report(args.out, quick=args.quick, verilator=args.verilator,
-                       results=args.results, table_only=args.table_only))
+                       results=args.results, table_only=args.table_only,
+                       jobs=args.jobs or os.cpu_count() or 1))
     written = ", ".join(sorted(p.name for p in pathlib.Path(args.out).iterdir()))
     print(f"written to {args.out}/: {written}", file=sys.stderr)
     return 0

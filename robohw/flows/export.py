@@ -43,6 +43,7 @@ from robohw.hw.checks import check_choice, check_integer
 from robohw.registry import DESIGNS, robot_designs
 from robohw.registry import designs as find_designs
 from robohw.hw.devices import DEVICES
+from robohw.support.progress import Progress
 from robohw.sim.primitives import primitive_models
 from robohw.sim.provenance import checkout_commit, verilog_sha256
 from robohw.sim.resources import memory_bits, register_bits
@@ -187,7 +188,7 @@ def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=Tru
                 progress.step(f"{sidecars[-1]['module']}.v")
         return sidecars
     from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(min(jobs, len(work))) as pool:
+    with ProcessPoolExecutor(min(jobs, len(work)), initializer=Progress.detach) as pool:
         futures = {pool.submit(export_design, design, width, out_dir, fold=fold,
                                check_lint=check_lint, device=device): k
                    for k, (design, width, fold) in enumerate(work)}

@@ -2,8 +2,9 @@
 (:func:`~robohw.dynamics.articulated_frames.articulated_body_steps`) over a robot's constants,
 from its joints' cos and sin (CORDICs), rates and torques, every value's fixed-point format
 from its proven range (:class:`~robohw.dynamics.forward_bounds.ForwardBounds`, from the joints'
-velocity and torque limits), one reciprocal a joint. A state outside the limits is flagged
-(``in_bounds`` low), never marked valid.
+velocity, torque and acceleration limits), a reciprocal and a reciprocal square root of each
+joint's divisor. A state outside the limits is flagged (``in_bounds`` low), and a row whose
+accelerations its checks cannot place within their limits too: neither is marked valid.
 
 :class:`ArticulatedBodyPlan` is the plan a machine is built from and the bit-exact model
 evaluates (:func:`robohw.dataflow.plan.model_codes`); its payloads are

@@ -35,7 +35,7 @@ from robohw.flows.robot_designs import robot_accuracy, robot_section
 from robohw.flows.synth import tool_table
 from robohw.hw.checks import check_integer
 from robohw.registry import DESIGNS, FAMILIES
-from robohw.results import results_document, results_page
+from robohw.results import results_document, results_page, row_status
 from robohw.sim.measure import measured_design, stated_design
 from robohw.sim.provenance import checkout_commit, verilog_digest
 from robohw.support.plots import plot_error_histograms
@@ -157,6 +157,12 @@ def _design_row(name, count, quick, commit):
     return row
 
 
+def _synth_digest(row):
+    """The digest a synthesis row is checked against, computed into the cache for the results
+    page (a task of :func:`_run`)."""
+    return row_status(row, row.get("device"))[1]
+
+
 def _panel(family, quick):
     """A family's panel of ``errors.png`` (a task of :func:`_run`)."""
     return family.load(family.error_panel)(quick)
@@ -202,16 +208,16 @@ def _unmet(pending):
 
 def _run(tasks, jobs, progress):
     """``{label: result}`` of ``tasks`` (:class:`_Task`), ``jobs`` at a time in processes of
-    their own (1: here); a progress step as each ends, with its time. A task starts once its
-    needs are met, the first given first: the longest first keeps both cores busy to the
-    end."""
+    their own (1: here); a progress step as each ends, with its time. Whenever a process is
+    free it takes the first task in the given order whose needs are met: the order is the
+    priority (what others wait for, and the longest, first)."""
     results, pending = {}, list(tasks)
 
-    def ready():
-        found = [t for t in pending if t.needs <= results.keys()]
-        for task in found:
+    def next_ready():
+        task = next((t for t in pending if t.needs <= results.keys()), None)
+        if task is not None:
             pending.remove(task)
-        return found
+        return task
 
     def done(label, timed):
         seconds, results[label] = timed
@@ -219,16 +225,14 @@ def _run(tasks, jobs, progress):
 
     if jobs == 1:
         while pending:
-            task = next((t for t in pending if t.needs <= results.keys()), None) or \
-                _unmet(pending)
-            pending.remove(task)
+            task = next_ready() or _unmet(pending)
             done(task.label, _timed(task.function, *task.arguments(results)))
         return results
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     with ProcessPoolExecutor(min(jobs, len(tasks)), initializer=Progress.detach) as pool:
         running = {}
         while pending or running:
-            for task in ready():
+            while len(running) < jobs and (task := next_ready()) is not None:
                 future = pool.submit(_timed, task.function, *task.arguments(results))
                 running[future] = task.label
             if not running:
@@ -260,8 +264,9 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         (f for f in FAMILIES if f.section is not None),
         key=lambda f: _SECTION_ORDER.index(f.name) if f.name in _SECTION_ORDER else
         len(_SECTION_ORDER))
-    progress = Progress(len(DESIGNS) + (1 if table_only else 4 + len(panels) + len(sections)),
-                        stream)
+    stamped = sum(1 for row in synth_rows(out_dir) if row.get("verilog_sha256"))
+    progress = Progress(len(DESIGNS) + stamped + (1 if table_only else
+                                                  4 + len(panels) + len(sections)), stream)
     pipelined_count, serial_count = _RESULTS[_mode(quick)]
     stated, simulated = {}, {}
     for design in DESIGNS.values():
@@ -288,15 +293,25 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
                      lambda results: (family, out_dir, rows_of(results), quick, verilator),
                      needs)
 
-    # The sections that read no rows first, the longest first; then robots.md and the
-    # designs; the other sections as their rows come; the panels last.
-    tasks = [section_task(f) for f in sections if f.section_reads == ()]
+    # The order is the priority: each section after the designs it reads, in _SECTION_ORDER
+    # (the longest first), robots.md after the first two; then the designs no section reads,
+    # the digests the results page checks the synthesis rows against, the panels.
+    designs = {f"{name} simulated": _Task(
+        f"{name} simulated", _design_row,
+        lambda results, name=name, count=count: (name, count, quick, commit))
+        for name, count in simulated.items()}
+    tasks, robots_at = [], 0
+    for index, family in enumerate(sections):
+        section = section_task(family)
+        tasks += [designs.pop(label) for label in sorted(section.needs) if label in designs]
+        tasks.append(section)
+        robots_at = len(tasks) if index <= 1 else robots_at
     if not table_only:
-        tasks.append(_Task("robots.md", _robots, lambda results: (quick,)))
-    tasks += [_Task(f"{name} simulated", _design_row,
-                    lambda results, name=name, count=count: (name, count, quick, commit))
-              for name, count in simulated.items()]
-    tasks += [section_task(f) for f in sections if f.section_reads != ()]
+        tasks.insert(robots_at, _Task("robots.md", _robots, lambda results: (quick,)))
+    tasks += designs.values()
+    tasks += [_Task(f"digest {k}: {row.get('design')}", _synth_digest,
+                    lambda results, row=row: (row,))
+              for k, row in enumerate(synth_rows(out_dir), start=1) if row.get("verilog_sha256")]
     tasks += [_Task(f"panel: {f.name}", _panel, lambda results, f=f: (f, quick))
               for f in panels]
     measured = _run(tasks, jobs, progress)

@@ -25,11 +25,9 @@ the digest of the design's Verilog (:mod:`robohw.sim.provenance`).
 synthesis results side by side, each row marked current or stale against the code.
 """
 
-import dataclasses
 import io
 import json
 import pathlib
-import time
 
 from robohw.flows.robot_designs import robot_accuracy, robot_section
 from robohw.flows.synth import tool_table
@@ -42,6 +40,7 @@ from robohw.support.plots import plot_error_histograms
 from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.atomic import write_text
 from robohw.support.progress import Progress
+from robohw.support.tasks import Task, run_tasks
 
 __all__ = ["summary_table", "synth_rows", "write_results", "write_report"]
 
@@ -147,7 +146,7 @@ def write_results(out_dir, rows, results=None, stream=None):
 
 def _design_row(name, count, quick, commit):
     """One design's simulated row, stamped with ``commit`` and (but with ``quick``) its
-    Verilog's digest (a task of :func:`_run`)."""
+    Verilog's digest (a :class:`~robohw.support.tasks.Task`)."""
     design = DESIGNS[name]
     row = measured_design(design, count=count)
     row["commit"] = commit
@@ -159,88 +158,30 @@ def _design_row(name, count, quick, commit):
 
 def _synth_digest(row):
     """The digest a synthesis row is checked against, computed into the cache for the results
-    page (a task of :func:`_run`)."""
+    page (a :class:`~robohw.support.tasks.Task`)."""
     return row_status(row, row.get("device"))[1]
 
 
 def _panel(family, quick):
-    """A family's panel of ``errors.png`` (a task of :func:`_run`)."""
+    """A family's panel of ``errors.png`` (a :class:`~robohw.support.tasks.Task`)."""
     return family.load(family.error_panel)(quick)
 
 
 def _section(family, out_dir, rows, quick, verilator):
-    """A family's section, its own progress kept to itself (a task of :func:`_run`: the
-    report's progress counts the sections, and its heartbeat covers them)."""
+    """A family's section, its own progress kept to itself (a
+    :class:`~robohw.support.tasks.Task`: the report's progress counts the sections, and its
+    heartbeat covers them)."""
     return family.load(family.section)(out_dir, rows, quick=quick, verilator=verilator,
                                        stream=io.StringIO())
 
 
 def _robots(quick):
-    """``robots.md``'s rows (a task of :func:`_run`)."""
+    """``robots.md``'s rows (a :class:`~robohw.support.tasks.Task`)."""
     return robot_accuracy(() if quick else range(16, 25), _ROBOT_STATES[_mode(quick)])
 
 
 def _mode(quick):
     return "quick" if quick else "full"
-
-
-@dataclasses.dataclass(frozen=True)
-class _Task:
-    """One piece of the report's work: ``function(*arguments(results))`` once the tasks
-    labelled ``needs`` have their results (``results``: by label)."""
-    label: str
-    function: object
-    arguments: object
-    needs: frozenset = frozenset()
-
-
-def _timed(function, *args):
-    """``(seconds, result)`` of ``function(*args)``."""
-    started = time.perf_counter()
-    result = function(*args)
-    return time.perf_counter() - started, result
-
-
-def _unmet(pending):
-    raise RuntimeError(f"report tasks that wait for nothing to come: "
-                       f"{', '.join(t.label for t in pending)}")
-
-
-def _run(tasks, jobs, progress):
-    """``{label: result}`` of ``tasks`` (:class:`_Task`), ``jobs`` at a time in processes of
-    their own (1: here); a progress step as each ends, with its time. Whenever a process is
-    free it takes the first task in the given order whose needs are met: the order is the
-    priority (what others wait for, and the longest, first)."""
-    results, pending = {}, list(tasks)
-
-    def next_ready():
-        task = next((t for t in pending if t.needs <= results.keys()), None)
-        if task is not None:
-            pending.remove(task)
-        return task
-
-    def done(label, timed):
-        seconds, results[label] = timed
-        progress.step(f"{label}: {seconds:.0f} s")
-
-    if jobs == 1:
-        while pending:
-            task = next_ready() or _unmet(pending)
-            done(task.label, _timed(task.function, *task.arguments(results)))
-        return results
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    with ProcessPoolExecutor(min(jobs, len(tasks)), initializer=Progress.detach) as pool:
-        running = {}
-        while pending or running:
-            while len(running) < jobs and (task := next_ready()) is not None:
-                future = pool.submit(_timed, task.function, *task.arguments(results))
-                running[future] = task.label
-            if not running:
-                _unmet(pending)
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in finished:
-                done(running.pop(future), future.result())
-    return results
 
 
 # Each family section's relative cost, measured (the longest start first); unnamed ones last.
@@ -264,8 +205,8 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         (f for f in FAMILIES if f.section is not None),
         key=lambda f: _SECTION_ORDER.index(f.name) if f.name in _SECTION_ORDER else
         len(_SECTION_ORDER))
-    stamped = sum(1 for row in synth_rows(out_dir) if row.get("verilog_sha256"))
-    progress = Progress(len(DESIGNS) + stamped + (1 if table_only else
+    stamped = [row for row in synth_rows(out_dir) if row.get("verilog_sha256")]
+    progress = Progress(len(DESIGNS) + len(stamped) + (1 if table_only else
                                                   4 + len(panels) + len(sections)), stream)
     pipelined_count, serial_count = _RESULTS[_mode(quick)]
     stated, simulated = {}, {}
@@ -289,14 +230,14 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         reads = (family.name,) if family.section_reads is None else family.section_reads
         needs = frozenset(f"{d.name} simulated" for name in reads
                           for d in families[name].registered_designs() if d.name in simulated)
-        return _Task(f"section: {family.name}", _section,
+        return Task(f"section: {family.name}", _section,
                      lambda results: (family, out_dir, rows_of(results), quick, verilator),
                      needs)
 
     # The order is the priority: each section after the designs it reads, in _SECTION_ORDER
     # (the longest first), robots.md after the first two; then the designs no section reads,
     # the digests the results page checks the synthesis rows against, the panels.
-    designs = {f"{name} simulated": _Task(
+    designs = {f"{name} simulated": Task(
         f"{name} simulated", _design_row,
         lambda results, name=name, count=count: (name, count, quick, commit))
         for name, count in simulated.items()}
@@ -307,14 +248,14 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
         tasks.append(section)
         robots_at = len(tasks) if index <= 1 else robots_at
     if not table_only:
-        tasks.insert(robots_at, _Task("robots.md", _robots, lambda results: (quick,)))
+        tasks.insert(robots_at, Task("robots.md", _robots, lambda results: (quick,)))
     tasks += designs.values()
-    tasks += [_Task(f"digest {k}: {row.get('design')}", _synth_digest,
+    tasks += [Task(f"digest {k}: {row.get('design')}", _synth_digest,
                     lambda results, row=row: (row,))
-              for k, row in enumerate(synth_rows(out_dir), start=1) if row.get("verilog_sha256")]
-    tasks += [_Task(f"panel: {f.name}", _panel, lambda results, f=f: (f, quick))
+              for k, row in enumerate(stamped, start=1)]
+    tasks += [Task(f"panel: {f.name}", _panel, lambda results, f=f: (f, quick))
               for f in panels]
-    measured = _run(tasks, jobs, progress)
+    measured = run_tasks(tasks, jobs, progress)
     rows = list(rows_of(measured).values())
     table = summary_table(rows)
     (out_dir / "summary.md").write_text(

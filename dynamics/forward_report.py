@@ -15,6 +15,7 @@ import numpy as np
 from robohw.dynamics.forward import articulated_body_accelerations
 from robohw.dynamics.forward_files import FORWARD_BOUND_FRACTION, plan_forward, solve_forward
 from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.time_report import PINOCCHIO_CALLS
 from robohw.robots.chain import joint_terms
 from robohw.robots.loading import hardware_robot
 from robohw.robots.pinocchio import (call_seconds, cpp_call_seconds, offsets, pinocchio_model,
@@ -22,14 +23,13 @@ from robohw.robots.pinocchio import (call_seconds, cpp_call_seconds, offsets, pi
 from robohw.robots.sampling import sample_states
 from robohw.sim.cache import cache_dir
 
-__all__ = ["forward_rows", "forward_section", "FORWARD_ARMS", "FORWARD_STATES",
-           "PINOCCHIO_STATES"]
+__all__ = ["forward_rows", "forward_section", "FORWARD_ARMS", "FORWARD_STATES"]
 
 # The shipped arms with inertial data (puma560_fgl has none).
 FORWARD_ARMS = ("puma560", "stanford", "ur5", "panda", "iiwa14")
-# States per arm for the model's error, and Pinocchio's calls timed (and compared) per arm.
+# States per arm for the model's error; Pinocchio's calls timed per arm are the time table's
+# (PINOCCHIO_CALLS).
 FORWARD_STATES = {"full": 20_000, "quick": 2_000}
-PINOCCHIO_STATES = {"full": 20_000, "quick": 2_000}
 # States compared with Pinocchio's aba one call at a time.
 _COMPARED = 500
 
@@ -91,7 +91,7 @@ def forward_rows(quick=False, seed=0):
         q, qd, qdd = sample_states(robot, FORWARD_STATES[mode], np.random.default_rng(seed))
         tau = inverse_dynamics(robot, q, qd, qdd)
         reference = articulated_body_accelerations(robot, q, qd, tau)
-        calls = PINOCCHIO_STATES[mode]
+        calls = PINOCCHIO_CALLS[mode]
         python = call_seconds(robot, "aba", calls=calls)
         cpp = cpp_call_seconds(robot, cache_dir("peer"), "aba", calls=calls)
         rows.append({

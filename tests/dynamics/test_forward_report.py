@@ -15,7 +15,7 @@ def rows(monkeypatch):
     # A planned arm and one no width is proven for; no C++ build in the fast tier.
     monkeypatch.setattr(forward_report, "FORWARD_ARMS", ("puma560", "panda"))
     monkeypatch.setattr(forward_report, "FORWARD_STATES", {"quick": 300})
-    monkeypatch.setattr(forward_report, "PINOCCHIO_STATES", {"quick": 50})
+    monkeypatch.setattr(forward_report, "PINOCCHIO_CALLS", {"quick": 50})
     monkeypatch.setattr(forward_report, "cpp_call_seconds", lambda *args, **kwargs: None)
     return forward_rows(quick=True)
 

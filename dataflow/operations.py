@@ -25,6 +25,8 @@ import numpy as np
 from amaranth.hdl import Const, signed
 
 from robohw.hw.fixed import Rounding, hdl_round_shift, round_shift
+from robohw.hw.reciprocal import reciprocal_code
+from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_code
 
 __all__ = ["Op", "Operation", "OPERATIONS", "operation", "register", "UNIT_KINDS", "ROUNDING",
            "kinds_on", "unit_of", "frac_bits_for", "hdl_rounded", "hdl_constant"]
@@ -187,9 +189,10 @@ _ROUNDED_BOUND = 1 + 2.0 ** -40
 
 class _Reciprocal(Operation):
     """A reciprocal ``rho(a)`` (``1 / a``, ``1 / sqrt(a)``) of an operand whose proven range is
-    on one side of 0: its error rule from its relative error, its code the exact value
-    rounded half to even (a code of 0, or one on the wrong side of 0, outside every proven
-    range, gives the largest code). No unit computes one yet."""
+    on one side of 0: its error rule from its relative error, its code its unit's
+    (:mod:`robohw.hw.reciprocal`, :mod:`robohw.hw.reciprocal_sqrt`): the exact value rounded
+    half to even, saturated at the largest code (which a code of 0, or one on the wrong side
+    of 0, outside every proven range, also gives)."""
     arity, registered = 1, True
 
     def relative(self, error, nearest):
@@ -206,11 +209,12 @@ class _Reciprocal(Operation):
         error, nearest = _divisor(node.args[0], errors)
         return node.magnitude * self.relative(error, nearest) * _ROUNDED_BOUND
 
-    def _operands(self, shift, a):
-        """``(numerator, divisor)`` of ``2**shift / |a|`` in exact integers."""
-        if shift > INT64_BITS - 1 or a.dtype == object:
-            a = a.astype(object)
-        return (1 << shift, abs(a)) if shift >= 0 else (1, abs(a) << -shift)
+    def _shift(self, node, shift):
+        """``node``'s numerator exponent, which its unit takes non-negative."""
+        if shift < 0:
+            raise ValueError(f"{node} ({self.kind}): its formats give the numerator "
+                             f"2**{shift}; the reciprocal units take 2**0 and above")
+        return shift
 
 
 class _Recip(_Reciprocal):
@@ -234,22 +238,7 @@ class _Recip(_Reciprocal):
         return error / (nearest - error)
 
     def fixed(self, node, fmt, args, arg_formats, width):
-        a = np.asarray(args[0])
-        numerator, divisor = self._operands(fmt.frac + arg_formats[0].frac, a)
-        safe = np.where(divisor == 0, 1, divisor)
-        quotient, remainder = numerator // safe, numerator % safe
-        twice = 2 * remainder
-        quotient = quotient + (twice > safe) + ((twice == safe) & (quotient % 2 == 1))
-        largest = (1 << (width - 1)) - 1
-        return np.where(divisor == 0, largest, np.where(a < 0, -quotient, quotient))
-
-
-def _rounded_root(numerator, divisor):
-    """``sqrt(numerator / divisor)`` (positive integers) rounded half to even, exactly."""
-    root = math.isqrt(numerator // divisor)      # floor(sqrt(x)) == isqrt(floor(x))
-    # Up where sqrt(n / d) > root + 1/2, i.e. 4 n > (2 root + 1)**2 d; even on a tie.
-    above = 4 * numerator - (2 * root + 1) ** 2 * divisor
-    return root + (above > 0 or (above == 0 and root % 2 == 1))
+        return reciprocal_code(args[0], self._shift(node, fmt.frac + arg_formats[0].frac), width)
 
 
 class _RecipSqrt(_Reciprocal):
@@ -274,12 +263,8 @@ class _RecipSqrt(_Reciprocal):
         return t / (math.sqrt(1 - t) * (1 + math.sqrt(1 - t)))
 
     def fixed(self, node, fmt, args, arg_formats, width):
-        a = np.asarray(args[0])
-        numerator, divisor = self._operands(2 * fmt.frac + arg_formats[0].frac, a)
-        largest = (1 << (width - 1)) - 1
-        flat = [largest if d <= 0 or v <= 0 else _rounded_root(int(numerator), int(d))
-                for v, d in zip(np.ravel(a), np.ravel(divisor))]
-        return np.array(flat, dtype=np.int64 if width <= INT64_BITS else object).reshape(a.shape)
+        return reciprocal_sqrt_code(args[0], self._shift(node, 2 * fmt.frac + arg_formats[0].frac),
+                                    width)
 
 
 class _Sqrt(Operation):           # counted only (a platform's leg lengths)

@@ -160,7 +160,8 @@ def _rounded_quotient(numerator, divisor):
     return round(Fraction(numerator, divisor))      # Python rounds a Fraction half to even
 
 
-@pytest.mark.parametrize("in_frac, out_frac, width", [(12, 9, 16), (-3, 20, 24), (40, 30, 48)])
+@pytest.mark.parametrize("in_frac, out_frac, width", [(12, 9, 16), (-3, 20, 24), (40, 30, 48),
+                                                      (5, 7, 16)])
 def test_the_reciprocals_codes_are_the_exact_quotient_rounded_half_to_even(in_frac, out_frac,
                                                                           width):
     from robohw.dataflow.graph import Format
@@ -172,9 +173,12 @@ def test_the_reciprocals_codes_are_the_exact_quotient_rounded_half_to_even(in_fr
     if 0 <= shift + 1 < width - 2:
         codes[:2] = [1 << (shift + 1), -(1 << (shift + 1))]
     got = operation(Op.RECIP).fixed(None, Format(out_frac), [codes], [Format(in_frac)], width)
-    want = [_rounded_quotient(1 << shift, int(a)) if shift >= 0 else
-            _rounded_quotient(1, int(a) << -shift) for a in codes]
+    largest = (1 << (width - 1)) - 1        # where the quotient leaves the width: saturated
+    want = [int(np.sign(a)) * min(abs(_rounded_quotient(1 << shift, int(a))), largest)
+            for a in codes]
     assert [int(v) for v in got] == want
+    with pytest.raises(ValueError, match=r"the numerator 2\*\*-1; the reciprocal units take"):
+        operation(Op.RECIP).fixed("n", Format(-6), [codes], [Format(5)], width)
     zero = operation(Op.RECIP).fixed(None, Format(out_frac), [np.array([0])], [Format(in_frac)],
                                      width)
     assert int(zero[0]) == (1 << (width - 1)) - 1
@@ -224,7 +228,8 @@ def _rounded_root(numerator, divisor):
         return int(root.quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_EVEN))
 
 
-@pytest.mark.parametrize("in_frac, out_frac, width", [(12, 9, 16), (-3, 20, 24), (40, 30, 48)])
+@pytest.mark.parametrize("in_frac, out_frac, width", [(12, 9, 16), (-3, 20, 24), (40, 30, 48),
+                                                      (5, 7, 16), (2, 20, 16)])
 def test_the_reciprocal_square_roots_codes_are_exact_rounded_half_to_even(in_frac, out_frac,
                                                                          width):
     from robohw.dataflow.graph import Format
@@ -236,9 +241,9 @@ def test_the_reciprocal_square_roots_codes_are_exact_rounded_half_to_even(in_fra
         codes[0] = 1 << (shift + 2)
     codes[1:3] = [0, -5]                            # outside every proven range
     got = operation(Op.RSQRT).fixed(None, Format(out_frac), [codes], [Format(in_frac)], width)
-    want = [(1 << (width - 1)) - 1 if a <= 0 else
-            _rounded_root(1 << shift, int(a)) if shift >= 0 else
-            _rounded_root(1, int(a) << -shift) for a in codes]
+    largest = (1 << (width - 1)) - 1        # where the root leaves the width: saturated
+    want = [largest if a <= 0 else min(_rounded_root(1 << shift, int(a)), largest)
+            for a in codes]
     assert [int(v) for v in got] == want
     if 0 <= shift + 2 < width - 2:
         assert int(got[0]) == 0

@@ -1,0 +1,147 @@
+"""The reciprocal ``2**shift / a`` of a ``signed(width)`` code, rounded half to even and
+saturated: its exact value (:func:`reciprocal_code`, Python integers or numpy arrays) and its
+pipelined hardware (:func:`reciprocal`), bit for bit alike.
+
+The hardware is a restoring division by ``|a|`` of the single-bit numerator ``2**(shift + 1)``,
+one quotient bit a step, :data:`STEPS_PER_STAGE` steps a register stage, between an input
+stage (``|a|``, the flags, whether the quotient leaves the width) and an output stage (the
+rounding, the saturation, the sign). No multiplier: a reciprocal exact to its rounding needs
+its remainder, which a Newton-Raphson step on the DSP tiles would need a product of twice the
+width to find.
+
+The code: ``round(2**shift / |a|)``, half to even, at most ``2**(width - 1) - 1`` (larger
+quotients saturate there), with ``a``'s sign; ``a == 0`` gives ``2**(width - 1) - 1``.
+"""
+
+import math
+
+import numpy as np
+
+from robohw.hw.checks import check_integer
+
+__all__ = ["reciprocal_code", "reciprocal", "reciprocal_latency", "first_remainder",
+           "saturated_rounding", "STEPS_PER_STAGE"]
+
+# Division steps a register stage: one (width + 1)-bit subtraction and a multiplexer each.
+STEPS_PER_STAGE = 2
+
+
+def _largest(width):
+    return (1 << (width - 1)) - 1
+
+
+def reciprocal_code(a, shift, width):
+    """The reciprocal's code of ``a`` (an integer or an integer array in ``signed(width)``)
+    at ``shift`` (a non-negative integer): see the module docstring."""
+    check_integer("width", width, minimum=2)
+    check_integer("shift", shift, minimum=0)
+    largest = _largest(width)
+    if np.ndim(a) == 0:
+        a = int(a)
+        if a == 0:
+            return largest
+        quotient, remainder = divmod(1 << shift, abs(a))
+        twice = 2 * remainder
+        quotient += twice > abs(a) or (twice == abs(a) and quotient % 2 == 1)
+        quotient = min(quotient, largest)
+        return -quotient if a < 0 else quotient
+    return np.vectorize(lambda v: reciprocal_code(v, shift, width), otypes=[object])(
+        np.asarray(a)).astype(np.int64 if width <= 62 else object)
+
+
+def reciprocal_latency(width, steps_per_stage=STEPS_PER_STAGE):
+    """Register stages from ``a`` to its reciprocal: the input stage, ``width`` division steps
+    ``steps_per_stage`` a stage, the output stage."""
+    check_integer("width", width, minimum=2)
+    check_integer("steps_per_stage", steps_per_stage, minimum=1)
+    return 2 + math.ceil(width / steps_per_stage)
+
+
+def _stage(m, signals, enable, name):
+    """Registers of ``signals`` (``{key: value}``), loaded where ``enable`` is high."""
+    from amaranth.hdl import Signal
+    out = {}
+    for key, value in signals.items():
+        out[key] = Signal(value.shape(), name=f"{name}_{key}", reset_less=True)
+        with m.If(enable):
+            m.d.sync += out[key].eq(value)
+    return out
+
+
+def first_remainder(exponent, low, divisor, width):
+    """``(remainder, leaves)`` of a recurrence whose numerator is ``2**exponent`` (an unsigned
+    value) and whose steps take its bits below ``2**low``: the part above, ``2**exponent //
+    2**low`` (``width`` bits), and whether it reaches ``divisor`` (an unsigned ``width``-bit
+    value at most ``2**(width - 1)``): then the result leaves its bits."""
+    from amaranth.hdl import Const, Mux
+    above = (exponent - low)[:len(exponent)]
+    # 2**above >= 2**(width - 1) is at least every divisor.
+    reaches_top = above >= width - 1
+    power = (Const(1, width) << above[:max(1, (width - 2).bit_length())])[:width]
+    remainder = Mux((exponent >= low) & ~reaches_top, power, 0)
+    return remainder, (exponent >= low) & (reaches_top | (remainder >= divisor))
+
+
+def saturated_rounding(m, doubled, sticky, negative, saturate, enable, width, name):
+    """The output stage's register: ``doubled >> 1`` rounded half to even (its low bit the
+    half, ``sticky`` whether anything lies below it), at most ``2**(width - 1) - 1`` (and that
+    where ``saturate``), negated where ``negative``."""
+    from amaranth.hdl import Mux, Signal, signed
+    kept = doubled[1:]
+    up = doubled[0] & (sticky | kept[0])
+    rounded = kept + up                                 # up to 2**(width - 1)
+    largest = _largest(width)
+    magnitude = Mux(saturate | (rounded > largest), largest, rounded)
+    out = Signal(signed(width), name=name, reset_less=True)
+    with m.If(enable):
+        m.d.sync += out.eq(Mux(negative, -magnitude, magnitude))
+    return out
+
+
+def reciprocal(m, a, shift, enable, name, *, steps_per_stage=STEPS_PER_STAGE):
+    """The reciprocal's code of ``a`` (a ``signed(width)`` value) at ``shift`` (a non-negative
+    integer, or an unsigned value: per operand), :func:`reciprocal_latency` enabled cycles
+    later (a register; the pipeline moves where ``enable`` is high). See the module
+    docstring."""
+    from amaranth.hdl import Const, Mux, Value, unsigned
+    a = Value.cast(a)
+    width = len(a)
+    check_integer("width", width, minimum=2)
+    check_integer("steps_per_stage", steps_per_stage, minimum=1)
+    if isinstance(shift, int):
+        shift = Const(check_integer("shift", shift, minimum=0))
+    shift = Value.cast(shift)
+    if shift.shape().signed:
+        raise TypeError(f"{name}: shift must be unsigned, not {shift.shape()}")
+    magnitude = Mux(a < 0, -a, a)[:width].as_unsigned()
+    # The numerator 2**(shift + 1): its quotient's low bit is the rounding's half bit.
+    exponent = (shift + 1)[:len(shift) + 1]
+    remainder, leaves = first_remainder(exponent, width, magnitude, width)
+    state = _stage(m, {"divisor": magnitude, "exponent": exponent, "negative": a < 0,
+                       "zero": a == 0, "leaves": leaves, "remainder": remainder},
+                   enable, f"{name}_in")
+    # Restoring division, the quotient's bits from the top: the remainder doubles, takes the
+    # numerator's bit, and gives up the divisor where it can.
+    remainder, quotient = state["remainder"], []
+    for j in reversed(range(width)):
+        taken = (remainder << 1)[:width] | (state["exponent"] == j)
+        difference = taken - state["divisor"]
+        fits = ~difference[width]
+        remainder = Mux(fits, difference[:width], taken)
+        quotient.insert(0, fits)
+        if j % steps_per_stage == 0 or j == 0:
+            carried = {k: state[k] for k in ("divisor", "exponent", "negative", "zero",
+                                            "leaves")}
+            state = _stage(m, {**carried, "remainder": remainder,
+                               "quotient": _cat(quotient, state.get("quotient"))},
+                           enable, f"{name}_s{j}")
+            remainder, quotient = state["remainder"], []
+    return saturated_rounding(m, state["quotient"], state["remainder"] != 0,
+                              state["negative"] & ~state["zero"],
+                              state["leaves"] | state["zero"], enable, width, name)
+
+
+def _cat(low_bits, high):
+    """The quotient so far: ``high`` (its earlier bits, or ``None``) above ``low_bits``."""
+    from amaranth.hdl import Cat
+    return Cat(*low_bits, *([] if high is None else [high]))

@@ -1,0 +1,107 @@
+"""The reciprocal square root ``sqrt(2**shift / a)`` of a ``signed(width)`` code, rounded half
+to even and saturated: its exact value (:func:`reciprocal_sqrt_code`) and its pipelined
+hardware (:func:`reciprocal_sqrt`), bit for bit alike.
+
+The hardware finds ``y = floor(sqrt(2**(shift + 2) / a))`` (one bit below the code's: the
+rounding's half) a bit a step from the top, without a multiplier: with ``Y`` the bits decided
+and ``R = 2**(shift + 2) - (Y 2**(j + 1))**2 a`` what is left, bit ``j`` is set where ``R >=
+4**j (4 Y + 1) a``. It keeps ``rho = R // 4**j``, which each step shifts left by two and fills
+with the numerator's two bits at ``2 j + 1`` and ``2 j``, and ``P = (4 Y + 1) a``, which each
+step doubles and adds ``3 a`` to or takes ``a`` from; a step is a subtraction, a multiplexer
+and an addition, about twice the width each. Its input stage (``a``, ``3 a``, the flags,
+whether the root leaves the width) and output stage (the rounding, the saturation) are the
+reciprocal's (:mod:`robohw.hw.reciprocal`).
+
+The code: ``round(sqrt(2**shift / a))``, half to even, at most ``2**(width - 1) - 1`` (larger
+roots saturate there); ``a <= 0`` gives ``2**(width - 1) - 1``.
+"""
+
+import math
+
+import numpy as np
+
+from robohw.hw.checks import check_integer
+from robohw.hw.reciprocal import STEPS_PER_STAGE, first_remainder, saturated_rounding
+
+__all__ = ["reciprocal_sqrt_code", "reciprocal_sqrt", "reciprocal_sqrt_latency"]
+
+
+def reciprocal_sqrt_code(a, shift, width):
+    """The reciprocal square root's code of ``a`` (an integer or an integer array in
+    ``signed(width)``) at ``shift`` (a non-negative integer): see the module docstring."""
+    check_integer("width", width, minimum=2)
+    check_integer("shift", shift, minimum=0)
+    largest = (1 << (width - 1)) - 1
+    if np.ndim(a) == 0:
+        a = int(a)
+        if a <= 0:
+            return largest
+        numerator = 1 << shift
+        root = math.isqrt(numerator // a)      # floor(sqrt(x)) == isqrt(floor(x))
+        # Up where sqrt(n / a) > root + 1/2, i.e. 4 n > (2 root + 1)**2 a; even on a tie.
+        above = 4 * numerator - (2 * root + 1) ** 2 * a
+        return min(root + (above > 0 or (above == 0 and root % 2 == 1)), largest)
+    return np.vectorize(lambda v: reciprocal_sqrt_code(v, shift, width), otypes=[object])(
+        np.asarray(a)).astype(np.int64 if width <= 62 else object)
+
+
+def reciprocal_sqrt_latency(width, steps_per_stage=STEPS_PER_STAGE):
+    """Register stages from ``a`` to its reciprocal square root: the input stage, ``width``
+    steps ``steps_per_stage`` a stage, the output stage."""
+    check_integer("width", width, minimum=2)
+    check_integer("steps_per_stage", steps_per_stage, minimum=1)
+    return 2 + math.ceil(width / steps_per_stage)
+
+
+def _register(m, value, enable, name):
+    from amaranth.hdl import Signal
+    held = Signal(value.shape(), name=name, reset_less=True)
+    with m.If(enable):
+        m.d.sync += held.eq(value)
+    return held
+
+
+def reciprocal_sqrt(m, a, shift, enable, name, *, steps_per_stage=STEPS_PER_STAGE):
+    """The reciprocal square root's code of ``a`` (a ``signed(width)`` value) at ``shift`` (a
+    non-negative integer, or an unsigned value: per operand), :func:`reciprocal_sqrt_latency`
+    enabled cycles later (a register; the pipeline moves where ``enable`` is high). See the
+    module docstring."""
+    from amaranth.hdl import Cat, Const, Mux, Value
+    a = Value.cast(a)
+    width = len(a)
+    check_integer("width", width, minimum=2)
+    check_integer("steps_per_stage", steps_per_stage, minimum=1)
+    if isinstance(shift, int):
+        shift = Const(check_integer("shift", shift, minimum=0))
+    shift = Value.cast(shift)
+    if shift.shape().signed:
+        raise TypeError(f"{name}: shift must be unsigned, not {shift.shape()}")
+    divisor = Mux(a > 0, a, 1)[:width].as_unsigned()
+    # The numerator 2**(shift + 2): the root's low bit is the rounding's half bit.
+    exponent = (shift + 2)[:len(shift) + 2]
+    rho, leaves = first_remainder(exponent, 2 * width, divisor, width)
+    state = {"divisor": divisor, "triple": 3 * divisor, "exponent": exponent,
+             "positive": a > 0, "leaves": leaves, "rho": rho, "p": divisor}
+    state = {k: _register(m, v, enable, f"{name}_in_{k}") for k, v in state.items()}
+    root = []
+    for j in reversed(range(width)):
+        # rho < 4 (2 Y + 1) a + 4 and P = (4 Y + 1) a with Y < 2**(width - 1 - j): their bits.
+        rho_bits, p_bits = 2 * width - j + 2, 2 * width - j + 1
+        taken = Cat(state["exponent"] == 2 * j, state["exponent"] == 2 * j + 1, state["rho"],
+                    Const(0, rho_bits))[:rho_bits]
+        difference = taken - state["p"]
+        fits = ~difference[rho_bits]
+        state["rho"] = Mux(fits, difference[:rho_bits], taken)
+        if j > 0:
+            # P = (4 Y + 1) a for the next bit: 2 P + 3 a where this one is set, else 2 P - a.
+            state["p"] = ((state["p"] << 1) +
+                          Mux(fits, state["triple"], -state["divisor"]))[:p_bits + 1]
+        root.insert(0, fits)
+        if j % steps_per_stage == 0:
+            if "root" in state:
+                root.append(state["root"])
+            state["root"] = Cat(*root)
+            state = {k: _register(m, v, enable, f"{name}_s{j}_{k}") for k, v in state.items()}
+            root = []
+    return saturated_rounding(m, state["root"], state["rho"] != 0, Const(0),
+                              state["leaves"] | ~state["positive"], enable, width, name)

@@ -28,14 +28,17 @@ from robohw.hw.fixed import Rounding, hdl_round_shift, round_shift
 from robohw.hw.reciprocal import reciprocal_code
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_code
 
-__all__ = ["Op", "Operation", "OPERATIONS", "operation", "register", "UNIT_KINDS", "ROUNDING",
-           "kinds_on", "unit_of", "frac_bits_for", "hdl_rounded", "hdl_constant"]
+__all__ = ["Op", "Operation", "OPERATIONS", "operation", "register", "UNIT_KINDS",
+           "RECIPROCAL_KINDS", "ROUNDING", "kinds_on", "unit_of", "frac_bits_for", "hdl_rounded",
+           "hdl_constant"]
 
 ROUNDING = Rounding.HALF_EVEN
 # Integer bits numpy's int64 holds with a sign and a carry to spare.
 INT64_BITS = 62
 # The kinds of programmable unit (robohw.dataflow.unit.fixed_point_unit).
 UNIT_KINDS = ("mul", "add")
+# The kinds of reciprocal unit (robohw.hw.reciprocal, robohw.hw.reciprocal_sqrt).
+RECIPROCAL_KINDS = ("recip", "rsqrt")
 
 
 class Op(str, enum.Enum):
@@ -209,6 +212,19 @@ class _Reciprocal(Operation):
         error, nearest = _divisor(node.args[0], errors)
         return node.magnitude * self.relative(error, nearest) * _ROUNDED_BOUND
 
+    def exponent(self, frac, operand_frac):
+        """The numerator's exponent (``2**exponent / a``, ``sqrt(2**exponent / a)``) of a
+        result of ``frac`` fraction bits from an operand of ``operand_frac``."""
+        raise NotImplementedError
+
+    def fixed(self, node, fmt, args, arg_formats, width):
+        return self.code(args[0], self._shift(node, self.exponent(fmt.frac,
+                                                                   arg_formats[0].frac)), width)
+
+    def word(self, node, fmt, fracs, args, negs):
+        # Its unit computes the code of (+-a) at the numerator's exponent, as ``shift``.
+        return {"shift": self._shift(node, self.exponent(fmt.frac, fracs[0]))}
+
     def _shift(self, node, shift):
         """``node``'s numerator exponent, which its unit takes non-negative."""
         if shift < 0:
@@ -221,7 +237,7 @@ class _Recip(_Reciprocal):
     """``1 / a``, ``a``'s proven range on one side of 0 (counted, unbounded, where it is not:
     the operation counts of general algorithms); its code ``round(2**(f + f_a) / a)``, half
     to even, with ``f`` its fraction bits and ``f_a`` the operand's."""
-    kind, counted_as = Op.RECIP, "div"
+    kind, counted_as, unit = Op.RECIP, "div", "recip"
 
     def interval(self, args, constant):
         (a,) = args
@@ -237,14 +253,18 @@ class _Recip(_Reciprocal):
         # |b / b~ - 1| = |b - b~| / |b~| <= E / (m - E).
         return error / (nearest - error)
 
-    def fixed(self, node, fmt, args, arg_formats, width):
-        return reciprocal_code(args[0], self._shift(node, fmt.frac + arg_formats[0].frac), width)
+    def exponent(self, frac, operand_frac):
+        return frac + operand_frac
+
+    @staticmethod
+    def code(a, exponent, width):
+        return reciprocal_code(a, exponent, width)
 
 
 class _RecipSqrt(_Reciprocal):
     """``1 / sqrt(a)``, ``a``'s proven range above 0; its code ``round(sqrt(2**(2 f + f_a) /
     a))``, half to even, with ``f`` its fraction bits and ``f_a`` the operand's."""
-    kind, counted_as = Op.RSQRT, "rsqrt"
+    kind, counted_as, unit = Op.RSQRT, "rsqrt", "rsqrt"
 
     def interval(self, args, constant):
         (a,) = args
@@ -262,9 +282,12 @@ class _RecipSqrt(_Reciprocal):
         t = error / nearest
         return t / (math.sqrt(1 - t) * (1 + math.sqrt(1 - t)))
 
-    def fixed(self, node, fmt, args, arg_formats, width):
-        return reciprocal_sqrt_code(args[0], self._shift(node, 2 * fmt.frac + arg_formats[0].frac),
-                                    width)
+    def exponent(self, frac, operand_frac):
+        return 2 * frac + operand_frac
+
+    @staticmethod
+    def code(a, exponent, width):
+        return reciprocal_sqrt_code(a, exponent, width)
 
 
 class _Sqrt(Operation):           # counted only (a platform's leg lengths)
@@ -464,10 +487,11 @@ def register(op):
 
 
 def unit_of(node):
-    """The unit kind (``"mul"``, ``"add"``) that executes ``node``, or ``None``."""
+    """The unit kind (``"mul"``, ``"add"``, ``"recip"``, ``"rsqrt"``) that executes ``node``,
+    or ``None``."""
     return operation(node.op).unit
 
 
 def kinds_on(unit):
-    """The kinds a programmable ``unit`` (``"mul"``, ``"add"``) executes."""
+    """The kinds a ``unit`` (``"mul"``, ``"add"``, ``"recip"``, ``"rsqrt"``) executes."""
     return tuple(kind for kind, op in OPERATIONS.items() if op.unit == unit)

@@ -4,7 +4,9 @@ values in rotating register files, successive states overlapped one every initia
 The machine (:class:`Machine`): pipelined multipliers and adders that each issue once a cycle
 (:func:`robohw.dataflow.unit.fixed_point_unit`: any node's micro-operation, bit for bit),
 *loaders* that write the state's fixed-point fields into the files, pipelined CORDICs that give
-each revolute joint's cos and sin, and rotating register files
+each revolute joint's cos and sin, pipelined reciprocal units for a graph with reciprocals or
+reciprocal square roots (:func:`reciprocal_unit_latency`: a code a cycle, exactly the model's),
+and rotating register files
 (:mod:`robohw.engine.registers`, :class:`RegisterFile`) on the readers' side: each operand
 port (and each output) reads its own files, each file holding the values that reader needs,
 written through one multiplexed write port by the writers of those values, at most one of them
@@ -32,24 +34,29 @@ from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
-from robohw.dataflow.operations import UNIT_KINDS, Op, unit_of
+from robohw.dataflow.operations import RECIPROCAL_KINDS, UNIT_KINDS, Op, unit_of
 from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages, swapped_operation
 from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
                                      physical_register, rotating_allocation)
 from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.multiplier import (PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY, registered_product,
                                   split_product)
+from robohw.hw.reciprocal import reciprocal_latency
+from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 
 __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
-           "compile_program", "product_latency", "unit_product", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
-           "SPARE_UNITS", "FANOUT_FILES", "LOAD_LATENCY"]
+           "compile_program", "product_latency", "unit_product", "reciprocal_unit_latency",
+           "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS", "FANOUT_FILES",
+           "LOAD_LATENCY", "RECIPROCAL_UNIT_STAGES"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
 MAX_INTERVAL = 1024
 # The kinds of unit (each executes the operations whose Operation.unit names it,
 # robohw.dataflow.operations).
-KINDS = UNIT_KINDS
+KINDS = UNIT_KINDS + RECIPROCAL_KINDS
+# A reciprocal unit's stages beside its recurrence's: the operand read and the write.
+RECIPROCAL_UNIT_STAGES = 2
 # A loader registers its field select in the cycle it is given and the selected held field in
 # the next (a register between the loader's field multiplexer and the files' write
 # multiplexers, the II 128 critical path), copied in the one after (FANOUT_FILES), which its
@@ -76,6 +83,16 @@ def product_latency(width):
     return PRODUCT_LATENCY if width <= 18 else SPLIT_PRODUCT_LATENCY
 
 
+def reciprocal_unit_latency(kind, width):
+    """Cycles from a reciprocal unit's issue (``kind`` ``"recip"`` or ``"rsqrt"``) to its
+    result being readable at ``width`` bits: its recurrence's
+    (:func:`~robohw.hw.reciprocal.reciprocal_latency`,
+    :func:`~robohw.hw.reciprocal_sqrt.reciprocal_sqrt_latency`) and
+    :data:`RECIPROCAL_UNIT_STAGES`."""
+    stages = {"recip": reciprocal_latency, "rsqrt": reciprocal_sqrt_latency}[kind](width)
+    return stages + RECIPROCAL_UNIT_STAGES
+
+
 def unit_product(width):
     """The product arguments of a multiplier unit at ``width`` bits
     (:func:`~robohw.dataflow.unit.fixed_point_unit`'s ``product``, ``product_latency`` and
@@ -90,7 +107,9 @@ def unit_product(width):
 
 @dataclass(frozen=True)
 class Machine:
-    """The engine's parameters: its ``interval`` (II, cycles per state) and its units."""
+    """The engine's parameters: its ``interval`` (II, cycles per state) and its units
+    (``reciprocals`` of ``1 / a`` and ``roots`` of ``1 / sqrt(a)``: none but for a graph that
+    has them)."""
     interval: int
     multipliers: int
     adders: int
@@ -99,12 +118,17 @@ class Machine:
     multiplier_latency: int
     adder_latency: int
     trig_latency: int
+    reciprocals: int = 0
+    roots: int = 0
+    reciprocal_latency: int = 1
+    root_latency: int = 1
 
     def __post_init__(self):
         check_integer("interval", self.interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
-        for name in ("multipliers", "adders", "loaders", "cordics"):
+        for name in ("multipliers", "adders", "loaders", "cordics", "reciprocals", "roots"):
             check_integer(name, getattr(self, name), minimum=0)
-        for name in ("multiplier_latency", "adder_latency", "trig_latency"):
+        for name in ("multiplier_latency", "adder_latency", "trig_latency",
+                     "reciprocal_latency", "root_latency"):
             check_positive_integer(name, getattr(self, name))
 
     @classmethod
@@ -113,9 +137,10 @@ class Machine:
         default :data:`SPARE_UNITS`) more units of each kind than the fewest its operations
         fit in, ``ceil((1 + spare) * operations / interval)``, and as many loaders and CORDICs
         as the fields and angles need to be taken in one interval; the units' latencies are
-        the hardware's at the plan's width (:func:`product_latency`), the CORDICs' their angle
-        register, pipeline, copies (:data:`FANOUT_FILES`) and write. ``multipliers`` or
-        ``adders`` given must be at least the fewest."""
+        the hardware's at the plan's width (:func:`product_latency`,
+        :func:`reciprocal_unit_latency`), the CORDICs' their angle register, pipeline, copies
+        (:data:`FANOUT_FILES`) and write; the fewest reciprocal units the graph's reciprocals
+        fit in. ``multipliers`` or ``adders`` given must be at least the fewest."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
             raise TypeError(f"spare must be a number, not {spare!r}")
@@ -141,12 +166,15 @@ class Machine:
         return cls(interval, chosen["mul"], chosen["add"], math.ceil(fields / interval),
                    math.ceil(joints / interval),
                    multiplier_stages(product_latency(plan.width)), ADDER_STAGES,
-                   pipelined_latency(plan.cordic) + 3)
+                   pipelined_latency(plan.cordic) + 3, least["recip"], least["rsqrt"],
+                   reciprocal_unit_latency("recip", plan.width),
+                   reciprocal_unit_latency("rsqrt", plan.width))
 
     def units(self, kind):
-        """The names of the units of ``kind`` (``mul``, ``add``, ``load``, ``cordic``)."""
-        count = {"mul": self.multipliers, "add": self.adders, "load": self.loaders,
-                 "cordic": self.cordics}[kind]
+        """The names of the units of ``kind`` (``mul``, ``add``, ``recip``, ``rsqrt``,
+        ``load``, ``cordic``)."""
+        count = {"mul": self.multipliers, "add": self.adders, "recip": self.reciprocals,
+                 "rsqrt": self.roots, "load": self.loaders, "cordic": self.cordics}[kind]
         return [f"{kind}{j}" for j in range(count)]
 
 
@@ -311,7 +339,8 @@ def compile_program(plan, machine):
         if kind is None:
             raise ValueError(f"{node}: the engine has no unit for op {node.op!r}")
         kind_of[node.index] = kind
-    latency = {"mul": machine.multiplier_latency, "add": machine.adder_latency}
+    latency = {"mul": machine.multiplier_latency, "add": machine.adder_latency,
+               "recip": machine.reciprocal_latency, "rsqrt": machine.root_latency}
     units = {kind: machine.units(kind) for kind in KINDS}
     for kind in KINDS:
         wanted = sum(1 for k in kind_of.values() if k == kind)

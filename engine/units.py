@@ -6,8 +6,9 @@ program and the control (:class:`~robohw.engine.control.EngineControl`) alone:
 - **units** (:func:`build_unit`): :func:`~robohw.dataflow.unit.fixed_point_unit` multipliers (one
   DSP tile each up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits on an ECP5, the
   tile's registered product up to 18 bits, :func:`~robohw.hw.multiplier.split_product`
-  above) and adders; an operand port of several files reads the OR of their words, each kept
-  only by the file the program names in that cycle;
+  above) and adders, and reciprocal units (:mod:`robohw.hw.reciprocal`,
+  :mod:`robohw.hw.reciprocal_sqrt`); an operand port of several files reads the OR of their
+  words, each kept only by the file the program names in that cycle;
 - **loaders** (:func:`build_loader`) give a held field, selected and registered, to the files that
   hold it; **CORDICs** (:func:`build_cordic`, pipelined, one angle a cycle) take a held angle and
   give its cos and sin to theirs;
@@ -23,8 +24,11 @@ import operator
 from amaranth.hdl import Const, Mux, Signal, signed, unsigned
 
 from robohw.cordic.pipelined import pipelined_datapath
+from robohw.dataflow.operations import RECIPROCAL_KINDS
 from robohw.dataflow.unit import fixed_point_unit
 from robohw.engine.program import unit_product
+from robohw.hw.reciprocal import reciprocal
+from robohw.hw.reciprocal_sqrt import reciprocal_sqrt
 from robohw.hw.register_file import read_port
 
 __all__ = ["held_state", "build_unit", "build_loader", "build_cordic", "writer_copies"]
@@ -68,11 +72,10 @@ def held_state(m, plan, payload, first):
     return held
 
 
-def build_unit(m, micro, unit, kind, plan, program, control, registers, platform):
-    """One multiplier or adder, its result's register returned: its operand ports read
-    their files at the addresses the program gives (a cycle ahead, rotated)."""
-    issues = [issue for issue in program.issues if issue.unit == unit]
-    instructions = [(issue.cycle, program.operation(issue), issue) for issue in issues]
+def _operand_reader(m, unit, plan, program, control, registers):
+    """``operands(fetch) -> (a, b, issued)`` of a unit
+    (:func:`~robohw.dataflow.unit.fixed_point_unit`'s): its operand ports read their files at
+    the addresses the program gives (a cycle ahead, rotated)."""
     files = {port: program.reads.get((unit, port), []) for port in "ab"}
 
     def operands(fetch):
@@ -108,7 +111,17 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
                           Const(0, signed(plan.width)))
         issued = fetch(0, {"valid": unsigned(1)}, lambda f, _: {"valid": 1})["valid"]
         return values[0], values[1], issued
+    return operands
 
+
+def build_unit(m, micro, unit, kind, plan, program, control, registers, platform):
+    """One multiplier, adder or reciprocal unit, its result's register returned: its operand
+    ports read their files at the addresses the program gives (a cycle ahead, rotated)."""
+    issues = [issue for issue in program.issues if issue.unit == unit]
+    instructions = [(issue.cycle, program.operation(issue), issue) for issue in issues]
+    operands = _operand_reader(m, unit, plan, program, control, registers)
+    if kind in RECIPROCAL_KINDS:
+        return _reciprocal_unit(m, micro, unit, kind, instructions, operands)
     result = []
 
     def written(fetch, offset, value):
@@ -124,6 +137,35 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
                      latency=latency, operands=operands, write=written,
                      platform=platform, **unit_product(plan.width))
     return result[0]
+
+
+def _reciprocal_unit(m, micro, unit, kind, instructions, operands):
+    """A reciprocal (``kind`` ``"recip"``) or reciprocal square root (``"rsqrt"``) unit, its
+    result's register returned: the operand read in the issue cycle and registered; in the
+    next its shift (the numerator's exponent, wired where the unit has one) and negation into
+    the recurrence (:func:`~robohw.hw.reciprocal.reciprocal`,
+    :func:`~robohw.hw.reciprocal_sqrt.reciprocal_sqrt`), whose result register the files
+    write in the cycle after it holds it
+    (:func:`~robohw.engine.program.reciprocal_unit_latency`)."""
+    def fetch(offset, shapes, word):
+        label = f"{unit}_s{offset}" if offset >= 0 else f"{unit}_sm{-offset}"
+        return micro.fetch(shapes, {cycle + offset: word(fields, issue)
+                                    for cycle, fields, issue in instructions}, label)
+
+    a, _, _ = operands(fetch)
+    held = Signal(a.shape(), name=f"{unit}_a", reset_less=True)
+    m.d.sync += held.eq(a)
+    shifts = {word["shift"] for _, word, _ in instructions} or {0}
+    wanted = {}
+    if len(shifts) > 1:
+        wanted["shift"] = range(max(shifts) + 1)
+    if any(word["neg_a"] for _, word, _ in instructions):
+        wanted["negate"] = unsigned(1)
+    fields = fetch(1, wanted, lambda f, _: {"shift": f["shift"], "negate": int(f["neg_a"])}
+                   ) if wanted else {}
+    compute = reciprocal if kind == "recip" else reciprocal_sqrt
+    return compute(m, held, fields.get("shift", min(shifts)), Const(1), unit,
+                   negate=fields.get("negate", 0))
 
 
 def build_loader(m, micro, unit, program, held):

@@ -98,11 +98,11 @@ def saturated_rounding(m, doubled, sticky, negative, saturate, enable, width, na
     return out
 
 
-def reciprocal(m, a, shift, enable, name, *, steps_per_stage=STEPS_PER_STAGE):
-    """The reciprocal's code of ``a`` (a ``signed(width)`` value) at ``shift`` (a non-negative
-    integer, or an unsigned value: per operand), :func:`reciprocal_latency` enabled cycles
-    later (a register; the pipeline moves where ``enable`` is high). See the module
-    docstring."""
+def reciprocal(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEPS_PER_STAGE):
+    """The reciprocal's code of ``a`` (a ``signed(width)`` value), or of ``-a`` where
+    ``negate`` (a bit) is high, at ``shift`` (a non-negative integer, or an unsigned value: per
+    operand), :func:`reciprocal_latency` enabled cycles later (a register; the pipeline moves
+    where ``enable`` is high). See the module docstring."""
     from amaranth.hdl import Const, Mux, Value, unsigned
     a = Value.cast(a)
     width = len(a)
@@ -117,7 +117,8 @@ def reciprocal(m, a, shift, enable, name, *, steps_per_stage=STEPS_PER_STAGE):
     # The numerator 2**(shift + 1): its quotient's low bit is the rounding's half bit.
     exponent = (shift + 1)[:len(shift) + 1]
     remainder, leaves = first_remainder(exponent, width, magnitude, width)
-    state = _stage(m, {"divisor": magnitude, "exponent": exponent, "negative": a < 0,
+    state = _stage(m, {"divisor": magnitude, "exponent": exponent,
+                       "negative": (a < 0) ^ Value.cast(negate),
                        "zero": a == 0, "leaves": leaves, "remainder": remainder},
                    enable, f"{name}_in")
     # Restoring division, the quotient's bits from the top: the remainder doubles, takes the

@@ -61,11 +61,11 @@ def _register(m, value, enable, name):
     return held
 
 
-def reciprocal_sqrt(m, a, shift, enable, name, *, steps_per_stage=STEPS_PER_STAGE):
-    """The reciprocal square root's code of ``a`` (a ``signed(width)`` value) at ``shift`` (a
-    non-negative integer, or an unsigned value: per operand), :func:`reciprocal_sqrt_latency`
-    enabled cycles later (a register; the pipeline moves where ``enable`` is high). See the
-    module docstring."""
+def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEPS_PER_STAGE):
+    """The reciprocal square root's code of ``a`` (a ``signed(width)`` value), or of ``-a``
+    where ``negate`` (a bit) is high, at ``shift`` (a non-negative integer, or an unsigned
+    value: per operand), :func:`reciprocal_sqrt_latency` enabled cycles later (a register; the
+    pipeline moves where ``enable`` is high). See the module docstring."""
     from amaranth.hdl import Cat, Const, Mux, Value
     a = Value.cast(a)
     width = len(a)
@@ -76,12 +76,14 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, steps_per_stage=STEPS_PER_STAG
     shift = Value.cast(shift)
     if shift.shape().signed:
         raise TypeError(f"{name}: shift must be unsigned, not {shift.shape()}")
-    divisor = Mux(a > 0, a, 1)[:width].as_unsigned()
+    negate = Value.cast(negate)
+    positive = Mux(negate, a < 0, a > 0)
+    divisor = Mux(positive, Mux(negate, -a, a), 1)[:width].as_unsigned()
     # The numerator 2**(shift + 2): the root's low bit is the rounding's half bit.
     exponent = (shift + 2)[:len(shift) + 2]
     rho, leaves = first_remainder(exponent, 2 * width, divisor, width)
     state = {"divisor": divisor, "triple": 3 * divisor, "exponent": exponent,
-             "positive": a > 0, "leaves": leaves, "rho": rho, "p": divisor}
+             "positive": positive, "leaves": leaves, "rho": rho, "p": divisor}
     state = {k: _register(m, v, enable, f"{name}_in_{k}") for k, v in state.items()}
     root = []
     for j in reversed(range(width)):

@@ -210,15 +210,17 @@ def replay_engine(plan, states=None):
         assert writer[node] in program.files[file].writers, (file, node, writer[node])
         return file
 
-    counts = {"mul": machine.multipliers, "add": machine.adders}
-    latencies = {"mul": machine.multiplier_latency, "add": machine.adder_latency}
+    counts = {"mul": machine.multipliers, "add": machine.adders, "recip": machine.reciprocals,
+              "rsqrt": machine.roots}
+    latencies = {"mul": machine.multiplier_latency, "add": machine.adder_latency,
+                 "recip": machine.reciprocal_latency, "rsqrt": machine.root_latency}
     kinds = {i.node: unit_of(nodes[i.node]) for i in program.issues}
     for issue in program.issues:
         ready[issue.node] = issue.cycle + latencies[kinds[issue.node]]
         writer[issue.node] = issue.unit
     for issue in sorted(program.issues, key=lambda i: i.cycle):
         node, kind = nodes[issue.node], kinds[issue.node]
-        assert issue.unit.startswith(kind) and int(issue.unit[3:]) < counts[kind], issue
+        assert issue.unit.startswith(kind) and int(issue.unit[len(kind):]) < counts[kind], issue
         claim(issue.unit, issue.cycle)
         operands = [arg for arg in node.args]
         sources = []

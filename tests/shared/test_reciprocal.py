@@ -72,12 +72,13 @@ def test_the_codes_take_arrays_and_refuse_bad_arguments():
 
 
 def _simulate(build, width, shift_bits, cases, seed, latency):
-    """``build(m, a, shift, enable)``'s output for ``cases`` (``(a, shift)``), under random
-    stalls: after each tick, the code of the case ``latency`` enabled cycles before."""
+    """``build(m, a, shift, enable, negate)``'s output for ``cases`` (``(a, shift)`` or ``(a,
+    shift, negate)``), under random stalls: after each tick, the code of the case ``latency``
+    enabled cycles before."""
     m = Module()
-    a, enable = Signal(signed(width)), Signal()
+    a, enable, negate = Signal(signed(width)), Signal(), Signal()
     shift = Signal(unsigned(shift_bits)) if shift_bits else None
-    out = build(m, a, shift, enable)
+    out = build(m, a, shift, enable, negate)
     assert out.shape() == signed(width)
     rng = np.random.default_rng(seed)
     got, taken = [], []                     # taken: the case each enabled cycle took
@@ -89,6 +90,7 @@ def _simulate(build, width, shift_bits, cases, seed, latency):
                 ctx.set(a, cases[index][0])
                 if shift is not None:
                     ctx.set(shift, cases[index][1])
+                ctx.set(negate, cases[index][2] if len(cases[index]) > 2 else 0)
             moves = bool(rng.random() >= 0.25)
             ctx.set(enable, int(moves))
             await ctx.tick()
@@ -115,14 +117,15 @@ UNITS = {
 def test_rtl_equals_the_codes_for_every_code_and_shift_of_a_small_width(unit, steps):
     hardware, code, latency = UNITS[unit]
     width, shift_bits = 5, 4
-    cases = [(a, s) for a in range(-16, 16) for s in range(1 << shift_bits)]
+    cases = [(a, s, n) for a in range(-16, 16) for s in range(1 << shift_bits) for n in (0, 1)]
     cycles = latency(width, steps)
-    got = _simulate(lambda m, a, shift, enable: hardware(m, a, shift, enable, "u",
-                                                         steps_per_stage=steps),
-                    width, shift_bits, cases, seed=steps, latency=cycles)
+    got = _simulate(lambda m, a, shift, enable, negate: hardware(
+        m, a, shift, enable, "u", negate=negate, steps_per_stage=steps),
+        width, shift_bits, cases, seed=steps, latency=cycles)
     assert len(got) == len(cases)
-    for k, (a, s) in enumerate(cases):
-        assert got[k] == code(a, s, width), (a, s)
+    for k, (a, s, n) in enumerate(cases):
+        # Negated: the code of -a (for -2**(width - 1), a code a bit beyond the width).
+        assert got[k] == code(-a if n else a, s, width), (a, s, n)
 
 
 # Shifts whose codes are partly within the width and partly saturated, one at 0.
@@ -136,7 +139,7 @@ def test_rtl_equals_the_codes_at_a_constant_shift(unit, width, shift):
     hardware, code, latency = UNITS[unit]
     rng = np.random.default_rng(width + shift)
     cases = [(a, shift) for a in _codes(width, rng, 40)]
-    got = _simulate(lambda m, a, _, enable: hardware(m, a, shift, enable, "u"),
+    got = _simulate(lambda m, a, _, enable, negate: hardware(m, a, shift, enable, "u"),
                     width, 0, cases, seed=width, latency=latency(width))
     for k, (a, s) in enumerate(cases):
         assert got[k] == code(a, s, width), (a, s)
@@ -150,11 +153,13 @@ def test_rtl_equals_the_codes_at_shifts_given_per_operand(unit):
     hardware, code, latency = UNITS[unit]
     width, shift_bits = 30, 7
     rng = np.random.default_rng(11)
-    cases = [(a, int(s)) for a in _codes(width, rng, 30) for s in rng.integers(0, 128, 2)]
-    got = _simulate(lambda m, a, shift, enable: hardware(m, a, shift, enable, "u"),
+    cases = [(a, int(s), int(n)) for a in _codes(width, rng, 30)
+             for s, n in zip(rng.integers(0, 128, 2), rng.integers(0, 2, 2))]
+    got = _simulate(lambda m, a, shift, enable, negate: hardware(m, a, shift, enable, "u",
+                                                                 negate=negate),
                     width, shift_bits, cases, seed=4, latency=latency(width))
-    for k, (a, s) in enumerate(cases):
-        assert got[k] == code(a, s, width), (a, s)
+    for k, (a, s, n) in enumerate(cases):
+        assert got[k] == code(-a if n else a, s, width), (a, s, n)
 
 
 @pytest.mark.parametrize("unit", UNITS)

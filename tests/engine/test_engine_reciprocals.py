@@ -1,0 +1,88 @@
+"""Reciprocal units on the engine (robohw.engine.units, on robohw.hw.reciprocal and
+robohw.hw.reciprocal_sqrt): a traced graph with reciprocals and reciprocal square roots, one of
+a negated operand and several numerator exponents on one unit, compiled and built; the RTL
+equal to the bit-exact model for states within the proven ranges and beyond them (a divisor of
+0, of the wrong sign, quotients beyond the width), one state every interval, its latency the
+independent replay's."""
+
+import numpy as np
+import pytest
+from amaranth.hdl import signed
+
+from robohw.dataflow.plan import TracedPlan, model_codes
+from robohw.engine.component import Engine
+from robohw.engine.plan import compile_plan
+from robohw.engine.program import reciprocal_unit_latency
+from robohw.hw.reciprocal import reciprocal_latency
+from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
+from robohw.sim.harness import run_stream
+from schedules import replay_engine
+
+OUTPUTS = ("quotient", "inverse", "negated", "other", "scaled", "root", "far")
+
+
+class _Reciprocals(TracedPlan):
+    """Quotients and roots of two divisors of different ranges (different numerator
+    exponents), one negated."""
+
+    def _trace(self):
+        x = self.value_input("x", "x", -2.0, 2.0)
+        d = self.value_input("d", "d", 0.2, 3.0)
+        e = self.value_input("e", "e", 40.0, 90.0)
+        t = self.tracer
+        inverse, root = t.reciprocal(d), t.reciprocal_sqrt(d)
+        return {"quotient": x * inverse, "inverse": inverse, "negated": t.reciprocal(-e),
+                "other": t.reciprocal(e) * x, "scaled": x * root, "root": root,
+                "far": t.reciprocal_sqrt(e)}
+
+
+def _engine(width, interval):
+    plan = _Reciprocals(width=width, fold=1)
+    plan.program = compile_plan(plan, interval)
+    return Engine(plan, plan.program, {f: signed(width) for f in "xde"},
+                  {key: key for key in OUTPUTS}, tag_width=4, flag="in_bounds")
+
+
+def _states(plan, count, seed):
+    rng = np.random.default_rng(seed)
+    values = {"x": rng.uniform(-2, 2, count), "d": rng.uniform(0.2, 3.0, count),
+              "e": rng.uniform(40.0, 90.0, count)}
+    fracs = plan.input_fracs
+    codes = {f: np.round(v * 2.0 ** fracs[f]).astype(np.int64) for f, v in values.items()}
+    # Beyond the proven ranges: divisors of 0, below 0, tiny (quotients beyond the width),
+    # the extreme codes.
+    low = -(1 << (plan.width - 1))
+    codes["d"][:6] = [0, -5, 1, low, -low - 1, 2]
+    codes["e"][:6] = [3, 0, -(1 << 10), 1, low, -low - 1]
+    return codes
+
+
+@pytest.mark.parametrize("width, interval", [(16, 2), (24, 3), (40, 5)])
+def test_rtl_equals_the_model_with_reciprocal_units(width, interval):
+    dut = _engine(width, interval)
+    machine = dut.program.machine
+    # Three reciprocals and two roots, the fewest units an interval holds; one unit then
+    # takes every reciprocal: the negated one and each numerator's exponent.
+    assert machine.reciprocals == -(-3 // interval) and machine.roots == -(-2 // interval)
+    if machine.reciprocals == 1:
+        words = [dut.program.operation(i) for i in dut.program.issues if i.unit == "recip0"]
+        assert len({w["shift"] for w in words}) == 2 and sum(w["neg_a"] for w in words) == 1
+    assert machine.reciprocal_latency == reciprocal_latency(width) + 2
+    assert machine.root_latency == reciprocal_sqrt_latency(width) + 2
+    codes = _states(dut.plan, 40, width)
+    inputs = [{**{f: int(codes[f][b]) for f in "xde"}, "tag": b % 16} for b in range(40)]
+    run = run_stream(dut, inputs)
+    expected = model_codes(dut.plan, codes, overflow="wrap")
+    assert [o["tag"] for o in run.outputs] == [p["tag"] for p in inputs]
+    for key in OUTPUTS:
+        assert [o[key] for o in run.outputs] == expected[key].tolist(), key
+    assert [o["in_bounds"] for o in run.outputs][:6] == [0] * 6
+    # One state every interval; the latency the replay's output cycle and the queue's.
+    assert np.all(np.diff(run.input_cycles) == interval)
+    assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) == dut.latency)
+    assert dut.latency == replay_engine(dut.plan) + 2
+
+
+def test_a_units_latency_is_its_recurrences_and_two():
+    assert reciprocal_unit_latency("recip", 40) == 2 + 20 + 2
+    assert reciprocal_unit_latency("rsqrt", 33) == 2 + 17 + 2

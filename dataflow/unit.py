@@ -64,8 +64,9 @@ def _bits(limit):
 
 def fixed_point_unit(m, program, name, multiplier, instructions, *, width, latency, operands,
                      write, platform=None, product=registered_product,
-                     product_latency=PRODUCT_LATENCY, registered_operands=False):
-    """Build one unit in module ``m``; returns its issue flag (1 in the cycles it issues).
+                     product_latency=PRODUCT_LATENCY, registered_operands=False, limits=None):
+    """Build one unit in module ``m``; returns its issue flag (1 in the cycles it issues) and,
+    with ``limits``, its check flag.
 
     Parameters
     ----------
@@ -100,6 +101,17 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         are two adder levels from them): the multiplier's preparation is then done in the
         read cycle, into the operand registers, instead of after them. The latency is the
         same.
+    limits : dict or None
+        ``{instruction's node (its third element): code}``: the instructions whose result,
+        rounded before it wraps into ``width`` bits, is checked against ``code`` in magnitude
+        (:attr:`~robohw.dataflow.plan.TracedPlan.checks`). The check flag returned is high,
+        ``latency`` cycles after such an issue (when its result is readable), where the result
+        exceeds its code: a register of its own, compared in the cycle the result's register
+        is loaded in.
+
+    Returns
+    -------
+    issued, or (issued, failed) with ``limits``
     """
     least = multiplier_stages(product_latency) if multiplier else ADDER_STAGES
     if latency < least:
@@ -182,6 +194,16 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
     # The increment, into a register (wrapping out of bounds, as the model's register does);
     # written in the next cycle, from registers.
     value = Signal(signed(width), name=f"{name}_value", reset_less=True)
-    m.d.sync += value.eq(rounding_increment(halved, sticky))
+    rounded = rounding_increment(halved, sticky)
+    m.d.sync += value.eq(rounded)
     write(fetch, offset + 2, value)
-    return issued
+    if limits is None:
+        return issued
+    # The check: the rounded result before it wraps, registered, against its code.
+    whole = stage(rounded, "rounded")
+    check = fetch(offset + 2, {"checked": unsigned(1), "limit": unsigned(width)},
+                  lambda f, node: {"checked": int(node in limits), "limit": limits.get(node, 0)})
+    failed = Signal(name=f"{name}_failed", reset_less=True)
+    m.d.sync += failed.eq(check["checked"] & ((whole > check["limit"]) |
+                                              (whole < -check["limit"])))
+    return issued, failed

@@ -19,7 +19,7 @@ No state is taken in the first interval after reset (the micro-programs' ROM wor
 cycles ahead).
 """
 
-from amaranth.hdl import Const, Module
+from amaranth.hdl import Const, Module, Signal
 
 from robohw.dataflow.component import output_fields, within_limits
 from robohw.engine.control import EngineControl
@@ -53,15 +53,24 @@ class Engine(StreamPipeline):
     flag : str or None
         A one-bit output field, 1 when every fixed-point field was within the plan's
         :attr:`~robohw.dataflow.plan.TracedPlan.field_limits`.
+    checked : str or None
+        A one-bit output field, 1 when every check of the plan
+        (:attr:`~robohw.dataflow.plan.TracedPlan.checks`) passed: each checked result, rounded
+        before it wraps, within its code (:func:`~robohw.dataflow.plan.checked_model_codes`'s
+        ``passed``). Each unit's check flag is ORed into a line that follows the state to its
+        outputs, in the cycle the checked result is readable.
 
     Latency :attr:`latency`: the program's output cycle and the output queue's; one state every
     :attr:`interval` cycles. Nothing is lost, duplicated or reordered under backpressure.
     """
 
-    def __init__(self, plan, program, inputs, outputs, *, tag_width=0, flag=None):
+    def __init__(self, plan, program, inputs, outputs, *, tag_width=0, flag=None, checked=None):
         check_tag_width(tag_width)
         fields = output_fields(plan, outputs, flag)
-        self._plan, self._program, self._flag = plan, program, flag
+        if checked is not None:
+            fields |= output_fields(plan, {}, checked)
+        self._plan, self._program, self._flag, self._checked = plan, program, flag, checked
+        self._checks = plan.checks if checked is not None else {}
         self._output_names = dict(outputs)
         super().__init__(dict(inputs), fields, tag_width=tag_width)
 
@@ -101,12 +110,13 @@ class Engine(StreamPipeline):
         files = RegisterFiles(m, program, plan.width)
         held = held_state(m, plan, self.i.payload,
                           global_buffer(m, control.first, "first_global", platform))
-        values, micros = {}, {}
+        values, micros, failures = {}, {}, {}
         for kind in KINDS:
             for unit in program.machine.units(kind):
                 micro = micros[unit] = control.micro_program(unit)
-                values[unit] = build_unit(m, micro, unit, kind, plan, program, control, files,
-                                          platform)
+                values[unit], failures[unit] = build_unit(
+                    m, micro, unit, kind, plan, program, control, files, platform,
+                    self._checks)
         for unit in program.machine.units("load"):
             values[unit] = build_loader(m, control.micro_program(unit), unit, program, held)
         for unit in program.machine.units("cordic"):
@@ -118,7 +128,28 @@ class Engine(StreamPipeline):
             files.write(micro, name, sources[name], control)
         control.build()
         self._outputs(m, result, control, files)
+        if self._checked is not None:
+            m.d.comb += getattr(result, self._checked).eq(~self._failed(m, failures))
         return m
+
+    def _failed(self, m, failures):
+        """1 in the output cycle where a check of the state failed: a line of registers from
+        the state's transfer to its output cycle, each the one before ORed with the check
+        flags (``failures``: ``{unit: flag}``) readable in its cycle."""
+        program = self._program
+        arrivals = {}                       # cycle: the units whose checked result is readable
+        for issue in program.issues:
+            if issue.node in self._checks:
+                arrivals.setdefault(program.ready[issue.node], set()).add(issue.unit)
+        failed = Const(0)
+        for cycle in range(program.output_cycle + 1):
+            for unit in sorted(arrivals.get(cycle, ())):
+                failed = failed | failures[unit]
+            if cycle < program.output_cycle:
+                held = Signal(name=f"checks_failed{cycle + 1}", reset_less=True)
+                m.d.sync += held.eq(failed)
+                failed = held
+        return failed
 
     def _outputs(self, m, result, control, files):
         """The outputs, read together from their files ``output_cycle`` cycles after the

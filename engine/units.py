@@ -114,14 +114,21 @@ def _operand_reader(m, unit, plan, program, control, registers):
     return operands
 
 
-def build_unit(m, micro, unit, kind, plan, program, control, registers, platform):
-    """One multiplier, adder or reciprocal unit, its result's register returned: its operand
-    ports read their files at the addresses the program gives (a cycle ahead, rotated)."""
+def build_unit(m, micro, unit, kind, plan, program, control, registers, platform, checks=None):
+    """One multiplier, adder or reciprocal unit: ``(value, failed)``, its result's register
+    and (``None`` where it has none of ``checks``, ``{node: code}``) its check flag, high
+    where the result readable in that cycle exceeds its code
+    (:func:`~robohw.dataflow.unit.fixed_point_unit`'s ``limits``). Its operand ports read
+    their files at the addresses the program gives (a cycle ahead, rotated)."""
     issues = [issue for issue in program.issues if issue.unit == unit]
     instructions = [(issue.cycle, program.operation(issue), issue) for issue in issues]
+    limits = {issue: checks[issue.node] for issue in issues if issue.node in (checks or {})}
     operands = _operand_reader(m, unit, plan, program, control, registers)
     if kind in RECIPROCAL_KINDS:
-        return _reciprocal_unit(m, micro, unit, kind, instructions, operands)
+        if limits:
+            raise ValueError(f"{unit}: the engine checks multipliers' and adders' results, "
+                             f"not a reciprocal's")
+        return _reciprocal_unit(m, micro, unit, kind, instructions, operands), None
     result = []
 
     def written(fetch, offset, value):
@@ -133,10 +140,11 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
     multiplier = kind == "mul"
     latency = (program.machine.multiplier_latency if multiplier else
                program.machine.adder_latency)
-    fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
-                     latency=latency, operands=operands, write=written,
-                     platform=platform, **unit_product(plan.width))
-    return result[0]
+    flags = fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
+                             latency=latency, operands=operands, write=written,
+                             platform=platform, limits=limits or None,
+                             **unit_product(plan.width))
+    return result[0], (flags[1] if limits else None)
 
 
 def _reciprocal_unit(m, micro, unit, kind, instructions, operands):

@@ -82,7 +82,7 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
     # The numerator 2**(shift + 2): the root's low bit is the rounding's half bit.
     exponent = (shift + 2)[:len(shift) + 2]
     rho, leaves = first_remainder(exponent, 2 * width, divisor, width)
-    state = {"divisor": divisor, "triple": 3 * divisor, "exponent": exponent,
+    state = {"divisor": divisor, "triple": (divisor << 1) + divisor, "exponent": exponent,
              "positive": positive, "leaves": leaves, "rho": rho, "p": divisor}
     state = {k: _register(m, v, enable, f"{name}_in_{k}") for k, v in state.items()}
     root = []

@@ -86,3 +86,54 @@ def test_rtl_equals_the_model_with_reciprocal_units(width, interval):
 def test_a_units_latency_is_its_recurrences_and_two():
     assert reciprocal_unit_latency("recip", 40) == 2 + 20 + 2
     assert reciprocal_unit_latency("rsqrt", 33) == 2 + 17 + 2
+
+
+class _Checked(TracedPlan):
+    """Products and sums whose ranges are assumed narrower than their operands give: checked
+    (the forward dynamics' accelerations within their limits), one from a reciprocal."""
+
+    def _trace(self):
+        x = self.value_input("x", "x", -2.0, 2.0)
+        y = self.value_input("y", "y", -2.0, 2.0)
+        d = self.value_input("d", "d", 0.5, 3.0)
+        t = self.tracer
+        p, s = x * y, x + y
+        t.assume([p], 1.5)
+        t.assume([s], 2.5)
+        q = x * t.reciprocal(d)
+        t.assume([q], 1.0)
+        return {"p": p * 0.5 + s, "q": q + y * 0.25}
+
+
+@pytest.mark.parametrize("width, interval", [(16, 2), (28, 4)])
+def test_the_engine_flags_a_state_whose_checks_fail_as_the_model_does(width, interval):
+    from robohw.dataflow.evaluate import evaluate_fixed
+    from robohw.dataflow.plan import _input_codes, checked_model_codes
+    plan = _Checked(width=width, fold=1)
+    assert len(plan.checks) == 3
+    plan.program = compile_plan(plan, interval)
+    dut = Engine(plan, plan.program, {f: signed(width) for f in "xyd"}, {"p": "p", "q": "q"},
+                 tag_width=4, flag="in_bounds", checked="checked")
+    rng = np.random.default_rng(width)
+    values = {"x": rng.uniform(-2, 2, 60), "y": rng.uniform(-2, 2, 60),
+              "d": rng.uniform(0.5, 3.0, 60)}
+    # One check each fails alone: x y, x + y, x / d.
+    for name, column in zip("xyd", ([1.3, 2.0, 1.8], [-1.3, 0.6, 0.1], [2.0, 2.5, 0.6])):
+        values[name][3:6] = column
+    fracs = plan.input_fracs
+    codes = {f: np.round(v * 2.0 ** fracs[f]).astype(np.int64) for f, v in values.items()}
+    codes["d"][:3] = [0, -1, 1]                     # beyond the proven range
+    expected, passed = checked_model_codes(plan, codes)
+    # Rows that fail one check alone, for each check: every check's flag reaches the output.
+    fails = {}
+    evaluate_fixed(plan.tracer, plan.live, plan.formats, _input_codes(plan, codes),
+                   plan.width, "wrap", observe=lambda k, r: fails.__setitem__(
+                       k, np.abs(np.asarray(r)) > plan.checks[k]) if k in plan.checks else None)
+    alone = [(fails[k] & ~np.any([fails[j] for j in fails if j != k], axis=0)).sum()
+             for k in fails]
+    assert len(alone) == 3 and min(alone) > 0 and passed.sum() > 5, alone
+    inputs = [{**{f: int(codes[f][b]) for f in "xyd"}, "tag": b % 16} for b in range(60)]
+    run = run_stream(dut, inputs)
+    assert [o["checked"] for o in run.outputs] == passed.astype(int).tolist()
+    for key in ("p", "q"):
+        assert [o[key] for o in run.outputs] == expected[key].tolist(), key

@@ -147,7 +147,13 @@ class Tracer:
         results meet an assumption (forward dynamics: the accelerations within their
         limits): intersected as :meth:`bound` does, and each such node recorded in
         :attr:`assumed`, whose values a machine checks (a result beyond its range flags the
-        row, :attr:`robohw.dataflow.plan.TracedPlan.checks`)."""
+        row, :attr:`robohw.dataflow.plan.TracedPlan.checks`). :class:`RangeError` where a
+        value's range lies wholly beyond ``limit``: no row meets the assumption."""
+        for value in values:
+            if isinstance(value, Node) and (value.low > limit or value.high < -limit):
+                raise RangeError(f"{value!r}: its range "
+                                 f"[{value.low:.4g}, {value.high:.4g}] lies beyond the "
+                                 f"assumed {limit:.4g} for every row")
         for value in self.bound(values, limit):
             if isinstance(value, Node):
                 self.assumed.add(value.index)

@@ -37,6 +37,7 @@ checks.
 
 import math
 
+from robohw.dataflow.graph import RangeError
 from robohw.dynamics.link_frames import turn_into, turn_out
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
 
@@ -221,7 +222,12 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
             a = fit_spatial(vadd6(into(i, a), drifts[i]), b and b.a_w_in[i], b and b.a_v_in[i])
             pushed = fit([dot(u_vec, a)], b and b.pushed[i])[0]
             numerator = fit([difference(u, pushed)], b and b.numerator[i])[0]
-            qdd.append(assume([product(numerator, inverse)], b and b.qdd[i])[0])
+            try:
+                qdd.append(assume([product(numerator, inverse)], b and b.qdd[i])[0])
+            except RangeError as error:
+                raise RangeError(f"joint {i + 1}'s acceleration, {error}: no state within "
+                                 f"the velocity and torque limits has it within its "
+                                 f"acceleration limit") from None
             a = fit_spatial(vadd6(a, tuple(product(x, qdd[i]) for x in motions[i])),
                             b and b.a_w[i], b and b.a_v[i])
     return qdd

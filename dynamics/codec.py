@@ -4,7 +4,8 @@ field names and converts states to payload codes and torque codes back.
 
 The input payload has ``q{k}``, ``qd{k}`` and ``qdd{k}`` for each joint ``k`` (from 1); the
 output payload ``tau{k}`` (``signed(width)``, fixed point with the plan's ``output_fracs``),
-a design's validity flag and ``tag``. A plan here has ``robot``, ``dof``, ``width``,
+a design's validity flag and ``tag``. Forward dynamics' designs take ``q{k}``, ``qd{k}`` and
+``tau{k}`` and give ``qdd{k}``. A plan here has ``robot``, ``dof``, ``width``,
 ``cordic`` (the angles' CORDIC), ``angle_codes`` (the angle fields' codes,
 :meth:`robohw.dataflow.plan.TracedPlan.angle_codes`), ``input_fracs`` (fraction bits of the
 fixed-point fields by name) and ``output_fracs`` (of the torques, by joint from 1)."""
@@ -14,8 +15,9 @@ from amaranth.hdl import signed
 
 from robohw.hw.payload import payload_rows
 
-__all__ = ["state_field", "position_inputs", "torque_field", "state_fields", "torque_fields", "encode_states",
-           "encode_forward", "torque_codes", "torque_payloads", "decode_torques",
+__all__ = ["state_field", "position_inputs", "torque_field", "acceleration_field", "state_fields",
+           "forward_fields", "torque_fields", "encode_states", "encode_forward", "torque_codes",
+           "acceleration_codes", "torque_payloads", "acceleration_payloads", "decode_torques",
            "decode_accelerations", "field_formats"]
 
 
@@ -49,17 +51,28 @@ def torque_field(k):
     return f"tau{k}"
 
 
-def state_fields(plan):
+def acceleration_field(k):
+    """Forward dynamics' output field of joint ``k``'s (from 1) acceleration."""
+    return f"qdd{k}"
+
+
+def state_fields(plan, kinds=("qd", "qdd")):
     """The input payload's fields of a state, ``{name: shape}``: ``q1..qN`` (binary angles of
-    the CORDICs' width for revolute joints, ``signed(width)`` for prismatic ones), ``qd1..qdN``,
-    ``qdd1..qddN`` (``signed(width)``)."""
+    the CORDICs' width for revolute joints, ``signed(width)`` for prismatic ones), then each
+    of ``kinds`` (default ``qd1..qdN``, ``qdd1..qddN``; ``signed(width)``)."""
     fields = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
         fields[state_field("q", k)] = signed(plan.cordic.width if joint.type == "revolute"
                                              else plan.width)
-    fields.update({state_field(kind, k): signed(plan.width) for kind in ("qd", "qdd")
+    fields.update({state_field(kind, k): signed(plan.width) for kind in kinds
                    for k in range(1, plan.dof + 1)})
     return fields
+
+
+def forward_fields(plan):
+    """Forward dynamics' input payload's fields: ``q1..qN``, ``qd1..qdN``, ``tau1..tauN``
+    (:func:`state_fields`)."""
+    return state_fields(plan, ("qd", "tau"))
 
 
 def torque_fields(plan):
@@ -124,6 +137,19 @@ def torque_codes(plan, outputs):
             for k in range(1, plan.dof + 1)}
 
 
+def acceleration_codes(plan, outputs):
+    """Forward dynamics' acceleration codes ``{k: (B,) object array}`` from a run's output
+    payloads."""
+    return {k: np.array([o[acceleration_field(k)] for o in outputs], dtype=object)
+            for k in range(1, plan.dof + 1)}
+
+
+def acceleration_payloads(out, **flags):
+    """Forward dynamics' output payloads from acceleration codes ``{k: (B,)}`` and the flags
+    given by name."""
+    return payload_rows({**{acceleration_field(k): v for k, v in out.items()}, **flags})
+
+
 def torque_payloads(out, **flags):
     """Output payloads (dicts of ints, without ``tag``) from torque codes ``{k: (B,)}`` and
     the validity flags given by name (``in_bounds=(B,) bools``)."""
@@ -143,20 +169,24 @@ def decode_accelerations(plan, out):
     return decode_torques(plan, out)
 
 
-def field_formats(plan, flag):
+def field_formats(plan, flag, kinds=("qd", "qdd"), output=torque_field, flags=()):
     """Every payload field's number format, as an export sidecar states it (``angle(width)``,
-    ``fixed(width, frac)``, ``bit`` for the validity flag named ``flag``, ``tag``)."""
+    ``fixed(width, frac)``, ``bit`` for the validity flag named ``flag`` and the others named
+    in ``flags``, ``tag``): the state's inputs of :func:`state_fields` ``kinds``, the
+    outputs named by ``output(k)`` (forward dynamics: ``kinds=("qd", "tau")``,
+    :func:`acceleration_field`)."""
     out = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
         position = state_field("q", k)
         out[position] = f"angle({plan.cordic.width})" if joint.type == "revolute" else \
             f"fixed({plan.width}, {plan.input_fracs[position]})"
-    for kind in ("qd", "qdd"):
+    for kind in kinds:
         out.update({state_field(kind, k): f"fixed({plan.width}, "
                                           f"{plan.input_fracs[state_field(kind, k)]})"
                     for k in range(1, plan.dof + 1)})
-    out.update({torque_field(k): f"fixed({plan.width}, {frac})"
+    out.update({output(k): f"fixed({plan.width}, {frac})"
                 for k, frac in plan.output_fracs.items()})
-    out[flag] = "bit"
+    for name in (flag, *flags):
+        out[name] = "bit"
     out["tag"] = "tag"
     return out

@@ -1,0 +1,79 @@
+"""Forward dynamics on the engine (:mod:`robohw.engine`): the articulated-body algorithm traced
+with proven ranges (:class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`) compiled onto
+pipelined multipliers, adders, reciprocal and reciprocal square root units
+(:mod:`robohw.hw.reciprocal`, :mod:`robohw.hw.reciprocal_sqrt`) and CORDICs over rotating
+register files, one state every initiation interval (II).
+
+Its outputs: each joint's acceleration ``qdd{k}``, ``in_bounds`` (every field within the
+limits the ranges are proven for) and ``checked`` (every check of the accelerations' assumed
+ranges passed: :attr:`~robohw.dataflow.plan.TracedPlan.checks`); a row is valid where both
+are high, as :func:`robohw.dynamics.forward_files.solve_forward` judges the model's.
+"""
+
+from robohw.dynamics.codec import acceleration_field, forward_fields
+from robohw.dynamics.forward_plan import ArticulatedBodyPlan
+from robohw.engine.component import Engine
+from robohw.engine.plan import compile_plan
+
+__all__ = ["ForwardEnginePlan", "ForwardDynamicsEngine", "FORWARD_INTERVAL"]
+
+# The default interval: the smallest multiple of 8 whose multipliers fit the ECP5-85F's 156
+# DSP tiles for the UR5 and the PUMA 560 at 40 bits (nine tiles a product: estimated by
+# robohw.engine.estimate, docs/dynamics.md).
+FORWARD_INTERVAL = 56
+
+
+class ForwardEnginePlan(ArticulatedBodyPlan):
+    """What :class:`ForwardDynamicsEngine` is built from: the traced algorithm and its formats
+    (:class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`; its bit-exact model is
+    :func:`~robohw.dataflow.plan.checked_model_codes`) and the compiled ``program``
+    (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
+
+    Parameters
+    ----------
+    robot, width, trig_width
+        See :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`.
+    interval : int
+        II, cycles per state, 2 to 1,024 (default :data:`FORWARD_INTERVAL`).
+    multipliers, adders : int or None
+        Units of each kind (default: the engine's for the operations at the interval).
+    """
+
+    def __init__(self, robot, *, width, interval=FORWARD_INTERVAL, trig_width=None,
+                 multipliers=None, adders=None):
+        super().__init__(robot, width=width, trig_width=trig_width)
+        self.program = compile_plan(self, interval, multipliers=multipliers, adders=adders)
+
+
+class ForwardDynamicsEngine(Engine):
+    """The joint accelerations of a serial robot on the engine, one state every ``interval``
+    cycles.
+
+    Parameters
+    ----------
+    robot, width, interval, trig_width, multipliers, adders
+        See :class:`ForwardEnginePlan`.
+    tag_width : int
+        User tag carried from ``i`` to ``o``.
+
+    Members
+    -------
+    i : stream
+        ``q{k}`` (binary angles for revolute joints), ``qd{k}``, ``tau{k}``
+        (:func:`~robohw.dynamics.codec.forward_fields`) and ``tag``.
+    o : stream
+        ``qdd{k}`` (``signed(width)``, the plan's ``output_fracs``), ``in_bounds``,
+        ``checked`` and ``tag``.
+    """
+
+    def __init__(self, robot, *, width, interval=None, trig_width=None, multipliers=None,
+                 adders=None, tag_width=0):
+        plan = ForwardEnginePlan(robot, width=width, interval=interval or FORWARD_INTERVAL,
+                                 trig_width=trig_width, multipliers=multipliers, adders=adders)
+        super().__init__(plan, plan.program, forward_fields(plan),
+                         {k: acceleration_field(k) for k in range(1, plan.dof + 1)},
+                         tag_width=tag_width, flag="in_bounds", checked="checked")
+
+    @property
+    def dof(self):
+        return self._plan.dof

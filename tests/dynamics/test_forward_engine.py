@@ -1,0 +1,59 @@
+"""Forward dynamics on the engine (robohw.dynamics.forward_engine): the RTL equal to the
+bit-exact model (checked_model_codes: accelerations, in_bounds and the checks' flag) for random
+robots of 2 to 4 links, under stalls, with states beyond the limits and accelerations beyond
+theirs; a state every interval, the latency the independent replay's."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from robohw.dataflow.plan import checked_model_codes, in_bounds
+from robohw.dynamics.codec import acceleration_codes, encode_forward
+from robohw.dynamics.forward_engine import ForwardDynamicsEngine
+from robohw.dynamics.reference import inverse_dynamics
+from robohw.robots.sampling import random_robot, sample_states
+from robohw.sim.harness import run_stream
+from schedules import replay_engine
+
+
+def _robot(n, seed):
+    robot = random_robot(np.random.default_rng(seed), n, prismatic=0.4)
+    return replace(robot, joints=tuple(replace(j, torque_limit=50.0) for j in robot.joints))
+
+
+def _states(robot, count, rng):
+    """States within the limits, their torques those of accelerations within theirs but for
+    a few rows: torques uniform within the torque limits (accelerations beyond), and states
+    beyond the velocity limits."""
+    q, qd, qdd = sample_states(robot, count, rng)
+    tau = inverse_dynamics(robot, q, qd, qdd)
+    tau[:6] = rng.uniform(-50.0, 50.0, (6, robot.dof))
+    qd[6, 0] = 3.0 * robot.joints[0].velocity_limit
+    return q, qd, tau
+
+
+@pytest.mark.parametrize("n, seed, width, interval", [(2, 1, 24, 6), (4, 3, 28, 12),
+                                                      (3, 4, 32, 9)])
+def test_rtl_equals_the_model(n, seed, width, interval):
+    robot = _robot(n, seed)
+    dut = ForwardDynamicsEngine(robot, width=width, interval=interval, tag_width=8)
+    q, qd, tau = _states(robot, 24, np.random.default_rng(seed))
+    codes = encode_forward(dut.plan, q, qd, tau)
+    expected, passed = checked_model_codes(dut.plan, codes)
+    inside = in_bounds(dut.plan, codes)
+    assert inside[0] and not inside[6] and not passed[:6].all() and passed[7:].any()
+    inputs = [{**{f: int(v[b]) for f, v in codes.items()}, "tag": b} for b in range(24)]
+    stalls = np.random.default_rng(seed).random(4096) < 0.2
+    run = run_stream(dut, inputs, sink_ready=lambda cycle: not stalls[cycle % 4096])
+    assert [o["tag"] for o in run.outputs] == list(range(24))
+    got = acceleration_codes(dut.plan, run.outputs)
+    for k, values in expected.items():
+        assert got[k].tolist() == values.tolist(), k
+    assert [o["in_bounds"] for o in run.outputs] == inside.astype(int).tolist()
+    assert [o["checked"] for o in run.outputs] == passed.astype(int).tolist()
+    # The latency the replay's output cycle and the queue's; unstalled stretches take a state
+    # every interval.
+    assert dut.latency == replay_engine(dut.plan) + 2
+    assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) >= dut.latency)
+    assert min(np.diff(run.input_cycles)) == interval

@@ -218,3 +218,12 @@ def test_the_reciprocals_are_the_joints_divisors():
     lows = sorted(node.args[0].low for node in recips)
     assert lows == sorted(bounds.d_min[:-1])
     assert all(math.isfinite(node.high) for node in recips)
+
+
+def test_a_joint_no_state_keeps_within_its_acceleration_limit_is_refused():
+    # Its first joint's proven range of accelerations over the velocity and torque limits,
+    # [-12.7, -6.9], lies wholly beyond its limit of 5.
+    robot = _with_torque_limits(random_robot(np.random.default_rng(2), 3, prismatic=0.4))
+    with pytest.raises(RangeError, match=r"^joint 1's acceleration, .* lies beyond the assumed "
+                                         r"5 for every row: no state within the velocity"):
+        ArticulatedBodyPlan(robot, width=32)

@@ -7,10 +7,10 @@ rounding's half) a bit a step from the top, without a multiplier: with ``Y`` the
 and ``R = 2**(shift + 2) - (Y 2**(j + 1))**2 a`` what is left, bit ``j`` is set where ``R >=
 4**j (4 Y + 1) a``. It keeps ``rho = R // 4**j``, which each step shifts left by two and fills
 with the numerator's two bits at ``2 j + 1`` and ``2 j``, and ``P = (4 Y + 1) a``, which each
-step doubles and adds ``3 a`` to or takes ``a`` from; a step is a subtraction, a multiplexer
-and an addition, about twice the width each. Its input stage (``a``, ``3 a``, the flags,
-whether the root leaves the width) and output stage (the rounding, the saturation) are the
-reciprocal's (:mod:`robohw.hw.reciprocal`).
+step doubles and adds ``3 a`` to or takes ``a`` from; a step is a subtraction and a
+multiplexer, about twice the width, with both of ``P``'s candidates summed beside them. Its
+input stage (``a``, ``3 a``, the flags, whether the root leaves the width) and output stage
+(the rounding, the saturation) are the reciprocal's (:mod:`robohw.hw.reciprocal`).
 
 The code: ``round(sqrt(2**shift / a))``, half to even, at most ``2**(width - 1) - 1`` (larger
 roots saturate there); ``a <= 0`` gives ``2**(width - 1) - 1``.
@@ -95,9 +95,11 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
         fits = ~difference[rho_bits]
         state["rho"] = Mux(fits, difference[:rho_bits], taken)
         if j > 0:
-            # P = (4 Y + 1) a for the next bit: 2 P + 3 a where this one is set, else 2 P - a.
-            state["p"] = ((state["p"] << 1) +
-                          Mux(fits, state["triple"], -state["divisor"]))[:p_bits + 1]
+            # P = (4 Y + 1) a for the next bit: 2 P + 3 a where this one is set, else 2 P - a,
+            # both summed beside the comparison (one carry chain a step on the path).
+            doubled = state["p"] << 1
+            state["p"] = Mux(fits, doubled + state["triple"],
+                             doubled - state["divisor"])[:p_bits + 1]
         root.insert(0, fits)
         if j % steps_per_stage == 0:
             if "root" in state:

@@ -4,8 +4,8 @@ pipelined hardware (:func:`reciprocal`), bit for bit alike.
 
 The hardware is a restoring division by ``|a|`` of the single-bit numerator ``2**(shift + 1)``,
 one quotient bit a step, :data:`STEPS_PER_STAGE` steps a register stage, between an input
-stage (``|a|``, the flags, whether the quotient leaves the width) and an output stage (the
-rounding, the saturation, the sign). No multiplier: a reciprocal exact to its rounding needs
+stage (``|a|``, the flags, whether the quotient leaves the width) and two output stages (the
+rounding; the saturation and the sign). No multiplier: a reciprocal exact to its rounding needs
 its remainder, which a Newton-Raphson step on the DSP tiles would need a product of twice the
 width to find.
 
@@ -20,10 +20,12 @@ import numpy as np
 from robohw.hw.checks import check_integer
 
 __all__ = ["reciprocal_code", "reciprocal", "reciprocal_latency", "first_remainder",
-           "saturated_rounding", "STEPS_PER_STAGE"]
+           "saturated_rounding", "STEPS_PER_STAGE", "OUTPUT_STAGES"]
 
 # Division steps a register stage: one (width + 1)-bit subtraction and a multiplexer each.
 STEPS_PER_STAGE = 2
+# The output's stages: the rounding, then the saturation and the sign.
+OUTPUT_STAGES = 2
 
 
 def _largest(width):
@@ -51,10 +53,10 @@ def reciprocal_code(a, shift, width):
 
 def reciprocal_latency(width, steps_per_stage=STEPS_PER_STAGE):
     """Register stages from ``a`` to its reciprocal: the input stage, ``width`` division steps
-    ``steps_per_stage`` a stage, the output stage."""
+    ``steps_per_stage`` a stage, the output stages (:data:`OUTPUT_STAGES`)."""
     check_integer("width", width, minimum=2)
     check_integer("steps_per_stage", steps_per_stage, minimum=1)
-    return 2 + math.ceil(width / steps_per_stage)
+    return 1 + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
 
 
 def _stage(m, signals, enable, name):
@@ -83,18 +85,20 @@ def first_remainder(exponent, low, divisor, width):
 
 
 def saturated_rounding(m, doubled, sticky, negative, saturate, enable, width, name):
-    """The output stage's register: ``doubled >> 1`` rounded half to even (its low bit the
-    half, ``sticky`` whether anything lies below it), at most ``2**(width - 1) - 1`` (and that
-    where ``saturate``), negated where ``negative``."""
+    """The output stages' register, :data:`OUTPUT_STAGES` enabled cycles later: ``doubled >>
+    1`` rounded half to even (its low bit the half, ``sticky`` whether anything lies below
+    it), at most ``2**(width - 1) - 1`` (and that where ``saturate``), negated where
+    ``negative``. The rounding's carry chain and the negation's are a stage each."""
     from amaranth.hdl import Mux, Signal, signed
     kept = doubled[1:]
-    up = doubled[0] & (sticky | kept[0])
-    rounded = kept + up                                 # up to 2**(width - 1)
+    rounded = _stage(m, {"rounded": kept + (doubled[0] & (sticky | kept[0])),  # to 2**(w-1)
+                         "negative": negative, "saturate": saturate}, enable, f"{name}_round")
     largest = _largest(width)
-    magnitude = Mux(saturate | (rounded > largest), largest, rounded)
+    magnitude = Mux(rounded["saturate"] | rounded["rounded"][width - 1], largest,
+                    rounded["rounded"][:width - 1])
     out = Signal(signed(width), name=name, reset_less=True)
     with m.If(enable):
-        m.d.sync += out.eq(Mux(negative, -magnitude, magnitude))
+        m.d.sync += out.eq(Mux(rounded["negative"], -magnitude, magnitude))
     return out
 
 

@@ -10,7 +10,7 @@ with the numerator's two bits at ``2 j + 1`` and ``2 j``, and ``P = (4 Y + 1) a`
 step doubles and adds ``3 a`` to or takes ``a`` from; a step is a subtraction and a
 multiplexer, about twice the width, with both of ``P``'s candidates summed beside them. Its
 input stage (``a``, ``3 a``, the flags, whether the root leaves the width) and output stage
-(the rounding, the saturation) are the reciprocal's (:mod:`robohw.hw.reciprocal`).
+(the rounding; the saturation) are the reciprocal's (:mod:`robohw.hw.reciprocal`).
 
 The code: ``round(sqrt(2**shift / a))``, half to even, at most ``2**(width - 1) - 1`` (larger
 roots saturate there); ``a <= 0`` gives ``2**(width - 1) - 1``.
@@ -21,7 +21,8 @@ import math
 import numpy as np
 
 from robohw.hw.checks import check_integer
-from robohw.hw.reciprocal import STEPS_PER_STAGE, first_remainder, saturated_rounding
+from robohw.hw.reciprocal import (OUTPUT_STAGES, STEPS_PER_STAGE, first_remainder,
+                                  saturated_rounding)
 
 __all__ = ["reciprocal_sqrt_code", "reciprocal_sqrt", "reciprocal_sqrt_latency"]
 
@@ -47,10 +48,11 @@ def reciprocal_sqrt_code(a, shift, width):
 
 def reciprocal_sqrt_latency(width, steps_per_stage=STEPS_PER_STAGE):
     """Register stages from ``a`` to its reciprocal square root: the input stage, ``width``
-    steps ``steps_per_stage`` a stage, the output stage."""
+    steps ``steps_per_stage`` a stage, the output stages
+    (:data:`~robohw.hw.reciprocal.OUTPUT_STAGES`)."""
     check_integer("width", width, minimum=2)
     check_integer("steps_per_stage", steps_per_stage, minimum=1)
-    return 2 + math.ceil(width / steps_per_stage)
+    return 1 + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
 
 
 def _register(m, value, enable, name):

@@ -1,8 +1,8 @@
-"""The inverse-dynamics family's top-level designs for the flows
-(:class:`~robohw.sim.design.Design`): :class:`~robohw.dynamics.NewtonEulerPipeline`, Lee &
-Chang's processor array (:class:`~robohw.dynamics.array.NewtonEulerArray`) and the
-modulo-scheduled engine (:class:`~robohw.dynamics.engine.NewtonEulerEngine`) for the PUMA
-560."""
+"""The dynamics family's top-level designs for the flows (:class:`~robohw.sim.design.Design`):
+:class:`~robohw.dynamics.NewtonEulerPipeline`, Lee & Chang's processor array
+(:class:`~robohw.dynamics.array.NewtonEulerArray`) and the modulo-scheduled engine
+(:class:`~robohw.dynamics.engine.NewtonEulerEngine`) for the PUMA 560's inverse dynamics, and
+its forward dynamics on the engine (:class:`~robohw.dynamics.forward_design.ForwardDesign`)."""
 
 import functools
 import hashlib
@@ -15,6 +15,7 @@ from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
+from robohw.dynamics.forward_design import ForwardDesign
 from robohw.engine.estimate import engine_resources
 from robohw.engine.plan import compile_plan
 from robohw.engine.program import MAX_INTERVAL
@@ -407,6 +408,7 @@ DESIGNS = (
                                    "router: docs/dynamics.md"),
     ArrayDesign("dynamics-array", processors=6, network="direct").placed_by(_ROUTER2_FOR_100),
     EngineDesign("dynamics-engine").placed_by(_ROUTER2_FOR_100),
+    ForwardDesign("forward-dynamics").placed_by(_ROUTER2_FOR_100),
 )
 
 # The machines of the file commands' and the API's --design, by name.

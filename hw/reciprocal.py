@@ -3,9 +3,9 @@ saturated: its exact value (:func:`reciprocal_code`, Python integers or numpy ar
 pipelined hardware (:func:`reciprocal`), bit for bit alike.
 
 The hardware is a restoring division by ``|a|`` of the single-bit numerator ``2**(shift + 1)``,
-one quotient bit a step, :data:`STEPS_PER_STAGE` steps a register stage, between an input
-stage (``|a|``, the flags, whether the quotient leaves the width) and two output stages (the
-rounding; the saturation and the sign). No multiplier: a reciprocal exact to its rounding needs
+one quotient bit a step, :data:`STEPS_PER_STAGE` steps a register stage, between two input
+stages (``|a|`` and the flags; the first remainder and whether the quotient leaves the width)
+and two output stages (the rounding; the saturation and the sign). No multiplier: a reciprocal exact to its rounding needs
 its remainder, which a Newton-Raphson step on the DSP tiles would need a product of twice the
 width to find.
 
@@ -20,11 +20,13 @@ import numpy as np
 from robohw.hw.checks import check_integer
 
 __all__ = ["reciprocal_code", "reciprocal", "reciprocal_latency", "first_remainder",
-           "saturated_rounding", "STEPS_PER_STAGE", "OUTPUT_STAGES"]
+           "saturated_rounding", "STEPS_PER_STAGE", "INPUT_STAGES", "OUTPUT_STAGES"]
 
 # Division steps a register stage: one (width + 1)-bit subtraction and a multiplexer each.
 STEPS_PER_STAGE = 2
-# The output's stages: the rounding, then the saturation and the sign.
+# The input's stages: the operand's magnitude and flags, then the first remainder and whether
+# the result leaves the width; the output's: the rounding, then the saturation and the sign.
+INPUT_STAGES = 2
 OUTPUT_STAGES = 2
 
 
@@ -52,11 +54,12 @@ def reciprocal_code(a, shift, width):
 
 
 def reciprocal_latency(width, steps_per_stage=STEPS_PER_STAGE):
-    """Register stages from ``a`` to its reciprocal: the input stage, ``width`` division steps
-    ``steps_per_stage`` a stage, the output stages (:data:`OUTPUT_STAGES`)."""
+    """Register stages from ``a`` to its reciprocal: the input stages (:data:`INPUT_STAGES`),
+    ``width`` division steps ``steps_per_stage`` a stage, the output stages
+    (:data:`OUTPUT_STAGES`)."""
     check_integer("width", width, minimum=2)
     check_integer("steps_per_stage", steps_per_stage, minimum=1)
-    return 1 + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
+    return INPUT_STAGES + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
 
 
 def _stage(m, signals, enable, name):
@@ -74,14 +77,13 @@ def first_remainder(exponent, low, divisor, width):
     """``(remainder, leaves)`` of a recurrence whose numerator is ``2**exponent`` (an unsigned
     value) and whose steps take its bits below ``2**low``: the part above, ``2**exponent //
     2**low`` (``width`` bits), and whether it reaches ``divisor`` (an unsigned ``width``-bit
-    value at most ``2**(width - 1)``): then the result leaves its bits."""
-    from amaranth.hdl import Const, Mux
-    above = (exponent - low)[:len(exponent)]
-    # 2**above >= 2**(width - 1) is at least every divisor.
-    reaches_top = above >= width - 1
-    power = (Const(1, width) << above[:max(1, (width - 2).bit_length())])[:width]
-    remainder = Mux((exponent >= low) & ~reaches_top, power, 0)
-    return remainder, (exponent >= low) & (reaches_top | (remainder >= divisor))
+    value at most ``2**(width - 1)``): then the result leaves its bits. Each bit of the power
+    decodes ``exponent`` (no adder), and one comparison follows."""
+    from amaranth.hdl import Cat
+    # 2**(exponent - low) >= 2**(width - 1) is at least every divisor.
+    reaches_top = exponent >= low + width - 1
+    remainder = Cat(*(exponent == low + k for k in range(width - 1)), 0)
+    return remainder, reaches_top | (remainder >= divisor)
 
 
 def saturated_rounding(m, doubled, sticky, negative, saturate, enable, width, name):
@@ -120,11 +122,12 @@ def reciprocal(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEPS_PER
     magnitude = Mux(a < 0, -a, a)[:width].as_unsigned()
     # The numerator 2**(shift + 1): its quotient's low bit is the rounding's half bit.
     exponent = (shift + 1)[:len(shift) + 1]
-    remainder, leaves = first_remainder(exponent, width, magnitude, width)
     state = _stage(m, {"divisor": magnitude, "exponent": exponent,
-                       "negative": (a < 0) ^ Value.cast(negate),
-                       "zero": a == 0, "leaves": leaves, "remainder": remainder},
+                       "negative": (a < 0) ^ Value.cast(negate), "zero": a == 0},
                    enable, f"{name}_in")
+    remainder, leaves = first_remainder(state["exponent"], width, state["divisor"], width)
+    state = _stage(m, {**state, "remainder": remainder, "leaves": leaves}, enable,
+                   f"{name}_first")
     # Restoring division, the quotient's bits from the top: the remainder doubles, takes the
     # numerator's bit, and gives up the divisor where it can.
     remainder, quotient = state["remainder"], []

@@ -9,8 +9,9 @@ and ``R = 2**(shift + 2) - (Y 2**(j + 1))**2 a`` what is left, bit ``j`` is set 
 with the numerator's two bits at ``2 j + 1`` and ``2 j``, and ``P = (4 Y + 1) a``, which each
 step doubles and adds ``3 a`` to or takes ``a`` from; a step is a subtraction and a
 multiplexer, about twice the width, with both of ``P``'s candidates summed beside them. Its
-input stage (``a``, ``3 a``, the flags, whether the root leaves the width) and output stage
-(the rounding; the saturation) are the reciprocal's (:mod:`robohw.hw.reciprocal`).
+input stages (``a`` and the flags; ``3 a``, the first remainder and whether the root leaves
+the width) and output stages (the rounding; the saturation) are the reciprocal's
+(:mod:`robohw.hw.reciprocal`).
 
 The code: ``round(sqrt(2**shift / a))``, half to even, at most ``2**(width - 1) - 1`` (larger
 roots saturate there); ``a <= 0`` gives ``2**(width - 1) - 1``.
@@ -21,8 +22,8 @@ import math
 import numpy as np
 
 from robohw.hw.checks import check_integer
-from robohw.hw.reciprocal import (OUTPUT_STAGES, STEPS_PER_STAGE, first_remainder,
-                                  saturated_rounding)
+from robohw.hw.reciprocal import (INPUT_STAGES, OUTPUT_STAGES, STEPS_PER_STAGE,
+                                  first_remainder, saturated_rounding)
 
 __all__ = ["reciprocal_sqrt_code", "reciprocal_sqrt", "reciprocal_sqrt_latency"]
 
@@ -47,12 +48,12 @@ def reciprocal_sqrt_code(a, shift, width):
 
 
 def reciprocal_sqrt_latency(width, steps_per_stage=STEPS_PER_STAGE):
-    """Register stages from ``a`` to its reciprocal square root: the input stage, ``width``
+    """Register stages from ``a`` to its reciprocal square root: the input stages, ``width``
     steps ``steps_per_stage`` a stage, the output stages
-    (:data:`~robohw.hw.reciprocal.OUTPUT_STAGES`)."""
+    (:data:`~robohw.hw.reciprocal.INPUT_STAGES`, :data:`~robohw.hw.reciprocal.OUTPUT_STAGES`)."""
     check_integer("width", width, minimum=2)
     check_integer("steps_per_stage", steps_per_stage, minimum=1)
-    return 1 + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
+    return INPUT_STAGES + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
 
 
 def _register(m, value, enable, name):
@@ -83,10 +84,12 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
     divisor = Mux(positive, Mux(negate, -a, a), 1)[:width].as_unsigned()
     # The numerator 2**(shift + 2): the root's low bit is the rounding's half bit.
     exponent = (shift + 2)[:len(shift) + 2]
-    rho, leaves = first_remainder(exponent, 2 * width, divisor, width)
-    state = {"divisor": divisor, "triple": (divisor << 1) + divisor, "exponent": exponent,
-             "positive": positive, "leaves": leaves, "rho": rho, "p": divisor}
+    state = {"divisor": divisor, "exponent": exponent, "positive": positive}
     state = {k: _register(m, v, enable, f"{name}_in_{k}") for k, v in state.items()}
+    rho, leaves = first_remainder(state["exponent"], 2 * width, state["divisor"], width)
+    state |= {"triple": (state["divisor"] << 1) + state["divisor"], "leaves": leaves,
+              "rho": rho, "p": state["divisor"]}
+    state = {k: _register(m, v, enable, f"{name}_first_{k}") for k, v in state.items()}
     root = []
     for j in reversed(range(width)):
         # rho < 4 (2 Y + 1) a + 4 and P = (4 Y + 1) a with Y < 2**(width - 1 - j): their bits.

@@ -83,6 +83,10 @@ def designs(names, robot=None, *, base=None, tip=None):
     return found
 
 
-def robot_designs():
-    """The names of the designs generated from a serial robot (``--robot``'s designs)."""
-    return [name for name, d in DESIGNS.items() if d.takes_robot]
+def robot_designs(every=False):
+    """The names of the designs generated from a serial robot (``--robot``'s designs); with
+    ``every``, those generated for every robot by default (``robots.md``, ``robohw export
+    --robot`` and ``synth --robot`` without ``--designs``: not forward dynamics, which plans
+    only for the arms its analysis proves)."""
+    return [name for name, d in DESIGNS.items() if d.takes_robot and
+            (d.every_robot or not every)]

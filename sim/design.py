@@ -52,7 +52,9 @@ class Design:
     :attr:`place_and_route`: nextpnr's options for it by default (:meth:`placed_by`).
     :attr:`unplaced`: why ``robohw synth`` leaves it out unless named (it does not fit the
     ECP5-85F, or does not route), or ``None``.
-    :attr:`takes_robot`: the hardware is generated from a serial robot (:meth:`for_robot`);
+    :attr:`takes_robot`: the hardware is generated from a serial robot (:meth:`for_robot`),
+    and by default for every robot (:attr:`every_robot`: ``robots.md``, ``robohw export
+    --robot``) unless it plans only for some;
     :attr:`robot_label`: ``None`` for the design's own robot, else the name its modules carry,
     and :attr:`robot_digest` what identifies that robot's files.
     """
@@ -65,6 +67,7 @@ class Design:
     place_and_route = PlaceAndRoute()
     unplaced = None
     takes_robot = False
+    every_robot = True
     robot_label = None
     robot_digest = None
     robot_record = None     # robohw.robots.loading.robot_record, for the export's sidecar

@@ -50,7 +50,7 @@ def run(args):
     from robohw.flows.export import LintError, export_all
     from robohw.registry import DESIGNS, robot_designs
     from robohw.robots import RobotFileError
-    names = args.designs or (robot_designs() if args.robot else list(DESIGNS))
+    names = args.designs or (robot_designs(every=True) if args.robot else list(DESIGNS))
     bad = ii_as_fold(args, names) or bad_widths(names, args.widths) or \
         bad_fold(names, args.fold) or \
         (args.robot is None and inapplicable(args, ROBOT_LINKS))

@@ -106,7 +106,7 @@ def run(args):
         return usage("synth", bad)
     names = args.designs
     if names is None:
-        candidates = robot_designs() if args.robot else list(DESIGNS)
+        candidates = robot_designs(every=True) if args.robot else list(DESIGNS)
         names = [name for name in candidates if not DESIGNS[name].unplaced]
         for name in candidates:
             if DESIGNS[name].unplaced:

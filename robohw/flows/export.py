@@ -171,7 +171,7 @@ def export_all(out_dir, designs=None, widths=None, *, folds=None, check_lint=Tru
     URDF's ``base`` and ``tip``; default each design's own), ``jobs`` modules at a time (in
     processes of their own); return the sidecars, in that order whatever order they finish
     in."""
-    names = list(designs or (robot_designs() if robot is not None else DESIGNS))
+    names = list(designs or (robot_designs(every=True) if robot is not None else DESIGNS))
     folds = folds or {}
     found = find_designs(names, robot, base=base, tip=tip)
     work = [(found[name], width, fold) for name in names

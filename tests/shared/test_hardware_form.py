@@ -114,7 +114,7 @@ def test_the_joint_terms_in_hardware(panda_with_armature):
     chain = load_robot(panda_with_armature, tip="panda_hand")
     assert {j.armature for j in chain.joints} == {0.25}
     q, qd, qdd = states(chain, 300)
-    for name in robot_designs():
+    for name in robot_designs(every=True):
         found = design(name, panda_with_armature, tip="panda_hand")
         dut = found.build()
         workload = found.workload(dut, 300)
@@ -148,8 +148,10 @@ def test_designs_for_a_robot_carry_it():
     # robohw.sim.measured_width): its default, exported alone.
     assert (array.default_width, array.widths, array.processors, array.network) == \
         (21, (21,), 6, "direct")
-    assert robot_designs() == ["inertia-linear", "inertia-logdepth", "dynamics-pipelined",
-                               "dynamics-array", "dynamics-engine"]
+    assert robot_designs(every=True) == ["inertia-linear", "inertia-logdepth",
+                                         "dynamics-pipelined", "dynamics-array",
+                                         "dynamics-engine"]
+    assert robot_designs() == [*robot_designs(every=True), "forward-dynamics"]
     assert robot_label("my-Arm.urdf.xacro") == "my_arm"
     assert robot_label("panda", "panda_hand") == "panda_panda_hand"
     with pytest.raises(ValueError, match="cordic-pipelined: its hardware is not generated from "
@@ -184,7 +186,7 @@ def test_each_arms_latency_and_interval_follow_from_its_schedule(robot):
     engine's from its modulo program replayed over overlapped states (a state every II
     cycles); then the output queue's two cycles (measured equal in the simulations above and
     below)."""
-    for name in robot_designs():
+    for name in robot_designs(every=True):
         dut = design(name, robot).build()
         plan = dut.plan
         if name == "dynamics-array":
@@ -336,7 +338,7 @@ def test_each_arms_default_models_meet_the_goal_against_pinocchio(robot):
         model = pin.buildReducedModel(model, [model.getJointId(n) for n, _ in chain.locked],
                                       pin.neutral(model))
     data = model.createData()
-    for name in robot_designs():
+    for name in robot_designs(every=True):
         found = design(name, robot)
         dut = found.build()
         workload = found.workload(dut, 500, seed=12)

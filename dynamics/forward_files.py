@@ -3,9 +3,11 @@
 ``IN.csv`` has the header ``q1..qN,qd1..qdN,tau1..tauN`` (rad, rad/s, N m for revolute joints;
 m, m/s, N for prismatic ones; any column order). ``OUT.csv`` has ``qdd1..qddN,valid``
 (``reason`` last when asked; rad/s^2 or m/s^2). Backends: ``float``, the articulated-body
-algorithm in float64 (:mod:`robohw.dynamics.forward`), and ``model``, the bit-exact model of
+algorithm in float64 (:mod:`robohw.dynamics.forward`); ``model``, the bit-exact model of
 the traced algorithm (:class:`robohw.dynamics.forward_plan.ArticulatedBodyPlan`, checked by
-:func:`robohw.dataflow.plan.checked_model_codes`).
+:func:`robohw.dataflow.plan.checked_model_codes`); ``rtl`` and ``compiled``, the engine built
+from it (:class:`robohw.dynamics.forward_engine.ForwardDynamicsEngine`) simulated in Amaranth
+or compiled by Verilator, which give the model's file byte for byte.
 
 The model proves its accelerations for states within the robot's position, velocity and torque
 limits whose accelerations are within the acceleration limits: a state outside the first is
@@ -30,7 +32,7 @@ __all__ = ["forward_columns", "split_forward", "acceleration_header", "accelerat
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
                    "beyond_acceleration_limits")
-FORWARD_BACKENDS = ("float", "model")
+FORWARD_BACKENDS = ("float", "model", "rtl", "compiled")
 # The widths the model's default is the narrowest of (the CORDICs' angles at up to 40 bits).
 FORWARD_WIDTHS = (32, 40, 48, 56)
 # The largest share of a joint's acceleration limit the model's proven bound may reach.
@@ -114,11 +116,15 @@ def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
 
 
 def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
-                  bound_fraction=FORWARD_BOUND_FRACTION, plan=None):
+                  bound_fraction=FORWARD_BOUND_FRACTION, plan=None, interval=None,
+                  progress=None):
     """The :class:`Accelerations` of the states by ``backend`` (see the module docstring; the
     reasons by precedence, :data:`FORWARD_REASONS`); the model's ``plan`` when given (one
     :func:`plan_forward` made for a file's every chunk), else :func:`plan_forward`'s at
-    ``width`` and ``bound_fraction``."""
+    ``width`` and ``bound_fraction``. ``rtl`` and ``compiled`` run the engine
+    (:class:`~robohw.dynamics.forward_engine.ForwardDynamicsEngine`) built at that plan's width
+    and ``interval`` (default its own), which gives the model's values and flags (``progress``:
+    a stream for its lines)."""
     check_choice("backend", backend, FORWARD_BACKENDS)
     q, qd, tau = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, tau))
     if not q.shape == qd.shape == tau.shape == (len(q), robot.dof):
@@ -133,15 +139,16 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
         failures = []
     else:
         plan = plan or plan_forward(robot, width, bound_fraction)
-        qdd, failures, bounds, used = _model(robot, q, qd, tau, plan)
+        qdd, failures, bounds, used = _model(robot, q, qd, tau, plan, backend, interval,
+                                             progress)
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(qdd))),
                                          *failures])
     return Accelerations(keep_valid(qdd, valid), valid, reason, bounds, used)
 
 
-def _model(robot, q, qd, tau, plan):
-    """:func:`solve_forward` by the bit-exact model ``plan``: ``(qdd, failures, bounds,
-    width)``."""
+def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=None):
+    """:func:`solve_forward` by the bit-exact model ``plan``, or by the engine built at its
+    width (``backend`` ``rtl`` or ``compiled``): ``(qdd, failures, bounds, width)``."""
     from robohw.dataflow.plan import checked_model_codes, in_bounds
     from robohw.dynamics.codec import decode_accelerations, encode_forward
     from robohw.dynamics.forward_plan import MAX_TRIG_WIDTH
@@ -149,9 +156,34 @@ def _model(robot, q, qd, tau, plan):
     fits = angles_fit(robot, q, min(plan.width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
     codes = encode_forward(plan, q, qd, tau)
-    out, passed = checked_model_codes(plan, codes)
+    if backend == "model":
+        out, passed = checked_model_codes(plan, codes)
+        inside = in_bounds(plan, codes)
+    else:
+        out, inside, passed = _engine(plan, codes, backend, interval, progress)
     with np.errstate(all="ignore"):
         qdd = decode_accelerations(plan, out)
     bounds = tuple(plan.output_bounds[k] for k in range(1, robot.dof + 1))
-    return qdd, [("out_of_format", ~fits), ("outside_limits", ~in_bounds(plan, codes)),
+    return qdd, [("out_of_format", ~fits), ("outside_limits", ~inside),
                  ("beyond_acceleration_limits", ~passed)], bounds, plan.width
+
+
+def _engine(plan, codes, backend, interval, progress):
+    """``(out, in_bounds, checked)`` of the payload ``codes`` through the engine at ``plan``'s
+    robot and width, by ``backend``."""
+    from robohw.dynamics.codec import acceleration_codes
+    from robohw.dynamics.forward_engine import ForwardDynamicsEngine
+    from robohw.hw.payload import payload_rows
+    from robohw.robots.toml_file import description_identity
+    from robohw.sim.run import run_backend
+    from robohw.support.progress import Progress
+    dut = ForwardDynamicsEngine(plan.robot, width=plan.width, interval=interval)
+    payloads = payload_rows(codes)
+    run = run_backend(dut, payloads, backend,
+                      f"states through the engine (one every {dut.interval} cycles)",
+                      Progress(len(payloads), progress),
+                      f"forward-dynamics width={plan.width} interval={dut.interval} "
+                      f"{description_identity(plan.robot)}")
+    flags = [np.array([o[flag] for o in run.outputs], dtype=bool)
+             for flag in ("in_bounds", "checked")]
+    return acceleration_codes(plan, run.outputs), *flags

@@ -2,9 +2,10 @@
 (forward dynamics)."""
 
 import functools
+import sys
 
-from robohw.commands.options import (FileTable, Solved, file_command, inapplicable, integer,
-                                     positive, run_file_command, usage)
+from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
+                                     integer, positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -16,16 +17,21 @@ def register(commands):
         "robohw forward-dynamics --robot ur5 --states s.csv --out qdd.csv",
         "--states", "header q1..qN,qd1..qdN,tau1..tauN (rad or m, per s, N m or N)",
         "written with the header qdd1,...,qddN,valid (rad/s^2 or m/s^2)",
-        ["float", "model"],
-        "the articulated-body algorithm in float64, or its bit-exact model (the traced "
-        "algorithm in fixed point, checked)")
+        ["float", "model", "rtl", "compiled"],
+        "the articulated-body algorithm in float64, its bit-exact model (the traced "
+        "algorithm in fixed point, checked), or the engine built from it: its Amaranth RTL, "
+        "or the RTL compiled by Verilator")
     forward.add_argument("--width", type=integer("--width", 16, 56),
-                         help="the model's data width, 16..56 (default: the narrowest of 32, "
-                              "40, 48 and 56 whose proven bound meets --bound-fraction)")
+                         help="the hardware backends' data width, 16..56 (default: the "
+                              "narrowest of 32, 40, 48 and 56 whose proven bound meets "
+                              "--bound-fraction)")
+    forward.add_argument("--ii", type=integer("--ii", 2, 1024),
+                         help="the engine's initiation interval (rtl, compiled): cycles per "
+                              "state, 2..1024 (default 56)")
     forward.add_argument("--bound-fraction", type=positive("--bound-fraction"),
-                         help="the model's largest accepted share of each joint's acceleration "
-                              "limit for its proven error bound (default 0.01: a model whose "
-                              "bound exceeds 1 %% of a limit is refused)")
+                         help="the hardware backends' largest accepted share of each joint's "
+                              "acceleration limit for their proven error bound (default 0.01: "
+                              "a model whose bound exceeds 1 %% of a limit is refused)")
     forward.add_argument("--reasons", action="store_true",
                          help="add a reason column, by precedence: ok, not_finite (a state, a "
                               "torque or an acceleration that is not finite), out_of_format "
@@ -41,11 +47,13 @@ def run(args):
     from robohw.dynamics import (FORWARD_BOUND_FRACTION, acceleration_header,
                                  acceleration_rows, forward_columns, plan_forward,
                                  solve_forward, split_forward)
-    model = args.backend == "model"
+    model = args.backend != "float"
+    engine = args.backend in ("rtl", "compiled")
     bad = inapplicable(args, [
-        ("--width", model, "--backend model"),
-        ("--bound-fraction", model, "--backend model: the float backend has no error bound "
-                                    "to check")])
+        ("--width", model, HARDWARE),
+        ("--ii", engine, "the engine's backends (rtl, compiled)"),
+        ("--bound-fraction", model, f"{HARDWARE}: the float backend has no error bound "
+                                    f"to check")])
     if bad:
         return usage("forward-dynamics", bad)
     fraction = FORWARD_BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
@@ -62,7 +70,8 @@ def run(args):
     def solve(robot, values):
         q, qd, tau = split_forward(values, robot.dof)
         got = solve_forward(robot, q, qd, tau, args.backend,
-                            plan=plan(robot) if model else None)
+                            plan=plan(robot) if model else None, interval=args.ii,
+                            progress=sys.stderr)
         return Solved(len(got.qdd), int(got.valid.sum()), acceleration_rows(
             got.qdd, got.valid, got.reason if args.reasons else None), got.sentence(robot))
     return run_file_command(args, "forward-dynamics", "states", table, solve)

@@ -94,8 +94,9 @@ def test_a_model_whose_bound_is_too_weak_is_refused_in_one_line(tmp_path, capsys
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--width", "32"], "--width applies to --backend model"),
-    (["--bound-fraction", "0.1"], "--bound-fraction applies to --backend model"),
+    (["--width", "32"], "--width applies to the hardware backends (model, rtl, compiled)"),
+    (["--bound-fraction", "0.1"], "--bound-fraction applies to the hardware backends (model, "
+                                  "rtl, compiled)"),
 ])
 def test_options_of_the_model_are_refused_with_the_float_backend(tmp_path, capsys, extra,
                                                                   message):
@@ -116,3 +117,27 @@ def test_the_api_checks_its_arguments():
     for options in ({"width": 32}, {"bound_fraction": 0.01}):
         with pytest.raises(ValueError, match="width and bound_fraction are the model's"):
             arm.forward_dynamics(q, q, q, **options)
+
+
+@pytest.mark.parametrize("backend", ["rtl", pytest.param("compiled", marks=pytest.mark.heavy)])
+def test_the_engine_writes_the_models_file_byte_for_byte(tmp_path, capsys, backend):
+    robot = load_robot("puma560")
+    q, qd, tau = _states(robot, 6, 3)
+    tau[0] *= 4.0                       # accelerations beyond their limits
+    qd[1, 0] = 10.0                     # beyond its velocity limit
+    _write(tmp_path / "s.csv", q, qd, tau)
+    for run in ("model", backend):
+        assert main(["forward-dynamics", "--states", str(tmp_path / "s.csv"), "--out",
+                     str(tmp_path / f"{run}.csv"), "--backend", run, "--reasons",
+                     "--ii", "40"][:-2 if run == "model" else None]) == 0
+    assert (tmp_path / "model.csv").read_bytes() == (tmp_path / f"{backend}.csv").read_bytes()
+    _, valid, reason = _read(tmp_path / f"{backend}.csv")
+    assert reason[:2] == ["beyond_acceleration_limits", "outside_limits"] and valid[2:].all()
+
+
+def test_the_interval_is_the_engines_alone(tmp_path, capsys):
+    robot = load_robot("puma560")
+    _write(tmp_path / "s.csv", *_states(robot, 2, 4))
+    assert main(["forward-dynamics", "--states", str(tmp_path / "s.csv"), "--out",
+                 str(tmp_path / "o.csv"), "--backend", "model", "--ii", "40"]) == 2
+    assert "--ii applies to the engine's backends (rtl, compiled)" in capsys.readouterr().err

@@ -4,9 +4,6 @@
 (:class:`~robohw.dynamics.engine.NewtonEulerEngine`) for the PUMA 560's inverse dynamics, and
 its forward dynamics on the engine (:class:`~robohw.dynamics.forward_design.ForwardDesign`)."""
 
-import functools
-import hashlib
-
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
@@ -15,6 +12,9 @@ from robohw.dynamics.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.array import NewtonEulerArray
 from robohw.dynamics.array_plan import ArrayPlan
 from robohw.dynamics.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
+from robohw.dynamics.engine_defaults import (ENGINE_ROBOT_INTERVALS, ENGINE_ROBOT_WIDTHS,
+                                             ENGINE_WIDTH, engine_lut_budget, robot_digest,
+                                             shipped_digest)
 from robohw.dynamics.forward_design import ForwardDesign
 from robohw.engine.estimate import engine_resources
 from robohw.engine.plan import compile_plan
@@ -25,10 +25,7 @@ from robohw.dynamics.model import model_outputs as model_outputs_dynamics
 from robohw.dynamics.model import coded_friction
 from robohw.dynamics.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
 from robohw.dynamics.reference import inverse_dynamics
-from robohw.robots.description import SHIPPED_ROBOTS
-from robohw.robots.loading import SHIPPED_URDF, load_robot
 from robohw.robots.sampling import sample_states, within_a_turn
-from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.measured_width import measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
@@ -44,56 +41,6 @@ __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "D
 # 6, its shared products one DSP tile each (robohw.hw.multiplier.split_product up to 22 bits).
 DYNAMICS_WIDTH = 20
 DYNAMICS_FOLD = 6
-# The engine at 18 bits: one DSP tile a product, and the narrowest whose model is within 1e-4 of
-# max |tau| on the PUMA 560 over 100,000 states within its limits (tests/dynamics/
-# test_link_frames.py measures it again; the table by width: docs/dynamics.md).
-ENGINE_WIDTH = 18
-# Each other shipped arm's engine width (by robot_digest): the narrowest at which the engine's
-# model is within 1e-4 of max |tau| over 100,000 states within the limits (measured again by
-# tests/dynamics/test_link_frames.py); the proven bound's rule may take a wider one.
-ENGINE_ROBOT_WIDTHS = {
-    "7efe057ccc8c29c5": 20,     # ur5
-    "08b0b60311048a4e": 21,     # panda (tip panda_hand)
-}
-# The shipped arms' engines placed and routed at 100 MHz or more on seeds 1-3 at their default
-# width (docs/results.md), by robot_digest: their default intervals. Another robot's (the
-# Panda's too: no interval tried routes, docs/dynamics.md) is the smallest from ENGINE_INTERVAL
-# up whose engine is estimated (robohw.engine.estimate) at no more LUTs than the least of these
-# (engine_lut_budget): unmeasured until robohw synth places it.
-ENGINE_ROBOT_INTERVALS = {
-    "e94d90654977c325": 5,      # puma560
-    "7efe057ccc8c29c5": 5,      # ur5
-}
-
-
-@functools.cache
-def engine_lut_budget():
-    """The least estimated LUTs (:func:`~robohw.engine.estimate.engine_resources`) of the
-    shipped arms' engines at their placed defaults (:data:`ENGINE_ROBOT_INTERVALS`)."""
-    luts = []
-    for name in (*SHIPPED_ROBOTS, *SHIPPED_URDF):
-        robot = load_robot(name)
-        digest = robot_digest(robot)
-        if digest in ENGINE_ROBOT_INTERVALS:
-            plan = EnginePlan(robot, width=ENGINE_ROBOT_WIDTHS.get(digest, ENGINE_WIDTH),
-                              interval=ENGINE_ROBOT_INTERVALS[digest], bound_fraction=None)
-            luts.append(engine_resources(plan, plan.program)["luts"])
-    return min(luts)
-
-
-@functools.cache
-def _own_digest(name):
-    """The :func:`robot_digest` of a shipped robot called ``name``."""
-    return robot_digest(load_robot(name))
-
-
-def robot_digest(robot):
-    """16 hex digits of SHA-256 over ``robot``'s description
-    (:func:`robohw.robots.toml_file.description_identity`): limits included, its file's place
-    not."""
-    return hashlib.sha256(description_identity(robot).encode()).hexdigest()[:16]
-
-
 class DynamicsDesign(Design):
     """What every inverse-dynamics machine's design shares: its workload (states within the
     robot's limits), its check against the float64 reference, its accuracy, its payload
@@ -154,7 +101,7 @@ class DynamicsDesign(Design):
         (:meth:`_table_width`), else measured (:func:`~robohw.sim.measured_width.measured_width`,
         from the design's own up)."""
         digest = robot_digest(robot)
-        if digest == _own_digest(self.own_robot):
+        if digest == shipped_digest(self.own_robot):
             return self.default_width
         width = self._table_width(digest)
         if width is not None:

@@ -3,7 +3,9 @@
 ``forward-dynamics`` (:class:`~robohw.dynamics.forward_engine.ForwardDynamicsEngine`), for the
 PUMA 560 or any robot whose accelerations the analysis proves.
 
-Its width for a robot is the narrowest of
+Its interval for a robot is
+:func:`~robohw.dynamics.forward_engine.forward_interval`'s (the PUMA 560's
+:data:`~robohw.dynamics.forward_engine.FORWARD_INTERVAL`); its width the narrowest of
 :data:`~robohw.dynamics.forward_files.FORWARD_WIDTHS` whose proven bound is within
 :data:`~robohw.dynamics.forward_files.FORWARD_BOUND_FRACTION` of every joint's acceleration
 limit, else (the UR5) the narrowest with any proven bound, which the sidecar's accuracy states;
@@ -19,7 +21,8 @@ from robohw.dynamics.codec import (acceleration_codes, acceleration_field, accel
                                     decode_accelerations, encode_forward, field_formats,
                                     state_field)
 from robohw.dynamics.forward import articulated_body_accelerations
-from robohw.dynamics.forward_engine import FORWARD_INTERVAL, ForwardDynamicsEngine
+from robohw.dynamics.forward_engine import (FORWARD_INTERVAL, ForwardDynamicsEngine,
+                                            forward_interval)
 from robohw.dynamics.forward_files import FORWARD_BOUND_FRACTION, FORWARD_WIDTHS, plan_forward
 from robohw.dynamics.forward_plan import MAX_WIDTH
 from robohw.dynamics.reference import inverse_dynamics
@@ -63,6 +66,7 @@ class ForwardDesign(Design):
             plan = plan_forward(twin.hardware_robot, None, None)    # refused in one line
         twin.default_width = plan.width
         twin.widths = (plan.width,)
+        twin.default_fold = forward_interval(plan)
         return twin
 
     def build(self, width=None, fold=None):

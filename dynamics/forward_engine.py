@@ -11,16 +11,36 @@ are high, as :func:`robohw.dynamics.forward_files.solve_forward` judges the mode
 """
 
 from robohw.dynamics.codec import acceleration_field, forward_fields
+from robohw.dynamics.engine_defaults import engine_lut_budget
 from robohw.dynamics.forward_plan import ArticulatedBodyPlan
 from robohw.engine.component import Engine
+from robohw.engine.estimate import engine_resources
 from robohw.engine.plan import compile_plan
+from robohw.engine.program import MAX_INTERVAL
+from robohw.hw.devices import DEVICES
 
-__all__ = ["ForwardEnginePlan", "ForwardDynamicsEngine", "FORWARD_INTERVAL"]
+__all__ = ["ForwardEnginePlan", "ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
+           "INTERVAL_STEP"]
 
-# The default interval: the smallest multiple of 8 whose multipliers fit the ECP5-85F's 156
-# DSP tiles for the UR5 and the PUMA 560 at 40 bits (nine tiles a product: estimated by
-# robohw.engine.estimate, docs/dynamics.md).
-FORWARD_INTERVAL = 56
+# The PUMA 560's interval at its 40 bits by forward_interval's rule (tested).
+FORWARD_INTERVAL = 144
+# The default intervals are multiples of this.
+INTERVAL_STEP = 8
+
+
+def forward_interval(plan):
+    """The default interval of the engine of ``plan`` (an
+    :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`): the smallest multiple of
+    :data:`INTERVAL_STEP` whose engine is estimated (:func:`~robohw.engine.estimate.
+    engine_resources`) within :func:`~robohw.dynamics.engine_defaults.engine_lut_budget` (the
+    inverse-dynamics engines placed and routed) and the ECP5-85F's DSP tiles."""
+    tiles = DEVICES["ecp5-85k"].dsp
+    budget = engine_lut_budget()
+    for interval in range(INTERVAL_STEP, MAX_INTERVAL + 1, INTERVAL_STEP):
+        estimate = engine_resources(plan, compile_plan(plan, interval))
+        if estimate["luts"] <= budget and estimate["dsp_tiles"] <= tiles:
+            return interval
+    return MAX_INTERVAL
 
 
 class ForwardEnginePlan(ArticulatedBodyPlan):

@@ -123,8 +123,8 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
     :func:`plan_forward` made for a file's every chunk), else :func:`plan_forward`'s at
     ``width`` and ``bound_fraction``. ``rtl`` and ``compiled`` run the engine
     (:class:`~robohw.dynamics.forward_engine.ForwardDynamicsEngine`) built at that plan's width
-    and ``interval`` (default its own), which gives the model's values and flags (``progress``:
-    a stream for its lines)."""
+    and ``interval`` (default :func:`~robohw.dynamics.forward_engine.forward_interval`'s),
+    which gives the model's values and flags (``progress``: a stream for its lines)."""
     check_choice("backend", backend, FORWARD_BACKENDS)
     q, qd, tau = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, tau))
     if not q.shape == qd.shape == tau.shape == (len(q), robot.dof):
@@ -172,12 +172,13 @@ def _engine(plan, codes, backend, interval, progress):
     """``(out, in_bounds, checked)`` of the payload ``codes`` through the engine at ``plan``'s
     robot and width, by ``backend``."""
     from robohw.dynamics.codec import acceleration_codes
-    from robohw.dynamics.forward_engine import ForwardDynamicsEngine
+    from robohw.dynamics.forward_engine import ForwardDynamicsEngine, forward_interval
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
     from robohw.support.progress import Progress
-    dut = ForwardDynamicsEngine(plan.robot, width=plan.width, interval=interval)
+    dut = ForwardDynamicsEngine(plan.robot, width=plan.width,
+                                interval=interval or forward_interval(plan))
     payloads = payload_rows(codes)
     run = run_backend(dut, payloads, backend,
                       f"states through the engine (one every {dut.interval} cycles)",

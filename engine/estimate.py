@@ -12,7 +12,8 @@ report's cycle-level table; ``robohw synth`` measures).
   counters (each micro-program's own phase counters too), the micro-programs' words, and the
   stream's valid and tag lines and queue pointers.
 - **LUTs** (TRELLIS_COMB as nextpnr packs them: a LUT4, or half a carry cell): each unit as
-  measured alone, its own micro-program fields included; each file's write multiplexer and
+  measured alone, its own micro-program fields included (a reciprocal unit's scaled with the
+  square of the width); each file's write multiplexer and
   each port's OR of its files, the address adders (a comparison and subtraction more where a
   depth is not a power of two), the CORDICs, the fields' offsets, range checks and loaders,
   the files' micro-program ROMs up to :data:`ROM_LUT_WORDS` words deep (a word bit a LUT4 per
@@ -21,7 +22,7 @@ report's cycle-level table; ``robohw synth`` measures).
   a DP16KD.
 
 Estimates, not measurements: their purpose is the curve's shape over the interval and a user's
-robot's default interval (:func:`robohw.dynamics.designs.engine_lut_budget`); how they compare
+robot's default interval (:func:`robohw.dynamics.engine_defaults.engine_lut_budget`); how they compare
 with nextpnr's packing: docs/dynamics.md.
 """
 
@@ -30,7 +31,7 @@ import math
 from robohw.cordic.pipelined import pipelined_register_bits
 from robohw.hw.multiplier import split_product_tiles
 
-__all__ = ["engine_resources", "LUTS_PER_RAM_CELL", "ROM_LUT_WORDS"]
+__all__ = ["engine_resources", "LUTS_PER_RAM_CELL", "ROM_LUT_WORDS", "RECIPROCAL_UNIT_COST"]
 
 # A TRELLIS_DPR16X4 (16 words of 4 bits) is four LUT4s in RAM mode, packed by nextpnr as four
 # TRELLIS_COMB beside a TRELLIS_RAMW for its write port (Lattice FPGA-TN-02032, ECP5 memory
@@ -38,6 +39,9 @@ __all__ = ["engine_resources", "LUTS_PER_RAM_CELL", "ROM_LUT_WORDS"]
 LUTS_PER_RAM_CELL = 4
 # The deepest micro-program ROM Yosys maps to LUTs (measured: 32 words in LUTs, 128 in DP16KD).
 ROM_LUT_WORDS = 64
+# A reciprocal unit's (TRELLIS_COMB, flip-flops) at 40 bits, one step a stage, measured alone
+# on the ECP5-85F (docs/notes/2026-12-forward-dynamics-hardware.md).
+RECIPROCAL_UNIT_COST = {"recip": (3986, 4550), "rsqrt": (13157, 9300)}
 
 
 def _bits(count):
@@ -78,6 +82,13 @@ def engine_resources(plan, program, tag_width=0):
     # Measured (one unit alone, its PUMA II 32 instructions, 20 bits, Yosys): a multiplier 284
     # LUT4 and 63 carry cells, an adder 190 and 41, their own micro-program fields included.
     luts += machine.multipliers * (284 + 2 * 63) * w // 20 + machine.adders * (190 + 2 * 41) * w // 20
+    # The reciprocal units (hw.reciprocal, hw.reciprocal_sqrt, one step a stage): register and
+    # LUT bits grow with the square of the width, a stage of a few words a bit of the result.
+    # Measured (each alone at 40 bits, Yosys and nextpnr): RECIPROCAL_UNIT_COST.
+    for kind, count in (("recip", machine.reciprocals), ("rsqrt", machine.roots)):
+        unit_luts, unit_flops = RECIPROCAL_UNIT_COST[kind]
+        luts += count * unit_luts * w * w // 1600
+        flops += count * unit_flops * w * w // 1600
     fields = len(plan.held_fields) + len(plan.angle_fields)
     flops += fields * w + machine.cordics * (pipelined_register_bits(plan.cordic) + w)
     # A CORDIC: a carry-chain bit (half a carry cell, one TRELLIS_COMB) a register bit; a

@@ -27,7 +27,8 @@ def register(commands):
                               "--bound-fraction)")
     forward.add_argument("--ii", type=integer("--ii", 2, 1024),
                          help="the engine's initiation interval (rtl, compiled): cycles per "
-                              "state, 2..1024 (default 56)")
+                              "state, 2..1024 (default: the engine's for the robot, robohw sim "
+                              "--robot's)")
     forward.add_argument("--bound-fraction", type=positive("--bound-fraction"),
                          help="the hardware backends' largest accepted share of each joint's "
                               "acceleration limit for their proven error bound (default 0.01: "

@@ -12,6 +12,7 @@ from robohw.dataflow.plan import checked_model_codes, in_bounds
 from robohw.dynamics.codec import acceleration_codes, encode_forward
 from robohw.dynamics.forward_engine import ForwardDynamicsEngine
 from robohw.dynamics.reference import inverse_dynamics
+from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
 from schedules import replay_engine
@@ -57,3 +58,23 @@ def test_rtl_equals_the_model(n, seed, width, interval):
     assert dut.latency == replay_engine(dut.plan) + 2
     assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) >= dut.latency)
     assert min(np.diff(run.input_cycles)) == interval
+
+
+def test_the_default_interval_follows_the_estimate_rule():
+    from robohw.dynamics.engine_defaults import engine_lut_budget
+    from robohw.dynamics.forward_engine import FORWARD_INTERVAL, INTERVAL_STEP, forward_interval
+    from robohw.dynamics.forward_files import plan_forward
+    from robohw.engine.estimate import engine_resources
+    from robohw.engine.plan import compile_plan
+    from robohw.registry import design
+    plan = plan_forward(load_robot("puma560"))
+    assert forward_interval(plan) == FORWARD_INTERVAL
+    # Within the budget at its interval, beyond it a step before.
+    budget = engine_lut_budget()
+    for interval, within in ((FORWARD_INTERVAL, True), (FORWARD_INTERVAL - INTERVAL_STEP, False)):
+        assert (engine_resources(plan, compile_plan(plan, interval))["luts"] <= budget) == within
+    # The UR5: its narrowest proven width (its bound beyond 1 %, which the sidecar states).
+    ur5 = design("forward-dynamics", "ur5")
+    assert (ur5.default_width, ur5.default_fold) == (40, 120)
+    with pytest.raises(ValueError, match="no forward-dynamics model at any width"):
+        design("forward-dynamics", "panda")

@@ -473,11 +473,15 @@ def test_the_time_limit_counts_the_tools_cpu_time_not_the_clocks(tmp_path):
     import sys
     import time
     from robohw.flows.synth import cpu_seconds
-    busy = subprocess.Popen([sys.executable, "-c", "import time\nend = time.monotonic() + 1.5"
-                             "\nwhile time.monotonic() < end: pass"])
-    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(1.5)"])
-    time.sleep(1.0)
+    # The busy one spins for 1.5 s of its own CPU time, however loaded the machine is.
+    busy = subprocess.Popen([sys.executable, "-c", "import time\n"
+                             "while time.process_time() < 1.5: pass"])
+    idle = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    deadline = time.monotonic() + 50
+    while (cpu_seconds(busy.pid) or 0) <= 0.5 and time.monotonic() < deadline:
+        time.sleep(0.05)
     spent = cpu_seconds(busy.pid), cpu_seconds(idle.pid)
+    idle.kill()
     busy.wait(), idle.wait()
     assert spent[0] > 0.5 and spent[1] < 0.3
     assert cpu_seconds(busy.pid) is None                # gone

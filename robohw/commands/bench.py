@@ -1,7 +1,7 @@
 """``robohw bench cordic|buffers|sim|commands|dynamics``: the CORDIC processors' latency,
 throughput and simulator speeds; the buffer assignment on random graphs; every design's
-simulation speed; the command paths against Pinocchio; the inverse-dynamics engine as placed
-against Pinocchio's RNEA from Python and C++, timed in one run."""
+simulation speed; the command paths against Pinocchio; the inverse- and forward-dynamics
+engines as placed against Pinocchio's RNEA and ABA from Python and C++, timed in one run."""
 
 import argparse
 
@@ -21,9 +21,9 @@ def register(commands):
                        help="CORDIC processors, the buffer assignment on random graphs, the "
                             "simulators' speed on every design (compiled and Amaranth), "
                             "the dynamics and inertia commands against Pinocchio, or the "
-                            "inverse-dynamics engine as placed and routed (--synth) against "
-                            "Pinocchio's RNEA from Python and C++ (the bench extra: pip "
-                            "install 'robohw[bench]')")
+                            "inverse- and forward-dynamics engines as placed and routed "
+                            "(--synth) against Pinocchio's RNEA and ABA from Python and C++ "
+                            "(the bench extra: pip install 'robohw[bench]')")
     bench.add_argument("--widths", type=widths, default=(16, 24, 32),
                        help="data widths, comma-separated (default 16,24,32)")
     bench.add_argument("--no-verilator", action="store_true",
@@ -77,20 +77,27 @@ def run(args):
     if args.design == "dynamics":
         import dataclasses
         import sys
-        from robohw.flows.dynamics_speed import (BENCH_ROBOTS, bench_dynamics,
+        from robohw.flows.dynamics_speed import (BENCH_ROBOTS, PROBLEMS, bench_dynamics,
                                                  format_dynamics_bench)
         from robohw.support.formats import read_rows
         try:
             synth_rows = read_rows(args.synth)
         except (OSError, ValueError) as error:
             return usage("bench", f"--synth {args.synth}: {error}")
+        tables = {}
         try:
-            rows = bench_dynamics(synth_rows, args.robots or BENCH_ROBOTS, calls=args.calls,
-                                  progress=sys.stderr)
+            for problem in PROBLEMS:
+                tables[problem] = bench_dynamics(synth_rows, args.robots or BENCH_ROBOTS,
+                                                 calls=args.calls, progress=sys.stderr,
+                                                 problem=problem)
         except (OSError, ValueError) as error:     # a robot file, or one without dynamics
             return usage("bench", str(error))
-        print(format_dynamics_bench(rows))
-        rows = [dataclasses.asdict(row) for row in rows]
+        print("\n\n".join(f"## {problem.capitalize()} dynamics: the engine against "
+                          f"Pinocchio's {PROBLEMS[problem].algorithm}\n\n"
+                          f"{format_dynamics_bench(rows, problem)}"
+                          for problem, rows in tables.items()))
+        rows = [{"problem": problem, **dataclasses.asdict(row)}
+                for problem, found in tables.items() for row in found]
     elif args.design == "buffers":
         from robohw.buffers.bench import bench_buffers, format_buffer_bench
         rows = bench_buffers(args.nodes)

@@ -1,23 +1,29 @@
 """``robohw bench dynamics``: the inverse-dynamics engine's placed and routed rate and latency
-beside Pinocchio's RNEA timed in the same run on this machine, one call at a time from Python
+beside Pinocchio's RNEA, and the forward-dynamics engine's beside Pinocchio's ``aba``
+(:data:`PROBLEMS`), each timed in the same run on this machine, one call at a time from Python
 and from C++ (:mod:`robohw.robots.pinocchio`), per robot, with the published anchors named for
 what they measured.
 
-The engine's figures come from ``robohw synth`` rows (``synth.json``): the registry design
+The engines' figures come from ``robohw synth`` rows (``synth.json``): the registry design
 generated for the robot (:func:`robohw.registry.design`) at its default width and interval,
 its worst placement seed's Fmax. A robot without such a row is said to be unplaced, with the
-command that places it: its rate is never estimated here. The bits a state moves are the
-payload's: every input field of a state, and every torque with the ``in_bounds`` flag.
+command that places it: its rate is never estimated here; one whose design is refused (forward
+dynamics with no proven width) says why. The bits a state moves are the payload's: every input
+field of a state, and every output with its flags.
 """
 
 import dataclasses
 
 from robohw.dynamics import state_fields, torque_fields
+from robohw.dynamics.codec import forward_fields
 from robohw.registry import design
+from robohw.hw.checks import check_choice
+from robohw.robots.loading import hardware_robot
 from robohw.robots.pinocchio import call_seconds, cpp_call_seconds
 from robohw.sim.cache import cache_dir
 
-__all__ = ["BENCH_ROBOTS", "PUBLISHED", "SpeedRow", "bench_dynamics", "format_dynamics_bench"]
+__all__ = ["BENCH_ROBOTS", "PUBLISHED", "PROBLEMS", "Problem", "SpeedRow", "bench_dynamics",
+           "format_dynamics_bench"]
 
 # The arms of the comparison: the PUMA 560 (the registry's default robot), the UR5, the Panda
 # and the KUKA iiwa 14, the arm the published anchors measured.
@@ -28,26 +34,55 @@ PUBLISHED = (("Pinocchio RNEA, one call, Core Ultra 9 285K (published, iiwa)", 0
              ("GRiD RNEA batched on an RTX 5090, a problem (published, iiwa)", 0.045))
 
 
+@dataclasses.dataclass(frozen=True)
+class Problem:
+    """What one comparison measures: the registry ``design``, Pinocchio's ``algorithm``, what a
+    result is (``results``), the payload's input fields (``inputs(plan)``), its outputs'
+    count a joint beside the ``flags``, and the ``published`` anchors."""
+    name: str
+    design: str
+    algorithm: str
+    results: str
+    inputs: object
+    flags: tuple
+    published: tuple
+
+
+# The comparisons: inverse dynamics (torques) and forward dynamics (accelerations). The forward
+# anchors, not measured here: both on the KUKA iiwa (7 joints), from GRiD's tables.
+PROBLEMS = {
+    "inverse": Problem("inverse", "dynamics-engine", "rnea", "torque vectors",
+                       state_fields, ("in_bounds",), PUBLISHED),
+    "forward": Problem("forward", "forward-dynamics", "aba", "acceleration vectors",
+                       forward_fields, ("in_bounds", "checked"),
+                       (("Pinocchio ABA, one call (published, iiwa)", 0.40),
+                        ("GRiD forward dynamics batched on a GPU, a problem (published, iiwa)",
+                         0.059))),
+}
+
+
 @dataclasses.dataclass
 class SpeedRow:
     """One robot's comparison: the engine's ``width``, ``interval`` (II), ``latency``
     (cycles), ``fmax_mhz`` (the worst seed's; ``None``: not placed) and ``fmax_by_seed``
     (``{seed: MHz}``, as ``robohw synth`` writes it), the bits a state moves in and out, and
-    Pinocchio's seconds a call from Python and from C++ (``None``: not measured)."""
+    Pinocchio's seconds a call from Python and from C++ (``None``: not measured); ``refused``:
+    why the robot has no engine (its width, interval, latency and bits ``None``)."""
     robot: str
-    width: int
-    interval: int
-    latency: int
+    width: "int | None"
+    interval: "int | None"
+    latency: "int | None"
     fmax_mhz: "float | None"
     fmax_by_seed: "dict | None"
-    bits_in: int
-    bits_out: int
+    bits_in: "int | None"
+    bits_out: "int | None"
     python_s: "float | None"
     cpp_s: "float | None"
+    refused: "str | None" = None
 
     @property
     def engine_rate(self):
-        """Torque vectors a second the engine computes as placed, or ``None``."""
+        """Results a second the engine computes as placed, or ``None``."""
         return None if self.fmax_mhz is None else self.fmax_mhz * 1e6 / self.interval
 
     @property
@@ -72,30 +107,45 @@ def _placed(rows, name, label, width, fold):
 
 
 def bench_dynamics(synth_rows, robots=BENCH_ROBOTS, calls=20_000, *, cpp=True,
-                   progress=None):
-    """A :class:`SpeedRow` per robot (shipped names or robot files): the engine as
-    ``synth_rows`` placed it and Pinocchio timed now over ``calls`` states each, from Python
-    and (``cpp``) from C++, the loop built once into the cache. ``progress``: a file for one
-    line per robot."""
+                   progress=None, problem="inverse"):
+    """A :class:`SpeedRow` per robot (shipped names or robot files) for ``problem`` (a
+    :data:`PROBLEMS` name): the engine as ``synth_rows`` placed it and Pinocchio timed now
+    over ``calls`` states each, from Python and (``cpp``) from C++, the loop built once into
+    the cache. ``progress``: a file for one line per robot."""
+    check_choice("problem", problem, PROBLEMS)
+    what = PROBLEMS[problem]
     out = []
     for robot in robots:
-        found = design("dynamics-engine", None if robot == "puma560" else robot)
-        width, fold = found.default_width, found.default_fold
-        dut = found.hardware(found.hardware_robot, width, fold)
-        plan = dut.plan
-        placed = _placed(synth_rows, found.name, found.robot_label, width, fold)
-        row = SpeedRow(
-            robot=robot, width=width, interval=fold, latency=dut.latency,
-            fmax_mhz=placed and placed["fmax_mhz"],
-            fmax_by_seed=placed and placed.get("fmax_by_seed"),
-            bits_in=sum(shape.width for shape in state_fields(plan).values()),
-            bits_out=sum(shape.width for shape in torque_fields(plan).values()) + 1,
-            python_s=call_seconds(plan.robot, calls=calls),
-            cpp_s=cpp_call_seconds(plan.robot, cache_dir("peer"), calls=calls)
-            if cpp else None)
-        out.append(row)
+        name = None if robot == "puma560" else robot
+        found, refused = None, None
+        try:
+            found = design(what.design, name)
+        except ValueError as error:
+            if what.design == "dynamics-engine":
+                raise                      # a robot without dynamics: the command's line
+            refused = str(error)
+        timed = hardware_robot(robot, terms=())
+        seconds = (call_seconds(timed, what.algorithm, calls=calls),
+                   cpp_call_seconds(timed, cache_dir("peer"), what.algorithm, calls=calls)
+                   if cpp else None)
+        if found is None:
+            out.append(SpeedRow(robot, None, None, None, None, None, None, None, *seconds,
+                                refused=refused))
+        else:
+            width, fold = found.default_width, found.default_fold
+            dut = found.build(width, fold)
+            placed = _placed(synth_rows, found.name, found.robot_label, width, fold)
+            plan = dut.plan
+            out.append(SpeedRow(
+                robot=robot, width=width, interval=fold, latency=dut.latency,
+                fmax_mhz=placed and placed["fmax_mhz"],
+                fmax_by_seed=placed and placed.get("fmax_by_seed"),
+                bits_in=sum(shape.width for shape in what.inputs(plan).values()),
+                bits_out=plan.dof * plan.width + len(what.flags),
+                python_s=seconds[0], cpp_s=seconds[1]))
         if progress is not None:
-            print(f"bench dynamics: {robot} timed", file=progress, flush=True)
+            print(f"bench dynamics: {robot} timed ({what.algorithm})", file=progress,
+                  flush=True)
     return out
 
 
@@ -107,13 +157,19 @@ def _rate(rate):
     return "—" if rate is None else f"{rate / 1e6:.2f} M/s"
 
 
-def format_dynamics_bench(rows):
-    """The comparison as a table, the bits a state moves at the engine's rate, and the
-    published anchors."""
+def format_dynamics_bench(rows, problem="inverse"):
+    """The comparison of ``problem`` as a table, the bits a state moves at the engine's rate,
+    and the published anchors."""
+    what = PROBLEMS[problem]
     lines = ["| robot | engine: width, II | Fmax, worst of seeds (MHz) | engine rate | engine "
              "latency (µs) | Pinocchio from Python (µs a call) | from C++ (µs a call) | C++ "
              "rate | engine over C++ |", "|" + "---|" * 9]
     for r in rows:
+        if r.refused is not None:
+            lines.append(f"| {r.robot} | refused | — | — | — | {_us(r.python_s)} | "
+                         f"{_us(r.cpp_s)} | {_rate(None if r.cpp_s is None else 1 / r.cpp_s)} "
+                         f"| — |")
+            continue
         fmax = "not placed" if r.fmax_mhz is None else f"{r.fmax_mhz:.1f}" + (
             f" ({', '.join(f'{v:.1f}' for v in r.fmax_by_seed.values())})"
             if r.fmax_by_seed else "")
@@ -125,19 +181,22 @@ def format_dynamics_bench(rows):
             f"{_rate(None if r.cpp_s is None else 1 / r.cpp_s)} | "
             f"{'—' if speedup is None else f'{speedup:.1f}x'} |")
     lines.append("")
+    outputs = "the torques" if problem == "inverse" else "the accelerations"
     for r in rows:
-        if r.fmax_mhz is None:
+        if r.refused is not None:
+            lines.append(f"{r.robot}: no engine: {r.refused}")
+        elif r.fmax_mhz is None:
             lines.append(f"{r.robot}: not placed at width {r.width}, II {r.interval}: `robohw "
-                         f"synth --designs dynamics-engine"
+                         f"synth --designs {what.design}"
                          f"{'' if r.robot == 'puma560' else f' --robot {r.robot}'}` places it.")
         else:
             gbits = r.engine_rate * (r.bits_in + r.bits_out) / 1e9
             lines.append(f"{r.robot}: a state moves {r.bits_in} bits in and {r.bits_out} out "
-                         f"(the torques and in_bounds): {gbits:.2f} Gbit/s at the engine's "
-                         f"rate.")
+                         f"({outputs} and {' and '.join(what.flags)}): {gbits:.2f} Gbit/s at "
+                         f"the engine's rate.")
     if any(r.cpp_s is None for r in rows):
         lines.append("Pinocchio from C++ not measured: its headers (pip install "
                      "'robohw[bench]') or a C++ compiler are missing.")
     lines += ["", "Published, not measured here:"]
-    lines += [f"- {what}: {us} µs" for what, us in PUBLISHED]
+    lines += [f"- {anchor}: {us} µs" for anchor, us in what.published]
     return "\n".join(lines)

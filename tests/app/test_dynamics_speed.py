@@ -76,3 +76,22 @@ def test_the_cpp_loop_builds_and_computes_pinocchios_torques(tmp_path):
             assert 1e-8 < seconds < 1e-4
     assert len(list(tmp_path.glob("pinocchio_timing_*"))) == 1     # built once
     assert np.isfinite(seconds)
+
+
+def test_forward_dynamics_against_aba_and_the_robots_it_refuses():
+    rows = bench_dynamics([placed("forward-dynamics", width=40, fold=144, fmax=100.0)],
+                          robots=("puma560", "panda"), calls=100, cpp=False, problem="forward")
+    puma, panda = rows
+    assert (puma.width, puma.interval, puma.fmax_mhz) == (40, 144, 100.0)
+    assert puma.engine_rate == pytest.approx(100.0e6 / 144)
+    # Six binary angles of the CORDIC's 40 bits, twelve rates and torques in; six
+    # accelerations, in_bounds and checked out.
+    assert (puma.bits_in, puma.bits_out) == (6 * 40 + 12 * 40, 6 * 40 + 2)
+    assert panda.refused.startswith("no forward-dynamics model at any width")
+    assert panda.width is None and 0 < panda.python_s < 1e-3
+    text = format_dynamics_bench(rows, "forward")
+    assert "| panda | refused | — | — | — |" in text
+    assert "panda: no engine: no forward-dynamics model at any width" in text
+    assert "puma560: a state moves 720 bits in and 242 out (the accelerations and in_bounds " \
+        "and checked)" in text
+    assert "- Pinocchio ABA, one call (published, iiwa): 0.4 µs" in text

@@ -12,7 +12,7 @@ from robohw.dataflow.plan import checked_model_codes, in_bounds
 from robohw.dynamics.codec import acceleration_codes, encode_forward
 from robohw.dynamics.forward_engine import ForwardDynamicsEngine
 from robohw.dynamics.reference import inverse_dynamics
-from robohw.robots import load_robot
+from robohw.robots import hardware_robot, load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
 from schedules import replay_engine
@@ -78,3 +78,30 @@ def test_the_default_interval_follows_the_estimate_rule():
     assert (ur5.default_width, ur5.default_fold) == (40, 120)
     with pytest.raises(ValueError, match="no forward-dynamics model at any width"):
         design("forward-dynamics", "panda")
+
+
+@pytest.mark.heavy
+def test_the_ur5s_engine_under_verilator_equals_the_model():
+    # Generic and ECP5 netlists (the ECP5's DSP tiles by their behavioural model), the sink
+    # stalling; states within the limits and beyond them.
+    from robohw.hw.devices import DEVICES
+    from robohw.sim.compiled import run_stream_compiled
+    robot = hardware_robot("ur5", terms=())
+    dut = ForwardDynamicsEngine(robot, width=40, interval=120, tag_width=8)
+    q, qd, qdd = sample_states(robot, 30, np.random.default_rng(5))
+    tau = inverse_dynamics(robot, q, qd, 0.9 * qdd)
+    tau[:3] *= 3.0
+    qd[3, 2] = 2.0 * robot.joints[2].velocity_limit
+    codes = encode_forward(dut.plan, q, qd, tau)
+    expected, passed = checked_model_codes(dut.plan, codes)
+    inside = in_bounds(dut.plan, codes)
+    assert passed[4:].sum() >= 20 and not passed[:3].any() and not inside[3]
+    inputs = [{**{f: int(v[b]) for f, v in codes.items()}, "tag": b} for b in range(30)]
+    for platform in (None, DEVICES["ecp5-85k"]):
+        run = run_stream_compiled(dut, inputs, sink_pattern=(True, True, False),
+                                  platform=platform)
+        got = acceleration_codes(dut.plan, run.outputs)
+        for k, values in expected.items():
+            assert got[k].tolist() == values.tolist(), (platform, k)
+        assert [o["checked"] for o in run.outputs] == passed.astype(int).tolist()
+        assert [o["in_bounds"] for o in run.outputs] == inside.astype(int).tolist()

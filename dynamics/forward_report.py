@@ -23,7 +23,8 @@ from robohw.robots.pinocchio import (call_seconds, cpp_call_seconds, offsets, pi
 from robohw.robots.sampling import sample_states
 from robohw.sim.cache import cache_dir
 
-__all__ = ["forward_rows", "forward_section", "FORWARD_ARMS", "FORWARD_STATES"]
+__all__ = ["forward_rows", "forward_engines", "forward_section", "FORWARD_ARMS",
+           "FORWARD_STATES"]
 
 # The shipped arms with inertial data (puma560_fgl has none).
 FORWARD_ARMS = ("puma560", "stanford", "ur5", "panda", "iiwa14")
@@ -117,8 +118,60 @@ def _model_cells(row):
             f"{row['error_share']:.1e}", f"{row['passed']:.0%}, {row['exceeded']} beyond")
 
 
+def forward_engines(rows, synth_rows):
+    """Each of ``rows`` (:func:`forward_rows`') with ``engine``: the ``forward-dynamics``
+    engine at its defaults for the arm (its width and interval, its latency in cycles) and,
+    where ``synth_rows`` (``robohw synth`` rows) placed it so, its worst seed's Fmax; ``None``
+    where the arm has no model."""
+    from robohw.dynamics.forward_engine import ForwardDynamicsEngine, forward_interval
+    for row in rows:
+        robot = hardware_robot(row["robot"], terms=())
+        try:
+            plan = plan_forward(robot)
+        except ValueError:
+            try:
+                plan = plan_forward(robot, bound_fraction=None)
+            except ValueError:
+                row["engine"] = None
+                continue
+        interval = forward_interval(plan)
+        dut = ForwardDynamicsEngine(robot, width=plan.width, interval=interval)
+        label = None if row["robot"] == "puma560" else row["robot"]
+        placed = [r for r in synth_rows if r.get("design") == "forward-dynamics" and
+                  r.get("robot") == label and r.get("width") == plan.width and
+                  r.get("fold") == interval and r.get("fmax_mhz")]
+        row["engine"] = {"width": plan.width, "interval": interval, "latency": dut.latency,
+                         "fmax_mhz": placed[0]["fmax_mhz"] if placed else None}
+    return rows
+
+
+def _engine_table(rows):
+    """The engines' table: cycles, and where placed, the rate and latency beside aba's."""
+    table = ["| arm | engine: width, II | latency (cycles) | Fmax, worst seed (MHz) | "
+             "accelerations a second | latency (us) | aba from C++: a second | engine over "
+             "C++ |", "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        engine = row.get("engine")
+        cpp = row["aba_cpp_us"]
+        calls = "—" if cpp is None else f"{1 / cpp:.2f} M"
+        if engine is None:
+            table.append(f"| {row['robot']} | no model | — | — | — | — | {calls} | — |")
+            continue
+        fmax = engine["fmax_mhz"]
+        rate = None if fmax is None else fmax / engine["interval"]     # millions a second
+        latency = "—" if fmax is None else f"{engine['latency'] / fmax:.2f}"
+        table.append(
+            f"| {row['robot']} | {engine['width']}, {engine['interval']} | "
+            f"{engine['latency']:,} | {'not placed' if fmax is None else f'{fmax:.1f}'} | "
+            f"{'—' if rate is None else f'{rate:.2f} M'} | "
+            f"{latency} | "
+            f"{calls} | {'—' if rate is None or cpp is None else f'{rate * cpp:.1f}x'} |")
+    return "\n".join(table)
+
+
 def forward_section(rows):
-    """The section's Markdown from :func:`forward_rows`' rows."""
+    """The section's Markdown from :func:`forward_rows`' rows (with :func:`forward_engines`'
+    where given)."""
     table = ["| arm | joints | float64: inverse dynamics, Pinocchio's aba | model width | "
              "proven bound | measured error | rows valid, beyond their bound | Pinocchio "
              "aba (us): Python, C++ |", "|---|---|---|---|---|---|---|---|"]
@@ -143,4 +196,10 @@ def forward_section(rows):
         "fail a check of its ranges) and how many of them exceed the bound (must be 0); and "
         "Pinocchio's `aba` timed in this run on the same arm. Where no width is proven the "
         "reason is the refusal's (docs/notes/2026-12-forward-dynamics-bounds.md).",
-        "\n".join(table)])
+        "\n".join(table),
+        *(["The `forward-dynamics` engine at each arm's defaults (`robohw sim forward-dynamics "
+           "--robot ARM`): its width and interval, its latency in cycles, and where "
+           "`synth.json` has it placed and routed, its worst seed's Fmax, rate and latency "
+           "beside `aba`'s calls from C++ timed above (never estimated: an engine not placed "
+           "says so; docs/notes/2026-12-forward-dynamics-hardware.md).", _engine_table(rows)]
+          if rows and "engine" in rows[0] else [])])

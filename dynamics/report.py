@@ -17,7 +17,7 @@ from robohw.dynamics.pipeline import NewtonEulerPlan
 from robohw.dynamics.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
 from robohw.dynamics.designs import DESIGNS, DYNAMICS_FOLD
 from robohw.dynamics.engine import ENGINE_INTERVAL
-from robohw.dynamics.forward_report import forward_rows, forward_section
+from robohw.dynamics.forward_report import forward_engines, forward_rows, forward_section
 from robohw.dynamics.time_report import pinocchio_call_us, time_rows, time_section
 from robohw.dynamics.engine_report import (PLACED_CURVES, engine_rows, engine_section,
                                             placed_rows, placed_section)
@@ -448,7 +448,7 @@ def write_dynamics_report(out_dir, measured=None, quick=False):
     agreement = formulation_agreement()
     synth_rows = read_rows(out_dir / SYNTH_FILE)
     times = time_rows(measured, synth_rows, pinocchio_call_us(quick))
-    forward = forward_rows(quick)
+    forward = forward_engines(forward_rows(quick), synth_rows)
     placed = {robot: placed_rows(synth_rows, robot=robot) for robot in PLACED_CURVES}
     _plot(rows, out_dir / "dynamics_tp.png")
     wrong = [r for r in rows if r["printed"] != r["measured"]]

@@ -64,6 +64,12 @@ def _register(m, value, enable, name):
     return held
 
 
+def _numerator_bits(exponent, j):
+    """The numerator ``2**exponent``'s bits at ``2 j`` and ``2 j + 1``, low first."""
+    from amaranth.hdl import Cat
+    return Cat(exponent == 2 * j, exponent == 2 * j + 1)
+
+
 def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEPS_PER_STAGE):
     """The reciprocal square root's code of ``a`` (a ``signed(width)`` value), or of ``-a``
     where ``negate`` (a bit) is high, at ``shift`` (a non-negative integer, or an unsigned
@@ -88,14 +94,18 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
     state = {k: _register(m, v, enable, f"{name}_in_{k}") for k, v in state.items()}
     rho, leaves = first_remainder(state["exponent"], 2 * width, state["divisor"], width)
     state |= {"triple": (state["divisor"] << 1) + state["divisor"], "leaves": leaves,
-              "rho": rho, "p": state["divisor"]}
+              "rho": rho, "p": state["divisor"],
+              "inject": _numerator_bits(state["exponent"], width - 1)}
     state = {k: _register(m, v, enable, f"{name}_first_{k}") for k, v in state.items()}
     root = []
     for j in reversed(range(width)):
         # rho < 4 (2 Y + 1) a + 4 and P = (4 Y + 1) a with Y < 2**(width - 1 - j): their bits.
         rho_bits, p_bits = 2 * width - j + 2, 2 * width - j + 1
-        taken = Cat(state["exponent"] == 2 * j, state["exponent"] == 2 * j + 1, state["rho"],
-                    Const(0, rho_bits))[:rho_bits]
+        # The numerator's two bits for this step: registered a stage ahead where it begins one.
+        inject = state.pop("inject", None)
+        if inject is None:
+            inject = _numerator_bits(state["exponent"], j)
+        taken = Cat(inject, state["rho"], Const(0, rho_bits))[:rho_bits]
         difference = taken - state["p"]
         fits = ~difference[rho_bits]
         state["rho"] = Mux(fits, difference[:rho_bits], taken)
@@ -110,6 +120,8 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
             if "root" in state:
                 root.append(state["root"])
             state["root"] = Cat(*root)
+            if j > 0:
+                state["inject"] = _numerator_bits(state["exponent"], j - 1)
             state = {k: _register(m, v, enable, f"{name}_s{j}_{k}") for k, v in state.items()}
             root = []
     return saturated_rounding(m, state["root"], state["rho"] != 0, Const(0),

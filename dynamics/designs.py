@@ -325,18 +325,10 @@ class EngineDesign(DynamicsDesign):
                                  tag_width=tag_width, bound_fraction=bound_fraction)
 
     def progress_label(self, dut):
-        return (f"states through the engine (one every {dut.interval} cycles, {dut.latency}-"
-                f"cycle latency)")
+        return dut.progress_label()
 
     def configuration(self, dut):
-        machine, program = dut.program.machine, dut.program
-        return (f"N = {dut.plan.dof}, II = {machine.interval}, {machine.multipliers} "
-                f"multipliers ({machine.multiplier_latency} cycles), {machine.adders} "
-                f"adders ({machine.adder_latency}), {machine.loaders} loaders, "
-                f"{machine.cordics} CORDICs ({machine.trig_latency}), {dut.plan.width}-bit "
-                f"datapath, {len(program.files)} register files of "
-                f"{sum(program.depth.values())} words, {program.connections()} write "
-                f"multiplexer inputs")
+        return f"N = {dut.plan.dof}, {dut.configuration()}"
 
     def structure(self, dut):
         return "multipliers", dut.program.machine.multipliers

@@ -77,18 +77,10 @@ class ForwardDesign(Design):
         return dut.plan.width
 
     def progress_label(self, dut):
-        return (f"states through the engine (one every {dut.interval} cycles, {dut.latency}-"
-                f"cycle latency)")
+        return dut.progress_label()
 
     def configuration(self, dut):
-        machine, program = dut.program.machine, dut.program
-        return (f"N = {dut.plan.dof}, II = {machine.interval}, {machine.multipliers} "
-                f"multipliers ({machine.multiplier_latency} cycles), {machine.adders} "
-                f"adders ({machine.adder_latency}), {machine.reciprocals} reciprocal "
-                f"({machine.reciprocal_latency}) and {machine.roots} reciprocal square root "
-                f"units ({machine.root_latency}), {machine.cordics} CORDICs, "
-                f"{dut.plan.width}-bit datapath, {len(program.files)} register files of "
-                f"{sum(program.depth.values())} words")
+        return f"N = {dut.plan.dof}, {dut.configuration()}"
 
     def structure(self, dut):
         return "multipliers", dut.program.machine.multipliers

@@ -180,8 +180,7 @@ def _engine(plan, codes, backend, interval, progress):
     dut = ForwardDynamicsEngine(plan.robot, width=plan.width,
                                 interval=interval or forward_interval(plan))
     payloads = payload_rows(codes)
-    run = run_backend(dut, payloads, backend,
-                      f"states through the engine (one every {dut.interval} cycles)",
+    run = run_backend(dut, payloads, backend, dut.progress_label(),
                       Progress(len(payloads), progress),
                       f"forward-dynamics width={plan.width} interval={dut.interval} "
                       f"{description_identity(plan.robot)}")

@@ -172,6 +172,30 @@ class Engine(StreamPipeline):
                                      Const(1), self._flag)
             m.d.comb += getattr(result, self._flag).eq(line[out_cycle])
 
+    def configuration(self):
+        """One line: the interval, the units and their latencies, the datapath's width and the
+        register files (what a design's configuration line follows its robot's joints with)."""
+        machine, program = self._program.machine, self._program
+        units = [f"{machine.multipliers} multipliers ({machine.multiplier_latency} cycles)",
+                 f"{machine.adders} adders ({machine.adder_latency})"]
+        if machine.reciprocals:
+            units.append(f"{machine.reciprocals} reciprocal units "
+                         f"({machine.reciprocal_latency})")
+        if machine.roots:
+            units.append(f"{machine.roots} reciprocal square root units "
+                         f"({machine.root_latency})")
+        units += [f"{machine.loaders} loaders",
+                  f"{machine.cordics} CORDICs ({machine.trig_latency})"]
+        return (f"II = {machine.interval}, {', '.join(units)}, {self._plan.width}-bit "
+                f"datapath, {len(program.files)} register files of "
+                f"{sum(program.depth.values())} words, {program.connections()} write "
+                f"multiplexer inputs")
+
+    def progress_label(self):
+        """What a progress line calls the states going through the engine."""
+        return (f"states through the engine (one every {self.interval} cycles, "
+                f"{self.latency}-cycle latency)")
+
     def resources(self):
         """The estimate of :func:`robohw.engine.estimate.engine_resources`."""
         from robohw.engine.estimate import engine_resources

@@ -20,7 +20,8 @@ import numpy as np
 from robohw.hw.checks import check_integer
 
 __all__ = ["reciprocal_code", "reciprocal", "reciprocal_latency", "first_remainder",
-           "saturated_rounding", "STEPS_PER_STAGE", "INPUT_STAGES", "OUTPUT_STAGES"]
+           "saturated_rounding", "stage_registers", "unit_operands", "STEPS_PER_STAGE",
+           "INPUT_STAGES", "OUTPUT_STAGES"]
 
 # Division steps a register stage: one (width + 1)-bit subtraction and a multiplexer each
 # (measured alone on the ECP5-85F at 40 bits, grade 6: two a stage reach 78 MHz).
@@ -63,8 +64,9 @@ def reciprocal_latency(width, steps_per_stage=STEPS_PER_STAGE):
     return INPUT_STAGES + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
 
 
-def _stage(m, signals, enable, name):
-    """Registers of ``signals`` (``{key: value}``), loaded where ``enable`` is high."""
+def stage_registers(m, signals, enable, name):
+    """Registers of ``signals`` (``{key: value}``), loaded where ``enable`` is high (each named
+    ``{name}_{key}``)."""
     from amaranth.hdl import Signal
     out = {}
     for key, value in signals.items():
@@ -87,6 +89,22 @@ def first_remainder(exponent, low, divisor, width):
     return remainder, reaches_top | (remainder >= divisor)
 
 
+def unit_operands(a, shift, steps_per_stage, name):
+    """``(a, width, shift)`` of a reciprocal unit's arguments, checked: ``a`` a value of at
+    least 2 bits, ``shift`` a non-negative integer (as a constant) or an unsigned value,
+    ``steps_per_stage`` a positive integer."""
+    from amaranth.hdl import Const, Value
+    a = Value.cast(a)
+    width = check_integer("width", len(a), minimum=2)
+    check_integer("steps_per_stage", steps_per_stage, minimum=1)
+    if isinstance(shift, int):
+        shift = Const(check_integer("shift", shift, minimum=0))
+    shift = Value.cast(shift)
+    if shift.shape().signed:
+        raise TypeError(f"{name}: shift must be unsigned, not {shift.shape()}")
+    return a, width, shift
+
+
 def saturated_rounding(m, doubled, sticky, negative, saturate, enable, width, name):
     """The output stages' register, :data:`OUTPUT_STAGES` enabled cycles later: ``doubled >>
     1`` rounded half to even (its low bit the half, ``sticky`` whether anything lies below
@@ -94,7 +112,7 @@ def saturated_rounding(m, doubled, sticky, negative, saturate, enable, width, na
     ``negative``. The rounding's carry chain and the negation's are a stage each."""
     from amaranth.hdl import Mux, Signal, signed
     kept = doubled[1:]
-    rounded = _stage(m, {"rounded": kept + (doubled[0] & (sticky | kept[0])),  # to 2**(w-1)
+    rounded = stage_registers(m, {"rounded": kept + (doubled[0] & (sticky | kept[0])),  # to 2**(w-1)
                          "negative": negative, "saturate": saturate}, enable, f"{name}_round")
     largest = _largest(width)
     magnitude = Mux(rounded["saturate"] | rounded["rounded"][width - 1], largest,
@@ -110,25 +128,17 @@ def reciprocal(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEPS_PER
     ``negate`` (a bit) is high, at ``shift`` (a non-negative integer, or an unsigned value: per
     operand), :func:`reciprocal_latency` enabled cycles later (a register; the pipeline moves
     where ``enable`` is high). See the module docstring."""
-    from amaranth.hdl import Const, Mux, Value, unsigned
-    a = Value.cast(a)
-    width = len(a)
-    check_integer("width", width, minimum=2)
-    check_integer("steps_per_stage", steps_per_stage, minimum=1)
-    if isinstance(shift, int):
-        shift = Const(check_integer("shift", shift, minimum=0))
-    shift = Value.cast(shift)
-    if shift.shape().signed:
-        raise TypeError(f"{name}: shift must be unsigned, not {shift.shape()}")
+    from amaranth.hdl import Mux, Value
+    a, width, shift = unit_operands(a, shift, steps_per_stage, name)
     magnitude = Mux(a < 0, -a, a)[:width].as_unsigned()
     # The numerator 2**(shift + 1): its quotient's low bit is the rounding's half bit.
     exponent = (shift + 1)[:len(shift) + 1]
-    state = _stage(m, {"divisor": magnitude, "exponent": exponent,
-                       "negative": (a < 0) ^ Value.cast(negate), "zero": a == 0},
-                   enable, f"{name}_in")
+    state = stage_registers(m, {"divisor": magnitude, "exponent": exponent,
+                                "negative": (a < 0) ^ Value.cast(negate), "zero": a == 0},
+                            enable, f"{name}_in")
     remainder, leaves = first_remainder(state["exponent"], width, state["divisor"], width)
-    state = _stage(m, {**state, "remainder": remainder, "leaves": leaves}, enable,
-                   f"{name}_first")
+    state = stage_registers(m, {**state, "remainder": remainder, "leaves": leaves}, enable,
+                            f"{name}_first")
     # Restoring division, the quotient's bits from the top: the remainder doubles, takes the
     # numerator's bit, and gives up the divisor where it can.
     remainder, quotient = state["remainder"], []
@@ -138,12 +148,12 @@ def reciprocal(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEPS_PER
         fits = ~difference[width]
         remainder = Mux(fits, difference[:width], taken)
         quotient.insert(0, fits)
-        if j % steps_per_stage == 0 or j == 0:
+        if j % steps_per_stage == 0:
             carried = {k: state[k] for k in ("divisor", "exponent", "negative", "zero",
                                             "leaves")}
-            state = _stage(m, {**carried, "remainder": remainder,
-                               "quotient": _cat(quotient, state.get("quotient"))},
-                           enable, f"{name}_s{j}")
+            state = stage_registers(m, {**carried, "remainder": remainder,
+                                        "quotient": _cat(quotient, state.get("quotient"))},
+                                    enable, f"{name}_s{j}")
             remainder, quotient = state["remainder"], []
     return saturated_rounding(m, state["quotient"], state["remainder"] != 0,
                               state["negative"] & ~state["zero"],

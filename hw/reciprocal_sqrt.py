@@ -23,7 +23,8 @@ import numpy as np
 
 from robohw.hw.checks import check_integer
 from robohw.hw.reciprocal import (INPUT_STAGES, OUTPUT_STAGES, STEPS_PER_STAGE,
-                                  first_remainder, saturated_rounding)
+                                  first_remainder, saturated_rounding, stage_registers,
+                                  unit_operands)
 
 __all__ = ["reciprocal_sqrt_code", "reciprocal_sqrt", "reciprocal_sqrt_latency"]
 
@@ -56,14 +57,6 @@ def reciprocal_sqrt_latency(width, steps_per_stage=STEPS_PER_STAGE):
     return INPUT_STAGES + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
 
 
-def _register(m, value, enable, name):
-    from amaranth.hdl import Signal
-    held = Signal(value.shape(), name=name, reset_less=True)
-    with m.If(enable):
-        m.d.sync += held.eq(value)
-    return held
-
-
 def _numerator_bits(exponent, j):
     """The numerator ``2**exponent``'s bits at ``2 j`` and ``2 j + 1``, low first."""
     from amaranth.hdl import Cat
@@ -76,27 +69,19 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
     value: per operand), :func:`reciprocal_sqrt_latency` enabled cycles later (a register; the
     pipeline moves where ``enable`` is high). See the module docstring."""
     from amaranth.hdl import Cat, Const, Mux, Value
-    a = Value.cast(a)
-    width = len(a)
-    check_integer("width", width, minimum=2)
-    check_integer("steps_per_stage", steps_per_stage, minimum=1)
-    if isinstance(shift, int):
-        shift = Const(check_integer("shift", shift, minimum=0))
-    shift = Value.cast(shift)
-    if shift.shape().signed:
-        raise TypeError(f"{name}: shift must be unsigned, not {shift.shape()}")
+    a, width, shift = unit_operands(a, shift, steps_per_stage, name)
     negate = Value.cast(negate)
     positive = Mux(negate, a < 0, a > 0)
     divisor = Mux(positive, Mux(negate, -a, a), 1)[:width].as_unsigned()
     # The numerator 2**(shift + 2): the root's low bit is the rounding's half bit.
     exponent = (shift + 2)[:len(shift) + 2]
     state = {"divisor": divisor, "exponent": exponent, "positive": positive}
-    state = {k: _register(m, v, enable, f"{name}_in_{k}") for k, v in state.items()}
+    state = stage_registers(m, state, enable, f"{name}_in")
     rho, leaves = first_remainder(state["exponent"], 2 * width, state["divisor"], width)
     state |= {"triple": (state["divisor"] << 1) + state["divisor"], "leaves": leaves,
               "rho": rho, "p": state["divisor"],
               "inject": _numerator_bits(state["exponent"], width - 1)}
-    state = {k: _register(m, v, enable, f"{name}_first_{k}") for k, v in state.items()}
+    state = stage_registers(m, state, enable, f"{name}_first")
     root = []
     for j in reversed(range(width)):
         # rho < 4 (2 Y + 1) a + 4 and P = (4 Y + 1) a with Y < 2**(width - 1 - j): their bits.
@@ -122,7 +107,7 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
             state["root"] = Cat(*root)
             if j > 0:
                 state["inject"] = _numerator_bits(state["exponent"], j - 1)
-            state = {k: _register(m, v, enable, f"{name}_s{j}_{k}") for k, v in state.items()}
+            state = stage_registers(m, state, enable, f"{name}_s{j}")
             root = []
     return saturated_rounding(m, state["root"], state["rho"] != 0, Const(0),
                               state["leaves"] | ~state["positive"], enable, width, name)

@@ -6,7 +6,9 @@ datapath, and Lee & Chang's processor array (:mod:`.array`); the bit-exact model
 (:mod:`.model`), the payloads (:mod:`.codec`), the designs of the flows (:mod:`.designs`), the ``dynamics`` command's files
 (:mod:`.files`) and the report section (:mod:`.report`); forward dynamics: the float64
 references (:mod:`.forward`), the traced algorithm and its bit-exact model
-(:mod:`.forward_plan`) and the ``forward-dynamics`` command's files (:mod:`.forward_files`)."""
+(:mod:`.forward_plan`), its engine (:mod:`.forward_engine`, the ``forward-dynamics`` design of
+:mod:`.forward_design`) and the ``forward-dynamics`` command's files
+(:mod:`.forward_files`)."""
 
 from robohw.support.lazy import load_export
 
@@ -15,6 +17,7 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "AccuracyPromise", "read_states", "solve_dynamics", "write_torques",
            "state_columns", "split_states", "torque_header", "torque_rows",
            "write_dynamics_report", "inverse_dynamics", "state_fields", "torque_fields",
+           "forward_fields",
            "forward_dynamics", "solve_forward", "plan_forward", "forward_columns",
            "split_forward", "acceleration_header", "acceleration_rows",
            "FORWARD_BOUND_FRACTION"]
@@ -38,6 +41,7 @@ _SOURCES = {
     "write_dynamics_report": "robohw.dynamics.report",
     "inverse_dynamics": "robohw.dynamics.reference",
     "state_fields": "robohw.dynamics.codec",
+    "forward_fields": "robohw.dynamics.codec",
     "torque_fields": "robohw.dynamics.codec",
     "forward_dynamics": "robohw.dynamics.forward",
     "solve_forward": "robohw.dynamics.forward_files",

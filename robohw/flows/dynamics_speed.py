@@ -14,8 +14,7 @@ field of a state, and every output with its flags.
 
 import dataclasses
 
-from robohw.dynamics import state_fields, torque_fields
-from robohw.dynamics.codec import forward_fields
+from robohw.dynamics import forward_fields, state_fields, torque_fields
 from robohw.registry import design
 from robohw.hw.checks import check_choice
 from robohw.robots.loading import hardware_robot

@@ -41,7 +41,7 @@ LUTS_PER_RAM_CELL = 4
 ROM_LUT_WORDS = 64
 # A reciprocal unit's (TRELLIS_COMB, flip-flops) at 40 bits, one step a stage, measured alone
 # on the ECP5-85F (docs/notes/2026-12-forward-dynamics-hardware.md).
-RECIPROCAL_UNIT_COST = {"recip": (3977, 4642), "rsqrt": (13211, 9475)}
+RECIPROCAL_UNIT_COST = {"recip": (3977, 4642), "rsqrt": (13153, 9547)}
 
 
 def _bits(count):

@@ -5,7 +5,7 @@ pipelined hardware (:func:`reciprocal`), bit for bit alike.
 The hardware is a restoring division by ``|a|`` of the single-bit numerator ``2**(shift + 1)``,
 one quotient bit a step, :data:`STEPS_PER_STAGE` steps a register stage, between two input
 stages (``|a|`` and the flags; the first remainder and whether the quotient leaves the width)
-and two output stages (the rounding; the saturation and the sign). No multiplier: a reciprocal exact to its rounding needs
+and three output stages (the remainder's OR; the rounding; the saturation and the sign). No multiplier: a reciprocal exact to its rounding needs
 its remainder, which a Newton-Raphson step on the DSP tiles would need a product of twice the
 width to find.
 
@@ -27,9 +27,10 @@ __all__ = ["reciprocal_code", "reciprocal", "reciprocal_latency", "first_remaind
 # (measured alone on the ECP5-85F at 40 bits, grade 6: two a stage reach 78 MHz).
 STEPS_PER_STAGE = 1
 # The input's stages: the operand's magnitude and flags, then the first remainder and whether
-# the result leaves the width; the output's: the rounding, then the saturation and the sign.
+# the result leaves the width; the output's: the remainder's OR, the rounding, then the
+# saturation and the sign.
 INPUT_STAGES = 2
-OUTPUT_STAGES = 2
+OUTPUT_STAGES = 3
 
 
 def _largest(width):
@@ -109,11 +110,16 @@ def saturated_rounding(m, doubled, sticky, negative, saturate, enable, width, na
     """The output stages' register, :data:`OUTPUT_STAGES` enabled cycles later: ``doubled >>
     1`` rounded half to even (its low bit the half, ``sticky`` whether anything lies below
     it), at most ``2**(width - 1) - 1`` (and that where ``saturate``), negated where
-    ``negative``. The rounding's carry chain and the negation's are a stage each."""
+    ``negative``. The sticky bit's OR over the remainder, the rounding's carry chain and the
+    negation's are a stage each."""
     from amaranth.hdl import Mux, Signal, signed
-    kept = doubled[1:]
-    rounded = stage_registers(m, {"rounded": kept + (doubled[0] & (sticky | kept[0])),  # to 2**(w-1)
-                         "negative": negative, "saturate": saturate}, enable, f"{name}_round")
+    held = stage_registers(m, {"doubled": doubled, "sticky": sticky, "negative": negative,
+                               "saturate": saturate}, enable, f"{name}_sticky")
+    kept = held["doubled"][1:]
+    up = held["doubled"][0] & (held["sticky"] | kept[0])
+    rounded = stage_registers(m, {"rounded": kept + up,                  # to 2**(width - 1)
+                                  "negative": held["negative"],
+                                  "saturate": held["saturate"]}, enable, f"{name}_round")
     largest = _largest(width)
     magnitude = Mux(rounded["saturate"] | rounded["rounded"][width - 1], largest,
                     rounded["rounded"][:width - 1])

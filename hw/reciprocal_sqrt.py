@@ -10,8 +10,8 @@ with the numerator's two bits at ``2 j + 1`` and ``2 j``, and ``P = (4 Y + 1) a`
 step doubles and adds ``3 a`` to or takes ``a`` from; a step is a subtraction and a
 multiplexer, about twice the width, with both of ``P``'s candidates summed beside them. Its
 input stages (``a`` and the flags; ``3 a``, the first remainder and whether the root leaves
-the width) and output stages (the rounding; the saturation) are the reciprocal's
-(:mod:`robohw.hw.reciprocal`).
+the width) and output stages (the remainder's OR; the rounding; the saturation) are the
+reciprocal's (:mod:`robohw.hw.reciprocal`).
 
 The code: ``round(sqrt(2**shift / a))``, half to even, at most ``2**(width - 1) - 1`` (larger
 roots saturate there); ``a <= 0`` gives ``2**(width - 1) - 1``.

@@ -75,7 +75,7 @@ def test_the_default_interval_follows_the_estimate_rule():
         assert (engine_resources(plan, compile_plan(plan, interval))["luts"] <= budget) == within
     # The UR5: its narrowest proven width (its bound beyond 1 %, which the sidecar states).
     ur5 = design("forward-dynamics", "ur5")
-    assert (ur5.default_width, ur5.default_fold) == (40, 120)
+    assert (ur5.default_width, ur5.default_fold) == (40, 128)
     with pytest.raises(ValueError, match="no forward-dynamics model at any width"):
         design("forward-dynamics", "panda")
 

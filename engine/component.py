@@ -71,6 +71,9 @@ class Engine(StreamPipeline):
             fields |= output_fields(plan, {}, checked)
         self._plan, self._program, self._flag, self._checked = plan, program, flag, checked
         self._checks = plan.checks if checked is not None else {}
+        unchecked = set(self._checks) - {issue.node for issue in program.issues}
+        if unchecked:       # a check no unit makes would pass every row
+            raise ValueError(f"checks of nodes no unit computes: {sorted(unchecked)}")
         self._output_names = dict(outputs)
         super().__init__(dict(inputs), fields, tag_width=tag_width)
 

@@ -139,3 +139,16 @@ def test_the_engine_flags_a_state_whose_checks_fail_as_the_model_does(width, int
     assert [o["checked"] for o in run.outputs] == passed.astype(int).tolist()
     for key in ("p", "q"):
         assert [o[key] for o in run.outputs] == expected[key].tolist(), key
+
+
+def test_a_check_no_unit_makes_is_refused():
+    class _InputChecked(TracedPlan):
+        def _trace(self):
+            x = self.value_input("x", "x", -2.0, 2.0)
+            self.tracer.assume([x], 1.0)            # an input: no unit computes it
+            return {"p": x * x}
+
+    plan = _InputChecked(width=16, fold=1)
+    plan.program = compile_plan(plan, 2)
+    with pytest.raises(ValueError, match=r"^checks of nodes no unit computes: \[\d+\]$"):
+        Engine(plan, plan.program, {"x": signed(16)}, {"p": "p"}, checked="checked")

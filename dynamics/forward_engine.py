@@ -1,7 +1,8 @@
 """Forward dynamics on the engine (:mod:`robohw.engine`): the articulated-body algorithm traced
 with proven ranges (:class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`) compiled onto
-pipelined multipliers, adders, reciprocal and reciprocal square root units
-(:mod:`robohw.hw.reciprocal`, :mod:`robohw.hw.reciprocal_sqrt`) and CORDICs over rotating
+pipelined multipliers and adders, folded reciprocal and reciprocal square root units
+(:mod:`robohw.hw.reciprocal`, :mod:`robohw.hw.reciprocal_sqrt`,
+:func:`robohw.engine.program.reciprocal_fold`) and CORDICs over rotating
 register files, one state every initiation interval (II).
 
 Its outputs: each joint's acceleration ``qdd{k}``, ``in_bounds`` (every field within the
@@ -11,7 +12,6 @@ are high, as :func:`robohw.dynamics.forward_files.solve_forward` judges the mode
 """
 
 from robohw.dynamics.codec import acceleration_field, forward_fields
-from robohw.dynamics.engine_defaults import engine_lut_budget
 from robohw.dynamics.forward_plan import ArticulatedBodyPlan
 from robohw.engine.component import Engine
 from robohw.engine.estimate import engine_resources
@@ -20,10 +20,16 @@ from robohw.engine.program import MAX_INTERVAL
 from robohw.hw.devices import DEVICES
 
 __all__ = ["ForwardEnginePlan", "ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
-           "INTERVAL_STEP"]
+           "INTERVAL_STEP", "FORWARD_LUT_BUDGET"]
 
 # The PUMA 560's interval at its 40 bits by forward_interval's rule (tested).
 FORWARD_INTERVAL = 144
+# The estimated LUTs (engine_resources) a default forward engine may take. The PUMA 560's engine
+# at II 144 with pipelined reciprocal units, estimated at 51,454, took 62,652 TRELLIS_COMB
+# (74 %) and did not place within robohw synth's 45-minute limit; at that ratio (1.22) an
+# engine within this budget takes about 48,700 (58 %), near the 45,067 of the largest
+# inverse-dynamics engine placed and routed (the UR5's at II 5; docs/synth.json).
+FORWARD_LUT_BUDGET = 40_000
 # The default intervals are multiples of this.
 INTERVAL_STEP = 8
 
@@ -32,10 +38,9 @@ def forward_interval(plan):
     """The default interval of the engine of ``plan`` (an
     :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`): the smallest multiple of
     :data:`INTERVAL_STEP` whose engine is estimated (:func:`~robohw.engine.estimate.
-    engine_resources`) within :func:`~robohw.dynamics.engine_defaults.engine_lut_budget` (the
-    inverse-dynamics engines placed and routed) and the ECP5-85F's DSP tiles."""
+    engine_resources`) within :data:`FORWARD_LUT_BUDGET` and the ECP5-85F's DSP tiles."""
     tiles = DEVICES["ecp5-85k"].dsp
-    budget = engine_lut_budget()
+    budget = FORWARD_LUT_BUDGET
     for interval in range(INTERVAL_STEP, MAX_INTERVAL + 1, INTERVAL_STEP):
         estimate = engine_resources(plan, compile_plan(plan, interval))
         if estimate["luts"] <= budget and estimate["dsp_tiles"] <= tiles:

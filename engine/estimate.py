@@ -39,9 +39,11 @@ __all__ = ["engine_resources", "LUTS_PER_RAM_CELL", "ROM_LUT_WORDS", "RECIPROCAL
 LUTS_PER_RAM_CELL = 4
 # The deepest micro-program ROM Yosys maps to LUTs (measured: 32 words in LUTs, 128 in DP16KD).
 ROM_LUT_WORDS = 64
-# A reciprocal unit's (TRELLIS_COMB, flip-flops) at 40 bits, one step a stage, measured alone
-# on the ECP5-85F (docs/notes/2026-12-forward-dynamics-hardware.md).
-RECIPROCAL_UNIT_COST = {"recip": (3977, 4642), "rsqrt": (13153, 9547)}
+# A reciprocal unit's (TRELLIS_COMB, flip-flops) at 40 bits by its fold (a pipeline: fold 1,
+# 40 stages; fold 8, 5 stages), measured alone on the ECP5-85F
+# (docs/notes/2026-12-forward-dynamics-hardware.md).
+RECIPROCAL_UNIT_COST = {"recip": {1: (3977, 4642), 8: (1440, 931)},
+                        "rsqrt": {1: (13151, 9589), 8: (3363, 1642)}}
 
 
 def _bits(count):
@@ -82,13 +84,16 @@ def engine_resources(plan, program, tag_width=0):
     # Measured (one unit alone, its PUMA II 32 instructions, 20 bits, Yosys): a multiplier 284
     # LUT4 and 63 carry cells, an adder 190 and 41, their own micro-program fields included.
     luts += machine.multipliers * (284 + 2 * 63) * w // 20 + machine.adders * (190 + 2 * 41) * w // 20
-    # The reciprocal units (hw.reciprocal, hw.reciprocal_sqrt, one step a stage): register and
-    # LUT bits grow with the square of the width, a stage of a few words a bit of the result.
-    # Measured (each alone at 40 bits, Yosys and nextpnr): RECIPROCAL_UNIT_COST.
+    # The reciprocal units (hw.reciprocal, hw.reciprocal_sqrt): a stage of a few words,
+    # ceil(width / fold) stages. Measured (each alone at 40 bits, Yosys and nextpnr):
+    # RECIPROCAL_UNIT_COST, a folded stage's (its multiplexers and tokens) at fold 8's.
     for kind, count in (("recip", machine.reciprocals), ("rsqrt", machine.roots)):
-        unit_luts, unit_flops = RECIPROCAL_UNIT_COST[kind]
-        luts += count * unit_luts * w * w // 1600
-        flops += count * unit_flops * w * w // 1600
+        fold = machine.fold(kind)
+        measured = 1 if fold == 1 else 8
+        unit_luts, unit_flops = RECIPROCAL_UNIT_COST[kind][measured]
+        stages, measured_stages = math.ceil(w / fold), math.ceil(40 / measured)
+        luts += count * unit_luts * stages * w // (measured_stages * 40)
+        flops += count * unit_flops * stages * w // (measured_stages * 40)
     fields = len(plan.held_fields) + len(plan.angle_fields)
     flops += fields * w + machine.cordics * (pipelined_register_bits(plan.cordic) + w)
     # A CORDIC: a carry-chain bit (half a carry cell, one TRELLIS_COMB) a register bit; a

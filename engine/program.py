@@ -4,8 +4,9 @@ values in rotating register files, successive states overlapped one every initia
 The machine (:class:`Machine`): pipelined multipliers and adders that each issue once a cycle
 (:func:`robohw.dataflow.unit.fixed_point_unit`: any node's micro-operation, bit for bit),
 *loaders* that write the state's fixed-point fields into the files, pipelined CORDICs that give
-each revolute joint's cos and sin, pipelined reciprocal units for a graph with reciprocals or
-reciprocal square roots (:func:`reciprocal_unit_latency`: a code a cycle, exactly the model's),
+each revolute joint's cos and sin, reciprocal units for a graph with reciprocals or reciprocal
+square roots (:func:`reciprocal_unit_latency`: exactly the model's codes, each unit folded to
+take an operation every few cycles, :func:`reciprocal_fold`),
 and rotating register files
 (:mod:`robohw.engine.registers`, :class:`RegisterFile`) on the readers' side: each operand
 port (and each output) reads its own files, each file holding the values that reader needs,
@@ -20,7 +21,8 @@ to II (each readable :data:`LOAD_LATENCY` cycles after), the CORDICs its angles 
 II. Then the operations, most urgent first (urgency: the longest chain of latencies from the
 operation to an output; a producer is always more urgent than its consumers), each at the
 first cycle from its operands' ready cycle with a unit of its kind free in that cycle's slot
-(``cycle % II``) of the modulo reservation table: of the free units, the one whose ports
+(``cycle % II``) of the modulo reservation table (a folded reciprocal unit's: its fold's
+slots from that one): of the free units, the one whose ports
 already read the operands' writers and whose shifters the operation's shifts widen least (a
 commutative operation may swap its operands to match). The graph has no recurrence between
 states, so every operation finds a slot within II cycles of its operands: the critical chains
@@ -39,6 +41,7 @@ from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages, swapped_operat
 from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
                                      physical_register, rotating_allocation)
 from robohw.hw.checks import check_integer, check_positive_integer
+from robohw.hw.digit_recurrence import INPUT_STAGES, OUTPUT_STAGES
 from robohw.hw.multiplier import (PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY, registered_product,
                                   split_product)
 from robohw.hw.reciprocal import reciprocal_latency
@@ -46,7 +49,7 @@ from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 
 __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
            "compile_program", "product_latency", "unit_product", "reciprocal_unit_latency",
-           "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS", "FANOUT_FILES",
+           "reciprocal_fold", "MAX_RECIPROCAL_FOLD", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS", "FANOUT_FILES",
            "LOAD_LATENCY", "RECIPROCAL_UNIT_STAGES"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
@@ -55,6 +58,10 @@ MAX_INTERVAL = 1024
 # The kinds of unit (each executes the operations whose Operation.unit names it,
 # robohw.dataflow.operations).
 KINDS = UNIT_KINDS + RECIPROCAL_KINDS
+# The most steps a reciprocal unit's stage takes (reciprocal_fold): its tokens select the
+# numerator bits of each next step through an OR of as many terms (up to 16 inputs, two LUT4
+# levels beside the step's carry chain).
+MAX_RECIPROCAL_FOLD = 8
 # A reciprocal unit's stages beside its recurrence's: the operand read and the write.
 RECIPROCAL_UNIT_STAGES = 2
 # A loader registers its field select in the cycle it is given and the selected held field in
@@ -93,6 +100,28 @@ def reciprocal_unit_latency(kind, width):
     return stages + RECIPROCAL_UNIT_STAGES
 
 
+def reciprocal_fold(count, interval, width, most=MAX_RECIPROCAL_FOLD):
+    """``(fold, units)`` of ``count`` reciprocal operations of one kind at ``interval`` and
+    ``width`` bits: the fold (:func:`~robohw.hw.digit_recurrence.recurrence_steps`: steps a
+    stage, the cycles a unit holds each operation), at most ``most``, and units that need the
+    fewest copies of a step, a unit's input and output stages counted as one each (``units *
+    (ceil(width / fold) + INPUT_STAGES + OUTPUT_STAGES)``), smallest fold first. A unit is
+    given at most ``u`` operations with ``(u - 1) (2 fold - 1) < interval``: each operation's
+    ``fold`` slots bar ``2 fold - 1`` starts, so the schedule always finds the next a start."""
+    check_integer("count", count, minimum=0)
+    check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
+    check_integer("most", most, minimum=1)
+    if not count:
+        return 1, 0
+    best = None
+    for fold in range(1, min(most, interval) + 1):
+        units = math.ceil(count / min(count, 1 + (interval - 1) // (2 * fold - 1)))
+        copies = units * (math.ceil(width / fold) + INPUT_STAGES + OUTPUT_STAGES)
+        if best is None or copies < best[0]:
+            best = (copies, fold, units)
+    return best[1], best[2]
+
+
 def unit_product(width):
     """The product arguments of a multiplier unit at ``width`` bits
     (:func:`~robohw.dataflow.unit.fixed_point_unit`'s ``product``, ``product_latency`` and
@@ -109,7 +138,8 @@ def unit_product(width):
 class Machine:
     """The engine's parameters: its ``interval`` (II, cycles per state) and its units
     (``reciprocals`` of ``1 / a`` and ``roots`` of ``1 / sqrt(a)``: none but for a graph that
-    has them)."""
+    has them, each holding an operation for its kind's fold, ``reciprocal_fold`` or
+    ``root_fold`` cycles: :func:`reciprocal_fold`)."""
     interval: int
     multipliers: int
     adders: int
@@ -122,6 +152,8 @@ class Machine:
     roots: int = 0
     reciprocal_latency: int = 1
     root_latency: int = 1
+    reciprocal_fold: int = 1
+    root_fold: int = 1
 
     def __post_init__(self):
         check_integer("interval", self.interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
@@ -130,6 +162,12 @@ class Machine:
         for name in ("multiplier_latency", "adder_latency", "trig_latency",
                      "reciprocal_latency", "root_latency"):
             check_positive_integer(name, getattr(self, name))
+        for name in ("reciprocal_fold", "root_fold"):
+            check_integer(name, getattr(self, name), minimum=1, maximum=self.interval)
+
+    def fold(self, kind):
+        """The cycles a unit of ``kind`` holds each operation: a reciprocal unit's fold, 1."""
+        return {"recip": self.reciprocal_fold, "rsqrt": self.root_fold}.get(kind, 1)
 
     @classmethod
     def for_plan(cls, plan, interval, *, multipliers=None, adders=None, spare=SPARE_UNITS):
@@ -139,8 +177,8 @@ class Machine:
         as the fields and angles need to be taken in one interval; the units' latencies are
         the hardware's at the plan's width (:func:`product_latency`,
         :func:`reciprocal_unit_latency`), the CORDICs' their angle register, pipeline, copies
-        (:data:`FANOUT_FILES`) and write; the fewest reciprocal units the graph's reciprocals
-        fit in. ``multipliers`` or ``adders`` given must be at least the fewest."""
+        (:data:`FANOUT_FILES`) and write; the reciprocal units and their folds of
+        :func:`reciprocal_fold`. ``multipliers`` or ``adders`` given must be at least the fewest."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
             raise TypeError(f"spare must be a number, not {spare!r}")
@@ -163,12 +201,14 @@ class Machine:
             elif check_integer(name, chosen[kind], minimum=0) < least[kind]:
                 raise ValueError(f"{count[kind]} operations need at least {least[kind]} "
                                  f"{name} at interval {interval}, not {chosen[kind]}")
+        recip_fold, reciprocals = reciprocal_fold(count["recip"], interval, plan.width)
+        root_fold, roots = reciprocal_fold(count["rsqrt"], interval, plan.width)
         return cls(interval, chosen["mul"], chosen["add"], math.ceil(fields / interval),
                    math.ceil(joints / interval),
                    multiplier_stages(product_latency(plan.width)), ADDER_STAGES,
-                   pipelined_latency(plan.cordic) + 3, least["recip"], least["rsqrt"],
+                   pipelined_latency(plan.cordic) + 3, reciprocals, roots,
                    reciprocal_unit_latency("recip", plan.width),
-                   reciprocal_unit_latency("rsqrt", plan.width))
+                   reciprocal_unit_latency("rsqrt", plan.width), recip_fold, root_fold)
 
     def units(self, kind):
         """The names of the units of ``kind`` (``mul``, ``add``, ``recip``, ``rsqrt``,
@@ -344,7 +384,7 @@ def compile_program(plan, machine):
     units = {kind: machine.units(kind) for kind in KINDS}
     for kind in KINDS:
         wanted = sum(1 for k in kind_of.values() if k == kind)
-        if wanted > len(units[kind]) * ii:
+        if wanted * machine.fold(kind) > len(units[kind]) * ii:
             raise ValueError(f"{wanted} {kind} operations do not fit {len(units[kind])} units "
                              f"at interval {ii}")
     program = EngineProgram(machine)
@@ -399,14 +439,21 @@ def compile_program(plan, machine):
     # at least a cycle), so its operands are placed before it.
     for k in sorted(kind_of, key=lambda k: (-urgency[k], k)):
         kind = kind_of[k]
-        cycle = max(program.ready[_source(a).index] for a in nodes[k].args)
-        while len(busy[kind][cycle % ii]) == len(units[kind]):
+        cycle = earliest = max(program.ready[_source(a).index] for a in nodes[k].args)
+        span = range(machine.fold(kind))
+        while True:
+            taken = set().union(*(busy[kind][(cycle + d) % ii] for d in span))
+            if len(taken) < len(units[kind]):
+                break
+            if cycle - earliest == ii:
+                raise ValueError(f"{nodes[k]}: no {kind} unit is free for {len(span)} cycles "
+                                 f"at interval {ii}")
             cycle += 1
-        taken = busy[kind][cycle % ii]
         unit, swapped = _bind(units[kind], taken, words[k], program.writer, reads, shifts)
         issue = Issue(cycle, unit, k, swapped)
         program.issues.append(issue)
-        taken.add(unit)
+        for d in span:
+            busy[kind][(cycle + d) % ii].add(unit)
         shifts[unit] = _shift_ranges(shifts.get(unit), program.operation(issue))
         for port, operand in program.operands(issue).items():
             reads[(unit, port)].add(program.writer[operand])

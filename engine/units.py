@@ -128,7 +128,8 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
         if limits:
             raise ValueError(f"{unit}: the engine checks multipliers' and adders' results, "
                              f"not a reciprocal's")
-        return _reciprocal_unit(m, micro, unit, kind, instructions, operands), None
+        return _reciprocal_unit(m, micro, unit, kind, instructions, operands,
+                                program.machine.fold(kind)), None
     result = []
 
     def written(fetch, offset, value):
@@ -147,11 +148,12 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
     return result[0], (flags[1] if limits else None)
 
 
-def _reciprocal_unit(m, micro, unit, kind, instructions, operands):
-    """A reciprocal (``kind`` ``"recip"``) or reciprocal square root (``"rsqrt"``) unit, its
-    result's register returned: the operand read in the issue cycle and registered; in the
-    next its shift (the numerator's exponent, wired where the unit has one) and negation into
-    the recurrence (:func:`~robohw.hw.reciprocal.reciprocal`,
+def _reciprocal_unit(m, micro, unit, kind, instructions, operands, fold):
+    """A reciprocal (``kind`` ``"recip"``) or reciprocal square root (``"rsqrt"``) unit of
+    ``fold`` (:func:`~robohw.engine.program.reciprocal_fold`), its result's register returned:
+    the operand read in the issue cycle and registered; in the next its shift (the numerator's
+    exponent, wired where the unit has one), negation and (folded) start bit into the
+    recurrence (:func:`~robohw.hw.reciprocal.reciprocal`,
     :func:`~robohw.hw.reciprocal_sqrt.reciprocal_sqrt`), whose result register the files
     write in the cycle after it holds it
     (:func:`~robohw.engine.program.reciprocal_unit_latency`)."""
@@ -169,11 +171,13 @@ def _reciprocal_unit(m, micro, unit, kind, instructions, operands):
         wanted["shift"] = range(max(shifts) + 1)
     if any(word["neg_a"] for _, word, _ in instructions):
         wanted["negate"] = unsigned(1)
-    fields = fetch(1, wanted, lambda f, _: {"shift": f["shift"], "negate": int(f["neg_a"])}
-                   ) if wanted else {}
+    if fold > 1:
+        wanted["valid"] = unsigned(1)         # a folded unit's start bit
+    fields = fetch(1, wanted, lambda f, _: {"shift": f["shift"], "negate": int(f["neg_a"]),
+                                            "valid": 1}) if wanted else {}
     compute = reciprocal if kind == "recip" else reciprocal_sqrt
     return compute(m, held, fields.get("shift", min(shifts)), Const(1), unit,
-                   negate=fields.get("negate", 0))
+                   negate=fields.get("negate", 0), fold=fold, start=fields.get("valid"))
 
 
 def build_loader(m, micro, unit, program, held):

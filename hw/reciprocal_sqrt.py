@@ -1,6 +1,6 @@
 """The reciprocal square root ``sqrt(2**shift / a)`` of a ``signed(width)`` code, rounded half
-to even and saturated: its exact value (:func:`reciprocal_sqrt_code`) and its pipelined
-hardware (:func:`reciprocal_sqrt`), bit for bit alike.
+to even and saturated: its exact value (:func:`reciprocal_sqrt_code`) and its hardware
+(:func:`reciprocal_sqrt`), bit for bit alike.
 
 The hardware finds ``y = floor(sqrt(2**(shift + 2) / a))`` (one bit below the code's: the
 rounding's half) a bit a step from the top, without a multiplier: with ``Y`` the bits decided
@@ -8,10 +8,10 @@ and ``R = 2**(shift + 2) - (Y 2**(j + 1))**2 a`` what is left, bit ``j`` is set 
 4**j (4 Y + 1) a``. It keeps ``rho = R // 4**j``, which each step shifts left by two and fills
 with the numerator's two bits at ``2 j + 1`` and ``2 j``, and ``P = (4 Y + 1) a``, which each
 step doubles and adds ``3 a`` to or takes ``a`` from; a step is a subtraction and a
-multiplexer, about twice the width, with both of ``P``'s candidates summed beside them. Its
-input stages (``a`` and the flags; ``3 a``, the first remainder and whether the root leaves
-the width) and output stages (the remainder's OR; the rounding; the saturation) are the
-reciprocal's (:mod:`robohw.hw.reciprocal`).
+multiplexer, about twice the width, with both of ``P``'s candidates summed beside them. The
+steps, one a cycle and ``fold`` a stage, its input stages (``a`` and the flags; ``3 a``, the
+first remainder and whether the root leaves the width) and its output stages (the remainder's
+OR; the rounding; the saturation) are the frame of :mod:`robohw.hw.digit_recurrence`.
 
 The code: ``round(sqrt(2**shift / a))``, half to even, at most ``2**(width - 1) - 1`` (larger
 roots saturate there); ``a <= 0`` gives ``2**(width - 1) - 1``.
@@ -22,9 +22,9 @@ import math
 import numpy as np
 
 from robohw.hw.checks import check_integer
-from robohw.hw.reciprocal import (INPUT_STAGES, OUTPUT_STAGES, STEPS_PER_STAGE,
-                                  first_remainder, saturated_rounding, stage_registers,
-                                  unit_operands)
+from robohw.hw.digit_recurrence import (delayed_start, first_remainder, recurrence_latency,
+                                        recurrence_steps, saturated_rounding, stage_registers,
+                                        unit_operands)
 
 __all__ = ["reciprocal_sqrt_code", "reciprocal_sqrt", "reciprocal_sqrt_latency"]
 
@@ -48,13 +48,10 @@ def reciprocal_sqrt_code(a, shift, width):
         np.asarray(a)).astype(np.int64 if width <= 62 else object)
 
 
-def reciprocal_sqrt_latency(width, steps_per_stage=STEPS_PER_STAGE):
-    """Register stages from ``a`` to its reciprocal square root: the input stages, ``width``
-    steps ``steps_per_stage`` a stage, the output stages
-    (:data:`~robohw.hw.reciprocal.INPUT_STAGES`, :data:`~robohw.hw.reciprocal.OUTPUT_STAGES`)."""
-    check_integer("width", width, minimum=2)
-    check_integer("steps_per_stage", steps_per_stage, minimum=1)
-    return INPUT_STAGES + math.ceil(width / steps_per_stage) + OUTPUT_STAGES
+def reciprocal_sqrt_latency(width):
+    """Enabled cycles from ``a`` to its reciprocal square root
+    (:func:`~robohw.hw.digit_recurrence.recurrence_latency`), whatever the fold."""
+    return recurrence_latency(width)
 
 
 def _numerator_bits(exponent, j):
@@ -63,13 +60,15 @@ def _numerator_bits(exponent, j):
     return Cat(exponent == 2 * j, exponent == 2 * j + 1)
 
 
-def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEPS_PER_STAGE):
+def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, fold=1, start=None):
     """The reciprocal square root's code of ``a`` (a ``signed(width)`` value), or of ``-a``
     where ``negate`` (a bit) is high, at ``shift`` (a non-negative integer, or an unsigned
     value: per operand), :func:`reciprocal_sqrt_latency` enabled cycles later (a register; the
-    pipeline moves where ``enable`` is high). See the module docstring."""
+    unit moves where ``enable`` is high). ``fold`` steps a stage, ``start`` high with each
+    operand (needed above fold 1: an operand at most every ``fold`` enabled cycles):
+    :func:`~robohw.hw.digit_recurrence.recurrence_steps`. See the module docstring."""
     from amaranth.hdl import Cat, Const, Mux, Value
-    a, width, shift = unit_operands(a, shift, steps_per_stage, name)
+    a, width, shift = unit_operands(a, shift, fold, name)
     negate = Value.cast(negate)
     positive = Mux(negate, a < 0, a > 0)
     divisor = Mux(positive, Mux(negate, -a, a), 1)[:width].as_unsigned()
@@ -82,32 +81,24 @@ def reciprocal_sqrt(m, a, shift, enable, name, *, negate=0, steps_per_stage=STEP
               "rho": rho, "p": state["divisor"],
               "inject": _numerator_bits(state["exponent"], width - 1)}
     state = stage_registers(m, state, enable, f"{name}_first")
-    root = []
-    for j in reversed(range(width)):
+
+    def step(state, j, more):
         # rho < 4 (2 Y + 1) a + 4 and P = (4 Y + 1) a with Y < 2**(width - 1 - j): their bits.
         rho_bits, p_bits = 2 * width - j + 2, 2 * width - j + 1
-        # The numerator's two bits for this step: registered a stage ahead where it begins one.
-        inject = state.pop("inject", None)
-        if inject is None:
-            inject = _numerator_bits(state["exponent"], j)
-        taken = Cat(inject, state["rho"], Const(0, rho_bits))[:rho_bits]
+        taken = Cat(state["inject"], state["rho"], Const(0, rho_bits))[:rho_bits]
         difference = taken - state["p"]
         fits = ~difference[rho_bits]
-        state["rho"] = Mux(fits, difference[:rho_bits], taken)
-        if j > 0:
+        out = {"rho": Mux(fits, difference[:rho_bits], taken), "fits": fits}
+        if more:
             # P = (4 Y + 1) a for the next bit: 2 P + 3 a where this one is set, else 2 P - a,
             # both summed beside the comparison (one carry chain a step on the path).
             doubled = state["p"] << 1
-            state["p"] = Mux(fits, doubled + state["triple"],
-                             doubled - state["divisor"])[:p_bits + 1]
-        root.insert(0, fits)
-        if j % steps_per_stage == 0:
-            if "root" in state:
-                root.append(state["root"])
-            state["root"] = Cat(*root)
-            if j > 0:
-                state["inject"] = _numerator_bits(state["exponent"], j - 1)
-            state = stage_registers(m, state, enable, f"{name}_s{j}")
-            root = []
+            out["p"] = Cat(Mux(fits, doubled + state["triple"], doubled - state["divisor"]),
+                           Const(0, p_bits + 1))[:p_bits + 1]
+        return out
+
+    start = None if start is None else delayed_start(m, start, enable, name)
+    state = recurrence_steps(m, state, step, _numerator_bits, width, enable, name, fold=fold,
+                             start=start)
     return saturated_rounding(m, state["root"], state["rho"] != 0, Const(0),
                               state["leaves"] | ~state["positive"], enable, width, name)

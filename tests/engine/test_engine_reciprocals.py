@@ -12,7 +12,7 @@ from amaranth.hdl import signed
 from robohw.dataflow.plan import TracedPlan, model_codes
 from robohw.engine.component import Engine
 from robohw.engine.plan import compile_plan
-from robohw.engine.program import reciprocal_unit_latency
+from robohw.engine.program import reciprocal_fold, reciprocal_unit_latency
 from robohw.hw.reciprocal import reciprocal_latency
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 from robohw.sim.harness import run_stream
@@ -57,13 +57,27 @@ def _states(plan, count, seed):
     return codes
 
 
-@pytest.mark.parametrize("width, interval", [(16, 2), (24, 3), (40, 5)])
-def test_rtl_equals_the_model_with_reciprocal_units(width, interval):
+# (width, interval, (reciprocal fold, units), (root fold, units)): each kind's fold and units
+# by the fewest copies of a step, a unit's five input and output stages counted (3 reciprocals
+# and 2 roots): at (16, 2) the reciprocals' fold 1 needs 2 x (16 + 5) copies, fold 2 (a unit
+# each) 3 x (8 + 5), the roots' fold 1 one unit (21) against fold 2's 2 x 13; at (24, 12) fold
+# 3 puts 3 on one unit (8 + 5; fold 4 two: 2 x 11), fold 6 puts 2 on one (4 + 5); at (40, 5)
+# fold 5 a unit each, 3 x 13 against fold 1's 45, and fold 2 puts 2 on one (20 + 5).
+FOLDED = [(16, 2, (2, 3), (1, 1)), (24, 12, (3, 1), (6, 1)), (40, 5, (5, 3), (2, 1))]
+
+
+@pytest.mark.parametrize("width, interval, reciprocals, roots", FOLDED)
+def test_rtl_equals_the_model_with_reciprocal_units(width, interval, reciprocals, roots):
     dut = _engine(width, interval)
     machine = dut.program.machine
-    # Three reciprocals and two roots, the fewest units an interval holds; one unit then
-    # takes every reciprocal: the negated one and each numerator's exponent.
-    assert machine.reciprocals == -(-3 // interval) and machine.roots == -(-2 // interval)
+    assert (machine.reciprocal_fold, machine.reciprocals) == reciprocals
+    assert (machine.root_fold, machine.roots) == roots
+    # A folded unit holds each operation for its fold: no two overlap on a unit.
+    for unit, fold in (("recip0", reciprocals[0]), ("rsqrt0", roots[0])):
+        slots = [(i.cycle + d) % interval for i in dut.program.issues if i.unit == unit
+                 for d in range(fold)]
+        assert len(slots) == len(set(slots))
+    # One unit then takes every reciprocal: the negated one and each numerator's exponent.
     if machine.reciprocals == 1:
         words = [dut.program.operation(i) for i in dut.program.issues if i.unit == "recip0"]
         assert len({w["shift"] for w in words}) == 2 and sum(w["neg_a"] for w in words) == 1
@@ -81,6 +95,18 @@ def test_rtl_equals_the_model_with_reciprocal_units(width, interval):
     assert np.all(np.diff(run.input_cycles) == interval)
     assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) == dut.latency)
     assert dut.latency == replay_engine(dut.plan) + 2
+
+
+def test_a_kinds_fold_and_units_need_the_fewest_copies_of_a_step():
+    # Six reciprocals at II 144: fold 8, one unit (5 + 5 copies; the most fold allowed).
+    assert reciprocal_fold(6, 144, 40) == (8, 1)
+    assert reciprocal_fold(6, 144, 40, most=4) == (4, 1)
+    # At II 20 fold 2 puts all six on one unit (20 + 5 copies), where a unit of fold 8 holds
+    # 2 (an op's 8 slots bar 15 starts: 3 units of 10) and one of fold 4 holds 3 (2 of 15).
+    assert reciprocal_fold(6, 20, 40) == (2, 1)
+    assert reciprocal_fold(0, 20, 40) == (1, 0)
+    with pytest.raises(ValueError, match="interval must be an integer in \\[2, 1024\\]"):
+        reciprocal_fold(3, 1, 40)
 
 
 def test_a_units_latency_is_its_recurrences_and_two():

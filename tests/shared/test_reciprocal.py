@@ -71,32 +71,38 @@ def test_the_codes_take_arrays_and_refuse_bad_arguments():
         reciprocal_sqrt_code(3, 4, 12.0)
 
 
-def _simulate(build, width, shift_bits, cases, seed, latency):
-    """``build(m, a, shift, enable, negate)``'s output for ``cases`` (``(a, shift)`` or ``(a,
-    shift, negate)``), under random stalls: after each tick, the code of the case ``latency``
-    enabled cycles before."""
+def _simulate(build, width, shift_bits, cases, seed, latency, fold=1):
+    """``build(m, a, shift, enable, negate, start)``'s output for ``cases`` (``(a, shift)`` or
+    ``(a, shift, negate)``), under random stalls, a case every ``fold`` to ``fold + 2`` enabled
+    cycles above fold 1 (garbage operands between): after each tick, the code of the case
+    ``latency`` enabled cycles before."""
     m = Module()
-    a, enable, negate = Signal(signed(width)), Signal(), Signal()
+    a, enable, negate, start = Signal(signed(width)), Signal(), Signal(), Signal()
     shift = Signal(unsigned(shift_bits)) if shift_bits else None
-    out = build(m, a, shift, enable, negate)
+    out = build(m, a, shift, enable, negate, start)
     assert out.shape() == signed(width)
     rng = np.random.default_rng(seed)
-    got, taken = [], []                     # taken: the case each enabled cycle took
+    got, taken = [], []                     # taken: the case each enabled cycle took, or None
+    wait = [0]                              # enabled cycles until the next case may start
 
     async def bench(ctx):
         while len(got) < len(cases):
-            index = len(taken)
-            if index < len(cases):
-                ctx.set(a, cases[index][0])
-                if shift is not None:
-                    ctx.set(shift, cases[index][1])
-                ctx.set(negate, cases[index][2] if len(cases[index]) > 2 else 0)
+            index = sum(1 for t in taken if t is not None)
+            starts = index < len(cases) and wait[0] == 0
+            case = cases[index] if starts else (int(rng.integers(-4, 4)), 0, 0)
+            ctx.set(a, case[0])
+            if shift is not None:
+                ctx.set(shift, case[1] % (1 << shift_bits))
+            ctx.set(negate, case[2] if len(case) > 2 else 0)
+            ctx.set(start, int(starts))
             moves = bool(rng.random() >= 0.25)
             ctx.set(enable, int(moves))
             await ctx.tick()
             if moves:
-                taken.append(index)
-                if len(taken) >= latency and taken[-latency] < len(cases):
+                taken.append(index if starts else None)
+                wait[0] = int(rng.integers(fold - 1, fold + 2)) if starts and fold > 1 else \
+                    max(wait[0] - 1, 0)
+                if len(taken) >= latency and taken[-latency] is not None:
                     got.append((taken[-latency], ctx.get(out)))
 
     sim = Simulator(m)
@@ -113,15 +119,14 @@ UNITS = {
 
 
 @pytest.mark.parametrize("unit", UNITS)
-@pytest.mark.parametrize("steps", [1, 2, 3])
-def test_rtl_equals_the_codes_for_every_code_and_shift_of_a_small_width(unit, steps):
+@pytest.mark.parametrize("fold", [1, 2, 3, 5])
+def test_rtl_equals_the_codes_for_every_code_and_shift_of_a_small_width(unit, fold):
     hardware, code, latency = UNITS[unit]
     width, shift_bits = 5, 4
     cases = [(a, s, n) for a in range(-16, 16) for s in range(1 << shift_bits) for n in (0, 1)]
-    cycles = latency(width, steps)
-    got = _simulate(lambda m, a, shift, enable, negate: hardware(
-        m, a, shift, enable, "u", negate=negate, steps_per_stage=steps),
-        width, shift_bits, cases, seed=steps, latency=cycles)
+    got = _simulate(lambda m, a, shift, enable, negate, start: hardware(
+        m, a, shift, enable, "u", negate=negate, fold=fold, start=start),
+        width, shift_bits, cases, seed=fold, latency=latency(width), fold=fold)
     assert len(got) == len(cases)
     for k, (a, s, n) in enumerate(cases):
         # Negated: the code of -a (for -2**(width - 1), a code a bit beyond the width).
@@ -139,7 +144,7 @@ def test_rtl_equals_the_codes_at_a_constant_shift(unit, width, shift):
     hardware, code, latency = UNITS[unit]
     rng = np.random.default_rng(width + shift)
     cases = [(a, shift) for a in _codes(width, rng, 40)]
-    got = _simulate(lambda m, a, _, enable, negate: hardware(m, a, shift, enable, "u"),
+    got = _simulate(lambda m, a, _, enable, negate, start: hardware(m, a, shift, enable, "u"),
                     width, 0, cases, seed=width, latency=latency(width))
     for k, (a, s) in enumerate(cases):
         assert got[k] == code(a, s, width), (a, s)
@@ -155,9 +160,9 @@ def test_rtl_equals_the_codes_at_shifts_given_per_operand(unit):
     rng = np.random.default_rng(11)
     cases = [(a, int(s), int(n)) for a in _codes(width, rng, 30)
              for s, n in zip(rng.integers(0, 128, 2), rng.integers(0, 2, 2))]
-    got = _simulate(lambda m, a, shift, enable, negate: hardware(m, a, shift, enable, "u",
-                                                                 negate=negate),
-                    width, shift_bits, cases, seed=4, latency=latency(width))
+    got = _simulate(lambda m, a, shift, enable, negate, start: hardware(
+        m, a, shift, enable, "u", negate=negate, fold=8, start=start),
+        width, shift_bits, cases, seed=4, latency=latency(width), fold=8)
     for k, (a, s, n) in enumerate(cases):
         assert got[k] == code(-a if n else a, s, width), (a, s, n)
 
@@ -170,3 +175,7 @@ def test_the_units_refuse_a_signed_or_negative_shift(unit):
         hardware(m, Signal(signed(8)), Signal(signed(4)), 1, "u")
     with pytest.raises(ValueError, match="shift must be a non-negative integer"):
         hardware(m, Signal(signed(8)), -1, 1, "u")
+    with pytest.raises(ValueError, match="a fold of 4 needs the operations' start bit"):
+        hardware(m, Signal(signed(8)), 3, 1, "u", fold=4)
+    with pytest.raises(ValueError, match="fold must be a positive integer, not 0"):
+        hardware(m, Signal(signed(8)), 3, 1, "u", fold=0)

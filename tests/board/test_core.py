@@ -5,45 +5,17 @@ under its tag, equal to the design's function, every bad one an error, nothing e
 
 import numpy as np
 import pytest
-from amaranth.hdl import Module, signed, unsigned
+from amaranth.hdl import signed
 from amaranth.sim import Simulator
 
 from robohw.board.core import BoardCore, frame_format_of
 from robohw.board.frames import ERROR, IDENTITY, RESULT, REPLY_SYNC
 from robohw.board.uart import BITS_PER_BYTE
 from robohw.hw.stream import StreamPipeline
+from affine_design import AffineDesign
 
 DIVISOR = 4
 DIGEST = "00112233445566ff"
-
-
-class _Affine(StreamPipeline):
-    """``y = 3 x - z`` and ``z``'s sign after two stages, a tag of 8 bits."""
-
-    def __init__(self):
-        super().__init__({"x": signed(12), "z": signed(20)},
-                         {"y": signed(22), "negative": unsigned(1)}, tag_width=8)
-
-    @property
-    def latency(self):
-        return self.control_latency(2)
-
-    @property
-    def interval(self):
-        return 1
-
-    def elaborate(self, platform):
-        from amaranth.hdl import Signal
-        m = Module()
-        _, result = self.pipeline_control(m, 2)
-        first = Signal(signed(22))
-        negative = Signal()
-        m.d.sync += [first.eq(3 * self.i.payload.x - self.i.payload.z),
-                     negative.eq(self.i.payload.z < 0)]
-        y, n = Signal(signed(22)), Signal()
-        m.d.sync += [y.eq(first), n.eq(negative)]
-        m.d.comb += [result.y.eq(y), result.negative.eq(n)]
-        return m
 
 
 def _line(frames, gaps):
@@ -89,7 +61,7 @@ def _run(core, bits, extra_cycles):
 
 
 def test_the_core_answers_every_request_from_the_line():
-    core = BoardCore(_Affine(), DIVISOR, DIGEST)
+    core = BoardCore(AffineDesign(), DIVISOR, DIGEST)
     fmt = core.frame_format
     assert fmt.inputs == {"x": (12, True), "z": (20, True)}
     assert fmt.outputs == {"y": (22, True), "negative": (1, False)}
@@ -123,12 +95,12 @@ def test_the_core_answers_every_request_from_the_line():
 
 
 def test_the_core_refuses_a_design_whose_tag_is_not_a_byte():
-    class _Narrow(_Affine):
+    class _Narrow(AffineDesign):
         def __init__(self):
             StreamPipeline.__init__(self, {"x": signed(8)}, {"y": signed(8)}, tag_width=4)
 
     with pytest.raises(ValueError, match="a board's design carries a tag of 8 bits, not 4"):
         frame_format_of(_Narrow())
     # A request of x (2 bytes) and z (3): 10 bytes with sync, kind, tag and CRC.
-    core = BoardCore(_Affine(), 8, DIGEST)
+    core = BoardCore(AffineDesign(), 8, DIGEST)
     assert core.frame_format.request_bytes == 10 and core.outstanding() == 25

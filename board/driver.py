@@ -8,6 +8,7 @@ request's CRC wrong, the request truncated or a byte of it in error), no reply w
 timeout, a reply to no request. Never a silently wrong row.
 """
 
+from robohw.board.core import DEFAULT_FIFO_BYTES
 from robohw.board.frames import (DIGEST_BYTES, ERROR, IDENTITY, PROTOCOL_VERSION, REPLY_SYNC,
                                  RESULT, FrameError, FrameFormat)
 from robohw.hw.checks import check_integer
@@ -44,8 +45,9 @@ class Board:
     digest : str
         The design's digest: checked, with :data:`~robohw.board.frames.PROTOCOL_VERSION`,
         against the board's identity before the first state.
-    outstanding : int
-        Requests kept on their way (at most the board's FIFO's, and 256).
+    outstanding : int or None
+        Requests kept on their way (at most the board's FIFO's, and 256); ``None``: as many
+        as a :class:`~robohw.board.core.BoardCore`'s default FIFO holds whole.
     """
     def __init__(self, port, frame_format, *, digest, outstanding):
         if not isinstance(frame_format, FrameFormat):
@@ -53,6 +55,9 @@ class Board:
         if not (isinstance(digest, str) and len(digest) == 2 * DIGEST_BYTES):
             raise ValueError(f"digest must be {2 * DIGEST_BYTES} hex digits, not {digest!r}")
         self.port, self.frame_format, self.digest = port, frame_format, digest.lower()
+        if outstanding is None:
+            outstanding = min(max(DEFAULT_FIFO_BYTES // frame_format.request_bytes, 1),
+                              MAX_OUTSTANDING)
         self.outstanding = check_integer("outstanding", outstanding, minimum=1,
                                          maximum=MAX_OUTSTANDING)
         self._identified = False

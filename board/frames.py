@@ -20,6 +20,7 @@ such bytes (a sync byte, a known kind and a matching CRC by chance) about one in
 """
 
 import dataclasses
+import hashlib
 import numbers
 
 from robohw.hw.checks import check_integer
@@ -27,7 +28,7 @@ from robohw.hw.checks import check_integer
 __all__ = ["PROTOCOL_VERSION", "REQUEST_SYNC", "REPLY_SYNC", "STATE", "IDENTIFY", "RESULT",
            "IDENTITY", "ERROR", "ERRORS", "ERROR_CODES", "DIGEST_BYTES", "CRC_BYTES",
            "CRC_INIT", "CRC_POLYNOMIAL", "FRAME_OVERHEAD", "crc16", "field_bytes",
-           "FrameFormat", "Reply", "FrameError"]
+           "FrameFormat", "Reply", "FrameError", "design_digest"]
 
 PROTOCOL_VERSION = 1
 REQUEST_SYNC, REPLY_SYNC = 0xA5, 0x5A
@@ -58,6 +59,15 @@ def crc16(data, crc=CRC_INIT):
             crc = ((crc << 1) ^ CRC_POLYNOMIAL) & 0xFFFF if crc & 0x8000 else \
                 (crc << 1) & 0xFFFF
     return crc
+
+
+def design_digest(description):
+    """The digest a board answers its identity with: :data:`DIGEST_BYTES` bytes of SHA-256 over
+    ``description`` (what determines the design: its name, the robot's description, its
+    formats), in hex."""
+    if not isinstance(description, str):
+        raise TypeError(f"description must be a str, not {description!r}")
+    return hashlib.sha256(description.encode()).hexdigest()[:2 * DIGEST_BYTES]
 
 
 def field_bytes(width):

@@ -32,13 +32,27 @@ from robohw.hw.checks import check_choice
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
-           "REASONS", "state_columns", "split_states", "torque_header", "torque_rows"]
+           "REASONS", "state_columns", "split_states", "torque_header", "torque_rows",
+           "board_digest"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 REASONS = ("ok", "not_finite", "out_of_format", "outside_limits")
 
 BACKENDS = ("float", "model", "rtl", "compiled")
+# The backends solve_dynamics takes beside the command's: a design on a board behind a port.
+BOARD = "board"
 DESIGNS = ("pipelined", "array", "engine")
+
+
+def board_digest(design, robot, width, interval):
+    """The digest a board holding ``design`` (a :data:`DESIGNS` name) for ``robot`` at
+    ``width`` bits (and the engine's ``interval``) answers with
+    (:func:`robohw.board.frames.design_digest`): the design, the robot's description and the
+    formats."""
+    from robohw.board.frames import design_digest
+    from robohw.robots.toml_file import description_identity
+    return design_digest(f"dynamics {design} width={width} interval={interval} "
+                         f"{description_identity(robot)}")
 
 
 def state_columns(dof):
@@ -89,7 +103,7 @@ class Torques:
 
 def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrench=None, *,
                    width=None, design="engine", processors=None, network=None,
-                   interval=None, bound_fraction=BOUND_FRACTION, progress=None):
+                   interval=None, bound_fraction=BOUND_FRACTION, progress=None, port=None):
     """The :class:`Torques` of the states by ``backend``: the reasons are, by precedence
     (:data:`REASONS`), ``not_finite`` for a state or a torque that is not finite,
     ``out_of_format`` for a hardware backend's angle no binary angle holds, ``outside_limits``
@@ -98,8 +112,14 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     array's ``processors``, default N, and ``network``, default ``direct``; the engine's
     ``interval``; ``None``: the design's defaults for the robot, ``robohw sim --robot``'s,
     :func:`~robohw.dynamics.designs.default_machine`) carries no tool load, and is refused (``ValueError``) where its proven bound exceeds ``bound_fraction`` of
-    the largest torque the limits allow (:mod:`robohw.dynamics.accuracy`)."""
-    check_choice("backend", backend, BACKENDS)
+    the largest torque the limits allow (:mod:`robohw.dynamics.accuracy`). The backend
+    ``"board"`` runs the design on a board behind ``port`` (an open serial port, or
+    :class:`~robohw.board.sim_port.SimulatedPort`; :class:`~robohw.board.driver.Board`), whose
+    identity must be :func:`board_digest`'s; ``port`` is refused with any other backend."""
+    check_choice("backend", backend, (*BACKENDS, BOARD))
+    if (port is not None) != (backend == BOARD):
+        raise ValueError("port is the board backend's: it needs backend 'board'"
+                         if port is not None else "the board backend needs a port")
     check_choice("design", design, DESIGNS)
     if network is not None:
         from robohw.dynamics.network import NETWORKS
@@ -126,8 +146,8 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
                              f"hardware computes without a tool load")
         tau, failures, accuracy = _hardware(
             robot, q, qd, qdd, backend, design, width,
-            {"processors": processors, "network": network, "interval": interval},
-            bound_fraction, progress)
+            {"processors": processors, "network": network, "interval": interval,
+             "port": port}, bound_fraction, progress)
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(tau))),
                                          *failures])
     return Torques(keep_valid(tau, valid), valid, reason, accuracy)
@@ -165,6 +185,19 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     if backend == "model":
         plan = machine.plan(hardware, width, interval, bound_fraction=bound_fraction)
         out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
+    elif backend == BOARD:
+        from robohw.board.core import frame_format_of
+        from robohw.board.driver import Board
+        from robohw.board.frame_decoder import TAG_BITS
+        dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
+                               tag_width=TAG_BITS)
+        plan, fmt = dut.plan, frame_format_of(dut)
+        board = Board(options["port"], fmt, outstanding=None,
+                      digest=board_digest(design, robot, width, dut.interval
+                                          if design == "engine" else None))
+        outputs = board.run(payload_rows(encode_states(plan, q, qd, qdd)))
+        out = torque_codes(plan, outputs)
+        valid = np.array([o["in_bounds"] for o in outputs], dtype=bool)
     else:
         dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
                                tag_width=0)

@@ -23,9 +23,11 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 
-__all__ = ["Arm", "Result", "load_arm", "BACKENDS"]
+__all__ = ["Arm", "Result", "load_arm", "BACKENDS", "DYNAMICS_BACKENDS"]
 
 BACKENDS = ("float", "model")
+# Inverse dynamics also runs on a board behind a serial port (robohw.board).
+DYNAMICS_BACKENDS = (*BACKENDS, "board")
 
 
 @dataclass(frozen=True)
@@ -88,23 +90,25 @@ class Arm:
         return Result(got.h, got.valid, got.reason, got.accuracy)
 
     def inverse_dynamics(self, q, qd, qdd, backend="float", *, formulation="link",
-                         wrench=None, design="engine", width=None):
+                         wrench=None, design="engine", width=None, port=None):
         """Joint torques ``(rows, N)`` at the states ``(q, qd, qdd)``, each ``(rows, N)``:
         float64 by ``formulation`` (``link``, ``scan``, ``lagrange``; ``wrench``: the tool
         load, see :mod:`robohw.dynamics.reference`), or ``design``'s bit-exact model at
         ``width`` bits (``None``: its default for the robot, ``robohw sim --robot``'s; its
-        states outside the limits not valid, reason ``outside_limits``)."""
+        states outside the limits not valid, reason ``outside_limits``), or (``"board"``) the
+        design on a board behind ``port`` (an open serial port: :mod:`robohw.board`), which
+        gives the model's values, validity and reasons."""
         from robohw.dynamics import solve_dynamics
-        check_choice("backend", backend, BACKENDS)
+        check_choice("backend", backend, DYNAMICS_BACKENDS)
         q, qd, qdd = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("qdd", qdd)))
         if not q.shape == qd.shape == qdd.shape:
             raise ValueError(f"q, qd and qdd must have one shape, not {q.shape}, {qd.shape} "
                              f"and {qdd.shape}")
         if backend == "float":
-            got = solve_dynamics(self.robot, q, qd, qdd, "float", formulation, wrench)
+            got = solve_dynamics(self.robot, q, qd, qdd, "float", formulation, wrench, port=port)
         else:
-            got = solve_dynamics(self.robot, q, qd, qdd, "model", wrench=wrench, width=width,
-                                 design=design)
+            got = solve_dynamics(self.robot, q, qd, qdd, backend, wrench=wrench, width=width,
+                                 design=design, port=port)
         return Result(got.tau, got.valid, got.reason, got.accuracy)
 
 

@@ -340,6 +340,14 @@ _ROUTER2_FOR_100 = PlaceAndRoute(router="router2", target_mhz=100,
                                         "100 MHz routes it (figures: docs/results.md, "
                                         "docs/dynamics.md)")
 
+# The forward engine at II 144: HeAP's placement left router2 with about 20,000 overused wires
+# from its 6th iteration on, with or without a target; the static placer's fell below 3,000
+# by the 18th (docs/notes/2026-12-forward-dynamics-hardware.md).
+_STATIC_ROUTER2_FOR_100 = PlaceAndRoute(
+    placer="static", router="router2", target_mhz=100,
+    reason="HeAP's placement does not route (router2 stalls at about 20,000 overused wires); "
+           "the static placer's does (docs/notes/2026-12-forward-dynamics-hardware.md)")
+
 DESIGNS = (
     PipelineDesign("dynamics-pipelined").placed_by(
         _ROUTER2_FOR_100, unplaced="does not route on the ECP5-85F at any fold tried (6 to 48, at "
@@ -347,7 +355,7 @@ DESIGNS = (
                                    "router: docs/dynamics.md"),
     ArrayDesign("dynamics-array", processors=6, network="direct").placed_by(_ROUTER2_FOR_100),
     EngineDesign("dynamics-engine").placed_by(_ROUTER2_FOR_100),
-    ForwardDesign("forward-dynamics").placed_by(_ROUTER2_FOR_100),
+    ForwardDesign("forward-dynamics").placed_by(_STATIC_ROUTER2_FOR_100),
 )
 
 # The machines of the file commands' and the API's --design, by name.

@@ -13,7 +13,7 @@ from robohw.board.frames import (CRC_INIT, ERROR, ERROR_CODES, IDENTIFY, IDENTIT
 from robohw.board.uart import RECEIVED_LAYOUT
 from robohw.hw.checks import check_integer
 
-__all__ = ["FrameDecoder", "REPLY_LAYOUT", "TAG_BITS", "state_layout"]
+__all__ = ["FrameDecoder", "REPLY_LAYOUT", "TAG_BITS", "state_layout", "tagged_layout"]
 
 # A frame's tag: one byte.
 TAG_BITS = 8
@@ -22,12 +22,18 @@ REPLY_LAYOUT = data.StructLayout({"kind": unsigned(8), "tag": unsigned(TAG_BITS)
                                   "code": unsigned(8)})
 
 
-def state_layout(frame_format):
-    """The payload of a design's input stream for ``frame_format``'s inputs: each field at its
-    width and signedness, then the tag (:data:`TAG_BITS`)."""
+def tagged_layout(fields):
+    """A design's stream payload of ``fields`` (``{field: (width, signed)}``): each field at
+    its width and signedness, then the tag (:data:`TAG_BITS`)."""
     return data.StructLayout({**{field: (signed if is_signed else unsigned)(width)
-                                 for field, (width, is_signed) in frame_format.inputs.items()},
+                                 for field, (width, is_signed) in fields.items()},
                               "tag": unsigned(TAG_BITS)})
+
+
+def state_layout(frame_format):
+    """The payload of a design's input stream for ``frame_format``'s inputs
+    (:func:`tagged_layout`)."""
+    return tagged_layout(frame_format.inputs)
 
 
 class FrameDecoder(wiring.Component):

@@ -3,12 +3,12 @@ design's results, and each identity or error reply the decoder asks for
 (:mod:`robohw.board.frame_decoder`), one frame after another, the CRC-16 found as the bytes
 go."""
 
-from amaranth.hdl import Cat, Const, Module, Mux, Signal, signed, unsigned
-from amaranth.lib import data, stream, wiring
+from amaranth.hdl import Cat, Const, Module, Mux, Signal, unsigned
+from amaranth.lib import stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from robohw.board.crc import crc16_next
-from robohw.board.frame_decoder import REPLY_LAYOUT, TAG_BITS
+from robohw.board.frame_decoder import REPLY_LAYOUT, tagged_layout
 from robohw.board.frames import (CRC_INIT, DIGEST_BYTES, IDENTITY, PROTOCOL_VERSION, REPLY_SYNC,
                                  RESULT, FrameFormat, field_bytes)
 
@@ -16,11 +16,9 @@ __all__ = ["FrameEncoder", "result_layout"]
 
 
 def result_layout(frame_format):
-    """The payload of a design's output stream for ``frame_format``'s outputs: each field at
-    its width (signed where it is), then the tag (:data:`~robohw.board.frame_decoder.TAG_BITS`)."""
-    return data.StructLayout({**{field: (signed if is_signed else unsigned)(width)
-                                 for field, (width, is_signed) in frame_format.outputs.items()},
-                              "tag": unsigned(TAG_BITS)})
+    """The payload of a design's output stream for ``frame_format``'s outputs
+    (:func:`~robohw.board.frame_decoder.tagged_layout`)."""
+    return tagged_layout(frame_format.outputs)
 
 
 class FrameEncoder(wiring.Component):

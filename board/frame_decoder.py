@@ -13,7 +13,7 @@ from robohw.board.frames import (CRC_INIT, ERROR, ERROR_CODES, IDENTIFY, IDENTIT
 from robohw.board.uart import RECEIVED_LAYOUT
 from robohw.hw.checks import check_integer
 
-__all__ = ["FrameDecoder", "REPLY_LAYOUT", "TAG_BITS", "state_layout", "tagged_layout"]
+__all__ = ["FrameDecoder", "REPLY_LAYOUT", "TAG_BITS", "tagged_layout"]
 
 # A frame's tag: one byte.
 TAG_BITS = 8
@@ -28,12 +28,6 @@ def tagged_layout(fields):
     return data.StructLayout({**{field: (signed if is_signed else unsigned)(width)
                                  for field, (width, is_signed) in fields.items()},
                               "tag": unsigned(TAG_BITS)})
-
-
-def state_layout(frame_format):
-    """The payload of a design's input stream for ``frame_format``'s inputs
-    (:func:`tagged_layout`)."""
-    return tagged_layout(frame_format.inputs)
 
 
 class FrameDecoder(wiring.Component):
@@ -52,7 +46,7 @@ class FrameDecoder(wiring.Component):
     i : ``In(stream.Signature(RECEIVED_LAYOUT))``
         The bytes (:class:`~robohw.board.uart.UARTReceiver`'s, through a FIFO); one taken a
         cycle while a request is read, none while a request waits for ``o`` or ``replies``.
-    o : ``Out(stream.Signature(state_layout(frame_format)))``
+    o : ``Out(stream.Signature(tagged_layout(frame_format.inputs)))``
         Each good state request.
     replies : ``Out(stream.Signature(REPLY_LAYOUT))``
         ``IDENTITY`` for each good identify request; ``ERROR`` and a code
@@ -66,7 +60,7 @@ class FrameDecoder(wiring.Component):
         self._timeout = frame_format.timeout_bits * check_integer("divisor", divisor,
                                                                   minimum=1)
         super().__init__({"i": In(stream.Signature(RECEIVED_LAYOUT)),
-                          "o": Out(stream.Signature(state_layout(frame_format))),
+                          "o": Out(stream.Signature(tagged_layout(frame_format.inputs))),
                           "replies": Out(stream.Signature(REPLY_LAYOUT))})
 
     def elaborate(self, platform):

@@ -12,13 +12,7 @@ from robohw.board.frame_decoder import REPLY_LAYOUT, tagged_layout
 from robohw.board.frames import (CRC_INIT, DIGEST_BYTES, IDENTITY, PROTOCOL_VERSION, REPLY_SYNC,
                                  RESULT, FrameFormat, field_bytes)
 
-__all__ = ["FrameEncoder", "result_layout"]
-
-
-def result_layout(frame_format):
-    """The payload of a design's output stream for ``frame_format``'s outputs
-    (:func:`~robohw.board.frame_decoder.tagged_layout`)."""
-    return tagged_layout(frame_format.outputs)
+__all__ = ["FrameEncoder"]
 
 
 class FrameEncoder(wiring.Component):
@@ -34,7 +28,7 @@ class FrameEncoder(wiring.Component):
 
     Members
     -------
-    results : ``In(stream.Signature(result_layout(frame_format)))``
+    results : ``In(stream.Signature(tagged_layout(frame_format.outputs)))``
         The design's results, each taken when no reply is being sent and none is asked for.
     replies : ``In(stream.Signature(REPLY_LAYOUT))``
         Identity and error replies, taken first.
@@ -53,7 +47,7 @@ class FrameEncoder(wiring.Component):
         if len(digest_bytes) != DIGEST_BYTES:
             raise ValueError(f"digest must be {2 * DIGEST_BYTES} hex digits, not {digest!r}")
         self._format, self._digest = frame_format, digest_bytes
-        super().__init__({"results": In(stream.Signature(result_layout(frame_format))),
+        super().__init__({"results": In(stream.Signature(tagged_layout(frame_format.outputs))),
                           "replies": In(stream.Signature(REPLY_LAYOUT)),
                           "o": Out(stream.Signature(unsigned(8)))})
 

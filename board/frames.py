@@ -4,8 +4,9 @@ gateware takes and gives them (:mod:`robohw.board.frame_decoder`,
 :mod:`robohw.board.frame_encoder`).
 
 A request: :data:`REQUEST_SYNC`, its kind, a tag, its body, a CRC-16 (:func:`crc16`, high
-byte first) over the kind, the tag and the body. Kinds: :data:`STATE` (the body is one state: each input field of the
-design, its code little-endian in whole bytes) and :data:`IDENTIFY` (no body).
+byte first) over the kind, the tag and the body. Kinds: :data:`STATE` (the body is one state:
+each input field of the design, its code little-endian in whole bytes) and :data:`IDENTIFY`
+(no body).
 
 A reply: :data:`REPLY_SYNC`, its kind, the request's tag, its body, a CRC-16 likewise. Kinds:
 :data:`RESULT` (each output field of the design, its code little-endian in whole bytes; flags a

@@ -49,7 +49,8 @@ from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 
 __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
            "compile_program", "product_latency", "unit_product", "reciprocal_unit_latency",
-           "reciprocal_fold", "MAX_RECIPROCAL_FOLD", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS", "SPARE_UNITS", "FANOUT_FILES",
+           "reciprocal_fold", "MAX_RECIPROCAL_FOLD", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
+           "SPARE_UNITS", "FANOUT_FILES",
            "LOAD_LATENCY", "RECIPROCAL_UNIT_STAGES"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.

@@ -72,8 +72,8 @@ def recurrence_steps(m, state, step, next_inject, width, enable, name, *, fold=1
         ``step(state, j, more)``: ``{key: value}`` after step ``j`` (the result's bit ``j``,
         ``width - 1`` first) from the state before it, with ``"fits"`` the bit; keys it does
         not give are carried. ``j`` is the stage's widest step: the values' widths are ``j``'s
-        alone, whatever their inputs' (a stage's registers take them); ``more`` is false only for a stage of the last step alone (what only a later
-        step reads is then left out).
+        alone, whatever their inputs' (a stage's registers take them); ``more`` is false only
+        for a stage of the last step alone (what only a later step reads is then left out).
     next_inject : callable
         ``next_inject(exponent, j)``: the numerator's bits step ``j`` takes (an integer ``j``),
         found in the step before and registered.

@@ -185,32 +185,34 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     if backend == "model":
         plan = machine.plan(hardware, width, interval, bound_fraction=bound_fraction)
         out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
-    elif backend == BOARD:
-        from robohw.board.core import frame_format_of
-        from robohw.board.driver import Board
+    else:
         from robohw.board.frame_decoder import TAG_BITS
         dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
-                               tag_width=TAG_BITS)
-        plan, fmt = dut.plan, frame_format_of(dut)
-        board = Board(options["port"], fmt, outstanding=None,
-                      digest=board_digest(design, robot, width, dut.interval
-                                          if design == "engine" else None))
-        outputs = board.run(payload_rows(encode_states(plan, q, qd, qdd)))
-        out = torque_codes(plan, outputs)
-        valid = np.array([o["in_bounds"] for o in outputs], dtype=bool)
-    else:
-        dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
-                               tag_width=0)
+                               tag_width=TAG_BITS if backend == BOARD else 0)
         plan = dut.plan
         payloads = payload_rows(encode_states(plan, q, qd, qdd))
-        run = run_backend(dut, payloads, backend, machine.progress_label(dut),
-                          Progress(len(payloads), progress),
-                          f"dynamics {design} width={width} processors={options['processors']} "
-                          f"network={options['network']} "
-                          f"{f'interval={dut.interval} ' if design == 'engine' else ''}"
-                          f"{description_identity(robot)}")
-        out = torque_codes(plan, run.outputs)
-        valid = np.array([o["in_bounds"] for o in run.outputs], dtype=bool)
+        if backend == BOARD:
+            outputs = _on_board(dut, payloads, options["port"],
+                                board_digest(design, robot, width,
+                                             dut.interval if design == "engine" else None))
+        else:
+            outputs = run_backend(
+                dut, payloads, backend, machine.progress_label(dut),
+                Progress(len(payloads), progress),
+                f"dynamics {design} width={width} processors={options['processors']} "
+                f"network={options['network']} "
+                f"{f'interval={dut.interval} ' if design == 'engine' else ''}"
+                f"{description_identity(robot)}").outputs
+        out = torque_codes(plan, outputs)
+        valid = np.array([o["in_bounds"] for o in outputs], dtype=bool)
     with np.errstate(all="ignore"):         # a torque beyond float64 is not_finite
         tau = decode_torques(plan, out)
     return tau, [("out_of_format", ~fits), ("outside_limits", ~valid)], plan.accuracy
+
+
+def _on_board(dut, payloads, port, digest):
+    """The outputs of ``payloads`` on the board behind ``port`` holding ``dut``
+    (:class:`~robohw.board.driver.Board`, its identity ``digest``)."""
+    from robohw.board.core import frame_format_of
+    from robohw.board.driver import Board
+    return Board(port, frame_format_of(dut), digest=digest, outstanding=None).run(payloads)

@@ -15,12 +15,12 @@ REPORT_STAMP := $(VENV)/.installed-report
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,formal]'
+	$(BIN)/pip install --quiet -e '.[test,formal,board]'
 	touch $(STAMP)
 
 # Yosys and nextpnr (WebAssembly builds from PyPI) for `make synth` and `make slow`.
 $(SYNTH_STAMP): $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,synth]'
+	$(BIN)/pip install --quiet -e '.[test,synth,board]'
 	touch $(SYNTH_STAMP)
 
 # Pinocchio (about 400 MB from PyPI) for `make bench`: the peer the command paths are measured

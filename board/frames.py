@@ -103,6 +103,16 @@ class FrameFormat:
                 check_integer(f"{field}: width", width, minimum=1)
         check_integer("timeout_bits", self.timeout_bits, minimum=20)
 
+    def describe(self):
+        """The format as JSON takes it (a board build's sidecar): each field's width and
+        signedness in order, the timeout, the frames' bytes."""
+        return {"inputs": {k: {"width": w, "signed": bool(s)} for k, (w, s) in
+                           self.inputs.items()},
+                "outputs": {k: {"width": w, "signed": bool(s)} for k, (w, s) in
+                            self.outputs.items()},
+                "timeout_bits": self.timeout_bits, "request_bytes": self.request_bytes,
+                "result_bytes": self.result_bytes}
+
     @property
     def request_bytes(self):
         """Bytes of a state request: sync, kind, tag, body, CRC."""

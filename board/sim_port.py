@@ -54,6 +54,9 @@ class SimulatedPort:
             quiet = 0 if len(self._received) > before else quiet + _CHUNK
         return bytes(self._received.popleft() for _ in range(min(count, len(self._received))))
 
+    def close(self):
+        """A real port's ``close``: the simulation simply stops being run."""
+
     def _run(self, cycles):
         self.cycles += cycles
         self._sim.run_until(self.cycles * 1e-6)

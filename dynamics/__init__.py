@@ -20,7 +20,7 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "forward_fields",
            "forward_dynamics", "solve_forward", "plan_forward", "forward_columns",
            "split_forward", "acceleration_header", "acceleration_rows",
-           "FORWARD_BOUND_FRACTION"]
+           "FORWARD_BOUND_FRACTION", "board_design"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
@@ -32,6 +32,7 @@ _SOURCES = {
     "BOUND_FRACTION": "robohw.dynamics.accuracy",
     "AccuracyPromise": "robohw.dynamics.accuracy",
     "read_states": "robohw.dynamics.files",
+    "board_design": "robohw.dynamics.files",
     "solve_dynamics": "robohw.dynamics.files",
     "write_torques": "robohw.dynamics.files",
     "state_columns": "robohw.dynamics.files",

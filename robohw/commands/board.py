@@ -56,6 +56,10 @@ def register(commands):
                        metavar="SEEDS",
                        help="nextpnr placement seeds, comma-separated; the clock must be met "
                             "on each (default 1,2,3)")
+    build.add_argument("--placer", choices=["heap", "static"],
+                       help="nextpnr's placer (default: the design's, robohw synth's)")
+    build.add_argument("--router", choices=["router1", "router2"],
+                       help="nextpnr's router (default: the design's, robohw synth's)")
     build.add_argument("--tools", choices=["wasm", "native"], default="wasm",
                        help="wasm: the PyPI WebAssembly Yosys, nextpnr and ecppack (default); "
                             "native: yosys, nextpnr-ecp5 and ecppack on PATH")
@@ -129,6 +133,7 @@ def _build(args):
     from robohw.dynamics import board_design
     from robohw.flows.board_build import build_board
     from robohw.flows.synth import SynthError
+    from robohw.registry import DESIGNS
     from robohw.robots import RobotFileError, load_robot
     target = board_target(args.board)
     try:
@@ -141,9 +146,11 @@ def _build(args):
         return usage(name, error)
     describe = {"name": args.design, "robot": robot.name, "width": dut.plan.width,
                 "interval": dut.interval, "latency": dut.latency}
+    chosen = DESIGNS[args.design].place_and_route.overridden(args.placer, args.router)
     try:
         sidecar = build_board(target, dut, digest, frame_format_of(dut), plan, args.out,
-                              seeds=args.seeds, tools=args.tools,
+                              seeds=args.seeds, placer=chosen.placer, router=chosen.router,
+                              tools=args.tools,
                               time_limit_min=args.time_limit, describe=describe,
                               progress=None if args.quiet else sys.stderr)
     except (SynthError, BoardSetupError) as error:

@@ -17,8 +17,9 @@ import time
 
 from robohw.board.frames import PROTOCOL_VERSION
 from robohw.board.top import BoardTop
-from robohw.flows.synth import (SynthError, SynthTimeout, ToolTimedOut, critical_path,
-                                place_and_route_progress, run_tool, tool_command, tool_version)
+from robohw.flows.synth import (SynthError, SynthTimeout, ToolTimedOut, check_nextpnr_options,
+                                critical_path, place_and_route_progress, run_tool, tool_command,
+                                tool_version)
 from robohw.hw.checks import check_choice, check_integer, check_number
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
 from robohw.sim.provenance import checkout_commit
@@ -60,15 +61,17 @@ def _design_clock(report, clock_mhz):
 
 
 def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1, 2, 3),
-                tools="wasm", time_limit_min=DEFAULT_TIME_LIMIT_MIN, describe=None,
-                progress=None):
+                placer="heap", router="router1", tools="wasm",
+                time_limit_min=DEFAULT_TIME_LIMIT_MIN, describe=None, progress=None):
     """Build ``design`` on ``target`` into ``out_dir``; return the sidecar (a dict, also written
     to ``out_dir/NAME.json``).
 
     ``design`` has a tag of a byte; ``digest`` is its identity (the host driver checks it);
     ``frame_format`` its frames; ``plan`` the :class:`~robohw.board.top.ClockPlan`. ``seeds``:
     nextpnr's placement seeds (each places and routes in turn; the clock must be met on
-    every one). ``time_limit_min``: minutes of CPU time each seed's nextpnr may take.
+    every one). ``placer``, ``router``: nextpnr's (:data:`~robohw.flows.synth.PLACERS`,
+    :data:`~robohw.flows.synth.ROUTERS`); the router reroutes the paths that miss the clock
+    (``--tmg-ripup``). ``time_limit_min``: minutes of CPU time each seed's nextpnr may take.
     ``describe``: what the sidecar says of the design (its name, robot, width...).
     :class:`BoardClockMissed` where a seed misses the clock (the timing reports are kept),
     :class:`~robohw.flows.synth.SynthTimeout` where one runs past its limit."""
@@ -78,6 +81,7 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
     for seed in seeds:
         check_integer("seed", seed, minimum=0)
     check_choice("tools", tools, _COMMANDS)
+    check_nextpnr_options(placer, router)
     if time_limit_min is not None:
         check_number("time_limit_min", time_limit_min, above=0, unit="minutes")
     out_dir = pathlib.Path(out_dir)
@@ -102,7 +106,8 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
         say(f"{TOP_NAME}: nextpnr-ecp5 seed {seed} (progress in {log})")
         command = [nextpnr, *target.nextpnr, "--seed", str(seed), "--json", f"{TOP_NAME}.json",
                    "--lpf", f"{TOP_NAME}.lpf", "--textcfg", f"{base}.config",
-                   "--report", f"{base}.pnr.json", "--timing-allow-fail"]
+                   "--report", f"{base}.pnr.json", "--timing-allow-fail", "--placer", placer,
+                   "--router", router, "--tmg-ripup"]
         try:
             failed = run_tool(command, log, out_dir,
                               None if time_limit_min is None else time_limit_min * 60)
@@ -126,6 +131,7 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
                           "clkop_div": plan.pll.clkop_div},
                   "baud": plan.baud, "divisor": plan.divisor,
                   "uart_baud": round(float(plan.uart_baud), 1)},
+        "placer": placer, "router": router,
         "fmax_by_seed": {str(s): by_seed[s] for s in seeds}, "clock_met": worst >= clock_mhz,
         "critical_path": critical_path(reports[best]),
         "utilization": {k: v for k, v in reports[best]["utilization"].items() if v["used"]},

@@ -10,6 +10,7 @@ import collections
 import numpy as np
 
 from robohw.board.host_link import HostLink
+from robohw.board.sim_port import line_bytes
 from robohw.hw.checks import check_integer
 from robohw.sim.compiled import build_compiled
 
@@ -46,12 +47,7 @@ class CompiledPort:
 
     def write(self, data):
         """Put ``data``'s bytes on the line, after the bytes written before."""
-        for byte in bytes(data):
-            if self.corrupt is not None:
-                byte = self.corrupt(byte)
-                if byte is None:
-                    continue
-            self._pending.append(byte)
+        self._pending.extend(line_bytes(data, self.corrupt))
         return len(data)
 
     def read(self, count):

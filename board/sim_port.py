@@ -11,10 +11,21 @@ from amaranth.sim import Simulator
 
 from robohw.hw.checks import check_integer
 
-__all__ = ["SimulatedPort"]
+__all__ = ["SimulatedPort", "line_bytes"]
 
 # Simulated cycles run at a time while a read waits.
 _CHUNK = 256
+
+
+def line_bytes(data, corrupt):
+    """The bytes of ``data`` a simulated line carries: each through ``corrupt`` (a test's
+    corrupted link: the byte put on the line, or ``None`` for a lost one), if given."""
+    for byte in bytes(data):
+        if corrupt is not None:
+            byte = corrupt(byte)
+            if byte is None:
+                continue
+        yield byte
 
 
 class SimulatedPort:
@@ -36,11 +47,7 @@ class SimulatedPort:
 
     def write(self, data):
         """Put ``data``'s bytes on the line (8N1), after the bytes written before."""
-        for byte in bytes(data):
-            if self.corrupt is not None:
-                byte = self.corrupt(byte)
-                if byte is None:
-                    continue
+        for byte in line_bytes(data, self.corrupt):
             self._bits.extend([0] + [(byte >> k) & 1 for k in range(8)] + [1])
         return len(data)
 

@@ -144,7 +144,8 @@ def _build(args):
         dut, digest = board_design(robot, design, width=args.width, interval=args.ii)
     except (RobotFileError, *ARGUMENT_ERRORS) as error:
         return usage(name, error)
-    describe = {"name": args.design, "robot": robot.name, "width": dut.plan.width,
+    describe = {"name": args.design, "robot": robot.name, "robot_file": args.robot,
+                "width": dut.plan.width,
                 "interval": dut.interval, "latency": dut.latency}
     chosen = DESIGNS[args.design].place_and_route.overridden(args.placer, args.router)
     try:
@@ -164,7 +165,7 @@ def _build(args):
 
 
 def _run(args):
-    from robohw.board.driver import open_serial
+    from robohw.board.driver import BoardError, open_serial
     from robohw.board.top import DEFAULT_BAUD
     from robohw.dynamics import (solve_dynamics, split_states, state_columns, torque_header,
                                  torque_rows)
@@ -186,7 +187,6 @@ def _run(args):
         return Solved(len(got.tau), int(got.valid.sum()), torque_rows(
             got.tau, got.valid, got.reason if args.reasons else None),
             got.accuracy.sentence())
-    from robohw.board.driver import BoardError
     try:
         return run_file_command(args, name, "states", table, solve, (BoardError,))
     finally:

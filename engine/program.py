@@ -42,8 +42,9 @@ from robohw.engine.registers import (access_offset, live_lower_bound, padded_dep
                                      physical_register, rotating_allocation)
 from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.digit_recurrence import INPUT_STAGES, OUTPUT_STAGES
-from robohw.hw.multiplier import (PRODUCT_LATENCY, SPLIT_PRODUCT_LATENCY, registered_product,
-                                  split_product)
+from robohw.hw.multiplier import (PRODUCT_LATENCY, SPLIT_PRODUCT_BITS, SPLIT_PRODUCT_LATENCY,
+                                  registered_product, split_product, tiled_product,
+                                  tiled_product_latency)
 from robohw.hw.reciprocal import reciprocal_latency
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 
@@ -86,9 +87,13 @@ def product_latency(width):
     """Register stages of a multiplier's product at ``width`` bits: a tile's two
     (:data:`~robohw.hw.multiplier.PRODUCT_LATENCY`) up to 18 bits, one more up to
     :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` (the fabric's partial products beside one
-    tile, :func:`~robohw.hw.multiplier.split_product`), and the same three above (Yosys's
-    tiles)."""
-    return PRODUCT_LATENCY if width <= 18 else SPLIT_PRODUCT_LATENCY
+    tile, :func:`~robohw.hw.multiplier.split_product`), and above, a tile's and one a level of
+    the sums of its partial products (:func:`~robohw.hw.multiplier.tiled_product`)."""
+    if width <= 18:
+        return PRODUCT_LATENCY
+    if width <= SPLIT_PRODUCT_BITS:
+        return SPLIT_PRODUCT_LATENCY
+    return tiled_product_latency(width, width)
 
 
 def reciprocal_unit_latency(kind, width):
@@ -128,11 +133,13 @@ def unit_product(width):
     (:func:`~robohw.dataflow.unit.fixed_point_unit`'s ``product``, ``product_latency`` and
     ``registered_operands``): a tile's registered product up to 18 bits,
     :func:`~robohw.hw.multiplier.split_product` (a stage more, its operands from registers)
-    above."""
-    stages = product_latency(width)
-    split = stages == SPLIT_PRODUCT_LATENCY
-    return {"product": split_product if split else registered_product,
-            "product_latency": stages, "registered_operands": split}
+    up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS`,
+    :func:`~robohw.hw.multiplier.tiled_product` above."""
+    split = 18 < width <= SPLIT_PRODUCT_BITS
+    product = registered_product if width <= 18 else \
+        split_product if split else tiled_product
+    return {"product": product, "product_latency": product_latency(width),
+            "registered_operands": split}
 
 
 @dataclass(frozen=True)

@@ -16,16 +16,24 @@ A product a little wider than a tile need not take four: :func:`split_product` m
 operands' top 18 bits on one tile and adds, in the fabric, one gated and shifted addend per
 low bit (up to :data:`SPLIT_LOW_BITS` of each operand), in a third register stage. Yosys maps
 a 20 x 20 product onto four tiles and sums their partial products over 36-bit adders.
+
+A wider product, :func:`tiled_product`, puts each partial product of 17-bit limbs on a tile of
+its own, registered as :func:`registered_product`'s, and sums them pairwise over registered
+levels: no cycle holds more than one wide adder. Yosys's own split of a 40 x 40 product sums
+its nine partial products in the cycle after the tiles: 68.1 MHz alone on an ECP5-85F (grade
+6), against the tiled product's 224.8 MHz (docs/notes/2026-12-forward-dynamics-hardware.md).
 """
 
-from amaranth.hdl import ClockSignal, Const, Instance, Mux, Signal, signed
+import math
+
+from amaranth.hdl import Cat, ClockSignal, Const, Instance, Mux, Signal, signed
 
 from robohw.hw.devices import dsp_tiles, is_ecp5
 
 __all__ = ["registered_product", "uses_dsp_tile", "OPERAND_REGISTERS", "PRODUCT_REGISTERS",
            "PRODUCT_LATENCY", "ECP5_TILE_BITS", "split_product", "uses_split_tile",
            "split_product_tiles", "SPLIT_LOW_BITS", "SPLIT_PRODUCT_BITS",
-           "SPLIT_PRODUCT_LATENCY"]
+           "SPLIT_PRODUCT_LATENCY", "tiled_product", "tiled_product_latency", "LIMB_BITS"]
 
 # The registers a product passes: one on each operand, then one on the product (the tile's
 # REG_INPUTA/B and REG_OUTPUT), so the product arrives PRODUCT_LATENCY cycles after its operands.
@@ -43,6 +51,9 @@ SPLIT_PRODUCT_BITS = ECP5_TILE_BITS + SPLIT_LOW_BITS
 # The operand registers, the tile's product register (and the fabric's partial sums beside
 # it), and the register of their sum.
 SPLIT_PRODUCT_LATENCY = PRODUCT_LATENCY + 1
+# The low limbs of a tiled product: unsigned, so a tile's 18-bit signed operand holds one with
+# its sign bit 0.
+LIMB_BITS = ECP5_TILE_BITS - 1
 
 
 def uses_dsp_tile(platform, a_bits, b_bits):
@@ -161,3 +172,55 @@ def split_product(m, a, b, enable, name, platform=None):
                              "bits an operand")
     total = (top << (low_a + low_b)) + terms[0]
     return _register(m, total[:bits].as_signed(), f"{name}_sum", enable)
+
+
+def _limbs(value):
+    """``[(limb, shift)]`` of a signed ``value``: unsigned :data:`LIMB_BITS`-bit limbs from the
+    bottom, each as a ``signed(ECP5_TILE_BITS)`` operand (a 0 on top), then the rest, signed,
+    at most :data:`ECP5_TILE_BITS` bits."""
+    limbs, low = [], 0
+    while len(value) - low > ECP5_TILE_BITS:
+        limbs.append((value[low:low + LIMB_BITS], low))
+        low += LIMB_BITS
+    return limbs, (value[low:].as_signed(), low)
+
+
+def tiled_product_latency(a_bits, b_bits):
+    """Cycles of :func:`tiled_product`: a tile's :data:`PRODUCT_LATENCY`, then one per level
+    of pairwise sums of its ``dsp_tiles(a_bits, b_bits)`` partial products."""
+    return PRODUCT_LATENCY + math.ceil(math.log2(dsp_tiles(a_bits, b_bits)))
+
+
+def tiled_product(m, a, b, enable, name, platform=None):
+    """``a * b`` of two signed values, :func:`tiled_product_latency` cycles later.
+
+    Each operand is cut into unsigned :data:`LIMB_BITS`-bit limbs from the bottom and a signed
+    top limb of at most :data:`ECP5_TILE_BITS` bits (``robohw.hw.devices.dsp_tiles`` limbs);
+    each pair's product is a :func:`registered_product` (a tile with its registers on an ECP5
+    ``platform``, flip-flops otherwise), shifted into place, and the partial products are
+    summed pairwise, a register after each level. Every register moves when ``enable`` is
+    high. Returns the last register's value, ``signed(len(a) + len(b))`` (the exact
+    product)."""
+    a, b = a.as_signed(), b.as_signed()
+    bits = len(a) + len(b)
+    terms = []
+    for x, x_shift in _operand_limbs(a):
+        for y, y_shift in _operand_limbs(b):
+            product = registered_product(m, x, y, enable,
+                                         f"{name}_p{x_shift}_{y_shift}", platform)
+            terms.append(product << (x_shift + y_shift) if x_shift + y_shift else product)
+    level = 0
+    while len(terms) > 1:                   # one level: at most one adder a register
+        terms = [_register(m, sum(terms[i:i + 2])[:bits].as_signed(),
+                           f"{name}_sum{level}_{i // 2}", enable)
+                 for i in range(0, len(terms), 2)]
+        level += 1
+    return terms[0]
+
+
+def _operand_limbs(value):
+    """``[(operand, shift)]``: each limb of ``value`` as a tile's signed operand."""
+    low_limbs, (top, top_shift) = _limbs(value)
+    # A low limb is unsigned: a 0 above it makes it a non-negative signed operand.
+    operands = [(Cat(limb, Const(0, 1)).as_signed(), shift) for limb, shift in low_limbs]
+    return operands + [(top, top_shift)]

@@ -14,6 +14,7 @@ from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan, model_codes
 from robohw.hw.devices import DEVICES
 from robohw.hw.multiplier import (ECP5_TILE_BITS, PRODUCT_LATENCY, SPLIT_PRODUCT_BITS,
+                                  tiled_product, tiled_product_latency,
                                   SPLIT_PRODUCT_LATENCY, registered_product, split_product,
                                   split_product_tiles, uses_dsp_tile, uses_split_tile)
 from robohw.sim.compiled import run_stream_compiled
@@ -106,6 +107,24 @@ def test_the_split_tile_serves_ecp5_products_of_19_to_22_bits():
 def test_the_generic_split_product_arrives_three_enabled_cycles_later():
     _check_delay(lambda m, a, b, enable: split_product(m, a, b, enable, "mul"), 21, 20,
                  SPLIT_PRODUCT_LATENCY, seed=5)
+
+
+@pytest.mark.parametrize("a_bits, b_bits", [(40, 40), (19, 56), (35, 18), (18, 18)])
+def test_the_tiled_product_arrives_a_level_a_cycle_later(a_bits, b_bits):
+    # dsp_tiles' limbs: 40 bits are three (17, 17 and a signed 6), 56 four, 19 two.
+    levels = {(40, 40): 4, (19, 56): 3, (35, 18): 1, (18, 18): 0}[a_bits, b_bits]
+    assert tiled_product_latency(a_bits, b_bits) == PRODUCT_LATENCY + levels
+    _check_delay(lambda m, a, b, enable: tiled_product(m, a, b, enable, "mul"), a_bits,
+                 b_bits, PRODUCT_LATENCY + levels, seed=a_bits + b_bits)
+
+
+def test_the_tiled_product_has_a_tile_per_limb_pair_with_its_registers_on():
+    m = Module()
+    a, b = Signal(signed(40)), Signal(signed(40))
+    tiled_product(m, a, b, 1, "mul", platform=ECP5)
+    tiles = _tiles(verilog.convert(m, ports=[a, b], platform=None))
+    assert len(tiles) == 9
+    assert all(t["REG_INPUTA_CLK"] == t["REG_OUTPUT_CLK"] == "CLK0" for t in tiles.values())
 
 
 @pytest.mark.heavy

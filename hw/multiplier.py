@@ -174,17 +174,6 @@ def split_product(m, a, b, enable, name, platform=None):
     return _register(m, total[:bits].as_signed(), f"{name}_sum", enable)
 
 
-def _limbs(value):
-    """``[(limb, shift)]`` of a signed ``value``: unsigned :data:`LIMB_BITS`-bit limbs from the
-    bottom, each as a ``signed(ECP5_TILE_BITS)`` operand (a 0 on top), then the rest, signed,
-    at most :data:`ECP5_TILE_BITS` bits."""
-    limbs, low = [], 0
-    while len(value) - low > ECP5_TILE_BITS:
-        limbs.append((value[low:low + LIMB_BITS], low))
-        low += LIMB_BITS
-    return limbs, (value[low:].as_signed(), low)
-
-
 def tiled_product_latency(a_bits, b_bits):
     """Cycles of :func:`tiled_product`: a tile's :data:`PRODUCT_LATENCY`, then one per level
     of pairwise sums of its ``dsp_tiles(a_bits, b_bits)`` partial products."""
@@ -219,8 +208,11 @@ def tiled_product(m, a, b, enable, name, platform=None):
 
 
 def _operand_limbs(value):
-    """``[(operand, shift)]``: each limb of ``value`` as a tile's signed operand."""
-    low_limbs, (top, top_shift) = _limbs(value)
-    # A low limb is unsigned: a 0 above it makes it a non-negative signed operand.
-    operands = [(Cat(limb, Const(0, 1)).as_signed(), shift) for limb, shift in low_limbs]
-    return operands + [(top, top_shift)]
+    """``[(operand, shift)]`` of a signed ``value``: its unsigned :data:`LIMB_BITS`-bit limbs
+    from the bottom, each a tile's signed operand (a 0 above it), then the rest, signed, at
+    most :data:`ECP5_TILE_BITS` bits."""
+    limbs, low = [], 0
+    while len(value) - low > ECP5_TILE_BITS:
+        limbs.append((Cat(value[low:low + LIMB_BITS], Const(0, 1)).as_signed(), low))
+        low += LIMB_BITS
+    return limbs + [(value[low:].as_signed(), low)]

@@ -50,6 +50,7 @@ def register(commands):
                        help="the board (default ulx3s-85f)")
     _design_options(build)
     build.add_argument("--clock-mhz", type=positive("--clock-mhz", 400), default=None,
+                       metavar="MHZ",
                        help="the design's clock, MHz (default 75: 25 cycles a bit at 3 "
                             "Mbaud); the PLL's nearest, within 1 %% of a multiple of --baud")
     build.add_argument("--seeds", type=integer_list("--seeds", 0, 2**31 - 1), default=[1, 2, 3],

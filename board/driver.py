@@ -29,7 +29,10 @@ def open_serial(path, baudrate, timeout):
         import serial
     except ImportError:
         raise BoardError("a serial port needs pyserial: pip install 'robohw[board]'") from None
-    return serial.Serial(path, baudrate=baudrate, timeout=timeout)
+    try:
+        return serial.Serial(path, baudrate=baudrate, timeout=timeout)
+    except serial.SerialException as error:
+        raise BoardError(f"{path}: {error}") from None
 
 
 class Board:
@@ -79,9 +82,10 @@ class Board:
         self._identified = True
         return reply.values
 
-    def run(self, states):
+    def run(self, states, on_result=None):
         """Each of ``states`` (``{input field: code}``) computed on the board: the list of
-        ``{output field: code}`` in their order."""
+        ``{output field: code}`` in their order. ``on_result``, if given, is called with the
+        count of results received after each one (progress)."""
         if not self._identified:
             self.identify()
         states = list(states)
@@ -97,6 +101,8 @@ class Board:
                 raise BoardError(f"state {index} (tag {reply.tag}): the board answered "
                                  f"{reply.values.get('error', reply.values)!r}")
             results[index] = reply.values
+            if on_result is not None:
+                on_result(sent - len(waiting))
         return results
 
     def _read(self, count, waiting):

@@ -182,8 +182,11 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
         plan = dut.plan
         payloads = payload_rows(encode_states(plan, q, qd, qdd))
         if backend == BOARD:
+            shown = Progress(len(payloads), progress)
             outputs = _on_board(dut, payloads, options["port"],
-                                _digest_of(dut, design, robot, width))
+                                _digest_of(dut, design, robot, width),
+                                lambda done: shown.update(done, "on the board"))
+            shown.update(len(payloads), "on the board", force=True)
         else:
             outputs = run_backend(
                 dut, payloads, backend, machine.progress_label(dut),
@@ -237,9 +240,11 @@ def board_design(robot, design="engine", *, width=None, interval=None, processor
     return dut, _digest_of(dut, design, robot, width)
 
 
-def _on_board(dut, payloads, port, digest):
+def _on_board(dut, payloads, port, digest, on_result=None):
     """The outputs of ``payloads`` on the board behind ``port`` holding ``dut``
-    (:class:`~robohw.board.driver.Board`, its identity ``digest``)."""
+    (:class:`~robohw.board.driver.Board`, its identity ``digest``); ``on_result`` hears the
+    count received after each."""
     from robohw.board.core import frame_format_of
     from robohw.board.driver import Board
-    return Board(port, frame_format_of(dut), digest=digest, outstanding=None).run(payloads)
+    return Board(port, frame_format_of(dut), digest=digest, outstanding=None).run(
+        payloads, on_result)

@@ -147,7 +147,7 @@ def _build(args):
         return usage(name, error)
     describe = {"name": args.design, "robot": robot.name, "robot_file": args.robot,
                 "width": dut.plan.width,
-                "interval": dut.interval, "latency": dut.latency}
+                "interval_cycles": dut.interval, "latency_cycles": dut.latency}
     chosen = DESIGNS[args.design].place_and_route.overridden(args.placer, args.router)
     try:
         sidecar = build_board(target, dut, digest, frame_format_of(dut), plan, args.out,

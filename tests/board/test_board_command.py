@@ -85,6 +85,17 @@ def test_build_refuses_before_any_work(args, message, tmp_path, capsys):
     assert not any(out.glob("*")) if out.exists() else True
 
 
+def test_run_names_a_port_it_cannot_open_in_one_line(tmp_path, capsys):
+    states = tmp_path / "states.csv"
+    states.write_text("q1,q2,q3,q4,q5,q6,qd1,qd2,qd3,qd4,qd5,qd6,qdd1,qdd2,qdd3,qdd4,qdd5,qdd6\n"
+                      + ",".join(["0"] * 18) + "\n")
+    assert main(["board", "run", "--states", str(states), "--out", str(tmp_path / "t.csv"),
+                 "--port", str(tmp_path / "no-such-port"), "--robot", "ur5"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith(f"robohw board run: {tmp_path / 'no-such-port'}: ")
+    assert error.count("\n") == 1 and not (tmp_path / "t.csv").exists()
+
+
 def test_run_computes_on_the_board_what_the_model_computes(tmp_path, capsys, monkeypatch):
     robot_file = tmp_path / "two.toml"
     robot_file.write_text(TWO_LINKS)

@@ -40,7 +40,9 @@ def test_the_driver_checks_the_identity_and_runs_states_several_at_once(port_cla
     board, port = _board(port_class, outstanding=4)
     assert board.identify() == {"version": 1, "digest": DIGEST}
     states = _states(24)
-    assert board.run(states) == [affine(s) for s in states]
+    counts = []
+    assert board.run(states, counts.append) == [affine(s) for s in states]
+    assert counts == list(range(1, 25))         # progress: each result as it comes
     # Four requests on their way: the line never idles between them, so 24 states take about
     # 24 requests' bits and the last reply's, not 24 round trips.
     request_bits = board.frame_format.request_bytes * 10

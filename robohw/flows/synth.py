@@ -8,11 +8,14 @@ wide stream ports need no pins. iCE40 nextpnr has no such mode: a design with mo
 than the package has pins is synthesized and counted, and reported as not placed.
 """
 
+import fcntl
+import gzip
 import hashlib
 import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import time
 
@@ -23,6 +26,7 @@ from robohw.sim.cache import cache_dir, location_free
 from robohw.sim.place_and_route import (DEFAULT_TIME_LIMIT_MIN, MAX_TARGET_MHZ, PLACERS, ROUTERS,
                                         check_nextpnr_options)
 from robohw.sim.provenance import checkout_commit
+from robohw.support.atomic import write_json
 from robohw.support.formats import FORMAT_VERSION
 
 __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
@@ -240,6 +244,43 @@ def critical_path(report):
             "routing_ns": round(routing, 2)}
 
 
+def _netlist_of(yosys, script, identity, out_dir, base, cache, say):
+    """Run Yosys's ``script`` in ``out_dir`` (it writes ``{base}.json``, the netlist, and
+    ``{base}.stat.json``, its cell counts), or copy both from the user's cache folder
+    (``netlists``), where a run keyed by ``identity`` (the Verilog without its source
+    locations, Yosys's version, the device) and the script left them: a design's seeds are
+    places and routes of one netlist, synthesized once. A lock per key makes seeds run side
+    by side wait for the first one's Yosys. Return ``(seconds the synthesis took, reused)``;
+    with ``cache`` false Yosys runs again (and refreshes the cache)."""
+    folder = cache_dir("netlists")
+    folder.mkdir(parents=True, exist_ok=True)
+    key = hashlib.sha256(json.dumps([*identity, script]).encode()).hexdigest()[:20]
+    netlist, stat, meta = (folder / f"{key}{suffix}"
+                           for suffix in (".json.gz", ".stat.json", ".meta.json"))
+    with open(folder / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if cache and meta.exists():
+            say(f"{base}: the netlist synthesized before ({netlist.name})")
+            with gzip.open(netlist, "rb") as source, open(out_dir / f"{base}.json", "wb") as out:
+                shutil.copyfileobj(source, out)
+            shutil.copyfile(stat, out_dir / f"{base}.stat.json")
+            return json.loads(meta.read_text())["synth_seconds"], True
+        started = time.perf_counter()
+        if run_tool([yosys, "-q", "-p", script], out_dir / f"{base}.yosys.log", out_dir):
+            raise SynthError(f"{base}: yosys failed; see {out_dir / base}.yosys.log")
+        seconds = round(time.perf_counter() - started, 1)
+        # Each file whole or absent (written aside, then renamed); the meta, last, marks the
+        # entry complete.
+        with open(out_dir / f"{base}.json", "rb") as source, \
+                gzip.open(f"{netlist}.part", "wb", compresslevel=1) as out:
+            shutil.copyfileobj(source, out)
+        os.replace(f"{netlist}.part", netlist)
+        shutil.copyfile(out_dir / f"{base}.stat.json", f"{stat}.part")
+        os.replace(f"{stat}.part", stat)
+        write_json(meta, {"synth_seconds": seconds})
+        return seconds, False
+
+
 def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1, tools="wasm",
                placer="heap", router="router1", target_mhz=None, cache=True, progress=None,
                time_limit_min=DEFAULT_TIME_LIMIT_MIN, timed_out_row=False):
@@ -264,6 +305,9 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     grade, the seed, the placer, the router and the target are all the same (``"cached": true``
     in the row); results are kept in ``synth`` in the user's cache folder
     (:func:`robohw.sim.cache.cache_root`, ``ROBOHW_CACHE`` overrides), whatever ``out_dir``.
+    Yosys's netlist is kept there too (``netlists``), for every seed and option of the same
+    Verilog, Yosys and device: one synthesis serves them all (``"netlist_reused": true``, and
+    ``synth_seconds`` the first run's).
     ``time_limit_min``: minutes of CPU time nextpnr may take (``None``: no limit; see
     :func:`cpu_seconds`: where the system does not say, the clock's); past them it is stopped
     and :class:`SynthTimeout` names the design, the phase and what was left
@@ -329,8 +373,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         for buffer, bel in _clock_buffers(verilog, device))
     script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module}; {placements}"
               f"write_json {base}.json; tee -q -o {base}.stat.json stat -json")
-    if run_tool([yosys, "-q", "-p", script], out_dir / f"{base}.yosys.log", out_dir):
-        raise SynthError(f"{module}: yosys failed; see {out_dir / base}.yosys.log")
+    synth_seconds, reused = _netlist_of(yosys, script, [verilog, versions["yosys"], device],
+                                        out_dir, base, cache, say)
     stats = json.loads((out_dir / f"{base}.stat.json").read_text())
     cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
     row = {"format_version": FORMAT_VERSION,
@@ -347,7 +391,8 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
            "register_bits": sidecar["register_bits"]}
     for kind, types in _CELLS[family].items():
         row[kind] = sum(cells.get(t, 0) for t in types)
-    row["synth_seconds"] = round(time.perf_counter() - started, 1)
+    row["synth_seconds"] = synth_seconds
+    row["netlist_reused"] = reused
 
     port_bits = sum(field["width"] for stream in sidecar["ports"].values()
                     for field in stream["fields"].values()) + 6  # + valid/ready, clk, rst

@@ -82,6 +82,8 @@ if sys.argv[1:] == ["--version"]:
     print("Yosys 0.0 (fake)")
     sys.exit()
 script = sys.argv[-1]
+if os.environ.get("FAKE_YOSYS_RUNS"):
+    open(os.environ["FAKE_YOSYS_RUNS"], "a").write(script + "\\n")
 open(re.search(r"write_json (\\S+);", script).group(1), "w").write("{}")
 flip_flops = int(os.environ.get("FAKE_YOSYS_FLIP_FLOPS", 2))
 open(re.search(r"-o (\\S+) stat", script).group(1), "w").write(json.dumps(
@@ -137,6 +139,31 @@ def test_the_placer_reaches_nextpnr_and_keys_the_cache(fake_tools):
     # Rows cached before the option were HeAP's.
     old = {key: value for key, value in heap.items() if key != "placer"}
     assert "seeds 1, heap placer, router1" in format_synth([old])
+
+
+def test_a_designs_seeds_share_one_synthesis(fake_tools, tmp_path, monkeypatch, capsys):
+    # Yosys's netlist depends on the Verilog, Yosys and the device, not on the seed: seeds
+    # run side by side wait for the first one's synthesis and place its netlist.
+    from robohw.commands import main
+    runs = tmp_path / "yosys.runs"
+    monkeypatch.setenv("FAKE_YOSYS_RUNS", str(runs))
+    monkeypatch.setenv("ROBOHW_CACHE", str(tmp_path / "cache"))
+    args = ["synth", "--tools", "native", "--designs", "cordic-pipelined", "--widths", "13",
+            "--out", str(fake_tools), "--json", str(tmp_path / "rows.json")]
+    assert main([*args, "--seeds", "1,2,3", "--jobs", "2"]) == 0
+    assert len(runs.read_text().splitlines()) == 1
+    (row,) = json.loads((tmp_path / "rows.json").read_text())["rows"]
+    assert row["fmax_by_seed"] == {"1": 121.0, "2": 122.0, "3": 123.0}
+    assert (fake_tools / "seed3" / "cordic_pipelined_w13.ecp5-85k.json").exists()
+    # Another option places the same netlist; --no-cache synthesizes again.
+    assert main([*args, "--seeds", "4", "--placer", "static"]) == 0
+    assert len(runs.read_text().splitlines()) == 1
+    assert main([*args, "--seeds", "4", "--no-cache"]) == 0
+    assert len(runs.read_text().splitlines()) == 2
+    capsys.readouterr()
+    row = synthesize(DESIGNS["cordic-pipelined"], 13, "ecp5-85k", fake_tools, seed=5,
+                     tools="native")
+    assert row["netlist_reused"] and len(runs.read_text().splitlines()) == 2
 
 
 def test_the_command_line_passes_the_placer_and_refuses_others(fake_tools, capsys):

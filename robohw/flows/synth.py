@@ -204,8 +204,9 @@ def place_and_route_progress(log_text):
 def _overfull(row, cells, device):
     """What the synthesized netlist needs beyond ``device`` (``"129,348 flip-flops of 83,640
     (155 %)"``, the resources joined by commas), or ``""`` where it may fit: flip-flops, DSP
-    tiles (an ECP5's MULT18X18D) and block RAMs as Yosys counts them, and on an ECP5 the slices' LUT positions at
-    least the LUT4s and two for each carry cell (CCU2C) take: what placement cannot change."""
+    tiles (an ECP5's MULT18X18D) and block RAMs as Yosys counts them, and on an ECP5 the
+    slices' LUT positions at least the LUT4s and two for each carry cell (CCU2C) take: what
+    placement cannot change."""
     from robohw.hw.devices import DEVICES
     capacity = DEVICES[device]
     ecp5 = capacity.family == "ecp5"

@@ -99,13 +99,36 @@ def _synthesized_table(rows):
         if len(seeds) > 1:
             fmax = f"{fmax} ({', '.join(str(m or '—') for m in r['fmax_by_seed'].values())})"
         name = r["design"] + (f" ({r['robot']})" if r.get("robot") else "")
+        # A netlist beyond the device is refused before placement: no seed enters it.
+        seeds = "any" if _beyond_the_device(r) else ",".join(map(str, seeds))
         lines.append(
             f"| {name} | {r['width']} | {r.get('fold', 1)} | "
-            f"{r['device']}-{r.get('speed_grade')} | {','.join(map(str, seeds))} | {options} | "
+            f"{r['device']}-{r.get('speed_grade')} | {seeds} | {options} | "
             f"{r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | {fmax} | "
             f"{r.get('latency_us', '—')} | {r.get('results_per_us', '—')} | {_commit(r)} | "
             f"{_short(r.get('verilog_sha256'))} | {_status(r)} |")
     return "\n".join(lines)
+
+
+def _beyond_the_device(row):
+    return (row.get("note") or "").startswith("does not fit")
+
+
+def _missing_seeds(rows):
+    """Lines naming the registry designs without a row of all their seeds (each design's
+    :attr:`place_and_route` seeds; any seed where the netlist is beyond the device)."""
+    seeds = {}
+    for r in rows:
+        seeds.setdefault(r["design"], set()).update(r.get("seeds") or [r.get("seed")])
+    covered = {r["design"] for r in rows if r["design"] in DESIGNS and (
+        _beyond_the_device(r) or set(DESIGNS[r["design"]].place_and_route.seeds)
+        <= set(r.get("seeds") or [r.get("seed")]))}
+    missing = [name for name in DESIGNS if name not in covered]
+    if not missing:
+        return ["Every design has a row of all its seeds."]
+    ran = {name: "seeds " + ",".join(map(str, sorted(done))) for name, done in seeds.items()}
+    return ["Without a row of all their seeds: " + ", ".join(
+        f"{name} ({ran.get(name, 'no row')})" for name in missing) + "."]
 
 
 def _commit(row):
@@ -147,7 +170,8 @@ def results_page(document):
     ]
     if document["synthesized"]:
         lines += ["From the last `make synth` (`synth.json`).", "",
-                  _synthesized_table(document["synthesized"])]
+                  _synthesized_table(document["synthesized"]), "",
+                  *_missing_seeds(document["synthesized"])]
     else:
         lines += ["No synthesis results beside the report (`synth.json`): `make synth` writes "
                   "them. `docs/synthesis.md` has the figures measured so far."]

@@ -4,6 +4,7 @@ user reads points outside the repository or calls finished work unfinished."""
 
 import contextlib
 import io
+import json
 import pathlib
 import re
 
@@ -23,6 +24,23 @@ def _python_blocks(text):
 def test_the_readme_is_a_readme():
     # A user's first page: what it is, set-up, a few commands, an example, the tiers, links.
     assert len(README.read_text().splitlines()) <= 250
+
+
+def test_the_readmes_clocks_are_the_results_pages():
+    # The README quotes Fmax only from docs/synth.json (the results page's FPGA rows): a
+    # design's worst of seeds 1-3, rounded as quoted; besides those, the board's clock
+    # (docs/board-build.json) and the clocks designs are routed for.
+    from robohw.registry import DESIGNS
+    rows = json.loads((DOCS / "synth.json").read_text())["rows"]
+    worst = [row["fmax_mhz"] for row in rows
+             if row["fmax_mhz"] and {1, 2, 3} <= set(row["seeds"])]
+    others = {json.loads((DOCS / "board-build.json").read_text())["clock"]["clock_mhz"],
+              *(d.place_and_route.target_mhz for d in DESIGNS.values())} - {None}
+    figures = re.findall(r"(\d+(?:\.\d+)?) MHz", README.read_text())
+    assert len(figures) >= 6
+    for figure in figures:
+        decimals = len(figure.partition(".")[2])
+        assert float(figure) in {round(mhz, decimals) for mhz in worst} | others, figure
 
 
 def test_the_readme_python_example_prints_what_its_comments_say():

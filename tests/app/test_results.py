@@ -73,6 +73,29 @@ def test_the_page_marks_stale_rows(tmp_path):
     assert "| ecp5-85k-6 | 1,2 | heap, router1, no target | 5 | 6 | 0 | 0 | 200.0 (210.0, 200.0) |" \
         in text
     assert json.loads((tmp_path / "results.json").read_text()) == document
+    # Every registry design but this one, on two of its three seeds, has no row.
+    assert "Without a row of all their seeds: cordic-pipelined (no row), " \
+        f"{DESIGN.name} (seeds 1,2), " in text
+
+
+def test_the_page_names_designs_without_all_their_seeds(tmp_path):
+    rows = [{"design": name, "width": 8, "fold": 1, "device": "ecp5-85k", "speed_grade": 6,
+             "seed": 1, "seeds": [1, 2, 3], "fmax_by_seed": {"1": 1.0, "2": 2.0, "3": 3.0},
+             "luts": 5, "flip_flops": 6, "dsp": 0, "bram": 0, "fmax_mhz": 1.0}
+            for name in DESIGNS]
+    # A netlist beyond the device holds for any seed.
+    rows[-1] = {**rows[-1], "seeds": [1], "fmax_mhz": None, "fmax_by_seed": {"1": None},
+                "note": "does not fit: 2 flip-flops of 1 (200 %)"}
+    (tmp_path / "synth.json").write_text(json.dumps(versioned({"rows": rows})))
+    write_results(tmp_path, [], tmp_path / "page.md")
+    text = (tmp_path / "page.md").read_text()
+    assert "Every design has a row of all its seeds." in text
+    assert "| ecp5-85k-6 | any | heap, router1, no target |" in text
+    rows[0] = {**rows[0], "seeds": [2]}
+    (tmp_path / "synth.json").write_text(json.dumps(versioned({"rows": rows})))
+    write_results(tmp_path, [], tmp_path / "page.md")
+    assert f"Without a row of all their seeds: {rows[0]['design']} (seeds 2)." in \
+        (tmp_path / "page.md").read_text()
 
 
 def test_results_files_of_either_format_read():

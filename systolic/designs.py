@@ -177,9 +177,10 @@ DESIGN_CLASSES = {"linear": LinearInertiaDesign, "logdepth": LogDepthInertiaDesi
 
 DESIGNS = (
     LinearInertiaDesign("inertia-linear", default_fold=DEFAULT_FOLDS["linear"]).placed_by(
-        PlaceAndRoute(placer="static", target_mhz=100,
+        PlaceAndRoute(placer="static",
                       reason="HeAP's placement does not route; the static placer's routes "
-                             "when routed for 100 MHz (docs/inertia.md)")),
+                             "without a target clock, not in the time limit with 100 MHz's "
+                             "rip-up (docs/inertia.md)")),
     LogDepthInertiaDesign("inertia-logdepth", default_fold=DEFAULT_FOLDS["logdepth"]).placed_by(
         PlaceAndRoute(reason="router1 without a target routes it; the static placer routed "
                              "for 100 MHz does not finish its timing rip-up in the time limit "

@@ -131,6 +131,19 @@ def _missing_seeds(rows):
         f"{name} ({ran.get(name, 'no row')})" for name in missing) + "."]
 
 
+def _limiting_paths(rows):
+    """A line per placed row: where its worst seed's clock is lost, from register to
+    register, with the routing's share."""
+    lines = []
+    for r in rows:
+        path = r.get("critical_path")
+        if r.get("fmax_mhz") and path:
+            name = r["design"] + (f" ({r['robot']})" if r.get("robot") else "")
+            lines.append(f"- {name}, {r['width']} bits: `{path['from']}` to `{path['to']}`, "
+                         f"{path['ns']} ns ({path['routing_ns']} of it routing)")
+    return lines or ["- none recorded"]
+
+
 def _commit(row):
     commit = row.get("commit")
     if not commit:
@@ -171,7 +184,9 @@ def results_page(document):
     if document["synthesized"]:
         lines += ["From the last `make synth` (`synth.json`).", "",
                   _synthesized_table(document["synthesized"]), "",
-                  *_missing_seeds(document["synthesized"])]
+                  *_missing_seeds(document["synthesized"]), "",
+                  "Each placed row's limiting path (its worst seed's, nextpnr's names):", "",
+                  *_limiting_paths(document["synthesized"])]
     else:
         lines += ["No synthesis results beside the report (`synth.json`): `make synth` writes "
                   "them. `docs/synthesis.md` has the figures measured so far."]

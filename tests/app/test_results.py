@@ -86,11 +86,14 @@ def test_the_page_names_designs_without_all_their_seeds(tmp_path):
     # A netlist beyond the device holds for any seed.
     rows[-1] = {**rows[-1], "seeds": [1], "fmax_mhz": None, "fmax_by_seed": {"1": None},
                 "note": "does not fit: 2 flip-flops of 1 (200 %)"}
+    rows[0]["critical_path"] = {"from": "a_q", "to": "b_d", "ns": 9.5, "logic_ns": 1.5,
+                                "routing_ns": 8.0}
     (tmp_path / "synth.json").write_text(json.dumps(versioned({"rows": rows})))
     write_results(tmp_path, [], tmp_path / "page.md")
     text = (tmp_path / "page.md").read_text()
     assert "Every design has a row of all its seeds." in text
     assert "| ecp5-85k-6 | any | heap, router1, no target |" in text
+    assert f"- {rows[0]['design']}, 8 bits: `a_q` to `b_d`, 9.5 ns (8.0 of it routing)" in text
     rows[0] = {**rows[0], "seeds": [2]}
     (tmp_path / "synth.json").write_text(json.dumps(versioned({"rows": rows})))
     write_results(tmp_path, [], tmp_path / "page.md")

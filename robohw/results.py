@@ -95,19 +95,26 @@ def _synthesized_table(rows):
         target = f"{r['target_mhz']:g} MHz" if r.get("target_mhz") else "no target"
         options = f"{r.get('placer', 'heap')}, {r.get('router', 'router1')}, {target}"
         fmax = r["fmax_mhz"] if r.get("fmax_mhz") else r.get("note", "not placed")
-        seeds = r.get("seeds") or [r.get("seed")]
+        seeds = _seeds_of(r)
         if len(seeds) > 1:
             fmax = f"{fmax} ({', '.join(str(m or '—') for m in r['fmax_by_seed'].values())})"
-        name = r["design"] + (f" ({r['robot']})" if r.get("robot") else "")
         # A netlist beyond the device is refused before placement: no seed enters it.
         seeds = "any" if _beyond_the_device(r) else ",".join(map(str, seeds))
         lines.append(
-            f"| {name} | {r['width']} | {r.get('fold', 1)} | "
+            f"| {_name_of(r)} | {r['width']} | {r.get('fold', 1)} | "
             f"{r['device']}-{r.get('speed_grade')} | {seeds} | {options} | "
             f"{r['luts']:,} | {r['flip_flops']:,} | {r['dsp']} | {r['bram']} | {fmax} | "
             f"{r.get('latency_us', '—')} | {r.get('results_per_us', '—')} | {_commit(r)} | "
             f"{_short(r.get('verilog_sha256'))} | {_status(r)} |")
     return "\n".join(lines)
+
+
+def _seeds_of(row):
+    return row.get("seeds") or [row.get("seed")]
+
+
+def _name_of(row):
+    return row["design"] + (f" ({row['robot']})" if row.get("robot") else "")
 
 
 def _beyond_the_device(row):
@@ -119,10 +126,10 @@ def _missing_seeds(rows):
     :attr:`place_and_route` seeds; any seed where the netlist is beyond the device)."""
     seeds = {}
     for r in rows:
-        seeds.setdefault(r["design"], set()).update(r.get("seeds") or [r.get("seed")])
+        seeds.setdefault(r["design"], set()).update(_seeds_of(r))
     covered = {r["design"] for r in rows if r["design"] in DESIGNS and (
-        _beyond_the_device(r) or set(DESIGNS[r["design"]].place_and_route.seeds)
-        <= set(r.get("seeds") or [r.get("seed")]))}
+        _beyond_the_device(r)
+        or set(DESIGNS[r["design"]].place_and_route.seeds) <= set(_seeds_of(r)))}
     missing = [name for name in DESIGNS if name not in covered]
     if not missing:
         return ["Every design has a row of all its seeds."]
@@ -138,8 +145,7 @@ def _limiting_paths(rows):
     for r in rows:
         path = r.get("critical_path")
         if r.get("fmax_mhz") and path:
-            name = r["design"] + (f" ({r['robot']})" if r.get("robot") else "")
-            lines.append(f"- {name}, {r['width']} bits: `{path['from']}` to `{path['to']}`, "
+            lines.append(f"- {_name_of(r)}, {r['width']} bits: `{path['from']}` to `{path['to']}`, "
                          f"{path['ns']} ns ({path['routing_ns']} of it routing)")
     return lines or ["- none recorded"]
 

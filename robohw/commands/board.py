@@ -7,10 +7,10 @@ import shutil
 import subprocess
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, CommandParser, Solved, add_ii, add_quiet,
-                                     add_robot, bad_folder, declare_file_outputs,
-                                     declare_inputs, integer, integer_list, positive,
-                                     run_file_command, usage)
+from robohw.commands.options import (ARGUMENT_ERRORS, CommandParser, Solved,
+                                     add_dynamics_width, add_ii, add_quiet, add_robot,
+                                     bad_folder, declare_file_outputs, declare_inputs, integer,
+                                     integer_list, positive, run_file_command, usage)
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
 
 __all__ = ["register", "run", "DEFAULT_OUT", "BOARD_DESIGNS", "find_loader"]
@@ -28,8 +28,7 @@ def _design_options(command):
     add_robot(command, default="ur5")
     command.add_argument("--design", choices=list(BOARD_DESIGNS), default="dynamics-engine",
                          help="the design on the board (default dynamics-engine)")
-    command.add_argument("--width", type=integer("--width", 16, 56),
-                         help="its data width, 16..56 (default: the design's for the robot)")
+    add_dynamics_width(command, "the design's for the robot")
     add_ii(command)
     command.add_argument("--baud", type=integer("--baud", 9600, 12_000_000), default=None,
                          help="the serial port's rate (default 3000000, the ULX3S's FT231X "

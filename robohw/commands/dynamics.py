@@ -5,7 +5,7 @@ import math
 import sys
 
 
-from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command,
+from robohw.commands.options import (HARDWARE, FileTable, Solved, add_dynamics_width, file_command,
                                      inapplicable, integer, positive, run_file_command, usage)
 
 __all__ = ["register", "run"]
@@ -38,11 +38,9 @@ def register(commands):
     dynamics.add_argument("--wrench", type=wrench, metavar="FX,FY,FZ,MX,MY,MZ",
                           help="constant wrench the environment exerts on the tool, in the "
                                "last link's frame (N, N m; float backend only)")
-    dynamics.add_argument("--width", type=integer("--width", 16, 56),
-                          help="data width of the hardware backends, 16..56 (default: the "
-                               "design's for the robot, robohw sim --robot's: the narrowest "
-                               "within 1e-4 of max |tau|; the CORDICs' sin and cos at up to "
-                               "40)")
+    add_dynamics_width(dynamics, "the design's for the robot, robohw sim --robot's: the "
+                                 "narrowest within 1e-4 of max |tau|; the CORDICs' sin and "
+                                 "cos at up to 40")
     dynamics.add_argument("--design", choices=["pipelined", "array", "engine"],
                           help="the hardware backends' design: one pipelined datapath or Lee "
                                "& Chang's processor array (the paper's base-coordinate steps), "

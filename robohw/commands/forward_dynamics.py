@@ -4,8 +4,9 @@
 import functools
 import sys
 
-from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command, inapplicable,
-                                     integer, positive, run_file_command, usage)
+from robohw.commands.options import (HARDWARE, FileTable, Solved, add_dynamics_width,
+                                     file_command, inapplicable, integer, positive,
+                                     run_file_command, usage)
 
 __all__ = ["register", "run"]
 
@@ -21,10 +22,8 @@ def register(commands):
         "the articulated-body algorithm in float64, its bit-exact model (the traced "
         "algorithm in fixed point, checked), or the engine built from it: its Amaranth RTL, "
         "or the RTL compiled by Verilator")
-    forward.add_argument("--width", type=integer("--width", 16, 56),
-                         help="the hardware backends' data width, 16..56 (default: the "
-                              "narrowest of 32, 40, 48 and 56 whose proven bound meets "
-                              "--bound-fraction)")
+    add_dynamics_width(forward, "the narrowest of 32, 40, 48 and 56 whose proven bound "
+                                "meets --bound-fraction")
     forward.add_argument("--ii", type=integer("--ii", 2, 1024),
                          help="the engine's initiation interval (rtl, compiled): cycles per "
                               "state, 2..1024 (default: the engine's for the robot, robohw sim "

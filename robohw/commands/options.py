@@ -10,7 +10,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 
-__all__ = ["CommandParser", "integer", "positive", "widths", "known_names",
+__all__ = ["CommandParser", "DYNAMICS_WIDTHS", "add_dynamics_width", "integer", "positive",
+           "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",
            "lazy_choice_list", "FOLD_HELP", "add_quiet", "file_command", "usage", "bad_folder",
            "bad_outputs", "bad_widths", "bad_fold", "inapplicable", "HARDWARE", "folds_for",
@@ -437,6 +438,22 @@ def bad_fold(names, folds):
         return (f"--fold applies to the folded designs ({', '.join(folded)}), not "
                 f"{', '.join(names)}")
     return None
+
+
+# The widths the dynamics commands' hardware backends take: the Newton-Euler designs'
+# (Design.width_range of dynamics-engine, -array and -pipelined; a test holds them equal),
+# written out so that building the parser imports no design.
+DYNAMICS_WIDTHS = (16, 56)
+
+
+def add_dynamics_width(command, default):
+    """The ``--width`` of a dynamics command's hardware backends (``robohw dynamics``,
+    ``forward-dynamics``, ``board``), :data:`DYNAMICS_WIDTHS`; ``default`` says what leaving
+    it out gives."""
+    low, high = DYNAMICS_WIDTHS
+    command.add_argument("--width", type=integer("--width", low, high),
+                         help=f"the hardware backends' data width, {low}..{high} (default: "
+                              f"{default})")
 
 
 def add_ii(command, several=False):

@@ -121,6 +121,18 @@ def test_usage_errors_exit_2_with_one_line(argv, message, capsys):
     assert re.search(message, capsys.readouterr().err)
 
 
+def test_the_dynamics_commands_take_the_newton_euler_designs_widths(capsys):
+    from robohw.commands.options import DYNAMICS_WIDTHS
+    assert {DESIGNS[name].width_range for name in (
+        "dynamics-engine", "dynamics-array", "dynamics-pipelined")} == {DYNAMICS_WIDTHS}
+    low, high = DYNAMICS_WIDTHS
+    for command in (["dynamics"], ["forward-dynamics"], ["board", "build"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main([*command, "--width", str(high + 1)])
+        assert exit_info.value.code == 2
+        assert f"--width must be an integer [{low}, {high}], not '{high + 1}'" in capsys.readouterr().err
+
+
 def test_ik_graph_writes_the_balanced_graph(tmp_path, capsys):
     out = tmp_path / "graph.json"
     assert main(["ik-graph", "--graph", "best", "--json", str(out)]) == 0

@@ -22,7 +22,7 @@ import math
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from robohw.dataflow.operations import Op, frac_bits_for, operation
+from robohw.dataflow.operations import Count, Op, frac_bits_for, operation
 
 __all__ = ["Node", "Tracer", "assign_formats", "error_bounds", "Format", "frac_bits_for",
            "RangeError"]
@@ -217,10 +217,10 @@ class Tracer:
         return sorted(seen)
 
     def counts(self, indices=None):
-        """Operations by kind (``mul``, ``add``, ``div``; ``rsqrt`` and ``sqrt`` if any)
-        among ``indices`` (default: all)."""
+        """Operations by :class:`~robohw.dataflow.operations.Count` (``MUL``, ``ADD``, ``DIV``;
+        ``RSQRT`` and ``SQRT`` if any) among ``indices`` (default: all)."""
         nodes = self.nodes if indices is None else [self.nodes[k] for k in indices]
-        out = {"mul": 0, "add": 0, "div": 0}
+        out = {Count.MUL: 0, Count.ADD: 0, Count.DIV: 0}
         for node in nodes:
             kind = operation(node.op).counted_as
             if kind:

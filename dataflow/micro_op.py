@@ -1,6 +1,6 @@
 """A traced node as the micro-operation of a programmable unit: which operands it reads (either
 negated), how it aligns them, what constant it takes and how far it shifts the result to round
-it into its format. The processing elements of :mod:`robohw.dynamics.array` and the link
+it into its format. The processing elements of :mod:`robohw.dynamics.inverse.array` and the link
 processors of :mod:`robohw.distributed` execute these words; the arithmetic is
 :func:`robohw.dataflow.evaluate.fixed_op`'s, bit for bit."""
 

@@ -28,17 +28,45 @@ from robohw.hw.fixed import Rounding, hdl_round_shift, round_shift
 from robohw.hw.reciprocal import reciprocal_code
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_code
 
-__all__ = ["Op", "Operation", "OPERATIONS", "operation", "register", "UNIT_KINDS",
+__all__ = ["Op", "Unit", "Count", "Operation", "OPERATIONS", "operation", "register", "UNIT_KINDS",
            "RECIPROCAL_KINDS", "ROUNDING", "kinds_on", "unit_of", "frac_bits_for", "hdl_rounded",
            "hdl_constant"]
 
 ROUNDING = Rounding.HALF_EVEN
 # Integer bits numpy's int64 holds with a sign and a carry to spare.
 INT64_BITS = 62
+
+
+class Unit(enum.StrEnum):
+    """The kinds of unit that execute a traced graph's operations (:attr:`Operation.unit`). A
+    ``str`` (``Unit.MUL == "mul"``): names built from one, the Verilog's signals included,
+    keep its spelling."""
+    MUL = "mul"         # a programmable multiplier (robohw.dataflow.unit.fixed_point_unit)
+    ADD = "add"         # a programmable adder (the same)
+    RECIP = "recip"     # a reciprocal unit (robohw.hw.reciprocal)
+    RSQRT = "rsqrt"     # a reciprocal square root unit (robohw.hw.reciprocal_sqrt)
+    # The engine's input units (robohw.engine), which execute no operation: loaders of the
+    # held fields and CORDICs of the angles.
+    LOAD = "load"
+    CORDIC = "cordic"
+
+
+class Count(enum.StrEnum):
+    """The keys of operation counts (:attr:`Operation.counted_as`,
+    :meth:`robohw.dataflow.graph.Tracer.counts`), as the papers count: products, sums and
+    differences, divisions (a reciprocal counts as one), reciprocal square roots and square
+    roots. A ``str`` (``Count.DIV == "div"``), so a count's JSON keeps its keys."""
+    MUL = "mul"
+    ADD = "add"
+    DIV = "div"
+    RSQRT = "rsqrt"
+    SQRT = "sqrt"
+
+
 # The kinds of programmable unit (robohw.dataflow.unit.fixed_point_unit).
-UNIT_KINDS = ("mul", "add")
+UNIT_KINDS = (Unit.MUL, Unit.ADD)
 # The kinds of reciprocal unit (robohw.hw.reciprocal, robohw.hw.reciprocal_sqrt).
-RECIPROCAL_KINDS = ("recip", "rsqrt")
+RECIPROCAL_KINDS = (Unit.RECIP, Unit.RSQRT)
 
 
 class Op(str, enum.Enum):
@@ -97,8 +125,8 @@ def hdl_constant(value):
 class Operation:
     """One kind of node. A subclass states its :attr:`kind`, :attr:`arity` (operands that are
     nodes), :attr:`registered` (whether its value is a register: 0 for wiring and inputs),
-    :attr:`counted_as` (its name in operation counts, ``None``: not counted), :attr:`unit` (the
-    programmable unit kind that executes it, ``None``: none) and the methods its uses need;
+    :attr:`counted_as` (its key in operation counts, a :class:`Count`; ``None``: not counted),
+    :attr:`unit` (the :class:`Unit` that executes it, ``None``: none) and the methods its uses need;
     one it has no use for raises ``ValueError`` naming it."""
     kind = None
     arity = 0
@@ -237,7 +265,7 @@ class _Recip(_Reciprocal):
     """``1 / a``, ``a``'s proven range on one side of 0 (counted, unbounded, where it is not:
     the operation counts of general algorithms); its code ``round(2**(f + f_a) / a)``, half
     to even, with ``f`` its fraction bits and ``f_a`` the operand's."""
-    kind, counted_as, unit = Op.RECIP, "div", "recip"
+    kind, counted_as, unit = Op.RECIP, Count.DIV, Unit.RECIP
 
     def interval(self, args, constant):
         (a,) = args
@@ -264,7 +292,7 @@ class _Recip(_Reciprocal):
 class _RecipSqrt(_Reciprocal):
     """``1 / sqrt(a)``, ``a``'s proven range above 0; its code ``round(sqrt(2**(2 f + f_a) /
     a))``, half to even, with ``f`` its fraction bits and ``f_a`` the operand's."""
-    kind, counted_as, unit = Op.RSQRT, "rsqrt", "rsqrt"
+    kind, counted_as, unit = Op.RSQRT, Count.RSQRT, Unit.RSQRT
 
     def interval(self, args, constant):
         (a,) = args
@@ -291,7 +319,7 @@ class _RecipSqrt(_Reciprocal):
 
 
 class _Sqrt(Operation):           # counted only (a platform's leg lengths)
-    kind, arity, registered, counted_as = Op.SQRT, 1, True, "sqrt"
+    kind, arity, registered, counted_as = Op.SQRT, 1, True, Count.SQRT
 
 
 class _Neg(Operation):            # wiring into the consumer
@@ -306,7 +334,7 @@ class _Neg(Operation):            # wiring into the consumer
 
 class _Sum(Operation):
     """``a + b`` or ``a - b``."""
-    arity, registered, counted_as, unit = 2, True, "add", "add"
+    arity, registered, counted_as, unit = 2, True, Count.ADD, Unit.ADD
     subtract = False
 
     def interval(self, args, constant):
@@ -351,7 +379,7 @@ class _Sub(_Sum):
 
 class _AddConstant(Operation):
     """``a + constant``."""
-    kind, arity, registered, counted_as, unit = Op.ADDC, 1, True, "add", "add"
+    kind, arity, registered, counted_as, unit = Op.ADDC, 1, True, Count.ADD, Unit.ADD
 
     def interval(self, args, constant):
         return args[0].low + constant, args[0].high + constant
@@ -389,7 +417,7 @@ class _AddConstant(Operation):
 
 class _Multiply(Operation):
     """``a * b``."""
-    kind, arity, registered, counted_as, unit = Op.MUL, 2, True, "mul", "mul"
+    kind, arity, registered, counted_as, unit = Op.MUL, 2, True, Count.MUL, Unit.MUL
 
     def interval(self, args, constant):
         a, b = args
@@ -431,7 +459,7 @@ class _Multiply(Operation):
 class _MultiplyConstant(Operation):
     """``a * constant``, the constant a ``signed(width)`` code of its own (its format's
     ``const_code`` and ``const_frac``)."""
-    kind, arity, registered, counted_as, unit = Op.CMUL, 1, True, "mul", "mul"
+    kind, arity, registered, counted_as, unit = Op.CMUL, 1, True, Count.MUL, Unit.MUL
 
     def interval(self, args, constant):
         corners = (args[0].low * constant, args[0].high * constant)
@@ -487,11 +515,10 @@ def register(op):
 
 
 def unit_of(node):
-    """The unit kind (``"mul"``, ``"add"``, ``"recip"``, ``"rsqrt"``) that executes ``node``,
-    or ``None``."""
+    """The :class:`Unit` that executes ``node``, or ``None``."""
     return operation(node.op).unit
 
 
 def kinds_on(unit):
-    """The kinds a ``unit`` (``"mul"``, ``"add"``, ``"recip"``, ``"rsqrt"``) executes."""
+    """The kinds a ``unit`` (a :class:`Unit`) executes."""
     return tuple(kind for kind, op in OPERATIONS.items() if op.unit == unit)

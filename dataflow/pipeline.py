@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from amaranth.hdl import Assert, Const, Signal, signed
 
 from robohw.dataflow.evaluate import ROUNDING
-from robohw.dataflow.operations import Op, hdl_constant, operation, unit_of
+from robohw.dataflow.operations import Op, Unit, hdl_constant, operation, unit_of
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.multiplier import OPERAND_REGISTERS, SPLIT_PRODUCT_LATENCY, split_product
@@ -54,8 +54,8 @@ def _latency(node):
 def shared_product(node):
     """Whether ``node`` is a product, which a folded plan gives its shared multipliers: an
     operation a multiplier unit executes (:attr:`~robohw.dataflow.operations.Operation.unit`
-    ``"mul"``)."""
-    return unit_of(node) == "mul"
+    ``Unit.MUL``)."""
+    return unit_of(node) == Unit.MUL
 
 
 def cell_depths(tracer, indices):

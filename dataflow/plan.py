@@ -29,7 +29,7 @@ from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
 from robohw.dataflow.folding import modulo_schedule, product_pools
 from robohw.dataflow.graph import (RangeError, Tracer, assign_formats, error_bounds,
                                    frac_bits_for)
-from robohw.dataflow.operations import Op, operation
+from robohw.dataflow.operations import Op, Unit, operation
 from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
                                       MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
 from robohw.hw.checks import check_integer
@@ -415,7 +415,7 @@ class TracedPlan:
             "cordics": cordics,
             "multipliers": self.schedule.multipliers if folded else ops[Op.MUL],
             "constant_multipliers": 0 if folded else ops[Op.CMUL],
-            "adders": sum(count for op, count in ops.items() if operation(op).unit == "add"),
+            "adders": sum(count for op, count in ops.items() if operation(op).unit == Unit.ADD),
             "register_bits": (registered + delay_stages + held) * w + cordic_bits +
             multiplier_bits,
         }

@@ -3,7 +3,7 @@ micro-program names, one traced node's micro-operation
 (:func:`robohw.dataflow.micro_op.micro_operation`) exactly as
 :func:`robohw.dataflow.evaluate.fixed_op` computes it.
 
-Shared by the Newton-Euler processor array's elements (:mod:`robohw.dynamics.array`) and the
+Shared by the Newton-Euler processor array's elements (:mod:`robohw.dynamics.inverse.array`) and the
 modulo-scheduled engine's units (:mod:`robohw.engine.component`): both give the unit its
 instructions, where its operands come from and where its results go.
 
@@ -76,7 +76,7 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         Prefix of its signals and fields.
     multiplier : bool
         A multiplier or an adder (the kinds each executes: the operations whose
-        :attr:`~robohw.dataflow.operations.Operation.unit` is ``"mul"`` or ``"add"``).
+        :attr:`~robohw.dataflow.operations.Operation.unit` is ``Unit.MUL`` or ``Unit.ADD``).
     instructions : list
         ``(cycle, word, node)``: the issue cycle, the micro-operation's fields, the node.
     width : int

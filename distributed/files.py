@@ -3,7 +3,7 @@ hardware backends' runs, with progress."""
 
 import numpy as np
 
-from robohw.dynamics.codec import torque_codes
+from robohw.dynamics.inverse.codec import torque_codes
 from robohw.robots.toml_file import description_identity
 from robohw.support.csv_table import write_rows
 from robohw.support.progress import Progress

@@ -36,7 +36,7 @@ The terms ``AW``, ``AWd`` and ``Aa`` travel from link ``i`` to link ``i + 1``
 (:data:`FORWARD`), ``Af`` and ``An`` from link ``i + 1`` to link ``i`` (:data:`BACKWARD`):
 where they come from (this sample's neighbour, or a prediction) is the scheme's business
 (:mod:`robohw.distributed.prediction`). The base's ``AW = AWd = 0`` and ``Aa = -gravity`` (the
-robot file's convention, :mod:`robohw.dynamics.reference`; the thesis's ``a(0) = g`` sign is
+robot file's convention, :mod:`robohw.dynamics.inverse.reference`; the thesis's ``a(0) = g`` sign is
 the ``stanford_thesis`` file's); beyond the last link ``Af = An = 0`` (no load).
 """
 

@@ -40,9 +40,9 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.micro_op import micro_operation
-from robohw.dataflow.operations import Op
+from robohw.dataflow.operations import UNIT_KINDS, Op, Unit
 from robohw.dataflow.pipeline import hdl_op
-from robohw.dynamics.codec import state_fields, torque_field, torque_fields
+from robohw.dynamics.inverse.codec import state_fields, torque_field, torque_fields
 from robohw.distributed.model import prediction_depth
 from robohw.distributed.plan import FASTEST, LinkComputersPlan
 from robohw.distributed.timing import schedule
@@ -308,16 +308,16 @@ class LinkComputers(StreamPipeline):
                 sources.append(value)
             return address[k]
 
-        words = {unit: {} for unit in ("mul", "add")}
+        words = {unit: {} for unit in UNIT_KINDS}
         for k, cycle in issue.items():
             node = nodes[k]
             word = micro_operation(plan.tracer, plan.formats, k)
             word.update(a=operand(node.args[0]), b=operand(node.args[1]), target=target[k],
                         valid=1, mask=rounding_mask(word["shift"]))
             # Single issue: the schedule gives at most one of the two units a word a cycle.
-            words["mul" if node.op in _MULTIPLIES else "add"][cycle] = word
+            words[Unit.MUL if node.op in _MULTIPLIES else Unit.ADD][cycle] = word
         program = MicroProgram(m, ahead, ahead2, prefix)
-        units = [u for u in ("mul", "add") if words[u]]
+        units = [u for u in UNIT_KINDS if words[u]]
         writes = []
         for unit in units:
             table = words[unit]
@@ -328,7 +328,7 @@ class LinkComputers(StreamPipeline):
                       "neg_b": unsigned(1), "shift": range(shift_limit + 1),
                       "mask": unsigned(max(shift_limit - 1, 1)),
                       "target": range(max(len(writable), 2))}
-            if unit == "add":
+            if unit == Unit.ADD:
                 shapes.update({"subtract": unsigned(1), "shift_a": range(align + 1),
                                "shift_b": range(align + 1)})
             field = program.fetch(shapes, {c: {f: w.get(f, 0) for f in shapes}
@@ -337,7 +337,7 @@ class LinkComputers(StreamPipeline):
             b = read_port(sources, field["b"], m=m, name=f"{prefix}_{unit}_b")
             a = Mux(field["neg_a"], -a, a)
             b = Mux(field["neg_b"], -b, b)
-            if unit == "mul":
+            if unit == Unit.MUL:
                 exact = a * b
             else:
                 left, right = a << field["shift_a"], b << field["shift_b"]
@@ -345,7 +345,7 @@ class LinkComputers(StreamPipeline):
             halved, sticky = rounding_shift(exact, field["shift"], field["mask"])
             value = Signal(signed(width), name=f"{prefix}_{unit}_value")
             m.d.comb += value.eq(rounding_increment(halved, sticky))
-            lat = plan.multiplier_latency if unit == "mul" else plan.adder_latency
+            lat = plan.multiplier_latency if unit == Unit.MUL else plan.adder_latency
             valid, where = field["valid"], field["target"]
             for stage in range(lat - 1):         # the result's pipeline registers
                 delayed = [Signal(value.shape(), name=f"{prefix}_{unit}_value{stage}",

@@ -21,7 +21,7 @@ import numpy as np
 from robohw.dataflow.evaluate import evaluate_fixed
 from robohw.dataflow.operations import Op
 from robohw.dataflow.plan import _input_codes, in_bounds
-from robohw.dynamics.codec import decode_torques, encode_states
+from robohw.dynamics.inverse.codec import decode_torques, encode_states
 from robohw.distributed.link_terms import BACKWARD, FORWARD, TERMS
 
 __all__ = ["prediction_depth", "warm_up", "model_run", "model_torques"]
@@ -49,7 +49,7 @@ def warm_up(codes, depth):
 
 def model_run(plan, codes):
     """``({k: (K,) torque codes}, (K,) valid)`` of a run of ``K`` samples from reset, given
-    as payload codes (:func:`robohw.dynamics.codec.encode_states`)."""
+    as payload codes (:func:`robohw.dynamics.inverse.codec.encode_states`)."""
     count = len(np.atleast_1d(codes["qd1"]))
     inside = in_bounds(plan, codes)
     nodes, live = plan.tracer.nodes, plan.live

@@ -13,7 +13,7 @@ which number format, in which cycle of the sample, and what its neighbours send 
   by wiring and constant factors (cells ``("local", i)``), outside the thesis's counts.
 - **Formats.** Each value ``signed(width)`` with fraction bits from its proven range
   (:func:`robohw.dataflow.graph.assign_formats`): the term outputs bounded by
-  :class:`robohw.dynamics.bounds.DynamicsBounds` (norms, the same in every frame)
+  :class:`robohw.dynamics.inverse.bounds.DynamicsBounds` (norms, the same in every frame)
   for the robot's joints moving within the velocities and accelerations of the thesis's
   trajectories at ``fastest`` seconds (:func:`trajectory_robot`). A channel input has its
   producer's format (so a value sent is a register copied, whatever the scheme).
@@ -39,14 +39,14 @@ import math
 from dataclasses import dataclass
 
 from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
-from robohw.dataflow.operations import Op, kinds_on
+from robohw.dataflow.operations import Op, Unit, kinds_on
 from robohw.dataflow.plan import TracedPlan
-from robohw.dynamics.codec import state_field
+from robohw.dynamics.inverse.codec import state_field
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
 from robohw.hw.checks import check_choice, check_integer, check_number, check_positive_integer
 from robohw.robots.algebra import cross, matTvec, negate, product, snap, vadd
-from robohw.dynamics.bounds import DynamicsBounds
+from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.distributed.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, angular_acceleration,
                                          angular_velocity, centre_force, centre_moment,
                                          joint_torque, linear_acceleration, link_force,
@@ -64,7 +64,7 @@ FASTEST = 1.0
 # The trajectories' largest rates and accelerations are sampled every 5 ms; the limits take
 # this much more, rounded up to 0.01 (a sample lies within them, and so does a nearby path).
 _LIMIT_MARGIN = 1.05
-_MULTIPLIES, _ADDS = kinds_on("mul"), kinds_on("add")
+_MULTIPLIES, _ADDS = kinds_on(Unit.MUL), kinds_on(Unit.ADD)
 
 
 def _source(node):
@@ -456,7 +456,7 @@ class LinkComputersPlan(TracedPlan):
                                             -urgency[op.index], op.index))
             units = set()
             for op in candidates:
-                unit = "mul" if op.op in _MULTIPLIES else "add"
+                unit = Unit.MUL if op.op in _MULTIPLIES else Unit.ADD
                 if unit in units or (single and units):
                     continue
                 units.add(unit)

@@ -19,7 +19,7 @@ from robohw.distributed.thesis import (PRINTED_GAINS, PRINTED_TABLES, TABLE_CORR
                                        TABLE_SCHEMES, VIA_Q6, VIA_Q6_IK,
                                        WORKED_CONFIGURATIONS)
 from robohw.distributed.timing import CORRECTION_CYCLES, TERM_CYCLES, schedule
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.systolic.reference import jacobian_inertia
 from robohw.distributed.prediction import SCHEMES
 from robohw.support.plots import pyplot

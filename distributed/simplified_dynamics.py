@@ -11,7 +11,7 @@ about 10 % (the report lists every cell).
 
 import numpy as np
 
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["COUPLINGS", "bejczy_torques"]

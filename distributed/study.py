@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.dynamics.codec import decode_torques, encode_states
+from robohw.dynamics.inverse.codec import decode_torques, encode_states
 from robohw.distributed.machine import LinkComputers
 from robohw.distributed.model import model_torques, prediction_depth, warm_up
 from robohw.distributed.plan import shared_plan

@@ -1,14 +1,12 @@
-"""Inverse and forward dynamics (Lee & Chang, section 3): the float64 Newton-Euler formulations
-(:mod:`.reference`), their scans (:mod:`.scans`), range bounds (:mod:`.bounds`), the
-designs' accuracy promise (:mod:`.accuracy`) and operation counts (:mod:`.counts`);
-:class:`NewtonEulerPipeline`, the base-coordinate equations as one fully pipelined
-datapath, and Lee & Chang's processor array (:mod:`.array`); the bit-exact model
-(:mod:`.model`), the payloads (:mod:`.codec`), the designs of the flows (:mod:`.designs`), the ``dynamics`` command's files
-(:mod:`.files`) and the report section (:mod:`.report`); forward dynamics: the float64
-references (:mod:`.forward`), the traced algorithm and its bit-exact model
-(:mod:`.forward_plan`), its engine (:mod:`.forward_engine`, the ``forward-dynamics`` design of
-:mod:`.forward_design`) and the ``forward-dynamics`` command's files
-(:mod:`.forward_files`)."""
+"""Robot dynamics (Lee & Chang, section 3), one subpackage a computation: inverse dynamics
+(:mod:`.inverse`: the float64 Newton-Euler formulations, Lee & Chang's pipeline and processor
+array, the link-frame engine, the bit-exact model, the ``dynamics`` command's files), forward
+dynamics (:mod:`.forward`: the articulated-body algorithm and the inertia matrix solved, the
+traced plan and its bit-exact model, the engine with reciprocal units, the
+``forward-dynamics`` command's files) and, to come, the gradient of inverse dynamics
+(:mod:`.gradient`); the family's registered designs (:mod:`.designs`), its page of the report
+(:mod:`.report`) and its declaration (:mod:`.family`). The names below are what the
+application reads of it."""
 
 from robohw.support.lazy import load_export
 
@@ -26,32 +24,32 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
 # imports only the modules it runs.
 _SOURCES = {
     "FAMILY": "robohw.dynamics.family",
-    "NewtonEulerPipeline": "robohw.dynamics.pipeline",
-    "NewtonEulerPlan": "robohw.dynamics.pipeline",
+    "NewtonEulerPipeline": "robohw.dynamics.inverse.pipeline",
+    "NewtonEulerPlan": "robohw.dynamics.inverse.pipeline",
     "DYNAMICS_DESIGNS": "robohw.dynamics.designs:DESIGNS",
-    "BOUND_FRACTION": "robohw.dynamics.accuracy",
-    "AccuracyPromise": "robohw.dynamics.accuracy",
-    "read_states": "robohw.dynamics.files",
-    "board_design": "robohw.dynamics.files",
-    "solve_dynamics": "robohw.dynamics.files",
-    "write_torques": "robohw.dynamics.files",
-    "state_columns": "robohw.dynamics.files",
-    "split_states": "robohw.dynamics.files",
-    "torque_header": "robohw.dynamics.files",
-    "torque_rows": "robohw.dynamics.files",
+    "BOUND_FRACTION": "robohw.dynamics.inverse.accuracy",
+    "AccuracyPromise": "robohw.dynamics.inverse.accuracy",
+    "read_states": "robohw.dynamics.inverse.files",
+    "board_design": "robohw.dynamics.inverse.files",
+    "solve_dynamics": "robohw.dynamics.inverse.files",
+    "write_torques": "robohw.dynamics.inverse.files",
+    "state_columns": "robohw.dynamics.inverse.files",
+    "split_states": "robohw.dynamics.inverse.files",
+    "torque_header": "robohw.dynamics.inverse.files",
+    "torque_rows": "robohw.dynamics.inverse.files",
     "write_dynamics_report": "robohw.dynamics.report",
-    "inverse_dynamics": "robohw.dynamics.reference",
-    "state_fields": "robohw.dynamics.codec",
-    "forward_fields": "robohw.dynamics.codec",
-    "torque_fields": "robohw.dynamics.codec",
-    "forward_dynamics": "robohw.dynamics.forward",
-    "solve_forward": "robohw.dynamics.forward_files",
-    "plan_forward": "robohw.dynamics.forward_files",
-    "forward_columns": "robohw.dynamics.forward_files",
-    "split_forward": "robohw.dynamics.forward_files",
-    "acceleration_header": "robohw.dynamics.forward_files",
-    "acceleration_rows": "robohw.dynamics.forward_files",
-    "FORWARD_BOUND_FRACTION": "robohw.dynamics.forward_files",
+    "inverse_dynamics": "robohw.dynamics.inverse.reference",
+    "state_fields": "robohw.dynamics.inverse.codec",
+    "forward_fields": "robohw.dynamics.forward.codec",
+    "torque_fields": "robohw.dynamics.inverse.codec",
+    "forward_dynamics": "robohw.dynamics.forward.reference",
+    "solve_forward": "robohw.dynamics.forward.files",
+    "plan_forward": "robohw.dynamics.forward.files",
+    "forward_columns": "robohw.dynamics.forward.files",
+    "split_forward": "robohw.dynamics.forward.files",
+    "acceleration_header": "robohw.dynamics.forward.files",
+    "acceleration_rows": "robohw.dynamics.forward.files",
+    "FORWARD_BOUND_FRACTION": "robohw.dynamics.forward.files",
 }
 
 

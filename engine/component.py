@@ -22,6 +22,7 @@ cycles ahead).
 from amaranth.hdl import Const, Module, Signal
 
 from robohw.dataflow.component import output_fields, within_limits
+from robohw.dataflow.operations import Unit
 from robohw.engine.control import EngineControl
 from robohw.engine.files import RegisterFiles
 from robohw.engine.program import KINDS
@@ -120,9 +121,9 @@ class Engine(StreamPipeline):
                 values[unit], failures[unit] = build_unit(
                     m, micro, unit, kind, plan, program, control, files, platform,
                     self._checks)
-        for unit in program.machine.units("load"):
+        for unit in program.machine.units(Unit.LOAD):
             values[unit] = build_loader(m, control.micro_program(unit), unit, program, held)
-        for unit in program.machine.units("cordic"):
+        for unit in program.machine.units(Unit.CORDIC):
             values |= build_cordic(m, control.micro_program(unit), unit, plan, program, held)
         sources = writer_copies(m, program, values)
         outputs_micro = control.micro_program("outputs")

@@ -22,13 +22,14 @@ report's cycle-level table; ``robohw synth`` measures).
   a DP16KD.
 
 Estimates, not measurements: their purpose is the curve's shape over the interval and a user's
-robot's default interval (:func:`robohw.dynamics.engine_defaults.engine_lut_budget`); how they compare
+robot's default interval (:func:`robohw.dynamics.inverse.engine_defaults.engine_lut_budget`); how they compare
 with nextpnr's packing: docs/dynamics.md.
 """
 
 import math
 
 from robohw.cordic.pipelined import pipelined_register_bits
+from robohw.dataflow.operations import Unit
 from robohw.hw.multiplier import split_product_tiles
 
 __all__ = ["engine_resources", "LUTS_PER_RAM_CELL", "ROM_LUT_WORDS", "RECIPROCAL_UNIT_COST"]
@@ -42,8 +43,8 @@ ROM_LUT_WORDS = 64
 # A reciprocal unit's (TRELLIS_COMB, flip-flops) at 40 bits by its fold (a pipeline: fold 1,
 # 40 stages; fold 8, 5 stages), measured alone on the ECP5-85F
 # (docs/notes/2026-12-forward-dynamics-hardware.md).
-RECIPROCAL_UNIT_COST = {"recip": {1: (3977, 4642), 8: (1440, 931)},
-                        "rsqrt": {1: (13151, 9589), 8: (3363, 1642)}}
+RECIPROCAL_UNIT_COST = {Unit.RECIP: {1: (3977, 4642), 8: (1440, 931)},
+                        Unit.RSQRT: {1: (13151, 9589), 8: (3363, 1642)}}
 
 
 def _bits(count):
@@ -87,7 +88,7 @@ def engine_resources(plan, program, tag_width=0):
     # The reciprocal units (hw.reciprocal, hw.reciprocal_sqrt): a stage of a few words,
     # ceil(width / fold) stages. Measured (each alone at 40 bits, Yosys and nextpnr):
     # RECIPROCAL_UNIT_COST, a folded stage's (its multiplexers and tokens) at fold 8's.
-    for kind, count in (("recip", machine.reciprocals), ("rsqrt", machine.roots)):
+    for kind, count in ((Unit.RECIP, machine.reciprocals), (Unit.RSQRT, machine.roots)):
         fold = machine.fold(kind)
         measured = 1 if fold == 1 else 8
         unit_luts, unit_flops = RECIPROCAL_UNIT_COST[kind][measured]

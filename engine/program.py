@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
-from robohw.dataflow.operations import RECIPROCAL_KINDS, UNIT_KINDS, Op, unit_of
+from robohw.dataflow.operations import RECIPROCAL_KINDS, UNIT_KINDS, Op, Unit, unit_of
 from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages, swapped_operation
 from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
                                      physical_register, rotating_allocation)
@@ -97,12 +97,12 @@ def product_latency(width):
 
 
 def reciprocal_unit_latency(kind, width):
-    """Cycles from a reciprocal unit's issue (``kind`` ``"recip"`` or ``"rsqrt"``) to its
+    """Cycles from a reciprocal unit's issue (``kind``: ``Unit.RECIP`` or ``Unit.RSQRT``) to its
     result being readable at ``width`` bits: its recurrence's
     (:func:`~robohw.hw.reciprocal.reciprocal_latency`,
     :func:`~robohw.hw.reciprocal_sqrt.reciprocal_sqrt_latency`) and
     :data:`RECIPROCAL_UNIT_STAGES`."""
-    stages = {"recip": reciprocal_latency, "rsqrt": reciprocal_sqrt_latency}[kind](width)
+    stages = {Unit.RECIP: reciprocal_latency, Unit.RSQRT: reciprocal_sqrt_latency}[kind](width)
     return stages + RECIPROCAL_UNIT_STAGES
 
 
@@ -175,7 +175,7 @@ class Machine:
 
     def fold(self, kind):
         """The cycles a unit of ``kind`` holds each operation: a reciprocal unit's fold, 1."""
-        return {"recip": self.reciprocal_fold, "rsqrt": self.root_fold}.get(kind, 1)
+        return {Unit.RECIP: self.reciprocal_fold, Unit.RSQRT: self.root_fold}.get(kind, 1)
 
     @classmethod
     def for_plan(cls, plan, interval, *, multipliers=None, adders=None, spare=SPARE_UNITS):
@@ -202,27 +202,26 @@ class Machine:
         fields = sum(1 for name in plan.held_fields if name in live)
         joints = sum(1 for k in plan.angle_fields if {f"cos{k}", f"sin{k}"} & live)
         least = {kind: math.ceil(count[kind] / interval) for kind in KINDS}
-        chosen = {"mul": multipliers, "add": adders}
-        for kind, name in (("mul", "multipliers"), ("add", "adders")):
+        chosen = {Unit.MUL: multipliers, Unit.ADD: adders}
+        for kind, name in ((Unit.MUL, "multipliers"), (Unit.ADD, "adders")):
             if chosen[kind] is None:
                 chosen[kind] = math.ceil(round((1 + spare) * count[kind], 9) / interval)
             elif check_integer(name, chosen[kind], minimum=0) < least[kind]:
                 raise ValueError(f"{count[kind]} operations need at least {least[kind]} "
                                  f"{name} at interval {interval}, not {chosen[kind]}")
-        recip_fold, reciprocals = reciprocal_fold(count["recip"], interval, plan.width)
-        root_fold, roots = reciprocal_fold(count["rsqrt"], interval, plan.width)
-        return cls(interval, chosen["mul"], chosen["add"], math.ceil(fields / interval),
+        recip_fold, reciprocals = reciprocal_fold(count[Unit.RECIP], interval, plan.width)
+        root_fold, roots = reciprocal_fold(count[Unit.RSQRT], interval, plan.width)
+        return cls(interval, chosen[Unit.MUL], chosen[Unit.ADD], math.ceil(fields / interval),
                    math.ceil(joints / interval),
                    multiplier_stages(product_latency(plan.width)), ADDER_STAGES,
                    pipelined_latency(plan.cordic) + 3, reciprocals, roots,
-                   reciprocal_unit_latency("recip", plan.width),
-                   reciprocal_unit_latency("rsqrt", plan.width), recip_fold, root_fold)
+                   reciprocal_unit_latency(Unit.RECIP, plan.width),
+                   reciprocal_unit_latency(Unit.RSQRT, plan.width), recip_fold, root_fold)
 
     def units(self, kind):
-        """The names of the units of ``kind`` (``mul``, ``add``, ``recip``, ``rsqrt``,
-        ``load``, ``cordic``)."""
-        count = {"mul": self.multipliers, "add": self.adders, "recip": self.reciprocals,
-                 "rsqrt": self.roots, "load": self.loaders, "cordic": self.cordics}[kind]
+        """The names of the units of ``kind`` (a :class:`~robohw.dataflow.operations.Unit`)."""
+        count = {Unit.MUL: self.multipliers, Unit.ADD: self.adders, Unit.RECIP: self.reciprocals,
+                 Unit.RSQRT: self.roots, Unit.LOAD: self.loaders, Unit.CORDIC: self.cordics}[kind]
         return [f"{kind}{j}" for j in range(count)]
 
 
@@ -362,8 +361,8 @@ class EngineProgram:
     def fanned_writers(self):
         """The writers that reach their files through copies (:meth:`fanout`): the loaders'
         and the CORDICs'."""
-        return [*self.machine.units("load"),
-                *(f"{kind}{unit[len('cordic'):]}" for unit in self.machine.units("cordic")
+        return [*self.machine.units(Unit.LOAD),
+                *(f"{kind}{unit[len(Unit.CORDIC):]}" for unit in self.machine.units(Unit.CORDIC)
                   for kind in ("cos", "sin"))]
 
 
@@ -387,8 +386,8 @@ def compile_program(plan, machine):
         if kind is None:
             raise ValueError(f"{node}: the engine has no unit for op {node.op!r}")
         kind_of[node.index] = kind
-    latency = {"mul": machine.multiplier_latency, "add": machine.adder_latency,
-               "recip": machine.reciprocal_latency, "rsqrt": machine.root_latency}
+    latency = {Unit.MUL: machine.multiplier_latency, Unit.ADD: machine.adder_latency,
+               Unit.RECIP: machine.reciprocal_latency, Unit.RSQRT: machine.root_latency}
     units = {kind: machine.units(kind) for kind in KINDS}
     for kind in KINDS:
         wanted = sum(1 for k in kind_of.values() if k == kind)
@@ -415,7 +414,7 @@ def compile_program(plan, machine):
         by_name = {node.name: node.index for node in live if node.op == Op.INPUT}
         fields = sorted((name for name in plan.held_fields if name in by_name),
                         key=lambda name: (-urgency[by_name[name]], by_name[name]))
-        for name, unit, cycle in _entries(fields, machine.units("load"), ii, "fields",
+        for name, unit, cycle in _entries(fields, machine.units(Unit.LOAD), ii, "fields",
                                           "loaders"):
             node = by_name[name]
             program.loads.append(Load(cycle, unit, node, plan.held_fields[name]))
@@ -423,14 +422,14 @@ def compile_program(plan, machine):
         joints = [k for k in plan.angle_fields if f"cos{k}" in by_name or f"sin{k}" in by_name]
         joints.sort(key=lambda k: (-max(urgency.get(by_name.get(f"{t}{k}"), 0)
                                         for t in ("cos", "sin")), k))
-        for k, unit, cycle in _entries(joints, machine.units("cordic"), ii, "angles",
+        for k, unit, cycle in _entries(joints, machine.units(Unit.CORDIC), ii, "angles",
                                        "CORDICs"):
             cos, sin = by_name.get(f"cos{k}"), by_name.get(f"sin{k}")
             program.trigs.append(Trig(cycle, unit, k, plan.angle_fields[k], cos, sin))
             for node, part in ((cos, "cos"), (sin, "sin")):
                 if node is not None:
                     program.ready[node] = cycle + machine.trig_latency
-                    program.writer[node] = f"{part}{unit[len('cordic'):]}"
+                    program.writer[node] = f"{part}{unit[len(Unit.CORDIC):]}"
 
     place_inputs()
     arrival = {"input": 1 + LOAD_LATENCY, "trig": 1 + machine.trig_latency}

@@ -24,7 +24,7 @@ import operator
 from amaranth.hdl import Const, Mux, Signal, signed, unsigned
 
 from robohw.cordic.pipelined import pipelined_datapath
-from robohw.dataflow.operations import RECIPROCAL_KINDS
+from robohw.dataflow.operations import RECIPROCAL_KINDS, Unit
 from robohw.dataflow.unit import fixed_point_unit
 from robohw.engine.program import unit_product
 from robohw.hw.reciprocal import reciprocal
@@ -138,7 +138,7 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
         assert offset + 1 == latency, (unit, offset, latency)
         result.append(value)
 
-    multiplier = kind == "mul"
+    multiplier = kind == Unit.MUL
     latency = (program.machine.multiplier_latency if multiplier else
                program.machine.adder_latency)
     flags = fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
@@ -149,7 +149,7 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
 
 
 def _reciprocal_unit(m, micro, unit, kind, instructions, operands, fold):
-    """A reciprocal (``kind`` ``"recip"``) or reciprocal square root (``"rsqrt"``) unit of
+    """A reciprocal (``kind`` ``Unit.RECIP``) or reciprocal square root (``Unit.RSQRT``) unit of
     ``fold`` (:func:`~robohw.engine.program.reciprocal_fold`), its result's register returned:
     the operand read in the issue cycle and registered; in the next its shift (the numerator's
     exponent, wired where the unit has one), negation and (folded) start bit into the
@@ -175,7 +175,7 @@ def _reciprocal_unit(m, micro, unit, kind, instructions, operands, fold):
         wanted["valid"] = unsigned(1)         # a folded unit's start bit
     fields = fetch(1, wanted, lambda f, _: {"shift": f["shift"], "negate": int(f["neg_a"]),
                                             "valid": 1}) if wanted else {}
-    compute = reciprocal if kind == "recip" else reciprocal_sqrt
+    compute = reciprocal if kind == Unit.RECIP else reciprocal_sqrt
     return compute(m, held, fields.get("shift", min(shifts)), Const(1), unit,
                    negate=fields.get("negate", 0), fold=fold, start=fields.get("valid"))
 
@@ -219,5 +219,5 @@ def build_cordic(m, micro, unit, plan, program, held):
     # The angle is registered in the issue cycle, enters the pipeline in the next and
     # leaves it pipelined_latency later, is copied (writer_copies) in the cycle after
     # (trig_latency - 1 after the issue): written then, readable a cycle after.
-    suffix = unit[len("cordic"):]
+    suffix = unit[len(Unit.CORDIC):]
     return {f"cos{suffix}": out["x"], f"sin{suffix}": out["y"]}

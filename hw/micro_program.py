@@ -1,7 +1,7 @@
 """The micro-program of a processor that runs a planned program under a program counter:
 fields that hold, in each cycle of the program, the value the program gives that cycle.
 
-Shared by the Newton-Euler processor array (:mod:`robohw.dynamics.array`), the thesis's
+Shared by the Newton-Euler processor array (:mod:`robohw.dynamics.inverse.array`), the thesis's
 link computers (:mod:`robohw.distributed.machine`) and the modulo-scheduled engine
 (:mod:`robohw.engine.component`), whose program repeats every initiation interval.
 """

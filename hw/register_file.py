@@ -2,7 +2,7 @@
 (:func:`left_edge`), a read among registers (:func:`read_port`), and a file of banks in LUT
 RAM, one per writer (:class:`BankedFile`).
 
-Shared by the Newton-Euler processor array (:mod:`robohw.dynamics.array`), Gosselin's
+Shared by the Newton-Euler processor array (:mod:`robohw.dynamics.inverse.array`), Gosselin's
 machine (:mod:`robohw.legs.leg_machine`) and the thesis's link computers
 (:mod:`robohw.distributed.machine`): all know every value's life at elaboration.
 """

@@ -12,6 +12,7 @@ counts); twist and acceleration as their components.
 from dataclasses import dataclass
 
 from robohw.dataflow.graph import Tracer
+from robohw.dataflow.operations import Count
 from robohw.legs.platform_dynamics import (actuator_force, leg_equilibrium, leg_motion,
                                                 platform_system)
 from robohw.legs.platform_kinematics import (jacobian_derivative_row, jacobian_row,
@@ -68,7 +69,7 @@ class CountRow:
 
 def _ops(tracer, since):
     counts = tracer.counts(range(since, len(tracer.nodes)))
-    return (counts["mul"], counts["add"], counts["div"], counts.get("sqrt", 0))
+    return (counts[Count.MUL], counts[Count.ADD], counts[Count.DIV], counts.get(Count.SQRT, 0))
 
 
 def _plus(*counts):

@@ -93,7 +93,7 @@ class Arm:
                          wrench=None, design="engine", width=None, port=None):
         """Joint torques ``(rows, N)`` at the states ``(q, qd, qdd)``, each ``(rows, N)``:
         float64 by ``formulation`` (``link``, ``scan``, ``lagrange``; ``wrench``: the tool
-        load, see :mod:`robohw.dynamics.reference`), or ``design``'s bit-exact model at
+        load, see :mod:`robohw.dynamics.inverse.reference`), or ``design``'s bit-exact model at
         ``width`` bits (``None``: its default for the robot, ``robohw sim --robot``'s; its
         states outside the limits not valid, reason ``outside_limits``), or (``"board"``) the
         design on a board behind ``port`` (an open serial port: :mod:`robohw.board`), which
@@ -117,7 +117,7 @@ class Arm:
         ``tau``, each ``(rows, N)``: float64 (the articulated-body algorithm), or its bit-exact
         model at ``width`` bits (``None``: the narrowest of 32, 40, 48 and 56 whose proven
         bound is within ``bound_fraction`` (``None``:
-        :data:`~robohw.dynamics.forward_files.FORWARD_BOUND_FRACTION`, 1 %) of every joint's
+        :data:`~robohw.dynamics.forward.files.FORWARD_BOUND_FRACTION`, 1 %) of every joint's
         acceleration limit; a robot with none is refused with ``ValueError``). The model's rows outside the limits are not
         valid, reason ``outside_limits``, and so are rows whose accelerations it cannot prove
         within the acceleration limits, ``beyond_acceleration_limits``; ``accuracy`` holds its

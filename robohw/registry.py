@@ -20,9 +20,9 @@ name                           component
 ``inertia-linear``             :class:`robohw.systolic.LinearInertiaArray` for the PUMA 560
 ``inertia-logdepth``           :class:`robohw.systolic.LogDepthInertiaArray` for the PUMA 560
 ``dynamics-pipelined``         :class:`robohw.dynamics.NewtonEulerPipeline` for the PUMA 560
-``dynamics-array``             :class:`robohw.dynamics.array.NewtonEulerArray`, 6 elements,
+``dynamics-array``             :class:`robohw.dynamics.inverse.array.NewtonEulerArray`, 6 elements,
                                direct
-``dynamics-engine``            :class:`robohw.dynamics.engine.NewtonEulerEngine`, a state every
+``dynamics-engine``            :class:`robohw.dynamics.inverse.engine.NewtonEulerEngine`, a state every
                                ``ENGINE_INTERVAL`` cycles (its fold: the initiation interval)
 ``platform-ik-pipelined``      :class:`robohw.taskgraph.pipeline.TaskGraphPipeline` of the hexapod's
                                legs (:func:`robohw.legs.ik_graph.leg_ik_graph`): one processor

@@ -67,7 +67,7 @@ class Joint:
 
     ``torque_limit`` (the largest ``|tau|`` its drive gives) is left out of the joint's
     ``repr``, and so of :func:`~robohw.robots.toml_file.description_identity`: no hardware is
-    built from it (it caps the arm's torque scale, :func:`robohw.dynamics.accuracy.torque_scale`,
+    built from it (it caps the arm's torque scale, :func:`robohw.dynamics.inverse.accuracy.torque_scale`,
     which only refuses)."""
     type: str
     a: float

@@ -328,10 +328,11 @@ def source_digest():
     shipped robot files: with a design's parameters, what its hardware is made of."""
     digest = hashlib.sha256()
     for name in sorted(_robohw_packages()):
-        for path in sorted(pathlib.Path(_package_dir(name)).glob("*")):
+        folder = pathlib.Path(_package_dir(name))
+        for path in sorted(folder.rglob("*")):      # a family's subpackages too
             if path.suffix not in (".py", ".toml", ".cc", ".h"):  # code and shipped robots
                 continue
-            digest.update(f"{name}/{path.name}\0".encode())
+            digest.update(f"{name}/{path.relative_to(folder).as_posix()}\0".encode())
             digest.update(path.read_bytes())
     return digest.hexdigest()
 

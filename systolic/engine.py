@@ -14,7 +14,7 @@ __all__ = ["InertiaEnginePlan", "InertiaEngine", "INERTIA_ENGINE_INTERVAL"]
 
 # The default interval, cycles per configuration: the interval of the engine's throughput goal
 # (ten million results a second at 100 MHz; docs/dynamics.md), not the dynamics engine's
-# default (robohw.dynamics.engine.ENGINE_INTERVAL).
+# default (robohw.dynamics.inverse.engine.ENGINE_INTERVAL).
 INERTIA_ENGINE_INTERVAL = 10
 
 

@@ -17,7 +17,7 @@ from robohw.systolic.reference import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
 from robohw.systolic.model import model_inertia
-from robohw.dataflow.operations import Op
+from robohw.dataflow.operations import Count, Op
 from robohw.dataflow.pipeline import MULTIPLIER_STAGES
 from robohw.support.progress import Progress
 from robohw.sim.measure import measure_design
@@ -229,8 +229,8 @@ def write_inertia_report(out_dir, measured, *, quick=False, stream=None):
                   f"{log['adders']} | {lin['register_bits']:,} | {log['register_bits']:,} |")
     ops = ["| N | Table 1 mult. | Table 1 add. | Table 1 div. | Table 2 mult. | Table 2 add. "
            "| Table 2 div. |", "|---|---|---|---|---|---|---|"]
-    ops += [f"| {c['n']} | {c['table1']['mul']} | {c['table1']['add']} | {c['table1']['div']} | "
-            f"{c['table2']['mul']} | {c['table2']['add']} | {c['table2']['div']} |"
+    ops += [f"| {c['n']} | " + " | ".join(str(c[table][kind]) for table in ("table1", "table2")
+                                          for kind in (Count.MUL, Count.ADD, Count.DIV)) + " |"
             for c in counts]
     text = "\n\n".join([
         "# Manipulator inertia matrix",

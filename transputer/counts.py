@@ -14,6 +14,7 @@ joint's rotation).
 import numpy as np
 
 from robohw.dataflow.graph import Tracer
+from robohw.dataflow.operations import Count
 from robohw.transputer.lagrange_euler import (differential_vectors, gravity_in_links,
                                              link_moments)
 from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS, subtask_coefficient
@@ -57,5 +58,5 @@ def subtask_counts(robot, subtasks=PAPER_SUBTASKS, seed=0):
         moments = [link_moments(joint, const=tracer.const) for joint in robot.joints]
         result = subtask_coefficient(task, vectors, gravity, moments, robot.dof)
         counts = tracer.counts(tracer.live([result]))
-        out[task] = (counts["mul"], counts["add"])
+        out[task] = (counts[Count.MUL], counts[Count.ADD])
     return out

@@ -31,7 +31,7 @@ symmetric ``S``, ``tr(Omega_a S Omega_b^T) = tr(S) delta_a . delta_b - delta_a .
   + d_i . (delta_a x (delta_b x f)) + m d_i . (delta_a x d_b)`` (eq. 11);
 - ``h^l_i = -(g_l . (delta_i x f) + m g_l . d_i)``, ``g_l`` the gravity in link ``l``'s frame
   (eq. 13 in its general form).
-Conventions are those of :mod:`robohw.dynamics.reference` (standard DH, the robot's
+Conventions are those of :mod:`robohw.dynamics.inverse.reference` (standard DH, the robot's
 ``gravity`` the gravitational acceleration in the base frame); joints are 0-based here. A
 general chain (:class:`robohw.robots.chain.Chain`) runs in its distal form, joint ``i``'s axis
 ``u`` in frame ``i - 1``: ``delta = R^T u``, ``d = R^T (u x p)`` (revolute) or ``d = R^T u``

@@ -15,10 +15,10 @@ import numpy as np
 from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.atomic import atomic_open
 from robohw.dynamics.designs import DESIGNS
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
                                                    structural_zeros)
-from robohw.dynamics.report import time_rows
+from robohw.dynamics.inverse.time_report import time_rows
 from robohw.support.plots import image_format, pyplot
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_states

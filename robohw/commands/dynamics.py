@@ -56,7 +56,7 @@ def register(commands):
     dynamics.add_argument("--bound-fraction", type=positive("--bound-fraction"),
                           help="the hardware backends' largest accepted share of the largest "
                                "torque the robot's limits allow for their proven error bound "
-                               "(default 0.01, robohw.dynamics.accuracy.BOUND_FRACTION: a "
+                               "(default 0.01, robohw.dynamics.inverse.accuracy.BOUND_FRACTION: a "
                                "design whose bound exceeds 1 %% of it is refused)")
     dynamics.add_argument("--reasons", action="store_true",
                           help="add a reason column, by precedence: ok, not_finite (a "

@@ -6,7 +6,7 @@ whose torques are checked against Python's."""
 import numpy as np
 import pytest
 
-from robohw.dynamics.engine import EnginePlan
+from robohw.dynamics.inverse.engine import EnginePlan
 from robohw.flows.dynamics_speed import SpeedRow, bench_dynamics, format_dynamics_bench
 from robohw.registry import design
 from robohw.robots import hardware_robot

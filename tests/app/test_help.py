@@ -16,7 +16,7 @@ def _help_of(*names):
 
 
 @pytest.mark.parametrize("command, reasons", [
-    (("dynamics",), "robohw.dynamics.files"),
+    (("dynamics",), "robohw.dynamics.inverse.files"),
     (("inertia",), "robohw.systolic.files"),
     (("ik",), "robohw.ik.files"),
     (("platform", "ik"), "robohw.legs.files"),

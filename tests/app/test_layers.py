@@ -34,8 +34,14 @@ def _package_dirs():
     """``{package: folder}`` exactly as pyproject.toml installs them."""
     config = PYPROJECT["tool"]["setuptools"]
     mapped = config.get("package-dir", {})
-    return {name: ROOT / mapped.get(name, name.replace(".", "/"))
-            for name in config["packages"]}
+
+    def folder(name):
+        # A subpackage lies in its parent's folder (robohw.dynamics.inverse: dynamics/inverse).
+        parent, _, child = name.rpartition(".")
+        if name in mapped or not parent or parent == ROOT_PACKAGE:
+            return ROOT / mapped.get(name, name.replace(".", "/"))
+        return folder(parent) / child
+    return {name: folder(name) for name in config["packages"]}
 
 
 def _modules():
@@ -109,6 +115,32 @@ def test_every_import_runs_downward():
             elif target_level > level or (target_level == level and target_package != package):
                 offences.append(f"{module}:{line} (layer {level}) imports {name} "
                                 f"(layer {target_level})")
+    assert not offences, "\n".join(offences)
+
+
+def test_a_familys_computations_run_downward():
+    # pyproject.toml's [tool.robohw.layers.inside]: a family's subpackages import their own
+    # modules and lower subpackages' only, never the family's gathering modules above them.
+    offences = []
+    for family, stated in _STATED.get("inside", {}).items():
+        inside = [tuple(layer) for layer in stated]
+        assert {p for layer in inside for p in layer} == \
+            {m for m in _package_dirs() if m.startswith(family + ".")}, family
+
+        def level(name):
+            return next(((k, p) for k, layer in enumerate(inside) for p in layer
+                         if name == p or name.startswith(p + ".")), (len(inside), family))
+        for module, path in MODULES.items():
+            if not module.startswith(family + "."):
+                continue
+            own, package = level(module)
+            if package == family:
+                continue
+            for line, name in _imports(path):
+                if name == family or name.startswith(family + "."):
+                    target, target_package = level(name)
+                    if target > own or (target == own and target_package != package):
+                        offences.append(f"{module}:{line} imports {name}")
     assert not offences, "\n".join(offences)
 
 

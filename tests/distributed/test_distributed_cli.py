@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.dynamics.reference import link_frame_torques
+from robohw.dynamics.inverse.reference import link_frame_torques
 from robohw.robots import load_robot
 
 

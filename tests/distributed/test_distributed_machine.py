@@ -10,7 +10,7 @@ other units and long runs under Verilator are in `make slow`."""
 import numpy as np
 import pytest
 
-from robohw.dynamics.codec import encode_states, torque_codes
+from robohw.dynamics.inverse.codec import encode_states, torque_codes
 from robohw.distributed.machine import LinkComputers
 from robohw.distributed.model import model_run, prediction_depth
 from robohw.distributed.thesis import sample_trajectory

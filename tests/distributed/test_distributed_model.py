@@ -8,7 +8,7 @@ import functools
 import numpy as np
 import pytest
 
-from robohw.dynamics.codec import encode_states
+from robohw.dynamics.inverse.codec import encode_states
 from robohw.distributed.model import model_run, model_torques, prediction_depth, warm_up
 from robohw.distributed.plan import LinkComputersPlan, trajectory_robot
 from robohw.distributed.thesis import sample_trajectory

@@ -10,7 +10,7 @@ import pytest
 from robohw.dataflow.graph import Tracer
 from robohw.distributed.thesis import (DURATIONS, JOINT_KNOTS, PRINTED_TABLES, VIA_POINT,
                                        WORKED_CONFIGURATIONS, sample_trajectory, trajectory)
-from robohw.dynamics.reference import inverse_dynamics, link_frame_torques
+from robohw.dynamics.inverse.reference import inverse_dynamics, link_frame_torques
 from robohw.systolic.reference import jacobian_inertia
 from robohw.robots.kinematics import forward_kinematics
 from robohw.distributed.link_terms import (TERM_OPERATIONS, LinkState, backward_terms,

@@ -1,4 +1,4 @@
-"""The accuracy the Newton-Euler designs promise (robohw.dynamics.accuracy): every row marked
+"""The accuracy the Newton-Euler designs promise (robohw.dynamics.inverse.accuracy): every row marked
 valid within its proven bound, for random robots with random limits, widths and states; the
 refusal of a design whose bound is too large a share of the torques its limits allow."""
 
@@ -11,10 +11,10 @@ from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
 from robohw.dataflow.plan import TRIG_ERROR_LSB
 from robohw.dynamics import NewtonEulerPlan
-from robohw.dynamics.accuracy import BOUND_FRACTION, largest_torque
-from robohw.dynamics.array_plan import ArrayPlan
-from robohw.dynamics.model import model_torques
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, largest_torque
+from robohw.dynamics.inverse.array_plan import ArrayPlan
+from robohw.dynamics.inverse.model import model_torques
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.registry import DESIGNS
 from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_states
@@ -200,7 +200,7 @@ def test_limits_beyond_float64_are_one_line_and_the_float_backend_keeps_the_file
 def test_the_hardware_states_its_promise_and_wide_limits_are_refused(tmp_path, capsys):
     # At 1e6 rad/s (a placeholder) the torques' bits go to the largest torques those limits
     # allow: the bound, millions of N m, is a small share of them but 1e5 times what gravity
-    # and the acceleration limits ask of a joint (robohw.dynamics.accuracy.torque_scale), so
+    # and the acceleration limits ask of a joint (robohw.dynamics.inverse.accuracy.torque_scale), so
     # every design is refused, in one line naming the velocity limit; at 2 rad/s the promise is
     # said on the closing line.
     for design, bound in (("engine", "4.12e+06"), ("pipelined", "5.4e+07")):
@@ -233,7 +233,7 @@ def test_the_hardware_states_its_promise_and_wide_limits_are_refused(tmp_path, c
 def test_the_torque_scale_is_gravity_or_the_acceleration_limits_alone():
     # Derived again with the inertia matrix of the Jacobian formulation (robohw.systolic):
     # per position, |g(q)| and |H(q)| times the acceleration limits, the largest entry.
-    from robohw.dynamics.accuracy import LIMIT_STATES, torque_scale
+    from robohw.dynamics.inverse.accuracy import LIMIT_STATES, torque_scale
     from robohw.robots.sampling import sample_joints, within_a_turn
     from robohw.systolic.reference import jacobian_inertia
     for name in ("puma560", "ur5"):

@@ -1,8 +1,8 @@
-"""Coulomb friction in the engine's hardware (robohw.dynamics.engine): ``F_c sign(qd)`` with the
+"""Coulomb friction in the engine's hardware (robohw.dynamics.inverse.engine): ``F_c sign(qd)`` with the
 sign of qd's code (0 for code 0), a sign input of the traced graph
 (robohw.dataflow.plan.TracedPlan.sign_input). RTL equal to the bit-exact model in Amaranth
 and under Verilator, velocities that round to code 0 included; the model within its proven
-bound of the float64 reference with the sign taken of the code (robohw.dynamics.model.
+bound of the float64 reference with the sign taken of the code (robohw.dynamics.inverse.model.
 coded_friction), and of Pinocchio's RNEA plus friction and damping, the bound grown by F_c
 where a velocity's code is 0 (docs/accuracy.md); the designs without it refuse it in one
 line."""
@@ -15,10 +15,10 @@ import warnings
 import numpy as np
 import pytest
 
-from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
-from robohw.dynamics.engine import EnginePlan, LinkFramePlan, NewtonEulerEngine
-from robohw.dynamics.model import coded_friction, model_outputs
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
+from robohw.dynamics.inverse.engine import EnginePlan, LinkFramePlan, NewtonEulerEngine
+from robohw.dynamics.inverse.model import coded_friction, model_outputs
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
 from robohw.robots.description import RobotFileWarning
 from robohw.robots.sampling import random_robot, sample_states
@@ -171,8 +171,8 @@ def test_a_rough_arm_against_pinocchio_on_the_command_line(tmp_path, capsys, cou
 
 
 def test_the_paper_designs_refuse_friction_in_one_line():
-    from robohw.dynamics.array_plan import ArrayPlan
-    from robohw.dynamics.pipeline import NewtonEulerPlan
+    from robohw.dynamics.inverse.array_plan import ArrayPlan
+    from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
     robot = rough(load_robot("puma560"), [1.0] * 6)
     for plan in (NewtonEulerPlan, ArrayPlan):
         with pytest.raises(ValueError, match=r"joint 1: friction: this design's hardware has no "

@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.dynamics.reference import (inverse_dynamics, lagrange_torques, link_frame_torques,
+from robohw.dynamics.inverse.reference import (inverse_dynamics, lagrange_torques, link_frame_torques,
                                        scan_torques)
 from robohw.systolic.reference import jacobian_inertia
-from robohw.dynamics.scans import doubling_scan, pfp_scan, serial_scan
+from robohw.dynamics.inverse.scans import doubling_scan, pfp_scan, serial_scan
 from robohw.robots import Joint, Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_joints
 
@@ -139,7 +139,7 @@ def test_dynamics_command(tmp_path, capsys):
 
 
 def test_pfp_schedules_reproduce_the_corrected_time_and_show_the_printed_slips():
-    from robohw.dynamics.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
+    from robohw.dynamics.inverse.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
                                         printed_pfp_time, schedule_steps)
     printed_wrong = []
     for n in range(1, 33):
@@ -164,7 +164,7 @@ def test_pfp_schedules_reproduce_the_corrected_time_and_show_the_printed_slips()
 
 
 def test_a_wrong_schedule_is_caught():
-    from robohw.dynamics.scans import pfp_schedule, schedule_steps
+    from robohw.dynamics.inverse.scans import pfp_schedule, schedule_steps
     schedule = pfp_schedule(9, 3)
     schedule[-1] = schedule[-1][:-1]          # drop one fix-up
     with pytest.raises(AssertionError, match="prefix x"):
@@ -180,7 +180,7 @@ def _levels(count):
 
 
 def test_local_work_per_processor_is_the_papers_135_and_98():
-    from robohw.dynamics.counts import dynamics_counts, general_robot
+    from robohw.dynamics.inverse.counts import dynamics_counts, general_robot
     # Hand tally, general constants and a full inertia tensor (M, A): p* = 0R ip* 9/6,
     # s = 0R is 9/6, z qd 3/0 | z qdd 3/0 + w x (z qd) 6/3 + sum 0/3 | w' x p* 6/3,
     # w x (w x p*) 12/6, sum 0/3 | r'' = w' x s + w x (w x s) + p'' 18/15, F = m r'' 3/0,
@@ -195,7 +195,7 @@ def test_local_work_per_processor_is_the_papers_135_and_98():
 
 
 def test_scan_counts_follow_the_levels_of_recursive_doubling():
-    from robohw.dynamics.counts import dynamics_counts, general_robot, summarize
+    from robohw.dynamics.inverse.counts import dynamics_counts, general_robot, summarize
     for n in range(3, 33):
         counts = {c.phase: c for c in dynamics_counts(general_robot(n))}
         # Vector scans: 3 additions per level; omega and omega-dot over n elements, p-ddot
@@ -224,7 +224,7 @@ def test_scan_counts_follow_the_levels_of_recursive_doubling():
 def test_puma_twists_give_the_papers_first_level():
     import dataclasses
     from robohw.robots import Robot
-    from robohw.dynamics.counts import dynamics_counts, general_robot
+    from robohw.dynamics.inverse.counts import dynamics_counts, general_robot
     puma, general = load_robot("puma560"), general_robot(6)
     twists = Robot("PUMA twists", tuple(dataclasses.replace(j, alpha=p.alpha) for j, p in
                                         zip(general.joints, puma.joints)), gravity=(1, -2, -9))
@@ -236,7 +236,7 @@ def test_puma_twists_give_the_papers_first_level():
 
 
 def test_serial_counts_are_the_whole_work_and_pfp_spreads_it():
-    from robohw.dynamics.counts import dynamics_counts, general_robot, summarize
+    from robohw.dynamics.inverse.counts import dynamics_counts, general_robot, summarize
     robot = general_robot(6)
     serial = dynamics_counts(robot, 1, "serial")
     assert all(c.time == c.work for c in serial)
@@ -255,7 +255,7 @@ def test_serial_counts_are_the_whole_work_and_pfp_spreads_it():
 
 
 def test_count_tables_of_the_report():
-    from robohw.dynamics.report import count_rows, paper_counts, pfp_speedups
+    from robohw.dynamics.inverse.report import count_rows, paper_counts, pfp_speedups
     # The paper's closed forms at its quoted points: PUMA (n = 6, printed as "n = 8")
     # 197/183 against LWP 852/738, and n = 12 only 27 M and 33 A more.
     assert paper_counts(6)["total"] == (197, 183) and paper_counts(6)["uniprocessor"] == \
@@ -276,8 +276,8 @@ def test_count_tables_of_the_report():
 
 
 def test_time_per_torque_vector_from_synthesis_rows():
-    from robohw.dynamics.engine import ENGINE_INTERVAL
-    from robohw.dynamics.time_report import PINOCCHIO_CPP_ROW, PINOCCHIO_ROW, time_rows
+    from robohw.dynamics.inverse.engine import ENGINE_INTERVAL
+    from robohw.dynamics.inverse.time_report import PINOCCHIO_CPP_ROW, PINOCCHIO_ROW, time_rows
     measured = {"dynamics-pipelined": {"latency": 104, "interval": 6}}
     synth = [{"design": "dynamics-array", "fmax_mhz": 125.0, "latency_cycles": 250,
               "interval_cycles": 248, "device": "ecp5-85k", "speed_grade": 6, "width": 18},
@@ -305,7 +305,7 @@ def test_time_per_torque_vector_from_synthesis_rows():
     assert engine["interval_us"] == ENGINE_INTERVAL / 100.0 and engine["latency_us"] == 2.0
     assert peer["latency_us"] is None
     # The verdict against both calls timed in the run, or none without them.
-    from robohw.dynamics.time_report import time_section
+    from robohw.dynamics.inverse.time_report import time_section
     fast = ENGINE_INTERVAL / 100.0
     text = time_section(time_rows(measured, synth, pinocchio_us=(1.25, 0.8)))
     assert f"{0.8 / fast:.2f} times the rate of Pinocchio from C++, this run (0.800 µs a " \
@@ -315,7 +315,7 @@ def test_time_per_torque_vector_from_synthesis_rows():
 
 
 def test_the_placed_curve_and_its_pareto_front():
-    from robohw.dynamics.engine_report import placed_rows, placed_section
+    from robohw.dynamics.inverse.engine_report import placed_rows, placed_section
     rows = [{"design": "dynamics-engine", "width": 20, "fold": ii, "interval_cycles": ii,
              "latency_cycles": latency, "fmax_mhz": min(seeds.values()), "fmax_by_seed": seeds,
              "luts": luts, "carry": 100, "lut_ram": 10, "flip_flops": 5, "dsp": dsp, "bram": 1}

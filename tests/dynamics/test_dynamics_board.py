@@ -1,4 +1,4 @@
-"""Inverse dynamics on a board (robohw.dynamics.files' backend "board", through robohw.board):
+"""Inverse dynamics on a board (robohw.dynamics.inverse.files' backend "board", through robohw.board):
 the engine for a random two-link robot behind the UART in Amaranth's simulator, driven by the
 host's driver through a simulated port, gives the model's torques, validity and reasons, states
 beyond the limits included; the board's identity is checked against the design asked for; the
@@ -10,8 +10,8 @@ import pytest
 from robohw.board.core import BoardCore
 from robohw.board.driver import BoardError
 from robohw.board.sim_port import SimulatedPort
-from robohw.dynamics.designs import machine_design
-from robohw.dynamics.files import board_digest, solve_dynamics
+from robohw.dynamics.inverse.designs import machine_design
+from robohw.dynamics.inverse.files import board_digest, solve_dynamics
 from robohw.robots.loading import hardware_robot
 from robohw.robots.sampling import random_robot, sample_states
 from tiers import HEAVY
@@ -67,7 +67,7 @@ def test_the_port_belongs_to_the_board_backend():
 @HEAVY          # the engine at its default II 5 in Amaranth's simulator: about 30 s
 def test_an_arm_computes_on_the_board_as_on_the_model():
     from robohw.api import Arm
-    from robohw.dynamics.designs import default_machine
+    from robohw.dynamics.inverse.designs import default_machine
     robot, q, qd, qdd = _robot_and_states(3)
     arm = Arm(robot)
     defaults = default_machine("engine", robot, hardware_robot(robot, terms=()))

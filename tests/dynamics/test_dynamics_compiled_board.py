@@ -13,8 +13,8 @@ from robohw.board.core import BoardCore
 from robohw.board.driver import Board
 from robohw.board.frames import ERROR, ERRORS, FRAME_OVERHEAD, REQUEST_SYNC, STATE, crc16
 from robohw.dynamics import board_design
-from robohw.dynamics.codec import encode_states, torque_codes
-from robohw.dynamics.model import model_outputs
+from robohw.dynamics.inverse.codec import encode_states, torque_codes
+from robohw.dynamics.inverse.model import model_outputs
 from robohw.hw.payload import payload_rows
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states

@@ -1,4 +1,4 @@
-"""The Newton-Euler inverse dynamics on the engine (robohw.dynamics.engine): RTL equal to the
+"""The Newton-Euler inverse dynamics on the engine (robohw.dynamics.inverse.engine): RTL equal to the
 bit-exact model in Amaranth and under Verilator (generic and ECP5 netlists), under stalls and
 with states out of bounds; interval and latency measured against the compiler's figures and
 the independent replay (tests/schedules.py); the command's files from every backend."""
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from amaranth.back import verilog
 
-from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
-from robohw.dynamics.engine import EnginePlan, NewtonEulerEngine
-from robohw.dynamics.model import model_outputs
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
+from robohw.dynamics.inverse.engine import EnginePlan, NewtonEulerEngine
+from robohw.dynamics.inverse.model import model_outputs
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.hw.devices import DEVICES
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
@@ -252,8 +252,8 @@ def test_export_and_synth_take_the_interval_by_its_name(tmp_path, capsys):
 def test_another_robots_interval_is_the_smallest_estimated_within_the_placed_engines():
     # A shipped arm's interval is the one placed and routed on seeds 1-3; another robot's the
     # smallest from ENGINE_INTERVAL whose estimate is no larger than the least placed one's.
-    from robohw.dynamics.designs import EngineDesign
-    from robohw.dynamics.engine import ENGINE_INTERVAL
+    from robohw.dynamics.inverse.designs import EngineDesign
+    from robohw.dynamics.inverse.engine import ENGINE_INTERVAL
     from robohw.engine.estimate import engine_resources
 
     def luts(robot, width, interval):

@@ -9,8 +9,8 @@ import pytest
 
 from robohw.api import load_arm
 from robohw.commands import main
-from robohw.dynamics.forward import articulated_body_accelerations
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.forward.reference import articulated_body_accelerations
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_states
 

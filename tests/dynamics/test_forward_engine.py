@@ -1,4 +1,4 @@
-"""Forward dynamics on the engine (robohw.dynamics.forward_engine): the RTL equal to the
+"""Forward dynamics on the engine (robohw.dynamics.forward.engine): the RTL equal to the
 bit-exact model (checked_model_codes: accelerations, in_bounds and the checks' flag) for random
 robots of 2 to 4 links, under stalls, with states beyond the limits and accelerations beyond
 theirs; a state every interval, the latency the independent replay's."""
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from robohw.dataflow.plan import checked_model_codes, in_bounds
-from robohw.dynamics.codec import acceleration_codes, encode_forward
-from robohw.dynamics.forward_engine import ForwardDynamicsEngine
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.forward.codec import acceleration_codes, encode_forward
+from robohw.dynamics.forward.engine import ForwardDynamicsEngine
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import hardware_robot, load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
@@ -61,9 +61,9 @@ def test_rtl_equals_the_model(n, seed, width, interval):
 
 
 def test_the_default_interval_follows_the_estimate_rule():
-    from robohw.dynamics.forward_engine import (FORWARD_INTERVAL, FORWARD_LUT_BUDGET,
+    from robohw.dynamics.forward.engine import (FORWARD_INTERVAL, FORWARD_LUT_BUDGET,
                                                 INTERVAL_STEP, forward_interval)
-    from robohw.dynamics.forward_files import plan_forward
+    from robohw.dynamics.forward.files import plan_forward
     from robohw.engine.estimate import engine_resources
     from robohw.engine.plan import compile_plan
     from robohw.registry import design

@@ -1,4 +1,4 @@
-"""Forward dynamics traced for hardware (robohw.dynamics.forward_plan): the traced
+"""Forward dynamics traced for hardware (robohw.dynamics.forward.plan): the traced
 articulated-body algorithm equals the float64 reference, every proven range holds on sampled
 states (the conditional ones where the accelerations are within their limits), the divisors'
 lower bounds hold, and the checked bit-exact model marks no row valid whose accelerations pass
@@ -14,12 +14,12 @@ from robohw.dataflow.evaluate import evaluate_float
 from robohw.dataflow.graph import RangeError, Tracer
 from robohw.dataflow.operations import Op
 from robohw.dataflow.plan import checked_model_codes, in_bounds
-from robohw.dynamics.articulated_frames import articulated_body_steps
-from robohw.dynamics.divisors import own_least
-from robohw.dynamics.forward import articulated_body_accelerations, articulated_divisors
-from robohw.dynamics.forward_bounds import ForwardBounds
-from robohw.dynamics.forward_plan import ArticulatedBodyPlan
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.forward.articulated_frames import articulated_body_steps
+from robohw.dynamics.forward.divisors import own_least
+from robohw.dynamics.forward.reference import articulated_body_accelerations, articulated_divisors
+from robohw.dynamics.forward.bounds import ForwardBounds
+from robohw.dynamics.forward.plan import ArticulatedBodyPlan
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import Robot
 from robohw.robots.loading import hardware_robot
 from robohw.robots.sampling import random_robot, sample_joints, sample_states

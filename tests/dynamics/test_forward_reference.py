@@ -10,9 +10,9 @@ import pathlib
 import numpy as np
 import pytest
 
-from robohw.dynamics.forward import (FORWARD_FORMULATIONS, articulated_body_accelerations,
+from robohw.dynamics.forward.reference import (FORWARD_FORMULATIONS, articulated_body_accelerations,
                                      forward_dynamics, solved_accelerations)
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
 from robohw.robots.chain import as_chain
 from robohw.robots.pinocchio import offsets, pinocchio_model

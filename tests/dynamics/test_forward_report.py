@@ -1,11 +1,11 @@
-"""The report's forward-dynamics section (robohw.dynamics.forward_report): the float64 reference
+"""The report's forward-dynamics section (robohw.dynamics.forward.report): the float64 reference
 against inverse dynamics and Pinocchio's aba, the model's row or its refusal, and Pinocchio's
 aba timed; and the timing's argument checks (robohw.robots.pinocchio)."""
 
 import pytest
 
-from robohw.dynamics import forward_report
-from robohw.dynamics.forward_report import forward_rows, forward_section
+from robohw.dynamics.forward import report as forward_report
+from robohw.dynamics.forward.report import forward_rows, forward_section
 from robohw.robots.loading import hardware_robot
 from robohw.robots.pinocchio import call_seconds, cpp_call_seconds, pinocchio_module
 
@@ -57,8 +57,8 @@ def test_the_timing_checks_its_arguments(tmp_path):
 
 
 def test_the_engines_rows_are_placed_or_say_so():
-    from robohw.dynamics.forward_engine import FORWARD_INTERVAL
-    from robohw.dynamics.forward_report import forward_engines
+    from robohw.dynamics.forward.engine import FORWARD_INTERVAL
+    from robohw.dynamics.forward.report import forward_engines
     base = {"dof": 6, "states": 10, "float_vs_inverse": 1e-15, "float_vs_pinocchio": 1e-14,
             "bound_fraction": 0.01,
             "aba_python_us": 2.2, "aba_cpp_us": 1.6}

@@ -1,4 +1,4 @@
-"""The Newton-Euler equations in link frames for hardware (robohw.dynamics.link_frames): over
+"""The Newton-Euler equations in link frames for hardware (robohw.dynamics.inverse.link_frames): over
 float64 they equal the reference recursion on random robots with any twist and prismatic
 joints, and on the shipped arms; traced, their constants folded, they cost well under half the
 base-coordinate steps' products; their proven ranges hold at the corners of the limits, and
@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 
 from robohw.dataflow.plan import traced_float_values
-from robohw.dynamics.engine import LinkFramePlan
-from robohw.dynamics.link_frames import MONOMIALS, _double_cross, _gyroscopic, link_frame_steps
-from robohw.dynamics.model import model_torques
-from robohw.dynamics.pipeline import NewtonEulerPlan
-from robohw.dynamics.reference import inverse_dynamics, link_frame_torques
+from robohw.dynamics.inverse.engine import LinkFramePlan
+from robohw.dynamics.inverse.link_frames import MONOMIALS, _double_cross, _gyroscopic, link_frame_steps
+from robohw.dynamics.inverse.model import model_torques
+from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
+from robohw.dynamics.inverse.reference import inverse_dynamics, link_frame_torques
 from robohw.robots import hardware_robot
 from robohw.robots.algebra import FloatArith
 from robohw.robots.chain import joint_terms
@@ -107,7 +107,7 @@ def test_the_model_keeps_its_ranges_and_its_bound_at_the_limits_corners(name, wi
 def test_the_engines_widths_are_the_narrowest_within_1e_4(name):
     # ENGINE_WIDTH (the PUMA's) and ENGINE_ROBOT_WIDTHS: the narrowest width whose model is
     # within 1e-4 of max |tau| over 100,000 states within the limits.
-    from robohw.dynamics.designs import ENGINE_ROBOT_WIDTHS, ENGINE_WIDTH, robot_digest
+    from robohw.dynamics.inverse.designs import ENGINE_ROBOT_WIDTHS, ENGINE_WIDTH, robot_digest
     from robohw.robots import load_robot
     width = ENGINE_ROBOT_WIDTHS.get(robot_digest(load_robot(name)), ENGINE_WIDTH)
     assert (name == "puma560") == (width == ENGINE_WIDTH)

@@ -11,14 +11,14 @@ import pytest
 from amaranth.back import verilog
 from amaranth.sim import Simulator
 
-from robohw.dynamics.array import NewtonEulerArray
-from robohw.dynamics.array_plan import ArrayPlan
-from robohw.dynamics.codec import encode_states, torque_codes
-from robohw.dynamics.model import model_outputs, model_torques
-from robohw.dynamics.network import DirectNetwork, OmegaNetwork, omega_route
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.array import NewtonEulerArray
+from robohw.dynamics.inverse.array_plan import ArrayPlan
+from robohw.dynamics.inverse.codec import encode_states, torque_codes
+from robohw.dynamics.inverse.model import model_outputs, model_torques
+from robohw.dynamics.inverse.network import DirectNetwork, OmegaNetwork, omega_route
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.hw.devices import DEVICES
-from robohw.dynamics.scans import corrected_pfp_time, pfp_schedule
+from robohw.dynamics.inverse.scans import corrected_pfp_time, pfp_schedule
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.compiled import run_stream_compiled

@@ -15,9 +15,9 @@ from robohw.dataflow.folding import product_pools
 from robohw.dataflow.pipeline import delay_taps, ring_parts
 from robohw.dataflow.plan import traced_float_values
 from robohw.dynamics import NewtonEulerPipeline, NewtonEulerPlan
-from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
-from robohw.dynamics.model import model_outputs, model_torques
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
+from robohw.dynamics.inverse.model import model_outputs, model_torques
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.sim.compiled import run_stream_compiled

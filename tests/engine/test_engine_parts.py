@@ -10,7 +10,7 @@ import pytest
 from amaranth.hdl import Const, Module, Signal, signed
 from amaranth.sim import Simulator
 
-from robohw.dynamics.engine import EnginePlan
+from robohw.dynamics.inverse.engine import EnginePlan
 from robohw.engine.control import EngineControl
 from robohw.engine.files import RegisterFiles
 from robohw.engine.program import LOAD_LATENCY

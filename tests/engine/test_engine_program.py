@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from amaranth.hdl import Module, Signal
 
-from robohw.dynamics.engine import EnginePlan, LinkFramePlan
+from robohw.dynamics.inverse.engine import EnginePlan, LinkFramePlan
 from robohw.engine.program import MAX_INTERVAL, MIN_INTERVAL, Machine, compile_program
 from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
                                      physical_register, rotating_allocation)

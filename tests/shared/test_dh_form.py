@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.ik import solve_ik
 from robohw.ik.codec import POSE_INPUTS, pose_inputs
 from robohw.robots import load_robot

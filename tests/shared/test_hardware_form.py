@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.flows.simulate import simulate
 from robohw.registry import DESIGNS, design, robot_designs
 from robohw.sim.measured_width import WIDTH_MARGIN
@@ -268,7 +268,7 @@ VERILATED_SLOW = [(name, robot) for name in ("inertia-linear", "inertia-logdepth
 @pytest.mark.parametrize("name, robot", VERILATED + [
     pytest.param(*case, marks=pytest.mark.slow) for case in VERILATED_SLOW])
 def test_a_robots_verilog_equals_its_model_under_stalls(name, robot, compiled_models):
-    from robohw.dynamics.codec import encode_states
+    from robohw.dynamics.inverse.codec import encode_states
     from robohw.robots.sampling import sample_states
     from robohw.sim.compiled import run_stream_compiled
     from robohw.sim.design import Workload, tagged_payloads
@@ -330,7 +330,7 @@ def test_each_arms_default_is_the_narrowest_that_meets_the_goal(name, robot, cou
 @pytest.mark.parametrize("robot", [*ARMS, "iiwa14"])
 def test_each_arms_default_models_meet_the_goal_against_pinocchio(robot):
     pin = pytest.importorskip("pinocchio")
-    from robohw.dynamics.codec import decode_torques, torque_codes
+    from robohw.dynamics.inverse.codec import decode_torques, torque_codes
     from robohw.systolic.codec import decode_outputs, output_codes
     chain = load_robot(robot)
     model = pin.buildModelFromUrdf(str(pathlib.Path(chain.source)))

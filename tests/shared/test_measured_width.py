@@ -7,8 +7,8 @@ import warnings
 import numpy as np
 import pytest
 
-from robohw.dynamics.model import model_torques
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.model import model_torques
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots.sampling import random_robot, sample_states, within_a_turn
 from robohw.sim.measured_width import (ACCURACY_GOAL, WIDTH_MARGIN, WIDTH_SAMPLE, WIDTH_SEED,
                                        MeasuredWidthWarning, measured_width)
@@ -65,8 +65,8 @@ def test_no_width_that_keeps_the_goal_is_one_line(cache):
 
 def test_a_robots_engine_width_is_the_narrowest_its_sample_keeps(cache):
     # Measured again here without the module: the engine's model over the same seeded sample.
-    from robohw.dynamics.designs import DESIGNS, ENGINE_WIDTH
-    from robohw.dynamics.engine import LinkFramePlan
+    from robohw.dynamics.inverse.designs import DESIGNS, ENGINE_WIDTH
+    from robohw.dynamics.inverse.engine import LinkFramePlan
     robot = random_robot(np.random.default_rng(4), 4, prismatic=0.3)
     engine = next(d for d in DESIGNS if d.name == "dynamics-engine")
     with pytest.warns(MeasuredWidthWarning):

@@ -6,10 +6,10 @@ import warnings
 import numpy as np
 import pytest
 
-from robohw.dynamics.reference import (FORMULATIONS, base_coordinate_steps, inverse_dynamics,
+from robohw.dynamics.inverse.reference import (FORMULATIONS, base_coordinate_steps, inverse_dynamics,
                                        joint_terms)
 from robohw.dynamics import solve_dynamics
-from robohw.dynamics.scans import run_schedule, serial_schedule
+from robohw.dynamics.inverse.scans import run_schedule, serial_schedule
 from robohw.robots.algebra import FloatArith
 from robohw.robots import RobotFileError, load_robot
 from robohw.robots.chain import as_chain, joint_poses
@@ -353,7 +353,7 @@ def test_the_urdfs_own_acceleration_limits(tmp_path):
 def test_effort_limits_are_torque_limits(tmp_path):
     # <limit effort> is the joint's torque limit (0, exporters' "not given", is none); the
     # sidecar may tighten it, never raise it; it stays out of the robot's digest.
-    from robohw.dynamics.designs import robot_digest
+    from robohw.dynamics.inverse.designs import robot_digest
     path = tmp_path / "arm.urdf"
     plain = minimal()
     path.write_text(plain)

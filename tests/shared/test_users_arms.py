@@ -41,7 +41,7 @@ def test_a_users_arm_keeps_the_promise_at_its_defaults(robot, count):
 
 @pytest.mark.parametrize("robot", ARMS[:2], ids=["ur10", "kinova_j2s6s200"])
 def test_the_fixtures_references_agree_with_pinocchio(robot):
-    from robohw.dynamics.reference import inverse_dynamics
+    from robohw.dynamics.inverse.reference import inverse_dynamics
     from robohw.robots.sampling import sample_states
     chain = _quiet(load_robot, robot)
     q, qd, qdd = sample_states(chain, 50, np.random.default_rng(5))

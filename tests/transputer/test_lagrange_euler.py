@@ -5,7 +5,7 @@ two forms, 4x4 traces and vector identities, against each other."""
 import numpy as np
 import pytest
 
-from robohw.dynamics.reference import link_frame_torques
+from robohw.dynamics.inverse.reference import link_frame_torques
 from robohw.systolic.reference import jacobian_inertia
 from robohw.transputer.lagrange_euler import (differential_vectors, lagrange_euler_terms,
                                              lagrange_euler_torques, link_moments,

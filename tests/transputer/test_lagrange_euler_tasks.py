@@ -6,7 +6,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from robohw.dynamics.reference import link_frame_torques
+from robohw.dynamics.inverse.reference import link_frame_torques
 from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
                                                    structural_zeros, subtask_shares)
 from robohw.robots import Robot, load_robot

@@ -1,7 +1,7 @@
 """Featherstone's articulated-body algorithm in link frames, written over scalars for hardware:
-what the forward-dynamics plan (:mod:`robohw.dynamics.forward_plan`) traces.
+what the forward-dynamics plan (:mod:`robohw.dynamics.forward.plan`) traces.
 
-Frames and joints as in :mod:`robohw.dynamics.link_frames` (standard DH, twists multiples of 90
+Frames and joints as in :mod:`robohw.dynamics.inverse.link_frames` (standard DH, twists multiples of 90
 degrees in the hardware form: ``Rx(alpha)`` is a signed permutation, no product). Spatial
 vectors are 6-tuples ``(angular, linear)`` in frame ``i`` about its origin ``O_i``; an inertia
 is a symmetric 6 x 6 matrix (lists of rows; the entries above the diagonal computed, the ones
@@ -29,7 +29,7 @@ D_min``) instead of the scalar analysis's ``alpha D_max / D_min^2`` for ``U U^T 
 its reciprocal (``arith.reciprocal``) outward, where the quotient's error is bounded through
 the acceleration's own range (``h r`` would carry ``h``'s, from the torque limits).
 Every value is handed its proven range
-(:class:`robohw.dynamics.forward_bounds.ForwardBounds`) through ``arith.bound`` and
+(:class:`robohw.dynamics.forward.bounds.ForwardBounds`) through ``arith.bound`` and
 ``arith.within``; the ranges that hold only where the accelerations are within their limits
 (each link's articulated bias, each acceleration) through ``arith.assume``, which a machine
 checks.
@@ -38,7 +38,7 @@ checks.
 import math
 
 from robohw.dataflow.graph import RangeError
-from robohw.dynamics.link_frames import turn_into, turn_out
+from robohw.dynamics.inverse.link_frames import turn_into, turn_out
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
 
 __all__ = ["articulated_body_steps", "link_inertia", "joint_motion", "link_geometry"]
@@ -105,7 +105,7 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
     ``joints[i]``: joint ``i + 1``'s input, ``(cos, sin)`` of ``q + offset`` (revolute) or ``q +
     offset`` (prismatic); ``qd[i]``: its rate; ``tau[i]``: its torque (force) less damping and
     Coulomb friction; ``arith``: see :mod:`robohw.robots.algebra`; ``bounds``: a
-    :class:`~robohw.dynamics.forward_bounds.ForwardBounds` whose bounds are handed to
+    :class:`~robohw.dynamics.forward.bounds.ForwardBounds` whose bounds are handed to
     ``arith.bound`` and ``arith.within``. Link ``i``'s work runs in ``arith.cell(sweep, None,
     i)``, ``sweep`` one of ``"velocity"``, ``"inertia"`` and ``"acceleration"``.
     """

@@ -12,12 +12,12 @@ The machine (what we chose where the paper defers to its ref. [10]):
   (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the product, rounding to the
   node's format), so the array equals the bit-exact model of its traced graph.
 - The work: the base-coordinate equations traced with every recurrence solved by Lee & Chang's
-  PFP on the ``p`` elements (:func:`robohw.dynamics.scans.pfp_schedule`: P3 serial blocks, P4
+  PFP on the ``p`` elements (:func:`robohw.dynamics.inverse.scans.pfp_schedule`: P3 serial blocks, P4
   recursive doubling of the block totals, P5 the fix-ups); the local work of link ``i`` on
   element ``i // ceil(n / p)`` (blocks of links, as the paper's "the j-th processor computes the
   elements in the j-th block serially"); each scan operation on the element its schedule
   names.
-- A value an element needs from another travels over the network (:mod:`robohw.dynamics.network`,
+- A value an element needs from another travels over the network (:mod:`robohw.dynamics.inverse.network`,
   direct links or an Omega network) in rounds.
 - A controller with one program counter steps every element through its own micro-program
   (a horizontal micro-code word per cycle: the multiplier's and the adder's operation, a send,
@@ -47,17 +47,17 @@ from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
-from robohw.dataflow.operations import Op, unit_of
+from robohw.dataflow.operations import Op, Unit, unit_of
 from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages
-from robohw.dynamics.accuracy import BOUND_FRACTION
-from robohw.dynamics.network import NETWORKS
-from robohw.dynamics.pipeline import NewtonEulerPlan
+from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
+from robohw.dynamics.inverse.network import NETWORKS
+from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.engine.program import product_latency
 from robohw.hw.multiplier import PRODUCT_LATENCY
 from robohw.hw.register_file import left_edge
-from robohw.dynamics.reference import PHASES
-from robohw.dynamics.scans import pfp_schedule, run_schedule
+from robohw.dynamics.inverse.reference import PHASES
+from robohw.dynamics.inverse.scans import pfp_schedule, run_schedule
 
 __all__ = ["ArrayPlan", "Instruction", "Hop", "SEQUENCINGS", "BANKS",
            "MULTIPLIER_STAGES", "ADDER_STAGES", "multiplier_latency_at"]
@@ -119,16 +119,16 @@ class Program:
 
 
 class ArrayPlan(NewtonEulerPlan):
-    """The plan of :class:`robohw.dynamics.array.NewtonEulerArray`.
+    """The plan of :class:`robohw.dynamics.inverse.array.NewtonEulerArray`.
 
     Parameters
     ----------
     robot, width, trig_width, bound_fraction
-        See :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`.
+        See :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`.
     processors : int
         ``p``, 1 or more (default: the robot's joints).
     network : str
-        ``"direct"`` or ``"shuffle"`` (:data:`robohw.dynamics.network.NETWORKS`).
+        ``"direct"`` or ``"shuffle"`` (:data:`robohw.dynamics.inverse.network.NETWORKS`).
     multiplier_latency, adder_latency : int
         Cycles from an operation's issue to its result being readable, 1 or more (defaults
         :func:`multiplier_latency_at` the width and :data:`ADDER_STAGES`, the hardware's
@@ -209,7 +209,7 @@ class ArrayPlan(NewtonEulerPlan):
         for node in live:
             if node.op != Op.NEG:
                 owner[node.index] = self.element_of(node)
-        latency = {node.index: (self.multiplier_latency if unit_of(node) == "mul" else
+        latency = {node.index: (self.multiplier_latency if unit_of(node) == Unit.MUL else
                                 self.adder_latency) for node in live
                    if unit_of(node) is not None}
         # Urgency: the longest chain of latencies from a node to any torque.
@@ -242,8 +242,8 @@ class ArrayPlan(NewtonEulerPlan):
             for element in sorted(elements - {owner[index]}):
                 pending_hops.append([index, self.network.path(owner[index], element)])
         waiting = {node.index for node in live if unit_of(node) is not None}
-        waiting_by_unit = ({k for k in waiting if unit_of(nodes[k]) == "mul"},
-                           {k for k in waiting if unit_of(nodes[k]) == "add"})
+        waiting_by_unit = ({k for k in waiting if unit_of(nodes[k]) == Unit.MUL},
+                           {k for k in waiting if unit_of(nodes[k]) == Unit.ADD})
         operands = {k: {(source(a).index, owner[k]) for a in nodes[k].args} for k in waiting}
         # The cycle all of an operation's operands are readable at its element, known once
         # every operand's ready time is (a ready time, once set, never changes): each unit's
@@ -428,7 +428,7 @@ class ArrayPlan(NewtonEulerPlan):
             return "input"
         if self.program.owner[index] != element:
             return "receive"
-        return "multiplies" if unit_of(node) == "mul" else "adds"
+        return "multiplies" if unit_of(node) == Unit.MUL else "adds"
 
     @functools.cached_property
     def _addresses(self):

@@ -12,10 +12,10 @@ import pathlib
 
 import numpy as np
 
-from robohw.dynamics.forward import articulated_body_accelerations
-from robohw.dynamics.forward_files import FORWARD_BOUND_FRACTION, plan_forward, solve_forward
-from robohw.dynamics.reference import inverse_dynamics
-from robohw.dynamics.time_report import PINOCCHIO_CALLS
+from robohw.dynamics.forward.reference import articulated_body_accelerations
+from robohw.dynamics.forward.files import FORWARD_BOUND_FRACTION, plan_forward, solve_forward
+from robohw.dynamics.inverse.reference import inverse_dynamics
+from robohw.dynamics.inverse.time_report import PINOCCHIO_CALLS
 from robohw.robots.chain import joint_terms
 from robohw.robots.loading import hardware_robot
 from robohw.robots.pinocchio import (call_seconds, cpp_call_seconds, offsets, pinocchio_model,
@@ -123,7 +123,7 @@ def forward_engines(rows, synth_rows):
     engine at its defaults for the arm (its width and interval, its latency in cycles) and,
     where ``synth_rows`` (``robohw synth`` rows) placed it so, its worst seed's Fmax; ``None``
     where the arm has no model."""
-    from robohw.dynamics.forward_engine import ForwardDynamicsEngine, forward_interval
+    from robohw.dynamics.forward.engine import ForwardDynamicsEngine, forward_interval
     for row in rows:
         robot = hardware_robot(row["robot"], terms=())
         try:

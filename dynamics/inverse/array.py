@@ -2,7 +2,7 @@
 processing elements stepping through their micro-programs under one program counter, a network
 between them, one shared pipelined CORDIC for the joints' sin and cos.
 
-What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
+What each part is (:mod:`robohw.dynamics.inverse.array_plan` plans the program):
 
 - **A processing element** is a register file, a multiplier and an adder, each unit a generic
   fixed-point operation: operands from the register file (either negated), for the adder each
@@ -14,18 +14,18 @@ What each part is (:mod:`robohw.dynamics.array_plan` plans the program):
   stage per step: the operand read from the file, the operands' preparation, the product or
   sum, the rounding in two steps, the write into the unit's bank of the file (its write port's
   enable, address and data all registers):
-  :func:`~robohw.dynamics.array_plan.multiplier_latency_at` the width (above 18 bits one tile
+  :func:`~robohw.dynamics.inverse.array_plan.multiplier_latency_at` the width (above 18 bits one tile
   and the fabric's partial products, :func:`~robohw.hw.multiplier.split_product`, a stage more)
-  and :data:`~robohw.dynamics.array_plan.ADDER_STAGES` cycles, more (registers on the exact
+  and :data:`~robohw.dynamics.inverse.array_plan.ADDER_STAGES` cycles, more (registers on the exact
   result) if the plan asks.
 - **The micro-program** of an element gives, for each cycle, the fields each stage of its
   units and its network port need then: the datapath fields (addresses, shifts, constants)
   as one word of a ROM (a block RAM), the valid bits (issue, write, send, receive) decoded
   from the program counter; both read ahead into registers (:class:`MicroProgram`).
 - **The register file** holds each value from its write to its last read; registers are
-  reused (:meth:`~robohw.dynamics.array_plan.ArrayPlan.addresses`), so a bank has as many
+  reused (:meth:`~robohw.dynamics.inverse.array_plan.ArrayPlan.addresses`), so a bank has as many
   entries as its values live at once. It is banks by writer
-  (:data:`~robohw.dynamics.array_plan.BANKS`; :class:`~robohw.hw.register_file.BankedFile`):
+  (:data:`~robohw.dynamics.inverse.array_plan.BANKS`; :class:`~robohw.hw.register_file.BankedFile`):
   the element's inputs (the held state and its sin and cos, read through a multiplexer
   tree), and a memory each for the multiplier's results, the adder's and the network's
   arrivals, with one write port (its writer's) and an asynchronous read port for each of the
@@ -46,11 +46,11 @@ result under backpressure.
 from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 
 from robohw.dataflow.component import held_state, within_limits
-from robohw.dataflow.operations import Op
+from robohw.dataflow.operations import Op, Unit
 from robohw.dataflow.unit import fixed_point_unit
-from robohw.dynamics.codec import state_fields, torque_field, torque_fields
-from robohw.dynamics.accuracy import BOUND_FRACTION
-from robohw.dynamics.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at
+from robohw.dynamics.inverse.codec import state_fields, torque_field, torque_fields
+from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
+from robohw.dynamics.inverse.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at
 from robohw.engine.program import unit_product
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.micro_program import MicroProgram
@@ -66,18 +66,18 @@ class NewtonEulerArray(StreamPipeline):
     Parameters
     ----------
     robot, processors, network, width, trig_width, sequencing, bound_fraction
-        See :class:`~robohw.dynamics.array_plan.ArrayPlan`.
+        See :class:`~robohw.dynamics.inverse.array_plan.ArrayPlan`.
     multiplier_latency, adder_latency : int
         Cycles from an operation's issue to its result being readable: at least the units'
-        pipelines, :func:`~robohw.dynamics.array_plan.multiplier_latency_at` the width and
-        :data:`~robohw.dynamics.array_plan.ADDER_STAGES` (the defaults).
+        pipelines, :func:`~robohw.dynamics.inverse.array_plan.multiplier_latency_at` the width and
+        :data:`~robohw.dynamics.inverse.array_plan.ADDER_STAGES` (the defaults).
     tag_width : int
         User tag carried from ``i`` to ``o``.
 
     Members
     -------
     i, o
-        The payloads of :class:`~robohw.dynamics.pipeline.NewtonEulerPipeline`.
+        The payloads of :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPipeline`.
     """
 
     def __init__(self, robot, *, processors=None, network="direct", width=24,
@@ -219,7 +219,7 @@ class NewtonEulerArray(StreamPipeline):
             file.write(m, unit, fields["valid"], fields["at"], value)
 
         return fixed_point_unit(
-            m, program, f"pe{element}_{'mul' if multiplier else 'add'}", multiplier,
+            m, program, f"pe{element}_{Unit.MUL if multiplier else Unit.ADD}", multiplier,
             instructions, width=plan.width,
             latency=plan.multiplier_latency if multiplier else plan.adder_latency,
             operands=operands, write=write, platform=platform, **unit_product(plan.width))

@@ -1,13 +1,13 @@
 """Forward dynamics on the engine as a top-level design for the flows
 (:class:`~robohw.sim.design.Design`): ``robohw sim``, ``export`` and ``synth`` of
-``forward-dynamics`` (:class:`~robohw.dynamics.forward_engine.ForwardDynamicsEngine`), for the
+``forward-dynamics`` (:class:`~robohw.dynamics.forward.engine.ForwardDynamicsEngine`), for the
 PUMA 560 or any robot whose accelerations the analysis proves.
 
 Its interval for a robot is
-:func:`~robohw.dynamics.forward_engine.forward_interval`'s (the PUMA 560's
-:data:`~robohw.dynamics.forward_engine.FORWARD_INTERVAL`); its width the narrowest of
-:data:`~robohw.dynamics.forward_files.FORWARD_WIDTHS` whose proven bound is within
-:data:`~robohw.dynamics.forward_files.FORWARD_BOUND_FRACTION` of every joint's acceleration
+:func:`~robohw.dynamics.forward.engine.forward_interval`'s (the PUMA 560's
+:data:`~robohw.dynamics.forward.engine.FORWARD_INTERVAL`); its width the narrowest of
+:data:`~robohw.dynamics.forward.files.FORWARD_WIDTHS` whose proven bound is within
+:data:`~robohw.dynamics.forward.files.FORWARD_BOUND_FRACTION` of every joint's acceleration
 limit, else (the UR5) the narrowest with any proven bound, which the sidecar's accuracy states;
 a robot with neither is refused in one line. Its errors are measured against the float64
 articulated-body algorithm on the robot the hardware is generated from, as shares of each
@@ -17,19 +17,21 @@ joint's acceleration limit (the largest joint's), over the rows the machine mark
 import numpy as np
 
 from robohw.dataflow.plan import checked_model_codes, in_bounds
-from robohw.dynamics.codec import (acceleration_codes, acceleration_field, acceleration_payloads,
-                                    decode_accelerations, encode_forward, field_formats,
-                                    state_field)
-from robohw.dynamics.forward import articulated_body_accelerations
-from robohw.dynamics.forward_engine import (FORWARD_INTERVAL, ForwardDynamicsEngine,
+from robohw.dynamics.forward.codec import (acceleration_codes, acceleration_field,
+                                           acceleration_payloads, decode_accelerations,
+                                           encode_forward)
+from robohw.dynamics.inverse.codec import field_formats, state_field
+from robohw.dynamics.forward.reference import articulated_body_accelerations
+from robohw.dynamics.forward.engine import (FORWARD_INTERVAL, ForwardDynamicsEngine,
                                             forward_interval)
-from robohw.dynamics.forward_files import FORWARD_BOUND_FRACTION, FORWARD_WIDTHS, plan_forward
-from robohw.dynamics.forward_plan import MAX_WIDTH
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.forward.files import FORWARD_BOUND_FRACTION, FORWARD_WIDTHS, plan_forward
+from robohw.dynamics.forward.plan import MAX_WIDTH
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
+from robohw.sim.place_and_route import PlaceAndRoute
 
-__all__ = ["ForwardDesign", "FORWARD_WIDTH", "FORWARD_WORKLOAD_SHARE"]
+__all__ = ["ForwardDesign", "FORWARD_WIDTH", "FORWARD_WORKLOAD_SHARE", "DESIGNS"]
 
 # The PUMA 560's width: the narrowest of FORWARD_WIDTHS whose proven bound is within
 # FORWARD_BOUND_FRACTION of its acceleration limits (docs/dynamics.md, "Forward dynamics").
@@ -145,3 +147,17 @@ class ForwardDesign(Design):
                        "selected_by": sign.field,
                        "taken_from": state_field("tau", plan.input_joints[name])}
                 for name, sign in plan.sign_inputs.items()}
+
+
+# The forward engine at II 144: HeAP's placement left router2 with about 20,000 overused wires
+# from its 6th iteration on, with or without a target; the static placer's routed without one
+# (with a 100 MHz target, router2's timing rip-up kept about 300 wires overused at 75 minutes)
+# (docs/notes/2026-12-forward-dynamics-hardware.md).
+_STATIC_ROUTER2 = PlaceAndRoute(
+    placer="static", router="router2",
+    reason="HeAP's placement does not route (router2 stalls at about 20,000 overused wires); "
+           "the static placer's routes without a target clock, not with 100 MHz's rip-up "
+           "(docs/notes/2026-12-forward-dynamics-hardware.md)")
+
+# The registered forward-dynamics designs, with their placement.
+DESIGNS = (ForwardDesign("forward-dynamics").placed_by(_STATIC_ROUTER2),)

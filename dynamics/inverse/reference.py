@@ -8,7 +8,7 @@ states.
   corrections of our reading (docs/dynamics.md): eq. (17) uses ``qd``, eq. (29)'s "a_i" is the centre
   of mass): eleven steps of which one is a 3x3 matrix-product scan and five are vector scans,
   each evaluated serially, by recursive doubling or by PFP on ``p`` processors
-  (:mod:`robohw.dynamics.scans`); every evaluation gives the same torques.
+  (:mod:`robohw.dynamics.inverse.scans`); every evaluation gives the same torques.
 - :func:`lagrange_torques`: ``H(q) qdd + C(q, qd) qd + g(q)`` from the inertia matrix of
   :func:`robohw.systolic.reference.link_jacobians`, its derivatives by complex step
   (``c_i = sum_jk (dH_ij/dq_k - dH_jk/dq_i / 2) qd_j qd_k``) and ``g`` from the potential energy.
@@ -31,7 +31,7 @@ from robohw.robots.chain import (Chain, DistalLink, as_chain, distal_gravity, di
                                  distal_transform, joint_terms)
 from robohw.robots.kinematics import jacobian_inertia, link_jacobians, tool_jacobian
 from robohw.robots.loading import require_dynamics
-from robohw.dynamics.scans import (doubling_schedule, pfp_schedule, run_schedule,
+from robohw.dynamics.inverse.scans import (doubling_schedule, pfp_schedule, run_schedule,
                                     serial_schedule)
 from robohw.hw.checks import check_choice, check_positive_integer
 
@@ -125,7 +125,7 @@ SCHEDULES = {"serial": lambda count, processors: serial_schedule(count),
              "doubling": doubling_schedule, "pfp": pfp_schedule}
 
 # The phases of Lee & Chang's steps, in order, and what each is: the cells of the operation
-# counts (robohw.dynamics.counts) are (phase, step, processor) for a scan, (phase, None, link)
+# counts (robohw.dynamics.inverse.counts) are (phase, step, processor) for a scan, (phase, None, link)
 # for local work.
 PHASES = {
     "rotations": "inputs",          # (i-1)R_i and ip*_i from the joint inputs
@@ -179,8 +179,8 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan, bounds=None
     ``None`` or ``(force, moment)`` exerted by the environment on the tool, in the last link's
     frame (3 scalars each); ``arith``: see :mod:`robohw.robots.algebra`;
     ``scan(phase, elements, combine)``: the prefixes of ``elements`` (see
-    :mod:`robohw.dynamics.scans`). Local work runs in ``arith.cell(phase, None, link)``.
-    ``bounds``: a :class:`robohw.dynamics.bounds.DynamicsBounds`, whose norm bounds
+    :mod:`robohw.dynamics.inverse.scans`). Local work runs in ``arith.cell(phase, None, link)``.
+    ``bounds``: a :class:`robohw.dynamics.inverse.bounds.DynamicsBounds`, whose norm bounds
     are handed to ``arith.bound`` (the hardware's proven ranges; float arithmetic ignores them).
     """
     n = robot.dof

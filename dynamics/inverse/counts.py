@@ -1,14 +1,14 @@
 """Operation counts of Lee & Chang's inverse dynamics
-(:func:`robohw.dynamics.reference.base_coordinate_steps`) per phase and processor, counted by
+(:func:`robohw.dynamics.inverse.reference.base_coordinate_steps`) per phase and processor, counted by
 running the reference over :class:`~robohw.dataflow.graph.Tracer` scalars."""
 
 import math
 from dataclasses import dataclass
 
 from robohw.dataflow.graph import Tracer
-from robohw.dataflow.operations import operation
-from robohw.dynamics.reference import PHASES, SCHEDULES, base_coordinate_steps
-from robohw.dynamics.scans import run_schedule
+from robohw.dataflow.operations import Count, operation
+from robohw.dynamics.inverse.reference import PHASES, SCHEDULES, base_coordinate_steps
+from robohw.dynamics.inverse.scans import run_schedule
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.robots import Joint, Robot
 
@@ -25,7 +25,7 @@ def general_robot(n):
 
 @dataclass(frozen=True)
 class PhaseCount:
-    """Operations of one phase of :func:`robohw.dynamics.reference.base_coordinate_steps`:
+    """Operations of one phase of :func:`robohw.dynamics.inverse.reference.base_coordinate_steps`:
     ``time`` (multiplications, additions) on the busiest processor, step by step (the sum over
     the phase's steps of the most any processor does in that step, multiplications and
     additions each); ``work`` (multiplications, additions) on all processors together;
@@ -45,7 +45,7 @@ class PhaseCount:
 def dynamics_counts(robot, processors=None, scan="doubling", *, hand=True):
     """Operation counts of Lee & Chang's inverse dynamics of ``robot`` on ``processors``
     (default ``N``), each scan by ``scan`` (``"serial"``, ``"doubling"``, ``"pfp"``), counted by
-    running :func:`robohw.dynamics.reference.base_coordinate_steps` over
+    running :func:`robohw.dynamics.inverse.reference.base_coordinate_steps` over
     :class:`~robohw.dataflow.graph.Tracer` scalars (``fold=True``: the robot's constants are
     known, so its zeros and ones cost nothing and products of constants are made at
     elaboration; a multiplication by any other constant counts). Local work of link ``i`` runs
@@ -85,7 +85,7 @@ def dynamics_counts(robot, processors=None, scan="doubling", *, hand=True):
         phase, step, where = node.cell
         pe = where // block if step is None else where
         counts = tally.setdefault(phase, {}).setdefault(step, {}).setdefault(pe, [0, 0])
-        counts[kind == "add"] += 1
+        counts[kind == Count.ADD] += 1
     out = []
     for phase, kind in PHASES.items():
         steps = tally.get(phase, {})

@@ -6,7 +6,7 @@ their default interval."""
 import functools
 import hashlib
 
-from robohw.dynamics.engine import EnginePlan
+from robohw.dynamics.inverse.engine import EnginePlan
 from robohw.engine.estimate import engine_resources
 from robohw.robots.description import SHIPPED_ROBOTS
 from robohw.robots.loading import SHIPPED_URDF, load_robot

@@ -3,10 +3,10 @@
 ``IN.csv`` has the header ``q1..qN,qd1..qdN,tau1..tauN`` (rad, rad/s, N m for revolute joints;
 m, m/s, N for prismatic ones; any column order). ``OUT.csv`` has ``qdd1..qddN,valid``
 (``reason`` last when asked; rad/s^2 or m/s^2). Backends: ``float``, the articulated-body
-algorithm in float64 (:mod:`robohw.dynamics.forward`); ``model``, the bit-exact model of
-the traced algorithm (:class:`robohw.dynamics.forward_plan.ArticulatedBodyPlan`, checked by
+algorithm in float64 (:mod:`robohw.dynamics.forward.reference`); ``model``, the bit-exact model of
+the traced algorithm (:class:`robohw.dynamics.forward.plan.ArticulatedBodyPlan`, checked by
 :func:`robohw.dataflow.plan.checked_model_codes`); ``rtl`` and ``compiled``, the engine built
-from it (:class:`robohw.dynamics.forward_engine.ForwardDynamicsEngine`) simulated in Amaranth
+from it (:class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`) simulated in Amaranth
 or compiled by Verilator, which give the model's file byte for byte.
 
 The model proves its accelerations for states within the robot's position, velocity and torque
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.dynamics.forward import articulated_body_accelerations
+from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.hw.checks import check_choice
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
@@ -85,13 +85,13 @@ class Accelerations:
 
 
 def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
-    """The :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan` of ``robot`` at ``width``
+    """The :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` of ``robot`` at ``width``
     bits, or (``None``) the narrowest of :data:`FORWARD_WIDTHS` whose proven bound is within
     ``bound_fraction`` of every joint's acceleration limit (``None``: not checked).
     ``ValueError`` naming what stops it: the range analysis (a divisor or a check it cannot
     prove at the widest width) or the bound."""
     from robohw.dataflow.graph import RangeError
-    from robohw.dynamics.forward_plan import ArticulatedBodyPlan
+    from robohw.dynamics.forward.plan import ArticulatedBodyPlan
     from robohw.robots.loading import hardware_robot
     hardware = hardware_robot(robot, terms=())
     failure = None
@@ -122,8 +122,8 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
     reasons by precedence, :data:`FORWARD_REASONS`); the model's ``plan`` when given (one
     :func:`plan_forward` made for a file's every chunk), else :func:`plan_forward`'s at
     ``width`` and ``bound_fraction``. ``rtl`` and ``compiled`` run the engine
-    (:class:`~robohw.dynamics.forward_engine.ForwardDynamicsEngine`) built at that plan's width
-    and ``interval`` (default :func:`~robohw.dynamics.forward_engine.forward_interval`'s),
+    (:class:`~robohw.dynamics.forward.engine.ForwardDynamicsEngine`) built at that plan's width
+    and ``interval`` (default :func:`~robohw.dynamics.forward.engine.forward_interval`'s),
     which gives the model's values and flags (``progress``: a stream for its lines)."""
     check_choice("backend", backend, FORWARD_BACKENDS)
     q, qd, tau = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, tau))
@@ -150,8 +150,8 @@ def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=Non
     """:func:`solve_forward` by the bit-exact model ``plan``, or by the engine built at its
     width (``backend`` ``rtl`` or ``compiled``): ``(qdd, failures, bounds, width)``."""
     from robohw.dataflow.plan import checked_model_codes, in_bounds
-    from robohw.dynamics.codec import decode_accelerations, encode_forward
-    from robohw.dynamics.forward_plan import MAX_TRIG_WIDTH
+    from robohw.dynamics.forward.codec import decode_accelerations, encode_forward
+    from robohw.dynamics.forward.plan import MAX_TRIG_WIDTH
     from robohw.support.joints import angles_fit
     fits = angles_fit(robot, q, min(plan.width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
@@ -171,8 +171,8 @@ def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=Non
 def _engine(plan, codes, backend, interval, progress):
     """``(out, in_bounds, checked)`` of the payload ``codes`` through the engine at ``plan``'s
     robot and width, by ``backend``."""
-    from robohw.dynamics.codec import acceleration_codes
-    from robohw.dynamics.forward_engine import ForwardDynamicsEngine, forward_interval
+    from robohw.dynamics.forward.codec import acceleration_codes
+    from robohw.dynamics.forward.engine import ForwardDynamicsEngine, forward_interval
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend

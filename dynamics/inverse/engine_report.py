@@ -1,13 +1,13 @@
 """The report's engine tables: the Newton-Euler steps compiled onto the engine
-(:mod:`robohw.dynamics.engine`) for the PUMA 560 and the Stanford arm over the initiation
+(:mod:`robohw.dynamics.inverse.engine`) for the PUMA 560 and the Stanford arm over the initiation
 interval, with the latency beside the graph's critical path, the units, files and network,
 and the estimated resources (:mod:`robohw.engine.estimate`); and the curve over II as placed
 and routed on the ECP5-85F (``robohw synth`` rows), with its Pareto front."""
 
 from dataclasses import dataclass
 
-from robohw.dynamics.designs import ENGINE_WIDTH
-from robohw.dynamics.engine import LinkFramePlan
+from robohw.dynamics.inverse.designs import ENGINE_WIDTH
+from robohw.dynamics.inverse.engine import LinkFramePlan
 from robohw.engine.estimate import engine_resources
 from robohw.engine.program import MIN_INTERVAL, SPARE_UNITS, Machine, compile_program
 from robohw.hw.devices import DEVICES
@@ -105,7 +105,7 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
         "Any traced graph on a machine of pipelined multipliers (one DSP tile each up to 18 "
         "bits, wider beside the fabric's partial products), adders, loaders of the state's fields and "
         "pipelined CORDICs, successive states overlapped one every II cycles "
-        "(robohw.engine, robohw.dynamics.engine): the compiler places the operations most "
+        "(robohw.engine, robohw.dynamics.inverse.engine): the compiler places the operations most "
         "urgent first, each at the first cycle after its operands with a unit free in that "
         "slot of the interval; every operand port (and output) reads its own rotating register "
         "files (LUT RAM), each holding only the values that port reads, written through one "

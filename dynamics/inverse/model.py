@@ -1,5 +1,5 @@
 """The bit-exact model of :class:`robohw.dynamics.NewtonEulerPipeline`, through the payloads of
-:mod:`robohw.dynamics.codec`: :func:`model_outputs` takes state codes to the torque codes and
+:mod:`robohw.dynamics.inverse.codec`: :func:`model_outputs` takes state codes to the torque codes and
 ``in_bounds`` flags the pipeline streams out (through :func:`robohw.dataflow.plan.model_codes`:
 numpy ``int64`` up to 31 bits, Python integers above), and :func:`model_torques` encodes,
 models and decodes at once. :func:`coded_friction` is what a machine's Coulomb friction differs
@@ -8,7 +8,7 @@ by from the float64 reference's: the sign it takes is of qd's code."""
 import numpy as np
 
 from robohw.dataflow.plan import in_bounds, model_codes
-from robohw.dynamics.codec import decode_torques, encode_states
+from robohw.dynamics.inverse.codec import decode_torques, encode_states
 
 __all__ = ["model_outputs", "model_torques", "coded_friction"]
 

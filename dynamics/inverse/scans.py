@@ -55,7 +55,7 @@ def pfp_scan(elements, combine, processors):
 def run_schedule(schedule, elements, combine, at=None):
     """The ``N`` prefixes of ``elements`` by ``schedule``. ``at(step, processor)``, if given,
     returns a context entered around each operation (to mark where and when it runs: the
-    operation counts of :mod:`robohw.dynamics.counts`)."""
+    operation counts of :mod:`robohw.dynamics.inverse.counts`)."""
     registers = {f"x{i}": element for i, element in enumerate(elements)}
     for number, step in enumerate(schedule):
         results = {}

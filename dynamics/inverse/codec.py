@@ -4,8 +4,8 @@ field names and converts states to payload codes and torque codes back.
 
 The input payload has ``q{k}``, ``qd{k}`` and ``qdd{k}`` for each joint ``k`` (from 1); the
 output payload ``tau{k}`` (``signed(width)``, fixed point with the plan's ``output_fracs``),
-a design's validity flag and ``tag``. Forward dynamics' designs take ``q{k}``, ``qd{k}`` and
-``tau{k}`` and give ``qdd{k}``. A plan here has ``robot``, ``dof``, ``width``,
+a design's validity flag and ``tag`` (forward dynamics' fields:
+:mod:`robohw.dynamics.forward.codec`). A plan here has ``robot``, ``dof``, ``width``,
 ``cordic`` (the angles' CORDIC), ``angle_codes`` (the angle fields' codes,
 :meth:`robohw.dataflow.plan.TracedPlan.angle_codes`), ``input_fracs`` (fraction bits of the
 fixed-point fields by name) and ``output_fracs`` (of the torques, by joint from 1)."""
@@ -15,10 +15,9 @@ from amaranth.hdl import signed
 
 from robohw.hw.payload import payload_rows
 
-__all__ = ["state_field", "position_inputs", "torque_field", "acceleration_field", "state_fields",
-           "forward_fields", "torque_fields", "encode_states", "encode_forward", "torque_codes",
-           "acceleration_codes", "torque_payloads", "acceleration_payloads", "decode_torques",
-           "decode_accelerations", "field_formats"]
+__all__ = ["state_field", "position_inputs", "torque_field", "state_fields", "torque_fields",
+           "encode_states", "encode_fields", "torque_codes", "torque_payloads", "decode_torques",
+           "field_formats"]
 
 
 def state_field(kind, k):
@@ -51,11 +50,6 @@ def torque_field(k):
     return f"tau{k}"
 
 
-def acceleration_field(k):
-    """Forward dynamics' output field of joint ``k``'s (from 1) acceleration."""
-    return f"qdd{k}"
-
-
 def state_fields(plan, kinds=("qd", "qdd")):
     """The input payload's fields of a state, ``{name: shape}``: ``q1..qN`` (binary angles of
     the CORDICs' width for revolute joints, ``signed(width)`` for prismatic ones), then each
@@ -69,12 +63,6 @@ def state_fields(plan, kinds=("qd", "qdd")):
     return fields
 
 
-def forward_fields(plan):
-    """Forward dynamics' input payload's fields: ``q1..qN``, ``qd1..qdN``, ``tau1..tauN``
-    (:func:`state_fields`)."""
-    return state_fields(plan, ("qd", "tau"))
-
-
 def torque_fields(plan):
     """The output payload's torque fields, ``{tau1..tauN: signed(width)}``."""
     return {torque_field(k): signed(plan.width) for k in range(1, plan.dof + 1)}
@@ -85,17 +73,13 @@ def encode_states(plan, q, qd, qdd):
     revolute joints, fixed point with ``plan.input_fracs`` fraction bits for the rest (rounded
     to nearest; a value too large for its field saturates, and its row leaves with
     ``in_bounds`` low)."""
-    return _encode(plan, q, {"qd": qd, "qdd": qdd})
+    return encode_fields(plan, q, {"qd": qd, "qdd": qdd})
 
 
-def encode_forward(plan, q, qd, tau):
-    """Payload codes ``{field: (B,) int64}`` of forward dynamics' inputs ``(B, N)`` each:
-    positions as :func:`encode_states` codes them, ``qd{k}`` and ``tau{k}`` fixed point."""
-    return _encode(plan, q, {"qd": qd, "tau": tau})
-
-
-def _encode(plan, q, others):
-    """Codes of positions ``q`` and of fixed-point inputs ``others`` (``{kind: values}``)."""
+def encode_fields(plan, q, others):
+    """Payload codes ``{field: (B,)}`` of positions ``q`` (as :func:`encode_states` codes them)
+    and of fixed-point inputs ``others`` (``{kind: (B, N) values}``, each kind a
+    :func:`state_field` kind)."""
     arrays = {name: np.atleast_2d(np.asarray(v, dtype=np.float64))
               for name, v in {"q": q, **others}.items()}
     for name, value in arrays.items():
@@ -137,19 +121,6 @@ def torque_codes(plan, outputs):
             for k in range(1, plan.dof + 1)}
 
 
-def acceleration_codes(plan, outputs):
-    """Forward dynamics' acceleration codes ``{k: (B,) object array}`` from a run's output
-    payloads."""
-    return {k: np.array([o[acceleration_field(k)] for o in outputs], dtype=object)
-            for k in range(1, plan.dof + 1)}
-
-
-def acceleration_payloads(out, **flags):
-    """Forward dynamics' output payloads from acceleration codes ``{k: (B,)}`` and the flags
-    given by name."""
-    return payload_rows({**{acceleration_field(k): v for k, v in out.items()}, **flags})
-
-
 def torque_payloads(out, **flags):
     """Output payloads (dicts of ints, without ``tag``) from torque codes ``{k: (B,)}`` and
     the validity flags given by name (``in_bounds=(B,) bools``)."""
@@ -163,18 +134,12 @@ def decode_torques(plan, out):
                      for k in range(1, plan.dof + 1)], axis=-1)
 
 
-def decode_accelerations(plan, out):
-    """Accelerations ``(B, N)`` (rad/s^2, m/s^2) from forward dynamics' output codes by
-    joint."""
-    return decode_torques(plan, out)
-
-
 def field_formats(plan, flag, kinds=("qd", "qdd"), output=torque_field, flags=()):
     """Every payload field's number format, as an export sidecar states it (``angle(width)``,
     ``fixed(width, frac)``, ``bit`` for the validity flag named ``flag`` and the others named
     in ``flags``, ``tag``): the state's inputs of :func:`state_fields` ``kinds``, the
     outputs named by ``output(k)`` (forward dynamics: ``kinds=("qd", "tau")``,
-    :func:`acceleration_field`)."""
+    :func:`robohw.dynamics.forward.codec.acceleration_field`)."""
     out = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
         position = state_field("q", k)

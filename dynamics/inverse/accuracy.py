@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.dynamics.reference import inverse_dynamics
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.hw.checks import check_number
 from robohw.robots import Robot
 from robohw.robots.sampling import sample_joints, within_a_turn
@@ -132,8 +132,8 @@ def torque_scale(robot):
 
 def accuracy_promise(plan):
     """The :class:`AccuracyPromise` of a Newton-Euler plan (a
-    :class:`~robohw.dynamics.pipeline.NewtonEulerPlan` or
-    :class:`~robohw.dynamics.array_plan.ArrayPlan`)."""
+    :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan` or
+    :class:`~robohw.dynamics.inverse.array_plan.ArrayPlan`)."""
     bounds = plan.output_bounds
     unit = "N m" if all(joint.type == "revolute" for joint in plan.robot.joints) else "N m or N"
     friction = tuple(float(joint.friction) for joint in plan.robot.joints) \

@@ -1,23 +1,23 @@
 """The Newton-Euler inverse dynamics as one fully pipelined datapath: one torque vector per clock.
 
 Lee & Chang's base-coordinate steps (15)-(31)
-(:func:`robohw.dynamics.reference.base_coordinate_steps`) are traced over the robot's constants
+(:func:`robohw.dynamics.inverse.reference.base_coordinate_steps`) are traced over the robot's constants
 from the joints' cos and sin (pipelined CORDICs), rates and accelerations, every recurrence a
 recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels for ``K`` elements), so the depth
 grows with ``log2 N``. Every value's fixed-point format comes
-from its proven range (:class:`robohw.dynamics.bounds.DynamicsBounds`, from the joints'
+from its proven range (:class:`robohw.dynamics.inverse.bounds.DynamicsBounds`, from the joints'
 velocity and acceleration limits); a state outside them leaves the pipeline with ``in_bounds``
 low.
 """
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
-from robohw.dynamics.codec import position_inputs, state_field, state_fields, torque_field
-from robohw.dynamics.reference import base_coordinate_steps
-from robohw.dynamics.accuracy import (BOUND_FRACTION, accuracy_promise, check_accuracy,
+from robohw.dynamics.inverse.codec import position_inputs, state_field, state_fields, torque_field
+from robohw.dynamics.inverse.reference import base_coordinate_steps
+from robohw.dynamics.inverse.accuracy import (BOUND_FRACTION, accuracy_promise, check_accuracy,
                                       check_bound_fraction)
-from robohw.dynamics.bounds import DynamicsBounds
-from robohw.dynamics.scans import doubling_schedule, run_schedule
+from robohw.dynamics.inverse.bounds import DynamicsBounds
+from robohw.dynamics.inverse.scans import doubling_schedule, run_schedule
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
 from robohw.robots.loading import require_dynamics
@@ -36,7 +36,7 @@ MAX_TRIG_WIDTH = 40
 
 class NewtonEulerPlan(TracedPlan):
     """What :class:`NewtonEulerPipeline` is built from: the traced equations, every value's
-    format and the schedule (:mod:`robohw.dynamics.model` evaluates it bit for bit).
+    format and the schedule (:mod:`robohw.dynamics.inverse.model` evaluates it bit for bit).
 
     Parameters
     ----------
@@ -53,10 +53,10 @@ class NewtonEulerPlan(TracedPlan):
         Bits of the joints' angles and of the CORDICs (default ``min(width, 40)``).
     bound_fraction : float or None
         The largest :attr:`accuracy` fraction accepted (default
-        :data:`~robohw.dynamics.accuracy.BOUND_FRACTION`, 1 %): a plan whose proven bound
+        :data:`~robohw.dynamics.inverse.accuracy.BOUND_FRACTION`, 1 %): a plan whose proven bound
         exceeds this fraction of the largest torque the robot's limits allow is refused with
         a ``ValueError`` naming the limit that weighs most and the width that would meet it
-        (:func:`~robohw.dynamics.accuracy.check_accuracy`). ``None``: not checked.
+        (:func:`~robohw.dynamics.inverse.accuracy.check_accuracy`). ``None``: not checked.
     """
     max_width = MAX_WIDTH
     # Whether the machine computes Coulomb friction, F_c sign(qd): a sign input
@@ -90,7 +90,7 @@ class NewtonEulerPlan(TracedPlan):
 
     @property
     def accuracy(self):
-        """The :class:`~robohw.dynamics.accuracy.AccuracyPromise`: per joint, the proven
+        """The :class:`~robohw.dynamics.inverse.accuracy.AccuracyPromise`: per joint, the proven
         worst-case error of its torque against float64 for a state within the limits, and
         the largest torque those limits allow."""
         if self._accuracy is None:

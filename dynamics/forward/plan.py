@@ -1,20 +1,20 @@
 """Forward dynamics traced for hardware: the articulated-body algorithm in link frames
-(:func:`~robohw.dynamics.articulated_frames.articulated_body_steps`) over a robot's constants,
+(:func:`~robohw.dynamics.forward.articulated_frames.articulated_body_steps`) over a robot's constants,
 from its joints' cos and sin (CORDICs), rates and torques, every value's fixed-point format
-from its proven range (:class:`~robohw.dynamics.forward_bounds.ForwardBounds`, from the joints'
+from its proven range (:class:`~robohw.dynamics.forward.bounds.ForwardBounds`, from the joints'
 velocity, torque and acceleration limits), a reciprocal and a reciprocal square root of each
 joint's divisor. A state outside the limits is flagged (``in_bounds`` low), and a row whose
 accelerations its checks cannot place within their limits too: neither is marked valid.
 
 :class:`ArticulatedBodyPlan` is the plan a machine is built from and the bit-exact model
 evaluates (:func:`robohw.dataflow.plan.model_codes`); its payloads are
-:mod:`robohw.dynamics.codec`'s (``q``, ``qd``, ``tau`` in, ``qdd`` out).
+:mod:`robohw.dynamics.inverse.codec`'s (``q``, ``qd``, ``tau`` in, ``qdd`` out).
 """
 
 from robohw.dataflow.plan import TracedPlan
-from robohw.dynamics.articulated_frames import articulated_body_steps
-from robohw.dynamics.codec import position_inputs, state_field
-from robohw.dynamics.forward_bounds import ForwardBounds
+from robohw.dynamics.forward.articulated_frames import articulated_body_steps
+from robohw.dynamics.inverse.codec import position_inputs, state_field
+from robohw.dynamics.forward.bounds import ForwardBounds
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
 from robohw.robots.algebra import difference, product, total

@@ -1,13 +1,13 @@
 """The Newton-Euler inverse dynamics on the engine (:mod:`robohw.engine`): the equations in link
-frames (:mod:`robohw.dynamics.link_frames`, the robot's constants folded) traced with proven
+frames (:mod:`robohw.dynamics.inverse.link_frames`, the robot's constants folded) traced with proven
 ranges, compiled onto pipelined multipliers, adders and CORDICs over rotating register files,
 one state every initiation interval (II).
 """
 
-from robohw.dynamics.codec import state_fields, torque_field
-from robohw.dynamics.accuracy import BOUND_FRACTION
-from robohw.dynamics.link_frames import link_frame_steps
-from robohw.dynamics.pipeline import NewtonEulerPlan
+from robohw.dynamics.inverse.codec import state_fields, torque_field
+from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
+from robohw.dynamics.inverse.link_frames import link_frame_steps
+from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.engine.component import Engine
 from robohw.engine.plan import compile_plan
 
@@ -21,12 +21,12 @@ ENGINE_INTERVAL = 5
 
 class LinkFramePlan(NewtonEulerPlan):
     """The Newton-Euler equations in link frames
-    (:func:`~robohw.dynamics.link_frames.link_frame_steps`) traced with the formats and
-    accuracy of :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`: what :class:`EnginePlan`
+    (:func:`~robohw.dynamics.inverse.link_frames.link_frame_steps`) traced with the formats and
+    accuracy of :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`: what :class:`EnginePlan`
     compiles. Its cos and sin carry one fraction bit more than the CORDIC's default
     (:attr:`~robohw.dataflow.plan.TracedPlan.trig_integer_bits` 2): their errors, turned
     through every later link, weigh most in the proven bound. Coulomb friction is built
-    (:attr:`~robohw.dynamics.pipeline.NewtonEulerPlan.coulomb`)."""
+    (:attr:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan.coulomb`)."""
     trig_integer_bits = 2
     coulomb = True
 
@@ -39,13 +39,13 @@ class LinkFramePlan(NewtonEulerPlan):
 
 class EnginePlan(LinkFramePlan):
     """What :class:`NewtonEulerEngine` is built from: the traced equations and their formats
-    (:class:`LinkFramePlan`; its bit-exact model is :func:`robohw.dynamics.model.model_outputs`'s)
+    (:class:`LinkFramePlan`; its bit-exact model is :func:`robohw.dynamics.inverse.model.model_outputs`'s)
     and the compiled ``program`` (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
 
     Parameters
     ----------
     robot, width, trig_width, bound_fraction
-        See :class:`~robohw.dynamics.pipeline.NewtonEulerPlan`.
+        See :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`.
     interval : int
         II, cycles per state, 2 to 1,024 (default :data:`ENGINE_INTERVAL`).
     multipliers, adders : int or None
@@ -73,7 +73,7 @@ class NewtonEulerEngine(Engine):
     Members
     -------
     i, o
-        The payloads of :class:`~robohw.dynamics.pipeline.NewtonEulerPipeline`.
+        The payloads of :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPipeline`.
     """
 
     def __init__(self, robot, *, width=24, interval=None, trig_width=None,

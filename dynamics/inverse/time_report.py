@@ -3,7 +3,7 @@ cycles and, where placed and routed, in microseconds, beside Pinocchio's RNEA on
 timed in the report's run from Python (:func:`robohw.robots.pinocchio.call_seconds`) and
 from C++ (:func:`robohw.robots.pinocchio.cpp_call_seconds`), and the published anchors."""
 
-from robohw.dynamics.designs import DESIGNS, DynamicsDesign
+from robohw.dynamics.inverse.designs import DESIGNS
 from robohw.robots import load_robot
 from robohw.robots.pinocchio import call_seconds, cpp_call_seconds
 from robohw.sim.cache import cache_dir
@@ -40,8 +40,6 @@ def time_rows(measured, synth_rows, pinocchio_us=(None, None)):
     run; ``None``: not measured)."""
     rows = []
     for design in DESIGNS:
-        if not isinstance(design, DynamicsDesign):      # forward dynamics: accelerations
-            continue
         name = design.name
         run = measured.get(name)
         placed = [r for r in synth_rows if r.get("design") == name and r.get("fmax_mhz") and

@@ -1,5 +1,5 @@
 """Forward dynamics on the engine (:mod:`robohw.engine`): the articulated-body algorithm traced
-with proven ranges (:class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`) compiled onto
+with proven ranges (:class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`) compiled onto
 pipelined multipliers and adders, folded reciprocal and reciprocal square root units
 (:mod:`robohw.hw.reciprocal`, :mod:`robohw.hw.reciprocal_sqrt`,
 :func:`robohw.engine.program.reciprocal_fold`) and CORDICs over rotating
@@ -8,11 +8,11 @@ register files, one state every initiation interval (II).
 Its outputs: each joint's acceleration ``qdd{k}``, ``in_bounds`` (every field within the
 limits the ranges are proven for) and ``checked`` (every check of the accelerations' assumed
 ranges passed: :attr:`~robohw.dataflow.plan.TracedPlan.checks`); a row is valid where both
-are high, as :func:`robohw.dynamics.forward_files.solve_forward` judges the model's.
+are high, as :func:`robohw.dynamics.forward.files.solve_forward` judges the model's.
 """
 
-from robohw.dynamics.codec import acceleration_field, forward_fields
-from robohw.dynamics.forward_plan import ArticulatedBodyPlan
+from robohw.dynamics.forward.codec import acceleration_field, forward_fields
+from robohw.dynamics.forward.plan import ArticulatedBodyPlan
 from robohw.engine.component import Engine
 from robohw.engine.estimate import engine_resources
 from robohw.engine.plan import compile_plan
@@ -36,7 +36,7 @@ INTERVAL_STEP = 8
 
 def forward_interval(plan):
     """The default interval of the engine of ``plan`` (an
-    :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`): the smallest multiple of
+    :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`): the smallest multiple of
     :data:`INTERVAL_STEP` whose engine is estimated (:func:`~robohw.engine.estimate.
     engine_resources`) within :data:`FORWARD_LUT_BUDGET` and the ECP5-85F's DSP tiles."""
     tiles = DEVICES["ecp5-85k"].dsp
@@ -50,14 +50,14 @@ def forward_interval(plan):
 
 class ForwardEnginePlan(ArticulatedBodyPlan):
     """What :class:`ForwardDynamicsEngine` is built from: the traced algorithm and its formats
-    (:class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`; its bit-exact model is
+    (:class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`; its bit-exact model is
     :func:`~robohw.dataflow.plan.checked_model_codes`) and the compiled ``program``
     (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
 
     Parameters
     ----------
     robot, width, trig_width
-        See :class:`~robohw.dynamics.forward_plan.ArticulatedBodyPlan`.
+        See :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`.
     interval : int
         II, cycles per state, 2 to 1,024 (default :data:`FORWARD_INTERVAL`).
     multipliers, adders : int or None
@@ -85,7 +85,7 @@ class ForwardDynamicsEngine(Engine):
     -------
     i : stream
         ``q{k}`` (binary angles for revolute joints), ``qd{k}``, ``tau{k}``
-        (:func:`~robohw.dynamics.codec.forward_fields`) and ``tag``.
+        (:func:`~robohw.dynamics.forward.codec.forward_fields`) and ``tag``.
     o : stream
         ``qdd{k}`` (``signed(width)``, the plan's ``output_fracs``), ``in_bounds``,
         ``checked`` and ``tag``.

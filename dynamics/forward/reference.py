@@ -3,7 +3,7 @@ torques (forces) ``tau`` give at the state ``(q, qd)``, two independent ways, ve
 states.
 
 - :func:`articulated_body_accelerations`: Featherstone's articulated-body algorithm in link
-  frames (the distal form of :func:`robohw.dynamics.reference.link_motions`), three sweeps:
+  frames (the distal form of :func:`robohw.dynamics.inverse.reference.link_motions`), three sweeps:
   velocities outward; articulated inertias and bias forces inward, each joint's articulated
   inertia about its axis ``D_i`` divided once; accelerations outward.
 - :func:`solved_accelerations`: ``H(q) qdd = tau - b(q, qd)``, ``H`` from the links' Jacobians
@@ -13,7 +13,7 @@ states.
 
 Both take the joint terms as inverse dynamics gives them (:func:`robohw.robots.chain.joint_terms`):
 ``tau = ID(q, qd, qdd) + armature qdd + damping qd + friction sign(qd)``, so each is the exact
-inverse of :func:`robohw.dynamics.reference.inverse_dynamics`.
+inverse of :func:`robohw.dynamics.inverse.reference.inverse_dynamics`.
 
 Spatial vectors are ``(angular, linear)`` in the link's frame about its origin (Featherstone's
 Plücker coordinates); gravity enters as the base accelerating upwards, as in inverse dynamics.
@@ -21,7 +21,7 @@ Plücker coordinates); gravity enters as the base accelerating upwards, as in in
 
 import numpy as np
 
-from robohw.dynamics.reference import link_frame_torques, link_motions
+from robohw.dynamics.inverse.reference import link_frame_torques, link_motions
 from robohw.hw.checks import check_choice
 from robohw.robots.chain import as_chain, distal_gravity
 from robohw.robots.kinematics import jacobian_inertia
@@ -89,7 +89,7 @@ def _spatial_links(robot, q):
 def articulated_divisors(robot, q):
     """``(B, N)``: each joint's articulated inertia about its motion, ``D_i = S^T K_i S +
     armature``, at joint vectors ``q`` ``(B, N)``: what the articulated-body algorithm
-    divides by (its proven lower bounds: :mod:`robohw.dynamics.divisors`)."""
+    divides by (its proven lower bounds: :mod:`robohw.dynamics.forward.divisors`)."""
     q = np.atleast_2d(np.asarray(q, dtype=np.float64))
     require_dynamics(robot, "forward dynamics")
     transforms, axes, articulated = _spatial_links(robot, q)

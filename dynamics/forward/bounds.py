@@ -1,9 +1,9 @@
 """Proven bounds on the articulated-body algorithm's quantities
-(:mod:`robohw.dynamics.articulated_frames`) of a serial robot, from its link constants and its
+(:mod:`robohw.dynamics.forward.articulated_frames`) of a serial robot, from its link constants and its
 joints' position, velocity, acceleration and torque limits.
 
 Each bound is on a 3-vector's Euclidean norm (so on each component) or on a scalar. Notation as
-in :mod:`robohw.dynamics.bounds` (link ``i`` 0-based; ``P_i`` the largest ``|p*_i|``, ``S_i =
+in :mod:`robohw.dynamics.inverse.bounds` (link ``i`` 0-based; ``P_i`` the largest ``|p*_i|``, ``S_i =
 |s_i|``, ``J_i`` the Frobenius norm of the link's inertia about its centre of mass, ``m_i``;
 ``v_i`` the velocity limit, ``t_i`` the torque limit).
 
@@ -18,7 +18,7 @@ in :mod:`robohw.dynamics.bounds` (link ``i`` 0-based; ``P_i`` the largest ``|p*_
   (J_k + m_k R_ik^2)`` (``R_ik = S_k + sum_{i < j <= k} P_j`` reaches link ``k``'s centre of
   mass from ``O_i``) for the angular block, ``mu_i = sum_{k >= i} m_k`` for the linear one, and
   so the blocks' norms. ``K - U U^T / D`` obeys the same.
-- the divisor ``D_i``: at least :mod:`robohw.dynamics.divisors`' lower bound (the armature,
+- the divisor ``D_i``: at least :mod:`robohw.dynamics.forward.divisors`' lower bound (the armature,
   the link's own inertia about the joint's motion and the least the next link adds), at most
   the armature plus the composite's, ``alpha`` about ``O_{i-1}`` (revolute) or ``mu_i``.
 - ``|U|``: ``|x^T K S| <= sqrt(x^T K x) sqrt(S^T K S)``, so ``|U_w| <= sqrt(alpha_i D_i)`` and
@@ -28,7 +28,7 @@ in :mod:`robohw.dynamics.bounds` (link ``i`` 0-based; ``P_i`` the largest ``|p*_
 **Where the accelerations are within their limits** (``|qdd_i| <=`` the acceleration limit:
 the ranges a machine checks, :meth:`robohw.dataflow.graph.Tracer.assume`): every link's
 spatial acceleration and every joint's transmitted force obey inverse dynamics' bounds
-(:class:`robohw.dynamics.bounds.DynamicsBounds`; a spatial acceleration's linear part is the
+(:class:`robohw.dynamics.inverse.bounds.DynamicsBounds`; a spatial acceleration's linear part is the
 origin's less ``omega x v``), so
 
 - the articulated bias ``P_i = f_i - K_i a_i``: ``|n_i| + alpha |a_w| + beta |a_v|`` (``beta =
@@ -48,8 +48,8 @@ graph's order) establish them: ``P_i`` is checked itself, ``a_i`` follows the ch
 
 import math
 
-from robohw.dynamics.bounds import DynamicsBounds
-from robohw.dynamics.divisors import outboard_least, own_least
+from robohw.dynamics.inverse.bounds import DynamicsBounds
+from robohw.dynamics.forward.divisors import outboard_least, own_least
 from robohw.robots import is_urdf
 from robohw.robots.magnitudes import largest_value
 from robohw.robots.urdf import sidecar_path

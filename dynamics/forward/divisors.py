@@ -1,5 +1,5 @@
 """Proven lower bounds on each joint's articulated inertia about its motion, ``D_i = S^T K_i S +
-armature``: what forward dynamics divides by (:mod:`robohw.dynamics.articulated_frames`).
+armature``: what forward dynamics divides by (:mod:`robohw.dynamics.forward.articulated_frames`).
 
 The outboard links add positive semidefinite terms to ``K_i``, so ``D_i`` is at least the
 armature plus the link's own inertia about the joint's motion, ``S^T I_i S`` (the moment about
@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from robohw.dynamics.articulated_frames import joint_motion, link_geometry, link_inertia
+from robohw.dynamics.forward.articulated_frames import joint_motion, link_geometry, link_inertia
 from robohw.robots.algebra import snap
 
 __all__ = ["own_least", "outboard_least", "GRID"]

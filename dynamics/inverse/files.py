@@ -3,17 +3,17 @@
 ``IN.csv`` has the header ``q1..qN,qd1..qdN,qdd1..qddN`` (rad, rad/s, rad/s^2 for revolute
 joints; m, m/s, m/s^2 for prismatic ones; any column order). ``OUT.csv`` has
 ``tau1..tauN,valid`` (``reason`` last when asked; N m or N: what each joint must exert, gravity
-included). Backends: ``float`` (:mod:`robohw.dynamics.reference`, by the ``link``, ``scan`` or
+included). Backends: ``float`` (:mod:`robohw.dynamics.inverse.reference`, by the ``link``, ``scan`` or
 ``lagrange`` formulation), and the hardware's: ``model`` (the bit-exact model,
-:mod:`robohw.dynamics.model`), ``rtl`` (the Amaranth design, simulated cycle by cycle) and
+:mod:`robohw.dynamics.inverse.model`), ``rtl`` (the Amaranth design, simulated cycle by cycle) and
 ``compiled`` (the same design compiled by Verilator, :mod:`robohw.sim.compiled`), of any
 design: ``pipelined`` (:class:`robohw.dynamics.NewtonEulerPipeline`), ``array`` (Lee &
-Chang's processor array, :class:`robohw.dynamics.array.NewtonEulerArray`, on ``processors``
+Chang's processor array, :class:`robohw.dynamics.inverse.array.NewtonEulerArray`, on ``processors``
 elements and a ``direct`` or ``shuffle`` network) or ``engine`` (the modulo-scheduled engine,
-:class:`robohw.dynamics.engine.NewtonEulerEngine`, one state every ``interval`` cycles).
+:class:`robohw.dynamics.inverse.engine.NewtonEulerEngine`, one state every ``interval`` cycles).
 
 The hardware proves its torques for states within the robot file's position, velocity and
-acceleration limits only, each within its bound (:mod:`robohw.dynamics.accuracy`; a design
+acceleration limits only, each within its bound (:mod:`robohw.dynamics.inverse.accuracy`; a design
 whose bound exceeds the allowed share of the largest torque the limits allow is refused
 before any row): a state outside them is ``valid = 0``, reason ``outside_limits``, with zeros,
 and the rest of the file is computed; so is a state with an angle of 2**(47 - w) turns or more
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.dynamics.accuracy import BOUND_FRACTION, AccuracyPromise
+from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, AccuracyPromise
 from robohw.support.csv_table import read_columns, write_rows
-from robohw.dynamics.reference import FORMULATIONS, inverse_dynamics
+from robohw.dynamics.inverse.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
@@ -94,7 +94,7 @@ def write_torques(path, tau, valid, reason=None):
 class Torques:
     """What :func:`solve_dynamics` gives: ``tau`` ``(rows, N)`` (zeros where not valid), per row
     ``valid`` and ``reason``, and a hardware backend's
-    :class:`~robohw.dynamics.accuracy.AccuracyPromise` (``None`` for the float backend)."""
+    :class:`~robohw.dynamics.inverse.accuracy.AccuracyPromise` (``None`` for the float backend)."""
     tau: np.ndarray
     valid: np.ndarray
     reason: np.ndarray
@@ -111,8 +111,8 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     and ``wrench`` are the float backend's; the hardware (``design``, ``width`` bits; the
     array's ``processors``, default N, and ``network``, default ``direct``; the engine's
     ``interval``; ``None``: the design's defaults for the robot, ``robohw sim --robot``'s,
-    :func:`~robohw.dynamics.designs.default_machine`) carries no tool load, and is refused (``ValueError``) where its proven bound exceeds ``bound_fraction`` of
-    the largest torque the limits allow (:mod:`robohw.dynamics.accuracy`). The backend
+    :func:`~robohw.dynamics.inverse.designs.default_machine`) carries no tool load, and is refused (``ValueError``) where its proven bound exceeds ``bound_fraction`` of
+    the largest torque the limits allow (:mod:`robohw.dynamics.inverse.accuracy`). The backend
     ``"board"`` runs the design on a board behind ``port`` (an open serial port, or
     :class:`~robohw.board.sim_port.SimulatedPort`; :class:`~robohw.board.driver.Board`), whose
     identity must be :func:`board_digest`'s; ``port`` is refused with any other backend."""
@@ -122,7 +122,7 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
                          if port is not None else "the board backend needs a port")
     check_choice("design", design, DESIGNS)
     if network is not None:
-        from robohw.dynamics.network import NETWORKS
+        from robohw.dynamics.inverse.network import NETWORKS
         check_choice("network", network, NETWORKS)
     if design != "array" and (processors is not None or network is not None):
         raise ValueError("processors and network are the array's: they need design 'array'")
@@ -156,13 +156,13 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
 def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction, progress):
     """:func:`solve_dynamics` by a hardware backend: ``(tau, failures, accuracy)``, the
     failures as :func:`robohw.support.validity.row_reasons` takes them. The machine is built
-    through its design (:func:`robohw.dynamics.designs.machine_design`), as every flow builds
+    through its design (:func:`robohw.dynamics.inverse.designs.machine_design`), as every flow builds
     it.
     Its modules are imported here: the float backend's command loads the references alone (a
     fast start)."""
-    from robohw.dynamics.codec import decode_torques, encode_states, torque_codes
-    from robohw.dynamics.model import model_outputs
-    from robohw.dynamics.pipeline import MAX_TRIG_WIDTH
+    from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
+    from robohw.dynamics.inverse.model import model_outputs
+    from robohw.dynamics.inverse.pipeline import MAX_TRIG_WIDTH
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
@@ -205,7 +205,7 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
 def _machine(robot, design, width, options):
     """``(machine, hardware robot, width, interval)`` of ``design`` for ``robot``: the width and
     the engine's interval given, or the design's defaults for the robot."""
-    from robohw.dynamics.designs import default_machine, machine_design
+    from robohw.dynamics.inverse.designs import default_machine, machine_design
     from robohw.robots.loading import hardware_robot
     machine = machine_design(design, robot, processors=options["processors"],
                              network=options["network"])

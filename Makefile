@@ -33,10 +33,13 @@ $(BENCH_STAMP): $(STAMP)
 # parameters); `make test`, what the README shows and CI runs (check, the compiled models,
 # Verilator, the exports, the report and the formal proofs); `make slow`, synthesis and
 # full-size runs. Compiled models are cached in the user's cache folder ($ROBOHW_CACHE).
+# Both run the linter first (ruff, its rules in pyproject.toml's [tool.ruff]): the tree is clean.
 check: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 -m "not slow and not heavy" --durations=25
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/pytest -n 2 -m "not slow" --durations=25
 
 # What the report needs and no more: the package and Pinocchio, the peer its dynamics section

@@ -9,8 +9,16 @@ timeout, a reply to no request. Never a silently wrong row.
 """
 
 from robohw.board.core import DEFAULT_FIFO_BYTES
-from robohw.board.frames import (DIGEST_BYTES, ERROR, IDENTITY, PROTOCOL_VERSION, REPLY_SYNC,
-                                 RESULT, FrameError, FrameFormat)
+from robohw.board.frames import (
+    DIGEST_BYTES,
+    ERROR,
+    IDENTITY,
+    PROTOCOL_VERSION,
+    REPLY_SYNC,
+    RESULT,
+    FrameError,
+    FrameFormat,
+)
 from robohw.hw.checks import check_integer
 
 __all__ = ["Board", "BoardError", "open_serial"]

@@ -8,8 +8,17 @@ from amaranth.lib import data, stream, wiring
 from amaranth.lib.wiring import In, Out
 
 from robohw.board.crc import crc16_next
-from robohw.board.frames import (CRC_INIT, ERROR, ERROR_CODES, IDENTIFY, IDENTITY,
-                                 REQUEST_SYNC, STATE, FrameFormat, field_bytes)
+from robohw.board.frames import (
+    CRC_INIT,
+    ERROR,
+    ERROR_CODES,
+    IDENTIFY,
+    IDENTITY,
+    REQUEST_SYNC,
+    STATE,
+    FrameFormat,
+    field_bytes,
+)
 from robohw.board.uart import RECEIVED_LAYOUT
 from robohw.hw.checks import check_integer
 

@@ -9,8 +9,16 @@ from amaranth.lib.wiring import In, Out
 
 from robohw.board.crc import crc16_next
 from robohw.board.frame_decoder import REPLY_LAYOUT, tagged_layout
-from robohw.board.frames import (CRC_INIT, DIGEST_BYTES, IDENTITY, PROTOCOL_VERSION, REPLY_SYNC,
-                                 RESULT, FrameFormat, field_bytes)
+from robohw.board.frames import (
+    CRC_INIT,
+    DIGEST_BYTES,
+    IDENTITY,
+    PROTOCOL_VERSION,
+    REPLY_SYNC,
+    RESULT,
+    FrameFormat,
+    field_bytes,
+)
 
 __all__ = ["FrameEncoder"]
 

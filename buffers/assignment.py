@@ -214,7 +214,8 @@ def assign_buffers(latencies, edges, *, inputs=(), outputs=(), share=False,
     for p, ks in producers.items():
         found = {edges[k].width for k in ks}
         if len(found) != 1:
-            raise ValueError(f"edges from {p[0]!r} port {p[1]!r} disagree on width: {sorted(found)}")
+            raise ValueError(f"edges from {p[0]!r} port {p[1]!r} disagree on width: "
+                             f"{sorted(found)}")
         widths[p] = found.pop()
     if share:
         for (u, port), ks in producers.items():

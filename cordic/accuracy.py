@@ -28,8 +28,8 @@ import numpy as np
 
 from robohw.cordic.config import Direction, Normalization, System
 from robohw.cordic.model import cordic_model
-from robohw.hw.fixed import code_to_angle
 from robohw.cordic.reference import cordic_ideal
+from robohw.hw.fixed import code_to_angle
 
 __all__ = ["sample_inputs", "corner_inputs", "mixed_inputs", "measure_error", "output_errors",
            "MEANINGFUL_OUTPUTS", "ERROR_BOUND_LSB", "error_bound_lsb"]
@@ -140,7 +140,8 @@ def output_errors(config, x, y, z, out):
     For ``Normalization.NONE`` the reference is scaled by the gain ``K``, which such outputs
     keep by design."""
     ideal = dict(zip("xyz", cordic_ideal(config.system, config.direction,
-                                         *(_to_real(config, n, v) for n, v in zip("xyz", (x, y, z))))))
+                                         *(_to_real(config, n, v)
+                                           for n, v in zip("xyz", (x, y, z))))))
     errors = {}
     for name in MEANINGFUL_OUTPUTS[(config.system, config.direction)]:
         got = _to_real(config, name, np.asarray(getattr(out, name)))

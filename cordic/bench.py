@@ -15,10 +15,10 @@ from robohw.cordic.accuracy import sample_inputs
 from robohw.cordic.architectures import ARCHITECTURES
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
-from robohw.sim.measure import measure_timing
-from robohw.support.progress import Progress
 from robohw.sim.harness import run_stream
+from robohw.sim.measure import measure_timing
 from robohw.sim.verilator import run_stream_verilator
+from robohw.support.progress import Progress
 
 __all__ = ["bench_cordic", "format_bench"]
 

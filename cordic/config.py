@@ -104,7 +104,8 @@ def _parse_enum(enum_type, value, name):
     if isinstance(value, enum_type):
         return value
     for member in enum_type:
-        if value == member.value or (isinstance(value, str) and value.lower() == member.name.lower()):
+        if value == member.value or (isinstance(value, str)
+                                     and value.lower() == member.name.lower()):
             return member
     allowed = ", ".join(repr(member.value if isinstance(member.value, str) else member.name.lower())
                         for member in enum_type)

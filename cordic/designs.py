@@ -7,8 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from robohw.cordic.accuracy import (MEANINGFUL_OUTPUTS, error_bound_lsb, output_errors,
-                                    sample_inputs)
+from robohw.cordic.accuracy import MEANINGFUL_OUTPUTS, error_bound_lsb, output_errors, sample_inputs
 from robohw.cordic.architectures import ARCHITECTURES
 from robohw.cordic.config import MAX_WIDTH, MIN_WIDTH, CordicConfig
 from robohw.cordic.model import cordic_model

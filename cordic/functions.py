@@ -7,8 +7,8 @@ radians at this level; circular ``z`` codes are binary angles underneath. Evalua
 bit-exactly with :func:`robohw.cordic.model.evaluate_function`.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -17,8 +17,13 @@ from amaranth.hdl import Array, Module, Mux, Signal, Value, signed
 
 from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.cordic.datapath import finish_stages, prerotate, register_steps, register_values
-from robohw.cordic.word_serial import (WordSerialUnit, step_registers, step_table,
-                                       stream_unit, word_serial_period)
+from robohw.cordic.word_serial import (
+    WordSerialUnit,
+    step_registers,
+    step_table,
+    stream_unit,
+    word_serial_period,
+)
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
 from robohw.hw.stream import StreamPipeline

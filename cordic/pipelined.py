@@ -3,8 +3,16 @@
 from amaranth.hdl import Module, Signal, Value
 
 from robohw.cordic.component import CordicComponent
-from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_stages, micro_step,
-                                    prerotate, register_steps, register_values, state_shapes)
+from robohw.cordic.datapath import (
+    PAYLOAD_FIELDS,
+    finish_registers,
+    finish_stages,
+    micro_step,
+    prerotate,
+    register_steps,
+    register_values,
+    state_shapes,
+)
 from robohw.hw.carry_chain import add_sub
 
 __all__ = ["PipelinedCordic", "pipelined_datapath", "pipelined_latency",

@@ -64,7 +64,8 @@ def cordic_float_iteration(system, direction, x, y, z, iterations=60):
     if direction is Direction.ROTATION and system is System.CIRCULAR:
         z = np.remainder(z + np.pi, 2 * np.pi) - np.pi
         flip = np.abs(z) >= np.pi / 2
-        x, y, z = np.where(flip, -x, x), np.where(flip, -y, y), np.where(flip, z - np.copysign(np.pi, z), z)
+        x, y, z = (np.where(flip, -x, x), np.where(flip, -y, y),
+                   np.where(flip, z - np.copysign(np.pi, z), z))
     elif direction is Direction.VECTORING:
         flip = x < 0
         x, y = np.where(flip, -x, x), np.where(flip, -y, y)

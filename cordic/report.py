@@ -6,12 +6,17 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import versioned
-from robohw.cordic.config import CordicConfig, Direction, Normalization, System
-from robohw.cordic.accuracy import (MEANINGFUL_OUTPUTS, error_bound_lsb, measure_error,
-                                    output_errors, sample_inputs)
+from robohw.cordic.accuracy import (
+    MEANINGFUL_OUTPUTS,
+    error_bound_lsb,
+    measure_error,
+    output_errors,
+    sample_inputs,
+)
 from robohw.cordic.bench import bench_cordic, format_bench
+from robohw.cordic.config import CordicConfig, Direction, Normalization, System
 from robohw.cordic.model import cordic_model
+from robohw.support.formats import versioned
 from robohw.support.progress import Progress
 
 __all__ = ["accuracy_table", "format_accuracy_summary", "format_accuracy", "write_cordic_report",
@@ -101,8 +106,8 @@ def write_cordic_report(out_dir, *, quick=False, verilator=True, stream=None):
         format_bench(bench),
     ]) + "\n"
     (out_dir / "cordic.md").write_text(text)
-    (out_dir / "cordic.json").write_text(json.dumps(versioned({"accuracy": accuracy, "bench": bench}),
-                                                    indent=1))
+    data = versioned({"accuracy": accuracy, "bench": bench})
+    (out_dir / "cordic.json").write_text(json.dumps(data, indent=1))
     return text
 
 

@@ -6,8 +6,15 @@ from amaranth.hdl import Array, Const, Module, Mux, Signal, Value, signed
 
 from robohw.cordic.component import CordicComponent
 from robohw.cordic.config import Direction, System
-from robohw.cordic.datapath import (PAYLOAD_FIELDS, finish_registers, finish_stages, prerotate,
-                                    register_steps, register_values, state_shapes)
+from robohw.cordic.datapath import (
+    PAYLOAD_FIELDS,
+    finish_registers,
+    finish_stages,
+    prerotate,
+    register_steps,
+    register_values,
+    state_shapes,
+)
 from robohw.hw.checks import check_bool
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.fixed import hdl_add_sub
@@ -42,7 +49,8 @@ class WordSerialCordic(CordicComponent):
     transfer to its result being valid, ``C`` the cycles per step (2 with ``registered_shift``,
     else 1); the interval between results is ``C R`` cycles under continuous input. A result
     waits in the output registers while ``o.ready`` is low, the finish stages hold and the unit
-    stalls on its last step: nothing is lost, duplicated or reordered. Only the control state and valid bits reset.
+    stalls on its last step: nothing is lost, duplicated or reordered. Only the control state and
+    valid bits reset.
 
     Parameters and members: see :class:`~robohw.cordic.component.CordicComponent`; and
     ``registered_shift`` (bool, default :data:`REGISTERED_SHIFT`).

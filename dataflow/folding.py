@@ -16,11 +16,11 @@ from collections import Counter, defaultdict
 
 import networkx as nx
 
+from robohw.dataflow.operations import Op, operation
+from robohw.dataflow.pipeline import MULTIPLIER_STAGES, Schedule, shared_product
 from robohw.hw.devices import DEVICES
 from robohw.hw.multiplier import split_product_tiles
 from robohw.hw.stream import check_fold
-from robohw.dataflow.operations import Op, operation
-from robohw.dataflow.pipeline import MULTIPLIER_STAGES, Schedule, shared_product
 
 __all__ = ["modulo_schedule", "shared_products", "product_pools", "fold_for_tiles"]
 

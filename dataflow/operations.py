@@ -69,7 +69,7 @@ UNIT_KINDS = (Unit.MUL, Unit.ADD)
 RECIPROCAL_KINDS = (Unit.RECIP, Unit.RSQRT)
 
 
-class Op(str, enum.Enum):
+class Op(enum.StrEnum):
     """The kinds of node of a traced graph (a ``str``: ``Op.ADD == "add"``)."""
     INPUT = "input"
     CONST = "const"

@@ -19,12 +19,11 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from amaranth.hdl import Assert, Const, Signal, signed
+from amaranth.hdl import Assert, Signal, signed
 
-from robohw.dataflow.evaluate import ROUNDING
 from robohw.dataflow.operations import Op, Unit, hdl_constant, operation, unit_of
 from robohw.hw.delay_line import tapped_delay_line
-from robohw.hw.fixed import hdl_round_shift, rounding_increment, rounding_mask, rounding_shift
+from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.multiplier import OPERAND_REGISTERS, SPLIT_PRODUCT_LATENCY, split_product
 
 __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps", "build_dataflow",
@@ -323,9 +322,9 @@ def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
     node rounds the last product register into its own register by its own ``shifts[index]``,
     in two steps in one cycle (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the
     dropped bits below the half, then :func:`~robohw.hw.fixed.rounding_increment`, a carry
-    chain over the kept ``width + 1`` bits, or all of them if ``exact``, for the range checks; the register wraps
-    to ``width``): :data:`MULTIPLIER_STAGES` cycles. Rounding at the node routes better than
-    one adder over every bit of a product or a shift multiplexer at the multiplier
+    chain over the kept ``width + 1`` bits, or all of them if ``exact``, for the range checks; the
+    register wraps to ``width``): :data:`MULTIPLIER_STAGES` cycles. Rounding at the node routes
+    better than one adder over every bit of a product or a shift multiplexer at the multiplier
     (``docs/notes/2026-10-inertia-on-the-ecp5.md``). The operands are ``signed(width)``; a
     negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
     (:func:`~robohw.dataflow.graph.frac_bits_for` keeps a margin), so its negation is one."""

@@ -14,10 +14,9 @@ without sign inputs, the engine (:mod:`robohw.engine`) any plan; :func:`model_co
 it bit for bit.
 """
 
-from dataclasses import dataclass
-
 import math
 from collections import Counter
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
@@ -27,11 +26,15 @@ from robohw.cordic.model import cordic_model
 from robohw.cordic.pipelined import pipelined_latency, pipelined_register_bits
 from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
 from robohw.dataflow.folding import modulo_schedule, product_pools
-from robohw.dataflow.graph import (RangeError, Tracer, assign_formats, error_bounds,
-                                   frac_bits_for)
+from robohw.dataflow.graph import RangeError, Tracer, assign_formats, error_bounds, frac_bits_for
 from robohw.dataflow.operations import Op, Unit, operation
-from robohw.dataflow.pipeline import (INPUT_CELL, MULTIPLIER_OPERAND_REGISTERS,
-                                      MULTIPLIER_PRODUCT_REGISTERS, asap_schedule, delay_taps)
+from robohw.dataflow.pipeline import (
+    INPUT_CELL,
+    MULTIPLIER_OPERAND_REGISTERS,
+    MULTIPLIER_PRODUCT_REGISTERS,
+    asap_schedule,
+    delay_taps,
+)
 from robohw.hw.checks import check_integer
 from robohw.hw.fixed import ANGLE_ERROR_LSB, angle_to_code, wrap
 from robohw.hw.stream import check_fold
@@ -43,7 +46,8 @@ __all__ = ["TracedPlan", "SignInput", "TRIG_ERROR_LSB", "TRIG_MARGIN", "model_co
 # [-1, 1]; a margin of 1/64 covers that at every width from 12 up.
 TRIG_MARGIN = 1.0 / 64
 # Worst-case error of the CORDIC's cos and sin, in their LSBs: the stated bound of the circular
-# system (robohw.cordic.accuracy.ERROR_BOUND_LSB; tests/systolic/test_inertia_arrays.py holds them equal).
+# system (robohw.cordic.accuracy.ERROR_BOUND_LSB; tests/systolic/test_inertia_arrays.py holds them
+# equal).
 TRIG_ERROR_LSB = 1.25
 
 

@@ -6,12 +6,11 @@ terms (:mod:`.link_terms`), the predictions (:mod:`.prediction`), the trajectori
 link computers (:mod:`.machine`) and their model (:mod:`.model`), a run (:mod:`.study`), the
 ``distributed`` command's files (:mod:`.files`) and the report section (:mod:`.report`)."""
 
+from robohw.distributed.family import FAMILY
 from robohw.distributed.files import hardware_runner, write_run
 from robohw.distributed.report import write_distributed_report
 from robohw.distributed.study import run_study
 from robohw.distributed.thesis import VIA_Q6
-
-from robohw.distributed.family import FAMILY
 
 __all__ = ["FAMILY", "VIA_Q6", "run_study", "hardware_runner", "write_run",
            "write_distributed_report"]

@@ -5,9 +5,9 @@ import numpy as np
 
 from robohw.dynamics.inverse.codec import torque_codes
 from robohw.robots.toml_file import description_identity
+from robohw.sim.run import run_backend
 from robohw.support.csv_table import write_rows
 from robohw.support.progress import Progress
-from robohw.sim.run import run_backend
 
 __all__ = ["write_run", "hardware_runner"]
 

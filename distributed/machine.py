@@ -42,10 +42,10 @@ from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.operations import UNIT_KINDS, Op, Unit
 from robohw.dataflow.pipeline import hdl_op
-from robohw.dynamics.inverse.codec import state_fields, torque_field, torque_fields
 from robohw.distributed.model import prediction_depth
 from robohw.distributed.plan import FASTEST, LinkComputersPlan
 from robohw.distributed.timing import schedule
+from robohw.dynamics.inverse.codec import state_fields, torque_field, torque_fields
 from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import left_edge, read_port

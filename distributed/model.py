@@ -21,8 +21,8 @@ import numpy as np
 from robohw.dataflow.evaluate import evaluate_fixed
 from robohw.dataflow.operations import Op
 from robohw.dataflow.plan import _input_codes, in_bounds
-from robohw.dynamics.inverse.codec import decode_torques, encode_states
 from robohw.distributed.link_terms import BACKWARD, FORWARD, TERMS
+from robohw.dynamics.inverse.codec import decode_torques, encode_states
 
 __all__ = ["prediction_depth", "warm_up", "model_run", "model_torques"]
 

@@ -41,18 +41,28 @@ from dataclasses import dataclass
 from robohw.dataflow.graph import Node, assign_formats, frac_bits_for
 from robohw.dataflow.operations import Op, Unit, kinds_on
 from robohw.dataflow.plan import TracedPlan
-from robohw.dynamics.inverse.codec import state_field
+from robohw.distributed.link_terms import (
+    BACKWARD,
+    FORWARD,
+    TERMS,
+    LinkState,
+    angular_acceleration,
+    angular_velocity,
+    centre_force,
+    centre_moment,
+    joint_torque,
+    linear_acceleration,
+    link_force,
+    link_moment,
+)
+from robohw.distributed.prediction import PREDICTED, SCHEMES
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import WAITS
-from robohw.hw.checks import check_choice, check_integer, check_number, check_positive_integer
-from robohw.robots.algebra import cross, matTvec, negate, product, snap, vadd
 from robohw.dynamics.inverse.bounds import DynamicsBounds
-from robohw.distributed.link_terms import (BACKWARD, FORWARD, TERMS, LinkState, angular_acceleration,
-                                         angular_velocity, centre_force, centre_moment,
-                                         joint_torque, linear_acceleration, link_force,
-                                         link_moment)
-from robohw.distributed.prediction import PREDICTED, SCHEMES
+from robohw.dynamics.inverse.codec import state_field
+from robohw.hw.checks import check_choice, check_integer, check_number, check_positive_integer
 from robohw.robots import hardware_robot
+from robohw.robots.algebra import cross, matTvec, negate, product, snap, vadd
 
 __all__ = ["LinkComputersPlan", "shared_plan", "Operation", "trajectory_robot", "ISSUES",
            "MIN_WIDTH", "MAX_WIDTH", "FASTEST"]

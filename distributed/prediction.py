@@ -31,11 +31,19 @@ repeated), so each link's terms are evaluated once for the whole trajectory, lin
 
 import numpy as np
 
-from robohw.robots.algebra import cross, matTvec, vadd
-from robohw.distributed.link_terms import (BACKWARD, FORWARD, backward_terms, base_terms,
-                                         body_terms, end_terms, forward_terms, joint_torque,
-                                         link_states)
+from robohw.distributed.link_terms import (
+    BACKWARD,
+    FORWARD,
+    backward_terms,
+    base_terms,
+    body_terms,
+    end_terms,
+    forward_terms,
+    joint_torque,
+    link_states,
+)
 from robohw.hw.checks import check_choice
+from robohw.robots.algebra import cross, matTvec, vadd
 
 __all__ = ["SCHEMES", "PREDICTED", "CORRECTION_OPERATIONS", "scheme_torques", "error_percent"]
 

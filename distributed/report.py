@@ -12,18 +12,24 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import versioned
 from robohw.distributed.plan import shared_plan
+from robohw.distributed.prediction import SCHEMES
 from robohw.distributed.study import run_study, table_rows
-from robohw.distributed.thesis import (PRINTED_GAINS, PRINTED_TABLES, TABLE_CORRECTIONS,
-                                       TABLE_SCHEMES, VIA_Q6, VIA_Q6_IK,
-                                       WORKED_CONFIGURATIONS)
+from robohw.distributed.thesis import (
+    PRINTED_GAINS,
+    PRINTED_TABLES,
+    TABLE_CORRECTIONS,
+    TABLE_SCHEMES,
+    VIA_Q6,
+    VIA_Q6_IK,
+    WORKED_CONFIGURATIONS,
+)
 from robohw.distributed.timing import CORRECTION_CYCLES, TERM_CYCLES, schedule
 from robohw.dynamics.inverse.reference import inverse_dynamics
-from robohw.systolic.reference import jacobian_inertia
-from robohw.distributed.prediction import SCHEMES
-from robohw.support.plots import pyplot
 from robohw.robots import load_robot
+from robohw.support.formats import versioned
+from robohw.support.plots import pyplot
+from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["write_distributed_report", "LINK_PROCESSOR_WIDTH"]
 
@@ -85,7 +91,8 @@ def _gains(robot):
               "latency) the programs fill exactly these slots: a state every "
               f"{schedule('zero', 6, term_cycles=plan.term_cycles).cycles} cycles with "
               "zero-order prediction, and each scheme's cycles above, measured on the RTL "
-              "in tests/distributed/test_distributed_machine.py; the prismatic link's 245 operations fit "
+              "in tests/distributed/test_distributed_machine.py; the prismatic link's 245 "
+              "operations fit "
               "the revolute links' slots.", "",
               "The printed gains are rounded to one decimal. v1's printed formula "
               "n/(0.6n+0.14) gives 1.60, not its printed 1.5: it should read n/(0.6n+0.4) "
@@ -216,7 +223,7 @@ def _plot_timing(robot, path):
         axis.set_xlim(0, 1542)
         axis.set_title(f"{scheme}: {timeline.cycles} cycles per sample", fontsize=9)
     axes[-1].set_xlabel("cycle of the sample (one operation a cycle)")
-    from matplotlib.patches import Patch        # after pyplot() has chosen the backend
+    from matplotlib.patches import Patch  # after pyplot() has chosen the backend
     figure.legend(handles=[Patch(color=c, label=t) for t, c in colours.items()], ncol=8,
                   fontsize=8, loc="upper center")
     figure.tight_layout(rect=(0, 0, 1, 0.97))

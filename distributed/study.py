@@ -20,17 +20,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.dynamics.inverse.codec import decode_torques, encode_states
 from robohw.distributed.machine import LinkComputers
 from robohw.distributed.model import model_torques, prediction_depth, warm_up
 from robohw.distributed.plan import shared_plan
-from robohw.distributed.thesis import (DURATIONS, PRINTED_TABLES, TABLE_SCHEMES, VIA_Q6,
-                                       check_trajectory_fits, sample_trajectory)
-from robohw.distributed.timing import schedule
 from robohw.distributed.prediction import SCHEMES, error_percent, scheme_torques
 from robohw.distributed.simplified_dynamics import bejczy_torques
-from robohw.support.validity import finite_rows, keep_valid
+from robohw.distributed.thesis import (
+    DURATIONS,
+    PRINTED_TABLES,
+    TABLE_SCHEMES,
+    VIA_Q6,
+    check_trajectory_fits,
+    sample_trajectory,
+)
+from robohw.distributed.timing import schedule
+from robohw.dynamics.inverse.codec import decode_torques, encode_states
 from robohw.hw.checks import check_choice
+from robohw.support.validity import finite_rows, keep_valid
 
 __all__ = ["RUN_SCHEMES", "BACKENDS", "Run", "run_study", "table_rows"]
 

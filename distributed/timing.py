@@ -29,9 +29,9 @@ chains: ``max(t1 + t2 + n t3, n(t1 + t2) + t3)`` in place of ``t1 + t2 + n t3``,
 
 from dataclasses import dataclass
 
-from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.distributed.link_terms import TERM_OPERATIONS, TERMS
 from robohw.distributed.prediction import CORRECTION_OPERATIONS, SCHEMES
+from robohw.hw.checks import check_choice, check_positive_integer
 
 __all__ = ["TERM_CYCLES", "CORRECTION_CYCLES", "WAITS", "Slot", "Schedule", "schedule"]
 

@@ -26,8 +26,7 @@ from robohw.dataflow.operations import Unit
 from robohw.engine.control import EngineControl
 from robohw.engine.files import RegisterFiles
 from robohw.engine.program import KINDS
-from robohw.engine.units import (build_cordic, build_loader, build_unit, held_state,
-                                 writer_copies)
+from robohw.engine.units import build_cordic, build_loader, build_unit, held_state, writer_copies
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer
 from robohw.hw.stream import StreamPipeline, check_tag_width

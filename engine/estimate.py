@@ -22,8 +22,8 @@ report's cycle-level table; ``robohw synth`` measures).
   a DP16KD.
 
 Estimates, not measurements: their purpose is the curve's shape over the interval and a user's
-robot's default interval (:func:`robohw.dynamics.inverse.engine_defaults.engine_lut_budget`); how they compare
-with nextpnr's packing: docs/dynamics.md.
+robot's default interval (:func:`robohw.dynamics.inverse.engine_defaults.engine_lut_budget`); how
+they compare with nextpnr's packing: docs/dynamics.md.
 """
 
 import math
@@ -84,7 +84,8 @@ def engine_resources(plan, program, tag_width=0):
     flops += machine.multipliers * multiplier_flops + machine.adders * adder_flops
     # Measured (one unit alone, its PUMA II 32 instructions, 20 bits, Yosys): a multiplier 284
     # LUT4 and 63 carry cells, an adder 190 and 41, their own micro-program fields included.
-    luts += machine.multipliers * (284 + 2 * 63) * w // 20 + machine.adders * (190 + 2 * 41) * w // 20
+    luts += (machine.multipliers * (284 + 2 * 63) * w // 20 +
+             machine.adders * (190 + 2 * 41) * w // 20)
     # The reciprocal units (hw.reciprocal, hw.reciprocal_sqrt): a stage of a few words,
     # ceil(width / fold) stages. Measured (each alone at 40 bits, Yosys and nextpnr):
     # RECIPROCAL_UNIT_COST, a folded stage's (its multiplexers and tokens) at fold 8's.

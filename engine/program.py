@@ -38,13 +38,24 @@ from robohw.cordic.pipelined import pipelined_latency
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.operations import RECIPROCAL_KINDS, UNIT_KINDS, Op, Unit, unit_of
 from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages, swapped_operation
-from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
-                                     physical_register, rotating_allocation)
+from robohw.engine.registers import (
+    access_offset,
+    live_lower_bound,
+    padded_depth,
+    physical_register,
+    rotating_allocation,
+)
 from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.digit_recurrence import INPUT_STAGES, OUTPUT_STAGES
-from robohw.hw.multiplier import (PRODUCT_LATENCY, SPLIT_PRODUCT_BITS, SPLIT_PRODUCT_LATENCY,
-                                  registered_product, split_product, tiled_product,
-                                  tiled_product_latency)
+from robohw.hw.multiplier import (
+    PRODUCT_LATENCY,
+    SPLIT_PRODUCT_BITS,
+    SPLIT_PRODUCT_LATENCY,
+    registered_product,
+    split_product,
+    tiled_product,
+    tiled_product_latency,
+)
 from robohw.hw.reciprocal import reciprocal_latency
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 

@@ -12,7 +12,6 @@ that each operation's start bit moves along; every other value is datapath.
 """
 
 import functools
-import math
 import operator
 
 from robohw.hw.checks import check_integer

@@ -15,9 +15,15 @@ quotients saturate there), with ``a``'s sign; ``a == 0`` gives ``2**(width - 1) 
 import numpy as np
 
 from robohw.hw.checks import check_integer
-from robohw.hw.digit_recurrence import (delayed_start, first_remainder, recurrence_latency,
-                                        recurrence_steps, saturated_rounding, stage_registers,
-                                        unit_operands)
+from robohw.hw.digit_recurrence import (
+    delayed_start,
+    first_remainder,
+    recurrence_latency,
+    recurrence_steps,
+    saturated_rounding,
+    stage_registers,
+    unit_operands,
+)
 
 __all__ = ["reciprocal_code", "reciprocal", "reciprocal_latency"]
 

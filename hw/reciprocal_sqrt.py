@@ -22,9 +22,15 @@ import math
 import numpy as np
 
 from robohw.hw.checks import check_integer
-from robohw.hw.digit_recurrence import (delayed_start, first_remainder, recurrence_latency,
-                                        recurrence_steps, saturated_rounding, stage_registers,
-                                        unit_operands)
+from robohw.hw.digit_recurrence import (
+    delayed_start,
+    first_remainder,
+    recurrence_latency,
+    recurrence_steps,
+    saturated_rounding,
+    stage_registers,
+    unit_operands,
+)
 
 __all__ = ["reciprocal_sqrt_code", "reciprocal_sqrt", "reciprocal_sqrt_latency"]
 

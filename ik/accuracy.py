@@ -19,10 +19,10 @@ import numpy as np
 
 from robohw.ik.codec import joint_angles, pose_inputs
 from robohw.ik.puma_graph import best_graph, puma_format
-from robohw.robots.kinematics import forward_kinematics
 from robohw.ik.reference import BRANCHES, puma_ik_all
-from robohw.taskgraph.model import evaluate_model
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
+from robohw.taskgraph.model import evaluate_model
 
 __all__ = ["ik_accuracy", "joint_errors", "well_conditioned", "fk_residual", "fk_accuracy",
            "wrist_sweep", "WRIST_FILTER", "ELBOW_FILTER", "SHOULDER_FILTER", "WRIST_SINES"]

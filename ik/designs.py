@@ -1,19 +1,20 @@
 """The PUMA IK family's top-level designs for the flows (:class:`~robohw.sim.design.Design`):
-:class:`~robohw.taskgraph.pipeline.TaskGraphPipeline` of the best CCM graph and of the reconstruction
+:class:`~robohw.taskgraph.pipeline.TaskGraphPipeline` of the best CCM graph and of the
+reconstruction
 of Lee & Chang's, on pipelined or word-serial CCMs."""
 
 import numpy as np
 
 from robohw.ik.accuracy import well_conditioned
-from robohw.taskgraph.model import evaluate_model, output_codes, task_graph_outputs
-from robohw.taskgraph.pipeline import MEMORY_ABOVE, TaskGraphPipeline
-from robohw.ik.codec import field_formats, payload_joint_angles, encode_poses, pose_inputs
+from robohw.ik.codec import encode_poses, field_formats, payload_joint_angles, pose_inputs
 from robohw.ik.puma_graph import GRAPHS, IK_WIDTHS, puma_format
 from robohw.ik.reference import puma_ik
 from robohw.robots import load_robot
 from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
+from robohw.taskgraph.model import evaluate_model, output_codes, task_graph_outputs
+from robohw.taskgraph.pipeline import MEMORY_ABOVE, TaskGraphPipeline
 
 __all__ = ["IkDesign", "DESIGNS", "PIPELINED_IK_WIDTH"]
 

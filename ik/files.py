@@ -29,14 +29,19 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
+from robohw.ik.codec import (
+    POSE_INPUTS,
+    joint_angles,
+    payload_joint_angles,
+    pose_inputs,
+    poses_from_inputs,
+)
+from robohw.ik.puma_graph import GRAPHS, puma_format
+from robohw.ik.reference import BRANCHES, puma_ik
 from robohw.robots.chain import Chain
 from robohw.robots.family import puma_form
-from robohw.ik.codec import (POSE_INPUTS, joint_angles, payload_joint_angles, pose_inputs,
-                             poses_from_inputs)
-from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.support.csv_table import CsvFileError, read_columns, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
-from robohw.ik.reference import BRANCHES, puma_ik
 
 __all__ = ["PoseFileError", "IkSolution", "read_poses", "write_joints", "solve_ik",
            "branch_index", "orthonormal", "BACKENDS", "REASONS", "ORTHONORMAL_TOLERANCE",
@@ -208,7 +213,7 @@ def _indicators(branch):
 
 
 def _model_rows(graph, poses, branch, width):
-    from robohw.taskgraph.model import evaluate_model      # the hardware's modules, for it only
+    from robohw.taskgraph.model import evaluate_model  # the hardware's modules, for it only
     out, valid, _ = evaluate_model(graph, pose_inputs(poses), _indicators(branch),
                                    **puma_format(width))
     return _wrap(joint_angles(out)), valid

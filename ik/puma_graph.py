@@ -30,20 +30,18 @@ the graph covers every pose with ``|u| > 0.002 D`` (the wrist centre more than 0
 shoulder-singular cylinder of the PUMA 560) and ``|cos gamma| < 0.999998`` (elbow bent by more
 than 0.11 degrees from straight or folded); outside, the CCMs raise their domain flags and the
 pose is reported invalid. The wrist singularity (``sin theta5 = 0``) determines only
-``theta4 + theta6`` (or their difference, by the twists): ``theta4`` is then the angle of the rounded
-vector the ``q4`` CCM sees (1.743 rad, the sum of the micro-angles, when it is exactly zero), and
-``theta6`` is computed from the hand frame turned by that very ``theta4``, so the solution
-reproduces the pose. Wrist-singular poses are solved and valid, never flagged.
+``theta4 + theta6`` (or their difference, by the twists): ``theta4`` is then the angle of the
+rounded vector the ``q4`` CCM sees (1.743 rad, the sum of the micro-angles, when it is exactly
+zero), and ``theta6`` is computed from the hand frame turned by that very ``theta4``, so the
+solution reproduces the pose. Wrist-singular poses are solved and valid, never flagged.
 """
 
 import math
 
-import numpy as np
-
 from robohw.cordic.config import MAX_WIDTH, Direction, System
 from robohw.ik.codec import JOINT_FIELDS, POSE_INPUTS
-from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.robots.family import check_puma_family
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 
 __all__ = ["best_graph", "paper_graph", "GRAPHS", "puma_format", "GUARD_BITS", "IK_WIDTHS"]
 
@@ -64,9 +62,9 @@ IK_WIDTHS = (16, MAX_WIDTH - GUARD_BITS)
 
 def puma_format(width):
     """The number formats of the PUMA graphs at ``width``-bit ports, as keywords of
-    :func:`robohw.taskgraph.model.evaluate_model`, :func:`robohw.taskgraph.pipeline.plan_pipeline` and
-    :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`: reals in [-2, 2) m, ``width - 2`` fraction
-    bits (a PUMA's workspace lies within 1 m of the shoulder; the largest value inside, the
+    :func:`robohw.taskgraph.model.evaluate_model`, :func:`robohw.taskgraph.pipeline.plan_pipeline`
+    and :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`: reals in [-2, 2) m, ``width - 2``
+    fraction bits (a PUMA's workspace lies within 1 m of the shoulder; the largest value inside, the
     paper graph's terms of (A-7), stays below 2.05 times the reach, 1.8 m for the PUMA 560),
     and :data:`GUARD_BITS` more bits inside. A larger value saturates and flags its pose."""
     return {"width": width, "frac_bits": width - 2, "guard_bits": GUARD_BITS}

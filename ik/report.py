@@ -6,17 +6,24 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import versioned
-from robohw.taskgraph.pipeline import plan_pipeline
-from robohw.robots import load_robot
 from robohw.buffers.bench import bench_buffers, format_buffer_bench
-from robohw.ik.accuracy import (ELBOW_FILTER, SHOULDER_FILTER, WRIST_FILTER, fk_accuracy,
-                                ik_accuracy, joint_errors, wrist_sweep)
+from robohw.hw.stream import StreamPipeline
+from robohw.ik.accuracy import (
+    ELBOW_FILTER,
+    SHOULDER_FILTER,
+    WRIST_FILTER,
+    fk_accuracy,
+    ik_accuracy,
+    joint_errors,
+    wrist_sweep,
+)
 from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.ik.solved_graph import graph_solution
+from robohw.robots import load_robot
+from robohw.support.formats import versioned
 from robohw.support.plots import pyplot
 from robohw.support.progress import Progress
-from robohw.hw.stream import StreamPipeline
+from robohw.taskgraph.pipeline import plan_pipeline
 
 __all__ = ["PAPER", "write_ik_report", "ik_error_panel", "plot_ik_schedules"]
 
@@ -192,7 +199,7 @@ def plot_ik_schedule(panels, path):
         axis.invert_yaxis()
         axis.set(title=title, xlabel=f"start ({unit})")
         axis.grid(True, axis="x", alpha=0.3)
-        from matplotlib.patches import Patch        # after pyplot() has chosen the backend
+        from matplotlib.patches import Patch  # after pyplot() has chosen the backend
         axis.legend(handles=[Patch(color="tab:blue", label="CCM: start to result"),
                              Patch(color="tab:orange", label="longest operand wait (buffer)")],
                     fontsize=8, loc="lower right")

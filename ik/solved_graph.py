@@ -9,8 +9,8 @@ without and with tapped-delay-line sharing, and the depth.
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.hw.checks import check_choice
-from robohw.taskgraph.pipeline import OPERAND_REGISTERS
 from robohw.ik.puma_graph import GRAPHS, puma_format
+from robohw.taskgraph.pipeline import OPERAND_REGISTERS
 
 __all__ = ["TIMINGS", "ccm_latency", "graph_solution"]
 

@@ -8,13 +8,19 @@ flows (:mod:`.designs`), the ``platform`` command's files (:mod:`.files`) and th
 section (:mod:`.report`). It builds on the IK family's task graphs."""
 
 from robohw.legs.designs import DESIGNS as PLATFORM_DESIGNS
-from robohw.legs.files import (independent_rows, input_columns, platform_header, platform_rows,
-                               read_platform_input, solve_platform, write_platform_output)
+from robohw.legs.family import FAMILY
+from robohw.legs.files import (
+                               independent_rows,
+                               input_columns,
+                               platform_header,
+                               platform_rows,
+                               read_platform_input,
+                               solve_platform,
+                               write_platform_output,
+)
 from robohw.legs.platform_kinematics import FK_ITERATIONS, FK_TOLERANCE, check_tolerance
 from robohw.legs.report import write_platform_report
 from robohw.legs.servo import SERVO_ITERATIONS
-
-from robohw.legs.family import FAMILY
 
 __all__ = ["FAMILY", "PLATFORM_DESIGNS", "FK_ITERATIONS", "FK_TOLERANCE", "SERVO_ITERATIONS",
            "check_tolerance", "read_platform_input", "solve_platform", "write_platform_output",

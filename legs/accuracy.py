@@ -15,14 +15,20 @@ the poses the lengths came from: positions in metres, angles in radians.
 
 import numpy as np
 
-from robohw.taskgraph.model import evaluate_model
-from robohw.legs.dynamics_graph import (dynamics_format, dynamics_graph, dynamics_scale,
-                                        reference_dynamics, sample_states, state_inputs)
+from robohw.legs.dynamics_graph import (
+    dynamics_format,
+    dynamics_graph,
+    dynamics_scale,
+    reference_dynamics,
+    sample_states,
+    state_inputs,
+)
 from robohw.legs.fk_graph import fk_format
 from robohw.legs.ik_graph import angle_fields, leg_ik_graph, platform_format, pose_inputs
-from robohw.legs.servo import servo_model
 from robohw.legs.platform_kinematics import inverse_kinematics, jacobian
+from robohw.legs.servo import servo_model
 from robohw.robots.sampling import sample_poses, sample_trajectory
+from robohw.taskgraph.model import evaluate_model
 
 __all__ = ["leg_processor_errors", "leg_dynamics_errors", "servo_errors"]
 

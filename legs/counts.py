@@ -13,10 +13,13 @@ from dataclasses import dataclass
 
 from robohw.dataflow.graph import Tracer
 from robohw.dataflow.operations import Count
-from robohw.legs.platform_dynamics import (actuator_force, leg_equilibrium, leg_motion,
-                                                platform_system)
-from robohw.legs.platform_kinematics import (jacobian_derivative_row, jacobian_row,
-                                                  leg_geometry)
+from robohw.legs.platform_dynamics import (
+    actuator_force,
+    leg_equilibrium,
+    leg_motion,
+    platform_system,
+)
+from robohw.legs.platform_kinematics import jacobian_derivative_row, jacobian_row, leg_geometry
 
 __all__ = ["CountRow", "platform_counts", "elimination", "PAPER", "OURS_ONLY"]
 

@@ -10,15 +10,18 @@ import numpy as np
 
 from robohw.cordic.config import MAX_WIDTH as CORDIC_MAX_WIDTH
 from robohw.hw.fixed import FixedFormat
-from robohw.taskgraph.model import evaluate_model, output_codes, task_graph_outputs
-from robohw.taskgraph.pipeline import TaskGraphPipeline
-from robohw.legs.dynamics_graph import (DYNAMICS_GUARD_BITS, dynamics_format, dynamics_graph,
-                                        dynamics_scale, reference_dynamics, state_codes,
-                                        state_inputs)
-from robohw.legs.fk_graph import FK_GUARD_BITS
+from robohw.legs.dynamics_graph import (
+    DYNAMICS_GUARD_BITS,
+    dynamics_format,
+    dynamics_graph,
+    dynamics_scale,
+    reference_dynamics,
+    state_codes,
+    state_inputs,
+)
 from robohw.legs.dynamics_graph import sample_states as sample_states_within
-from robohw.legs.ik_graph import (GUARD_BITS, angle_fields, leg_ik_graph, platform_format,
-                                  pose_codes)
+from robohw.legs.fk_graph import FK_GUARD_BITS
+from robohw.legs.ik_graph import GUARD_BITS, angle_fields, leg_ik_graph, platform_format, pose_codes
 from robohw.legs.ik_graph import pose_inputs as platform_pose_inputs
 from robohw.legs.leg_machine import LegMachine
 from robohw.legs.platform_kinematics import inverse_kinematics
@@ -27,6 +30,8 @@ from robohw.robots.platform import load_platform
 from robohw.robots.sampling import sample_poses, sample_trajectory
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
+from robohw.taskgraph.model import evaluate_model, output_codes, task_graph_outputs
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 __all__ = ["PlatformIkDesign", "PlatformDynamicsDesign", "PlatformFkDesign", "DESIGNS",
            "PLATFORM_MIN_WIDTH"]

@@ -46,14 +46,19 @@ import numpy as np
 from robohw.cordic.config import Direction, System
 from robohw.hw.checks import check_number
 from robohw.hw.fixed import FixedFormat, angle_to_code
-from robohw.taskgraph.ranges import graph_ranges
-from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
-from robohw.legs.ik_graph import (angle_fields, leg_ports, leg_processors, platform_format,
-                                  pose_bounds)
+from robohw.legs.ik_graph import (
+    angle_fields,
+    leg_ports,
+    leg_processors,
+    platform_format,
+    pose_bounds,
+)
 from robohw.legs.platform_dynamics import SYSTEM_ROWS, gosselin_dynamics
 from robohw.robots.magnitudes import platform_largest_value
 from robohw.robots.sampling import sample_poses
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.ranges import graph_ranges
 
 __all__ = ["dynamics_graph", "dynamics_format", "rate_fields", "state_fields", "state_bounds",
            "proven_ranges", "STROKE_MARGIN", "StateLimits", "DynamicsScale", "dynamics_scale",
@@ -214,9 +219,9 @@ STROKE_MARGIN = 2.0 ** -12
 
 
 def proven_ranges(platform, scale, width, limits=None):
-    """:func:`robohw.taskgraph.ranges.graph_ranges` of the dynamics graph at ``width`` bits for states
-    within :func:`state_bounds` whose legs are within their strokes (each leg's length at least
-    its shortest stroke less :data:`STROKE_MARGIN`: the divisions by it are bounded). The
+    """:func:`robohw.taskgraph.ranges.graph_ranges` of the dynamics graph at ``width`` bits for
+    states within :func:`state_bounds` whose legs are within their strokes (each leg's length at
+    least its shortest stroke less :data:`STROKE_MARGIN`: the divisions by it are bounded). The
     bounds of the legs' values and the platform's wrench are below the format's range; the
     solve's depend on the conditioning and are guarded by its flags instead."""
     least = {(f"leg{i + 1}_rho", "x"): leg.stroke[0] - STROKE_MARGIN
@@ -245,7 +250,8 @@ def state_inputs(platform, states, scale):
 
 def state_codes(platform, states, width, scale):
     """The payload codes ``{field: int64 array}`` of states at ``width``-bit ports, as
-    :func:`robohw.taskgraph.model.evaluate_model` rounds :func:`state_inputs`: reals in the format of
+    :func:`robohw.taskgraph.model.evaluate_model` rounds :func:`state_inputs`: reals in the format
+    of
     :func:`dynamics_format` (``OverflowError`` beyond it), angles as binary angles."""
     real = FixedFormat(width, dynamics_format(platform, width)["frac_bits"])
     angles = angle_fields(platform)

@@ -52,25 +52,37 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat, angle_fits
-from robohw.taskgraph.model import evaluate_model
-from robohw.taskgraph.pipeline import TaskGraphPipeline
-from robohw.support.csv_table import read_columns, write_rows
-from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid
-from robohw.robots.magnitudes import platform_largest_value
+from robohw.legs.dynamics_graph import (
+    STATE_LIMITS,
+    dynamics_format,
+    dynamics_graph,
+    dynamics_scale,
+    rate_fields,
+    reference_dynamics,
+    state_codes,
+    state_fields,
+    state_inputs,
+)
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
-from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
-                                        dynamics_scale, rate_fields, reference_dynamics,
-                                        state_codes,
-                                        state_fields, state_inputs)
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
 from robohw.legs.leg_machine import LegMachine
+from robohw.legs.platform_kinematics import (
+    FK_ITERATIONS,
+    FK_TOLERANCE,
+    forward_kinematics,
+    inverse_kinematics,
+    jacobian,
+)
 from robohw.legs.servo import FkServo, servo_model
 from robohw.legs.singularity import condition_limit, condition_numbers
-from robohw.support.progress import Progress
-from robohw.legs.platform_kinematics import (FK_ITERATIONS, FK_TOLERANCE, forward_kinematics,
-                                             inverse_kinematics, jacobian)
+from robohw.robots.magnitudes import platform_largest_value
 from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
+from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.progress import Progress
+from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid
+from robohw.taskgraph.model import evaluate_model
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "GUESSES", "input_columns",
            "guess_columns", "output_columns", "read_platform_input", "solve_platform",

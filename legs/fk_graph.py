@@ -37,9 +37,9 @@ from dataclasses import replace
 
 from robohw.cordic.config import Direction, System
 from robohw.hw.checks import check_integer
-from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, givens_solve
 from robohw.legs.ik_graph import angle_fields, leg_processors, platform_format
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 
 __all__ = ["fk_graph", "fk_format", "MAX_ITERATIONS", "FK_GUARD_BITS"]
 

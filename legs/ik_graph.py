@@ -51,8 +51,8 @@ import numpy as np
 
 from robohw.cordic.config import Direction, System
 from robohw.hw.fixed import FixedFormat, angle_to_code
-from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.robots.sampling import POSE_SPREAD
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 
 __all__ = ["leg_ik_graph", "leg_processors", "leg_ports", "angle_fields", "platform_format",
            "pose_bounds",
@@ -76,10 +76,12 @@ def reach(platform):
 
 def platform_format(platform, width):
     """The number formats of the platform's graph at ``width``-bit ports, as keywords of
-    :func:`robohw.taskgraph.model.evaluate_model` and :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`:
-    reals with room for the largest of :func:`reach`, the longest stroke (``|U|, |V|, |W|,
-    rho <= rho_max`` for every pose inside the strokes) and the legs' joint coordinates (the
-    graph's constants), and :data:`GUARD_BITS` more bits inside. Anything larger saturates and flags its pose. A platform whose reach leaves no
+    :func:`robohw.taskgraph.model.evaluate_model` and
+    :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`: reals with room for the largest of
+    :func:`reach`, the longest stroke (``|U|, |V|, |W|, rho <= rho_max`` for every pose inside the
+    strokes) and the legs' joint coordinates (the graph's constants), and :data:`GUARD_BITS` more
+    bits inside. Anything larger saturates and flags
+    its pose. A platform whose reach leaves no
     fraction bit is refused (``ValueError``)."""
     largest = max(reach(platform), *(leg.stroke[1] for leg in platform.legs),
                   *(abs(v) for leg in platform.legs for v in (*leg.base, *leg.platform)))
@@ -89,7 +91,8 @@ def platform_format(platform, width):
         # A port needs a fraction bit at least: the CORDICs' unit vectors and the leg
         # constants are fractions of a metre.
         raise ValueError(f"{platform.source or platform.name}: a reach, stroke or joint "
-                         f"coordinate of {largest:.3g} m leaves {width}-bit ports no fraction bit: no "
+                         f"coordinate of {largest:.3g} m leaves {width}-bit ports no fraction bit: "
+                         "no "
                          f"number format holds the platform")
     return {"width": width, "frac_bits": width - 1 - integer_bits, "guard_bits": GUARD_BITS}
 

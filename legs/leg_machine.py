@@ -41,12 +41,18 @@ from amaranth.lib.memory import Memory
 
 from robohw.cordic.config import CordicConfig, System
 from robohw.cordic.multimode import multimode_datapath
-from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub_add,
-                             hdl_round_shift, hdl_saturate)
+from robohw.hw.fixed import (
+    FixedFormat,
+    Rounding,
+    angle_to_code,
+    hdl_add_sub_add,
+    hdl_round_shift,
+    hdl_saturate,
+)
 from robohw.hw.register_file import BankedFile, read_port
 from robohw.hw.stream import StreamPipeline
-from robohw.taskgraph.model import guard_code
 from robohw.legs.machine_plan import BUS_CYCLES, WRITEBACK_CYCLES, plan_machine
+from robohw.taskgraph.model import guard_code
 
 __all__ = ["LegMachine", "DECODE_CYCLES"]
 
@@ -417,7 +423,7 @@ def _bus(build, control, inputs, files, banks):
 def _processor(build, processor, names, index, file):
     """Processor ``processor`` running its CCMs ``names`` (in their start order) on its file
     ``file`` (``index``: value -> register): their issue, operands, unit and write-back."""
-    m, plan, by_name = build.m, build.plan, build.by_name
+    m, by_name = build.m, build.by_name
     inside, frac_bits, guard = build.inside, build.frac_bits, build.guard
     p = f"p{processor}"
     modes = sorted({(by_name[n].system, by_name[n].direction, by_name[n].expansion)

@@ -7,10 +7,20 @@ import dataclasses
 import numpy as np
 
 from robohw.legs.counts import platform_counts
-from robohw.legs.platform_dynamics import (gosselin_dynamics, leg_equilibrium, leg_motion,
-                                           motion_arrays, virtual_power_dynamics)
-from robohw.legs.platform_kinematics import (displaced, forward_kinematics,
-                                             inverse_kinematics, jacobian, pose_arrays)
+from robohw.legs.platform_dynamics import (
+    gosselin_dynamics,
+    leg_equilibrium,
+    leg_motion,
+    motion_arrays,
+    virtual_power_dynamics,
+)
+from robohw.legs.platform_kinematics import (
+    displaced,
+    forward_kinematics,
+    inverse_kinematics,
+    jacobian,
+    pose_arrays,
+)
 from robohw.robots.algebra import FloatArith
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses
@@ -94,7 +104,8 @@ def spec_test_state():
     q_dot = (rot(t + h) - rot(t - h)) / (2 * h)
     q_ddot = (rot(t + h) - 2 * rot(t) + rot(t - h)) / h ** 2
     skew, skew_dot = q_dot @ rot(t).T, q_ddot @ rot(t).T + q_dot @ q_dot.T
-    vee = (lambda m: np.array([m[2, 1], m[0, 2], m[1, 0]]))
+    def vee(m):
+        return np.array([m[2, 1], m[0, 2], m[1, 0]])
     pose = np.concatenate([position(t), angles(rot(t))])
     twist = np.concatenate([vee(skew), (position(t + h) - position(t - h)) / (2 * h)])
     acceleration = np.concatenate([vee(skew_dot), (position(t + h) - 2 * position(t) +
@@ -134,8 +145,11 @@ def printed_vs_corrected():
         moving = leg_motion(planar, leg, r, Q, motion, arith)
         e = np.array([float(np.squeeze(c)) for c in moving.e[:2]])
         normal = np.array([-e[1], e[0]])                      # z x e
-        across = (lambda v: float(np.squeeze(v[0]) * normal[0] + np.squeeze(v[1]) * normal[1]))
-        along = (lambda v: float(np.squeeze(v[0]) * e[0] + np.squeeze(v[1]) * e[1]))
+        def across(v):
+            return float(np.squeeze(v[0]) * normal[0] + np.squeeze(v[1]) * normal[1])
+
+        def along(v):
+            return float(np.squeeze(v[0]) * e[0] + np.squeeze(v[1]) * e[1])
         a_u, a_l = across(moving.a_upper), across(moving.a_lower)
         w_dot = float(np.squeeze(moving.w_leg_dot[2]))
         length = float(np.squeeze(moving.geometry.rho))

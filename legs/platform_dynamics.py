@@ -24,10 +24,9 @@ Forces are positive when the actuator pushes the platform away (extends the leg)
 
 import numpy as np
 
-from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matvec, total, vadd,
-                                      vscale, vsub)
 from robohw.legs.platform_kinematics import leg_geometry, pose_arrays
 from robohw.legs.singularity import condition_numbers
+from robohw.robots.algebra import FloatArith, cross, dot, matmul, matvec, total, vadd, vscale, vsub
 
 __all__ = ["leg_motion", "leg_equilibrium", "leg_dynamics", "actuator_force", "platform_system",
            "gosselin_dynamics",

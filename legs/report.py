@@ -9,20 +9,30 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import versioned
-from robohw.taskgraph.model import evaluate_model
-from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.accuracy import leg_dynamics_errors, leg_processor_errors, servo_errors
-from robohw.legs.dynamics_graph import (STATE_LIMITS, dynamics_format, dynamics_graph,
-                                        dynamics_scale, proven_ranges)
+from robohw.legs.dynamics_graph import (
+    STATE_LIMITS,
+    dynamics_format,
+    dynamics_graph,
+    dynamics_scale,
+    proven_ranges,
+)
 from robohw.legs.fk_graph import fk_format
 from robohw.legs.givens import ccm_counts, solve_graph
 from robohw.legs.ik_graph import leg_ik_graph, platform_format
 from robohw.legs.machine_plan import PHASES, plan_machine
-from robohw.legs.paper_checks import (count_table, dynamics_agreement, fk_convergence,
-                                      format_count, printed_vs_corrected)
+from robohw.legs.paper_checks import (
+    count_table,
+    dynamics_agreement,
+    fk_convergence,
+    format_count,
+    printed_vs_corrected,
+)
 from robohw.legs.servo import SERVO_ITERATIONS, SERVO_TIMINGS, FkServo, servo_graph
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
+from robohw.support.formats import versioned
+from robohw.taskgraph.model import evaluate_model
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 __all__ = ["leg_processors", "platform_solve", "leg_dynamics", "machine_phases", "fk_servo",
            "write_platform_report"]

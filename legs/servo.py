@@ -20,11 +20,11 @@ from amaranth.hdl import Cat, Module, Signal, signed
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat
 from robohw.hw.stream import StreamPipeline
-from robohw.taskgraph.model import evaluate_model, output_codes
-from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import fk_format, fk_graph
 from robohw.legs.ik_graph import angle_fields
 from robohw.legs.leg_machine import LegMachine
+from robohw.taskgraph.model import evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 __all__ = ["FkServo", "servo_model", "servo_graph", "converged", "home_codes",
            "SERVO_ITERATIONS", "SERVO_TIMINGS", "SERVO_RESIDUAL_LSB"]

@@ -118,9 +118,10 @@ class Arm:
         model at ``width`` bits (``None``: the narrowest of 32, 40, 48 and 56 whose proven
         bound is within ``bound_fraction`` (``None``:
         :data:`~robohw.dynamics.forward.files.FORWARD_BOUND_FRACTION`, 1 %) of every joint's
-        acceleration limit; a robot with none is refused with ``ValueError``). The model's rows outside the limits are not
-        valid, reason ``outside_limits``, and so are rows whose accelerations it cannot prove
-        within the acceleration limits, ``beyond_acceleration_limits``; ``accuracy`` holds its
+        acceleration limit; a robot with none is refused with ``ValueError``). The model's rows
+        outside the limits are not valid, reason ``outside_limits``, and so are rows whose
+        accelerations it cannot prove within the acceleration limits,
+        ``beyond_acceleration_limits``; ``accuracy`` holds its
         proven bound per joint."""
         from robohw.dynamics import FORWARD_BOUND_FRACTION, solve_forward
         check_choice("backend", backend, BACKENDS)

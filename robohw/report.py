@@ -1,16 +1,16 @@
 """``robohw report``: every design simulated cycle by cycle on a seeded workload, checked
 against its bit-exact model and its float reference, in one table; then the detailed sections
 of each family and the error histograms, as each family declares them
-(:data:`robohw.registry.FAMILIES`: no design is named here). The simulated rows are kept in the user's cache folder, keyed by
-the source of the code (:func:`robohw.sim.measure.measured_design`): a second report of the same
-code reads them instead of simulating again.
+(:data:`robohw.registry.FAMILIES`: no design is named here). The simulated rows are kept in the
+user's cache folder, keyed by the source of the code (:func:`robohw.sim.measure.measured_design`): a
+second report of the same code reads them instead of simulating again.
 
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
 ``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``,
 ``distributed.md``, ``robots.md`` (the designs for every shipped robot: defaults and accuracy by
 width, :mod:`robohw.flows.robot_designs`) and their ``.json`` twins, ``errors.png`` (error
-histograms), ``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency and
-processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
+histograms), ``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency
+and processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
 ``transputer_speedup.png`` and ``transputer_gantt.png`` (the transputer network's speed-ups
 and one sample), ``distributed_torques.png`` and ``distributed_timing.png`` (the thesis's
 link computers: torques over a trajectory, space-time graphs).
@@ -36,9 +36,9 @@ from robohw.registry import DESIGNS, FAMILIES
 from robohw.results import results_document, results_page, row_status
 from robohw.sim.measure import measured_design, stated_design
 from robohw.sim.provenance import checkout_commit, verilog_digest
-from robohw.support.plots import plot_error_histograms
-from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.atomic import write_text
+from robohw.support.formats import SYNTH_FILE, read_rows, versioned
+from robohw.support.plots import plot_error_histograms
 from robohw.support.progress import Progress
 from robohw.support.tasks import Task, run_tasks
 

@@ -6,7 +6,8 @@ results``), so no figure in the docs is silently out of date."""
 
 import datetime
 
-from robohw.registry import DESIGNS, design as registry_design
+from robohw.registry import DESIGNS
+from robohw.registry import design as registry_design
 from robohw.sim.provenance import checkout_commit, verilog_digest
 from robohw.support.formats import versioned
 

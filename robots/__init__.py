@@ -5,10 +5,8 @@ configurations drawn within the limits (:mod:`.sampling`); parallel manipulators
 on legs (:mod:`.platform`)."""
 
 from robohw.robots.chain import Chain
-from robohw.robots.description import (DEFAULT_ROBOT, SHIPPED_ROBOTS, Joint, Robot,
-                                       RobotFileError)
-from robohw.robots.loading import (ALL_SHIPPED, SHIPPED_URDF, hardware_robot, is_urdf,
-                                   load_robot)
+from robohw.robots.description import DEFAULT_ROBOT, SHIPPED_ROBOTS, Joint, Robot, RobotFileError
+from robohw.robots.loading import ALL_SHIPPED, SHIPPED_URDF, hardware_robot, is_urdf, load_robot
 
 __all__ = ["Joint", "Robot", "Chain", "RobotFileError", "load_robot", "is_urdf", "hardware_robot",
            "SHIPPED_ROBOTS", "SHIPPED_URDF", "ALL_SHIPPED", "DEFAULT_ROBOT"]

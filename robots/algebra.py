@@ -1,7 +1,7 @@
 """Scalar algebra shared by the references that are written once over *scalars* of any type
 supporting ``+``, ``-`` and ``*`` (:mod:`robohw.systolic.reference`,
-:mod:`robohw.dynamics.inverse.reference`): numpy arrays (one entry per state: the float64 references) or
-the counting and tracing nodes of :class:`robohw.dataflow.graph.Tracer`.
+:mod:`robohw.dynamics.inverse.reference`): numpy arrays (one entry per state: the float64
+references) or the counting and tracing nodes of :class:`robohw.dataflow.graph.Tracer`.
 
 An ``arith`` object supplies what differs between scalar worlds: ``const(value)`` (a link
 constant), ``reciprocal(value)``, ``reciprocal_sqrt(value)`` (forward dynamics' divisors),

@@ -170,7 +170,8 @@ def as_chain(robot):
             name=f"joint{k}", type=joint.type, placement=placement, axis=(0.0, 0.0, 1.0),
             limits=joint.limits, velocity_limit=joint.velocity_limit,
             acceleration_limit=joint.acceleration_limit, torque_limit=joint.torque_limit,
-            mass=joint.mass, com=com, inertia=inertia, **{term: getattr(joint, term, 0.0) for term in JOINT_TERMS}))
+            mass=joint.mass, com=com, inertia=inertia,
+            **{term: getattr(joint, term, 0.0) for term in JOINT_TERMS}))
         previous = distal
     return Chain(name=robot.name, joints=tuple(joints), tip=previous,
                  gravity=tuple(robot.gravity), source=robot.source)

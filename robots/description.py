@@ -41,8 +41,14 @@ import math
 import warnings
 from dataclasses import dataclass, field
 
-from robohw.robots.toml_file import (TOLERANCE, inertia_tensor, known_fields, number, numbers,
-                                     read_toml)
+from robohw.robots.toml_file import (
+    TOLERANCE,
+    inertia_tensor,
+    known_fields,
+    number,
+    numbers,
+    read_toml,
+)
 
 __all__ = ["Joint", "Robot", "RobotFileError", "RobotFileWarning", "load_dh_robot",
            "SHIPPED_ROBOTS", "DEFAULT_ROBOT", "DEFAULT_GRAVITY"]
@@ -67,7 +73,8 @@ class Joint:
 
     ``torque_limit`` (the largest ``|tau|`` its drive gives) is left out of the joint's
     ``repr``, and so of :func:`~robohw.robots.toml_file.description_identity`: no hardware is
-    built from it (it caps the arm's torque scale, :func:`robohw.dynamics.inverse.accuracy.torque_scale`,
+    built from it (it caps the arm's torque scale,
+    :func:`robohw.dynamics.inverse.accuracy.torque_scale`,
     which only refuses)."""
     type: str
     a: float
@@ -136,9 +143,9 @@ def _joint(table, where):
     if kind not in ("revolute", "prismatic"):
         raise RobotFileError(f"{where}: type: expected \"revolute\" or \"prismatic\", not {kind!r}")
     needed = ("a", "alpha", "offset") + (("d",) if kind == "revolute" else ())
-    for field in needed:
-        if field not in table:
-            raise RobotFileError(f"{where}: {field}: missing")
+    for name in needed:
+        if name not in table:
+            raise RobotFileError(f"{where}: {name}: missing")
     a, alpha, offset = (_number(table[f], where, f) for f in ("a", "alpha", "offset"))
     if abs(alpha) > 2 * math.pi + TOLERANCE:
         raise RobotFileError(f"{where}: alpha: {alpha:g} is beyond 2 pi: radians are needed "

@@ -13,8 +13,9 @@ origin):
   degrees): the form the hardware takes, whose inputs and outputs are then the chain's.
 - ``x_i`` lies along the common normal from axis ``i`` to axis ``i + 1``, origin ``o_i`` where
   it meets axis ``i + 1``. Intersecting axes: ``x_i = +-z_{i-1} x z_i``, the sign that keeps
-  joint ``i``'s offset within 90 degrees of 0, ``o_i`` the intersection. Parallel axes: the normal through ``o_{i-1}`` (``d_i = 0``). One line (the
-  same axis twice): ``x_i = x_{i-1}``, ``o_i = o_{i-1}``.
+  joint ``i``'s offset within 90 degrees of 0, ``o_i`` the intersection. Parallel axes: the normal
+  through ``o_{i-1}`` (``d_i = 0``). One line (the same axis twice): ``x_i = x_{i-1}``, ``o_i =
+  o_{i-1}``.
 - Frame 0: ``o_0`` the foot of the base origin on axis 1, ``x_0 = x_1`` (joint 1's offset is
   0). The last frame: ``z_N = z_{N-1}``, ``x_N = x_{N-1}``, ``o_N`` the foot of the tip's
   origin on axis ``N``.

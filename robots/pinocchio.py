@@ -11,7 +11,6 @@ import os
 import pathlib
 import shutil
 import subprocess
-import sys
 import sysconfig
 import time
 

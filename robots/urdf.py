@@ -53,8 +53,8 @@ lacks, in TOML::
 
 A velocity or torque limit may only tighten the URDF's (``<limit velocity effort>``; an effort
 of 0, which exporters write for "not given", is none); a locked position must lie within the
-joint's limits. A joint's acceleration limit is the sidecar's, else the URDF's own (URDF 1.2's ``<limit
-acceleration="...">``, or Drake's ``drake:acceleration`` attribute), else
+joint's limits. A joint's acceleration limit is the sidecar's, else the URDF's own (URDF 1.2's
+``<limit acceleration="...">``, or Drake's ``drake:acceleration`` attribute), else
 :data:`DEFAULT_ACCELERATION_LIMIT`, with a :class:`RobotFileWarning` naming the joints (the
 dynamics hardware sizes its formats from it; a state beyond it comes out flagged out of
 bounds).

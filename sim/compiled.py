@@ -16,9 +16,10 @@ beside this file) into a shared library:
 
 The library is cached under :func:`cache_dir` by a hash of the design's text (without source
 locations, so a checkout in another folder finds it), the driver, the simulator's version, the
-compiler's version and the flags, so a second run of the same design starts at once. :func:`run_stream_compiled` is :func:`robohw.sim.harness.run_stream` in C++:
-the same handshake in the same cycles (a payload offered stays valid until taken, stall
-patterns repeated cyclically), the payloads passed as numpy arrays of 32-bit words.
+compiler's version and the flags, so a second run of the same design starts at once.
+:func:`run_stream_compiled` is :func:`robohw.sim.harness.run_stream` in C++: the same handshake in
+the same cycles (a payload offered stays valid until taken, stall patterns repeated cyclically), the
+payloads passed as numpy arrays of 32-bit words.
 
 Needs ``g++`` (C++20 for Verilator's runtime) on ``PATH``, or ``$CXX``.
 """

@@ -36,8 +36,8 @@ def _unmet(pending):
 
 def run_tasks(tasks, jobs, progress):
     """``{label: result}`` of ``tasks`` (:class:`Task`), ``jobs`` at a time in processes of
-    their own (1, or a single task: here); a progress step as each ends, with its time. Whenever a process is
-    free it takes the first task in the given order whose needs are met: the order is the
+    their own (1, or a single task: here); a progress step as each ends, with its time. Whenever a
+    process is free it takes the first task in the given order whose needs are met: the order is the
     priority (what others wait for, and the longest, first)."""
     results, pending = {}, list(tasks)
 

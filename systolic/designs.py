@@ -16,10 +16,16 @@ from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.measured_width import measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
-from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
-from robohw.systolic.codec import (decode_outputs, encode_joints, field_formats, inertia_field,
-                                   output_codes, output_payloads)
 from robohw.systolic.array import MIN_WIDTH
+from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
+from robohw.systolic.codec import (
+    decode_outputs,
+    encode_joints,
+    field_formats,
+    inertia_field,
+    output_codes,
+    output_payloads,
+)
 from robohw.systolic.model import MAX_WIDTH, model_inertia, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 

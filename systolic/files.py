@@ -107,7 +107,7 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
             h = inertia_matrix(robot, q, ALGORITHMS[array])
         failures, accuracy = [], None
     else:
-        from robohw.support.joints import angles_fit    # with the hardware's formats
+        from robohw.support.joints import angles_fit  # with the hardware's formats
         from robohw.systolic.accuracy import inertia_promise
         design = _design(robot, array)
         width = width or design.default_width

@@ -1,7 +1,7 @@
 """The O(N) linear systolic array for the inertia matrix (Amin-Javaheri & Orin, Table 1)."""
 
-from robohw.systolic.reference import table1
 from robohw.systolic.array import InertiaArray, InertiaPlan
+from robohw.systolic.reference import table1
 
 __all__ = ["LinearPlan", "LinearInertiaArray"]
 

@@ -1,8 +1,8 @@
 """The O(log2 N) recursive-doubling array for the inertia matrix (Amin-Javaheri & Orin,
 Table 2 and Figure 3)."""
 
-from robohw.systolic.reference import log2_levels, table2
 from robohw.systolic.array import InertiaArray, InertiaPlan
+from robohw.systolic.reference import log2_levels, table2
 
 __all__ = ["LogDepthPlan", "LogDepthInertiaArray"]
 

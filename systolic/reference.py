@@ -5,8 +5,9 @@ Both algorithms are written once, over *scalars* of any type that supports ``+``
 ``*``: numpy arrays (one entry per configuration: the vectorized float64 references),
 :class:`robohw.dataflow.graph.Tracer` nodes (the operation counts, and the dataflow graph the
 hardware arrays are built from). An ``arith`` object supplies what differs between the two
-(:class:`robohw.robots.algebra.FloatArith` for floats): link constants, reciprocals of composite masses, ``cell`` marks
-(which processing element an operation belongs to) and ``bound`` marks (proven ranges).
+(:class:`robohw.robots.algebra.FloatArith` for floats): link constants, reciprocals of composite
+masses, ``cell`` marks (which processing element an operation belongs to) and ``bound`` marks
+(proven ranges).
 
 Frames (the paper's, derived from standard DH; the paper's Figure 1 frames are not in our copy):
 frame ``i`` is fixed to link ``i`` with its z axis on joint ``i``, ``J_i = DH_{i-1} Rz(theta_i)
@@ -32,8 +33,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matvec, negate,
-                                      product, snap, total, vadd, vscale, vsub)
+from robohw.robots.algebra import (
+    FloatArith,
+    cross,
+    dot,
+    matmul,
+    matvec,
+    negate,
+    product,
+    snap,
+    total,
+    vadd,
+    vscale,
+    vsub,
+)
 from robohw.robots.chain import Chain, Placement, as_chain, inertia_matrix3, rotation
 from robohw.robots.kinematics import jacobian_inertia, link_jacobians
 from robohw.robots.loading import require_dynamics
@@ -94,7 +107,8 @@ def link_frames(robot):
         com = np.array([joint.a, 0.0, 0.0]) + rx @ np.array(joint.com)
         frames.append(LinkFrame(
             revolute=joint.type == "revolute", alpha=joint.alpha, a=joint.a, d=joint.d,
-            offset=joint.offset, theta=joint.theta, mass=joint.mass, com=tuple(float(v) for v in com),
+            offset=joint.offset, theta=joint.theta, mass=joint.mass,
+            com=tuple(float(v) for v in com),
             inertia=tuple(tuple(float(v) for v in row) for row in rx @ tensor @ rx.T),
             limits=joint.limits, armature=joint.armature))
     return frames

@@ -8,21 +8,21 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import SYNTH_FILE, read_rows, versioned
+from robohw.dataflow.operations import Count, Op
+from robohw.dataflow.pipeline import MULTIPLIER_STAGES
 from robohw.hw.devices import DEVICES, dsp_tiles
 from robohw.hw.multiplier import split_product_tiles
 from robohw.robots import load_robot
-from robohw.systolic.designs import DESIGN_CLASSES, DESIGNS
-from robohw.systolic.reference import jacobian_inertia
 from robohw.robots.sampling import random_robot, sample_joints
-from robohw.systolic.counts import operation_counts
-from robohw.systolic.model import model_inertia
-from robohw.dataflow.operations import Count, Op
-from robohw.dataflow.pipeline import MULTIPLIER_STAGES
-from robohw.support.progress import Progress
 from robohw.sim.measure import measure_design
+from robohw.support.formats import SYNTH_FILE, read_rows, versioned
 from robohw.support.plots import pyplot
+from robohw.support.progress import Progress
 from robohw.systolic.arrays import ARRAYS, PLANS
+from robohw.systolic.counts import operation_counts
+from robohw.systolic.designs import DESIGN_CLASSES, DESIGNS
+from robohw.systolic.model import model_inertia
+from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["array_accuracy", "tradeoff", "write_inertia_report", "tradeoff_robot",
            "folding_curve", "CURVE_FOLDS", "inertia_error_panel"]

@@ -13,10 +13,17 @@ import math
 import numpy as np
 
 from robohw.cordic.config import CordicConfig, Direction, System
-from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, code_to_angle, round_shift,
-                             saturate, wrap)
 from robohw.cordic.model import cordic_model
 from robohw.cordic.reference import cordic_ideal
+from robohw.hw.fixed import (
+    FixedFormat,
+    Rounding,
+    angle_to_code,
+    code_to_angle,
+    round_shift,
+    saturate,
+    wrap,
+)
 
 __all__ = ["evaluate_float", "evaluate_model", "output_codes", "guard_code", "task_graph_outputs",
            "DEFAULT_WIDTH"]

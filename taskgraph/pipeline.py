@@ -20,8 +20,8 @@ angles (angle inputs too) are binary angles (one turn = ``2**width``). With ``gu
 CCMs and every value between them carry that many more bits, all of them fraction bits; the
 inputs enter exactly and the outputs are rounded half to even back to ``width`` bits, as the
 model does. Branch indicator bits select the sign of the operands that use them: 0 for +1, 1
-for -1. Operands are formed exactly as :func:`robohw.taskgraph.model.evaluate_model` forms them (sign,
-branch sign, constant, addend; reals saturate and raise the error flag, angles wrap), and a
+for -1. Operands are formed exactly as :func:`robohw.taskgraph.model.evaluate_model` forms them
+(sign, branch sign, constant, addend; reals saturate and raise the error flag, angles wrap), and a
 guarded value below its minimum raises it too, so the outputs equal the model bit for bit.
 """
 
@@ -37,11 +37,18 @@ from robohw.cordic.pipelined import pipelined_datapath, pipelined_latency
 from robohw.cordic.word_serial import word_serial_datapath, word_serial_period
 from robohw.hw.checks import check_bool, check_integer
 from robohw.hw.delay_line import check_memory_above, tapped_delay_line
-from robohw.hw.fixed import (FixedFormat, Rounding, angle_to_code, hdl_add_sub,
-                              hdl_add_sub_add, hdl_round_shift, hdl_saturate)
+from robohw.hw.fixed import (
+    FixedFormat,
+    Rounding,
+    angle_to_code,
+    hdl_add_sub,
+    hdl_add_sub_add,
+    hdl_round_shift,
+    hdl_saturate,
+)
 from robohw.hw.stream import StreamPipeline, check_tag_width
-from robohw.taskgraph.model import guard_code
 from robohw.taskgraph.graph import TaskGraph, output_node
+from robohw.taskgraph.model import guard_code
 
 __all__ = ["TaskGraphPipeline", "PipelinePlan", "plan_pipeline", "hdl_operand", "TIMINGS",
            "INTERLEAVE", "OPERAND_REGISTERS", "MEMORY_ABOVE"]
@@ -315,8 +322,8 @@ class _DelayLines:
 
 def hdl_operand(ccm, slot, op, read, *, port_width, frac_bits, guard_bits):
     """``(value, overflow)``: operand ``slot`` (``"x"``, ``"y"``, ``"z"``) of ``ccm`` formed
-    as :func:`robohw.taskgraph.model.evaluate_model` forms it, from the values ``read(source, port)``
-    gives (``signed(port_width + guard_bits)``, guard bits inside; a branch indicator's bit
+    as :func:`robohw.taskgraph.model.evaluate_model` forms it, from the values ``read(source,
+    port)`` gives (``signed(port_width + guard_bits)``, guard bits inside; a branch indicator's bit
     for port ``"value"``): an angle wraps (``overflow`` ``None``), a real saturates and flags
     ``overflow``."""
     width = port_width + guard_bits

@@ -21,8 +21,9 @@ whose operands are within their bounds (``|x| <= X``, ...):
 An operand is ``sign * source + constant + addend``: its bound the sum of the parts'. A real
 operand that reads an angle reads a binary angle's code: the whole format. An input is rounded
 to its port: its bound and one port LSB. A state the domain checks flag is invalid anyway, so
-its residuals need no bound beyond the checks'. :attr:`GraphRanges.proven` holds when every bound is below the format's largest real:
-no state within the input bounds then overflows an operand or a port.
+its residuals need no bound beyond the checks'. :attr:`GraphRanges.proven` holds when every bound is
+below the format's largest real: no state within the input bounds then overflows an operand or a
+port.
 """
 
 import math
@@ -54,8 +55,8 @@ class GraphRanges:
 
 def graph_ranges(graph, input_bounds, *, width, frac_bits, guard_bits=0, lower_bounds=None):
     """The :class:`GraphRanges` of ``graph`` at ``width``-bit ports with ``frac_bits`` fraction
-    bits and ``guard_bits`` inside (as :func:`robohw.taskgraph.model.evaluate_model` takes them), for
-    real inputs within ``input_bounds`` (``{input: bound}``, every real input; angles need
+    bits and ``guard_bits`` inside (as :func:`robohw.taskgraph.model.evaluate_model` takes them),
+    for real inputs within ``input_bounds`` (``{input: bound}``, every real input; angles need
     none). ``lower_bounds`` (``{(ccm, port): m}``): values assumed at least ``m`` in
     magnitude, beside the graph's guards; a division by one is bounded by it."""
     missing = [n for n in graph.inputs if n not in graph.angle_inputs and n not in input_bounds]

@@ -84,8 +84,8 @@ def replay_modulo_schedule(plan):
 
 
 def replay_program(plan):
-    """Check an :class:`robohw.dynamics.inverse.array_plan.ArrayPlan`'s program without the plan's own
-    bookkeeping: every operand is at the element (computed there, given there, or delivered by a
+    """Check an :class:`robohw.dynamics.inverse.array_plan.ArrayPlan`'s program without the plan's
+    own bookkeeping: every operand is at the element (computed there, given there, or delivered by a
     hop) before the operation issues, a unit issues once a cycle, every round is one the network
     can carry, and every value a hop sends is at the sender when it leaves. Returns the cycle the
     last torque is ready (the program's length)."""

@@ -3,11 +3,10 @@ Lagrange-Euler (:mod:`.lagrange_euler`) and its 64 subtasks (:mod:`.lagrange_eul
 allocation to the slave processors, the network's simulation (:mod:`.study`) and the report
 section (:mod:`.report`)."""
 
+from robohw.transputer.family import FAMILY
 from robohw.transputer.network import Links
 from robohw.transputer.report import format_rows, plot_gantt, write_transputer_report
 from robohw.transputer.study import MAX_PROCESSORS, study
-
-from robohw.transputer.family import FAMILY
 
 __all__ = ["FAMILY", "Links", "MAX_PROCESSORS", "study", "format_rows", "plot_gantt",
            "write_transputer_report"]

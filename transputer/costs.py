@@ -21,9 +21,9 @@ import numpy as np
 from scipy.optimize import lsq_linear
 
 from robohw.hw.checks import check_number
-from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.allocation import paper_allocation
 from robohw.transputer.counts import subtask_counts
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.measured import TIME_MS, busy_ms
 
 __all__ = ["EQUATION_WEIGHT", "CalibratedCosts", "calibrate"]

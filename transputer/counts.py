@@ -15,10 +15,9 @@ import numpy as np
 
 from robohw.dataflow.graph import Tracer
 from robohw.dataflow.operations import Count
-from robohw.transputer.lagrange_euler import (differential_vectors, gravity_in_links,
-                                             link_moments)
-from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS, subtask_coefficient
 from robohw.robots.sampling import sample_joints
+from robohw.transputer.lagrange_euler import differential_vectors, gravity_in_links, link_moments
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS, subtask_coefficient
 
 __all__ = ["PATTERN_STATES", "structural_pattern", "subtask_counts"]
 

@@ -41,8 +41,7 @@ general chain (:class:`robohw.robots.chain.Chain`) runs in its distal form, join
 import numpy as np
 
 from robohw.robots.algebra import cross, dot, matvec, negate, product, total
-from robohw.robots.chain import (Chain, distal_gravity, distal_links, distal_transform,
-                                 joint_terms)
+from robohw.robots.chain import Chain, distal_gravity, distal_links, distal_transform, joint_terms
 from robohw.robots.kinematics import joint_transform
 
 __all__ = ["link_transforms", "differential_vectors", "differential_matrices",

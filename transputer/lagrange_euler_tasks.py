@@ -26,10 +26,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from robohw.robots.algebra import total
-from robohw.transputer.lagrange_euler import (coriolis_term, differential_vectors,
-                                             gravity_in_links, gravity_term, inertia_term,
-                                             lagrange_euler_terms, link_moments,
-                                             link_transforms)
+from robohw.transputer.lagrange_euler import (
+    coriolis_term,
+    differential_vectors,
+    gravity_in_links,
+    gravity_term,
+    inertia_term,
+    lagrange_euler_terms,
+    link_moments,
+    link_transforms,
+)
 
 __all__ = ["Subtask", "PAPER_SUBTASKS", "subtask_coefficient", "state_vectors",
            "subtask_shares", "paper_torques", "structural_zeros"]

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
 
-from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.allocation import loads, lpt_allocation, units
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 
 __all__ = ["TICK_MS", "Optimal", "makespan_ms", "lower_bound_ms", "optimal_allocation"]
 

@@ -12,18 +12,17 @@ import pathlib
 
 import numpy as np
 
-from robohw.support.formats import SYNTH_FILE, read_rows, versioned
-from robohw.support.atomic import atomic_open
 from robohw.dynamics.designs import DESIGNS
 from robohw.dynamics.inverse.reference import inverse_dynamics
-from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
-                                                   structural_zeros)
 from robohw.dynamics.inverse.time_report import time_rows
-from robohw.support.plots import image_format, pyplot
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_states
+from robohw.support.atomic import atomic_open
+from robohw.support.formats import SYNTH_FILE, read_rows, versioned
+from robohw.support.plots import image_format, pyplot
 from robohw.transputer.costs import calibrate
 from robohw.transputer.counts import subtask_counts
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS, paper_torques, structural_zeros
 from robohw.transputer.measured import EFFICIENCY, SPEEDUP, TIME_MS, UTILIZATION
 from robohw.transputer.network import Links
 from robohw.transputer.study import cost_model, study
@@ -78,7 +77,7 @@ def plot_gantt(row, path):
     axis.invert_yaxis()
     axis.set(xlabel="time (ms)", title=f"one torque vector on {row.processors} slaves "
              f"({row.allocation} allocation, {row.costs} costs): {row.time_ms:.3f} ms")
-    from matplotlib.patches import Patch        # after pyplot() has chosen the backend
+    from matplotlib.patches import Patch  # after pyplot() has chosen the backend
     axis.legend(handles=[Patch(color=colour, label=kind) for kind, colour in colours.items()],
                 fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     axis.grid(True, axis="x", alpha=0.3)

@@ -17,13 +17,13 @@ The cost models:
 """
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from robohw.hw.checks import check_choice, check_integer
-from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
-from robohw.transputer.allocation import lpt_allocation, paper_allocation, PAPER_TABLES
+from robohw.transputer.allocation import PAPER_TABLES, lpt_allocation, paper_allocation
 from robohw.transputer.costs import calibrate
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.transputer.machine import communication_ms, run
 from robohw.transputer.network import Links
 from robohw.transputer.optimal import optimal_allocation
@@ -55,7 +55,7 @@ class CostModel:
         return self.slave_ms + self.overhead_ms.get(m, 0.0)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _stanford():
     return load_robot("stanford")
 

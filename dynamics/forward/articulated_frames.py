@@ -1,8 +1,8 @@
 """Featherstone's articulated-body algorithm in link frames, written over scalars for hardware:
 what the forward-dynamics plan (:mod:`robohw.dynamics.forward.plan`) traces.
 
-Frames and joints as in :mod:`robohw.dynamics.inverse.link_frames` (standard DH, twists multiples of 90
-degrees in the hardware form: ``Rx(alpha)`` is a signed permutation, no product). Spatial
+Frames and joints as in :mod:`robohw.dynamics.inverse.link_frames` (standard DH, twists multiples of
+90 degrees in the hardware form: ``Rx(alpha)`` is a signed permutation, no product). Spatial
 vectors are 6-tuples ``(angular, linear)`` in frame ``i`` about its origin ``O_i``; an inertia
 is a symmetric 6 x 6 matrix (lists of rows; the entries above the diagonal computed, the ones
 below them the same scalars). Joint ``i``'s motion in frame ``i`` is ``S = (z, z x p)`` for a

@@ -1,10 +1,10 @@
 """Proven bounds on the articulated-body algorithm's quantities
-(:mod:`robohw.dynamics.forward.articulated_frames`) of a serial robot, from its link constants and its
-joints' position, velocity, acceleration and torque limits.
+(:mod:`robohw.dynamics.forward.articulated_frames`) of a serial robot, from its link constants and
+its joints' position, velocity, acceleration and torque limits.
 
 Each bound is on a 3-vector's Euclidean norm (so on each component) or on a scalar. Notation as
-in :mod:`robohw.dynamics.inverse.bounds` (link ``i`` 0-based; ``P_i`` the largest ``|p*_i|``, ``S_i =
-|s_i|``, ``J_i`` the Frobenius norm of the link's inertia about its centre of mass, ``m_i``;
+in :mod:`robohw.dynamics.inverse.bounds` (link ``i`` 0-based; ``P_i`` the largest ``|p*_i|``,
+``S_i = |s_i|``, ``J_i`` the Frobenius norm of the link's inertia about its centre of mass, ``m_i``;
 ``v_i`` the velocity limit, ``t_i`` the torque limit).
 
 **Unconditional** (any state within the position, velocity and torque limits):
@@ -48,8 +48,8 @@ graph's order) establish them: ``P_i`` is checked itself, ``a_i`` follows the ch
 
 import math
 
-from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.dynamics.forward.divisors import outboard_least, own_least
+from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.robots import is_urdf
 from robohw.robots.magnitudes import largest_value
 from robohw.robots.urdf import sidecar_path

@@ -25,7 +25,8 @@ def forward_fields(plan):
 
 def encode_forward(plan, q, qd, tau):
     """Payload codes ``{field: (B,) int64}`` of forward dynamics' inputs ``(B, N)`` each:
-    positions as :func:`~robohw.dynamics.inverse.codec.encode_states` codes them, ``qd{k}`` and ``tau{k}`` fixed point."""
+    positions as :func:`~robohw.dynamics.inverse.codec.encode_states` codes them, ``qd{k}`` and
+    ``tau{k}`` fixed point."""
     return encode_fields(plan, q, {"qd": qd, "tau": tau})
 
 

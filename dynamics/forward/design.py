@@ -17,15 +17,18 @@ joint's acceleration limit (the largest joint's), over the rows the machine mark
 import numpy as np
 
 from robohw.dataflow.plan import checked_model_codes, in_bounds
-from robohw.dynamics.forward.codec import (acceleration_codes, acceleration_field,
-                                           acceleration_payloads, decode_accelerations,
-                                           encode_forward)
-from robohw.dynamics.inverse.codec import field_formats, state_field
-from robohw.dynamics.forward.reference import articulated_body_accelerations
-from robohw.dynamics.forward.engine import (FORWARD_INTERVAL, ForwardDynamicsEngine,
-                                            forward_interval)
+from robohw.dynamics.forward.codec import (
+    acceleration_codes,
+    acceleration_field,
+    acceleration_payloads,
+    decode_accelerations,
+    encode_forward,
+)
+from robohw.dynamics.forward.engine import FORWARD_INTERVAL, ForwardDynamicsEngine, forward_interval
 from robohw.dynamics.forward.files import FORWARD_BOUND_FRACTION, FORWARD_WIDTHS, plan_forward
 from robohw.dynamics.forward.plan import MAX_WIDTH
+from robohw.dynamics.forward.reference import articulated_body_accelerations
+from robohw.dynamics.inverse.codec import field_formats, state_field
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads

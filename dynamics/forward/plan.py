@@ -1,8 +1,8 @@
 """Forward dynamics traced for hardware: the articulated-body algorithm in link frames
-(:func:`~robohw.dynamics.forward.articulated_frames.articulated_body_steps`) over a robot's constants,
-from its joints' cos and sin (CORDICs), rates and torques, every value's fixed-point format
-from its proven range (:class:`~robohw.dynamics.forward.bounds.ForwardBounds`, from the joints'
-velocity, torque and acceleration limits), a reciprocal and a reciprocal square root of each
+(:func:`~robohw.dynamics.forward.articulated_frames.articulated_body_steps`) over a robot's
+constants, from its joints' cos and sin (CORDICs), rates and torques, every value's fixed-point
+format from its proven range (:class:`~robohw.dynamics.forward.bounds.ForwardBounds`, from the
+joints' velocity, torque and acceleration limits), a reciprocal and a reciprocal square root of each
 joint's divisor. A state outside the limits is flagged (``in_bounds`` low), and a row whose
 accelerations its checks cannot place within their limits too: neither is marked valid.
 
@@ -13,8 +13,8 @@ evaluates (:func:`robohw.dataflow.plan.model_codes`); its payloads are
 
 from robohw.dataflow.plan import TracedPlan
 from robohw.dynamics.forward.articulated_frames import articulated_body_steps
-from robohw.dynamics.inverse.codec import position_inputs, state_field
 from robohw.dynamics.forward.bounds import ForwardBounds
+from robohw.dynamics.inverse.codec import position_inputs, state_field
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
 from robohw.robots.algebra import difference, product, total

@@ -12,14 +12,19 @@ import pathlib
 
 import numpy as np
 
-from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.forward.files import FORWARD_BOUND_FRACTION, plan_forward, solve_forward
+from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.dynamics.inverse.time_report import PINOCCHIO_CALLS
 from robohw.robots.chain import joint_terms
 from robohw.robots.loading import hardware_robot
-from robohw.robots.pinocchio import (call_seconds, cpp_call_seconds, offsets, pinocchio_model,
-                                     pinocchio_module)
+from robohw.robots.pinocchio import (
+    call_seconds,
+    cpp_call_seconds,
+    offsets,
+    pinocchio_model,
+    pinocchio_module,
+)
 from robohw.robots.sampling import sample_states
 from robohw.sim.cache import cache_dir
 

@@ -14,8 +14,8 @@ What each part is (:mod:`robohw.dynamics.inverse.array_plan` plans the program):
   stage per step: the operand read from the file, the operands' preparation, the product or
   sum, the rounding in two steps, the write into the unit's bank of the file (its write port's
   enable, address and data all registers):
-  :func:`~robohw.dynamics.inverse.array_plan.multiplier_latency_at` the width (above 18 bits one tile
-  and the fabric's partial products, :func:`~robohw.hw.multiplier.split_product`, a stage more)
+  :func:`~robohw.dynamics.inverse.array_plan.multiplier_latency_at` the width (above 18 bits one
+  tile and the fabric's partial products, :func:`~robohw.hw.multiplier.split_product`, a stage more)
   and :data:`~robohw.dynamics.inverse.array_plan.ADDER_STAGES` cycles, more (registers on the exact
   result) if the plan asks.
 - **The micro-program** of an element gives, for each cycle, the fields each stage of its
@@ -48,9 +48,9 @@ from amaranth.hdl import Const, Module, Mux, Signal, signed, unsigned
 from robohw.dataflow.component import held_state, within_limits
 from robohw.dataflow.operations import Op, Unit
 from robohw.dataflow.unit import fixed_point_unit
-from robohw.dynamics.inverse.codec import state_fields, torque_field, torque_fields
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
 from robohw.dynamics.inverse.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at
+from robohw.dynamics.inverse.codec import state_fields, torque_field, torque_fields
 from robohw.engine.program import unit_product
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.micro_program import MicroProgram

@@ -12,12 +12,13 @@ The machine (what we chose where the paper defers to its ref. [10]):
   (:func:`robohw.dataflow.evaluate.fixed_op`: alignment shifts, the product, rounding to the
   node's format), so the array equals the bit-exact model of its traced graph.
 - The work: the base-coordinate equations traced with every recurrence solved by Lee & Chang's
-  PFP on the ``p`` elements (:func:`robohw.dynamics.inverse.scans.pfp_schedule`: P3 serial blocks, P4
-  recursive doubling of the block totals, P5 the fix-ups); the local work of link ``i`` on
+  PFP on the ``p`` elements (:func:`robohw.dynamics.inverse.scans.pfp_schedule`: P3 serial blocks,
+  P4 recursive doubling of the block totals, P5 the fix-ups); the local work of link ``i`` on
   element ``i // ceil(n / p)`` (blocks of links, as the paper's "the j-th processor computes the
   elements in the j-th block serially"); each scan operation on the element its schedule
   names.
-- A value an element needs from another travels over the network (:mod:`robohw.dynamics.inverse.network`,
+- A value an element needs from another travels over the network
+(:mod:`robohw.dynamics.inverse.network`,
   direct links or an Omega network) in rounds.
 - A controller with one program counter steps every element through its own micro-program
   (a horizontal micro-code word per cycle: the multiplier's and the adder's operation, a send,
@@ -52,12 +53,12 @@ from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
 from robohw.dynamics.inverse.network import NETWORKS
 from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
-from robohw.hw.checks import check_choice, check_positive_integer
-from robohw.engine.program import product_latency
-from robohw.hw.multiplier import PRODUCT_LATENCY
-from robohw.hw.register_file import left_edge
 from robohw.dynamics.inverse.reference import PHASES
 from robohw.dynamics.inverse.scans import pfp_schedule, run_schedule
+from robohw.engine.program import product_latency
+from robohw.hw.checks import check_choice, check_positive_integer
+from robohw.hw.multiplier import PRODUCT_LATENCY
+from robohw.hw.register_file import left_edge
 
 __all__ = ["ArrayPlan", "Instruction", "Hop", "SEQUENCINGS", "BANKS",
            "MULTIPLIER_STAGES", "ADDER_STAGES", "multiplier_latency_at"]

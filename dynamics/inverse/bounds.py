@@ -4,7 +4,8 @@ link constants and its joints' position, velocity and acceleration limits.
 Every bound is a bound on a vector's Euclidean norm, so each component obeys it too; the
 hardware (:mod:`robohw.dynamics`) sizes its fixed-point formats from them
 (:meth:`robohw.dataflow.graph.Tracer.bound`), where interval arithmetic alone would double a
-range at every cross product. Notation as in :func:`robohw.dynamics.inverse.reference.base_coordinate_steps`
+range at every cross product. Notation as in
+:func:`robohw.dynamics.inverse.reference.base_coordinate_steps`
 (link ``i`` 0-based; ``v_i``, ``a_i`` the joint's velocity and acceleration limits):
 
 - ``|omega_i| <= W_i = sum_{j <= i, revolute} v_j`` (``W_{-1} = 0``);

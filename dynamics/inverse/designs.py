@@ -1,7 +1,8 @@
 """The dynamics family's top-level designs for the flows (:class:`~robohw.sim.design.Design`):
 :class:`~robohw.dynamics.NewtonEulerPipeline`, Lee & Chang's processor array
 (:class:`~robohw.dynamics.inverse.array.NewtonEulerArray`) and the modulo-scheduled engine
-(:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`) for the PUMA 560's inverse dynamics, and
+(:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`) for the PUMA 560's inverse dynamics,
+and
 its forward dynamics on the engine (:class:`~robohw.dynamics.forward.design.ForwardDesign`)."""
 
 import numpy as np
@@ -11,19 +12,40 @@ from robohw.dataflow.folding import fold_for_tiles
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, accuracy_promise
 from robohw.dynamics.inverse.array import NewtonEulerArray
 from robohw.dynamics.inverse.array_plan import ArrayPlan
-from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan, NewtonEulerEngine
-from robohw.dynamics.inverse.engine_defaults import (ENGINE_ROBOT_INTERVALS, ENGINE_ROBOT_WIDTHS,
-                                             ENGINE_WIDTH, engine_lut_budget, robot_digest,
-                                             shipped_digest)
+from robohw.dynamics.inverse.codec import (
+    decode_torques,
+    encode_states,
+    field_formats,
+    torque_codes,
+    torque_field,
+    torque_payloads,
+)
+from robohw.dynamics.inverse.engine import (
+    ENGINE_INTERVAL,
+    EnginePlan,
+    LinkFramePlan,
+    NewtonEulerEngine,
+)
+from robohw.dynamics.inverse.engine_defaults import (
+    ENGINE_ROBOT_INTERVALS,
+    ENGINE_ROBOT_WIDTHS,
+    ENGINE_WIDTH,
+    engine_lut_budget,
+    robot_digest,
+    shipped_digest,
+)
+from robohw.dynamics.inverse.model import coded_friction
+from robohw.dynamics.inverse.model import model_outputs as model_outputs_dynamics
+from robohw.dynamics.inverse.pipeline import (
+    MAX_WIDTH,
+    MIN_WIDTH,
+    NewtonEulerPipeline,
+    NewtonEulerPlan,
+)
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.engine.estimate import engine_resources
 from robohw.engine.plan import compile_plan
 from robohw.engine.program import MAX_INTERVAL
-from robohw.dynamics.inverse.codec import (decode_torques, encode_states, field_formats, torque_codes,
-                                    torque_field, torque_payloads)
-from robohw.dynamics.inverse.model import model_outputs as model_outputs_dynamics
-from robohw.dynamics.inverse.model import coded_friction
-from robohw.dynamics.inverse.pipeline import MAX_WIDTH, MIN_WIDTH, NewtonEulerPipeline, NewtonEulerPlan
-from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots.sampling import sample_states, within_a_turn
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.measured_width import measured_width
@@ -79,8 +101,9 @@ class DynamicsDesign(Design):
     def for_robot(self, robot, label, digest, hardware=None):
         """The design for ``robot``: the default width is the narrowest from the one that keeps
         its model within 1e-4 of max |tau| (:meth:`_measured_width`) whose proven bound meets
-        :data:`~robohw.dynamics.inverse.accuracy.BOUND_FRACTION` of the largest torque (the hardware's
-        refusal rule), and it is exported at that width alone (:meth:`_fitted` then fits the
+        :data:`~robohw.dynamics.inverse.accuracy.BOUND_FRACTION` of the largest torque (the
+        hardware's refusal rule), and it is exported at that width alone (:meth:`_fitted` then fits
+        the
         machine's own parameters)."""
         twin = super().for_robot(robot, label, digest, hardware)
         twin._for(robot)

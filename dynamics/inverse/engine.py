@@ -4,8 +4,8 @@ ranges, compiled onto pipelined multipliers, adders and CORDICs over rotating re
 one state every initiation interval (II).
 """
 
-from robohw.dynamics.inverse.codec import state_fields, torque_field
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
+from robohw.dynamics.inverse.codec import state_fields, torque_field
 from robohw.dynamics.inverse.link_frames import link_frame_steps
 from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.engine.component import Engine
@@ -39,8 +39,9 @@ class LinkFramePlan(NewtonEulerPlan):
 
 class EnginePlan(LinkFramePlan):
     """What :class:`NewtonEulerEngine` is built from: the traced equations and their formats
-    (:class:`LinkFramePlan`; its bit-exact model is :func:`robohw.dynamics.inverse.model.model_outputs`'s)
-    and the compiled ``program`` (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
+    (:class:`LinkFramePlan`; its bit-exact model is
+    :func:`robohw.dynamics.inverse.model.model_outputs`'s) and the compiled ``program``
+    (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
 
     Parameters
     ----------

@@ -94,7 +94,8 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
             f"{r['output_cycle'] / r['critical_path']:.3f} | {r['multipliers']}, "
             f"{r['adders']}, {r['loaders']}, {r['cordics']} | {r['files']}, {r['file_words']:,} "
             f"({r['largest_file']}) | {r['operand_ports']} ({r['most_files']}) | "
-            f"{r['connections']:,} | {r['lut_ram_cells']:,} | {r['luts']:,} | {r['register_bits']:,} | {r['dsp_tiles']} | {r['block_rams']} | "
+            f"{r['connections']:,} | {r['lut_ram_cells']:,} | {r['luts']:,} | "
+            f"{r['register_bits']:,} | {r['dsp_tiles']} | {r['block_rams']} | "
             f"{r['fewest_units'][0]}, {r['fewest_units'][1]}; "
             f"{r['fewest_output_cycle'] / r['critical_path']:.3f} |")
     near = [r for r in rows if r["interval"] <= 32]
@@ -103,7 +104,8 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
     lines = [
         "## The engine: modulo-scheduled units over rotating register files",
         "Any traced graph on a machine of pipelined multipliers (one DSP tile each up to 18 "
-        "bits, wider beside the fabric's partial products), adders, loaders of the state's fields and "
+        "bits, wider beside the fabric's partial products), adders, loaders of the state's fields "
+        "and "
         "pipelined CORDICs, successive states overlapped one every II cycles "
         "(robohw.engine, robohw.dynamics.inverse.engine): the compiler places the operations most "
         "urgent first, each at the first cycle after its operands with a unit free in that "
@@ -124,7 +126,8 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
         f"{worst['output_cycle'] / worst['critical_path'] - 1:.1%} of the critical path "
         f"(worst: {worst['robot']} at II {worst['interval']}; with the fewest units, up to "
         f"{fewest - 1:.1%}: a state's last operations wait for free slots); above, the few "
-        "units serialize the graph's wide levels. Beside it, at the cycle level: Lee & Chang's array takes "
+        "units serialize the graph's wide levels. Beside it, at the cycle level: Lee & Chang's "
+        "array takes "
         f"{array_cycles} cycles a PUMA state (six elements, direct network), the pipeline a "
         f"state every {pipeline_fold} cycles (folded, 98 multipliers; it does not route).",
     ]
@@ -136,9 +139,10 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
 def placed_rows(synth_rows, design="dynamics-engine", robot=None):
     """The engine's curve as placed and routed: one dict per II of ``design``'s rows among
     ``synth_rows`` (:func:`robohw.flows.synth.worst_of_seeds` rows of ``robot``, a label of
-    ``robohw synth --robot``, or ``None``: its own robot, at any fold), ordered by II: the resources, the worst seed's Fmax (and each seed's), torque
-    vectors a second and the latency at it, the LUT-equivalents
-    (:func:`robohw.support.pareto.lut_equivalents`) and whether the point is on the Pareto
+    ``robohw synth --robot``, or ``None``: its own robot, at any fold), ordered by II: the
+    resources, the worst seed's Fmax (and each seed's), torque vectors a second and the latency at
+    it, the LUT-equivalents (:func:`robohw.support.pareto.lut_equivalents`) and whether the point is
+    on the Pareto
     front of vectors a second against LUT-equivalents."""
     rows = []
     for r in synth_rows:

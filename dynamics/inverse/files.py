@@ -3,8 +3,8 @@
 ``IN.csv`` has the header ``q1..qN,qd1..qdN,qdd1..qddN`` (rad, rad/s, rad/s^2 for revolute
 joints; m, m/s, m/s^2 for prismatic ones; any column order). ``OUT.csv`` has
 ``tau1..tauN,valid`` (``reason`` last when asked; N m or N: what each joint must exert, gravity
-included). Backends: ``float`` (:mod:`robohw.dynamics.inverse.reference`, by the ``link``, ``scan`` or
-``lagrange`` formulation), and the hardware's: ``model`` (the bit-exact model,
+included). Backends: ``float`` (:mod:`robohw.dynamics.inverse.reference`, by the ``link``, ``scan``
+or ``lagrange`` formulation), and the hardware's: ``model`` (the bit-exact model,
 :mod:`robohw.dynamics.inverse.model`), ``rtl`` (the Amaranth design, simulated cycle by cycle) and
 ``compiled`` (the same design compiled by Verilator, :mod:`robohw.sim.compiled`), of any
 design: ``pipelined`` (:class:`robohw.dynamics.NewtonEulerPipeline`), ``array`` (Lee &
@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, AccuracyPromise
-from robohw.support.csv_table import read_columns, write_rows
 from robohw.dynamics.inverse.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
+from robohw.support.csv_table import read_columns, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
@@ -111,9 +111,10 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
     and ``wrench`` are the float backend's; the hardware (``design``, ``width`` bits; the
     array's ``processors``, default N, and ``network``, default ``direct``; the engine's
     ``interval``; ``None``: the design's defaults for the robot, ``robohw sim --robot``'s,
-    :func:`~robohw.dynamics.inverse.designs.default_machine`) carries no tool load, and is refused (``ValueError``) where its proven bound exceeds ``bound_fraction`` of
-    the largest torque the limits allow (:mod:`robohw.dynamics.inverse.accuracy`). The backend
-    ``"board"`` runs the design on a board behind ``port`` (an open serial port, or
+    :func:`~robohw.dynamics.inverse.designs.default_machine`) carries no tool load, and is refused
+    (``ValueError``) where its proven bound exceeds ``bound_fraction`` of the largest torque the
+    limits allow (:mod:`robohw.dynamics.inverse.accuracy`). The backend ``"board"`` runs the design
+    on a board behind ``port`` (an open serial port, or
     :class:`~robohw.board.sim_port.SimulatedPort`; :class:`~robohw.board.driver.Board`), whose
     identity must be :func:`board_digest`'s; ``port`` is refused with any other backend."""
     check_choice("backend", backend, (*BACKENDS, BOARD))
@@ -156,8 +157,8 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
 def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction, progress):
     """:func:`solve_dynamics` by a hardware backend: ``(tau, failures, accuracy)``, the
     failures as :func:`robohw.support.validity.row_reasons` takes them. The machine is built
-    through its design (:func:`robohw.dynamics.inverse.designs.machine_design`), as every flow builds
-    it.
+    through its design (:func:`robohw.dynamics.inverse.designs.machine_design`), as every flow
+    builds it.
     Its modules are imported here: the float backend's command loads the references alone (a
     fast start)."""
     from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes

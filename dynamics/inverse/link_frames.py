@@ -12,8 +12,8 @@ itself adds) are constant combinations of its incoming acceleration, ``omega-dot
 monomials; the combinations' coefficients are computed in exact rational arithmetic from the
 robot's float64 constants and rounded once.
 
-Notation as in :func:`robohw.dynamics.inverse.reference.link_frame_torques` (link ``i`` 0-based; ``a``
-the acceleration of frame ``i``'s origin, gravity as the base accelerating upwards; ``f_i``,
+Notation as in :func:`robohw.dynamics.inverse.reference.link_frame_torques` (link ``i`` 0-based;
+``a`` the acceleration of frame ``i``'s origin, gravity as the base accelerating upwards; ``f_i``,
 ``n_i`` what link ``i - 1`` exerts on link ``i``, ``n_i`` about the origin of frame ``i - 1``):
 
 - outward: ``omega_i = R^T (omega_{i-1} + z qd_i)``, ``omega-dot_i = R^T (omega-dot_{i-1} + z
@@ -26,8 +26,8 @@ the acceleration of frame ``i``'s origin, gravity as the base accelerating upwar
   G_i``; ``tau_i = z_{i-1} . n_i`` (``. f_i`` for a prismatic joint), ``z_{i-1}`` in frame ``i``
   being ``(0, sin alpha_i, cos alpha_i)``.
 
-Every vector's norm is bounded by :class:`robohw.dynamics.inverse.bounds.DynamicsBounds` (norms do not
-depend on the frame), handed to ``arith.bound`` as in
+Every vector's norm is bounded by :class:`robohw.dynamics.inverse.bounds.DynamicsBounds` (norms do
+not depend on the frame), handed to ``arith.bound`` as in
 :func:`robohw.dynamics.inverse.reference.base_coordinate_steps`.
 """
 
@@ -153,10 +153,10 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
 
     ``joints[i]``: joint ``i + 1``'s input, ``(cos, sin)`` of ``q + offset`` (revolute) or ``q +
     offset`` (prismatic); ``qd[i]``, ``qdd[i]``: its rate and acceleration; ``arith``: see
-    :mod:`robohw.robots.algebra`; ``bounds``: a :class:`robohw.dynamics.inverse.bounds.DynamicsBounds`
-    whose norm bounds are handed to ``arith.bound`` (the hardware's proven ranges). Link ``i``'s
-    outward work runs in ``arith.cell("outward", None, i)``, its inward work in
-    ``arith.cell("inward", None, i)``.
+    :mod:`robohw.robots.algebra`; ``bounds``: a
+    :class:`robohw.dynamics.inverse.bounds.DynamicsBounds` whose norm bounds are handed to
+    ``arith.bound`` (the hardware's proven ranges). Link ``i``'s outward work runs in
+    ``arith.cell("outward", None, i)``, its inward work in ``arith.cell("inward", None, i)``.
     """
     n = robot.dof
     members = robot.joints

@@ -1,10 +1,10 @@
 """The Newton-Euler inverse dynamics as one fully pipelined datapath: one torque vector per clock.
 
 Lee & Chang's base-coordinate steps (15)-(31)
-(:func:`robohw.dynamics.inverse.reference.base_coordinate_steps`) are traced over the robot's constants
-from the joints' cos and sin (pipelined CORDICs), rates and accelerations, every recurrence a
-recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels for ``K`` elements), so the depth
-grows with ``log2 N``. Every value's fixed-point format comes
+(:func:`robohw.dynamics.inverse.reference.base_coordinate_steps`) are traced over the robot's
+constants from the joints' cos and sin (pipelined CORDICs), rates and accelerations, every
+recurrence a recursive-doubling scan (Kogge-Stone: ``ceil(log2 K)`` levels for ``K`` elements), so
+the depth grows with ``log2 N``. Every value's fixed-point format comes
 from its proven range (:class:`robohw.dynamics.inverse.bounds.DynamicsBounds`, from the joints'
 velocity and acceleration limits); a state outside them leaves the pipeline with ``in_bounds``
 low.
@@ -12,17 +12,21 @@ low.
 
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
+from robohw.dynamics.inverse.accuracy import (
+    BOUND_FRACTION,
+    accuracy_promise,
+    check_accuracy,
+    check_bound_fraction,
+)
+from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.dynamics.inverse.codec import position_inputs, state_field, state_fields, torque_field
 from robohw.dynamics.inverse.reference import base_coordinate_steps
-from robohw.dynamics.inverse.accuracy import (BOUND_FRACTION, accuracy_promise, check_accuracy,
-                                      check_bound_fraction)
-from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.dynamics.inverse.scans import doubling_schedule, run_schedule
 from robohw.hw.checks import check_integer
 from robohw.robots import hardware_robot
+from robohw.robots.algebra import product, total
 from robohw.robots.loading import require_dynamics
 from robohw.robots.magnitudes import values_origin
-from robohw.robots.algebra import product, total
 
 __all__ = ["NewtonEulerPlan", "NewtonEulerPipeline", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
 

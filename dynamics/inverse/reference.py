@@ -5,8 +5,8 @@ states.
 - :func:`link_frame_torques`: the Newton-Euler recursion of Luh, Walker & Paul in link
   coordinates (velocities and accelerations outward, forces and moments inward).
 - :func:`scan_torques`: Lee & Chang's base-coordinate form (their eqs. (15)-(31), with the
-  corrections of our reading (docs/dynamics.md): eq. (17) uses ``qd``, eq. (29)'s "a_i" is the centre
-  of mass): eleven steps of which one is a 3x3 matrix-product scan and five are vector scans,
+  corrections of our reading (docs/dynamics.md): eq. (17) uses ``qd``, eq. (29)'s "a_i" is the
+  centre of mass): eleven steps of which one is a 3x3 matrix-product scan and five are vector scans,
   each evaluated serially, by recursive doubling or by PFP on ``p`` processors
   (:mod:`robohw.dynamics.inverse.scans`); every evaluation gives the same torques.
 - :func:`lagrange_torques`: ``H(q) qdd + C(q, qd) qd + g(q)`` from the inertia matrix of
@@ -25,15 +25,37 @@ import math
 
 import numpy as np
 
-from robohw.robots.algebra import (FloatArith, cross, dot, matmul, matTvec, matvec, negate,
-                                      product, snap, vadd, vscale)
-from robohw.robots.chain import (Chain, DistalLink, as_chain, distal_gravity, distal_links,
-                                 distal_transform, joint_terms)
+from robohw.dynamics.inverse.scans import (
+    doubling_schedule,
+    pfp_schedule,
+    run_schedule,
+    serial_schedule,
+)
+from robohw.hw.checks import check_choice, check_positive_integer
+from robohw.robots.algebra import (
+    FloatArith,
+    cross,
+    dot,
+    matmul,
+    matTvec,
+    matvec,
+    negate,
+    product,
+    snap,
+    vadd,
+    vscale,
+)
+from robohw.robots.chain import (
+    Chain,
+    DistalLink,
+    as_chain,
+    distal_gravity,
+    distal_links,
+    distal_transform,
+    joint_terms,
+)
 from robohw.robots.kinematics import jacobian_inertia, link_jacobians, tool_jacobian
 from robohw.robots.loading import require_dynamics
-from robohw.dynamics.inverse.scans import (doubling_schedule, pfp_schedule, run_schedule,
-                                    serial_schedule)
-from robohw.hw.checks import check_choice, check_positive_integer
 
 __all__ = ["link_frame_torques", "base_coordinate_steps", "scan_torques", "lagrange_torques",
            "inverse_dynamics", "joint_terms", "link_motions", "FORMULATIONS", "SCANS",
@@ -125,8 +147,8 @@ SCHEDULES = {"serial": lambda count, processors: serial_schedule(count),
              "doubling": doubling_schedule, "pfp": pfp_schedule}
 
 # The phases of Lee & Chang's steps, in order, and what each is: the cells of the operation
-# counts (robohw.dynamics.inverse.counts) are (phase, step, processor) for a scan, (phase, None, link)
-# for local work.
+# counts (robohw.dynamics.inverse.counts) are (phase, step, processor) for a scan, (phase, None,
+# link) for local work.
 PHASES = {
     "rotations": "inputs",          # (i-1)R_i and ip*_i from the joint inputs
     "R": "matrix scan",             # step 1 (15)

@@ -8,34 +8,44 @@ accuracy, the engine's tables (:mod:`.engine_report`) and the time table
 (:mod:`robohw.dynamics.report`)."""
 
 import dataclasses
-import json
 import pathlib
 
 import numpy as np
 
 from robohw.dataflow.operations import Count
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, LIMIT_STATES
-from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.dynamics.inverse.array_plan import ADDER_STAGES, MULTIPLIER_STAGES, ArrayPlan
+from robohw.dynamics.inverse.counts import dynamics_counts, general_robot, summarize
 from robohw.dynamics.inverse.designs import DYNAMICS_FOLD
 from robohw.dynamics.inverse.engine import ENGINE_INTERVAL
-from robohw.dynamics.inverse.time_report import pinocchio_call_us, time_rows, time_section
-from robohw.dynamics.inverse.engine_report import (PLACED_CURVES, engine_rows, engine_section,
-                                            placed_rows, placed_section)
+from robohw.dynamics.inverse.engine_report import (
+    PLACED_CURVES,
+    engine_rows,
+    engine_section,
+    placed_rows,
+    placed_section,
+)
 from robohw.dynamics.inverse.model import model_torques
+from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.dynamics.inverse.reference import inverse_dynamics
-from robohw.dynamics.inverse.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
-                                    printed_pfp_time, schedule_steps)
-from robohw.support.plots import pyplot
+from robohw.dynamics.inverse.scans import (
+    corrected_pfp_time,
+    doubling_schedule,
+    pfp_schedule,
+    printed_pfp_time,
+    schedule_steps,
+)
+from robohw.dynamics.inverse.time_report import pinocchio_call_us, time_rows, time_section
 from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import sample_joints, sample_states
-from robohw.dynamics.inverse.counts import dynamics_counts, general_robot, summarize
+from robohw.support.plots import pyplot
 
 __all__ = ["pfp_times", "count_rows", "puma_counts", "pfp_speedups", "formulation_agreement",
            "pipeline_accuracy", "array_rows", "inverse_sections"]
 
 LARGEST_N = 32
-# Widths of the pipeline's accuracy table, and its states per (robot, width): 100,000 where the model runs in int64 (up to 31 bits); above, in Python integers, fewer.
+# Widths of the pipeline's accuracy table, and its states per (robot, width): 100,000 where the
+# model runs in int64 (up to 31 bits); above, in Python integers, fewer.
 PIPELINE_WIDTHS = (16, 18, 20, 24, 32, 40, 48)
 PIPELINE_STATES = {"full": (100_000, 20_000), "quick": (2_000, 500)}
 ACCURACY_GOAL = 1e-4      # the goal at 24 bits: of max |tau|
@@ -84,8 +94,9 @@ def paper_counts(n):
 
 
 def count_rows(largest=LARGEST_N):
-    """One dict per n = 2 .. ``largest``: counts of :func:`robohw.dynamics.inverse.counts.dynamics_counts`
-    on :func:`~robohw.dynamics.inverse.counts.general_robot` (per processor with p = n by recursive
+    """One dict per n = 2 .. ``largest``: counts of
+    :func:`robohw.dynamics.inverse.counts.dynamics_counts` on
+    :func:`~robohw.dynamics.inverse.counts.general_robot` (per processor with p = n by recursive
     doubling; the whole work on one processor), the paper's, and the speed-ups (M + A)."""
     rows = []
     for n in range(2, largest + 1):
@@ -221,7 +232,8 @@ def _count_sections(counts, pumas, speedups):
         "## Operation counts",
         "Counted, not restated: Lee & Chang's steps (robohw.dynamics.inverse.reference."
         "base_coordinate_steps, the code of the float64 reference) run over tracing scalars "
-        "(robohw.dynamics.inverse.counts.dynamics_counts), each operation marked with its phase, step "
+        "(robohw.dynamics.inverse.counts.dynamics_counts), each operation marked with its phase, "
+        "step "
         "and processor. A processor's local work is its link's; a scan step's operations run "
         "where the step's schedule puts them. Time is the busiest processor's, step by step, "
         "in multiplications/additions (M/A); the robot is general (generic twists, offsets, "
@@ -251,7 +263,8 @@ def _count_sections(counts, pumas, speedups):
         "later ones.",
         "- **Vector scans** are the paper's 6 ceil(log2 n) + 9 ceil(log2(n + 1)) A except "
         "where n - 1 is a power of two (and for n = 2): then the last level of the omega "
-        "and omega-dot scans adds only omega_1 = z0 qd_1 (omega-dot_1 = z0 qdd_1), one component (1 A, not 3).",
+        "and omega-dot scans adds only omega_1 = z0 qd_1 (omega-dot_1 = z0 qdd_1), one component "
+        "(1 A, not 3).",
         f"- **Totals** for n = 6: {six['total'][0]}/{six['total'][1]} against the paper's "
         f"197/183 (printed for \"n = 8\", a slip for n = 6: 197/183 needs ceil(log2 n) = "
         f"ceil(log2(n + 1)) = 3). From n = 6 to 12 ours grow by "
@@ -345,7 +358,8 @@ def _array_section(rows, measured):
              "banks by writer: LUT RAM), "
              "each stepping through its own micro-program under one program counter; the "
              "recurrences by PFP on the p elements, the local work of link i on element "
-             "i // ceil(N/p); values between elements over the network (robohw.dynamics.inverse.array). "
+             "i // ceil(N/p); values between elements over the network "
+             "(robohw.dynamics.inverse.array). "
              "Cycles per torque vector at 24 bits (the list-scheduled program and the cycle "
              "the state is captured in; the latency is two more), the elements' busy share "
              "(cycles in which a unit issues), the hops the network carries:"]

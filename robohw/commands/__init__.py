@@ -32,11 +32,31 @@ import sys
 import warnings
 
 from robohw import __version__
-from robohw.commands import (bench, board, distributed, dynamics, export, forward_dynamics,
-                             ik, ik_graph, inertia, platform, report, sim, sweep, synth,
-                             transputer)
-from robohw.commands.options import (CommandParser, add_quiet, bad_outputs, input_files,
-                                     output_files, usage)
+from robohw.commands import (
+    bench,
+    board,
+    distributed,
+    dynamics,
+    export,
+    forward_dynamics,
+    ik,
+    ik_graph,
+    inertia,
+    platform,
+    report,
+    sim,
+    sweep,
+    synth,
+    transputer,
+)
+from robohw.commands.options import (
+    CommandParser,
+    add_quiet,
+    bad_outputs,
+    input_files,
+    output_files,
+    usage,
+)
 from robohw.support.atomic import OutputError, inputs_kept
 from robohw.support.progress import Progress
 

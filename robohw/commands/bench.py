@@ -5,8 +5,7 @@ engines as placed against Pinocchio's RNEA and ABA from Python and C++, timed in
 
 import argparse
 
-from robohw.commands.options import (declare_inputs, design_names, integer, simulators, usage,
-                                     widths)
+from robohw.commands.options import declare_inputs, design_names, integer, simulators, usage, widths
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 
@@ -77,8 +76,13 @@ def run(args):
     if args.design == "dynamics":
         import dataclasses
         import sys
-        from robohw.flows.dynamics_speed import (BENCH_ROBOTS, PROBLEMS, bench_dynamics,
-                                                 format_dynamics_bench)
+
+        from robohw.flows.dynamics_speed import (
+            BENCH_ROBOTS,
+            PROBLEMS,
+            bench_dynamics,
+            format_dynamics_bench,
+        )
         from robohw.support.formats import read_rows
         try:
             synth_rows = read_rows(args.synth)

@@ -7,10 +7,23 @@ import shutil
 import subprocess
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, CommandParser, Solved,
-                                     add_dynamics_width, add_ii, add_quiet, add_robot,
-                                     bad_folder, declare_file_outputs, declare_inputs, integer,
-                                     integer_list, positive, run_file_command, usage)
+from robohw.commands.options import (
+    ARGUMENT_ERRORS,
+    CommandParser,
+    Solved,
+    add_dynamics_width,
+    add_ii,
+    add_quiet,
+    add_robot,
+    bad_folder,
+    declare_file_outputs,
+    declare_inputs,
+    integer,
+    integer_list,
+    positive,
+    run_file_command,
+    usage,
+)
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
 
 __all__ = ["register", "run", "DEFAULT_OUT", "BOARD_DESIGNS", "find_loader"]
@@ -167,9 +180,14 @@ def _build(args):
 def _run(args):
     from robohw.board.driver import BoardError, open_serial
     from robohw.board.top import DEFAULT_BAUD
-    from robohw.dynamics import (solve_dynamics, split_states, state_columns, torque_header,
-                                 torque_rows)
     from robohw.commands.options import FileTable
+    from robohw.dynamics import (
+        solve_dynamics,
+        split_states,
+        state_columns,
+        torque_header,
+        torque_rows,
+    )
     name = "board run"
     port = None
 

@@ -4,8 +4,16 @@ for its neighbours or predicting them."""
 import math
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, HARDWARE, declare_file_outputs,
-                                     declare_inputs, inapplicable, integer, positive, usage)
+from robohw.commands.options import (
+    ARGUMENT_ERRORS,
+    HARDWARE,
+    declare_file_outputs,
+    declare_inputs,
+    inapplicable,
+    integer,
+    positive,
+    usage,
+)
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 

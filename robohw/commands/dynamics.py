@@ -4,9 +4,18 @@ import argparse
 import math
 import sys
 
-
-from robohw.commands.options import (HARDWARE, FileTable, Solved, add_dynamics_width, file_command,
-                                     inapplicable, integer, positive, run_file_command, usage)
+from robohw.commands.options import (
+    HARDWARE,
+    FileTable,
+    Solved,
+    add_dynamics_width,
+    file_command,
+    inapplicable,
+    integer,
+    positive,
+    run_file_command,
+    usage,
+)
 
 __all__ = ["register", "run"]
 
@@ -69,8 +78,14 @@ def register(commands):
 
 
 def run(args):
-    from robohw.dynamics import (BOUND_FRACTION, solve_dynamics, split_states, state_columns,
-                                 torque_header, torque_rows)
+    from robohw.dynamics import (
+        BOUND_FRACTION,
+        solve_dynamics,
+        split_states,
+        state_columns,
+        torque_header,
+        torque_rows,
+    )
 
     hardware, array = args.backend != "float", args.design == "array"
     engine = args.design == "engine"

@@ -4,9 +4,18 @@
 import functools
 import sys
 
-from robohw.commands.options import (HARDWARE, FileTable, Solved, add_dynamics_width,
-                                     file_command, inapplicable, integer, positive,
-                                     run_file_command, usage)
+from robohw.commands.options import (
+    HARDWARE,
+    FileTable,
+    Solved,
+    add_dynamics_width,
+    file_command,
+    inapplicable,
+    integer,
+    positive,
+    run_file_command,
+    usage,
+)
 
 __all__ = ["register", "run"]
 
@@ -44,9 +53,15 @@ def register(commands):
 
 
 def run(args):
-    from robohw.dynamics import (FORWARD_BOUND_FRACTION, acceleration_header,
-                                 acceleration_rows, forward_columns, plan_forward,
-                                 solve_forward, split_forward)
+    from robohw.dynamics import (
+        FORWARD_BOUND_FRACTION,
+        acceleration_header,
+        acceleration_rows,
+        forward_columns,
+        plan_forward,
+        solve_forward,
+        split_forward,
+    )
     model = args.backend != "float"
     engine = args.backend in ("rtl", "compiled")
     bad = inapplicable(args, [

@@ -2,8 +2,17 @@
 
 import sys
 
-from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, FileTable, Solved, file_command,
-                                     inapplicable, integer, run_file_command, usage)
+from robohw.commands.options import (
+    HARDWARE,
+    HARDWARE_WIDTH,
+    FileTable,
+    Solved,
+    file_command,
+    inapplicable,
+    integer,
+    run_file_command,
+    usage,
+)
 
 __all__ = ["register", "run"]
 
@@ -46,8 +55,15 @@ def register(commands):
 
 
 def run(args):
-    from robohw.ik import (POSE_COLUMNS, PoseFileError, branch_index, joint_header, joint_rows,
-                           poses_from_inputs, solve_ik)
+    from robohw.ik import (
+        POSE_COLUMNS,
+        PoseFileError,
+        branch_index,
+        joint_header,
+        joint_rows,
+        poses_from_inputs,
+        solve_ik,
+    )
     chosen = [f"--{name}" for name in ("arm", "elbow", "wrist") if getattr(args, name)]
     if args.all_branches and chosen:
         return usage("ik", f"--all-branches does not combine with {', '.join(chosen)}")

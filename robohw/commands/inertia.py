@@ -2,8 +2,16 @@
 
 import sys
 
-from robohw.commands.options import (HARDWARE, FileTable, Solved, file_command,
-                                     inapplicable, integer, run_file_command, usage)
+from robohw.commands.options import (
+    HARDWARE,
+    FileTable,
+    Solved,
+    file_command,
+    inapplicable,
+    integer,
+    run_file_command,
+    usage,
+)
 
 __all__ = ["register", "run"]
 

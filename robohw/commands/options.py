@@ -9,7 +9,6 @@ import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-
 __all__ = ["CommandParser", "DYNAMICS_WIDTHS", "add_dynamics_width", "integer", "positive",
            "widths", "known_names",
            "design_names", "integer_list", "simulators", "width_list", "folds", "choice_list",

@@ -5,10 +5,21 @@ import argparse
 import math
 import sys
 
-
-from robohw.commands.options import (HARDWARE, HARDWARE_WIDTH, CommandParser, FileTable, Solved,
-                                     add_quiet, declare_file_outputs, declare_inputs,
-                                     inapplicable, integer, positive, run_file_command, usage)
+from robohw.commands.options import (
+    HARDWARE,
+    HARDWARE_WIDTH,
+    CommandParser,
+    FileTable,
+    Solved,
+    add_quiet,
+    declare_file_outputs,
+    declare_inputs,
+    inapplicable,
+    integer,
+    positive,
+    run_file_command,
+    usage,
+)
 
 __all__ = ["register", "run"]
 
@@ -119,9 +130,17 @@ def guess(text):
 
 
 def run(args):
-    from robohw.legs import (FK_ITERATIONS, FK_TOLERANCE, SERVO_ITERATIONS, check_tolerance,
-                             input_columns, independent_rows, platform_header, platform_rows,
-                             solve_platform)
+    from robohw.legs import (
+        FK_ITERATIONS,
+        FK_TOLERANCE,
+        SERVO_ITERATIONS,
+        check_tolerance,
+        independent_rows,
+        input_columns,
+        platform_header,
+        platform_rows,
+        solve_platform,
+    )
     from robohw.robots.platform import PlatformFileError, load_platform
     source_option = {"fk": "lengths", "dynamics": "states"}.get(args.action, "poses")
     name = f"platform {args.action}"

@@ -2,8 +2,18 @@
 
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, add_ii, add_robot, bad_fold,
-                                     ii_as_fold, inapplicable, integer, usage, ROBOT_LINKS)
+from robohw.commands.options import (
+    ARGUMENT_ERRORS,
+    FOLD_HELP,
+    ROBOT_LINKS,
+    add_ii,
+    add_robot,
+    bad_fold,
+    ii_as_fold,
+    inapplicable,
+    integer,
+    usage,
+)
 from robohw.support.atomic import STANDARD_STREAM, write_json
 from robohw.support.formats import versioned
 

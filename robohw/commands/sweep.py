@@ -3,9 +3,20 @@
 import pathlib
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, ROBOT_LINKS, add_robot, bad_folder,
-                                     choice_list, design_names, inapplicable, integer,
-                                     integer_list, lazy_choice_list, positive, usage)
+from robohw.commands.options import (
+    ARGUMENT_ERRORS,
+    ROBOT_LINKS,
+    add_robot,
+    bad_folder,
+    choice_list,
+    design_names,
+    inapplicable,
+    integer,
+    integer_list,
+    lazy_choice_list,
+    positive,
+    usage,
+)
 from robohw.hw.devices import DEVICES
 
 __all__ = ["register", "run"]

@@ -3,13 +3,29 @@
 import pathlib
 import sys
 
-from robohw.commands.options import (ARGUMENT_ERRORS, FOLD_HELP, ROBOT_LINKS, add_ii, add_robot,
-                                     bad_fold, bad_folder, bad_widths, design_names, folds,
-                                     folds_for, ii_as_fold, inapplicable, integer, integer_list,
-                                     positive, usage, width_list)
+from robohw.commands.options import (
+    ARGUMENT_ERRORS,
+    FOLD_HELP,
+    ROBOT_LINKS,
+    add_ii,
+    add_robot,
+    bad_fold,
+    bad_folder,
+    bad_widths,
+    design_names,
+    folds,
+    folds_for,
+    ii_as_fold,
+    inapplicable,
+    integer,
+    integer_list,
+    positive,
+    usage,
+    width_list,
+)
 from robohw.hw.devices import DEVICES
-from robohw.support.atomic import write_json, write_text
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
+from robohw.support.atomic import write_json, write_text
 from robohw.support.formats import read_rows, versioned
 
 __all__ = ["register", "run", "DEFAULT_OUT"]
@@ -89,8 +105,14 @@ def run(args):
         return usage("synth", "--no-target and --target-mhz contradict each other")
     from concurrent.futures import ThreadPoolExecutor
 
-    from robohw.flows.synth import (MAX_TARGET_MHZ, SynthError, format_synth, merge_rows,
-                                    synthesize, worst_of_seeds)
+    from robohw.flows.synth import (
+        MAX_TARGET_MHZ,
+        SynthError,
+        format_synth,
+        merge_rows,
+        synthesize,
+        worst_of_seeds,
+    )
     from robohw.registry import DESIGNS
     if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
         return usage("synth", f"--target-mhz must be below {MAX_TARGET_MHZ}, not "
@@ -99,7 +121,8 @@ def run(args):
         return usage("synth", f"--speed applies to ECP5 devices, not {args.device}")
     if args.seeds is not None and len(set(args.seeds)) != len(args.seeds):
         return usage("synth", f"--seeds must be distinct, not {','.join(map(str, args.seeds))}")
-    from robohw.registry import designs as find_designs, robot_designs
+    from robohw.registry import designs as find_designs
+    from robohw.registry import robot_designs
     from robohw.robots import RobotFileError
     bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
     if bad:

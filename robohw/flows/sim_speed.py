@@ -13,10 +13,10 @@ import time
 
 from robohw.hw.checks import check_choice
 from robohw.registry import design as find_design
-from robohw.support.progress import Progress
 from robohw.sim.compiled import SIMULATORS, build_compiled, run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
+from robohw.support.progress import Progress
 
 __all__ = ["bench_sim", "format_sim_bench"]
 
@@ -42,8 +42,8 @@ def bench_sim(names, *, cycles=1_000_000, amaranth_cycles=2_000, simulators=("ve
         count = max(10, cycles // dut.interval)
         workload = design.workload(dut, count, seed=1)
         for simulator in simulators:
-            say = (lambda step, s=simulator: progress.update(
-                progress.done, f"{design.name}, {s}: {step}", force=True))
+            def say(step, s=simulator):
+                progress.update(progress.done, f"{design.name}, {s}: {step}", force=True)
             parallel = threads if simulator == "verilator" else 1
             identity = f"{design.name} width={row['width']} fold={row['fold']}"
             model = build_compiled(dut, simulator=simulator, threads=parallel,

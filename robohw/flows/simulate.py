@@ -13,12 +13,12 @@ import tempfile
 
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.registry import design as find_design
-from robohw.sim.measure import measure_timing
-from robohw.support.atomic import atomic_open
-from robohw.support.progress import Progress
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
+from robohw.sim.measure import measure_timing
 from robohw.sim.verilator import run_stream_verilator
+from robohw.support.atomic import atomic_open
+from robohw.support.progress import Progress
 
 __all__ = ["BACKENDS", "simulate"]
 

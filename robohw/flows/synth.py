@@ -23,8 +23,13 @@ from robohw.flows.commands import find_command
 from robohw.flows.export import export_design
 from robohw.hw.checks import check_choice, check_integer, check_number
 from robohw.sim.cache import cache_dir, location_free
-from robohw.sim.place_and_route import (DEFAULT_TIME_LIMIT_MIN, MAX_TARGET_MHZ, PLACERS, ROUTERS,
-                                        check_nextpnr_options)
+from robohw.sim.place_and_route import (
+    DEFAULT_TIME_LIMIT_MIN,
+    MAX_TARGET_MHZ,
+    PLACERS,
+    ROUTERS,
+    check_nextpnr_options,
+)
 from robohw.sim.provenance import checkout_commit
 from robohw.support.atomic import write_json
 from robohw.support.formats import FORMAT_VERSION

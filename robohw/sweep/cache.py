@@ -1,14 +1,15 @@
 """The sweep's cache: every measurement's outcome, kept under a key of what determines it.
 
 A task's key is a hash of its measurement, design, width, fold (and device, for synthesis),
-its options, the digest of the robot it is generated for (``--robot``), the source of every ``robohw`` module and the shipped robot files
-(:func:`robohw.sim.compiled.source_digest`) and the versions of the tools it runs: Amaranth and
-numpy, and for synthesis the YoWASP Yosys and nextpnr. The exported Verilog is a function of
-the first and the source, so this key changes whenever the Verilog does; it also changes when
-only the bit-exact model or the float reference does, which the Verilog alone would not show,
-and it can be computed without elaborating anything (``robohw sweep --plan`` counts the cached
-tasks in a second). Synthesis itself keeps :func:`robohw.flows.synth.synthesize`'s cache, keyed
-by the Verilog, in the work folder beside this one.
+its options, the digest of the robot it is generated for (``--robot``), the source of every
+``robohw`` module and the shipped robot files (:func:`robohw.sim.compiled.source_digest`) and the
+versions of the tools it runs: Amaranth and numpy, and for synthesis the YoWASP Yosys and nextpnr.
+The exported Verilog is a function of the first and the source, so this key changes whenever the
+Verilog does; it also changes when only the bit-exact model or the float reference does, which the
+Verilog alone would not show, and it can be computed without elaborating anything (``robohw sweep
+--plan`` counts the cached tasks in a second). Synthesis itself keeps
+:func:`robohw.flows.synth.synthesize`'s cache, keyed by the Verilog, in the work folder beside this
+one.
 """
 
 import functools
@@ -17,8 +18,8 @@ import importlib.metadata
 import json
 
 from robohw.hw.devices import DEVICES
-from robohw.support.atomic import write_json
 from robohw.sim.compiled import source_digest
+from robohw.support.atomic import write_json
 
 __all__ = ["ResultCache", "tool_versions"]
 

@@ -9,9 +9,9 @@ import warnings
 
 from amaranth.hdl import UnusedElaboratable
 
+from robohw.flows.synth import SynthTimeout, synthesize
 from robohw.registry import DESIGNS
 from robohw.registry import design as find_design
-from robohw.flows.synth import SynthTimeout, synthesize
 from robohw.sim.measure import measure_design
 from robohw.sweep.space import point_seed
 
@@ -98,7 +98,8 @@ def evaluate(task):
     boundaries): ``{"figures": {...}, "valid": bool, "reason": str or None, "seconds": float}``,
     the figures those of :data:`FIGURES` for the task's measurement. A design that cannot be
     built or measured at the task's parameters (a ``ValueError`` from its checks, a robot
-    file that no longer loads) is an invalid outcome with the error as its reason; any other exception propagates (a defect,
+    file that no longer loads) is an invalid outcome with the error as its reason; any other
+    exception propagates (a defect,
     or a missing tool, to be seen, not tabled)."""
     started = time.perf_counter()
     # An accuracy measurement builds a design only for its model and never elaborates it; the

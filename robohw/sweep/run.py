@@ -41,8 +41,8 @@ class SweepSpec:
     thousands of cycles runs three); ``placer``, ``router``, ``target_mhz``: nextpnr's
     (:func:`robohw.flows.synth.synthesize`), ``None`` for each design's own
     (:attr:`~robohw.sim.design.Design.place_and_route`), and ``no_target``: no clock whatever
-    the design's (a synthesis point is placed at seed 1 only); ``out``: the folder of ``results.csv``;
-    ``cache``: the cache folder (default ``out/cache``); ``report``: the folder of
+    the design's (a synthesis point is placed at seed 1 only); ``out``: the folder of
+    ``results.csv``; ``cache``: the cache folder (default ``out/cache``); ``report``: the folder of
     ``sweep.md`` and the plots (default ``out``); ``reasons``: a ``reason`` column;
     ``robot``, ``base``, ``tip``: the robot file (or shipped name) and a URDF's links the
     designs are generated for (``None``: each design's own), a ``robot`` column then naming

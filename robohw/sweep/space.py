@@ -6,8 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 
 from robohw.hw.checks import check_choice
-from robohw.registry import DESIGNS
 from robohw.hw.devices import DEVICES
+from robohw.registry import DESIGNS
 
 __all__ = ["MEASUREMENTS", "SweepPoint", "Task", "sweep_points", "point_seed", "tasks_for"]
 

@@ -14,8 +14,8 @@ workers, cache hits) is in the table.
 import csv
 import os
 
-from robohw.registry import DESIGNS
 from robohw.hw.devices import DEVICES
+from robohw.registry import DESIGNS
 from robohw.support.atomic import atomic_open
 from robohw.sweep.evaluate import FIGURES
 from robohw.sweep.space import MEASUREMENTS

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from tiers import HEAVY
 
 from robohw.api import Arm, Result, load_arm
 from robohw.dynamics import solve_dynamics
@@ -9,7 +10,6 @@ from robohw.robots import RobotFileError, load_robot
 from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_states
 from robohw.systolic import solve_inertia
-from tiers import HEAVY
 
 
 def test_float_and_model_backends_are_the_commands():

@@ -6,26 +6,28 @@ import pytest
 from netlist import register_depths
 
 from robohw.commands import main
-from robohw.support.formats import FORMAT_VERSION
-from robohw.support.progress import Progress
-from robohw.registry import DESIGNS
 from robohw.commands import parser as _parser
 from robohw.ik.codec import POSE_INPUTS, pose_inputs
-from robohw.systolic.reference import jacobian_inertia
-from robohw.robots.kinematics import forward_kinematics
+from robohw.registry import DESIGNS
 from robohw.robots import load_robot
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
+from robohw.support.formats import FORMAT_VERSION
+from robohw.support.progress import Progress
+from robohw.systolic.reference import jacobian_inertia
 
 
 def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
     out_json = tmp_path / "bench.json"
-    assert main(["bench", "cordic", "--widths", "8", "--no-verilator", "--json", str(out_json)]) == 0
+    assert main(["bench", "cordic", "--widths", "8", "--no-verilator", "--json",
+                 str(out_json)]) == 0
     table = capsys.readouterr().out
     # Width 8: 9 iterations (width + 1, CordicConfig's documented default) and a register step
     # per non-trivial normalization factor. Pipelined: the pre-rotation register, one per
-    # register step, rounding, saturation and the stream's output queue (two: its memory write and its read register); word-serial: a load
-    # cycle, one cycle per register step, rounding and saturation, a new operand every
-    # register-step count; word-serial steps take two cycles (shift, then add).
+    # register step, rounding, saturation and the stream's output queue (two: its memory write and
+    # its read register); word-serial: a load cycle, one cycle per register step, rounding and
+    # saturation, a new operand every register-step count; word-serial steps take two cycles (shift,
+    # then add).
     from robohw.cordic.config import CordicConfig
     steps = 9 + sum(1 for g in CordicConfig("circular", "rotation", width=8).gammas if g)
     assert f"| pipelined | 8 | 9 | {1 + steps + 2 + 2} | 1 |" in table
@@ -130,7 +132,8 @@ def test_the_dynamics_commands_take_the_newton_euler_designs_widths(capsys):
         with pytest.raises(SystemExit) as exit_info:
             main([*command, "--width", str(high + 1)])
         assert exit_info.value.code == 2
-        assert f"--width must be an integer [{low}, {high}], not '{high + 1}'" in capsys.readouterr().err
+        expected = f"--width must be an integer [{low}, {high}], not '{high + 1}'"
+        assert expected in capsys.readouterr().err
 
 
 def test_ik_graph_writes_the_balanced_graph(tmp_path, capsys):
@@ -203,7 +206,8 @@ def test_ik_backends_agree(tmp_path):
     (lambda rows: [rows[0].replace("ay", "aq")] + rows[1:], "line 1, column ay: missing"),
     (lambda rows: rows[:2] + [rows[2].replace(rows[2].split(",")[3], "abc", 1)] + rows[3:],
      "line 3, column ox: not a number: 'abc'"),
-    (lambda rows: rows[:2] + [",".join(["nan"] + rows[2].split(",")[1:])], "line 3, column nx: not finite"),
+    (lambda rows: rows[:2] + [",".join(["nan"] + rows[2].split(",")[1:])],
+     "line 3, column nx: not finite"),
     (lambda rows: rows[:2] + [rows[2] + ",1"], "line 3: 13 fields, the header has 12"),
 ])
 def test_ik_bad_files_exit_2_one_line_no_output(tmp_path, capsys, edit, message):
@@ -220,7 +224,6 @@ def test_ik_bad_files_exit_2_one_line_no_output(tmp_path, capsys, edit, message)
 @pytest.mark.parametrize("backend", ["float", "model"])
 def test_ik_rows_off_an_orthonormal_frame_are_not_valid_and_the_rest_are(tmp_path, capsys,
                                                                         backend):
-    import numpy as np
     # A rotation printed to 4 decimals misses the 1e-4 tolerance on R^T R; a stretched one is
     # no rotation at all; a reflection is not right-handed: each row is not valid, with its
     # reason, and the file's other rows are solved.
@@ -290,6 +293,7 @@ def test_the_inertia_model_states_its_proven_bound(tmp_path, capsys, array):
     # Each entry of every valid matrix is within the bound the closing line states (checked
     # entry by entry against float64), and the bound is the plan's.
     import numpy as np
+
     from robohw.systolic import PLANS
     from robohw.systolic.accuracy import largest_entry
     q = write_configurations(tmp_path / "q.csv")
@@ -311,7 +315,8 @@ def test_the_inertia_model_states_its_proven_bound(tmp_path, capsys, array):
 
 
 @pytest.mark.parametrize("edit, robot, message", [
-    (lambda rows: [rows[0].replace("q4", "qq")] + rows[1:], "puma560", "line 1, column q4: missing"),
+    (lambda rows: [rows[0].replace("q4", "qq")] + rows[1:], "puma560",
+     "line 1, column q4: missing"),
     (lambda rows: rows[:2] + [rows[2].replace(rows[2].split(",")[1], "abc", 1)] + rows[3:],
      "puma560", "line 3, column q5: not a number: 'abc'"),
     (lambda rows: rows[:3] + [rows[3] + ",1"], "puma560", "line 4: 7 fields, the header has 6"),

@@ -5,7 +5,8 @@ command and says "not measured" for Pinocchio without it."""
 import pytest
 
 from robohw.flows.command_speed import bench_commands, check_pinocchio, format_command_bench
-from robohw.robots import load_robot, pinocchio as peer
+from robohw.robots import load_robot
+from robohw.robots import pinocchio as peer
 
 
 @pytest.mark.parametrize("robot", ["puma560", "stanford"])

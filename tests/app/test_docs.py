@@ -118,6 +118,7 @@ def _run(command):
     """What ``command`` (``robohw ...`` or ``cat FILE``) prints, standard output and error in
     their order, as lines."""
     import shlex
+
     from robohw.commands import main
     words = shlex.split(command)
     if words[0] == "cat":

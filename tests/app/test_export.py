@@ -5,10 +5,10 @@ import json
 import pytest
 from netlist import phase_rings
 
-from robohw.hw.payload import layout_fields
 from robohw.flows import export
-from robohw.registry import DESIGNS
 from robohw.flows.export import LINT_WAIVERS, LintError, export_design, lint
+from robohw.hw.payload import layout_fields
+from robohw.registry import DESIGNS
 from robohw.sim.provenance import verilog_digest, verilog_sha256
 from robohw.support.formats import FORMAT_VERSION
 

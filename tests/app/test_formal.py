@@ -1,7 +1,6 @@
 """The formal flow's own checks (the proofs are in test_proofs_*.py, ``make prove``)."""
 
 import pytest
-
 from amaranth.hdl import Assert, Module, Mux, Signal
 
 from robohw.flows.formal import prove

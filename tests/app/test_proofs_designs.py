@@ -7,18 +7,18 @@ whose step counter sets its latency and interval, and the pipelined CORDIC, at 6
 micro-rotations; the multi-mode CORDIC with two modes of different lengths; the traced pipeline
 (the base of the inertia arrays and the Newton-Euler pipeline) on a graph of two products and
 two sums at 8 bits, unfolded and folded by 2; the engine (the dynamics engine's machine) on
-the same graph at 8 bits and II 2, its register files rotating. ``formal_streams.py`` numbers the input transfers
-through the tag and asserts, for every stall pattern within the bound, that nothing is lost,
-duplicated or reordered and that ``o`` holds while it waits; with ``o.ready`` and ``i.valid``
-high, that each result leaves exactly the stated latency after its input and that inputs are
-taken exactly once per stated interval. A claim one cycle off must fail.
+the same graph at 8 bits and II 2, its register files rotating. ``formal_streams.py`` numbers the
+input transfers through the tag and asserts, for every stall pattern within the bound, that nothing
+is lost, duplicated or reordered and that ``o`` holds while it waits; with ``o.ready`` and
+``i.valid`` high, that each result leaves exactly the stated latency after its input and that inputs
+are taken exactly once per stated interval. A claim one cycle off must fail.
 """
 
 from dataclasses import dataclass
 
 import pytest
-
 from amaranth.hdl import signed
+from formal_streams import stream_contract
 
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.multimode import MultiModeCordic
@@ -30,8 +30,6 @@ from robohw.engine.component import Engine
 from robohw.engine.program import Machine, compile_program
 from robohw.flows.formal import prove
 from robohw.hw.queue import QUEUE_LATENCY
-
-from formal_streams import stream_contract
 
 pytestmark = [pytest.mark.heavy, pytest.mark.formal]
 

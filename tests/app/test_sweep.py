@@ -15,10 +15,10 @@ import pytest
 
 from robohw.commands import main
 from robohw.registry import DESIGNS
+from robohw.support.pareto import DSP_LUT_EQUIVALENT, pareto_mask
 from robohw.sweep import run as sweep_run
 from robohw.sweep.cache import ResultCache
 from robohw.sweep.executors import ExecutorError, connect
-from robohw.support.pareto import DSP_LUT_EQUIVALENT, pareto_mask
 from robohw.sweep.pareto import format_sweep, sweep_fronts
 from robohw.sweep.run import SweepSpec, format_plan, plan_sweep, run_sweep
 from robohw.sweep.space import SweepPoint, Task, point_seed, sweep_points
@@ -203,7 +203,8 @@ def test_small_sweep_report(small_sweep):
     spec, rows, _ = small_sweep
     text = (spec.report / "sweep.md").read_text()
     assert "## inertia-linear on ecp5-85k" in text
-    assert "| w16 f6 | * |" in text and "| w3 f4 | invalid | accuracy: inertia-linear: width must be" in text
+    assert "| w16 f6 | * |" in text
+    assert "| w3 f4 | invalid | accuracy: inertia-linear: width must be" in text
     # The default (18 bits, fold 6) is not in this sweep, and the report says so.
     assert "Default (w18 f6): the registry's default: 18 bits, folded by 6, its fold for an " \
         "ECP5-85F at that width; not among this sweep's valid points." in text

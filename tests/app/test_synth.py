@@ -6,10 +6,9 @@ import sys
 
 import pytest
 
-from robohw.registry import DESIGNS
 from robohw.flows.synth import format_synth, synthesize
+from robohw.registry import DESIGNS
 from robohw.sim.resources import read_port_bits
-
 
 BASELINE = json.loads((pathlib.Path(__file__).parent / "synth_baseline.json").read_text())
 
@@ -499,6 +498,7 @@ def test_the_time_limit_counts_the_tools_cpu_time_not_the_clocks(tmp_path):
     import subprocess
     import sys
     import time
+
     from robohw.flows.synth import cpu_seconds
     # The busy one spins for 1.5 s of its own CPU time, however loaded the machine is.
     busy = subprocess.Popen([sys.executable, "-c", "import time\n"

@@ -6,8 +6,8 @@ import hashlib
 import json
 
 import pytest
-
 from affine_design import AffineDesign
+
 from robohw.board.boards import board_target
 from robohw.board.core import frame_format_of
 from robohw.board.frames import PROTOCOL_VERSION

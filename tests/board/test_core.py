@@ -5,14 +5,14 @@ under its tag, equal to the design's function, every bad one an error, nothing e
 
 import numpy as np
 import pytest
+from affine_design import AffineDesign
 from amaranth.hdl import signed
 from amaranth.sim import Simulator
 
 from robohw.board.core import BoardCore, frame_format_of
-from robohw.board.frames import ERROR, IDENTITY, RESULT, REPLY_SYNC
+from robohw.board.frames import ERROR, IDENTITY, REPLY_SYNC, RESULT
 from robohw.board.uart import BITS_PER_BYTE
 from robohw.hw.stream import StreamPipeline
-from affine_design import AffineDesign
 
 DIVISOR = 4
 DIGEST = "00112233445566ff"

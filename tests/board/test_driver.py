@@ -6,12 +6,12 @@ reply), the wrong design, a reply of bad CRC; its arguments checked."""
 
 import numpy as np
 import pytest
-
 from affine_design import AffineDesign, affine
+
+from robohw.board.compiled_port import CompiledPort
 from robohw.board.core import BoardCore
 from robohw.board.driver import Board, BoardError
 from robohw.board.frames import REPLY_SYNC, RESULT, crc16
-from robohw.board.compiled_port import CompiledPort
 from robohw.board.sim_port import SimulatedPort
 
 DIVISOR = 4

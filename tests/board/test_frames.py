@@ -9,8 +9,16 @@ from amaranth.sim import Simulator
 
 from robohw.board.frame_decoder import FrameDecoder
 from robohw.board.frame_encoder import FrameEncoder
-from robohw.board.frames import (ERROR, IDENTITY, PROTOCOL_VERSION, REPLY_SYNC, RESULT,
-                                 FrameError, FrameFormat, crc16)
+from robohw.board.frames import (
+    ERROR,
+    IDENTITY,
+    PROTOCOL_VERSION,
+    REPLY_SYNC,
+    RESULT,
+    FrameError,
+    FrameFormat,
+    crc16,
+)
 
 FORMAT = FrameFormat(inputs={"q1": (18, True), "qd1": (20, True), "mode": (3, False)},
                      outputs={"tau1": (20, True), "in_bounds": (1, False)}, timeout_bits=20)
@@ -217,6 +225,7 @@ def test_the_gateware_refuses_bad_arguments():
 
 def test_the_gateware_crc_update_is_the_hosts():
     from amaranth.hdl import Module, Signal
+
     from robohw.board.crc import crc16_next
     m = Module()
     crc, byte, out = Signal(16), Signal(8), Signal(16)

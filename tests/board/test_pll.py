@@ -9,8 +9,8 @@ from fractions import Fraction
 import pytest
 from amaranth.hdl import Fragment, Module, Signal
 
-from robohw.flows.commands import find_command
 from robohw.board.pll import OUTPUT_MHZ, PFD_MHZ, VCO_MHZ, PLLPlan, ecp5_pll, ecp5_pll_plan
+from robohw.flows.commands import find_command
 
 # yowasp-ecppll (Project Trellis 1.4-82-g3afe7b5) -i 25 -o MHZ: CLKI_DIV, CLKFB_DIV, CLKOP_DIV.
 ECPPLL_25 = {75: (1, 3, 8), 96: (6, 23, 6), 100: (1, 4, 6), 60: (5, 12, 10),

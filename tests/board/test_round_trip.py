@@ -16,8 +16,8 @@ import math
 
 import numpy as np
 import pytest
-
 from affine_design import AffineDesign
+
 from robohw.board.compiled_port import CompiledPort
 from robohw.board.core import BoardCore
 from robohw.board.driver import Board

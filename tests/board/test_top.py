@@ -5,11 +5,10 @@ platform, and the top as the platform prepares it: the PLL's dividers, the pins.
 from fractions import Fraction
 
 import pytest
-
 from affine_design import AffineDesign
+
 from robohw.board.boards import BOARDS, BoardTarget, board_target
-from robohw.board.top import (DEFAULT_BAUD, DEFAULT_CLOCK_MHZ, MAX_BAUD_ERROR, BoardTop,
-                              clock_plan)
+from robohw.board.top import DEFAULT_BAUD, DEFAULT_CLOCK_MHZ, MAX_BAUD_ERROR, BoardTop, clock_plan
 
 ULX3S = board_target("ulx3s-85f")
 DIGEST = "0123456789abcdef"

@@ -1,9 +1,10 @@
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from robohw.cordic.config import (CordicConfig, Direction, Normalization, System, hyperbolic_shifts)
+from robohw.cordic.config import CordicConfig, Direction, Normalization, System, hyperbolic_shifts
 
 
 def test_hyperbolic_shifts_repeat_4_13_40():
@@ -16,9 +17,11 @@ def test_hyperbolic_shifts_repeat_4_13_40():
 
 def test_gains_match_the_paper():
     # Lee & Chang: k_m ~ 0.6072 (m = 1), 1.00 (m = 0), 1.205 (m = -1); our gain is 1/k_m.
-    assert 1 / CordicConfig("circular", "rotation", width=24).gain == pytest.approx(0.6073, abs=1e-4)
+    assert 1 / CordicConfig("circular", "rotation", width=24).gain == pytest.approx(0.6073,
+                                                                                    abs=1e-4)
     assert CordicConfig("linear", "rotation", width=24).gain == 1.0
-    assert 1 / CordicConfig("hyperbolic", "rotation", width=24).gain == pytest.approx(1.2075, abs=1e-4)
+    assert 1 / CordicConfig("hyperbolic", "rotation", width=24).gain == pytest.approx(1.2075,
+                                                                                      abs=1e-4)
 
 
 @pytest.mark.parametrize("system", ["circular", "hyperbolic"])
@@ -53,7 +56,8 @@ def test_defaults():
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
-    (dict(system="elliptic"), ValueError, "system must be one of 'circular', 'linear', 'hyperbolic'"),
+    (dict(system="elliptic"), ValueError,
+     "system must be one of 'circular', 'linear', 'hyperbolic'"),
     (dict(system=2), ValueError, r"system must be one of 1, 0, -1"),
     (dict(direction="sideways"), ValueError, "direction must be one of 'rotation', 'vectoring'"),
     (dict(width=3), ValueError, r"width must be an integer in \[4, 40\], not 3"),
@@ -65,8 +69,10 @@ def test_defaults():
     (dict(system="hyperbolic", width=40, expansion=4, guard_bits=16), ValueError,
      "need 63 internal bits; the bit-exact model holds at most 60"),
     (dict(expansion=1), ValueError, "expansion applies to the hyperbolic system only"),
-    (dict(system="hyperbolic", expansion=5), ValueError, r"expansion must be an integer in \[0, 4\]"),
-    (dict(system="hyperbolic", expansion=4, guard_bits=3), ValueError, r"guard_bits must be an integer in \[5, 16\]"),
+    (dict(system="hyperbolic", expansion=5), ValueError,
+     r"expansion must be an integer in \[0, 4\]"),
+    (dict(system="hyperbolic", expansion=4, guard_bits=3), ValueError,
+     r"guard_bits must be an integer in \[5, 16\]"),
     (dict(normalization="magic"), ValueError, "normalization must be one of"),
     (dict(rounding="up"), ValueError, "rounding must be one of 'truncate', 'half_even'"),
     (dict(shifts=[2, 1]), ValueError, "shifts must be non-decreasing"),

@@ -59,7 +59,8 @@ def test_textbook_values():
 def test_errors_name_the_problem():
     with pytest.raises(ValueError, match="Unknown CORDIC function 'tan'; known: atan2"):
         evaluate_function("tan", 1.0)
-    with pytest.raises(TypeError, match=r"divide takes 2 arguments \(numerator, denominator\), not 1"):
+    with pytest.raises(TypeError,
+                       match=r"divide takes 2 arguments \(numerator, denominator\), not 1"):
         evaluate_function("divide", 1.0)
     with pytest.raises(OverflowError, match="out of range"):
         evaluate_function("hypot", 5.0, 0.0, width=16)

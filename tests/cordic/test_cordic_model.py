@@ -4,9 +4,8 @@ overflow on corner inputs."""
 import numpy as np
 import pytest
 
+from robohw.cordic.accuracy import MEANINGFUL_OUTPUTS, corner_inputs, error_bound_lsb, measure_error
 from robohw.cordic.config import CordicConfig, Direction, Normalization, System
-from robohw.cordic.accuracy import (MEANINGFUL_OUTPUTS, corner_inputs, error_bound_lsb,
-                                 measure_error)
 from robohw.cordic.model import cordic_model
 
 MODES = [(s, d) for s in System for d in Direction]
@@ -49,7 +48,8 @@ def test_expansion_widens_the_domain():
     # An input the plain processor must flag, the expanded one computes.
     fmt = CordicConfig("hyperbolic", "vectoring", width=24).io_format
     x, y = fmt.from_float(1.0), fmt.from_float(0.95)
-    assert cordic_model(CordicConfig("hyperbolic", "vectoring", width=24), x, y, 0).domain_error.all()
+    assert cordic_model(CordicConfig("hyperbolic", "vectoring", width=24), x, y,
+                        0).domain_error.all()
     out = cordic_model(CordicConfig("hyperbolic", "vectoring", width=24, expansion=1), x, y, 0)
     assert not out.domain_error.any()
     assert fmt.to_float(out.x)[0] == pytest.approx(np.sqrt(1 - 0.95 ** 2), abs=2 * fmt.lsb)
@@ -78,7 +78,8 @@ def test_internal_overflow_is_an_exception_not_an_assert():
             return self.width + self.guard_bits
 
     config = NoGrowthBits("circular", "vectoring", width=12)
-    with pytest.raises(OverflowError, match=r"internal x leaves signed\(17\) after the pre-rotation"):
+    with pytest.raises(OverflowError,
+                       match=r"internal x leaves signed\(17\) after the pre-rotation"):
         cordic_model(config, *corner_inputs(config))
 
 
@@ -87,7 +88,8 @@ def test_out_of_domain_inputs_are_flagged(system):
     rng = np.random.default_rng(5)
     fmt = CordicConfig(system, "rotation").io_format
     rot = CordicConfig(system, "rotation")
-    z = fmt.from_float(rng.uniform(1.2, 1.5, 500) * rot.convergence_limit * rng.choice([-1, 1], 500))
+    z = fmt.from_float(rng.uniform(1.2, 1.5, 500) * rot.convergence_limit * rng.choice([-1, 1],
+                                                                                       500))
     assert cordic_model(rot, 100, 0, z).domain_error.all()
     vec = CordicConfig(system, "vectoring")
     x = fmt.from_float(rng.uniform(0.2, 0.5, 500))

@@ -9,7 +9,8 @@ MODES = [(s, d) for s in System for d in Direction]
 
 def in_domain(system, direction, rng, count=2000):
     if system is System.CIRCULAR:
-        return rng.uniform(-1, 1, count), rng.uniform(-1, 1, count), rng.uniform(-np.pi, np.pi, count)
+        return rng.uniform(-1, 1, count), rng.uniform(-1, 1, count), rng.uniform(-np.pi, np.pi,
+                                                                                 count)
     x = rng.uniform(0.2, 1, count) * rng.choice([-1, 1], count)
     if direction is Direction.ROTATION:
         limit = 1.9 if system is System.LINEAR else 1.1

@@ -7,16 +7,18 @@ import numpy as np
 import pytest
 from amaranth.hdl import Module, Signal, signed
 from amaranth.sim import Simulator
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from netlist import register_depths
+from tiers import HEAVY, heavy_unless
 
+from robohw.cordic.accuracy import mixed_inputs
 from robohw.cordic.config import CordicConfig, Direction, Normalization, System
+from robohw.cordic.model import cordic_model
 from robohw.cordic.pipelined import PipelinedCordic
 from robohw.cordic.word_serial import WordSerialCordic, word_serial_datapath, word_serial_period
-from robohw.cordic.accuracy import mixed_inputs
-from robohw.cordic.model import cordic_model
 from robohw.sim.harness import run_stream
-from tiers import HEAVY, heavy_unless
+
 
 class OneCycleWordSerial(WordSerialCordic):
     """The word-serial unit with shifter and adder in one cycle a step."""

@@ -3,11 +3,11 @@ and stalls through the Verilog, the Amaranth simulation and the bit-exact model,
 
 import pytest
 
+from robohw.cordic.accuracy import mixed_inputs
 from robohw.cordic.config import CordicConfig
+from robohw.cordic.model import cordic_model
 from robohw.cordic.pipelined import PipelinedCordic
 from robohw.cordic.word_serial import WordSerialCordic
-from robohw.cordic.accuracy import mixed_inputs
-from robohw.cordic.model import cordic_model
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
 

@@ -8,8 +8,16 @@ import pytest
 from amaranth.hdl import signed
 
 from robohw.dataflow import operations
-from robohw.dataflow.operations import (OPERATIONS, Op, Operation, ROUNDING, frac_bits_for,
-                                        hdl_rounded, operation, register)
+from robohw.dataflow.operations import (
+    OPERATIONS,
+    ROUNDING,
+    Op,
+    Operation,
+    frac_bits_for,
+    hdl_rounded,
+    operation,
+    register,
+)
 from robohw.dataflow.plan import TracedPlan, model_codes, traced_float_values
 from robohw.engine.component import Engine
 from robohw.engine.plan import compile_plan

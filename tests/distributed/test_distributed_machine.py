@@ -10,10 +10,10 @@ other units and long runs under Verilator are in `make slow`."""
 import numpy as np
 import pytest
 
-from robohw.dynamics.inverse.codec import encode_states, torque_codes
 from robohw.distributed.machine import LinkComputers
 from robohw.distributed.model import model_run, prediction_depth
 from robohw.distributed.thesis import sample_trajectory
+from robohw.dynamics.inverse.codec import encode_states, torque_codes
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 

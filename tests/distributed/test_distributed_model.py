@@ -8,19 +8,19 @@ import functools
 import numpy as np
 import pytest
 
-from robohw.dynamics.inverse.codec import encode_states
+from robohw.distributed.link_terms import TERM_OPERATIONS, TERMS
 from robohw.distributed.model import model_run, model_torques, prediction_depth, warm_up
 from robohw.distributed.plan import LinkComputersPlan, trajectory_robot
+from robohw.distributed.prediction import error_percent, scheme_torques
 from robohw.distributed.thesis import sample_trajectory
 from robohw.distributed.timing import schedule
-from robohw.distributed.link_terms import TERM_OPERATIONS, TERMS
-from robohw.distributed.prediction import error_percent, scheme_torques
+from robohw.dynamics.inverse.codec import encode_states
 from robohw.robots import load_robot
 
 SCHEMES = ("serial", "v1", "v2", "zero", "hybrid")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _plan(scheme="zero", **options):
     return LinkComputersPlan(scheme=scheme, **dict(options))
 

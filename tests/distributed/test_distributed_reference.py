@@ -8,20 +8,39 @@ import numpy as np
 import pytest
 
 from robohw.dataflow.graph import Tracer
-from robohw.distributed.thesis import (DURATIONS, JOINT_KNOTS, PRINTED_TABLES, VIA_POINT,
-                                       WORKED_CONFIGURATIONS, sample_trajectory, trajectory)
-from robohw.dynamics.inverse.reference import inverse_dynamics, link_frame_torques
-from robohw.systolic.reference import jacobian_inertia
-from robohw.robots.kinematics import forward_kinematics
-from robohw.distributed.link_terms import (TERM_OPERATIONS, LinkState, backward_terms,
-                                         base_terms, body_terms, end_terms, forward_terms,
-                                         joint_torque, link_states)
-from robohw.distributed.prediction import (CORRECTION_OPERATIONS, SCHEMES, error_percent,
-                                         scheme_torques)
+from robohw.distributed.link_terms import (
+    TERM_OPERATIONS,
+    LinkState,
+    backward_terms,
+    base_terms,
+    body_terms,
+    end_terms,
+    forward_terms,
+    joint_torque,
+    link_states,
+)
+from robohw.distributed.prediction import (
+    CORRECTION_OPERATIONS,
+    SCHEMES,
+    error_percent,
+    scheme_torques,
+)
 from robohw.distributed.quintic import QuinticPath
 from robohw.distributed.simplified_dynamics import bejczy_torques
+from robohw.distributed.thesis import (
+    DURATIONS,
+    JOINT_KNOTS,
+    PRINTED_TABLES,
+    VIA_POINT,
+    WORKED_CONFIGURATIONS,
+    sample_trajectory,
+    trajectory,
+)
+from robohw.dynamics.inverse.reference import inverse_dynamics, link_frame_torques
 from robohw.robots import load_robot
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import random_robot, sample_joints
+from robohw.systolic.reference import jacobian_inertia
 
 
 def _states(robot, rng, count=30):

@@ -5,8 +5,8 @@ import random
 
 import pytest
 
-from robohw.distributed.timing import schedule
 from robohw.distributed.prediction import SCHEMES
+from robohw.distributed.timing import schedule
 
 # Table 2.1's operations per term: t1..t8.
 T = (18, 30, 48, 36, 42, 18, 45, 20)

@@ -1,11 +1,12 @@
-"""The accuracy the Newton-Euler designs promise (robohw.dynamics.inverse.accuracy): every row marked
-valid within its proven bound, for random robots with random limits, widths and states; the
+"""The accuracy the Newton-Euler designs promise (robohw.dynamics.inverse.accuracy): every row
+marked valid within its proven bound, for random robots with random limits, widths and states; the
 refusal of a design whose bound is too large a share of the torques its limits allow."""
 
 import dataclasses
 
 import numpy as np
 import pytest
+from tiers import heavy_unless
 
 from robohw.cordic.config import CordicConfig
 from robohw.cordic.model import cordic_model
@@ -18,7 +19,6 @@ from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.registry import DESIGNS
 from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_states
-from tiers import heavy_unless
 
 
 def with_limits(robot, rng):

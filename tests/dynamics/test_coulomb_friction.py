@@ -1,5 +1,5 @@
-"""Coulomb friction in the engine's hardware (robohw.dynamics.inverse.engine): ``F_c sign(qd)`` with the
-sign of qd's code (0 for code 0), a sign input of the traced graph
+"""Coulomb friction in the engine's hardware (robohw.dynamics.inverse.engine): ``F_c sign(qd)`` with
+the sign of qd's code (0 for code 0), a sign input of the traced graph
 (robohw.dataflow.plan.TracedPlan.sign_input). RTL equal to the bit-exact model in Amaranth
 and under Verilator, velocities that round to code 0 included; the model within its proven
 bound of the float64 reference with the sign taken of the code (robohw.dynamics.inverse.model.
@@ -14,6 +14,7 @@ import warnings
 
 import numpy as np
 import pytest
+from pinocchio_urdf import pinocchio_rnea
 
 from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
 from robohw.dynamics.inverse.engine import EnginePlan, LinkFramePlan, NewtonEulerEngine
@@ -23,7 +24,6 @@ from robohw.robots import load_robot
 from robohw.robots.description import RobotFileWarning
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
-from pinocchio_urdf import pinocchio_rnea
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 GOAL = 1e-4
@@ -130,9 +130,10 @@ def _ur10_rough(tmp_path):
 @pytest.mark.heavy
 @pytest.mark.parametrize("count", [20_000, pytest.param(100_000, marks=pytest.mark.slow)])
 def test_a_rough_arm_against_pinocchio_on_the_command_line(tmp_path, capsys, count):
+    from state_files import write_state_file
+
     from robohw.commands import main
     from robohw.registry import design
-    from state_files import write_state_file
     path, frictions = _ur10_rough(tmp_path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RobotFileWarning)     # no acceleration limits

@@ -8,12 +8,16 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.dynamics.inverse.reference import (inverse_dynamics, lagrange_torques, link_frame_torques,
-                                       scan_torques)
-from robohw.systolic.reference import jacobian_inertia
+from robohw.dynamics.inverse.reference import (
+    inverse_dynamics,
+    lagrange_torques,
+    link_frame_torques,
+    scan_torques,
+)
 from robohw.dynamics.inverse.scans import doubling_scan, pfp_scan, serial_scan
 from robohw.robots import Joint, Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_joints
+from robohw.systolic.reference import jacobian_inertia
 
 
 def states(robot, rng, count=40):
@@ -139,8 +143,13 @@ def test_dynamics_command(tmp_path, capsys):
 
 
 def test_pfp_schedules_reproduce_the_corrected_time_and_show_the_printed_slips():
-    from robohw.dynamics.inverse.scans import (corrected_pfp_time, doubling_schedule, pfp_schedule,
-                                        printed_pfp_time, schedule_steps)
+    from robohw.dynamics.inverse.scans import (
+        corrected_pfp_time,
+        doubling_schedule,
+        pfp_schedule,
+        printed_pfp_time,
+        schedule_steps,
+    )
     printed_wrong = []
     for n in range(1, 33):
         for p in range(1, n + 2):
@@ -223,8 +232,9 @@ def test_scan_counts_follow_the_levels_of_recursive_doubling():
 
 def test_puma_twists_give_the_papers_first_level():
     import dataclasses
-    from robohw.robots import Robot
+
     from robohw.dynamics.inverse.counts import dynamics_counts, general_robot
+    from robohw.robots import Robot
     puma, general = load_robot("puma560"), general_robot(6)
     twists = Robot("PUMA twists", tuple(dataclasses.replace(j, alpha=p.alpha) for j, p in
                                         zip(general.joints, puma.joints)), gravity=(1, -2, -9))

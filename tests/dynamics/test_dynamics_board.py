@@ -1,11 +1,13 @@
-"""Inverse dynamics on a board (robohw.dynamics.inverse.files' backend "board", through robohw.board):
-the engine for a random two-link robot behind the UART in Amaranth's simulator, driven by the
-host's driver through a simulated port, gives the model's torques, validity and reasons, states
-beyond the limits included; the board's identity is checked against the design asked for; the
+"""Inverse dynamics on a board (robohw.dynamics.inverse.files' backend "board", through
+robohw.board): the engine for a random two-link robot behind the UART in Amaranth's simulator,
+driven by the host's driver through a simulated port, gives the model's torques, validity and
+reasons, states beyond the limits included; the board's identity is checked against the design asked
+for; the
 port is refused without the board backend and needed with it."""
 
 import numpy as np
 import pytest
+from tiers import HEAVY
 
 from robohw.board.core import BoardCore
 from robohw.board.driver import BoardError
@@ -14,7 +16,6 @@ from robohw.dynamics.inverse.designs import machine_design
 from robohw.dynamics.inverse.files import board_digest, solve_dynamics
 from robohw.robots.loading import hardware_robot
 from robohw.robots.sampling import random_robot, sample_states
-from tiers import HEAVY
 
 WIDTH, INTERVAL, DIVISOR = 18, 8, 4
 

@@ -1,5 +1,5 @@
-"""The Newton-Euler inverse dynamics on the engine (robohw.dynamics.inverse.engine): RTL equal to the
-bit-exact model in Amaranth and under Verilator (generic and ECP5 netlists), under stalls and
+"""The Newton-Euler inverse dynamics on the engine (robohw.dynamics.inverse.engine): RTL equal to
+the bit-exact model in Amaranth and under Verilator (generic and ECP5 netlists), under stalls and
 with states out of bounds; interval and latency measured against the compiler's figures and
 the independent replay (tests/schedules.py); the command's files from every backend."""
 
@@ -8,6 +8,9 @@ import re
 import numpy as np
 import pytest
 from amaranth.back import verilog
+from schedules import replay_engine
+from state_files import write_state_file
+from tiers import HEAVY
 
 from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
 from robohw.dynamics.inverse.engine import EnginePlan, NewtonEulerEngine
@@ -18,9 +21,6 @@ from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
-from schedules import replay_engine
-from state_files import write_state_file
-from tiers import HEAVY
 
 ECP5 = DEVICES["ecp5-85k"]
 
@@ -208,6 +208,7 @@ def test_the_estimate_counts_the_flip_flops_within_a_tenth():
 
 def test_sim_measures_the_compilers_latency_and_interval(tmp_path, capsys):
     import json
+
     from robohw.commands import main
     out = tmp_path / "sim.json"
     assert main(["sim", "dynamics-engine", "--robot", "stanford", "--ii", "12", "--count",
@@ -227,6 +228,7 @@ def test_sim_measures_the_compilers_latency_and_interval(tmp_path, capsys):
 
 def test_export_and_synth_take_the_interval_by_its_name(tmp_path, capsys):
     import json
+
     from robohw.commands import main
     assert main(["export", "--designs", "dynamics-engine", "--robot", "stanford", "--ii",
                  "12,16", "--widths", "20", "--no-lint", "--out", str(tmp_path)]) == 0

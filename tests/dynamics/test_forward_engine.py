@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from schedules import replay_engine
 
 from robohw.dataflow.plan import checked_model_codes, in_bounds
 from robohw.dynamics.forward.codec import acceleration_codes, encode_forward
@@ -15,7 +16,6 @@ from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import hardware_robot, load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
-from schedules import replay_engine
 
 
 def _robot(n, seed):
@@ -61,8 +61,12 @@ def test_rtl_equals_the_model(n, seed, width, interval):
 
 
 def test_the_default_interval_follows_the_estimate_rule():
-    from robohw.dynamics.forward.engine import (FORWARD_INTERVAL, FORWARD_LUT_BUDGET,
-                                                INTERVAL_STEP, forward_interval)
+    from robohw.dynamics.forward.engine import (
+        FORWARD_INTERVAL,
+        FORWARD_LUT_BUDGET,
+        INTERVAL_STEP,
+        forward_interval,
+    )
     from robohw.dynamics.forward.files import plan_forward
     from robohw.engine.estimate import engine_resources
     from robohw.engine.plan import compile_plan

@@ -15,10 +15,10 @@ from robohw.dataflow.graph import RangeError, Tracer
 from robohw.dataflow.operations import Op
 from robohw.dataflow.plan import checked_model_codes, in_bounds
 from robohw.dynamics.forward.articulated_frames import articulated_body_steps
-from robohw.dynamics.forward.divisors import own_least
-from robohw.dynamics.forward.reference import articulated_body_accelerations, articulated_divisors
 from robohw.dynamics.forward.bounds import ForwardBounds
+from robohw.dynamics.forward.divisors import own_least
 from robohw.dynamics.forward.plan import ArticulatedBodyPlan
+from robohw.dynamics.forward.reference import articulated_body_accelerations, articulated_divisors
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import Robot
 from robohw.robots.loading import hardware_robot

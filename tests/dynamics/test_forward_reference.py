@@ -9,15 +9,19 @@ import pathlib
 
 import numpy as np
 import pytest
+from pinocchio_urdf import pinocchio_urdf_model
 
-from robohw.dynamics.forward.reference import (FORWARD_FORMULATIONS, articulated_body_accelerations,
-                                     forward_dynamics, solved_accelerations)
+from robohw.dynamics.forward.reference import (
+    FORWARD_FORMULATIONS,
+    articulated_body_accelerations,
+    forward_dynamics,
+    solved_accelerations,
+)
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
 from robohw.robots.chain import as_chain
 from robohw.robots.pinocchio import offsets, pinocchio_model
 from robohw.robots.sampling import random_robot, sample_joints, sample_states
-from pinocchio_urdf import pinocchio_urdf_model
 
 ROBOTS = pathlib.Path(__file__).parents[2] / "robots"
 AGREE = 1e-12

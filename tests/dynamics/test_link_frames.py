@@ -1,5 +1,5 @@
-"""The Newton-Euler equations in link frames for hardware (robohw.dynamics.inverse.link_frames): over
-float64 they equal the reference recursion on random robots with any twist and prismatic
+"""The Newton-Euler equations in link frames for hardware (robohw.dynamics.inverse.link_frames):
+over float64 they equal the reference recursion on random robots with any twist and prismatic
 joints, and on the shipped arms; traced, their constants folded, they cost well under half the
 base-coordinate steps' products; their proven ranges hold at the corners of the limits, and
 the bit-exact model stays within its proven bound."""
@@ -11,7 +11,12 @@ import pytest
 
 from robohw.dataflow.plan import traced_float_values
 from robohw.dynamics.inverse.engine import LinkFramePlan
-from robohw.dynamics.inverse.link_frames import MONOMIALS, _double_cross, _gyroscopic, link_frame_steps
+from robohw.dynamics.inverse.link_frames import (
+    MONOMIALS,
+    _double_cross,
+    _gyroscopic,
+    link_frame_steps,
+)
 from robohw.dynamics.inverse.model import model_torques
 from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.dynamics.inverse.reference import inverse_dynamics, link_frame_torques

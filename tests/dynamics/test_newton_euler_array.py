@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from amaranth.back import verilog
 from amaranth.sim import Simulator
+from schedules import replay_program
+from state_files import write_state_file
+from tiers import HEAVY
 
 from robohw.dynamics.inverse.array import NewtonEulerArray
 from robohw.dynamics.inverse.array_plan import ArrayPlan
@@ -17,15 +20,12 @@ from robohw.dynamics.inverse.codec import encode_states, torque_codes
 from robohw.dynamics.inverse.model import model_outputs, model_torques
 from robohw.dynamics.inverse.network import DirectNetwork, OmegaNetwork, omega_route
 from robohw.dynamics.inverse.reference import inverse_dynamics
-from robohw.hw.devices import DEVICES
 from robohw.dynamics.inverse.scans import corrected_pfp_time, pfp_schedule
+from robohw.hw.devices import DEVICES
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
-from schedules import replay_program
-from state_files import write_state_file
-from tiers import HEAVY
 
 ECP5 = DEVICES["ecp5-85k"]
 

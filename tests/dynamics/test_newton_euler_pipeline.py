@@ -11,6 +11,7 @@ import pytest
 from netlist import register_depths
 from schedules import critical_path
 
+from robohw.commands import main
 from robohw.dataflow.folding import product_pools
 from robohw.dataflow.pipeline import delay_taps, ring_parts
 from robohw.dataflow.plan import traced_float_values
@@ -22,7 +23,6 @@ from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import joint_limits, random_robot, sample_joints
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
-from robohw.commands import main
 
 # The goal at 24 bits: max |tau_fixed - tau_float| <= 1e-4 max |tau|.
 ACCURACY_GOAL = 1e-4
@@ -265,7 +265,8 @@ def test_angles_wrap_at_the_cordics_width_in_rtl_and_model():
     assert np.all(np.abs(tau - reference) <= bounds)
 
 
-@pytest.mark.slow   # two minutes; tests/shared/test_compiled.py's dynamics file runs it compiled too
+# Two minutes; tests/shared/test_compiled.py's dynamics file runs it compiled too.
+@pytest.mark.slow
 def test_compiled_backend_equals_model_on_10000_states(compiled_models):
     robot = load_robot()
     dut = NewtonEulerPipeline(robot, width=16, bound_fraction=None, tag_width=8)

@@ -9,14 +9,19 @@ import math
 import numpy as np
 import pytest
 from amaranth.hdl import Module, Signal
+from schedules import engine_critical_path, replay_engine
 
 from robohw.dynamics.inverse.engine import EnginePlan, LinkFramePlan
 from robohw.engine.program import MAX_INTERVAL, MIN_INTERVAL, Machine, compile_program
-from robohw.engine.registers import (access_offset, live_lower_bound, padded_depth,
-                                     physical_register, rotating_allocation)
+from robohw.engine.registers import (
+    access_offset,
+    live_lower_bound,
+    padded_depth,
+    physical_register,
+    rotating_allocation,
+)
 from robohw.hw.micro_program import MicroProgram
 from robohw.robots.sampling import random_robot
-from schedules import engine_critical_path, replay_engine
 
 
 def occupancy_clashes(lives, interval, depth, base, states):

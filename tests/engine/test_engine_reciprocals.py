@@ -8,6 +8,7 @@ independent replay's."""
 import numpy as np
 import pytest
 from amaranth.hdl import signed
+from schedules import replay_engine
 
 from robohw.dataflow.plan import TracedPlan, model_codes
 from robohw.engine.component import Engine
@@ -16,7 +17,6 @@ from robohw.engine.program import reciprocal_fold, reciprocal_unit_latency
 from robohw.hw.reciprocal import reciprocal_latency
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 from robohw.sim.harness import run_stream
-from schedules import replay_engine
 
 OUTPUTS = ("quotient", "inverse", "negated", "other", "scaled", "root", "far")
 

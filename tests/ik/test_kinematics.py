@@ -6,10 +6,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from robohw.robots import load_robot
-from robohw.robots.kinematics import forward_kinematics
 from robohw.ik.reference import BRANCHES, puma_ik, puma_ik_all
+from robohw.robots import load_robot
 from robohw.robots.family import check_puma_family
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
 
 
@@ -89,12 +89,14 @@ def test_any_puma_family_geometry_and_twist_convention(flip):
     base = load_robot()
     for _ in range(20):
         a2, a3, d4 = rng.uniform(0.2, 0.6), rng.uniform(-0.1, 0.1), rng.uniform(0.2, 0.6)
-        d1, d2, d3, d6 = rng.uniform(0, 1), rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2), rng.uniform(0, 0.2)
+        d1, d2, d3, d6 = (rng.uniform(0, 1), rng.uniform(-0.2, 0.2), rng.uniform(-0.2, 0.2),
+                          rng.uniform(0, 0.2))
         values = [dict(d=d1), dict(a=a2, d=d2), dict(a=a3, d=d3), dict(d=d4), {}, dict(d=d6)]
         joints = []
         for joint, change in zip(base.joints, values):
             alpha = -joint.alpha if flip else joint.alpha
-            joints.append(dataclasses.replace(joint, alpha=alpha, limits=None, offset=rng.uniform(-1, 1),
+            joints.append(dataclasses.replace(joint, alpha=alpha, limits=None,
+                                              offset=rng.uniform(-1, 1),
                                               **{"a": 0.0, "d": 0.0, **change}))
         robot = dataclasses.replace(base, joints=tuple(joints))
         q = sample_joints(robot, 500, rng)

@@ -5,15 +5,15 @@ eight branches, domain flags, and the bit-exact model."""
 import numpy as np
 import pytest
 
+from robohw.cordic.config import Direction, System
+from robohw.ik.accuracy import fk_residual, well_conditioned, wrist_sweep
 from robohw.ik.codec import joint_angles, pose_inputs
 from robohw.ik.puma_graph import best_graph, paper_graph
+from robohw.ik.reference import BRANCHES, puma_ik
+from robohw.robots import load_robot
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
 from robohw.taskgraph.graph import Ccm, Operand, TaskGraph
-from robohw.cordic.config import Direction, System
-from robohw.robots import load_robot
-from robohw.ik.accuracy import fk_residual, well_conditioned, wrist_sweep
-from robohw.robots.kinematics import forward_kinematics
-from robohw.ik.reference import BRANCHES, puma_ik
 from robohw.taskgraph.model import evaluate_float, evaluate_model
 
 
@@ -48,7 +48,8 @@ def test_float_graph_equals_closed_form_ik(make, name):
     q, pose = random_poses(robot, 5000, seed=1)
     for branch in BRANCHES:
         want, reachable = puma_ik(robot, pose, *branch)
-        out, valid, _ = evaluate_float(graph, pose_inputs(pose), dict(zip(("arm", "elbow", "wrist"), branch)))
+        out, valid, _ = evaluate_float(graph, pose_inputs(pose), dict(zip(("arm", "elbow", "wrist"),
+                                                                          branch)))
         got = joint_angles(out)
         assert np.all(reachable[valid])         # the graph never claims an unreachable pose
         assert valid.mean() > 0.9                # and covers all but the near-straight elbows
@@ -95,7 +96,8 @@ def test_model_tracks_float_at_24_bits():
     (lambda: TaskGraph("g", ["a"], [Ccm("n", System.CIRCULAR, Direction.ROTATION, Operand("a"),
                                         Operand("a"), Operand("a"))], {}),
      "n.z0: an angle is needed, a.x is not one"),
-    (lambda: TaskGraph("g", ["a"], [Ccm("n", System.LINEAR, Direction.ROTATION, Operand("a", sign=2),
+    (lambda: TaskGraph("g", ["a"], [Ccm("n", System.LINEAR, Direction.ROTATION, Operand("a",
+                                                                                        sign=2),
                                         Operand("a"), Operand("a"))], {}), "sign must be"),
 ])
 def test_graph_checks(make, message):

@@ -8,22 +8,31 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from tiers import heavy_unless
 
 from robohw.commands import main
 from robohw.commands.platform import PLATFORM_MAX_WIDTH
 from robohw.cordic.config import MAX_WIDTH, System
-from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
-from robohw.taskgraph.pipeline import TaskGraphPipeline
-from robohw.legs.dynamics_graph import (DYNAMICS_GUARD_BITS, STATE_LIMITS, StateLimits,
-                                        dynamics_format, dynamics_graph, dynamics_scale,
-                                        reference_dynamics, sample_states, state_codes,
-                                        state_fields, state_inputs)
+from robohw.legs.dynamics_graph import (
+    DYNAMICS_GUARD_BITS,
+    STATE_LIMITS,
+    StateLimits,
+    dynamics_format,
+    dynamics_graph,
+    dynamics_scale,
+    reference_dynamics,
+    sample_states,
+    state_codes,
+    state_fields,
+    state_inputs,
+)
 from robohw.legs.fk_graph import FK_GUARD_BITS
 from robohw.legs.ik_graph import GUARD_BITS
 from robohw.legs.platform_dynamics import virtual_power_dynamics
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.sim.harness import run_stream
-from tiers import heavy_unless
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 
 def _forces(platform, graph, inputs, evaluate=evaluate_float, **formats):
@@ -133,9 +142,9 @@ def _phase_of(key):
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_the_legs_and_the_wrench_have_proven_ranges_that_hold(name):
-    from robohw.taskgraph.ranges import graph_ranges
     from robohw.legs.dynamics_graph import proven_ranges, state_bounds
     from robohw.legs.platform_kinematics import inverse_kinematics
+    from robohw.taskgraph.ranges import graph_ranges
     platform = load_platform(name)
     scale, formats = dynamics_scale(platform), dynamics_format(platform, 24)
     ranges = proven_ranges(platform, scale, 24)
@@ -290,7 +299,8 @@ def test_platform_dynamics_compiled_backend_writes_the_models_file(tmp_path):
 # --- the machine: a processor per leg, a platform processor, a bus --------------------------
 
 def _check_plan(plan, timing):
-    """Every rule of robohw.legs.machine_plan, from the plan's own records: raises AssertionError."""
+    """Every rule of robohw.legs.machine_plan, from the plan's own records: raises
+    AssertionError."""
     graph = plan.graph
     names = [c.name for c in graph.ccms]
     assert sorted(plan.start) == sorted(names)
@@ -517,9 +527,9 @@ def test_the_machine_runs_the_kinematics_one_state_per_latency(processors):
 
 
 def test_the_machine_flags_a_guarded_input_below_its_minimum():
-    from robohw.taskgraph.graph import Guard, TaskGraph
     from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
     from robohw.robots.sampling import sample_poses
+    from robohw.taskgraph.graph import Guard, TaskGraph
     platform, width = load_platform("planar_3rpr"), 16
     graph, formats = leg_ik_graph(platform), platform_format(platform, width)
     poses = sample_poses(platform, 3, np.random.default_rng(12))

@@ -7,22 +7,26 @@ import re
 
 import numpy as np
 import pytest
+from tiers import heavy_unless
 
 from robohw.hw.fixed import FixedFormat
-from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
-from robohw.taskgraph.pipeline import TaskGraphPipeline
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format, fk_graph
 from robohw.legs.givens import ccm_counts
 from robohw.legs.ik_graph import angle_fields
+from robohw.legs.platform_kinematics import (
+    forward_kinematics,
+    inverse_kinematics,
+    jacobian,
+    rotation,
+)
 from robohw.legs.servo import FkServo, servo_model
-from robohw.sim.measure import measure_timing
-from robohw.legs.platform_kinematics import (forward_kinematics, inverse_kinematics,
-                                                  jacobian, rotation)
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses, sample_trajectory
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
-from tiers import heavy_unless
+from robohw.sim.measure import measure_timing
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 
 def angle_count(platform):

@@ -7,23 +7,22 @@ import csv
 import numpy as np
 import pytest
 from netlist import register_depths
+from tiers import HEAVY, heavy_unless
 
 from robohw.commands import main
 from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.cordic.pipelined import pipelined_latency
 from robohw.hw.fixed import FixedFormat, angle_to_code
-from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
-from robohw.taskgraph.pipeline import TaskGraphPipeline
-from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.legs.givens import MIN_PIVOT, ccm_counts, solve_graph
-from robohw.legs.ik_graph import (leg_ik_graph, platform_format, pose_codes, pose_inputs,
-                                  reach)
+from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs, reach
 from robohw.legs.platform_kinematics import inverse_kinematics, jacobian
 from robohw.robots.platform import SHIPPED_PLATFORMS, load_platform
 from robohw.robots.sampling import sample_poses
 from robohw.sim.harness import run_stream
 from robohw.sim.verilator import run_stream_verilator
-from tiers import HEAVY, heavy_unless
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 CIRC, ROT, VEC = System.CIRCULAR, Direction.ROTATION, Direction.VECTORING
 
@@ -127,9 +126,9 @@ def test_model_lengths_within_a_micrometre_at_24_bits(name):
 
 @pytest.mark.parametrize("name", SHIPPED_PLATFORMS)
 def test_lengths_and_rows_have_proven_ranges_that_hold(name):
-    from robohw.taskgraph.ranges import graph_ranges
     from robohw.legs.ik_graph import pose_bounds
     from robohw.robots.sampling import POSE_SPREAD
+    from robohw.taskgraph.ranges import graph_ranges
     platform = load_platform(name)
     graph, formats = leg_ik_graph(platform, jacobian=True), platform_format(platform, 24)
     ranges = graph_ranges(graph, pose_bounds(platform), **formats)

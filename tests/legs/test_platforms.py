@@ -8,16 +8,25 @@ import re
 import numpy as np
 import pytest
 
-from robohw.robots.platform import (PlatformFileError, PlatformFileWarning, SHIPPED_PLATFORMS,
-                                    load_platform)
-from robohw.robots.sampling import sample_poses
-from robohw.robots.algebra import FloatArith
 from robohw.legs.platform_dynamics import gosselin_dynamics, virtual_power_dynamics
 from robohw.legs.platform_kinematics import (
-    displaced, forward_kinematics, inverse_kinematics, jacobian,
-    jacobian_derivative_row, leg_geometry, pose_arrays, rotation)
-
-
+    displaced,
+    forward_kinematics,
+    inverse_kinematics,
+    jacobian,
+    jacobian_derivative_row,
+    leg_geometry,
+    pose_arrays,
+    rotation,
+)
+from robohw.robots.algebra import FloatArith
+from robohw.robots.platform import (
+    SHIPPED_PLATFORMS,
+    PlatformFileError,
+    PlatformFileWarning,
+    load_platform,
+)
+from robohw.robots.sampling import sample_poses
 
 # --- files ---------------------------------------------------------------------------------
 
@@ -247,7 +256,8 @@ def test_actuator_power_is_the_rate_of_the_bodies_energy(name):
         Q = np.moveaxis(np.array([[np.broadcast_to(v, (len(t),)) for v in row] for row in Q]),
                         -1, 0)
         r = np.column_stack([np.broadcast_to(v, (len(t),)) for v in r])
-        pad = (lambda v: np.array(tuple(v) + (() if spatial else (0.0,))))
+        def pad(v):
+            return np.array(tuple(v) + (() if spatial else (0.0,)))
         bodies = [(platform.mass, r + Q @ pad(platform.com))]
         frames = [Q]
         for leg in platform.legs:
@@ -442,8 +452,8 @@ def test_platform_usage_errors_are_one_line(tmp_path, capsys, argv, message):
 # --- counts and the report -------------------------------------------------------------------
 
 def test_counts_reproduce_the_papers_ik_and_count_every_phase():
-    from robohw.legs.counts import PAPER, elimination, platform_counts
     from robohw.dataflow.graph import Tracer
+    from robohw.legs.counts import PAPER, elimination, platform_counts
     for name in SHIPPED_PLATFORMS:
         platform = load_platform(name)
         rows = {r.item: r for r in platform_counts(platform)}

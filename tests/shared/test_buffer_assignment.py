@@ -6,10 +6,9 @@ import itertools
 import numpy as np
 import pytest
 
-from robohw.buffers import Edge, assign_buffers, critical_path
+from robohw.buffers import Edge, assign_buffers, assignment, critical_path
 from robohw.buffers.assignment import _network_simplex_dual
 from robohw.buffers.bench import random_task_graph
-from robohw.buffers import assignment
 
 
 def random_dag(rng, nodes, fan_in=2, max_latency=3):
@@ -113,8 +112,10 @@ def test_align_outputs_and_depth():
     ({"a": 1, "b": 1}, [Edge("a", "b"), Edge("b", "a")], {}, "the task graph has a cycle: a -> b"),
     ({"a": 1}, [Edge("a", "z")], {}, "edge 'a' -> 'z': unknown node 'z'"),
     ({"a": -1}, [], {}, "latency of node 'a' must be a non-negative integer"),
-    ({"a": 0, "b": 1}, [Edge("b", "a")], {"inputs": ["a"]}, "input node 'a' must not have operands"),
-    ({"a": 0, "b": 1}, [Edge("a", "b")], {"depth": 0}, "depth must be 'critical', None or an integer >= the critical path 1"),
+    ({"a": 0, "b": 1}, [Edge("b", "a")], {"inputs": ["a"]},
+     "input node 'a' must not have operands"),
+    ({"a": 0, "b": 1}, [Edge("a", "b")], {"depth": 0},
+     "depth must be 'critical', None or an integer >= the critical path 1"),
     ({"a": 0, "b": 1}, [Edge("a", "b", width=0)], {}, "width must be a positive integer"),
 ])
 def test_errors_name_the_problem(latencies, edges, kwargs, message):

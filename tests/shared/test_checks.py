@@ -4,8 +4,13 @@ scalars accepted, and the messages every caller's tests match."""
 import numpy as np
 import pytest
 
-from robohw.hw.checks import (check_bool, check_choice, check_integer, check_number,
-                              check_positive_integer)
+from robohw.hw.checks import (
+    check_bool,
+    check_choice,
+    check_integer,
+    check_number,
+    check_positive_integer,
+)
 
 
 @pytest.mark.parametrize("value", [3, np.int64(3), np.uint8(3), np.int32(3)])

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from robohw.commands import main
-from robohw.registry import DESIGNS
+from robohw.hw.payload import pack, pack_words, unpack, unpack_words
 from robohw.ik.codec import POSE_INPUTS, pose_inputs
-from robohw.robots.kinematics import forward_kinematics
+from robohw.registry import DESIGNS
 from robohw.robots import load_robot
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.platform import load_platform
 from robohw.robots.sampling import sample_joints, sample_poses
-from robohw.hw.payload import pack, pack_words, unpack, unpack_words
 from robohw.sim import compiled
 from robohw.sim.compiled import CompiledBuildError, build_compiled, run_stream_compiled
 from robohw.sim.harness import run_stream
@@ -313,6 +313,7 @@ def test_a_million_vectors_of_every_default_design_under_random_stalls(name, com
 
 def test_the_source_digest_covers_every_installed_package():
     import tomllib
+
     from robohw.sim.compiled import _robohw_packages
     root = pathlib.Path(__file__).resolve().parents[2]
     config = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]

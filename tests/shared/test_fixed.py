@@ -3,10 +3,23 @@ import pytest
 from amaranth.hdl import Module, Signal, signed, unsigned
 from amaranth.sim import Simulator
 
-from robohw.hw.fixed import (FixedFormat, Rounding, angle_fits, angle_to_code, code_to_angle,
-                             hdl_add_sub, hdl_add_sub_add, hdl_round_shift, hdl_saturate,
-                             round_shift, rounding_increment, rounding_mask, rounding_shift,
-                             saturate, wrap)
+from robohw.hw.fixed import (
+    FixedFormat,
+    Rounding,
+    angle_fits,
+    angle_to_code,
+    code_to_angle,
+    hdl_add_sub,
+    hdl_add_sub_add,
+    hdl_round_shift,
+    hdl_saturate,
+    round_shift,
+    rounding_increment,
+    rounding_mask,
+    rounding_shift,
+    saturate,
+    wrap,
+)
 
 
 def python_round_half_even(value, shift):

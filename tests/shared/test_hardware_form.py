@@ -8,20 +8,20 @@ import pathlib
 
 import numpy as np
 import pytest
+from schedules import critical_path, replay_engine, replay_modulo_schedule, replay_program
 
 from robohw.commands import main
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.flows.simulate import simulate
 from robohw.registry import DESIGNS, design, robot_designs
-from robohw.sim.measured_width import WIDTH_MARGIN
 from robohw.robots import RobotFileError, hardware_robot, load_robot
-from robohw.robots.chain import Placement, as_chain
+from robohw.robots.chain import Placement
 from robohw.robots.description import RobotFileWarning
 from robohw.robots.hardware_form import SNAP_ERROR, SNAP_TOLERANCE, hardware_form
 from robohw.robots.loading import robot_label
+from robohw.sim.measured_width import WIDTH_MARGIN
 from robohw.systolic.designs import ROBOT_WIDTHS, inertia_digest
 from robohw.systolic.reference import inertia_matrix
-from schedules import critical_path, replay_engine, replay_modulo_schedule, replay_program
 
 
 def states(chain, count, seed=0):

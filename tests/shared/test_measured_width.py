@@ -10,8 +10,14 @@ import pytest
 from robohw.dynamics.inverse.model import model_torques
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots.sampling import random_robot, sample_states, within_a_turn
-from robohw.sim.measured_width import (ACCURACY_GOAL, WIDTH_MARGIN, WIDTH_SAMPLE, WIDTH_SEED,
-                                       MeasuredWidthWarning, measured_width)
+from robohw.sim.measured_width import (
+    ACCURACY_GOAL,
+    WIDTH_MARGIN,
+    WIDTH_SAMPLE,
+    WIDTH_SEED,
+    MeasuredWidthWarning,
+    measured_width,
+)
 
 
 class Counted:

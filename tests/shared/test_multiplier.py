@@ -13,10 +13,19 @@ from amaranth.sim import Simulator
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan, model_codes
 from robohw.hw.devices import DEVICES
-from robohw.hw.multiplier import (ECP5_TILE_BITS, PRODUCT_LATENCY, SPLIT_PRODUCT_BITS,
-                                  tiled_product, tiled_product_latency,
-                                  SPLIT_PRODUCT_LATENCY, registered_product, split_product,
-                                  split_product_tiles, uses_dsp_tile, uses_split_tile)
+from robohw.hw.multiplier import (
+    ECP5_TILE_BITS,
+    PRODUCT_LATENCY,
+    SPLIT_PRODUCT_BITS,
+    SPLIT_PRODUCT_LATENCY,
+    registered_product,
+    split_product,
+    split_product_tiles,
+    tiled_product,
+    tiled_product_latency,
+    uses_dsp_tile,
+    uses_split_tile,
+)
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.primitives import primitive_models
 

@@ -10,7 +10,6 @@ short of what it claims.
 """
 
 import pytest
-
 from amaranth.hdl import Assert, Module, Mux, Signal
 
 from robohw.flows.formal import prove

@@ -14,15 +14,13 @@ its tag), an output queue one entry short of the stated throughput.
 """
 
 import pytest
-
 from amaranth.hdl import Assert, Assume, Module, Mux, Signal, unsigned
+from formal_streams import stream_contract
 
 from robohw.flows.formal import prove
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.queue import QueueLane
 from robohw.hw.stream import StreamPipeline
-
-from formal_streams import stream_contract
 
 pytestmark = [pytest.mark.heavy, pytest.mark.formal]
 

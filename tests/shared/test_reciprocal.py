@@ -12,8 +12,7 @@ from amaranth.hdl import Module, Signal, signed, unsigned
 from amaranth.sim import Simulator
 
 from robohw.hw.reciprocal import reciprocal, reciprocal_code, reciprocal_latency
-from robohw.hw.reciprocal_sqrt import (reciprocal_sqrt, reciprocal_sqrt_code,
-                                       reciprocal_sqrt_latency)
+from robohw.hw.reciprocal_sqrt import reciprocal_sqrt, reciprocal_sqrt_code, reciprocal_sqrt_latency
 
 
 def _nearest_even(x):

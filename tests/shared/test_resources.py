@@ -1,7 +1,6 @@
 import re
 
 import pytest
-
 from amaranth.back import rtlil
 
 from robohw.registry import DESIGNS

@@ -5,10 +5,10 @@ import warnings
 import numpy as np
 import pytest
 
-from robohw.systolic.reference import inertia_matrix, jacobian_inertia
-from robohw.robots.kinematics import forward_kinematics
-from robohw.robots import DEFAULT_ROBOT, RobotFileError, SHIPPED_ROBOTS, load_robot
+from robohw.robots import DEFAULT_ROBOT, SHIPPED_ROBOTS, RobotFileError, load_robot
 from robohw.robots.description import RobotFileWarning
+from robohw.robots.kinematics import forward_kinematics
+from robohw.systolic.reference import inertia_matrix, jacobian_inertia
 
 INERTIAL = "mass = 1.0\ncom = [0.0, 0.0, 0.0]\n"
 
@@ -35,17 +35,20 @@ def test_shipped_robots_load():
     ('name = "x"\n', r"joint: no \[\[joint\]\] tables"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT.replace("revolute", "spherical"),
      'joint 1: type: expected "revolute" or "prismatic"'),
-    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + '[[joint]]\n' + GOOD_JOINT.replace("alpha = 0.0\n", ""),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + '[[joint]]\n' + GOOD_JOINT.replace("alpha = 0.0\n",
+                                                                                 ""),
      "joint 2: alpha: missing"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT.replace("a = 0.1", "a = nan"),
      "joint 1: a: expected a finite number, not nan"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT.replace("a = 0.1", 'a = "0.1"'),
      "joint 1: a: expected a finite number"),
-    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "mass = 1.0\ncom = [0, 0]\ninertia = [0, 0, 0, 0, 0, 0]\n",
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT
+     + "mass = 1.0\ncom = [0, 0]\ninertia = [0, 0, 0, 0, 0, 0]\n",
      "joint 1: com: expected a list of 3 numbers"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "mass = 1.0\n",
      "joint 1: com: missing \\(mass, com and inertia go together\\)"),
-    ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "mass = -1.0\ncom = [0, 0, 0]\ninertia = [0, 0, 0, 0, 0, 0]\n",
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT
+     + "mass = -1.0\ncom = [0, 0, 0]\ninertia = [0, 0, 0, 0, 0, 0]\n",
      "joint 1: mass: must not be negative"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "limits = [1.0, -1.0]\n",
      "joint 1: limits: lower bound must be below upper bound"),
@@ -55,7 +58,8 @@ def test_shipped_robots_load():
      r"joint 1: inertia: not positive semidefinite \(principal moments -0.1, 0.2, 0.2\)"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT + INERTIAL + "inertia = [0.1, 0.1, 0.1, 0.5, 0, 0]\n",
      "joint 1: inertia: not positive semidefinite"),
-    ('name = "x"\n[[joint]]\n' + GOOD_JOINT.replace("revolute", "prismatic").replace("d = 0.0", "d = 0.3"),
+    ('name = "x"\n[[joint]]\n' + GOOD_JOINT.replace("revolute", "prismatic").replace("d = 0.0",
+                                                                                     "d = 0.3"),
      "joint 1: d: a prismatic joint's d is its variable q"),
     ('name = "x"\n[[joint]]\n' + GOOD_JOINT + "theta = 0.5\n",
      "joint 1: theta: only a prismatic joint has a fixed theta"),

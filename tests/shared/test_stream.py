@@ -7,12 +7,12 @@ from amaranth.hdl import Assert, Cat, Const, Module, signed
 
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.stream import StreamPipeline
-from robohw.taskgraph.pipeline import TaskGraphPipeline, plan_pipeline
 from robohw.ik.puma_graph import best_graph
 from robohw.robots import load_robot
 from robohw.sim.harness import run_stream
 from robohw.sim.resources import register_bits
 from robohw.systolic import LinearInertiaArray
+from robohw.taskgraph.pipeline import TaskGraphPipeline, plan_pipeline
 
 
 class Delay(StreamPipeline):

@@ -7,8 +7,8 @@ import operator
 
 import pytest
 
-from robohw.support.tasks import Task, run_tasks
 from robohw.support.progress import Progress
+from robohw.support.tasks import Task, run_tasks
 
 
 def _tasks():

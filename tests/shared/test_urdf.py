@@ -3,22 +3,27 @@ checked against Pinocchio (an independent library) on the shipped UR5 and Panda.
 
 import pathlib
 import warnings
+
 import numpy as np
 import pytest
+from pinocchio_urdf import pinocchio_urdf_model
 
-from robohw.dynamics.inverse.reference import (FORMULATIONS, base_coordinate_steps, inverse_dynamics,
-                                       joint_terms)
 from robohw.dynamics import solve_dynamics
+from robohw.dynamics.inverse.reference import (
+    FORMULATIONS,
+    base_coordinate_steps,
+    inverse_dynamics,
+    joint_terms,
+)
 from robohw.dynamics.inverse.scans import run_schedule, serial_schedule
-from robohw.robots.algebra import FloatArith
 from robohw.robots import RobotFileError, load_robot
+from robohw.robots.algebra import FloatArith
 from robohw.robots.chain import as_chain, joint_poses
-from robohw.robots.kinematics import forward_kinematics, tool_jacobian
 from robohw.robots.description import RobotFileWarning
+from robohw.robots.kinematics import forward_kinematics, tool_jacobian
 from robohw.robots.urdf import DEFAULT_ACCELERATION_LIMIT, sidecar_path
 from robohw.systolic.reference import inertia_matrix, joint_inputs, link_frames, table1
 from robohw.transputer.lagrange_euler import lagrange_euler_torques
-from pinocchio_urdf import pinocchio_urdf_model
 
 pin = pytest.importorskip("pinocchio")
 
@@ -123,8 +128,10 @@ def traced_dh_torques(robot, q, qd, qdd):
     float64: twists within 1e-12 of a multiple of 90 degrees snapped, as the hardware does."""
     joints = [(np.cos(q[:, k] + j.offset), np.sin(q[:, k] + j.offset)) if j.type == "revolute"
               else q[:, k] + j.offset for k, j in enumerate(robot.joints)]
-    serial = lambda phase, elements, combine: run_schedule(serial_schedule(len(elements)),
-                                                           elements, combine)
+
+    def serial(phase, elements, combine):
+        return run_schedule(serial_schedule(len(elements)), elements, combine)
+
     zero = tuple(np.zeros(len(q)) for _ in range(3))
     tau = base_coordinate_steps(robot, joints, list(qd.T), list(qdd.T), (zero, zero),
                                 FloatArith(), serial)

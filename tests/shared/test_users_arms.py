@@ -9,11 +9,11 @@ import warnings
 
 import numpy as np
 import pytest
+from pinocchio_urdf import pinocchio_rnea
 
 from robohw.registry import design, robot_designs
 from robohw.robots import load_robot
 from robohw.robots.description import RobotFileWarning
-from pinocchio_urdf import pinocchio_rnea
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
 ARMS = [str(FIXTURES / "ur10_robot.urdf"), str(FIXTURES / "kinova_j2s6s200.urdf"), "iiwa14"]

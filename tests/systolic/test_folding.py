@@ -9,19 +9,19 @@ import warnings
 import numpy as np
 import pytest
 from amaranth.back import rtlil
+from schedules import replay_modulo_schedule
+from test_inertia_arrays import check_rtl, configurations, payloads
+from tiers import heavy_unless
 
+from robohw.dataflow.folding import modulo_schedule, shared_products
 from robohw.registry import DESIGNS
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot
-from robohw.sim.harness import run_stream
 from robohw.sim.compiled import run_stream_compiled
+from robohw.sim.harness import run_stream
 from robohw.systolic import ARRAYS, DEFAULT_FOLDS, PLANS
-from robohw.dataflow.folding import modulo_schedule, shared_products
 from robohw.systolic.codec import encode_joints, output_codes
 from robohw.systolic.model import model_outputs
-from test_inertia_arrays import check_rtl, configurations, payloads
-from schedules import replay_modulo_schedule
-from tiers import heavy_unless
 
 warnings.filterwarnings("ignore", message=".*triangle inequality")
 

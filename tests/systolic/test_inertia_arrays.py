@@ -6,22 +6,23 @@ import dataclasses
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from netlist import register_depths
+from tiers import heavy_unless
 
 from robohw.cordic.accuracy import ERROR_BOUND_LSB
 from robohw.cordic.config import System
-from robohw.systolic.array import TRIG_ERROR_LSB
-from robohw.robots import Joint, Robot, load_robot
-from robohw.sim.harness import run_stream
-from robohw.systolic.reference import jacobian_inertia, log2_levels
-from robohw.robots.sampling import joint_limits, random_robot, sample_joints
-from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDepthPlan
 from robohw.dataflow.pipeline import schedule
+from robohw.robots import Joint, Robot, load_robot
+from robohw.robots.sampling import joint_limits, random_robot, sample_joints
+from robohw.sim.compiled import run_stream_compiled
+from robohw.sim.harness import run_stream
+from robohw.systolic import ARRAYS, PLANS, LinearInertiaArray, LinearPlan, LogDepthPlan
+from robohw.systolic.array import TRIG_ERROR_LSB
 from robohw.systolic.codec import encode_joints, output_codes
 from robohw.systolic.model import model_inertia, model_outputs, traced_float
-from robohw.sim.compiled import run_stream_compiled
-from tiers import heavy_unless
+from robohw.systolic.reference import jacobian_inertia, log2_levels
 
 # The goal at the default width: max |H_fixed - H_float| <= 1e-4 max |H|.
 ACCURACY_GOAL = 1e-4
@@ -201,8 +202,8 @@ def test_a_short_window_is_caught():
 
 
 # Unfolded arrays' Verilog under Verilator in `make slow` (a minute's build each): `make test`
-# compiles the folded ones in tests/shared/test_compiled.py (the registry's linear array under stalls,
-# the log-depth one through the inertia command, byte for byte) and an unfolded traced
+# compiles the folded ones in tests/shared/test_compiled.py (the registry's linear array under
+# stalls, the log-depth one through the inertia command, byte for byte) and an unfolded traced
 # pipeline through the dynamics command.
 @pytest.mark.slow
 @pytest.mark.parametrize("array", ARRAYS.values(), ids=ARRAYS)

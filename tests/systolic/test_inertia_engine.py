@@ -5,6 +5,9 @@ array's, so its accuracy is the array's."""
 
 import numpy as np
 import pytest
+from schedules import engine_critical_path, replay_engine
+from test_inertia_arrays import configurations, payloads
+from tiers import HEAVY
 
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot
@@ -14,9 +17,6 @@ from robohw.systolic import LinearPlan
 from robohw.systolic.codec import encode_joints, output_codes
 from robohw.systolic.engine import InertiaEngine, InertiaEnginePlan
 from robohw.systolic.model import model_outputs
-from schedules import engine_critical_path, replay_engine
-from test_inertia_arrays import configurations, payloads
-from tiers import HEAVY
 
 
 def check(dut, q, run_with=run_stream, **options):

@@ -4,10 +4,9 @@ import numpy as np
 import pytest
 
 from robohw.robots import load_robot
-from robohw.systolic.reference import (inertia_matrix, jacobian_inertia, link_frames,
-                                      log2_levels)
 from robohw.robots.sampling import random_robot, sample_joints
 from robohw.systolic.counts import operation_counts
+from robohw.systolic.reference import inertia_matrix, jacobian_inertia, link_frames, log2_levels
 
 
 @pytest.mark.parametrize("n", range(1, 17))

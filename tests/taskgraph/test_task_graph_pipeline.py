@@ -7,17 +7,17 @@ from netlist import register_depths
 
 from robohw.cordic.config import CordicConfig, Direction, System
 from robohw.hw.fixed import FixedFormat
-from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
-from robohw.taskgraph.pipeline import TaskGraphPipeline
-from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 from robohw.ik.codec import POSE_INPUTS, pose_inputs
 from robohw.ik.puma_graph import best_graph, paper_graph, puma_format
-from robohw.robots.kinematics import forward_kinematics
 from robohw.robots import load_robot
+from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
 from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.sim.resources import memory_bits, register_bits
+from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
+from robohw.taskgraph.model import evaluate_float, evaluate_model, output_codes
+from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 BRANCHES = ("arm", "elbow", "wrist")
 

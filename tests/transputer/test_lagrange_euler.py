@@ -6,13 +6,17 @@ import numpy as np
 import pytest
 
 from robohw.dynamics.inverse.reference import link_frame_torques
-from robohw.systolic.reference import jacobian_inertia
-from robohw.transputer.lagrange_euler import (differential_vectors, lagrange_euler_terms,
-                                             lagrange_euler_torques, link_moments,
-                                             pseudo_inertia)
-from robohw.transputer.lagrange_euler_tasks import Subtask, state_vectors, subtask_coefficient
 from robohw.robots import Joint, Robot, load_robot
 from robohw.robots.sampling import random_robot, sample_joints
+from robohw.systolic.reference import jacobian_inertia
+from robohw.transputer.lagrange_euler import (
+    differential_vectors,
+    lagrange_euler_terms,
+    lagrange_euler_torques,
+    link_moments,
+    pseudo_inertia,
+)
+from robohw.transputer.lagrange_euler_tasks import Subtask, state_vectors, subtask_coefficient
 
 
 def _states(robot, rng, count=40):

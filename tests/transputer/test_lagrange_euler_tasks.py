@@ -7,10 +7,14 @@ import numpy as np
 import pytest
 
 from robohw.dynamics.inverse.reference import link_frame_torques
-from robohw.transputer.lagrange_euler_tasks import (PAPER_SUBTASKS, paper_torques,
-                                                   structural_zeros, subtask_shares)
 from robohw.robots import Robot, load_robot
 from robohw.robots.sampling import sample_joints
+from robohw.transputer.lagrange_euler_tasks import (
+    PAPER_SUBTASKS,
+    paper_torques,
+    structural_zeros,
+    subtask_shares,
+)
 
 
 def _states(robot, count=300, seed=11):

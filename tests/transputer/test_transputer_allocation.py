@@ -4,9 +4,15 @@
 import numpy as np
 import pytest
 
+from robohw.transputer.allocation import (
+    check_allocation,
+    expand,
+    loads,
+    lpt_allocation,
+    paper_allocation,
+    units,
+)
 from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
-from robohw.transputer.allocation import (check_allocation, expand, loads,
-                                          lpt_allocation, paper_allocation, units)
 
 # Subtasks per processor (the C_4 and C_5 bundles counted as 7 and 3 subtasks).
 COUNTS = {3: [24, 17, 23], 6: [8, 14, 11, 11, 10, 10], 7: [5, 9, 8, 6, 12, 16, 8],

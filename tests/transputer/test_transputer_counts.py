@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot
 from robohw.transputer.counts import structural_pattern, subtask_counts
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 
 BY_NAME = {task.name: task for task in PAPER_SUBTASKS}
 

@@ -6,8 +6,7 @@ import numpy as np
 import pytest
 
 from robohw.transputer.lagrange_euler_tasks import Subtask
-from robohw.transputer.optimal import (TICK_MS, lower_bound_ms, makespan_ms,
-                                       optimal_allocation)
+from robohw.transputer.optimal import TICK_MS, lower_bound_ms, makespan_ms, optimal_allocation
 
 TASKS = tuple(Subtask("D", 1, j) for j in range(1, 8))
 

@@ -3,10 +3,17 @@ trace form, and its time under the stated timings."""
 
 import pytest
 
-from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 from robohw.robots import load_robot
-from robohw.transputer.predictive import (T800, Work, link_terms, predicted_costs,
-                                          share_operations, slave_work, subtask_work)
+from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
+from robohw.transputer.predictive import (
+    T800,
+    Work,
+    link_terms,
+    predicted_costs,
+    share_operations,
+    slave_work,
+    subtask_work,
+)
 
 BY_NAME = {task.name: task for task in PAPER_SUBTASKS}
 

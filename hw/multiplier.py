@@ -19,9 +19,9 @@ a 20 x 20 product onto four tiles and sums their partial products over 36-bit ad
 
 A wider product, :func:`tiled_product`, puts each partial product of 17-bit limbs on a tile of
 its own, registered as :func:`registered_product`'s, and sums them pairwise over registered
-levels: no cycle holds more than one wide adder. Yosys's own split of a 40 x 40 product sums
-its nine partial products in the cycle after the tiles: 68.1 MHz alone on an ECP5-85F (grade
-6), against the tiled product's 224.8 MHz (docs/notes/2026-12-forward-dynamics-hardware.md).
+levels: no cycle holds more than one wide adder, where Yosys's own split of a 40 x 40 product
+sums its nine partial products in the cycle after the tiles (both measured alone on an
+ECP5-85F: docs/notes/2026-12-forward-dynamics-hardware.md).
 """
 
 import math

@@ -2,7 +2,9 @@
 (:class:`~robohw.sim.design.Design`), on the hexapod: its legs' inverse kinematics on one CCM
 processor per leg (pipelined or word-serial CCMs), its inverse dynamics on Gosselin's machine
 (:class:`~robohw.legs.leg_machine.LegMachine`), and its forward kinematics in a servo loop on
-the same machine (:class:`~robohw.legs.servo.FkServo`)."""
+the same machine (:class:`~robohw.legs.servo.FkServo`). A design class is one computation, its
+timing (:data:`TIMINGS`) the processors it runs on; the ``platform`` command's hardware
+backends build through the same classes (:func:`command_design`, :meth:`hardware`)."""
 
 import functools
 
@@ -34,7 +36,11 @@ from robohw.taskgraph.model import evaluate_model, output_codes, task_graph_outp
 from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 __all__ = ["PlatformIkDesign", "PlatformDynamicsDesign", "PlatformFkDesign", "DESIGNS",
-           "PLATFORM_MIN_WIDTH"]
+           "PLATFORM_MIN_WIDTH", "TIMINGS", "command_design"]
+
+# The CCMs pipelined, each CCM a word-serial CORDIC of its own, or Gosselin's machine (a
+# processor per leg running its CCMs in sequence, robohw.legs.leg_machine).
+TIMINGS = ("pipelined", "word_serial", "machine")
 
 # The platform designs' narrowest width: the narrowest the legs report measures
 # (robohw.legs.report.LEG_WIDTHS).
@@ -57,6 +63,15 @@ class _PlatformDesign(Design):
         """The :class:`~robohw.robots.platform.Platform`, read from its file once."""
         return load_platform(self.platform_name)
 
+    def hardware(self, platform, width, *, tag_width=TAG_WIDTH):
+        """The design's hardware for ``platform`` (a
+        :class:`~robohw.robots.platform.Platform`) at ``width``-bit ports: what :meth:`build`
+        builds for the design's own platform, and the ``platform`` command for any."""
+        raise NotImplementedError
+
+    def build(self, width=None, fold=None):
+        return self.hardware(self.platform, width or self.default_width)
+
     @staticmethod
     def _graph_formats(graph, width, frac):
         """The formats of a CCM graph's inputs (angles are binary angles) and outputs, and
@@ -68,22 +83,32 @@ class _PlatformDesign(Design):
         return out
 
 
+def _leg_processors(graph, formats, timing, tag_width):
+    """``graph`` on one CCM processor per leg, its CCMs pipelined or word-serial
+    (:class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`), or on Gosselin's machine
+    (:class:`~robohw.legs.leg_machine.LegMachine`, ``timing`` ``"machine"``)."""
+    if timing == "machine":
+        return LegMachine(graph, **formats, tag_width=tag_width)
+    return TaskGraphPipeline(graph, **formats, tag_width=tag_width, timing=timing)
+
+
 class PlatformIkDesign(_PlatformDesign):
     """A platform's leg lengths on one identical CCM processor per leg
     (:mod:`robohw.legs.ik_graph`), the CCMs pipelined or word-serial."""
     error_unit = "m"
 
-    def __init__(self, name, timing, platform="hexapod"):
-        super().__init__(name, f"leg lengths of the {platform} platform, one CCM processor per "
-                               f"leg, {timing.replace('_', '-')} CCMs", platform, GUARD_BITS)
+    def __init__(self, name, timing, platform="hexapod", *, jacobian=False):
+        where = "on Gosselin's machine" if timing == "machine" else \
+            f"one CCM processor per leg, {timing.replace('_', '-')} CCMs"
+        super().__init__(name, f"leg lengths of the {platform} platform, {where}", platform,
+                         GUARD_BITS)
         self.timing = timing
         self.word_serial = timing == "word_serial"
+        self.jacobian = jacobian        # the rows of K / rho too (robohw platform jacobian)
 
-    def build(self, width=None, fold=None):
-        platform = self.platform
-        return TaskGraphPipeline(leg_ik_graph(platform),
-                                 **platform_format(platform, width or self.default_width),
-                                 tag_width=TAG_WIDTH, timing=self.timing)
+    def hardware(self, platform, width, *, tag_width=TAG_WIDTH):
+        return _leg_processors(leg_ik_graph(platform, jacobian=self.jacobian),
+                               platform_format(platform, width), self.timing, tag_width)
 
     def width_of(self, dut):
         return dut.width
@@ -123,20 +148,22 @@ class PlatformDynamicsDesign(_PlatformDesign):
     error_unit = "N"
     one_at_a_time = True
 
-    def __init__(self, name, platform="hexapod"):
-        super().__init__(name, f"inverse dynamics of the {platform} platform on Gosselin's "
-                               f"machine: a CORDIC processor per leg and for the platform, "
-                               f"a one-word bus", platform, DYNAMICS_GUARD_BITS)
+    def __init__(self, name, platform="hexapod", *, timing="machine"):
+        where = ("on Gosselin's machine: a CORDIC processor per leg and for the platform, a "
+                 "one-word bus") if timing == "machine" else \
+            f"on {timing.replace('_', '-')} CCMs"
+        super().__init__(name, f"inverse dynamics of the {platform} platform {where}", platform,
+                         DYNAMICS_GUARD_BITS)
+        self.timing = timing
 
     @functools.cached_property
     def scale(self):
         return dynamics_scale(self.platform)
 
-    def build(self, width=None, fold=None):
-        platform = self.platform
-        return LegMachine(dynamics_graph(platform, self.scale),
-                          **dynamics_format(platform, width or self.default_width),
-                          tag_width=TAG_WIDTH)
+    def hardware(self, platform, width, *, tag_width=TAG_WIDTH):
+        scale = self.scale if platform is self.platform else dynamics_scale(platform)
+        return _leg_processors(dynamics_graph(platform, scale), dynamics_format(platform, width),
+                               self.timing, tag_width)
 
     def width_of(self, dut):
         return dut.width
@@ -186,15 +213,19 @@ class PlatformFkDesign(_PlatformDesign):
     error_unit = "m"
     one_at_a_time = True
 
-    def __init__(self, name, platform="hexapod", iterations=SERVO_ITERATIONS):
+    def __init__(self, name, platform="hexapod", iterations=SERVO_ITERATIONS, *,
+                 timing="machine"):
+        where = "Gosselin's machine" if timing == "machine" else \
+            f"{timing.replace('_', '-')} CCMs"
         super().__init__(name, f"forward kinematics of the {platform} platform in a servo loop "
-                               f"on Gosselin's machine, {iterations} Newton iterations a row",
+                               f"on {where}, {iterations} Newton iterations a row",
                          platform, FK_GUARD_BITS)
         self.iterations = iterations
+        self.timing = timing
 
-    def build(self, width=None, fold=None):
-        return FkServo(self.platform, self.iterations, width=width or self.default_width,
-                       timing="machine", tag_width=TAG_WIDTH)
+    def hardware(self, platform, width, *, tag_width=TAG_WIDTH):
+        return FkServo(platform, self.iterations, width=width, timing=self.timing,
+                       tag_width=tag_width)
 
     def width_of(self, dut):
         return dut.pipeline.width
@@ -260,3 +291,23 @@ DESIGNS = (
     PlatformDynamicsDesign("platform-dynamics-machine").placed_by(_ROUTER1_FOR_100),
     PlatformFkDesign("platform-fk-machine").placed_by(_ROUTER1_FOR_100),
 )
+
+
+def command_design(command, timing, *, iterations=SERVO_ITERATIONS):
+    """The design the ``platform`` command's hardware backends build ``command`` (``ik``,
+    ``jacobian``, ``dynamics`` or ``fk``) through on ``timing``'s processors (:data:`TIMINGS`):
+    the registered design where one computes it so, else the same class at that timing;
+    ``iterations``: the servo loop's Newton steps a row (``fk``)."""
+    name = f"platform-{command}-{timing.replace('_', '-')}"
+    registered = {d.name: d for d in DESIGNS}.get(name)
+    if command == "ik" and registered is not None:
+        return registered
+    if command in ("ik", "jacobian"):
+        return PlatformIkDesign(name, timing, jacobian=command == "jacobian")
+    if command == "dynamics":
+        return registered or PlatformDynamicsDesign(name, timing=timing)
+    if command == "fk":
+        if registered is not None and registered.iterations == iterations:
+            return registered
+        return PlatformFkDesign(name, iterations=iterations, timing=timing)
+    raise ValueError(f"command must be one of ik, jacobian, dynamics, fk, not {command!r}")

@@ -52,6 +52,7 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 from robohw.hw.fixed import FixedFormat, angle_fits
+from robohw.legs.designs import TIMINGS, command_design
 from robohw.legs.dynamics_graph import (
     STATE_LIMITS,
     dynamics_format,
@@ -65,7 +66,6 @@ from robohw.legs.dynamics_graph import (
 )
 from robohw.legs.fk_graph import MAX_ITERATIONS, fk_format
 from robohw.legs.ik_graph import leg_ik_graph, platform_format, pose_codes, pose_inputs
-from robohw.legs.leg_machine import LegMachine
 from robohw.legs.platform_kinematics import (
     FK_ITERATIONS,
     FK_TOLERANCE,
@@ -73,7 +73,7 @@ from robohw.legs.platform_kinematics import (
     inverse_kinematics,
     jacobian,
 )
-from robohw.legs.servo import FkServo, servo_model
+from robohw.legs.servo import SERVO_ITERATIONS, servo_model
 from robohw.legs.singularity import condition_limit, condition_numbers
 from robohw.robots.magnitudes import platform_largest_value
 from robohw.robots.toml_file import description_identity
@@ -82,7 +82,6 @@ from robohw.support.csv_table import read_columns, write_rows
 from robohw.support.progress import Progress
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid
 from robohw.taskgraph.model import evaluate_model
-from robohw.taskgraph.pipeline import TaskGraphPipeline
 
 __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "GUESSES", "input_columns",
            "guess_columns", "output_columns", "read_platform_input", "solve_platform",
@@ -92,9 +91,6 @@ __all__ = ["BACKENDS", "HARDWARE_COMMANDS", "TIMINGS", "COMMANDS", "GUESSES", "i
 BACKENDS = ("float", "model", "rtl", "compiled")
 # The commands the leg processors compute.
 HARDWARE_COMMANDS = ("ik", "jacobian", "dynamics", "fk")
-# The CCMs pipelined, each CCM a word-serial CORDIC of its own, or Gosselin's machine (a
-# processor per leg running its CCMs in sequence, robohw.legs.leg_machine).
-TIMINGS = ("pipelined", "word_serial", "machine")
 # Rows solved at a time: progress between chunks (forward kinematics takes about 30 us a row).
 CHUNK = 20_000
 COMMANDS = ("ik", "jacobian", "dynamics", "fk")
@@ -311,11 +307,12 @@ def _through(dut, codes, names, backend, what, identity, progress):
                            dtype=np.int64).reshape(-1, len(names))
 
 
-def _design(graph, formats, timing):
-    """The hardware of ``graph`` in ``timing`` (:data:`TIMINGS`)."""
-    if timing == "machine":
-        return LegMachine(graph, **formats)
-    return TaskGraphPipeline(graph, **formats, timing=timing)
+def _design(platform, command, width, timing, iterations=SERVO_ITERATIONS):
+    """The hardware of ``command`` for ``platform`` at ``width``-bit ports on ``timing``'s
+    processors, built through its design (:func:`robohw.legs.designs.command_design`), without
+    a tag."""
+    return command_design(command, timing, iterations=iterations).hardware(platform, width,
+                                                                           tag_width=0)
 
 
 def _shortest(platform):
@@ -348,7 +345,7 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
         out, valid, _ = evaluate_model(graph, pose_inputs(platform, poses[rows]), **formats)
         values[rows] = np.stack([out[name] for name in names], -1)
     else:
-        dut = _design(graph, formats, timing)
+        dut = _design(platform, command, width, timing)
         valid, codes = _through(dut, pose_codes(platform, poses[rows], width), names, backend,
                                 "poses", f"platform-{command} {timing} width={width} "
                                          f"{description_identity(platform)}", progress)
@@ -396,7 +393,7 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
                                        **formats)
         forces[rows] = np.stack([out[name] for name in names], -1) * scale.force
     else:
-        dut = _design(graph, formats, timing)
+        dut = _design(platform, "dynamics", width, timing)
         valid, codes = _through(dut, state_codes(platform, states[rows], width, scale), names,
                                 backend, "states", f"platform-dynamics {timing} width={width} "
                                                    f"{description_identity(platform)}", progress)
@@ -437,7 +434,7 @@ def _hardware_fk(platform, lengths, backend, width, iterations, timing, max_cond
                                                                           "servo loop's model"))
         codes[rows] = np.stack([answers[f] for f in fields], -1).reshape(-1, len(fields))
     else:
-        dut = FkServo(platform, iterations, width=width, timing=timing)
+        dut = _design(platform, "fk", width, timing, iterations)
         measured = real.from_float(lengths[rows])
         valid, codes[rows] = _through(
             dut, {f"rho_m{i + 1}": measured[:, i] for i in range(measured.shape[1])}, fields,

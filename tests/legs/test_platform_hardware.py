@@ -439,3 +439,28 @@ def test_a_design_equals_its_model_only_row_for_row():
     changed[2]["rho1"] ^= 1
     for wrong in (outputs[:-1], outputs + outputs[:1], outputs[::-1], changed):
         assert not design.equals_model(dut, workload, wrong)
+
+
+@pytest.mark.parametrize("command", ["ik", "jacobian", "dynamics", "fk"])
+@pytest.mark.parametrize("timing", ["pipelined", "word_serial", "machine"])
+def test_the_platform_command_builds_its_hardware_through_the_designs(command, timing):
+    # robohw platform's hardware backends take the registered design where one computes the
+    # command on those processors, else the same class at that timing; each builds the
+    # processors its timing names, for the platform given.
+    from robohw.legs.designs import DESIGNS, command_design
+    from robohw.legs.leg_machine import LegMachine
+    from robohw.legs.servo import FkServo
+    design = command_design(command, timing)
+    registered = {d.name: d for d in DESIGNS}
+    assert design.name == f"platform-{command}-{timing.replace('_', '-')}"
+    if design.name in registered:
+        assert design is registered[design.name]
+    planar = load_platform("planar_3rpr")
+    dut = design.hardware(planar, 16, tag_width=0)
+    if command == "fk":
+        assert isinstance(dut, FkServo) and dut.pipeline.width == 16
+        assert isinstance(dut.pipeline, LegMachine if timing == "machine" else
+                          TaskGraphPipeline)
+    else:
+        assert isinstance(dut, LegMachine if timing == "machine" else TaskGraphPipeline)
+        assert dut.width == 16 and ("k1_1" in dut.graph.outputs) == (command == "jacobian")

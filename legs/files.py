@@ -178,15 +178,8 @@ def _solved(platform, command, rows, backend, width, timing, max_cond, guess, to
             iterations, progress):
     """:func:`solve_platform` on finite rows."""
     if backend != "float":
-        try:
-            return _solved_in_hardware(platform, command, rows, backend, width, timing,
-                                       max_cond, guess, iterations, progress)
-        except OverflowError:
-            # A platform file's finite numbers whose products pass float64 while the hardware's
-            # scales and formats are sized: one line, not a traceback.
-            raise ValueError(f"{platform.source or platform.name}: its numbers overflow "
-                             f"float64 in the hardware's scales and formats (its largest "
-                             f"value: {platform_largest_value(platform)})") from None
+        return _solved_in_hardware(platform, command, rows, backend, width, timing, max_cond,
+                                   guess, iterations, progress)
     return _solved_in_float(platform, command, rows, max_cond, guess, tolerance, iterations,
                             progress)
 
@@ -315,6 +308,18 @@ def _design(platform, command, width, timing, iterations=SERVO_ITERATIONS):
                                                                            tag_width=0)
 
 
+def _sized(platform, size, *args):
+    """``size(platform, *args)``: the hardware's scale or number formats sized for
+    ``platform``. A platform file's finite numbers whose products pass float64 there are one
+    line naming its largest value, not a traceback."""
+    try:
+        return size(platform, *args)
+    except OverflowError:
+        raise ValueError(f"{platform.source or platform.name}: its numbers overflow float64 in "
+                         f"the hardware's scales and formats (its largest value: "
+                         f"{platform_largest_value(platform)})") from None
+
+
 def _shortest(platform):
     """The shortest leg the platform's strokes allow (m)."""
     return min(leg.stroke[0] for leg in platform.legs)
@@ -333,7 +338,7 @@ def _hardware(platform, command, poses, backend, width, timing, max_cond, progre
     count, legs = len(poses), len(platform.legs)
     jacobian_rows = command == "jacobian"
     graph = leg_ik_graph(platform, jacobian=jacobian_rows)
-    formats = platform_format(platform, width)
+    formats = _sized(platform, platform_format, width)
     real = FixedFormat(width, formats["frac_bits"])
     position = 3 if platform.spatial else 2
     in_format = real.fits(poses[:, :position]).all(-1) & \
@@ -377,7 +382,8 @@ def _hardware_dynamics(platform, states, backend, width, timing, max_cond, progr
     condition number is the float reference's, as the float backend reports it."""
     count, legs = len(states), len(platform.legs)
     pose, dof = len(platform.pose_fields), len(rate_fields(platform))
-    scale, formats = dynamics_scale(platform), dynamics_format(platform, width)
+    scale = _sized(platform, dynamics_scale)
+    formats = _sized(platform, dynamics_format, width)
     real = FixedFormat(width, formats["frac_bits"])
     position = 3 if platform.spatial else 2
     inputs = state_inputs(platform, states, scale)
@@ -423,7 +429,7 @@ def _hardware_fk(platform, lengths, backend, width, iterations, timing, max_cond
         raise ValueError(f"--iterations: the hardware takes 1..{MAX_ITERATIONS} Newton steps "
                          f"a row, not {iterations}")
     count, fields = len(lengths), platform.pose_fields
-    real = FixedFormat(width, fk_format(platform, width)["frac_bits"])
+    real = FixedFormat(width, _sized(platform, fk_format, width)["frac_bits"])
     in_format = real.fits(lengths).all(-1)
     rows = np.flatnonzero(in_format)
     codes, flagged = np.zeros((count, len(fields)), dtype=np.int64), np.zeros(count, bool)

@@ -78,7 +78,7 @@ from robohw.legs.singularity import condition_limit, condition_numbers
 from robohw.robots.magnitudes import platform_largest_value
 from robohw.robots.toml_file import description_identity
 from robohw.sim.run import run_backend
-from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.progress import Progress
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid
 from robohw.taskgraph.model import evaluate_model
@@ -472,16 +472,14 @@ def independent_rows(command, backend="float", guess=None):
 
 def platform_header(platform, command, reasons=False):
     """``OUT.csv``'s header: :func:`output_columns`, ``valid`` (and ``reason``)."""
-    return output_columns(platform, command) + ["valid"] + (["reason"] if reasons else [])
+    return result_header(output_columns(platform, command), reasons)
 
 
 def platform_rows(platform, command, values, valid, reason=None):
     """``OUT.csv``'s rows, :func:`platform_header`'s columns (``reason`` when given)."""
-    columns = output_columns(platform, command)
-    integer = {"iterations"}
-    reason = reason if reason is not None else [None] * len(values)
-    return ([*(int(v) if name in integer else float(v) for name, v in zip(columns, row)),
-             int(ok), *([r] if r else [])] for row, ok, r in zip(values, valid, reason))
+    cells = [int if name == "iterations" else float
+             for name in output_columns(platform, command)]
+    return result_rows(values, valid, reason, cells)
 
 
 def write_platform_output(path, platform, command, values, valid, reason=None):

@@ -10,7 +10,9 @@ fields separated by commas (a file separated by ``;`` or tabs is named so).
 and raises :class:`CsvFileError` with one line naming the file, line and column of the first
 problem; :func:`read_column_chunks` gives them in chunks of :data:`CHUNK_ROWS` rows, memory
 bounded at any size. :func:`write_rows` writes atomically: a failure leaves no file behind;
-:func:`open_rows` does so for rows that come in chunks.
+:func:`open_rows` does so for rows that come in chunks. A command's result file has its result
+columns, then ``valid`` and, with ``--reasons``, ``reason`` (:func:`result_header`,
+:func:`result_rows`).
 """
 
 import contextlib
@@ -28,7 +30,7 @@ from robohw.hw.checks import check_positive_integer
 from robohw.support.atomic import STANDARD_STREAM, atomic_open
 
 __all__ = ["CsvFileError", "CHUNK_ROWS", "read_columns", "read_column_chunks", "write_rows",
-           "open_rows"]
+           "open_rows", "result_header", "result_rows"]
 
 
 class CsvFileError(ValueError):
@@ -182,6 +184,23 @@ def write_rows(path, header, rows):
     ``path`` atomically."""
     with open_rows(path, header) as write:
         write(rows)
+
+
+def result_header(columns, reasons=False):
+    """A result file's header: ``columns``, then ``valid`` and, with ``reasons``, ``reason``
+    (docs/conventions.md, CSV)."""
+    return [*columns, "valid"] + (["reason"] if reasons else [])
+
+
+def result_rows(values, valid, reason=None, cells=None):
+    """A result file's rows in :func:`result_header`'s columns: each of ``values``' rows
+    (flattened) as floats, or through ``cells`` (a converter a column), then ``valid`` as 1
+    or 0 and, when ``reason`` is given, the row's reason."""
+    reason = reason if reason is not None else [None] * len(values)
+    for row, ok, why in zip(values, valid, reason):
+        row = np.ravel(row)
+        cells_of = map(float, row) if cells is None else (c(v) for c, v in zip(cells, row))
+        yield [*cells_of, int(ok), *([why] if why else [])]
 
 
 @contextlib.contextmanager

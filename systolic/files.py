@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robohw.hw.checks import check_choice
-from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 from robohw.systolic.reference import inertia_matrix
 
@@ -46,15 +46,13 @@ def read_configurations(path, dof):
 
 def matrix_header(n, reasons=False):
     """``OUT.csv``'s header: ``H11,H12,...,HNN,valid`` (and ``reason``)."""
-    return [f"H{j}{i}" if n < 10 else f"H{j}_{i}" for j in range(1, n + 1)
-            for i in range(1, n + 1)] + ["valid"] + (["reason"] if reasons else [])
+    return result_header([f"H{j}{i}" if n < 10 else f"H{j}_{i}" for j in range(1, n + 1)
+                          for i in range(1, n + 1)], reasons)
 
 
 def matrix_rows(h, valid, reason=None):
     """``OUT.csv``'s rows, :func:`matrix_header`'s columns (``reason`` when given)."""
-    reason = reason if reason is not None else [None] * len(h)
-    return ([*row.reshape(-1).tolist(), int(ok), *([r] if r else [])]
-            for row, ok, r in zip(h, valid, reason))
+    return result_rows(h, valid, reason)
 
 
 def write_matrices(path, h, valid, reason=None):

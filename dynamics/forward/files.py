@@ -23,6 +23,7 @@ import numpy as np
 
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.hw.checks import check_choice
+from robohw.support.csv_table import result_header, result_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
@@ -52,14 +53,12 @@ def split_forward(values, dof):
 
 def acceleration_header(dof, reasons=False):
     """``OUT.csv``'s header: ``qdd1..qddN,valid`` (and ``reason``)."""
-    return [f"qdd{k}" for k in range(1, dof + 1)] + ["valid"] + (["reason"] if reasons else [])
+    return result_header([f"qdd{k}" for k in range(1, dof + 1)], reasons)
 
 
 def acceleration_rows(qdd, valid, reason=None):
     """``OUT.csv``'s rows, :func:`acceleration_header`'s columns (``reason`` when given)."""
-    reason = reason if reason is not None else [None] * len(qdd)
-    return ([*map(float, row), int(ok), *([r] if r else [])]
-            for row, ok, r in zip(qdd, valid, reason))
+    return result_rows(qdd, valid, reason)
 
 
 @dataclass

@@ -28,7 +28,7 @@ import numpy as np
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, AccuracyPromise
 from robohw.dynamics.inverse.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
-from robohw.support.csv_table import read_columns, write_rows
+from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
@@ -73,14 +73,12 @@ def read_states(path, dof):
 
 def torque_header(dof, reasons=False):
     """``OUT.csv``'s header: ``tau1..tauN,valid`` (and ``reason``)."""
-    return [f"tau{k}" for k in range(1, dof + 1)] + ["valid"] + (["reason"] if reasons else [])
+    return result_header([f"tau{k}" for k in range(1, dof + 1)], reasons)
 
 
 def torque_rows(tau, valid, reason=None):
     """``OUT.csv``'s rows, :func:`torque_header`'s columns (``reason`` when given)."""
-    reason = reason if reason is not None else [None] * len(tau)
-    return ([*map(float, row), int(ok), *([r] if r else [])]
-            for row, ok, r in zip(tau, valid, reason))
+    return result_rows(tau, valid, reason)
 
 
 def write_torques(path, tau, valid, reason=None):

@@ -21,7 +21,7 @@ Plücker coordinates); gravity enters as the base accelerating upwards, as in in
 
 import numpy as np
 
-from robohw.dynamics.inverse.reference import link_frame_torques, link_motions
+from robohw.dynamics.inverse.reference import joint_arrays, link_frame_torques, link_motions
 from robohw.hw.checks import check_choice
 from robohw.robots.chain import as_chain, distal_gravity
 from robohw.robots.kinematics import jacobian_inertia
@@ -34,13 +34,7 @@ FORWARD_FORMULATIONS = ("aba", "solve")
 
 
 def _states(robot, q, qd, tau):
-    require_dynamics(robot, "forward dynamics")
-    arrays = [np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, tau)]
-    for name, value in zip(("q", "qd", "tau"), arrays):
-        if value.shape[-1] != robot.dof:
-            raise ValueError(f"{name} must have {robot.dof} columns for {robot.name}, not "
-                             f"{value.shape[-1]}")
-    return np.broadcast_arrays(*arrays)
+    return joint_arrays(robot, "forward dynamics", q=q, qd=qd, tau=tau)
 
 
 def _skew(v):

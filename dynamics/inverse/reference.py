@@ -58,21 +58,29 @@ from robohw.robots.kinematics import jacobian_inertia, link_jacobians, tool_jaco
 from robohw.robots.loading import require_dynamics
 
 __all__ = ["link_frame_torques", "base_coordinate_steps", "scan_torques", "lagrange_torques",
-           "inverse_dynamics", "joint_terms", "link_motions", "FORMULATIONS", "SCANS",
+           "inverse_dynamics", "joint_terms", "link_motions", "joint_arrays", "FORMULATIONS",
+           "SCANS",
            "SCHEDULES", "PHASES"]
 
 FORMULATIONS = ("link", "scan", "lagrange")
 SCANS = ("serial", "doubling", "pfp")
 
 
-def _states(robot, q, qd, qdd, wrench):
-    require_dynamics(robot, "the dynamics")
-    arrays = [np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, qdd)]
-    for name, value in zip(("q", "qd", "qdd"), arrays):
+def joint_arrays(robot, computation, **arrays):
+    """``arrays`` (by name, each ``(N,)`` or ``(B, N)``) as float64 ``(B, N)`` arrays broadcast
+    together, in their order, for ``robot``'s ``computation`` (named where a robot without
+    dynamics is refused); ``ValueError`` naming an array without ``robot.dof`` columns."""
+    require_dynamics(robot, computation)
+    out = [np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in arrays.values()]
+    for name, value in zip(arrays, out):
         if value.shape[-1] != robot.dof:
             raise ValueError(f"{name} must have {robot.dof} columns for {robot.name}, not "
                              f"{value.shape[-1]}")
-    q, qd, qdd = np.broadcast_arrays(*arrays)
+    return np.broadcast_arrays(*out)
+
+
+def _states(robot, q, qd, qdd, wrench):
+    q, qd, qdd = joint_arrays(robot, "the dynamics", q=q, qd=qd, qdd=qdd)
     wrench = np.zeros(6) if wrench is None else np.asarray(wrench, dtype=np.float64)
     if wrench.shape[-1] != 6:
         raise ValueError(f"wrench must have 6 components (fx, fy, fz, mx, my, mz), not "

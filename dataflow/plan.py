@@ -381,6 +381,16 @@ class TracedPlan:
         return dict(self._field_limits)
 
     @property
+    def checked_limits(self):
+        """``{field: {"codes": [low, high], "values": [low, high]}}``: :attr:`field_limits`
+        with what each field's codes are in its units, as an export sidecar states what
+        ``in_bounds`` checks (:meth:`robohw.sim.design.Design.checked_limits`)."""
+        fracs = self.input_fracs
+        return {field: {"codes": [low, high],
+                        "values": [low * 2.0 ** -fracs[field], high * 2.0 ** -fracs[field]]}
+                for field, (low, high) in self._field_limits.items()}
+
+    @property
     def output_fracs(self):
         """Fraction bits of each output (``{key: bits}``)."""
         out = {}

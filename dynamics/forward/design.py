@@ -30,6 +30,7 @@ from robohw.dynamics.forward.plan import MAX_WIDTH
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.codec import field_formats, state_field
 from robohw.dynamics.inverse.reference import inverse_dynamics
+from robohw.engine.design import OnEngine
 from robohw.robots.sampling import sample_states
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.place_and_route import PlaceAndRoute
@@ -44,7 +45,7 @@ FORWARD_WIDTH = 40
 FORWARD_WORKLOAD_SHARE = 0.9
 
 
-class ForwardDesign(Design):
+class ForwardDesign(OnEngine, Design):
     """``forward-dynamics``: the joint accelerations of a serial robot on the engine; its fold
     is its initiation interval (``robohw sim --ii``)."""
     family = "dynamics"
@@ -52,7 +53,6 @@ class ForwardDesign(Design):
     takes_robot = True
     every_robot = False         # the Panda, the iiwa and the Stanford arm do not plan
     default_fold = FORWARD_INTERVAL
-    fold_name = "ii"
 
     def __init__(self, name, robot="puma560"):
         self.robot = robot
@@ -77,18 +77,6 @@ class ForwardDesign(Design):
     def build(self, width=None, fold=None):
         return ForwardDynamicsEngine(self.hardware_robot, width=width or self.default_width,
                                      interval=fold or self.default_fold, tag_width=TAG_WIDTH)
-
-    def width_of(self, dut):
-        return dut.plan.width
-
-    def progress_label(self, dut):
-        return dut.progress_label()
-
-    def configuration(self, dut):
-        return f"N = {dut.plan.dof}, {dut.configuration()}"
-
-    def structure(self, dut):
-        return "multipliers", dut.program.machine.multipliers
 
     def _limits(self, dut):
         return np.array([j.acceleration_limit for j in dut.plan.robot.joints], dtype=float)
@@ -130,12 +118,9 @@ class ForwardDesign(Design):
                              ("checked",))
 
     def checked_limits(self, dut):
-        """``{field: {"codes": [low, high], "values": [low, high]}}``: the codes of each
-        fixed-point input field that ``in_bounds`` accepts and their values."""
-        plan, fracs = dut.plan, dut.plan.input_fracs
-        return {field: {"codes": [low, high],
-                        "values": [low * 2.0 ** -fracs[field], high * 2.0 ** -fracs[field]]}
-                for field, (low, high) in plan.field_limits.items()}
+        """The codes of each fixed-point input field that ``in_bounds`` accepts and their
+        values (:attr:`robohw.dataflow.plan.TracedPlan.checked_limits`)."""
+        return dut.plan.checked_limits
 
     def sign_constants(self, dut):
         """``{input: {...}}``: each joint's Coulomb friction as the machine holds it, taken off

@@ -43,6 +43,7 @@ from robohw.dynamics.inverse.pipeline import (
     NewtonEulerPlan,
 )
 from robohw.dynamics.inverse.reference import inverse_dynamics
+from robohw.engine.design import OnEngine
 from robohw.engine.estimate import engine_resources
 from robohw.engine.plan import compile_plan
 from robohw.engine.program import MAX_INTERVAL
@@ -198,11 +199,7 @@ class DynamicsDesign(Design):
         fixed-point input field that ``in_bounds`` accepts (the proven ranges: the robot's
         velocity, acceleration and prismatic position limits, to half an LSB) and what they
         are in the field's units."""
-        plan = dut.plan
-        fracs = plan.input_fracs
-        return {field: {"codes": [low, high],
-                        "values": [low * 2.0 ** -fracs[field], high * 2.0 ** -fracs[field]]}
-                for field, (low, high) in plan.field_limits.items()}
+        return dut.plan.checked_limits
 
     def sign_constants(self, dut):
         """``{input: {...}}``: each joint's Coulomb friction as the machine holds it (the
@@ -298,7 +295,7 @@ class ArrayDesign(DynamicsDesign):
         return "processing elements", dut.plan.processors
 
 
-class EngineDesign(DynamicsDesign):
+class EngineDesign(OnEngine, DynamicsDesign):
     """The modulo-scheduled engine (:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`): its
     fold is its initiation interval, cycles per state (``robohw sim --ii``); its units scale
     with the robot. For a shipped arm its width is :data:`ENGINE_ROBOT_WIDTHS`' (the proven
@@ -308,7 +305,6 @@ class EngineDesign(DynamicsDesign):
     :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` whose engine is estimated within
     :func:`engine_lut_budget`."""
     default_fold = ENGINE_INTERVAL
-    fold_name = "ii"
 
     def __init__(self, name, robot="puma560"):
         super().__init__(name, robot, width=ENGINE_WIDTH)
@@ -345,15 +341,6 @@ class EngineDesign(DynamicsDesign):
                  tag_width=TAG_WIDTH):
         return NewtonEulerEngine(robot, width=width, interval=fold or ENGINE_INTERVAL,
                                  tag_width=tag_width, bound_fraction=bound_fraction)
-
-    def progress_label(self, dut):
-        return dut.progress_label()
-
-    def configuration(self, dut):
-        return f"N = {dut.plan.dof}, {dut.configuration()}"
-
-    def structure(self, dut):
-        return "multipliers", dut.program.machine.multipliers
 
 
 # router2 finishes the congested dynamics designs where router1 stalls (docs/dynamics.md).

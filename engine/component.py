@@ -7,8 +7,8 @@ Its parts, each in a module of its own:
   CORDIC's and the outputs' micro-program (a :class:`~robohw.hw.micro_program.MicroProgram`
   with a wrap of one interval, read from its own counters one and two cycles ahead), the
   iteration counters and the rotating addresses of the files;
-- **the register files** (:mod:`robohw.engine.files`): a memory per file, read by one operand
-  port or output, written through one multiplexed write port;
+- **the register files** (:mod:`robohw.engine.register_files`): a memory per file, read by one
+  operand port or output, written through one multiplexed write port;
 - **the held state, the units, the loaders, the CORDICs and the writers' copies**
   (:mod:`robohw.engine.units`);
 - **the outputs**, read together, ``output_cycle`` cycles after the state's transfer, into
@@ -24,8 +24,8 @@ from amaranth.hdl import Const, Module, Signal
 from robohw.dataflow.component import output_fields, within_limits
 from robohw.dataflow.operations import Unit
 from robohw.engine.control import EngineControl
-from robohw.engine.files import RegisterFiles
 from robohw.engine.program import KINDS
+from robohw.engine.register_files import RegisterFiles
 from robohw.engine.units import build_cordic, build_loader, build_unit, held_state, writer_copies
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer

@@ -12,8 +12,8 @@ from amaranth.sim import Simulator
 
 from robohw.dynamics.inverse.engine import EnginePlan
 from robohw.engine.control import EngineControl
-from robohw.engine.files import RegisterFiles
 from robohw.engine.program import LOAD_LATENCY
+from robohw.engine.register_files import RegisterFiles
 from robohw.engine.units import build_loader, held_state
 from robohw.robots.sampling import random_robot
 

@@ -39,7 +39,7 @@ from robohw.ik.codec import (
 from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.ik.reference import BRANCHES, puma_ik
 from robohw.robots.chain import Chain
-from robohw.robots.family import puma_form
+from robohw.robots.closed_forms import puma_form
 from robohw.support.csv_table import CsvFileError, read_columns, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
@@ -160,7 +160,7 @@ def solve_ik(robot, poses, backend="float", branch=0, *, width=24, graph="best",
     one per row, :func:`branch_index`); returns an :class:`IkSolution`.
 
     ``robot``: a DH robot of the PUMA family, or a general chain (a URDF robot) whose DH form
-    is (:func:`robohw.robots.family.puma_form`): its poses are the tip's in its base frame,
+    is (:func:`robohw.robots.closed_forms.puma_form`): its poses are the tip's in its base frame,
     solved as the DH form's tool poses, and its angles are the chain's joint values; the
     branch indicators refer to the DH form's frames."""
     check_choice("backend", backend, BACKENDS)

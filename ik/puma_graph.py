@@ -40,7 +40,7 @@ import math
 
 from robohw.cordic.config import MAX_WIDTH, Direction, System
 from robohw.ik.codec import JOINT_FIELDS, POSE_INPUTS
-from robohw.robots.family import check_puma_family
+from robohw.robots.closed_forms import check_puma_family
 from robohw.taskgraph.graph import Ccm, Operand, TaskGraph, const
 
 __all__ = ["best_graph", "paper_graph", "GRAPHS", "puma_format", "GUARD_BITS", "IK_WIDTHS"]

@@ -32,7 +32,7 @@ reach) come back with ``valid = False`` and zero angles, never NaN.
 
 import numpy as np
 
-from robohw.robots.family import check_puma_family
+from robohw.robots.closed_forms import check_puma_family
 from robohw.robots.kinematics import dh_transform, forward_kinematics
 
 __all__ = ["puma_ik", "puma_ik_all", "BRANCHES"]

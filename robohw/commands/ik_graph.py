@@ -39,7 +39,7 @@ def register(commands):
 def run(args):
     from robohw.ik import graph_solution
     from robohw.robots import Chain, RobotFileError, load_robot
-    from robohw.robots.family import puma_form
+    from robohw.robots.closed_forms import puma_form
     try:
         robot = load_robot(args.robot)
         if isinstance(robot, Chain):

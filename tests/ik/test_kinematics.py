@@ -8,7 +8,7 @@ import pytest
 
 from robohw.ik.reference import BRANCHES, puma_ik, puma_ik_all
 from robohw.robots import load_robot
-from robohw.robots.family import check_puma_family
+from robohw.robots.closed_forms import check_puma_family
 from robohw.robots.kinematics import forward_kinematics
 from robohw.robots.sampling import sample_joints
 

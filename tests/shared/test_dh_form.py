@@ -13,8 +13,8 @@ from robohw.ik import solve_ik
 from robohw.ik.codec import POSE_INPUTS, pose_inputs
 from robohw.robots import load_robot
 from robohw.robots.chain import as_chain, joint_poses
+from robohw.robots.closed_forms import puma_form
 from robohw.robots.dh_form import dh_form
-from robohw.robots.family import puma_form
 from robohw.robots.kinematics import forward_kinematics
 from robohw.systolic.reference import inertia_matrix
 

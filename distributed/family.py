@@ -7,6 +7,6 @@ __all__ = ["FAMILY"]
 
 FAMILY = Family(name="distributed",
                 doc="docs/distributed.md",
-                command="distributed",
+                commands=("distributed",),
                 section="robohw.distributed.report:write_section",
                 section_reads=())

@@ -8,5 +8,5 @@ __all__ = ["FAMILY"]
 FAMILY = Family(name="dynamics",
                 doc="docs/dynamics.md",
                 designs="robohw.dynamics.designs:DESIGNS",
-                command="dynamics",
+                commands=("dynamics", "forward-dynamics"),
                 section="robohw.dynamics.report:write_section")

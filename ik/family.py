@@ -8,6 +8,6 @@ __all__ = ["FAMILY"]
 FAMILY = Family(name="ik",
                 doc="docs/ik.md",
                 designs="robohw.ik.designs:DESIGNS",
-                command="ik",
+                commands=("ik", "ik-graph"),
                 section="robohw.ik.report:write_section",
                 error_panel="robohw.ik.report:ik_error_panel")

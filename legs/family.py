@@ -8,6 +8,6 @@ __all__ = ["FAMILY"]
 FAMILY = Family(name="platform",
                 doc="docs/legs.md",
                 designs="robohw.legs.designs:DESIGNS",
-                command="platform",
+                commands=("platform",),
                 section="robohw.legs.report:write_section",
                 section_reads=())

@@ -1,5 +1,5 @@
 """What a family tells the application, stated once in its package's ``family.py``: its
-designs, its command, its report section, its panel of the report's error histograms and its
+designs, its commands, its report section, its panel of the report's error histograms and its
 page of the docs. The registry, the report, the command line and the tests read the
 declarations (:data:`robohw.registry.FAMILIES`); none of them names a family's designs.
 
@@ -26,9 +26,9 @@ class Family:
     designs : str or None
         Its tuple of :class:`~robohw.sim.design.Design`\\ s, ``"module:attribute"``; ``None``
         for a family without registered designs.
-    command : str or None
-        The ``robohw`` command that runs its computations on files (a module of
-        :mod:`robohw.commands`), or ``None``.
+    commands : tuple of str
+        The ``robohw`` commands that run its computations (each a module of
+        :mod:`robohw.commands`), its file command first; ``()``: none.
     section : str or None
         Its report section, ``"module:function"``: ``function(out_dir, rows, *, quick,
         verilator, stream)`` writes its files into ``out_dir`` (``rows``: every registered
@@ -43,7 +43,7 @@ class Family:
     name: str
     doc: str
     designs: "str | None" = None
-    command: "str | None" = None
+    commands: "tuple[str, ...]" = ()
     section: "str | None" = None
     error_panel: "str | None" = None
     section_reads: "tuple[str, ...] | None" = None

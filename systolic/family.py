@@ -8,6 +8,6 @@ __all__ = ["FAMILY"]
 FAMILY = Family(name="inertia",
                 doc="docs/inertia.md",
                 designs="robohw.systolic.designs:DESIGNS",
-                command="inertia",
+                commands=("inertia",),
                 section="robohw.systolic.report:write_section",
                 error_panel="robohw.systolic.report:inertia_error_panel")

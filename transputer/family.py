@@ -7,6 +7,6 @@ __all__ = ["FAMILY"]
 
 FAMILY = Family(name="transputer",
                 doc="docs/transputer.md",
-                command="transputer",
+                commands=("transputer",),
                 section="robohw.transputer.report:write_section",
                 section_reads=("dynamics",))

@@ -27,8 +27,10 @@ def register(commands):
                                "(a URDF robot in its DH form; default puma560)")
     ik_graph.add_argument("--timing", choices=["stage", "pipelined"], default="stage",
                           help="node latency: one stage, or pipelined CCM cycles (default stage)")
-    ik_graph.add_argument("--width", type=integer("--width", 4, 40), default=HARDWARE_WIDTH,
-                          help=f"data width for --timing pipelined (default {HARDWARE_WIDTH})")
+    # The IK designs' widths (robohw ik's --width): the pipelined CCMs the hardware builds.
+    ik_graph.add_argument("--width", type=integer("--width", 16, 39), default=HARDWARE_WIDTH,
+                          help=f"data width for --timing pipelined, 16..39 (default "
+                               f"{HARDWARE_WIDTH})")
     ik_graph.add_argument("--align-outputs", action="store_true",
                           help="all six joint angles out on the same cycle")
     ik_graph.add_argument("--json", metavar="FILE", help="write the graph and its solution")

@@ -36,13 +36,15 @@ def _file_commands():
     action that has a --width."""
     out = []
     for family in FAMILIES:
-        if family.command is None or not family.registered_designs():
+        if not family.registered_designs():
             continue
-        command = _subcommand(parser(), family.command)
-        actions = [a for a in command._actions if a.__class__.__name__ == "_SubParsersAction"]
-        names = [(family.command,)] if not actions else \
-            [(family.command, action) for action in actions[0].choices]
-        out += [(path, family) for path in names if _width_option(*path) is not None]
+        for name in family.commands:
+            command = _subcommand(parser(), name)
+            actions = [a for a in command._actions
+                       if a.__class__.__name__ == "_SubParsersAction"]
+            names = [(name,)] if not actions else \
+                [(name, action) for action in actions[0].choices]
+            out += [(path, family) for path in names if _width_option(*path) is not None]
     return out
 
 
@@ -58,13 +60,21 @@ def _width_option(*names):
     return next((a for a in command._actions if "--width" in a.option_strings), None)
 
 
-def test_every_family_with_a_command_has_it_on_the_command_line():
+# The application's own commands: they serve every family's designs.
+APPLICATION_COMMANDS = {"bench", "sim", "export", "synth", "board", "sweep", "report"}
+
+
+def test_every_command_is_a_familys_or_the_applications():
+    # Each family declares every command it runs (robohw.sim.family.Family.commands), once.
     commands = parser()
-    known = next(a for a in commands._actions
-                 if a.__class__.__name__ == "_SubParsersAction").choices
-    assert all(family.command in known for family in FAMILIES if family.command)
-    assert {f.command for f in FAMILIES if f.command} >= {"ik", "inertia", "dynamics",
-                                                          "platform"}
+    known = set(next(a for a in commands._actions
+                     if a.__class__.__name__ == "_SubParsersAction").choices)
+    declared = [name for family in FAMILIES for name in family.commands]
+    assert len(declared) == len(set(declared)), declared
+    assert set(declared) | APPLICATION_COMMANDS == known, sorted(known ^ set(declared))
+    assert not set(declared) & APPLICATION_COMMANDS
+    assert {"ik", "ik-graph", "inertia", "dynamics", "forward-dynamics", "platform"} <= \
+        set(declared)
 
 
 @pytest.mark.parametrize("command, family", _file_commands(),

@@ -5,6 +5,7 @@ for the PUMA 560."""
 import dataclasses
 import functools
 import hashlib
+import pathlib
 
 import numpy as np
 
@@ -16,6 +17,7 @@ from robohw.robots.toml_file import description_identity
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.measured_width import measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
+from robohw.sim.robot_table import measured_table
 from robohw.systolic.array import MIN_WIDTH
 from robohw.systolic.arrays import ARRAYS, DEFAULT_FOLDS, PLANS
 from robohw.systolic.codec import (
@@ -30,7 +32,7 @@ from robohw.systolic.model import MAX_WIDTH, model_inertia, model_outputs
 from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["InertiaDesign", "LinearInertiaDesign", "LogDepthInertiaDesign", "DESIGN_CLASSES",
-           "DESIGNS", "INERTIA_WIDTH", "ROBOT_WIDTHS", "inertia_digest"]
+           "DESIGNS", "INERTIA_WIDTH", "WIDTHS_FILE", "robot_widths", "inertia_digest"]
 
 # The inertia arrays at 18 bits: one 18 x 18 DSP tile per shared product (24 bits takes four
 # and its placement on an ECP5-85F did not finish routing), at 7.1e-5 of max |H| from float64
@@ -38,15 +40,16 @@ __all__ = ["InertiaDesign", "LinearInertiaDesign", "LogDepthInertiaDesign", "DES
 INERTIA_WIDTH = 18
 
 
-# Each shipped arm's default widths (by inertia_digest: a copy of the URDF without the shipped
-# sidecar, whose speed limits the arrays never read, finds them too): the narrowest at which
-# the bit-exact model is within 0.9e-4 of max |H| (robohw.sim.measured_width's margin) over
-# 100,000 states within the limits (docs/robots.md has the table of accuracy by width;
-# tests/shared/test_hardware_form.py measures it again).
-ROBOT_WIDTHS = {
-    "fed6121044285cc6": {"linear": 20, "logdepth": 19},     # ur5
-    "c84c1eb586e44df6": {"linear": 22, "logdepth": 19},     # panda (tip panda_hand)
-}
+# Each shipped arm's default widths, measured, by inertia_digest (robohw.sim.robot_table: a
+# row whose robot's file changed is not used).
+WIDTHS_FILE = pathlib.Path(__file__).with_name("robot_widths.toml")
+
+
+def robot_widths():
+    """``{inertia_digest: {array: width}}``: the shipped arms' default widths
+    (:data:`WIDTHS_FILE`), the narrowest at which the bit-exact model is within 1e-4 of max
+    |H| over 100,000 states within the limits."""
+    return measured_table(WIDTHS_FILE, inertia_digest)
 
 
 @functools.cache
@@ -97,14 +100,15 @@ class InertiaDesign(Design):
 
     def measured_width(self, robot):
         """The narrowest width that keeps ``robot``'s model within 1e-4 of max |H|:
-        :data:`INERTIA_WIDTH` for the PUMA 560, a shipped arm's from :data:`ROBOT_WIDTHS` (by
+        :data:`INERTIA_WIDTH` for the PUMA 560, a shipped arm's from :func:`robot_widths` (by
         :func:`inertia_digest`), else measured (:func:`~robohw.sim.measured_width.measured_width`,
         from :data:`INERTIA_WIDTH` up)."""
         digest = inertia_digest(robot)
         if digest == _own_digest():
             return INERTIA_WIDTH
-        if self.array in ROBOT_WIDTHS.get(digest, {}):
-            return ROBOT_WIDTHS[digest][self.array]
+        measured = robot_widths().get(digest, {})
+        if self.array in measured:
+            return measured[self.array]
         return measured_width(self, robot, digest, INERTIA_WIDTH).width
 
     def sample_error(self, robot, width, count, seed):

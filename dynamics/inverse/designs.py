@@ -27,10 +27,10 @@ from robohw.dynamics.inverse.engine import (
     NewtonEulerEngine,
 )
 from robohw.dynamics.inverse.engine_defaults import (
-    ENGINE_ROBOT_INTERVALS,
-    ENGINE_ROBOT_WIDTHS,
     ENGINE_WIDTH,
     engine_lut_budget,
+    engine_robot_intervals,
+    engine_robot_widths,
     robot_digest,
     shipped_digest,
 )
@@ -54,7 +54,7 @@ from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "DESIGNS",
            "MACHINES", "machine_design", "default_machine", "DYNAMICS_WIDTH", "DYNAMICS_FOLD",
-           "ENGINE_WIDTH", "ENGINE_ROBOT_WIDTHS", "ENGINE_ROBOT_INTERVALS", "engine_lut_budget",
+           "ENGINE_WIDTH", "engine_robot_widths", "engine_robot_intervals", "engine_lut_budget",
            "robot_digest"]
 
 # The paper's designs (the pipeline, the array) at 20 bits: the narrowest at which their model is
@@ -298,9 +298,9 @@ class ArrayDesign(DynamicsDesign):
 class EngineDesign(OnEngine, DynamicsDesign):
     """The modulo-scheduled engine (:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`): its
     fold is its initiation interval, cycles per state (``robohw sim --ii``); its units scale
-    with the robot. For a shipped arm its width is :data:`ENGINE_ROBOT_WIDTHS`' (the proven
+    with the robot. For a shipped arm its width is :func:`engine_robot_widths`' (the proven
     bound's rule may widen it), else measured (:meth:`_measured_width`); its interval for an
-    arm placed and routed is :data:`ENGINE_ROBOT_INTERVALS`', for another (the Panda
+    arm placed and routed is :func:`engine_robot_intervals`', for another (the Panda
     included: docs/dynamics.md) the smallest from
     :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` whose engine is estimated within
     :func:`engine_lut_budget`."""
@@ -314,14 +314,15 @@ class EngineDesign(OnEngine, DynamicsDesign):
                 f"on multipliers and adders over rotating register files")
 
     def _table_width(self, digest):
-        return ENGINE_ROBOT_WIDTHS.get(digest)
+        return engine_robot_widths().get(digest)
 
     def _fitted(self, robot):
         # A shipped arm's placed interval; another robot's the smallest from the default up
-        # whose engine is estimated within engine_lut_budget (ENGINE_ROBOT_INTERVALS).
+        # whose engine is estimated within engine_lut_budget (engine_robot_intervals).
         digest = robot_digest(robot)
-        if digest in ENGINE_ROBOT_INTERVALS:
-            self.default_fold = ENGINE_ROBOT_INTERVALS[digest]
+        intervals = engine_robot_intervals()
+        if digest in intervals:
+            self.default_fold = intervals[digest]
             return
         plan = EnginePlan(self.hardware_robot, width=self.default_width, bound_fraction=None)
         budget = engine_lut_budget()

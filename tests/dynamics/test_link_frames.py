@@ -110,11 +110,11 @@ def test_the_model_keeps_its_ranges_and_its_bound_at_the_limits_corners(name, wi
 
 @pytest.mark.parametrize("name", ["puma560", "ur5", "panda"])
 def test_the_engines_widths_are_the_narrowest_within_1e_4(name):
-    # ENGINE_WIDTH (the PUMA's) and ENGINE_ROBOT_WIDTHS: the narrowest width whose model is
+    # ENGINE_WIDTH (the PUMA's) and engine_robot_widths(): the narrowest width whose model is
     # within 1e-4 of max |tau| over 100,000 states within the limits.
-    from robohw.dynamics.inverse.designs import ENGINE_ROBOT_WIDTHS, ENGINE_WIDTH, robot_digest
+    from robohw.dynamics.inverse.designs import ENGINE_WIDTH, engine_robot_widths, robot_digest
     from robohw.robots import load_robot
-    width = ENGINE_ROBOT_WIDTHS.get(robot_digest(load_robot(name)), ENGINE_WIDTH)
+    width = engine_robot_widths().get(robot_digest(load_robot(name)), ENGINE_WIDTH)
     assert (name == "puma560") == (width == ENGINE_WIDTH)
     errors = []
     for w in (width - 1, width):

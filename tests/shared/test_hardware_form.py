@@ -20,7 +20,7 @@ from robohw.robots.description import RobotFileWarning
 from robohw.robots.hardware_form import SNAP_ERROR, SNAP_TOLERANCE, hardware_form
 from robohw.robots.loading import robot_label
 from robohw.sim.measured_width import WIDTH_MARGIN
-from robohw.systolic.designs import ROBOT_WIDTHS, inertia_digest
+from robohw.systolic.designs import inertia_digest, robot_widths
 from robohw.systolic.reference import inertia_matrix
 
 
@@ -128,13 +128,13 @@ def test_designs_for_a_robot_carry_it():
     ur5 = design("inertia-linear", "ur5")
     assert ur5.robot_label == "ur5" and ur5.summary.startswith("inertia matrix of ur5")
     dut = ur5.build()
-    # Its default width: the narrowest within 1e-4 of max |H| (ROBOT_WIDTHS), at a fold
+    # Its default width: the narrowest within 1e-4 of max |H| (robot_widths), at a fold
     # whose products fit the DSP tiles.
     assert (ur5.default_width, ur5.default_fold) == (20, 6)
     # The table is keyed by what the arrays are generated from: an edit of a shipped file
     # leaves it, and this test, to be measured again; a copy without the shipped sidecar (whose
     # speed limits the arrays never read) finds it too.
-    assert {inertia_digest(load_robot(arm)) for arm in ("ur5", "panda")} == set(ROBOT_WIDTHS)
+    assert {inertia_digest(load_robot(arm)) for arm in ("ur5", "panda")} == set(robot_widths())
     assert ur5.module(dut) == "inertia_linear_ur5_w20_f6"
     assert DESIGNS["inertia-linear"].module(DESIGNS["inertia-linear"].build()) == \
         "inertia_linear_w18_f6"

@@ -80,8 +80,7 @@ def platform_format(platform, width):
     :class:`~robohw.taskgraph.pipeline.TaskGraphPipeline`: reals with room for the largest of
     :func:`reach`, the longest stroke (``|U|, |V|, |W|, rho <= rho_max`` for every pose inside the
     strokes) and the legs' joint coordinates (the graph's constants), and :data:`GUARD_BITS` more
-    bits inside. Anything larger saturates and flags
-    its pose. A platform whose reach leaves no
+    bits inside. Anything larger saturates and flags its pose. A platform whose reach leaves no
     fraction bit is refused (``ValueError``)."""
     largest = max(reach(platform), *(leg.stroke[1] for leg in platform.legs),
                   *(abs(v) for leg in platform.legs for v in (*leg.base, *leg.platform)))
@@ -91,9 +90,8 @@ def platform_format(platform, width):
         # A port needs a fraction bit at least: the CORDICs' unit vectors and the leg
         # constants are fractions of a metre.
         raise ValueError(f"{platform.source or platform.name}: a reach, stroke or joint "
-                         f"coordinate of {largest:.3g} m leaves {width}-bit ports no fraction bit: "
-                         "no "
-                         f"number format holds the platform")
+                         f"coordinate of {largest:.3g} m leaves {width}-bit ports no fraction "
+                         f"bit: no number format holds the platform")
     return {"width": width, "frac_bits": width - 1 - integer_bits, "guard_bits": GUARD_BITS}
 
 

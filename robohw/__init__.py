@@ -10,8 +10,10 @@ One import root, in layers, lowest first (stated in ``pyproject.toml``'s
 ``robohw.robots``      robot and platform descriptions (TOML), forward kinematics, sampling
 ``robohw.sim``         the design contract, simulation harnesses, measurement
 ``robohw.support``     the commands' CSV tables, atomic outputs, progress and plots
+``robohw.board``       a design on a board behind a serial link, and its host's driver
 ``robohw.cordic``      the CORDIC family (the arithmetic of every later family)
 ``robohw.dataflow``    traced dataflow graphs as fixed-point pipelines
+``robohw.taskgraph``   task graphs of CORDIC modules, pipelined
 ``robohw.engine``      traced graphs modulo-scheduled on units over rotating register files
 ``robohw.ik`` ...      the families, in order: ``ik``, ``systolic`` (inertia), ``dynamics``,
                        ``transputer``, ``distributed``, ``legs``; each holds its reference,

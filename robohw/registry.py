@@ -13,21 +13,25 @@ name                           component
                                rotation
 ``cordic-word-serial``         :class:`robohw.cordic.word_serial.WordSerialCordic`, circular
                                rotation
-``ik-best-pipelined``          :class:`robohw.taskgraph.pipeline.TaskGraphPipeline`, best PUMA IK
-graph ``ik-best-word-serial``        the same graph on word-serial CCMs
+``ik-best-pipelined``          :class:`robohw.taskgraph.pipeline.TaskGraphPipeline`, best PUMA
+                               IK graph
+``ik-best-word-serial``        the same graph on word-serial CCMs
 ``ik-paper-pipelined``         the reconstruction of Lee & Chang's graph
 ``ik-paper-word-serial``       the same on word-serial CCMs
 ``inertia-linear``             :class:`robohw.systolic.LinearInertiaArray` for the PUMA 560
 ``inertia-logdepth``           :class:`robohw.systolic.LogDepthInertiaArray` for the PUMA 560
 ``dynamics-pipelined``         :class:`robohw.dynamics.NewtonEulerPipeline` for the PUMA 560
-``dynamics-array``             :class:`robohw.dynamics.inverse.array.NewtonEulerArray`, 6 elements,
-                               direct
-``dynamics-engine``            :class:`robohw.dynamics.inverse.engine.NewtonEulerEngine`, a state
-every
-                               ``ENGINE_INTERVAL`` cycles (its fold: the initiation interval)
-``platform-ik-pipelined``      :class:`robohw.taskgraph.pipeline.TaskGraphPipeline` of the hexapod's
-                               legs (:func:`robohw.legs.ik_graph.leg_ik_graph`): one processor
-                               per leg
+``dynamics-array``             :class:`robohw.dynamics.inverse.array.NewtonEulerArray`, 6
+                               elements, direct
+``dynamics-engine``            :class:`robohw.dynamics.inverse.engine.NewtonEulerEngine`, a
+                               state every ``ENGINE_INTERVAL`` cycles (its fold: the initiation
+                               interval)
+``forward-dynamics``           :class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`,
+                               the articulated-body algorithm on the engine with reciprocal
+                               units
+``platform-ik-pipelined``      :class:`robohw.taskgraph.pipeline.TaskGraphPipeline` of the
+                               hexapod's legs (:func:`robohw.legs.ik_graph.leg_ik_graph`): one
+                               processor per leg
 ``platform-ik-word-serial``    the same on word-serial CCMs
 ``platform-dynamics-machine``  :class:`robohw.legs.leg_machine.LegMachine` of the hexapod's
                                inverse dynamics (:func:`robohw.legs.dynamics_graph

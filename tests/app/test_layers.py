@@ -244,6 +244,24 @@ def test_every_module_the_architecture_page_names_exists():
             assert any(place.exists() for place in places), (folders, name)
 
 
+def test_the_root_packages_table_names_every_layer():
+    # robohw/__init__.py's docstring table: every shared package in its row, each family by
+    # name.
+    import robohw
+    rows = re.findall(r"^``(robohw[\w.]*)``", robohw.__doc__, re.M)
+    shared = [p for layer in _STATED["shared"] for p in layer]
+    assert [r for r in rows if r in shared] == shared, rows
+    families = robohw.__doc__[robohw.__doc__.index("the families, in order"):]
+    for family in FAMILIES:
+        assert f"``{family.removeprefix('robohw.')}``" in families, family
+
+
+def test_the_registrys_table_names_every_design_in_order():
+    import robohw.registry
+    table = robohw.registry.__doc__
+    assert re.findall(r"^``([\w-]+)``", table, re.M) == list(robohw.registry.DESIGNS)
+
+
 # The house's sizes: a module is one idea (about 600 lines at most), and an elaborate method
 # that grows past about 100 lines becomes parts with their own inputs and outputs.
 MAX_MODULE_LINES = 600

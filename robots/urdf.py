@@ -60,6 +60,7 @@ dynamics hardware sizes its formats from it; a state beyond it comes out flagged
 bounds).
 """
 
+import functools
 import math
 import pathlib
 import tomllib
@@ -338,77 +339,121 @@ def load_urdf(path, *, base=None, tip=None):
     path = pathlib.Path(path)
     root = read_xml(path)
     reader = _Reader(path)
-    links = {}
-    for element in root.findall("link"):
-        name = element.get("name")
-        if not name:
-            reader.fail("link", "name: missing")
-        if name in links:
-            reader.fail(f"link {name}", "defined twice")
-        links[name] = element
-    joints, parent_of = {}, {}
-    for element in root.findall("joint"):
-        joint = _Joint(element, reader)
-        if joint.name in joints:
+    tree = _Tree(root, reader)
+    top, per_joint = _sidecar(path, tree.joints)
+    base, tip = _ends(path, tree, top, base, tip)
+    if tip is None:
+        tip = _default_tip(path, base, tree.below, functools.partial(tree.path_to, base),
+                           tree.joints, tree.parent_of, tree.children)
+    chain_path = tree.path_to(base, tip)
+    if chain_path is None:
+        raise RobotFileError(f"{path}: --tip {tip}: not a descendant of the base link {base}")
+    _check_chain(path, reader, chain_path, tree.joints, per_joint)
+    locks = _Locks(path, reader, tree.joints, per_joint, {j.name for j in chain_path})
+    segments = _segments(path, reader, tree, chain_path, locks, base, tip)
+    chain_joints, bare, assumed = _chain_joints(path, segments, top, per_joint)
+    for joint in tree.joints.values():      # every movable joint off the chain, held
+        if joint.moving and joint.name not in locks.on_chain and \
+                joint.child in set(tree.below(base)):
+            locks.position(joint)
+    if bare:
+        warnings.warn(f"{path}: no <inertial> on the links moved by joints {', '.join(bare)}: "
+                      f"taken as massless", RobotFileWarning, stacklevel=3)
+    if assumed:
+        warnings.warn(f"{path}: no acceleration_limit for joints {', '.join(assumed)}: taking "
+                      f"{DEFAULT_ACCELERATION_LIMIT:g} per second squared, which the dynamics "
+                      f"hardware is sized for (give them as <limit acceleration> or in its sidecar "
+                      f"{sidecar_path(path)})",
+                      RobotFileWarning, stacklevel=3)
+    pending = segments[-1]["tip"]
+    return Chain(name=root.get("name") or path.stem, joints=tuple(chain_joints), tip=pending,
+                 gravity=tuple(top.get("gravity", DEFAULT_GRAVITY)), source=str(path),
+                 base_link=base, tip_link=tip,
+                 locked=tuple(sorted((name, value) for name, value in locks.locked.items())))
+
+
+class _Tree:
+    """A URDF's links and joints as one tree, checked: every name once, every joint between
+    links that exist, one root, no closed loop."""
+
+    def __init__(self, root, reader):
+        self.links = {}
+        for element in root.findall("link"):
+            name = element.get("name")
+            if not name:
+                reader.fail("link", "name: missing")
+            if name in self.links:
+                reader.fail(f"link {name}", "defined twice")
+            self.links[name] = element
+        self.joints, self.parent_of = {}, {}
+        for element in root.findall("joint"):
+            self._add(_Joint(element, reader), reader)
+        if not self.links:
+            reader.fail("robot", "no links")
+        roots = [name for name in self.links if name not in self.parent_of]
+        if len(roots) != 1:
+            reader.fail("robot", f"{len(roots)} root links ({', '.join(roots) or 'none'}): one "
+                                 f"tree of links is needed (a closed loop, or several robots)")
+        self.root = roots[0]
+        self.children = {name: [] for name in self.links}
+        for joint in self.joints.values():
+            self.children[joint.parent].append(joint)
+        reached = set(self.below(self.root))
+        if len(reached) != len(self.links):
+            stray = sorted(set(self.links) - reached)[0]
+            reader.fail(f"link {stray}", "not reached from the root: a closed loop")
+
+    def _add(self, joint, reader):
+        if joint.name in self.joints:
             reader.fail(f"joint {joint.name}", "defined twice")
         for side in (joint.parent, joint.child):
-            if side not in links:
+            if side not in self.links:
                 reader.fail(f"joint {joint.name}", f"no link named {side!r}")
-        if joint.child in parent_of:
-            reader.fail(f"link {joint.child}", f"the child of joints {parent_of[joint.child].name} "
-                                               f"and {joint.name}: a closed loop is not a serial "
+        if joint.child in self.parent_of:
+            reader.fail(f"link {joint.child}", f"the child of joints "
+                                               f"{self.parent_of[joint.child].name} and "
+                                               f"{joint.name}: a closed loop is not a serial "
                                                f"chain")
-        joints[joint.name] = joint
-        parent_of[joint.child] = joint
-    if not links:
-        reader.fail("robot", "no links")
-    roots = [name for name in links if name not in parent_of]
-    if len(roots) != 1:
-        reader.fail("robot", f"{len(roots)} root links ({', '.join(roots) or 'none'}): one "
-                             f"tree of links is needed (a closed loop, or several robots)")
-    children = {name: [] for name in links}
-    for joint in joints.values():
-        children[joint.parent].append(joint)
-    reached, todo = set(), [roots[0]]
-    while todo:
-        link = todo.pop()
-        reached.add(link)
-        todo.extend(j.child for j in children[link])
-    if len(reached) != len(links):
-        stray = sorted(set(links) - reached)[0]
-        reader.fail(f"link {stray}", "not reached from the root: a closed loop")
-    top, per_joint = _sidecar(path, joints)
-    given = {"--base": base, "--tip": tip}
-    base, tip = base or top.get("base") or roots[0], tip or top.get("tip")
-    for option, name in (("--base", base), ("--tip", tip)):
-        if name is not None and name not in links:
-            where = f"{path}: {option}" if given[option] else \
-                f"{sidecar_path(path)}: {option.lstrip('-')}"
-            raise RobotFileError(f"{where} {name}: no such link (links: {', '.join(links)})")
+        self.joints[joint.name] = joint
+        self.parent_of[joint.child] = joint
 
-    def below(link):
+    def below(self, link):
+        """``link`` and every link below it."""
         out, todo = [], [link]
         while todo:
             here = todo.pop()
             out.append(here)
-            todo.extend(j.child for j in children[here])
+            todo.extend(j.child for j in self.children[here])
         return out
 
-    def path_to(link):
+    def path_to(self, base, link):
         """The joints from ``base`` down to ``link`` (``None``: not below it)."""
         out = []
         while link != base:
-            if link not in parent_of:
+            if link not in self.parent_of:
                 return None
-            out.append(parent_of[link])
-            link = parent_of[link].parent
+            out.append(self.parent_of[link])
+            link = self.parent_of[link].parent
         return out[::-1]
 
-    if tip is None:
-        tip = _default_tip(path, base, below, path_to, joints, parent_of, children)
-    chain_path = path_to(tip)
-    if chain_path is None:
-        raise RobotFileError(f"{path}: --tip {tip}: not a descendant of the base link {base}")
+
+def _ends(path, tree, top, base, tip):
+    """``(base, tip)``: the options', else the sidecar's, else the root and ``None``; each a
+    link of the file."""
+    given = {"--base": base, "--tip": tip}
+    base, tip = base or top.get("base") or tree.root, tip or top.get("tip")
+    for option, name in (("--base", base), ("--tip", tip)):
+        if name is not None and name not in tree.links:
+            where = f"{path}: {option}" if given[option] else \
+                f"{sidecar_path(path)}: {option.lstrip('-')}"
+            raise RobotFileError(f"{where} {name}: no such link (links: "
+                                 f"{', '.join(tree.links)})")
+    return base, tip
+
+
+def _check_chain(path, reader, chain_path, joints, per_joint):
+    """Refuse a mimic joint on the chain and a sidecar position of a joint that is not a
+    movable one off it."""
     on_chain = {j.name for j in chain_path}
     for joint in chain_path:
         if joint.mimic is not None:
@@ -418,68 +463,89 @@ def load_urdf(path, *, base=None, tip=None):
         if "position" in table and (name in on_chain or not joints[name].moving):
             raise RobotFileError(f"{sidecar_path(path)}: joint {name}: position: only a "
                                  f"movable joint off the chain is locked at a position")
-    locked = {}
 
-    def position(joint):
-        if joint.name in locked:
-            return locked[joint.name]
-        value = per_joint.get(joint.name, {}).get("position")
+
+class _Locks:
+    """The positions of the movable joints off the chain: the sidecar's, a mimic joint's from
+    the joint it follows, else 0; each within its limits."""
+
+    def __init__(self, path, reader, joints, per_joint, on_chain):
+        self.path, self.reader, self.joints = path, reader, joints
+        self.per_joint, self.on_chain = per_joint, on_chain
+        self.locked = {}
+
+    def position(self, joint):
+        if joint.name in self.locked:
+            return self.locked[joint.name]
+        value = self.per_joint.get(joint.name, {}).get("position")
         if value is None and joint.mimic is not None:
-            master = joints.get(joint.mimic[0])
+            master = self.joints.get(joint.mimic[0])
             if master is None:
-                reader.fail(f"joint {joint.name}", f"mimic: no joint named {joint.mimic[0]!r}")
-            if master.name in on_chain:
-                reader.fail(f"joint {joint.name}", f"mimic: follows chain joint {master.name}: "
-                                                   f"a mimic joint on the chain is not supported")
-            value = joint.mimic[1] * position(master) + joint.mimic[2]
+                self.reader.fail(f"joint {joint.name}",
+                                 f"mimic: no joint named {joint.mimic[0]!r}")
+            if master.name in self.on_chain:
+                self.reader.fail(f"joint {joint.name}", f"mimic: follows chain joint "
+                                                        f"{master.name}: a mimic joint on the "
+                                                        f"chain is not supported")
+            value = joint.mimic[1] * self.position(master) + joint.mimic[2]
         value = 0.0 if value is None else value
         if joint.limits is not None and not (joint.limits[0] - TOLERANCE <= value
                                              <= joint.limits[1] + TOLERANCE):
-            where = (f"{sidecar_path(path)}: joint {joint.name}: position" if joint.name in
-                     per_joint else f"{path}: joint {joint.name}")
+            sidecar = joint.name in self.per_joint
+            where = (f"{sidecar_path(self.path)}: joint {joint.name}: position" if sidecar
+                     else f"{self.path}: joint {joint.name}")
             raise RobotFileError(f"{where}: locked at {value:g}, outside its limits "
                                  f"[{joint.limits[0]:g}, {joint.limits[1]:g}]"
-                                 + ("" if joint.name in per_joint else
-                                    " (give its position in the sidecar)"))
-        locked[joint.name] = value
+                                 + ("" if sidecar else " (give its position in the sidecar)"))
+        self.locked[joint.name] = value
         return value
+
+
+def _segments(path, reader, tree, chain_path, locks, base, tip):
+    """The chain's moving joints, each ``{"joint", "placement", "body"}``: its placement from
+    the moving joint before (fixed joints between merged), the body it moves (every subtree
+    hanging from its links merged, locked joints at their positions); the last has ``"tip"``
+    too, the placement of the tip link from it."""
 
     def hanging(link, skip):
         """The body of ``link`` with every subtree hanging from it but ``skip`` (a joint
         name) merged, in ``link``'s frame."""
-        body = _Body(reader.inertial(links[link]))
-        for joint in children[link]:
+        body = _Body(reader.inertial(tree.links[link]))
+        for joint in tree.children[link]:
             if joint.name == skip:
                 continue
-            placement = joint.placement if not joint.moving else joint.motion(position(joint))
+            placement = joint.placement if not joint.moving else \
+                joint.motion(locks.position(joint))
             body.add(hanging(joint.child, None), placement)
         return body
 
-    moving = [j for j in chain_path if j.moving]
-    if not moving:
+    if not any(j.moving for j in chain_path):
         raise RobotFileError(f"{path}: no movable joint between {base} and {tip}")
     out, pending = [], Placement()
-    segment_body, segment_index = None, -1
     next_on_path = {j.parent: j.name for j in chain_path}
     for joint in chain_path:
         if joint.moving:
-            if segment_index >= 0:
-                out[segment_index]["body"] = segment_body
-            out.append({"joint": joint, "placement": pending.then(joint.placement)})
-            pending, segment_body, segment_index = Placement(), _Body(), len(out) - 1
-            frame = Placement()
+            out.append({"joint": joint, "placement": pending.then(joint.placement),
+                        "body": _Body()})
+            pending, frame = Placement(), Placement()
         else:
             pending = pending.then(joint.placement)
             frame = pending
-        if segment_index >= 0:
-            segment_body.add(hanging(joint.child, next_on_path.get(joint.child)), frame)
-    out[segment_index]["body"] = segment_body
-    chain_joints, assumed = [], []      # assumed: the joints at DEFAULT_ACCELERATION_LIMIT
-    # A chain none of whose moving links has an <inertial> has no dynamics (the dynamics and
-    # the inertia matrix refuse it); where some lack one, those links are massless.
-    bare = [item["joint"].name for item in out if not item["body"].declared]
-    inertial = len(bare) < len(out)
-    for item in out:
+        if out:
+            out[-1]["body"].add(hanging(joint.child, next_on_path.get(joint.child)), frame)
+    out[-1]["tip"] = pending
+    return out
+
+
+def _chain_joints(path, segments, top, per_joint):
+    """``(joints, bare, assumed)``: the chain's :class:`ChainJoint`\\ s, with the sidecar's
+    settings; the moving joints whose links have no ``<inertial>`` (none where none has one:
+    the chain has no dynamics; else those links are massless) and those given
+    :data:`DEFAULT_ACCELERATION_LIMIT`."""
+    bare = [item["joint"].name for item in segments if not item["body"].declared]
+    inertial = len(bare) < len(segments)
+    joints, assumed = [], []
+    for item in segments:
         joint, body = item["joint"], item["body"]
         settings = {**{k: v for k, v in top.items() if k != "gravity"},
                     **per_joint.get(joint.name, {})}
@@ -491,7 +557,7 @@ def load_urdf(path, *, base=None, tip=None):
         velocity, torque = (_tightened(path, joint.name, field, settings, urdf)
                             for field, urdf in (("velocity_limit", joint.velocity),
                                                 ("torque_limit", joint.effort)))
-        chain_joints.append(ChainJoint(
+        joints.append(ChainJoint(
             name=joint.name, type="prismatic" if joint.type == "prismatic" else "revolute",
             placement=item["placement"], axis=joint.axis, limits=joint.limits,
             velocity_limit=velocity, acceleration_limit=acceleration, torque_limit=torque,
@@ -500,22 +566,7 @@ def load_urdf(path, *, base=None, tip=None):
             inertia=inertia_six(body.inertia) if inertial else None,
             armature=settings.get("armature", 0.0), damping=joint.damping,
             friction=joint.friction))
-    for joint in joints.values():      # every movable joint off the chain, held
-        if joint.moving and joint.name not in on_chain and joint.child in set(below(base)):
-            position(joint)
-    if bare and inertial:
-        warnings.warn(f"{path}: no <inertial> on the links moved by joints {', '.join(bare)}: "
-                      f"taken as massless", RobotFileWarning, stacklevel=3)
-    if assumed:
-        warnings.warn(f"{path}: no acceleration_limit for joints {', '.join(assumed)}: taking "
-                      f"{DEFAULT_ACCELERATION_LIMIT:g} per second squared, which the dynamics "
-                      f"hardware is sized for (give them as <limit acceleration> or in its sidecar "
-                      f"{sidecar_path(path)})",
-                      RobotFileWarning, stacklevel=3)
-    return Chain(name=root.get("name") or path.stem, joints=tuple(chain_joints), tip=pending,
-                 gravity=tuple(top.get("gravity", DEFAULT_GRAVITY)), source=str(path),
-                 base_link=base, tip_link=tip,
-                 locked=tuple(sorted((name, value) for name, value in locked.items())))
+    return joints, bare if inertial else [], assumed
 
 
 def _default_tip(path, base, below, path_to, joints, parent_of, children):

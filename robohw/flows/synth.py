@@ -9,6 +9,7 @@ than the package has pins is synthesized and counted, and reported as not placed
 """
 
 import fcntl
+import functools
 import gzip
 import hashlib
 import json
@@ -291,39 +292,161 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
                placer="heap", router="router1", target_mhz=None, cache=True, progress=None,
                time_limit_min=DEFAULT_TIME_LIMIT_MIN, timed_out_row=False):
     """Export, synthesize, place and route ``design`` at ``width`` (folded by ``fold``, default
-    the design's; ignored by a design without one) for ``device``; return a
-    dict of counts, ``fmax_mhz`` (``None`` when not placed), ``latency_us``, the limiting
-    path and the tools that ran.
+    the design's) for ``device``; return a dict of counts, ``fmax_mhz`` (``None`` when not
+    placed), ``latency_us``, the limiting path and the tools that ran.
 
-    ``speed``: the ECP5 speed grade (6, 7 or 8; default 6; iCE40 parts have none). ``seed``:
-    nextpnr's placement seed (fixed by default: the same inputs place the same way). ``tools``:
-    ``"wasm"`` (the PyPI WebAssembly builds) or ``"native"`` (``yosys`` and ``nextpnr-*`` on
-    PATH). ``placer``: nextpnr's ``"heap"`` (its default) or ``"static"`` (shorter wires on the
-    large folded designs, which HeAP's placement left unroutable). ``router``: nextpnr's
-    ``"router1"`` (its default) or ``"router2"`` (which finished designs with congested regions,
-    the processor array's, where router1 stalled).
-    ``target_mhz``: a clock to route for (nextpnr's ``--freq`` with its timing-driven rip-up,
-    ``--tmg-ripup``, which reroutes the paths that miss it); without one nextpnr's target is
-    12 MHz, which every path meets, so nothing is rerouted for timing. The placement is the
-    same either way; a target it cannot reach keeps router2 rerouting, up to 1,500
-    iterations (router1: 50 rip-up rounds). With ``cache`` a result is reused when the
-    exported Verilog (without its source locations), the tool versions, the device, the speed
-    grade, the seed, the placer, the router and the target are all the same (``"cached": true``
-    in the row); results are kept in ``synth`` in the user's cache folder
-    (:func:`robohw.sim.cache.cache_root`, ``ROBOHW_CACHE`` overrides), whatever ``out_dir``.
-    Yosys's netlist is kept there too (``netlists``), for every seed and option of the same
-    Verilog, Yosys and device: one synthesis serves them all (``"netlist_reused": true``, and
-    ``synth_seconds`` the first run's).
-    ``time_limit_min``: minutes of CPU time nextpnr may take (``None``: no limit; see
-    :func:`cpu_seconds`: where the system does not say, the clock's); past them it is stopped
-    and :class:`SynthTimeout` names the design, the phase and what was left
-    (:func:`place_and_route_progress`); nothing is cached. With ``timed_out_row`` the run
-    returns a row instead, not placed, its ``note`` the measured reason (``"not routed:
-    stopped at its 45-minute limit in routing (router1: 2,580 arcs unrouted after 14,000
-    iterations)"``) and ``timed_out`` the message; never cached."""
+    ``speed``: the ECP5 speed grade (6, 7 or 8; default 6). ``seed``: nextpnr's placement
+    seed. ``tools``: ``"wasm"`` (the PyPI WebAssembly builds) or ``"native"`` (``yosys`` and
+    ``nextpnr-*`` on PATH). ``placer`` (``"heap"`` or ``"static"``), ``router``
+    (``"router1"`` or ``"router2"``) and ``target_mhz`` (a clock to route for: ``--freq`` with
+    the timing-driven rip-up, ``--tmg-ripup``; without one nextpnr's 12 MHz target reroutes
+    nothing) are nextpnr's (docs/synthesis.md says which design takes which). With ``cache`` a
+    result is reused when the Verilog (without source locations), the tools' versions, the
+    device, grade, seed, placer, router and target are the same (``"cached": true``), and
+    Yosys's netlist is shared by every seed and option of the same Verilog, Yosys and device
+    (``"netlist_reused": true``); both in the user's cache folder
+    (:func:`robohw.sim.cache.cache_root`). ``time_limit_min``: minutes of CPU time nextpnr may
+    take (``None``: no limit; :func:`cpu_seconds`); past them it is stopped and
+    :class:`SynthTimeout` names the design, the phase and what was left
+    (:func:`place_and_route_progress`), or with ``timed_out_row`` the run returns a row, not
+    placed, its ``note`` the reason and ``timed_out`` the message; never cached."""
     design.check_width(width)
-    check_choice("device", device, DEVICES)
     check_choice("tools", tools, TOOLS)
+    family, arguments, pins, speed = _nextpnr_arguments(device, speed, seed, placer, router,
+                                                        target_mhz, time_limit_min)
+    out_dir = pathlib.Path(out_dir)
+    sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False, device=device)
+    # The files in out_dir are named relative to it.
+    module, base = sidecar["module"], f"{sidecar['module']}.{device}"
+    commands = {k: v.format(family=family) for k, v in _COMMANDS[tools].items()}
+    yosys, nextpnr = (tool_command(commands[name], tools) for name in ("yosys", "nextpnr"))
+    say = functools.partial(_say, progress)
+    started = time.perf_counter()
+    say(f"{module}: {commands['yosys']} (a first WebAssembly run compiles the tools, ~1 min)"
+        if tools == "wasm" else f"{module}: {yosys}")
+    versions = {"kind": tools, "yosys": tool_version(yosys), "nextpnr": tool_version(nextpnr)}
+    # Keyed by the design without its source locations: a clone in another folder, or an edit
+    # that moves lines, finds the result.
+    verilog = location_free((out_dir / sidecar["verilog"]).read_text())
+    cached = _cache_file(verilog, versions, device, speed, seed, arguments)
+    if cache and cached.exists():
+        say(f"{module}: cached result {cached.name}")
+        # The key holds the Verilog: a result cached before rows carried its digest is of it.
+        return {**json.loads(cached.read_text()), "verilog_sha256": sidecar["verilog_sha256"],
+                "cached": True}
+    cells, synth_seconds, reused = _synthesized(yosys, versions["yosys"], sidecar, verilog,
+                                                family, device, out_dir, cache, say)
+    row = {"format_version": FORMAT_VERSION, "design": design.name, "module": module,
+           "width": width, "fold": sidecar["fold"],
+           **({} if design.robot_label is None else {"robot": design.robot_label}),
+           "device": device, "speed_grade": speed, "seed": seed, "placer": placer,
+           "router": router, "target_mhz": target_mhz, "tools": versions,
+           "commit": checkout_commit(), **_counts(sidecar, cells, family),
+           "synth_seconds": synth_seconds, "netlist_reused": reused,
+           "fmax_mhz": None, "placed": False}
+    unfit = _unfit(row, cells, device, sidecar, pins)
+    if unfit:
+        row["note"] = unfit
+    else:
+        command_log = out_dir / f"{base}.nextpnr.log"
+        say(f"{module}: {commands['nextpnr']} {' '.join(arguments)} --seed {seed} "
+            f"(progress in {command_log})")
+        # Not --quiet: the log shows the placer's and router's progress on long runs.
+        command = [nextpnr, *arguments, "--seed", str(seed), "--json", f"{base}.json",
+                   "--report", f"{base}.pnr.json", "--timing-allow-fail",
+                   *(["--out-of-context"] if family == "ecp5" else [])]
+        placing = time.perf_counter()
+        try:
+            _placed_and_routed(row, command, out_dir, base, cells, time_limit_min)
+        except ToolTimedOut as stopped:
+            message = f"{module}: place and route {stopped}; nothing cached; see {command_log}"
+            if not timed_out_row:
+                raise SynthTimeout(message) from None
+            row.update(note=f"not {'routed' if stopped.phase == 'routing' else 'placed'}: "
+                            f"{stopped}", timed_out=message)
+            return _finished(row, out_dir / f"{base}.result.json", started, placing)
+        row["place_seconds"] = round(time.perf_counter() - placing, 1)
+    return _finished(row, out_dir / f"{base}.result.json", started, cached=cached)
+
+
+def _cache_file(*key):
+    """Where the result of ``key``'s inputs is kept (``synth`` in the user's cache folder)."""
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:20]
+    return cache_dir("synth") / f"{digest}.json"
+
+
+def _say(progress, text):
+    if progress:
+        print(text, file=progress, flush=True)
+
+
+def _counts(sidecar, cells, family):
+    """A row's figures of the export (its digest, cycles and register bits) and of Yosys's
+    ``cells`` (by kind, :data:`_CELLS`)."""
+    return {**{key: sidecar[key] for key in ("verilog_sha256", "latency_cycles",
+                                             "interval_cycles", "register_bits")},
+            **{kind: sum(cells.get(t, 0) for t in types)
+               for kind, types in _CELLS[family].items()}}
+
+
+def _finished(row, result, started, placing=None, cached=None):
+    """``row`` with its times (``placing``: when place and route started, for a run stopped at
+    its limit) and its rates, written to ``result`` and, but for a stopped run, to the cache
+    file ``cached``."""
+    if placing is not None:
+        row["place_seconds"] = round(time.perf_counter() - placing, 1)
+    if row["fmax_mhz"]:
+        row["latency_us"] = round(row["latency_cycles"] / row["fmax_mhz"], 3)
+        row["results_per_us"] = round(row["fmax_mhz"] / row["interval_cycles"], 2)
+    row["seconds"] = round(time.perf_counter() - started, 1)
+    row["cached"] = False
+    result.write_text(json.dumps(row, indent=1))
+    if cached is not None and "timed_out" not in row:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(row, indent=1))
+    return row
+
+
+def _synthesized(yosys, version, sidecar, verilog, family, device, out_dir, cache, say):
+    """``(cells, seconds, reused)``: Yosys's netlist of the exported module
+    (:func:`_netlist_of`: reused where one of the same Verilog, Yosys and device is kept), its
+    cells by type."""
+    module = sidecar["module"]
+    base = f"{module}.{device}"
+    # Each buffer's bel, and its output (the nets driven by the cell) marked global; after
+    # synthesis, which names the nets.
+    placements = "".join(
+        f"setattr -set BEL \"{bel}\" {module}/{buffer}; "
+        f"setattr -set ECP5_IS_GLOBAL 1 {module}/{buffer} %co w:* %i; "
+        for buffer, bel in _clock_buffers(verilog, device))
+    script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module}; {placements}"
+              f"write_json {base}.json; tee -q -o {base}.stat.json stat -json")
+    seconds, reused = _netlist_of(yosys, script, [verilog, version, device], out_dir, base,
+                                  cache, say)
+    stats = json.loads((out_dir / f"{base}.stat.json").read_text())
+    return next(iter(stats["modules"].values()))["num_cells_by_type"], seconds, reused
+
+
+def _unfit(row, cells, device, sidecar, pins):
+    """Why the netlist is not placed on ``device``: it does not fit, or its ports need more
+    pins than the device has (``pins``: ``None``, any); ``None`` where it may be placed."""
+    overfull = _overfull(row, cells, device)
+    if overfull:
+        return f"does not fit: {overfull}"
+    port_bits = sum(field["width"] for stream in sidecar["ports"].values()
+                    for field in stream["fields"].values()) + 6  # + valid/ready, clk, rst
+    if pins is not None and port_bits > pins:
+        return f"not placed: {port_bits} port bits, {pins} pins"
+    return None
+
+
+def _nextpnr_arguments(device, speed, seed, placer, router, target_mhz, time_limit_min):
+    """``(family, arguments, pins, speed)``: ``device``'s family, nextpnr's arguments for it,
+    its speed grade (an ECP5's, 6 by default), ``placer``, ``router`` and ``target_mhz``, its
+    pins (``None``: any) and the grade; each checked, and ``time_limit_min``."""
+    if time_limit_min is not None:
+        check_number("time_limit_min", time_limit_min, above=0, unit="minutes")
+    check_choice("device", device, DEVICES)
     family, arguments, pins = DEVICES[device]
     if family != "ecp5" and speed is not None:
         raise ValueError(f"speed grades apply to ECP5 devices, not {device}")
@@ -333,8 +456,6 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
         arguments = [*arguments, "--speed", str(speed)]
     check_integer("seed", seed, minimum=0)
     check_nextpnr_options(placer, router)
-    if time_limit_min is not None:
-        check_number("time_limit_min", time_limit_min, above=0, unit="minutes")
     if placer != "heap":        # HeAP's runs keep their cache keys
         arguments = [*arguments, "--placer", placer]
     if router != "router1":     # router1's runs keep their cache keys
@@ -342,116 +463,33 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     if target_mhz is not None:
         check_number("target_mhz", target_mhz, above=0, below=MAX_TARGET_MHZ, unit="MHz")
         arguments = [*arguments, "--freq", f"{target_mhz:g}", "--tmg-ripup"]
-    out_dir = pathlib.Path(out_dir)
-    sidecar = export_design(design, width, out_dir, fold=fold, check_lint=False, device=device)
-    module = sidecar["module"]
-    base = f"{module}.{device}"   # files in out_dir, named relative to it
-    commands = {k: v.format(family=family) for k, v in _COMMANDS[tools].items()}
-    yosys, nextpnr = (tool_command(commands[name], tools) for name in ("yosys", "nextpnr"))
+    return family, arguments, pins, speed
 
-    def say(text):
-        if progress:
-            print(text, file=progress, flush=True)
 
-    started = time.perf_counter()
-    say(f"{module}: {commands['yosys']} (a first WebAssembly run compiles the tools, ~1 min)"
-        if tools == "wasm" else f"{module}: {yosys}")
-    versions = {"kind": tools, "yosys": tool_version(yosys), "nextpnr": tool_version(nextpnr)}
-    # Keyed by the design without its source locations: a clone in another folder, or an edit
-    # that moves lines, finds the result.
-    verilog = location_free((out_dir / sidecar["verilog"]).read_text())
-    key = hashlib.sha256(json.dumps([verilog, versions, device, speed, seed, arguments]
-                                    ).encode()).hexdigest()[:20]
-    cached = cache_dir("synth") / f"{key}.json"
-    if cache and cached.exists():
-        row = json.loads(cached.read_text())
-        # The key holds the Verilog: a result cached before rows carried its digest is of it.
-        row["verilog_sha256"] = sidecar["verilog_sha256"]
-        row["cached"] = True
-        say(f"{module}: cached result {cached.name}")
-        return row
-
-    # Each buffer's bel, and its output (the nets driven by the cell) marked global; after
-    # synthesis, which names the nets.
-    placements = "".join(
-        f"setattr -set BEL \"{bel}\" {module}/{buffer}; "
-        f"setattr -set ECP5_IS_GLOBAL 1 {module}/{buffer} %co w:* %i; "
-        for buffer, bel in _clock_buffers(verilog, device))
-    script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module}; {placements}"
-              f"write_json {base}.json; tee -q -o {base}.stat.json stat -json")
-    synth_seconds, reused = _netlist_of(yosys, script, [verilog, versions["yosys"], device],
-                                        out_dir, base, cache, say)
-    stats = json.loads((out_dir / f"{base}.stat.json").read_text())
-    cells = next(iter(stats["modules"].values()))["num_cells_by_type"]
-    row = {"format_version": FORMAT_VERSION,
-           "design": design.name, "module": module, "width": width, "fold": sidecar["fold"],
-           **({} if design.robot_label is None else {"robot": design.robot_label}),
-           "device": device,
-           "speed_grade": speed, "seed": seed, "placer": placer, "router": router,
-           "target_mhz": target_mhz,
-           "tools": versions,
-           "commit": checkout_commit(),
-           "verilog_sha256": sidecar["verilog_sha256"],
-           "latency_cycles": sidecar["latency_cycles"],
-           "interval_cycles": sidecar["interval_cycles"],
-           "register_bits": sidecar["register_bits"]}
-    for kind, types in _CELLS[family].items():
-        row[kind] = sum(cells.get(t, 0) for t in types)
-    row["synth_seconds"] = synth_seconds
-    row["netlist_reused"] = reused
-
-    port_bits = sum(field["width"] for stream in sidecar["ports"].values()
-                    for field in stream["fields"].values()) + 6  # + valid/ready, clk, rst
-    row["fmax_mhz"], row["placed"] = None, False
-    overfull = _overfull(row, cells, device)
-    if overfull:
-        row["note"] = f"does not fit: {overfull}"
-    elif pins is not None and port_bits > pins:
-        row["note"] = f"not placed: {port_bits} port bits, {pins} pins"
-    else:
-        say(f"{module}: {commands['nextpnr']} {' '.join(arguments)} --seed {seed} "
-            f"(progress in {out_dir / base}.nextpnr.log)")
-        # Not --quiet: the log shows the placer's and router's progress on long runs.
-        command = [nextpnr, *arguments, "--seed", str(seed), "--json", f"{base}.json",
-                   "--report", f"{base}.pnr.json", "--timing-allow-fail"]
-        if family == "ecp5":
-            command.append("--out-of-context")
-        placing = time.perf_counter()
-        log = out_dir / f"{base}.nextpnr.log"
-        try:
-            failed = run_tool(command, log, out_dir,
+def _placed_and_routed(row, command, out_dir, base, cells, time_limit_min):
+    """Run nextpnr's ``command`` in ``out_dir`` and put what it placed into ``row``: its Fmax,
+    utilization and limiting path, or the note of why it did not place. Past
+    ``time_limit_min`` minutes, :class:`ToolTimedOut` saying where it stopped (its
+    ``phase``)."""
+    log = out_dir / f"{base}.nextpnr.log"
+    try:
+        failed = run_tool(command, log, out_dir,
                           None if time_limit_min is None else time_limit_min * 60)
-        except ToolTimedOut:
-            phase, left = place_and_route_progress(log.read_text(errors="replace"))
-            stopped = f"stopped at its {time_limit_min:g}-minute limit in {phase} ({left})"
-            message = f"{module}: place and route {stopped}; nothing cached; see {log}"
-            if not timed_out_row:
-                raise SynthTimeout(message) from None
-            row.update(note=f"not {'routed' if phase == 'routing' else 'placed'}: {stopped}",
-                       timed_out=message, cached=False,
-                       place_seconds=round(time.perf_counter() - placing, 1),
-                       seconds=round(time.perf_counter() - started, 1))
-            (out_dir / f"{module}.{device}.result.json").write_text(json.dumps(row, indent=1))
-            return row
-        if failed:
-            row["note"] = _why_not_placed(out_dir / f"{base}.nextpnr.log", cells)
-        else:
-            report = json.loads((out_dir / f"{base}.pnr.json").read_text())
-            clocks = [c["achieved"] for c in report.get("fmax", {}).values()]
-            row["fmax_mhz"] = round(min(clocks), 1) if clocks else None
-            row["placed"] = True
-            row["utilization"] = {k: v for k, v in report["utilization"].items() if v["used"]}
-            row["critical_path"] = critical_path(report)
-        row["place_seconds"] = round(time.perf_counter() - placing, 1)
-    if row["fmax_mhz"]:
-        row["latency_us"] = round(row["latency_cycles"] / row["fmax_mhz"], 3)
-        row["results_per_us"] = round(row["fmax_mhz"] / row["interval_cycles"], 2)
-    row["seconds"] = round(time.perf_counter() - started, 1)
-    row["cached"] = False
-    (out_dir / f"{module}.{device}.result.json").write_text(json.dumps(row, indent=1))
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    cached.write_text(json.dumps(row, indent=1))
-    return row
+    except ToolTimedOut as timed_out:
+        phase, left = place_and_route_progress(log.read_text(errors="replace"))
+        stopped = ToolTimedOut(f"stopped at its {time_limit_min:g}-minute limit in {phase} "
+                               f"({left})")
+        stopped.phase = phase
+        raise stopped from timed_out
+    if failed:
+        row["note"] = _why_not_placed(log, cells)
+        return
+    report = json.loads((out_dir / f"{base}.pnr.json").read_text())
+    clocks = [c["achieved"] for c in report.get("fmax", {}).values()]
+    row["fmax_mhz"] = round(min(clocks), 1) if clocks else None
+    row["placed"] = True
+    row["utilization"] = {k: v for k, v in report["utilization"].items() if v["used"]}
+    row["critical_path"] = critical_path(report)
 
 
 def worst_of_seeds(rows):

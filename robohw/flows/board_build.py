@@ -10,6 +10,7 @@ the protocol's version, the clock, each seed's clock and the resources; ``NAME-s
 is each seed's timing report.
 """
 
+import functools
 import hashlib
 import json
 import pathlib
@@ -25,6 +26,7 @@ from robohw.flows.synth import (
     critical_path,
     place_and_route_progress,
     run_tool,
+    say_progress,
     tool_command,
     tool_version,
 )
@@ -83,23 +85,11 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
     ``describe``: what the sidecar says of the design (its name, robot, width...).
     :class:`BoardClockMissed` where a seed misses the clock (the timing reports are kept),
     :class:`~robohw.flows.synth.SynthTimeout` where one runs past its limit."""
-    seeds = tuple(seeds)
-    if not seeds:
-        raise ValueError("seeds must name at least one seed")
-    for seed in seeds:
-        check_integer("seed", seed, minimum=0)
-    check_choice("tools", tools, _COMMANDS)
-    check_nextpnr_options(placer, router)
-    if time_limit_min is not None:
-        check_number("time_limit_min", time_limit_min, above=0, unit="minutes")
+    seeds = _checked(seeds, tools, placer, router, time_limit_min)
     out_dir = pathlib.Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     yosys, nextpnr, ecppack = (tool_command(name, tools) for name in _COMMANDS[tools])
-
-    def say(text):
-        if progress:
-            print(text, file=progress, flush=True)
-
+    say = functools.partial(say_progress, progress)
     started = time.perf_counter()
     top = BoardTop(target, design, digest, plan)
     target.platform_class()().prepare(top, name=TOP_NAME).extract(out_dir)
@@ -109,23 +99,8 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
     clock_mhz = float(plan.clock_mhz)
     by_seed, reports = {}, {}
     for seed in seeds:
-        base = f"{TOP_NAME}-s{seed}"
-        log = out_dir / f"{base}.nextpnr.log"
-        say(f"{TOP_NAME}: nextpnr-ecp5 seed {seed} (progress in {log})")
-        command = [nextpnr, *target.nextpnr, "--seed", str(seed), "--json", f"{TOP_NAME}.json",
-                   "--lpf", f"{TOP_NAME}.lpf", "--textcfg", f"{base}.config",
-                   "--report", f"{base}.pnr.json", "--timing-allow-fail", "--placer", placer,
-                   "--router", router, "--tmg-ripup"]
-        try:
-            failed = run_tool(command, log, out_dir,
-                              None if time_limit_min is None else time_limit_min * 60)
-        except ToolTimedOut:
-            phase, left = place_and_route_progress(log.read_text(errors="replace"))
-            raise SynthTimeout(f"{TOP_NAME}: seed {seed} stopped at its {time_limit_min:g}-"
-                               f"minute limit in {phase} ({left}); see {log}") from None
-        if failed:
-            raise SynthError(f"{TOP_NAME}: nextpnr failed on seed {seed}; see {log}")
-        reports[seed] = json.loads((out_dir / f"{base}.pnr.json").read_text())
+        reports[seed] = _placed(nextpnr, target, seed, placer, router, out_dir, time_limit_min,
+                                say)
         by_seed[seed] = round(_design_clock(reports[seed], clock_mhz), 1)
         say(f"{TOP_NAME}: seed {seed}: {by_seed[seed]} MHz for a {clock_mhz:g} MHz clock")
     best = max(seeds, key=lambda s: by_seed[s])
@@ -133,12 +108,7 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
     sidecar = {
         "format_version": FORMAT_VERSION, "board": target.name, "top": TOP_NAME,
         "design": describe or {}, "digest": digest, "protocol_version": PROTOCOL_VERSION,
-        "frames": frame_format.describe(),
-        "clock": {"board_mhz": target.clock_mhz, "clock_mhz": round(clock_mhz, 6),
-                  "pll": {"clki_div": plan.pll.clki_div, "clkfb_div": plan.pll.clkfb_div,
-                          "clkop_div": plan.pll.clkop_div},
-                  "baud": plan.baud, "divisor": plan.divisor,
-                  "uart_baud": round(float(plan.uart_baud), 1)},
+        "frames": frame_format.describe(), "clock": _clock(target, plan),
         "placer": placer, "router": router,
         "fmax_by_seed": {str(s): by_seed[s] for s in seeds}, "clock_met": worst >= clock_mhz,
         "critical_path": critical_path(reports[best]),
@@ -153,13 +123,63 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
             f"{', '.join(f'seed {s} {by_seed[s]:g} MHz' for s in seeds)}; no bitstream "
             f"(a slower --clock-mhz; the reports in {out_dir})")
     say(f"{TOP_NAME}: ecppack seed {best}")
-    if run_tool([ecppack, "--compress", "--input", f"{TOP_NAME}-s{best}.config",
+    sidecar.update(bitstream=_packed(ecppack, best, out_dir),
+                   seconds=round(time.perf_counter() - started, 1))
+    write_json(out_dir / f"{TOP_NAME}.json", sidecar)
+    return sidecar
+
+
+def _checked(seeds, tools, placer, router, time_limit_min):
+    """``seeds`` as a tuple, each checked, and the other options."""
+    seeds = tuple(seeds)
+    if not seeds:
+        raise ValueError("seeds must name at least one seed")
+    for seed in seeds:
+        check_integer("seed", seed, minimum=0)
+    check_choice("tools", tools, _COMMANDS)
+    check_nextpnr_options(placer, router)
+    if time_limit_min is not None:
+        check_number("time_limit_min", time_limit_min, above=0, unit="minutes")
+    return seeds
+
+
+def _placed(nextpnr, target, seed, placer, router, out_dir, time_limit_min, say):
+    """nextpnr's report of the top placed and routed at ``seed`` (rerouting for the clock)."""
+    base = f"{TOP_NAME}-s{seed}"
+    log = out_dir / f"{base}.nextpnr.log"
+    say(f"{TOP_NAME}: nextpnr-ecp5 seed {seed} (progress in {log})")
+    command = [nextpnr, *target.nextpnr, "--seed", str(seed), "--json", f"{TOP_NAME}.json",
+               "--lpf", f"{TOP_NAME}.lpf", "--textcfg", f"{base}.config",
+               "--report", f"{base}.pnr.json", "--timing-allow-fail", "--placer", placer,
+               "--router", router, "--tmg-ripup"]
+    try:
+        failed = run_tool(command, log, out_dir,
+                          None if time_limit_min is None else time_limit_min * 60)
+    except ToolTimedOut:
+        phase, left = place_and_route_progress(log.read_text(errors="replace"))
+        raise SynthTimeout(f"{TOP_NAME}: seed {seed} stopped at its {time_limit_min:g}-"
+                           f"minute limit in {phase} ({left}); see {log}") from None
+    if failed:
+        raise SynthError(f"{TOP_NAME}: nextpnr failed on seed {seed}; see {log}")
+    return json.loads((out_dir / f"{base}.pnr.json").read_text())
+
+
+def _clock(target, plan):
+    """The sidecar's clock: the board's, the design's from the PLL and its dividers, the
+    link's rate and divisor."""
+    return {"board_mhz": target.clock_mhz, "clock_mhz": round(float(plan.clock_mhz), 6),
+            "pll": {"clki_div": plan.pll.clki_div, "clkfb_div": plan.pll.clkfb_div,
+                    "clkop_div": plan.pll.clkop_div},
+            "baud": plan.baud, "divisor": plan.divisor,
+            "uart_baud": round(float(plan.uart_baud), 1)}
+
+
+def _packed(ecppack, seed, out_dir):
+    """The bitstream of ``seed``'s routing, packed by ecppack: its files and digest."""
+    if run_tool([ecppack, "--compress", "--input", f"{TOP_NAME}-s{seed}.config",
                  "--bit", f"{TOP_NAME}.bit", "--svf", f"{TOP_NAME}.svf"],
                 out_dir / f"{TOP_NAME}.ecppack.log", out_dir):
         raise SynthError(f"{TOP_NAME}: ecppack failed; see {out_dir / TOP_NAME}.ecppack.log")
     bitstream = (out_dir / f"{TOP_NAME}.bit").read_bytes()
-    sidecar.update(bitstream={"bit": f"{TOP_NAME}.bit", "svf": f"{TOP_NAME}.svf",
-                              "seed": best, "sha256": hashlib.sha256(bitstream).hexdigest()},
-                   seconds=round(time.perf_counter() - started, 1))
-    write_json(out_dir / f"{TOP_NAME}.json", sidecar)
-    return sidecar
+    return {"bit": f"{TOP_NAME}.bit", "svf": f"{TOP_NAME}.svf", "seed": seed,
+            "sha256": hashlib.sha256(bitstream).hexdigest()}

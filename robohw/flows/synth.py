@@ -40,6 +40,7 @@ __all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET
            "check_nextpnr_options", "place_and_route_progress", "synthesize",
            "worst_of_seeds", "combine_seeds", "merge_rows", "tool_table", "critical_path",
            "cpu_seconds", "format_synth", "tool_command", "tool_version", "run_tool",
+           "say_progress",
            "ToolTimedOut"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
@@ -320,7 +321,7 @@ def synthesize(design, width, device, out_dir, *, fold=None, speed=None, seed=1,
     module, base = sidecar["module"], f"{sidecar['module']}.{device}"
     commands = {k: v.format(family=family) for k, v in _COMMANDS[tools].items()}
     yosys, nextpnr = (tool_command(commands[name], tools) for name in ("yosys", "nextpnr"))
-    say = functools.partial(_say, progress)
+    say = functools.partial(say_progress, progress)
     started = time.perf_counter()
     say(f"{module}: {commands['yosys']} (a first WebAssembly run compiles the tools, ~1 min)"
         if tools == "wasm" else f"{module}: {yosys}")
@@ -375,7 +376,8 @@ def _cache_file(*key):
     return cache_dir("synth") / f"{digest}.json"
 
 
-def _say(progress, text):
+def say_progress(progress, text):
+    """``text`` as a line on ``progress`` (a stream; ``None``: nothing)."""
     if progress:
         print(text, file=progress, flush=True)
 

@@ -98,43 +98,14 @@ def run(args):
         args.out = DEFAULT_OUT
         if not pathlib.Path(DEFAULT_OUT).parent.exists():
             pathlib.Path(DEFAULT_OUT).parent.mkdir()
-    bad = bad_folder(args.out)
+    bad = _refused(args)
     if bad:
         return usage("synth", bad)
-    if args.no_target and args.target_mhz is not None:
-        return usage("synth", "--no-target and --target-mhz contradict each other")
-    from concurrent.futures import ThreadPoolExecutor
-
-    from robohw.flows.synth import (
-        MAX_TARGET_MHZ,
-        SynthError,
-        format_synth,
-        merge_rows,
-        synthesize,
-        worst_of_seeds,
-    )
+    from robohw.flows.synth import SynthError, format_synth, merge_rows, worst_of_seeds
     from robohw.registry import DESIGNS
-    if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
-        return usage("synth", f"--target-mhz must be below {MAX_TARGET_MHZ}, not "
-                              f"{args.target_mhz:g}")
-    if args.speed is not None and not args.device.startswith("ecp5"):
-        return usage("synth", f"--speed applies to ECP5 devices, not {args.device}")
-    if args.seeds is not None and len(set(args.seeds)) != len(args.seeds):
-        return usage("synth", f"--seeds must be distinct, not {','.join(map(str, args.seeds))}")
     from robohw.registry import designs as find_designs
-    from robohw.registry import robot_designs
     from robohw.robots import RobotFileError
-    bad = args.robot is None and inapplicable(args, ROBOT_LINKS)
-    if bad:
-        return usage("synth", bad)
-    names = args.designs
-    if names is None:
-        candidates = robot_designs(every=True) if args.robot else list(DESIGNS)
-        names = [name for name in candidates if not DESIGNS[name].unplaced]
-        for name in candidates:
-            if DESIGNS[name].unplaced:
-                print(f"robohw synth: {name} left out ({DESIGNS[name].unplaced}); name it in "
-                      f"--designs to place it anyway", file=sys.stderr)
+    names = args.designs if args.designs is not None else _placeable(args)
     bad = ii_as_fold(args, names) or bad_widths(names, args.widths) or \
         bad_fold(names, args.fold)
     if bad:
@@ -148,30 +119,11 @@ def run(args):
     configurations = [(name, width, fold) for name in names
                       for width in args.widths or (found[name].default_width,)
                       for fold in fold_lists[name]]
-
-    def options(name):
-        chosen = found[name].place_and_route.overridden(
-            args.placer, args.router, args.target_mhz, args.no_target, args.seeds or None)
-        return {"placer": chosen.placer, "router": chosen.router,
-                "target_mhz": chosen.target_mhz, "seeds": chosen.seeds}
-
     # One run per configuration and seed, each seed in a folder of its own.
     runs = [(configuration, seed) for configuration in configurations
-            for seed in options(configuration[0])["seeds"]]
-
-    def synthesize_one(run):
-        (name, width, fold), seed = run
-        chosen = options(name)
-        return synthesize(found[name], width, args.device, f"{args.out}/seed{seed}",
-                          fold=fold, speed=args.speed, seed=seed, tools=args.tools,
-                          placer=chosen["placer"], router=chosen["router"],
-                          target_mhz=chosen["target_mhz"], cache=not args.no_cache,
-                          progress=None if args.quiet else sys.stderr,
-                          time_limit_min=args.time_limit, timed_out_row=True)
+            for seed in _options(args, found[configuration[0]])["seeds"]]
     try:
-        # The tools are subprocesses: threads run them side by side.
-        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            results = list(pool.map(synthesize_one, runs))
+        results = _synthesized(args, found, runs)
     except SynthError as error:
         print(f"robohw synth: {error}", file=sys.stderr)
         return 1
@@ -193,3 +145,60 @@ def run(args):
     for message in stopped:
         print(f"robohw synth: {message}", file=sys.stderr)
     return 1 if stopped else 0
+
+
+def _refused(args):
+    """Why the options cannot run together (before any design is built), or ``None``."""
+    bad = bad_folder(args.out)
+    if bad:
+        return bad
+    if args.no_target and args.target_mhz is not None:
+        return "--no-target and --target-mhz contradict each other"
+    from robohw.flows.synth import MAX_TARGET_MHZ
+    if args.target_mhz is not None and args.target_mhz >= MAX_TARGET_MHZ:
+        return f"--target-mhz must be below {MAX_TARGET_MHZ}, not {args.target_mhz:g}"
+    if args.speed is not None and not args.device.startswith("ecp5"):
+        return f"--speed applies to ECP5 devices, not {args.device}"
+    if args.seeds is not None and len(set(args.seeds)) != len(args.seeds):
+        return f"--seeds must be distinct, not {','.join(map(str, args.seeds))}"
+    return args.robot is None and inapplicable(args, ROBOT_LINKS) or None
+
+
+def _placeable(args):
+    """Every design (for ``--robot``, every one generated from a robot) but those that do not
+    place, each of those named in one line."""
+    from robohw.registry import DESIGNS, robot_designs
+    candidates = robot_designs(every=True) if args.robot else list(DESIGNS)
+    for name in candidates:
+        if DESIGNS[name].unplaced:
+            print(f"robohw synth: {name} left out ({DESIGNS[name].unplaced}); name it in "
+                  f"--designs to place it anyway", file=sys.stderr)
+    return [name for name in candidates if not DESIGNS[name].unplaced]
+
+
+def _options(args, design):
+    """nextpnr's options for ``design``: its own, overridden by the command line's."""
+    chosen = design.place_and_route.overridden(
+        args.placer, args.router, args.target_mhz, args.no_target, args.seeds or None)
+    return {"placer": chosen.placer, "router": chosen.router,
+            "target_mhz": chosen.target_mhz, "seeds": chosen.seeds}
+
+
+def _synthesized(args, found, runs):
+    """The rows of ``runs`` (``((name, width, fold), seed)``), ``--jobs`` side by side."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from robohw.flows.synth import synthesize
+
+    def synthesize_one(run):
+        (name, width, fold), seed = run
+        chosen = _options(args, found[name])
+        return synthesize(found[name], width, args.device, f"{args.out}/seed{seed}",
+                          fold=fold, speed=args.speed, seed=seed, tools=args.tools,
+                          placer=chosen["placer"], router=chosen["router"],
+                          target_mhz=chosen["target_mhz"], cache=not args.no_cache,
+                          progress=None if args.quiet else sys.stderr,
+                          time_limit_min=args.time_limit, timed_out_row=True)
+    # The tools are subprocesses: threads run them side by side.
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        return list(pool.map(synthesize_one, runs))

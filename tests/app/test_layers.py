@@ -284,6 +284,24 @@ def test_no_elaborate_is_over_its_size():
     assert not long, long
 
 
+# A flow (the flows, the commands, the URDF loader) reads in named steps: none of its functions
+# is over 80 lines (the physics' recursions, elsewhere, may read as the textbook's do).
+MAX_FLOW_LINES = 80
+FLOWS = ("robohw.flows", "robohw.commands", "robohw.robots.urdf")
+
+
+def test_no_function_of_a_flow_is_over_its_size():
+    long = {}
+    for name, path in MODULES.items():
+        if not any(name == flow or name.startswith(flow + ".") for flow in FLOWS):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    node.end_lineno - node.lineno + 1 > MAX_FLOW_LINES:
+                long[f"{name}:{node.lineno} {node.name}"] = node.end_lineno - node.lineno + 1
+    assert not long, long
+
+
 def test_the_picture_is_drawn(tmp_path):
     draw(tmp_path / "layers.png")
     assert (tmp_path / "layers.png").read_bytes().startswith(b"\x89PNG")

@@ -30,7 +30,7 @@ import json
 import pathlib
 
 from robohw.flows.robot_designs import robot_accuracy, robot_section
-from robohw.flows.synth import tool_table
+from robohw.flows.synth_rows import tool_table
 from robohw.hw.checks import check_integer
 from robohw.registry import DESIGNS, FAMILIES
 from robohw.results import results_document, results_page, row_status

@@ -63,17 +63,17 @@ bounds).
 import functools
 import math
 import pathlib
-import tomllib
 import warnings
 
 import numpy as np
 
 from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3, inertia_six
 from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError, RobotFileWarning
-from robohw.robots.toml_file import TOLERANCE, inertia_tensor, known_fields, number, numbers
+from robohw.robots.toml_file import TOLERANCE, inertia_tensor
+from robohw.robots.urdf_sidecar import read_sidecar, sidecar_path, tightened_limit
 from robohw.robots.xml_file import read_xml
 
-__all__ = ["load_urdf", "sidecar_path", "URDF_SUFFIXES", "DEFAULT_ACCELERATION_LIMIT"]
+__all__ = ["load_urdf", "URDF_SUFFIXES", "DEFAULT_ACCELERATION_LIMIT"]
 
 # A chain joint's |qdd| bound (rad/s^2, m/s^2) when no sidecar gives one: the bound the shipped
 # UR5's sidecar takes (MoveIt's configurations of the UR arms, for time parametrization).
@@ -81,20 +81,6 @@ DEFAULT_ACCELERATION_LIMIT = 10.0
 
 URDF_SUFFIXES = (".urdf", ".xacro")
 _MOVING = ("revolute", "continuous", "prismatic")
-_SIDECAR_JOINT = {"acceleration_limit", "velocity_limit", "torque_limit", "armature",
-                  "position"}
-_SIDECAR_TOP = {"acceleration_limit", "velocity_limit", "torque_limit", "armature", "gravity",
-                "joint", "base", "tip"}
-
-
-def sidecar_path(path):
-    """The sidecar of the robot file ``path``: ``NAME.urdf.toml`` for ``NAME.urdf`` and
-    ``NAME.urdf.xacro`` (``NAME.xacro``: ``NAME.urdf.toml`` too)."""
-    path = pathlib.Path(path)
-    name = path.name[:-len(".xacro")] if path.name.lower().endswith(".xacro") else path.name
-    if not name.lower().endswith(".urdf"):
-        name += ".urdf"
-    return path.with_name(name + ".toml")
 
 
 class _Reader:
@@ -279,60 +265,6 @@ class _Body:
         self.mass, self.com, self.inertia = mass, centre, total
 
 
-def _sidecar(path, joints):
-    """The sidecar's tables, checked: ``(top, per_joint)``."""
-    side = sidecar_path(path)
-    if not side.exists():
-        return {}, {}
-    try:
-        with open(side, "rb") as file:
-            data = tomllib.load(file)
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as failure:
-        raise RobotFileError(f"{side}: not valid TOML: {failure}") from None
-    known_fields(data, _SIDECAR_TOP, side, RobotFileError)
-    tables = data.get("joint", {})
-    if not isinstance(tables, dict):
-        raise RobotFileError(f"{side}: joint: expected [joint.NAME] tables")
-    per_joint = {}
-    for name, table in tables.items():
-        where = f"{side}: joint {name}"
-        if name not in joints:
-            raise RobotFileError(f"{where}: no such joint in {path.name}")
-        if not isinstance(table, dict):
-            raise RobotFileError(f"{where}: expected a table")
-        known_fields(table, _SIDECAR_JOINT, where, RobotFileError)
-        per_joint[name] = {k: _sidecar_value(v, where, k) for k, v in table.items()}
-    top = {k: _sidecar_value(v, str(side), k) for k, v in data.items() if k != "joint"}
-    return top, per_joint
-
-
-def _sidecar_value(value, where, field):
-    if field in ("base", "tip"):
-        if not isinstance(value, str) or not value:
-            raise RobotFileError(f"{where}: {field}: expected a link's name, not {value!r}")
-        return value
-    if field == "gravity":
-        return numbers(value, 3, where, field, RobotFileError)
-    value = number(value, where, field, RobotFileError)
-    if field in ("acceleration_limit", "velocity_limit", "torque_limit") and value <= 0:
-        raise RobotFileError(f"{where}: {field}: must be positive, not {value:g}")
-    if field == "armature" and value < 0:
-        raise RobotFileError(f"{where}: {field}: must not be negative, not {value:g}")
-    return value
-
-
-def _tightened(path, joint, field, settings, urdf):
-    """Joint ``joint``'s ``field`` (``velocity_limit``, ``torque_limit``): the sidecar's
-    ``settings`` value, which may only tighten the URDF's ``urdf``, else ``urdf``."""
-    if field not in settings:
-        return urdf
-    if urdf is not None and settings[field] > urdf * (1 + TOLERANCE):
-        raise RobotFileError(f"{sidecar_path(path)}: joint {joint}: {field}: "
-                             f"{settings[field]:g} exceeds the URDF's {urdf:g} (a sidecar may "
-                             f"only tighten it)")
-    return settings[field]
-
-
 def load_urdf(path, *, base=None, tip=None):
     """The :class:`Chain` of the URDF (or xacro) file ``path`` from link ``base`` (default: the
     root) to link ``tip`` (default: see the module docstring), with its sidecar's additions."""
@@ -340,7 +272,7 @@ def load_urdf(path, *, base=None, tip=None):
     root = read_xml(path)
     reader = _Reader(path)
     tree = _Tree(root, reader)
-    top, per_joint = _sidecar(path, tree.joints)
+    top, per_joint = read_sidecar(path, tree.joints)
     base, tip = _ends(path, tree, top, base, tip)
     if tip is None:
         tip = _default_tip(path, base, tree.below, functools.partial(tree.path_to, base),
@@ -554,7 +486,7 @@ def _chain_joints(path, segments, top, per_joint):
         if acceleration is None:
             assumed.append(joint.name)
             acceleration = DEFAULT_ACCELERATION_LIMIT
-        velocity, torque = (_tightened(path, joint.name, field, settings, urdf)
+        velocity, torque = (tightened_limit(path, joint.name, field, settings, urdf)
                             for field, urdf in (("velocity_limit", joint.velocity),
                                                 ("torque_limit", joint.effort)))
         joints.append(ChainJoint(

@@ -52,7 +52,7 @@ from robohw.dynamics.forward.divisors import outboard_least, own_least
 from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.robots import is_urdf
 from robohw.robots.magnitudes import largest_value
-from robohw.robots.urdf import sidecar_path
+from robohw.robots.urdf_sidecar import sidecar_path
 
 __all__ = ["ForwardBounds"]
 

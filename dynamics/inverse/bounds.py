@@ -26,7 +26,7 @@ import math
 from robohw.robots import is_urdf
 from robohw.robots.magnitudes import largest_value
 from robohw.robots.sampling import missing_limits
-from robohw.robots.urdf import sidecar_path
+from robohw.robots.urdf_sidecar import sidecar_path
 
 __all__ = ["DynamicsBounds"]
 

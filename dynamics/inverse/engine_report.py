@@ -138,7 +138,7 @@ def engine_section(rows, array_cycles, pipeline_fold, measured=None, simulated=N
 
 def placed_rows(synth_rows, design="dynamics-engine", robot=None):
     """The engine's curve as placed and routed: one dict per II of ``design``'s rows among
-    ``synth_rows`` (:func:`robohw.flows.synth.worst_of_seeds` rows of ``robot``, a label of
+    ``synth_rows`` (:func:`robohw.flows.synth_rows.worst_of_seeds` rows of ``robot``, a label of
     ``robohw synth --robot``, or ``None``: its own robot, at any fold), ordered by II: the
     resources, the worst seed's Fmax (and each seed's), torque vectors a second and the latency at
     it, the LUT-equivalents (:func:`robohw.support.pareto.lut_equivalents`) and whether the point is

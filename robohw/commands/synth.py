@@ -101,7 +101,8 @@ def run(args):
     bad = _refused(args)
     if bad:
         return usage("synth", bad)
-    from robohw.flows.synth import SynthError, format_synth, merge_rows, worst_of_seeds
+    from robohw.flows.synth import SynthError
+    from robohw.flows.synth_rows import format_synth, merge_rows, worst_of_seeds
     from robohw.registry import DESIGNS
     from robohw.registry import designs as find_designs
     from robohw.robots import RobotFileError

@@ -6,7 +6,8 @@ import sys
 
 import pytest
 
-from robohw.flows.synth import format_synth, synthesize
+from robohw.flows.synth import synthesize
+from robohw.flows.synth_rows import format_synth
 from robohw.registry import DESIGNS
 from robohw.sim.resources import read_port_bits
 
@@ -390,7 +391,7 @@ def test_what_a_cut_off_run_had_left(log, progress):
 
 
 def test_the_worst_seed_is_one_that_did_not_place():
-    from robohw.flows.synth import worst_of_seeds
+    from robohw.flows.synth_rows import worst_of_seeds
     rows = [{"seed": 1, "fmax_mhz": 101.0, "cached": True},
             {"seed": 2, "fmax_mhz": None, "cached": True, "note": "not placed"}]
     worst = worst_of_seeds(rows)
@@ -445,7 +446,7 @@ def _seed_row(seed, mhz, **changes):
 
 
 def test_seeds_of_one_netlist_combine_into_the_worst_seeds_row():
-    from robohw.flows.synth import combine_seeds
+    from robohw.flows.synth_rows import combine_seeds
     old = _seed_row(1, 101.0, seeds=[1, 2], fmax_by_seed={"1": 101.0, "2": 104.0})
     # A new seed better than the old worst: the old worst's row, every seed's figure.
     better = combine_seeds(old, _seed_row(3, 102.0))

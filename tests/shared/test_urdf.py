@@ -21,7 +21,8 @@ from robohw.robots.algebra import FloatArith
 from robohw.robots.chain import as_chain, joint_poses
 from robohw.robots.description import RobotFileWarning
 from robohw.robots.kinematics import forward_kinematics, tool_jacobian
-from robohw.robots.urdf import DEFAULT_ACCELERATION_LIMIT, sidecar_path
+from robohw.robots.urdf import DEFAULT_ACCELERATION_LIMIT
+from robohw.robots.urdf_sidecar import sidecar_path
 from robohw.systolic.reference import inertia_matrix, joint_inputs, link_frames, table1
 from robohw.transputer.lagrange_euler import lagrange_euler_torques
 

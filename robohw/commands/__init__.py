@@ -49,14 +49,9 @@ from robohw.commands import (
     synth,
     transputer,
 )
-from robohw.commands.options import (
-    CommandParser,
-    add_quiet,
-    bad_outputs,
-    input_files,
-    output_files,
-    usage,
-)
+from robohw.commands.arguments import CommandParser, usage
+from robohw.commands.options import add_quiet
+from robohw.commands.paths import bad_outputs, input_files, output_files
 from robohw.support.atomic import OutputError, inputs_kept
 from robohw.support.progress import Progress
 

@@ -5,7 +5,8 @@ engines as placed against Pinocchio's RNEA and ABA from Python and C++, timed in
 
 import argparse
 
-from robohw.commands.options import declare_inputs, design_names, integer, simulators, usage, widths
+from robohw.commands.arguments import design_names, integer, simulators, usage, widths
+from robohw.commands.paths import declare_inputs
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 

@@ -7,23 +7,17 @@ import shutil
 import subprocess
 import sys
 
-from robohw.commands.options import (
+from robohw.commands.arguments import (
     ARGUMENT_ERRORS,
     CommandParser,
-    Solved,
-    add_dynamics_width,
-    add_ii,
-    add_quiet,
-    add_robot,
-    bad_folder,
-    declare_file_outputs,
-    declare_inputs,
     integer,
     integer_list,
     positive,
-    run_file_command,
     usage,
 )
+from robohw.commands.file_command import Solved, run_file_command
+from robohw.commands.options import add_dynamics_width, add_ii, add_quiet, add_robot
+from robohw.commands.paths import bad_folder, declare_file_outputs, declare_inputs
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
 
 __all__ = ["register", "run", "DEFAULT_OUT", "BOARD_DESIGNS", "find_loader"]
@@ -180,7 +174,7 @@ def _build(args):
 def _run(args):
     from robohw.board.driver import BoardError, open_serial
     from robohw.board.top import DEFAULT_BAUD
-    from robohw.commands.options import FileTable
+    from robohw.commands.file_command import FileTable
     from robohw.dynamics import (
         solve_dynamics,
         split_states,

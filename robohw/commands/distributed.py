@@ -4,16 +4,9 @@ for its neighbours or predicting them."""
 import math
 import sys
 
-from robohw.commands.options import (
-    ARGUMENT_ERRORS,
-    HARDWARE,
-    declare_file_outputs,
-    declare_inputs,
-    inapplicable,
-    integer,
-    positive,
-    usage,
-)
+from robohw.commands.arguments import ARGUMENT_ERRORS, integer, positive, usage
+from robohw.commands.options import HARDWARE, inapplicable
+from robohw.commands.paths import declare_file_outputs, declare_inputs
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 

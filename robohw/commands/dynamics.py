@@ -4,18 +4,9 @@ import argparse
 import math
 import sys
 
-from robohw.commands.options import (
-    HARDWARE,
-    FileTable,
-    Solved,
-    add_dynamics_width,
-    file_command,
-    inapplicable,
-    integer,
-    positive,
-    run_file_command,
-    usage,
-)
+from robohw.commands.arguments import integer, positive, usage
+from robohw.commands.file_command import FileTable, Solved, file_command, run_file_command
+from robohw.commands.options import HARDWARE, add_dynamics_width, inapplicable
 
 __all__ = ["register", "run"]
 

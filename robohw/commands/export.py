@@ -3,24 +3,26 @@
 import os
 import sys
 
-from robohw.commands.options import (
+from robohw.commands.arguments import (
     ARGUMENT_ERRORS,
+    design_names,
+    folds,
+    integer,
+    usage,
+    width_list,
+)
+from robohw.commands.options import (
     FOLD_HELP,
     ROBOT_LINKS,
     add_ii,
     add_robot,
     bad_fold,
-    bad_folder,
     bad_widths,
-    design_names,
-    folds,
     folds_for,
     ii_as_fold,
     inapplicable,
-    integer,
-    usage,
-    width_list,
 )
+from robohw.commands.paths import bad_folder
 from robohw.hw.devices import DEVICES
 from robohw.support.progress import Progress
 

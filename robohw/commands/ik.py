@@ -2,17 +2,9 @@
 
 import sys
 
-from robohw.commands.options import (
-    HARDWARE,
-    HARDWARE_WIDTH,
-    FileTable,
-    Solved,
-    file_command,
-    inapplicable,
-    integer,
-    run_file_command,
-    usage,
-)
+from robohw.commands.arguments import integer, usage
+from robohw.commands.file_command import FileTable, Solved, file_command, run_file_command
+from robohw.commands.options import HARDWARE, HARDWARE_WIDTH, inapplicable
 
 __all__ = ["register", "run"]
 

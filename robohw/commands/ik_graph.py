@@ -2,7 +2,9 @@
 
 import sys
 
-from robohw.commands.options import ARGUMENT_ERRORS, HARDWARE_WIDTH, declare_inputs, integer
+from robohw.commands.arguments import ARGUMENT_ERRORS, integer
+from robohw.commands.options import HARDWARE_WIDTH
+from robohw.commands.paths import declare_inputs
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 

@@ -5,21 +5,10 @@ import argparse
 import math
 import sys
 
-from robohw.commands.options import (
-    HARDWARE,
-    HARDWARE_WIDTH,
-    CommandParser,
-    FileTable,
-    Solved,
-    add_quiet,
-    declare_file_outputs,
-    declare_inputs,
-    inapplicable,
-    integer,
-    positive,
-    run_file_command,
-    usage,
-)
+from robohw.commands.arguments import CommandParser, integer, positive, usage
+from robohw.commands.file_command import FileTable, Solved, run_file_command
+from robohw.commands.options import HARDWARE, HARDWARE_WIDTH, add_quiet, inapplicable
+from robohw.commands.paths import declare_file_outputs, declare_inputs
 
 __all__ = ["register", "run"]
 

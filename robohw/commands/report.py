@@ -4,7 +4,8 @@ import os
 import pathlib
 import sys
 
-from robohw.commands.options import bad_folder, declare_file_outputs, integer, usage
+from robohw.commands.arguments import integer, usage
+from robohw.commands.paths import bad_folder, declare_file_outputs
 
 __all__ = ["register", "run"]
 

@@ -2,8 +2,8 @@
 
 import sys
 
+from robohw.commands.arguments import ARGUMENT_ERRORS, integer, usage
 from robohw.commands.options import (
-    ARGUMENT_ERRORS,
     FOLD_HELP,
     ROBOT_LINKS,
     add_ii,
@@ -11,8 +11,6 @@ from robohw.commands.options import (
     bad_fold,
     ii_as_fold,
     inapplicable,
-    integer,
-    usage,
 )
 from robohw.support.atomic import STANDARD_STREAM, write_json
 from robohw.support.formats import versioned

@@ -3,20 +3,18 @@
 import pathlib
 import sys
 
-from robohw.commands.options import (
+from robohw.commands.arguments import (
     ARGUMENT_ERRORS,
-    ROBOT_LINKS,
-    add_robot,
-    bad_folder,
     choice_list,
     design_names,
-    inapplicable,
     integer,
     integer_list,
     lazy_choice_list,
     positive,
     usage,
 )
+from robohw.commands.options import ROBOT_LINKS, add_robot, inapplicable
+from robohw.commands.paths import bad_folder
 from robohw.hw.devices import DEVICES
 
 __all__ = ["register", "run"]

@@ -3,26 +3,28 @@
 import pathlib
 import sys
 
-from robohw.commands.options import (
+from robohw.commands.arguments import (
     ARGUMENT_ERRORS,
-    FOLD_HELP,
-    ROBOT_LINKS,
-    add_ii,
-    add_robot,
-    bad_fold,
-    bad_folder,
-    bad_widths,
     design_names,
     folds,
-    folds_for,
-    ii_as_fold,
-    inapplicable,
     integer,
     integer_list,
     positive,
     usage,
     width_list,
 )
+from robohw.commands.options import (
+    FOLD_HELP,
+    ROBOT_LINKS,
+    add_ii,
+    add_robot,
+    bad_fold,
+    bad_widths,
+    folds_for,
+    ii_as_fold,
+    inapplicable,
+)
+from robohw.commands.paths import bad_folder
 from robohw.hw.devices import DEVICES
 from robohw.sim.place_and_route import DEFAULT_TIME_LIMIT_MIN
 from robohw.support.atomic import write_json, write_text

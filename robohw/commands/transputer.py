@@ -1,6 +1,6 @@
 """``robohw transputer``: Zomaya & Morris's Lagrange-Euler on a T800 network, simulated."""
 
-from robohw.commands.options import ARGUMENT_ERRORS, integer_list, positive, usage
+from robohw.commands.arguments import ARGUMENT_ERRORS, integer_list, positive, usage
 from robohw.support.atomic import write_json
 from robohw.support.formats import versioned
 from robohw.support.plots import image_format

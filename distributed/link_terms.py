@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robohw.robots.algebra import cross, dot, matTvec, matvec, vadd, vscale
+from robohw.robots.joint_type import JointType
 from robohw.robots.kinematics import joint_transform
 
 __all__ = ["TERMS", "FORWARD", "BACKWARD", "TERM_OPERATIONS", "LinkState", "link_states",
@@ -111,7 +112,7 @@ def link_states(robot, q, qd, qdd):
         # AS = R^T (origin of frame i in frame i-1): (a, d sin(alpha), d cos(alpha)).
         AS = matTvec(R, tuple(transform[:, r, 3] for r in range(3)))
         ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
-        revolute = joint.type == "revolute"
+        revolute = joint.type == JointType.REVOLUTE
         axis = tuple(R[2][c] for c in range(3))          # R^T Z0: the third row of R
         states.append(LinkState(
             revolute=revolute, R=R,

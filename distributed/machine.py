@@ -50,6 +50,7 @@ from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import left_edge, read_port
 from robohw.hw.stream import StreamPipeline, check_tag_width
+from robohw.robots.joint_type import JointType
 
 __all__ = ["LinkComputers", "STAGES"]
 
@@ -99,7 +100,7 @@ class LinkComputers(StreamPipeline):
                                  adder_latency=adder_latency, issue=issue)
         self._plan = plan
         self._timeline = schedule(scheme, plan.dof, term_cycles=plan.term_cycles)
-        slots = len([k for k, j in enumerate(plan.robot.joints) if j.type == "revolute"])
+        slots = len([k for k, j in enumerate(plan.robot.joints) if j.type == JointType.REVOLUTE])
         # The local values are ready within a sample (the shortest, dual issue, is 139 cycles;
         # the CORDIC at 40 bits takes 43).
         assert slots + pipelined_latency(plan.cordic) + 3 <= self._timeline.cycles

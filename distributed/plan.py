@@ -63,6 +63,7 @@ from robohw.dynamics.inverse.codec import state_field
 from robohw.hw.checks import check_choice, check_integer, check_number, check_positive_integer
 from robohw.robots import hardware_robot
 from robohw.robots.algebra import cross, matTvec, negate, product, snap, vadd
+from robohw.robots.joint_type import JointType
 
 __all__ = ["LinkComputersPlan", "shared_plan", "Operation", "trajectory_robot", "ISSUES",
            "MIN_WIDTH", "MAX_WIDTH", "FASTEST"]
@@ -200,7 +201,7 @@ class LinkComputersPlan(TracedPlan):
         def rotation(k):
             j = robot.joints[k]
             ca, sa = snap(math.cos(j.alpha)), snap(math.sin(j.alpha))
-            if j.type == "revolute":
+            if j.type == JointType.REVOLUTE:
                 ct, st = joints[k]["cos"], joints[k]["sin"]
             else:
                 ct, st = snap(math.cos(j.theta)), snap(math.sin(j.theta))
@@ -209,11 +210,11 @@ class LinkComputersPlan(TracedPlan):
                     (0, sa, ca))
 
         ca, sa = snap(math.cos(joint.alpha)), snap(math.sin(joint.alpha))
-        d = joint.d if joint.type == "revolute" else joints[link]["d"]
+        d = joint.d if joint.type == JointType.REVOLUTE else joints[link]["d"]
         qd, qdd = joints[link]["qd"], joints[link]["qdd"]
         ixx, iyy, izz, ixy, iyz, ixz = joint.inertia
         identity = ((1, 0, 0), (0, 1, 0), (0, 0, 1))
-        revolute = joint.type == "revolute"
+        revolute = joint.type == JointType.REVOLUTE
         with self.tracer.cell("local", link):
             values = {
                 "R": rotation(link),
@@ -251,7 +252,7 @@ class LinkComputersPlan(TracedPlan):
             v, a = joint.velocity_limit, joint.acceleration_limit
             inputs = {"qd": self.value_input(f"qd{k}", state_field("qd", k), -v, v),
                       "qdd": self.value_input(f"qdd{k}", state_field("qdd", k), -a, a)}
-            if joint.type == "revolute":
+            if joint.type == JointType.REVOLUTE:
                 inputs["cos"], inputs["sin"] = self.angle_input(k, state_field("q", k),
                                                                 joint.offset)
             else:

@@ -12,6 +12,7 @@ import numpy as np
 
 from robohw.distributed.quintic import QuinticPath
 from robohw.hw.checks import check_number
+from robohw.robots.joint_type import JointType
 
 __all__ = ["SAMPLE_PERIOD", "DURATIONS", "JOINT_KNOTS", "KNOT_FRACTIONS", "VIA_POINT",
            "VIA_Q6_IK", "VIA_Q6", "PRISMATIC_JOINT", "trajectory", "sample_trajectory",
@@ -58,12 +59,12 @@ def check_trajectory_fits(robot, q):
         raise ValueError(f"{source}: the thesis's trajectories move {q.shape[1]} joints, not "
                          f"{robot.dof}")
     for k, joint in enumerate(robot.joints, start=1):
-        wanted = "prismatic" if k == PRISMATIC_JOINT else "revolute"
+        wanted = JointType.PRISMATIC if k == PRISMATIC_JOINT else JointType.REVOLUTE
         if joint.type != wanted:
-            unit = "metres" if wanted == "prismatic" else "radians"
+            unit = "metres" if wanted == JointType.PRISMATIC else "radians"
             raise ValueError(f"{source}: the thesis's trajectories move joint {k} in {unit}, "
                              f"a {wanted} joint; this robot's joint {k} is {joint.type}")
-        if joint.type == "prismatic" and joint.limits is not None:
+        if joint.type == JointType.PRISMATIC and joint.limits is not None:
             low, high = q[:, k - 1].min(), q[:, k - 1].max()
             if low < joint.limits[0] or high > joint.limits[1]:
                 raise ValueError(f"{source}: the trajectory takes joint {k} over "

@@ -40,6 +40,7 @@ from robohw.ik.puma_graph import GRAPHS, puma_format
 from robohw.ik.reference import BRANCHES, puma_ik
 from robohw.robots.chain import Chain
 from robohw.robots.closed_forms import puma_form
+from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import CsvFileError, read_columns, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
@@ -128,7 +129,7 @@ def into_limits(robot, q):
         if joint.limits is None:
             continue
         low, high = joint.limits
-        if joint.type != "revolute":
+        if joint.type != JointType.REVOLUTE:
             inside &= (q[:, k] >= low) & (q[:, k] <= high)
             continue
         # The turns n with low <= q + 2 pi n <= high, and of them the one nearest 0.

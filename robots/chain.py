@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from robohw.robots.joint_type import JointType
+
 __all__ = ["Placement", "ChainJoint", "Chain", "DistalLink", "as_chain", "rotation",
            "motion", "joint_poses", "distal_links", "distal_transform", "distal_gravity",
            "inertia_matrix3", "inertia_six", "joint_terms", "JOINT_TERMS"]
@@ -155,7 +157,7 @@ def as_chain(robot):
         return robot
     joints, previous = [], Placement()
     for k, joint in enumerate(robot.joints, start=1):
-        if joint.type == "revolute":
+        if joint.type == JointType.REVOLUTE:
             turn, shift = joint.offset, joint.d
         else:
             turn, shift = joint.theta, joint.offset
@@ -205,7 +207,7 @@ def motion(joint, value):
     """``(R, t)`` of joint ``joint``'s motion by ``value`` (any shape): ``R (..., 3, 3)``,
     ``t (..., 3)``."""
     value = np.asarray(value)
-    if joint.type == "revolute":
+    if joint.type == JointType.REVOLUTE:
         return rotation(joint.axis, value), np.zeros(value.shape + (3,), dtype=value.dtype)
     rot = np.broadcast_to(np.eye(3, dtype=value.dtype), value.shape + (3, 3))
     return rot, value[..., None] * np.asarray(joint.axis)

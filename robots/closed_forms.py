@@ -11,6 +11,7 @@ import math
 
 from robohw.robots.chain import Chain
 from robohw.robots.dh_form import dh_form
+from robohw.robots.joint_type import JointType
 
 __all__ = ["check_puma_family", "puma_form"]
 
@@ -32,7 +33,7 @@ def check_puma_family(robot):
     if isinstance(robot, Chain):
         raise TypeError("check_puma_family takes a DH robot; a chain's DH form is puma_form's")
     j = robot.joints
-    if robot.dof != 6 or any(joint.type != "revolute" for joint in j):
+    if robot.dof != 6 or any(joint.type != JointType.REVOLUTE for joint in j):
         raise ValueError("not of the PUMA family: six revolute joints are needed")
     for name, value in (("a1", j[0].a), ("a4", j[3].a), ("a5", j[4].a), ("a6", j[5].a),
                         ("d5", j[4].d), ("alpha2", j[1].alpha), ("alpha6", j[5].alpha)):

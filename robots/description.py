@@ -41,6 +41,7 @@ import math
 import warnings
 from dataclasses import dataclass, field
 
+from robohw.robots.joint_type import JointType
 from robohw.robots.toml_file import (
     TOLERANCE,
     inertia_tensor,
@@ -140,9 +141,9 @@ def _joint(table, where):
         raise RobotFileError(f"{where}: expected a [[joint]] table")
     known_fields(table, _KNOWN, where, RobotFileError)
     kind = table.get("type")
-    if kind not in ("revolute", "prismatic"):
+    if kind not in tuple(JointType):
         raise RobotFileError(f"{where}: type: expected \"revolute\" or \"prismatic\", not {kind!r}")
-    needed = ("a", "alpha", "offset") + (("d",) if kind == "revolute" else ())
+    needed = ("a", "alpha", "offset") + (("d",) if kind == JointType.REVOLUTE else ())
     for name in needed:
         if name not in table:
             raise RobotFileError(f"{where}: {name}: missing")
@@ -152,7 +153,7 @@ def _joint(table, where):
                              f"(degrees?)")
     d = _number(table.get("d", 0.0), where, "d")
     theta = 0.0
-    if kind == "prismatic":
+    if kind == JointType.PRISMATIC:
         if d != 0:
             raise RobotFileError(f"{where}: d: a prismatic joint's d is its variable q; give "
                                  f"0 or leave it out (a fixed angle goes in theta)")
@@ -165,7 +166,7 @@ def _joint(table, where):
         limits = _numbers(table["limits"], 2, where, "limits")
         if not limits[0] < limits[1]:
             raise RobotFileError(f"{where}: limits: lower bound must be below upper bound")
-        if kind == "revolute" and max(abs(v) for v in limits) > 2 * math.pi + TOLERANCE:
+        if kind == JointType.REVOLUTE and max(abs(v) for v in limits) > 2 * math.pi + TOLERANCE:
             warnings.warn(f"{where}: limits: {list(limits)} reach beyond 2 pi (degrees?)",
                           RobotFileWarning, stacklevel=3)
     inertial = [f for f in ("mass", "com", "inertia") if f in table]

@@ -31,6 +31,7 @@ import numpy as np
 
 from robohw.robots.chain import Chain, Placement, inertia_matrix3, inertia_six, joint_poses
 from robohw.robots.description import Joint, Robot
+from robohw.robots.joint_type import JointType
 
 __all__ = ["DhForm", "dh_form", "TOLERANCE"]
 
@@ -159,7 +160,7 @@ def dh_form(chain, signs=True):
         limits = joint.limits
         if limits is not None and sign[i] < 0:
             limits = (-limits[1], -limits[0])
-        revolute = joint.type == "revolute"
+        revolute = joint.type == JointType.REVOLUTE
         joints.append(Joint(
             type=joint.type, a=a, alpha=alpha, d=0.0 if not revolute else d,
             offset=theta if revolute else d, theta=0.0 if revolute else theta, limits=limits,

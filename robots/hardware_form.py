@@ -22,6 +22,7 @@ import numpy as np
 
 from robohw.robots.chain import Chain
 from robohw.robots.dh_form import dh_form
+from robohw.robots.joint_type import JointType
 from robohw.robots.magnitudes import largest_value
 
 __all__ = ["hardware_form", "SNAP_TOLERANCE", "SNAP_ERROR"]
@@ -63,7 +64,7 @@ def hardware_form(chain):
     for joint in robot.joints:
         changes = {"a": _snap_zero(joint.a, scale), "d": _snap_zero(joint.d, scale),
                    "alpha": _snap_angle(joint.alpha)}
-        if joint.type == "prismatic":
+        if joint.type == JointType.PRISMATIC:
             changes["theta"] = _snap_angle(joint.theta)
         if joint.com is not None:
             changes["com"] = tuple(_snap_zero(v, scale) for v in joint.com)

@@ -10,6 +10,7 @@ general chain (:class:`robohw.robots.chain.Chain`), its placements and motions. 
 import numpy as np
 
 from robohw.robots.chain import Chain, as_chain, inertia_matrix3, joint_poses
+from robohw.robots.joint_type import JointType
 
 __all__ = ["dh_transform", "joint_transform", "forward_kinematics", "link_jacobians",
            "tool_jacobian", "jacobian_inertia"]
@@ -33,7 +34,7 @@ def joint_transform(joint, value):
     """``^{i-1}T_i`` of ``joint`` at joint values ``value`` (any shape; complex stays complex):
     a revolute joint's angle is ``value + offset``, a prismatic joint's length ``d`` is."""
     value = value + joint.offset
-    if joint.type == "revolute":
+    if joint.type == JointType.REVOLUTE:
         return dh_transform(value, joint.d, joint.a, joint.alpha)
     return dh_transform(np.full_like(value, joint.theta), value, joint.a, joint.alpha)
 
@@ -71,7 +72,7 @@ def _columns(chain, axes, point, upto):
     jw = np.zeros((batch, 3, chain.dof), dtype=point.dtype)
     for j in range(upto):
         axis, origin = axes[j]
-        if chain.joints[j].type == "revolute":
+        if chain.joints[j].type == JointType.REVOLUTE:
             jv[:, :, j] = np.cross(axis, point - origin)
             jw[:, :, j] = axis
         else:

@@ -17,6 +17,7 @@ import time
 import numpy as np
 
 from robohw.hw.checks import check_choice
+from robohw.robots.joint_type import JointType
 from robohw.robots.sampling import sample_states
 
 __all__ = ["pinocchio_module", "pinocchio_model", "offsets", "call_seconds", "cpp_call_seconds",
@@ -58,10 +59,10 @@ def pinocchio_model(robot):
     model.gravity = pin.Motion(np.array(robot.gravity, dtype=float), np.zeros(3))
     placement, parent = pin.SE3.Identity(), 0
     for k, joint in enumerate(robot.joints):
-        kind = pin.JointModelRZ() if joint.type == "revolute" else pin.JointModelPZ()
+        kind = pin.JointModelRZ() if joint.type == JointType.REVOLUTE else pin.JointModelPZ()
         parent = model.addJoint(parent, kind, placement, f"joint{k + 1}")
-        first = joint.d if joint.type == "revolute" else 0.0
-        turn = 0.0 if joint.type == "revolute" else joint.theta
+        first = joint.d if joint.type == JointType.REVOLUTE else 0.0
+        turn = 0.0 if joint.type == JointType.REVOLUTE else joint.theta
         after = (pin.SE3(_rz(turn), np.array([0.0, 0.0, first])) *
                  pin.SE3(_rx(joint.alpha), np.array([joint.a, 0.0, 0.0])))
         if joint.mass is not None:          # a massless link may still turn (PUMA link 1)

@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from robohw.robots.description import Joint, Robot
+from robohw.robots.joint_type import JointType
 
 __all__ = ["joint_limits", "sample_joints", "sample_states", "within_a_turn", "missing_limits",
            "random_robot", "sample_poses", "sample_trajectory", "POSE_SPREAD",
@@ -42,7 +43,7 @@ def within_a_turn(robot, q):
     """Joint vectors ``q`` ``(count, dof)`` with every revolute angle wrapped into ``[-pi,
     pi)``: the same sines and cosines (what a serial robot's kinematics and dynamics read of
     them), in the range every binary angle holds, however wide the file's limits."""
-    revolute = np.array([joint.type != "prismatic" for joint in robot.joints])
+    revolute = np.array([joint.type != JointType.PRISMATIC for joint in robot.joints])
     return np.where(revolute, (q + np.pi) % (2 * np.pi) - np.pi, q)
 
 
@@ -79,7 +80,7 @@ def random_robot(rng, n, prismatic=0.25):
     Every joint may move at 2 per second and accelerate at 5 per second squared (rad or m)."""
     joints = []
     for _ in range(n):
-        kind = "prismatic" if rng.random() < prismatic else "revolute"
+        kind = JointType.PRISMATIC if rng.random() < prismatic else JointType.REVOLUTE
         alpha = rng.choice([0.0, math.pi / 2, -math.pi / 2, rng.uniform(-math.pi, math.pi)])
         moments = rng.uniform(0.01, 1.0, 3)
         moments[2] = rng.uniform(abs(moments[0] - moments[1]) + 1e-3, moments[0] + moments[1])
@@ -88,11 +89,11 @@ def random_robot(rng, n, prismatic=0.25):
         a, d = float(rng.uniform(0, 0.5)), float(rng.uniform(-0.3, 0.3))
         offset = float(rng.uniform(-0.5, 0.5))
         theta = 0.0
-        if kind == "prismatic":  # d is the joint variable; a fixed angle instead
+        if kind == JointType.PRISMATIC:  # d is the joint variable; a fixed angle instead
             d, theta = 0.0, float(rng.choice([0.0, -math.pi / 2, rng.uniform(-math.pi, math.pi)]))
         joints.append(Joint(
             type=kind, a=a, alpha=float(alpha), d=d, offset=offset, theta=theta,
-            limits=(-0.5, 0.5) if kind == "prismatic" else (-math.pi, math.pi),
+            limits=(-0.5, 0.5) if kind == JointType.PRISMATIC else (-math.pi, math.pi),
             velocity_limit=2.0, acceleration_limit=5.0,
             mass=float(rng.uniform(0.5, 10.0)), com=tuple(float(v) for v in
                                                           rng.uniform(-0.2, 0.2, 3)),

@@ -69,6 +69,7 @@ import numpy as np
 
 from robohw.robots.chain import Chain, ChainJoint, Placement, inertia_matrix3, inertia_six
 from robohw.robots.description import DEFAULT_GRAVITY, RobotFileError, RobotFileWarning
+from robohw.robots.joint_type import JointType
 from robohw.robots.toml_file import TOLERANCE, inertia_tensor
 from robohw.robots.urdf_sidecar import read_sidecar, sidecar_path, tightened_limit
 from robohw.robots.xml_file import read_xml
@@ -172,7 +173,7 @@ class _Joint:
         self.axis = tuple(float(v) for v in axis / length) if length else (1.0, 0.0, 0.0)
         self.limits = self.velocity = self.acceleration = self.effort = None
         limit = element.find("limit")
-        if self.type in ("revolute", "prismatic"):
+        if self.type in tuple(JointType):
             if limit is None or limit.get("lower") is None or limit.get("upper") is None:
                 reader.fail(where, "limit: lower and upper needed (a revolute joint without "
                                    "limits is continuous)")
@@ -231,7 +232,7 @@ class _Joint:
 
     def motion(self, value):
         """The placement of the child frame after the motion by ``value``."""
-        if self.type == "prismatic":
+        if self.type == JointType.PRISMATIC:
             move = Placement(translation=tuple(float(value) * v for v in self.axis))
         else:
             move = Placement.about(self.axis, value)
@@ -490,7 +491,8 @@ def _chain_joints(path, segments, top, per_joint):
                             for field, urdf in (("velocity_limit", joint.velocity),
                                                 ("torque_limit", joint.effort)))
         joints.append(ChainJoint(
-            name=joint.name, type="prismatic" if joint.type == "prismatic" else "revolute",
+            name=joint.name,
+            type=JointType.PRISMATIC if joint.type == JointType.PRISMATIC else JointType.REVOLUTE,
             placement=item["placement"], axis=joint.axis, limits=joint.limits,
             velocity_limit=velocity, acceleration_limit=acceleration, torque_limit=torque,
             mass=float(body.mass) if inertial else None,

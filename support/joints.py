@@ -3,6 +3,7 @@
 import numpy as np
 
 from robohw.hw.fixed import angle_fits
+from robohw.robots.joint_type import JointType
 
 __all__ = ["angles_fit"]
 
@@ -14,6 +15,6 @@ def angles_fit(robot, q, width):
     otherwise wrap to a garbage angle and give a valid-looking answer)."""
     fits = np.ones(len(q), dtype=bool)
     for k, joint in enumerate(robot.joints):
-        if joint.type == "revolute":
+        if joint.type == JointType.REVOLUTE:
             fits &= angle_fits(q[:, k], width) & angle_fits(q[:, k] + joint.offset, width)
     return fits

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robohw.hw.checks import check_choice
+from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 from robohw.systolic.reference import inertia_matrix
@@ -67,7 +68,7 @@ def outside_limits(robot, q):
     proven for the limits only (revolute joints enter as cos and sin: any angle)."""
     outside = np.zeros(len(q), dtype=bool)
     for k, joint in enumerate(robot.joints):
-        if joint.type == "prismatic" and joint.limits is not None and k > 0:
+        if joint.type == JointType.PRISMATIC and joint.limits is not None and k > 0:
             outside |= (q[:, k] < joint.limits[0]) | (q[:, k] > joint.limits[1])
     return outside
 

@@ -48,6 +48,7 @@ from robohw.robots.algebra import (
     vsub,
 )
 from robohw.robots.chain import Chain, Placement, as_chain, inertia_matrix3, rotation
+from robohw.robots.joint_type import JointType
 from robohw.robots.kinematics import jacobian_inertia, link_jacobians
 from robohw.robots.loading import require_dynamics
 
@@ -89,7 +90,8 @@ def link_frames(robot):
     frame ``i``)."""
     require_dynamics(robot, "the inertia matrix")
     if isinstance(robot, Chain):
-        return [LinkFrame(revolute=j.type == "revolute", alpha=0.0, a=0.0, d=0.0, offset=0.0,
+        return [LinkFrame(revolute=j.type == JointType.REVOLUTE, alpha=0.0, a=0.0, d=0.0,
+                          offset=0.0,
                           theta=0.0, mass=j.mass, com=tuple(j.com),
                           inertia=tuple(tuple(float(v) for v in row)
                                         for row in inertia_matrix3(j.inertia)),
@@ -98,7 +100,7 @@ def link_frames(robot):
                 for j in robot.joints]
     frames = []
     for k, joint in enumerate(robot.joints, start=1):
-        if joint.type == "prismatic" and joint.limits is None and k > 1:
+        if joint.type == JointType.PRISMATIC and joint.limits is None and k > 1:
             raise ValueError(f"{robot.source or robot.name}: joint {k}: limits: a prismatic "
                              f"joint needs limits (they bound the hardware's number formats)")
         rx = _rx(joint.alpha)
@@ -106,7 +108,7 @@ def link_frames(robot):
         tensor = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
         com = np.array([joint.a, 0.0, 0.0]) + rx @ np.array(joint.com)
         frames.append(LinkFrame(
-            revolute=joint.type == "revolute", alpha=joint.alpha, a=joint.a, d=joint.d,
+            revolute=joint.type == JointType.REVOLUTE, alpha=joint.alpha, a=joint.a, d=joint.d,
             offset=joint.offset, theta=joint.theta, mass=joint.mass,
             com=tuple(float(v) for v in com),
             inertia=tuple(tuple(float(v) for v in row) for row in rx @ tensor @ rx.T),

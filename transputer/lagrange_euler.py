@@ -42,6 +42,7 @@ import numpy as np
 
 from robohw.robots.algebra import cross, dot, matvec, negate, product, total
 from robohw.robots.chain import Chain, distal_gravity, distal_links, distal_transform, joint_terms
+from robohw.robots.joint_type import JointType
 from robohw.robots.kinematics import joint_transform
 
 __all__ = ["link_transforms", "differential_vectors", "differential_matrices",
@@ -105,10 +106,11 @@ def differential_vectors(robot, q, links=None):
             rot, p = chain[:, :3, :3], chain[:, :3, 3]
             if axis is not None:                 # delta = R^T u, d = R^T (u x p) or R^T u
                 delta[:, i, l] = rot.transpose(0, 2, 1) @ np.asarray(axis) \
-                    if joint.type == "revolute" else 0.0
+                    if joint.type == JointType.REVOLUTE else 0.0
                 d[:, i, l] = np.einsum("bji,bj->bi", rot, np.cross(axis, p)) \
-                    if joint.type == "revolute" else rot.transpose(0, 2, 1) @ np.asarray(axis)
-            elif joint.type == "revolute":
+                    if joint.type == JointType.REVOLUTE \
+                    else rot.transpose(0, 2, 1) @ np.asarray(axis)
+            elif joint.type == JointType.REVOLUTE:
                 delta[:, i, l] = rot[:, 2, :]
                 d[:, i, l] = rot[:, 1, :] * p[:, 0, None] - rot[:, 0, :] * p[:, 1, None]
             else:

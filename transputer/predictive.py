@@ -27,6 +27,7 @@ matrices as written, its zeros not skipped. :class:`T800` turns the counts into 
 from dataclasses import dataclass
 
 from robohw.hw.checks import check_number
+from robohw.robots.joint_type import JointType
 from robohw.transputer.lagrange_euler_tasks import PAPER_SUBTASKS
 
 __all__ = ["T800", "Work", "share_operations", "link_terms", "subtask_work", "slave_work",
@@ -115,7 +116,7 @@ def subtask_work(robot, task):
     """The :class:`Work` of ``task`` on ``robot`` (module docstring)."""
     per_link_mul, per_link_add = PER_LINK[task.kind]
     deltas = {"D": (task.i, task.j), "C": (task.i, task.j, task.k), "h": (task.i,)}[task.kind]
-    revolute = sum(robot.joints[x - 1].type == "revolute" for x in deltas)
+    revolute = sum(robot.joints[x - 1].type == JointType.REVOLUTE for x in deltas)
     terms = link_terms(task, robot.dof)
     share_mul, share_add = share_operations(task)
     return Work(
@@ -127,7 +128,7 @@ def subtask_work(robot, task):
 def slave_work(robot):
     """What every slave does once per sample whatever it holds: the sine and cosine of each
     revolute joint's angle."""
-    return Work(0, 0, trig_calls=2 * sum(j.type == "revolute" for j in robot.joints))
+    return Work(0, 0, trig_calls=2 * sum(j.type == JointType.REVOLUTE for j in robot.joints))
 
 
 def predicted_costs(robot, timing=T800(), subtasks=PAPER_SUBTASKS):

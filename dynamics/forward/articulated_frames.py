@@ -40,6 +40,7 @@ import math
 from robohw.dataflow.graph import RangeError
 from robohw.dynamics.inverse.link_frames import turn_into, turn_out
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
+from robohw.robots.joint_type import JointType
 
 __all__ = ["articulated_body_steps", "link_inertia", "joint_motion", "link_geometry"]
 
@@ -88,7 +89,7 @@ def joint_motion(joint, p):
     """``S`` of ``joint`` (see the module docstring), ``p`` its ``p*`` (scalars)."""
     sa, ca = snap(math.sin(joint.alpha)), snap(math.cos(joint.alpha))
     z = (0, sa, ca)
-    if joint.type == "revolute":
+    if joint.type == JointType.REVOLUTE:
         return (*z, *cross(z, p))
     return (0, 0, 0, *z)
 
@@ -138,7 +139,7 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
     turns, levers, motions = [], [], []
     for i, (joint, value) in enumerate(zip(members, joints)):
         ca, sa = twists[i]
-        if joint.type == "revolute":
+        if joint.type == JointType.REVOLUTE:
             turns.append(value)
             levers.append(link_geometry(joint))
         else:

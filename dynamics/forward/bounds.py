@@ -51,6 +51,7 @@ import math
 from robohw.dynamics.forward.divisors import outboard_least, own_least
 from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.robots import is_urdf
+from robohw.robots.joint_type import JointType
 from robohw.robots.magnitudes import largest_value
 from robohw.robots.urdf_sidecar import sidecar_path
 
@@ -81,11 +82,11 @@ class ForwardBounds:
                              f"are proven from them")
         n = robot.dof
         joints = robot.joints
-        revolute = [j.type == "revolute" for j in joints]
+        revolute = [j.type == JointType.REVOLUTE for j in joints]
         velocity = [float(j.velocity_limit) for j in joints]
         self.p, self.s, inertia, mass = [], [], [], []
         for joint in joints:
-            d = abs(joint.d) if joint.type == "revolute" else \
+            d = abs(joint.d) if joint.type == JointType.REVOLUTE else \
                 max(abs(limit + joint.offset) for limit in joint.limits)
             self.p.append(math.hypot(joint.a, d))
             self.s.append(math.sqrt(sum(v * v for v in joint.com)))

@@ -19,6 +19,7 @@ import numpy as np
 
 from robohw.dynamics.forward.articulated_frames import joint_motion, link_geometry, link_inertia
 from robohw.robots.algebra import snap
+from robohw.robots.joint_type import JointType
 
 __all__ = ["own_least", "outboard_least", "GRID"]
 
@@ -28,7 +29,7 @@ GRID = 4096
 
 def own_least(joint):
     """``S^T I S`` of ``joint``'s own link (kg m^2 or kg), without armature."""
-    motion = np.array(joint_motion(joint, link_geometry(joint) if joint.type == "revolute"
+    motion = np.array(joint_motion(joint, link_geometry(joint) if joint.type == JointType.REVOLUTE
                                    else (0.0, 0.0, 0.0)), dtype=np.float64)
     return float(motion @ np.array(link_inertia(joint)) @ motion)
 
@@ -36,7 +37,7 @@ def own_least(joint):
 def _reduced(joint):
     """``I'``: the link's spatial inertia with its joint free (see the module docstring)."""
     own = np.array(link_inertia(joint))
-    motion = np.array(joint_motion(joint, link_geometry(joint) if joint.type == "revolute"
+    motion = np.array(joint_motion(joint, link_geometry(joint) if joint.type == JointType.REVOLUTE
                                    else (0.0, 0.0, 0.0)), dtype=np.float64)
     pushed = own @ motion
     divisor = float(motion @ pushed) + float(joint.armature or 0.0)
@@ -49,8 +50,8 @@ def _transforms(child, values):
     for a prismatic one)."""
     values = np.asarray(values, dtype=np.float64)
     ca, sa = snap(math.cos(child.alpha)), snap(math.sin(child.alpha))
-    theta = values if child.type == "revolute" else np.full_like(values, child.theta)
-    d = np.full_like(values, child.d) if child.type == "revolute" else values
+    theta = values if child.type == JointType.REVOLUTE else np.full_like(values, child.theta)
+    d = np.full_like(values, child.d) if child.type == JointType.REVOLUTE else values
     c, s = np.cos(theta), np.sin(theta)
     zero, one = np.zeros_like(values), np.ones_like(values)
     # E = Rx(alpha)^T Rz(theta)^T; p = (a, d sin alpha, d cos alpha).
@@ -71,10 +72,10 @@ def _transforms(child, values):
 def outboard_least(joint, child):
     """The least of ``S^T X^T I' X S`` (see the module docstring) over ``child``'s range:
     what the next link adds at least to ``joint``'s ``D`` (0 or more)."""
-    motion = np.array(joint_motion(joint, link_geometry(joint) if joint.type == "revolute"
+    motion = np.array(joint_motion(joint, link_geometry(joint) if joint.type == JointType.REVOLUTE
                                    else (0.0, 0.0, 0.0)), dtype=np.float64)
     reduced = _reduced(child)
-    if child.type == "revolute":
+    if child.type == JointType.REVOLUTE:
         low, high = (v + child.offset for v in child.limits) if child.limits and \
             child.limits[1] - child.limits[0] < 2 * math.pi else (-math.pi, math.pi)
     else:
@@ -83,7 +84,7 @@ def outboard_least(joint, child):
     moved = _transforms(child, grid) @ motion                  # X S at each point
     values = np.einsum("gj,jk,gk->g", moved, reduced, moved)
     # The polynomial's coefficients from values, exact to rounding: its derivative's bound.
-    if child.type == "revolute":
+    if child.type == JointType.REVOLUTE:
         basis = np.stack([np.ones_like(grid), np.cos(grid), np.sin(grid), np.cos(2 * grid),
                           np.sin(2 * grid)], -1)
         weights = np.array([0.0, 1.0, 1.0, 2.0, 2.0])

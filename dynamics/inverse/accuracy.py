@@ -37,6 +37,7 @@ import numpy as np
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.hw.checks import check_number
 from robohw.robots import Robot
+from robohw.robots.joint_type import JointType
 from robohw.robots.sampling import sample_joints, within_a_turn
 
 __all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "SCALE_FRACTION",
@@ -135,7 +136,8 @@ def accuracy_promise(plan):
     :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan` or
     :class:`~robohw.dynamics.inverse.array_plan.ArrayPlan`)."""
     bounds = plan.output_bounds
-    unit = "N m" if all(joint.type == "revolute" for joint in plan.robot.joints) else "N m or N"
+    revolute = all(joint.type == JointType.REVOLUTE for joint in plan.robot.joints)
+    unit = "N m" if revolute else "N m or N"
     friction = tuple(float(joint.friction) for joint in plan.robot.joints) \
         if plan.sign_inputs else ()
     return AccuracyPromise(tuple(bounds[k] for k in range(1, plan.dof + 1)),
@@ -176,7 +178,7 @@ def check_accuracy(plan, fraction, replan):
     for k, joint in enumerate(robot.joints):
         for limit, unit in kinds.items():
             other = _halved(robot, k, limit)
-            unit = unit if joint.type == "revolute" else unit.replace("rad", "m")
+            unit = unit if joint.type == JointType.REVOLUTE else unit.replace("rad", "m")
             weigh.append((accuracy_promise(replan(other, width)).fraction, k + 1, limit,
                           getattr(joint, limit), unit))
     halved_fraction, joint, limit, value, unit = min(weigh)
@@ -208,7 +210,7 @@ def _check_scale(plan, promise, replan):
     for k, joint in enumerate(robot.joints):
         other = _halved(robot, k, "velocity_limit")
         weigh.append((accuracy_promise(replan(other, width)).bound, k + 1,
-                      joint.velocity_limit, "rad/s" if joint.type == "revolute" else "m/s"))
+                      joint.velocity_limit, "rad/s" if joint.type == JointType.REVOLUTE else "m/s"))
     halved_bound, joint, value, unit = min(weigh)
     raise ValueError(
         f"{robot.source or robot.name}: at {width} bits the design's torques are proven within "

@@ -24,6 +24,7 @@ range at every cross product. Notation as in
 import math
 
 from robohw.robots import is_urdf
+from robohw.robots.joint_type import JointType
 from robohw.robots.magnitudes import largest_value
 from robohw.robots.sampling import missing_limits
 from robohw.robots.urdf_sidecar import sidecar_path
@@ -44,12 +45,12 @@ class DynamicsBounds:
             raise ValueError(f"{robot.source or robot.name}: {missing} (the bounds the "
                              f"hardware's number formats are proven from{where})")
         n = robot.dof
-        self.revolute = [joint.type == "revolute" for joint in robot.joints]
+        self.revolute = [joint.type == JointType.REVOLUTE for joint in robot.joints]
         self.velocity = [joint.velocity_limit for joint in robot.joints]
         self.acceleration = [joint.acceleration_limit for joint in robot.joints]
         self.p, self.s = [], []
         for joint in robot.joints:
-            if joint.type == "revolute":
+            if joint.type == JointType.REVOLUTE:
                 d = abs(joint.d)
             else:
                 d = max(abs(limit + joint.offset) for limit in joint.limits)

@@ -14,6 +14,7 @@ import numpy as np
 from amaranth.hdl import signed
 
 from robohw.hw.payload import payload_rows
+from robohw.robots.joint_type import JointType
 
 __all__ = ["state_field", "position_inputs", "torque_field", "state_fields", "torque_fields",
            "encode_states", "encode_fields", "torque_codes", "torque_payloads", "decode_torques",
@@ -36,7 +37,7 @@ def position_inputs(plan, robot):
     LSB)."""
     inputs = []
     for k, joint in enumerate(robot.joints, start=1):
-        if joint.type == "revolute":
+        if joint.type == JointType.REVOLUTE:
             inputs.append(plan.angle_input(k, state_field("q", k), joint.offset))
         else:
             low, high = (limit + joint.offset for limit in joint.limits)
@@ -56,7 +57,7 @@ def state_fields(plan, kinds=("qd", "qdd")):
     of ``kinds`` (default ``qd1..qdN``, ``qdd1..qddN``; ``signed(width)``)."""
     fields = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
-        fields[state_field("q", k)] = signed(plan.cordic.width if joint.type == "revolute"
+        fields[state_field("q", k)] = signed(plan.cordic.width if joint.type == JointType.REVOLUTE
                                              else plan.width)
     fields.update({state_field(kind, k): signed(plan.width) for kind in kinds
                    for k in range(1, plan.dof + 1)})
@@ -92,7 +93,7 @@ def encode_fields(plan, q, others):
     codes = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
         position = state_field("q", k)
-        if joint.type == "revolute":
+        if joint.type == JointType.REVOLUTE:
             codes[position] = plan.angle_codes(position, arrays["q"][:, k - 1])
         else:
             codes[position] = _fixed(arrays["q"][:, k - 1], fracs[position], width)
@@ -143,7 +144,7 @@ def field_formats(plan, flag, kinds=("qd", "qdd"), output=torque_field, flags=()
     out = {}
     for k, joint in enumerate(plan.robot.joints, start=1):
         position = state_field("q", k)
-        out[position] = f"angle({plan.cordic.width})" if joint.type == "revolute" else \
+        out[position] = f"angle({plan.cordic.width})" if joint.type == JointType.REVOLUTE else \
             f"fixed({plan.width}, {plan.input_fracs[position]})"
     for kind in kinds:
         out.update({state_field(kind, k): f"fixed({plan.width}, "

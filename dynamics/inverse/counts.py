@@ -12,6 +12,7 @@ from robohw.dynamics.inverse.reference import PHASES, SCHEDULES, base_coordinate
 from robohw.dynamics.inverse.scans import run_schedule
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.robots import Joint, Robot
+from robohw.robots.joint_type import JointType
 
 __all__ = ["general_robot", "PhaseCount", "dynamics_counts", "summarize"]
 
@@ -19,8 +20,9 @@ __all__ = ["general_robot", "PhaseCount", "dynamics_counts", "summarize"]
 def general_robot(n):
     """``n`` revolute links with no structural zero: generic twists, offsets, centres of mass,
     full inertia tensors and a gravity off every axis. What the paper's closed forms count."""
-    joint = Joint("revolute", a=0.3, alpha=1.0, d=0.1, offset=0.0, limits=(-math.pi, math.pi),
-                  mass=2.0, com=(0.1, 0.2, 0.3), inertia=(0.3, 0.2, 0.25, 0.01, 0.03, 0.02))
+    joint = Joint(JointType.REVOLUTE, a=0.3, alpha=1.0, d=0.1, offset=0.0,
+                  limits=(-math.pi, math.pi), mass=2.0, com=(0.1, 0.2, 0.3),
+                  inertia=(0.3, 0.2, 0.25, 0.01, 0.03, 0.02))
     return Robot(f"general {n}-link robot", (joint,) * n, gravity=(1.0, -2.0, -9.5))
 
 
@@ -66,7 +68,7 @@ def dynamics_counts(robot, processors=None, scan="doubling", *, hand=True):
 
     joints = []
     for k, joint in enumerate(robot.joints):
-        if joint.type == "revolute":
+        if joint.type == JointType.REVOLUTE:
             joints.append((tracer.input(f"cos{k}", -1, 1), tracer.input(f"sin{k}", -1, 1)))
         else:
             joints.append(tracer.input(f"d{k}", -1, 1))

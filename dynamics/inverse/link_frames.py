@@ -35,6 +35,7 @@ import math
 from fractions import Fraction
 
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
+from robohw.robots.joint_type import JointType
 
 __all__ = ["link_frame_steps", "MONOMIALS", "turn_into", "turn_out"]
 
@@ -168,7 +169,7 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
     twists = [(snap(math.cos(j.alpha)), snap(math.sin(j.alpha))) for j in members]
     turns = []
     for joint, value in zip(members, joints):
-        if joint.type == "revolute":
+        if joint.type == JointType.REVOLUTE:
             turns.append(value)
         else:
             turns.append((const(snap(math.cos(joint.theta))),
@@ -179,7 +180,7 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
     for i, joint in enumerate(members):
         ca, sa = (const(v) for v in twists[i])
         c, s = turns[i]
-        revolute = joint.type == "revolute"
+        revolute = joint.type == JointType.REVOLUTE
         mass = Fraction(joint.mass)
         com = [Fraction(v) for v in joint.com]
         ixx, iyy, izz, ixy, iyz, ixz = (Fraction(v) for v in joint.inertia)
@@ -266,6 +267,6 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
             lever = fit(cross(p_nodes, g), bounds and bounds.p[i] * bounds.f[i + 1])
             n_i = fit(vadd(vadd(moment, lever), g_link), bounds and bounds.n[i])
             axis = (0, const(twists[i][1]), const(twists[i][0]))
-            tau[i] = dot(n_i if members[i].type == "revolute" else f_i, axis)
+            tau[i] = dot(n_i if members[i].type == JointType.REVOLUTE else f_i, axis)
         f_next, n_next = f_i, n_i
     return tau

@@ -54,6 +54,7 @@ from robohw.robots.chain import (
     distal_transform,
     joint_terms,
 )
+from robohw.robots.joint_type import JointType
 from robohw.robots.kinematics import jacobian_inertia, link_jacobians, tool_jacobian
 from robohw.robots.loading import require_dynamics
 
@@ -99,7 +100,7 @@ def link_motions(robot, q):
         rot, origin = distal_transform(link, q[:, k])
         p = _mtv(rot, origin)
         axis = _mtv(rot, np.broadcast_to(np.array(link.axis), (len(q), 3)))
-        out.append((rot, p, link.type == "revolute", axis, link))
+        out.append((rot, p, link.type == JointType.REVOLUTE, axis, link))
     return out
 
 
@@ -188,7 +189,7 @@ def _link_input(joint, value, arith):
         return (tuple(tuple(rot[:, r, c] for c in range(3)) for r in range(3)),
                 tuple(p[:, r] for r in range(3)))
     ca, sa = snap(math.cos(joint.alpha)), snap(math.sin(joint.alpha))
-    if joint.type == "revolute":
+    if joint.type == JointType.REVOLUTE:
         (c, s), d = value, joint.d
         p = (arith.const(joint.a), arith.const(d * sa), arith.const(d * ca))
     else:
@@ -218,7 +219,7 @@ def base_coordinate_steps(robot, joints, qd, qdd, hand, arith, scan, bounds=None
     # its distal form (float64 only).
     chain = isinstance(robot, Chain)
     members = distal_links(robot) if chain else robot.joints
-    revolute = [member.type == "revolute" for member in members]
+    revolute = [member.type == JointType.REVOLUTE for member in members]
 
     def fit(vector, limit):
         return vector if bounds is None else arith.bound(vector, limit)

@@ -33,3 +33,19 @@ def test_the_vocabulary_keeps_the_spelling_of_names_built_from_it():
     # Verilog signals (``pe1_mul``, ``recip0``) and counts' JSON keys are built from members.
     assert f"pe1_{Unit.MUL}" == "pe1_mul" and f"{Unit.RECIP}{0}" == "recip0"
     assert {str(kind) for kind in Count} == {"mul", "add", "div", "rsqrt", "sqrt"}
+
+
+def test_joint_types_are_spelled_by_their_enum():
+    # robohw.robots.joint_type.JointType: no comparison or assignment spells "revolute" or
+    # "prismatic" (a file's own text, a URDF's joint types and messages may).
+    pattern = re.compile(r"(==|!=|type=)\s*[\"'](revolute|prismatic)[\"']")
+    found = [f"{name}:{number}: {line.strip()}" for name in _sources()
+             for number, line in enumerate((ROOT / name).read_text().splitlines(), start=1)
+             if pattern.search(line)]
+    assert not found, "\n".join(found)
+
+
+def test_a_joint_type_reads_as_its_files_write_it():
+    # Its repr is its value's: a joint's repr, and the robot digests made of it, are unchanged.
+    from robohw.robots.joint_type import JointType
+    assert repr(JointType.REVOLUTE) == "'revolute'" and JointType("prismatic") == "prismatic"

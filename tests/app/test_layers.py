@@ -5,6 +5,7 @@ command line's lazy dispatch included)."""
 import ast
 import pathlib
 import re
+import runpy
 import tomllib
 
 import networkx as nx
@@ -25,23 +26,22 @@ LAYERS = tuple(tuple(layer) for layer in _STATED["shared"]) + \
 VERTICALS = ("robohw.cordic",) + FAMILIES
 APPLICATION = tuple(p for layer in _STATED["application"] for p in layer)
 ROOT_PACKAGE = "robohw"
+# What setup.py installs, from the layers: the packages and the folders of those beside robohw/.
+PACKAGES, PACKAGE_DIR = runpy.run_path(str(ROOT / "setup.py"), run_name="layout")[
+    "package_layout"]()
 # The layer packages' own folders: imports of these names without the root are forbidden.
-BARE = {pathlib.PurePath(folder).name
-        for folder in PYPROJECT["tool"]["setuptools"]["package-dir"].values()}
+BARE = {pathlib.PurePath(folder).name for folder in PACKAGE_DIR.values()}
 
 
 def _package_dirs():
-    """``{package: folder}`` exactly as pyproject.toml installs them."""
-    config = PYPROJECT["tool"]["setuptools"]
-    mapped = config.get("package-dir", {})
-
+    """``{package: folder}`` exactly as setup.py installs them."""
     def folder(name):
         # A subpackage lies in its parent's folder (robohw.dynamics.inverse: dynamics/inverse).
         parent, _, child = name.rpartition(".")
-        if name in mapped or not parent or parent == ROOT_PACKAGE:
-            return ROOT / mapped.get(name, name.replace(".", "/"))
+        if name in PACKAGE_DIR or not parent or parent == ROOT_PACKAGE:
+            return ROOT / PACKAGE_DIR.get(name, name.replace(".", "/"))
         return folder(parent) / child
-    return {name: folder(name) for name in config["packages"]}
+    return {name: folder(name) for name in PACKAGES}
 
 
 def _modules():

@@ -3,6 +3,7 @@ editable install ``make test`` uses imports the very same modules."""
 
 import importlib.util
 import pathlib
+import runpy
 import shutil
 import subprocess
 import sys
@@ -14,6 +15,7 @@ import robohw
 from robohw.commands import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+_, PACKAGE_DIR = runpy.run_path(str(ROOT / "setup.py"), run_name="layout")["package_layout"]()
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +42,15 @@ def test_wheel_holds_one_top_level_package(wheel):
     top = {name.split("/")[0] for name in wheel}
     assert top == {"robohw", f"robohw-{robohw.__version__}.dist-info"}
     assert "robohw/robots/puma560.toml" in wheel
+    # Every module of every layer's folder, subpackages included (setup.py finds them from
+    # the layers), and the measured tables read as data.
+    sources = {f"robohw/{path.relative_to(ROOT / folder).as_posix()}" if folder == "robohw"
+               else f"robohw/{path.relative_to(ROOT).as_posix()}"
+               for folder in ["robohw", *PACKAGE_DIR.values()]
+               for path in (ROOT / folder).rglob("*.py")}
+    assert sources <= set(wheel), sorted(sources - set(wheel))[:5]
+    assert {"robohw/dynamics/inverse/engine_defaults.toml",
+            "robohw/systolic/robot_widths.toml"} <= set(wheel)
     # the compiled backend's C++ driver and its adapters
     assert {"robohw/sim/driver.cc", "robohw/sim/verilator_model.h",
             "robohw/sim/cxxrtl_model.h"} <= set(wheel)

@@ -251,8 +251,7 @@ def state_inputs(platform, states, scale):
 def state_codes(platform, states, width, scale):
     """The payload codes ``{field: int64 array}`` of states at ``width``-bit ports, as
     :func:`robohw.taskgraph.model.evaluate_model` rounds :func:`state_inputs`: reals in the format
-    of
-    :func:`dynamics_format` (``OverflowError`` beyond it), angles as binary angles."""
+    of :func:`dynamics_format` (``OverflowError`` beyond it), angles as binary angles."""
     real = FixedFormat(width, dynamics_format(platform, width)["frac_bits"])
     angles = angle_fields(platform)
     return {name: (angle_to_code(column, width) if name in angles else real.from_float(column))

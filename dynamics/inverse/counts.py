@@ -1,7 +1,6 @@
 """Operation counts of Lee & Chang's inverse dynamics
 (:func:`robohw.dynamics.inverse.reference.base_coordinate_steps`) per phase and processor, counted
-by
-running the reference over :class:`~robohw.dataflow.graph.Tracer` scalars."""
+by running the reference over :class:`~robohw.dataflow.graph.Tracer` scalars."""
 
 import math
 from dataclasses import dataclass

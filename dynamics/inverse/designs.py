@@ -1,9 +1,8 @@
-"""The dynamics family's top-level designs for the flows (:class:`~robohw.sim.design.Design`):
+"""The inverse-dynamics designs for the flows (:class:`~robohw.sim.design.Design`):
 :class:`~robohw.dynamics.NewtonEulerPipeline`, Lee & Chang's processor array
 (:class:`~robohw.dynamics.inverse.array.NewtonEulerArray`) and the modulo-scheduled engine
-(:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`) for the PUMA 560's inverse dynamics,
-and
-its forward dynamics on the engine (:class:`~robohw.dynamics.forward.design.ForwardDesign`)."""
+(:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`) for the PUMA 560, one class a
+machine, and the machines the file commands and the API build through."""
 
 import numpy as np
 
@@ -104,8 +103,7 @@ class DynamicsDesign(Design):
         its model within 1e-4 of max |tau| (:meth:`_measured_width`) whose proven bound meets
         :data:`~robohw.dynamics.inverse.accuracy.BOUND_FRACTION` of the largest torque (the
         hardware's refusal rule), and it is exported at that width alone (:meth:`_fitted` then fits
-        the
-        machine's own parameters)."""
+        the machine's own parameters)."""
         twin = super().for_robot(robot, label, digest, hardware)
         twin._for(robot)
         high = twin.width_range[1]

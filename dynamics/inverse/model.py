@@ -1,7 +1,6 @@
 """The bit-exact model of :class:`robohw.dynamics.NewtonEulerPipeline`, through the payloads of
 :mod:`robohw.dynamics.inverse.codec`: :func:`model_outputs` takes state codes to the torque codes
-and
-``in_bounds`` flags the pipeline streams out (through :func:`robohw.dataflow.plan.model_codes`:
+and ``in_bounds`` flags the pipeline streams out (through :func:`robohw.dataflow.plan.model_codes`:
 numpy ``int64`` up to 31 bits, Python integers above), and :func:`model_torques` encodes,
 models and decodes at once. :func:`coded_friction` is what a machine's Coulomb friction differs
 by from the float64 reference's: the sign it takes is of qd's code."""

@@ -40,6 +40,7 @@ def test_joint_types_are_spelled_by_their_enum():
     # "prismatic" (a file's own text, a URDF's joint types and messages may).
     pattern = re.compile(r"(==|!=|type=)\s*[\"'](revolute|prismatic)[\"']")
     found = [f"{name}:{number}: {line.strip()}" for name in _sources()
+             if name != "robots/joint_type.py"
              for number, line in enumerate((ROOT / name).read_text().splitlines(), start=1)
              if pattern.search(line)]
     assert not found, "\n".join(found)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robohw.dynamics.forward.reference import articulated_body_accelerations
+from robohw.dynamics.inverse.files import state_rows
 from robohw.hw.checks import check_choice
 from robohw.support.csv_table import result_header, result_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
@@ -125,12 +126,7 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
     and ``interval`` (default :func:`~robohw.dynamics.forward.engine.forward_interval`'s),
     which gives the model's values and flags (``progress``: a stream for its lines)."""
     check_choice("backend", backend, FORWARD_BACKENDS)
-    q, qd, tau = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, tau))
-    if not q.shape == qd.shape == tau.shape == (len(q), robot.dof):
-        raise ValueError(f"q, qd and tau must each have shape (rows, {robot.dof}), not "
-                         f"{q.shape}, {qd.shape} and {tau.shape}")
-    finite = finite_rows(q, qd, tau)
-    q, qd, tau = (np.where(finite[:, None], v, 0.0) for v in (q, qd, tau))  # then not valid
+    finite, (q, qd, tau) = state_rows(robot, q=q, qd=qd, tau=tau)
     bounds = used = None
     if backend == "float":
         with np.errstate(all="ignore"):     # an acceleration beyond float64 is not_finite

@@ -31,8 +31,8 @@ from robohw.hw.checks import check_choice
 from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
-__all__ = ["read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS", "DESIGNS",
-           "REASONS", "state_columns", "split_states", "torque_header", "torque_rows",
+__all__ = ["state_rows", "read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS",
+           "DESIGNS", "REASONS", "state_columns", "split_states", "torque_header", "torque_rows",
            "board_digest", "board_design"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
@@ -88,6 +88,20 @@ def write_torques(path, tau, valid, reason=None):
                torque_rows(tau, valid, reason))
 
 
+def state_rows(robot, **arrays):
+    """``(finite, arrays)``: a file command's state ``arrays`` (by name, each ``(rows, N)`` for
+    ``robot``'s N joints; ``ValueError`` naming them all otherwise) as float64, with whether
+    each row is finite; a row that is not holds zeros in every array (it comes out not
+    valid)."""
+    values = [np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in arrays.values()]
+    if any(v.shape != (len(values[0]), robot.dof) for v in values):
+        names, shapes = list(arrays), [str(v.shape) for v in values]
+        raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must each have shape (rows, "
+                         f"{robot.dof}), not {', '.join(shapes[:-1])} and {shapes[-1]}")
+    finite = finite_rows(*values)
+    return finite, [np.where(finite[:, None], v, 0.0) for v in values]
+
+
 @dataclass
 class Torques:
     """What :func:`solve_dynamics` gives: ``tau`` ``(rows, N)`` (zeros where not valid), per row
@@ -129,12 +143,7 @@ def solve_dynamics(robot, q, qd, qdd, backend="float", formulation="link", wrenc
         raise ValueError("interval is the engine's: it needs design 'engine'")
     network = network or "direct"
     check_choice("formulation", formulation, FORMULATIONS)
-    q, qd, qdd = (np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in (q, qd, qdd))
-    if not q.shape == qd.shape == qdd.shape == (len(q), robot.dof):
-        raise ValueError(f"q, qd and qdd must each have shape (rows, {robot.dof}), not "
-                         f"{q.shape}, {qd.shape} and {qdd.shape}")
-    finite = finite_rows(q, qd, qdd)
-    q, qd, qdd = (np.where(finite[:, None], v, 0.0) for v in (q, qd, qdd))  # then not valid
+    finite, (q, qd, qdd) = state_rows(robot, q=q, qd=qd, qdd=qdd)
     if backend == "float":
         with np.errstate(all="ignore"):     # a torque beyond float64 is not_finite
             tau = inverse_dynamics(robot, q, qd, qdd, formulation, wrench)

@@ -7,18 +7,15 @@ reference. The sample is :data:`WIDTH_SAMPLE` inputs drawn with seed :data:`WIDT
 width passes when its largest error over them is within :data:`WIDTH_MARGIN` of the goal, so
 that a larger sample (the tests' 100,000 states) keeps the goal too. The widths are tried from
 the design's own upward; the result is cached (``$ROBOHW_CACHE/widths``, :mod:`robohw.sim.cache`)
-under the design, the robot's digest and the code's (:func:`robohw.sim.compiled.source_digest`):
-a new robot or new code measures again. A measurement says so once, as a
+under the design, the robot's digest and the code's (:mod:`robohw.sim.measured_default`): a
+new robot or new code measures again. A measurement says so once, as a
 :class:`MeasuredWidthWarning` (the command line prints it on one line).
 """
 
-import hashlib
-import json
 import warnings
 from dataclasses import asdict, dataclass
 
-from robohw.sim.cache import cache_dir
-from robohw.sim.compiled import source_digest
+from robohw.sim.measured_default import measured_default
 
 __all__ = ["MeasuredWidth", "MeasuredWidthWarning", "measured_width", "ACCURACY_GOAL",
            "WIDTH_SAMPLE", "WIDTH_SEED", "WIDTH_MARGIN"]
@@ -46,22 +43,17 @@ class MeasuredWidth:
     states: int
 
 
-def _path(design, digest, start):
-    key = (f"{design.name} {digest} {start} {WIDTH_SAMPLE} {WIDTH_SEED} {WIDTH_MARGIN} "
-           f"{source_digest()}")
-    return cache_dir("widths") / f"{hashlib.sha256(key.encode()).hexdigest()[:32]}.json"
-
-
 def measured_width(design, robot, digest, start):
     """The :class:`MeasuredWidth` of ``design`` (a :class:`~robohw.sim.design.Design` with
     ``sample_error(robot, width, count, seed)``) for ``robot`` (``digest``: what identifies it),
     trying widths from ``start`` to the top of the design's range; ``ValueError`` naming the
     best width and its error where none keeps the goal."""
-    path = _path(design, digest, start)
-    try:
-        return MeasuredWidth(**json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError):
-        pass
+    key = f"{design.name} {digest} {start} {WIDTH_SAMPLE} {WIDTH_SEED} {WIDTH_MARGIN}"
+    return measured_default("widths", key, lambda: asdict(_measure(design, robot, start)),
+                            lambda value: MeasuredWidth(**value))
+
+
+def _measure(design, robot, start):
     best = None
     for width in range(start, design.width_range[1] + 1):
         error = float(design.sample_error(robot, width, WIDTH_SAMPLE, WIDTH_SEED))
@@ -73,12 +65,8 @@ def measured_width(design, robot, digest, start):
             f"{design.name}: no width up to {design.width_range[1]} keeps {robot.name} within "
             f"{ACCURACY_GOAL:g} of its largest output ({best.width} bits: {best.error:.2g} "
             f"over {WIDTH_SAMPLE:,} inputs within its limits)")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_suffix(".part")
-    temporary.write_text(json.dumps(asdict(best)))
-    temporary.replace(path)
     warnings.warn(f"{design.name} for {robot.name}: default width {best.width} bits, measured "
                   f"(the bit-exact model within {best.error:.2g} of the largest output over "
                   f"{WIDTH_SAMPLE:,} inputs within its limits; cached)", MeasuredWidthWarning,
-                  stacklevel=2)
+                  stacklevel=4)
     return best

@@ -19,14 +19,10 @@ from robohw.dynamics.inverse.codec import (
     torque_field,
     torque_payloads,
 )
-from robohw.dynamics.inverse.engine import (
-    ENGINE_INTERVAL,
-    EnginePlan,
-    LinkFramePlan,
-    NewtonEulerEngine,
-)
+from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, LinkFramePlan, NewtonEulerEngine
 from robohw.dynamics.inverse.engine_defaults import (
     ENGINE_WIDTH,
+    engine_interval,
     engine_lut_budget,
     engine_robot_intervals,
     engine_robot_widths,
@@ -43,9 +39,6 @@ from robohw.dynamics.inverse.pipeline import (
 )
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.engine.design import OnEngine
-from robohw.engine.estimate import engine_resources
-from robohw.engine.plan import compile_plan
-from robohw.engine.program import MAX_INTERVAL
 from robohw.robots.sampling import sample_states, within_a_turn
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.measured_width import measured_width
@@ -297,12 +290,11 @@ class EngineDesign(OnEngine, DynamicsDesign):
     """The modulo-scheduled engine (:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`): its
     fold is its initiation interval, cycles per state (``robohw sim --ii``); its units scale
     with the robot. For a shipped arm its width is :func:`engine_robot_widths`' (the proven
-    bound's rule may widen it), else measured (:meth:`_measured_width`); its interval for an
-    arm placed and routed is :func:`engine_robot_intervals`', for another (the Panda
-    included: docs/dynamics.md) the smallest from
-    :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` whose engine is estimated within
-    :func:`engine_lut_budget`."""
-    default_fold = ENGINE_INTERVAL
+    bound's rule may widen it), else measured (:meth:`_measured_width`); its interval is
+    :func:`~robohw.dynamics.inverse.engine_defaults.engine_interval`'s (an arm's placed one, for
+    another the smallest whose engine is estimated within :func:`engine_lut_budget`), searched
+    when first asked for: the bit-exact model, the same at every interval, never asks."""
+    _interval = ENGINE_INTERVAL         # the design's own robot's; None: not searched yet
 
     def __init__(self, name, robot="puma560"):
         super().__init__(name, robot, width=ENGINE_WIDTH)
@@ -315,26 +307,21 @@ class EngineDesign(OnEngine, DynamicsDesign):
         return engine_robot_widths().get(digest)
 
     def _fitted(self, robot):
-        # A shipped arm's placed interval; another robot's the smallest from the default up
-        # whose engine is estimated within engine_lut_budget (engine_robot_intervals).
-        digest = robot_digest(robot)
-        intervals = engine_robot_intervals()
-        if digest in intervals:
-            self.default_fold = intervals[digest]
-            return
-        plan = EnginePlan(self.hardware_robot, width=self.default_width, bound_fraction=None)
-        budget = engine_lut_budget()
-        for ii in range(ENGINE_INTERVAL, MAX_INTERVAL + 1):
-            plan.program = compile_plan(plan, ii)
-            if engine_resources(plan, plan.program)["luts"] <= budget:
-                break
-        self.default_fold = ii
+        self._interval = None
+
+    @property
+    def default_fold(self):
+        """The default interval, :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` for the
+        design's own robot, :func:`~robohw.dynamics.inverse.engine_defaults.engine_interval`'s
+        for the robot of :meth:`for_robot`."""
+        if self._interval is None:
+            self._interval = engine_interval(self.hardware_robot, self.default_width,
+                                             robot_digest(self.robot))
+        return self._interval
 
     def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
-        if bound_fraction is None:        # the traced graph alone: the same at every interval
-            return LinkFramePlan(robot, width=width, bound_fraction=None)
-        return EnginePlan(robot, width=width, interval=fold or ENGINE_INTERVAL,
-                          bound_fraction=bound_fraction)
+        # The traced graph alone, uncompiled: its bits are the same at every interval.
+        return LinkFramePlan(robot, width=width, bound_fraction=bound_fraction)
 
     def hardware(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION,
                  tag_width=TAG_WIDTH):
@@ -372,8 +359,18 @@ def machine_design(design, robot, *, processors=None, network="direct"):
     return MACHINES[design](name, robot)
 
 
+# This run's default machines by design and robot digest: chunk after chunk, or call after call
+# of the API, chooses them once.
+_DEFAULT_MACHINES = {}
+
+
 def default_machine(design, robot, hardware=None):
     """The design of :func:`machine_design` ``design`` generated for ``robot`` at its defaults
     (:meth:`~DynamicsDesign.for_robot`: its width and interval, those of ``robohw sim --robot``
-    and ``robohw export --robot``); ``hardware``: ``robot``'s hardware form, if converted."""
-    return machine_design(design, robot).for_robot(robot, None, robot_digest(robot), hardware)
+    and ``robohw export --robot``), once a run; ``hardware``: ``robot``'s hardware form, if
+    converted."""
+    digest = robot_digest(robot)
+    if (design, digest) not in _DEFAULT_MACHINES:
+        _DEFAULT_MACHINES[design, digest] = machine_design(design, robot).for_robot(
+            robot, None, digest, hardware)
+    return _DEFAULT_MACHINES[design, digest]

@@ -1,21 +1,24 @@
 """The inverse-dynamics engine's defaults for the shipped arms: their widths and the intervals
 placed and routed (measured, in :data:`DEFAULTS_FILE`), the robot digest that keys them, and
-the LUT budget (the least estimated LUTs of a routed engine) by which another robot's engine,
-and forward dynamics' engine, take their default interval."""
+the LUT budget (the least estimated LUTs of a routed engine) by which another robot's engine
+(:func:`engine_interval`), and forward dynamics' engine, take their default interval."""
 
 import functools
 import hashlib
 import pathlib
 
-from robohw.dynamics.inverse.engine import EnginePlan
+from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan
 from robohw.engine.estimate import engine_resources
+from robohw.engine.plan import compile_plan
+from robohw.engine.program import MAX_INTERVAL
 from robohw.robots.description import SHIPPED_ROBOTS
 from robohw.robots.loading import SHIPPED_URDF, load_robot
 from robohw.robots.toml_file import description_identity
+from robohw.sim.measured_default import measured_default
 from robohw.sim.robot_table import measured_table
 
 __all__ = ["ENGINE_WIDTH", "DEFAULTS_FILE", "engine_robot_widths", "engine_robot_intervals",
-           "engine_lut_budget", "robot_digest", "shipped_digest"]
+           "engine_lut_budget", "engine_interval", "robot_digest", "shipped_digest"]
 
 # The engine at 18 bits: one DSP tile a product, and the narrowest whose model is within 1e-4 of
 # max |tau| on the PUMA 560 over 100,000 states within its limits (tests/dynamics/
@@ -58,6 +61,28 @@ def engine_lut_budget():
                               interval=intervals[digest], bound_fraction=None)
             luts.append(engine_resources(plan, plan.program)["luts"])
     return min(luts)
+
+
+def engine_interval(robot, width, digest):
+    """The engine's default interval for ``robot`` (its hardware form, ``digest`` its
+    :func:`robot_digest`) at ``width`` bits: a shipped arm's placed interval
+    (:func:`engine_robot_intervals`), else the smallest from
+    :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` whose engine is estimated within
+    :func:`engine_lut_budget` (:data:`~robohw.engine.program.MAX_INTERVAL` if none), searched
+    once and cached (:func:`~robohw.sim.measured_default.measured_default`)."""
+    intervals = engine_robot_intervals()
+    if digest in intervals:
+        return intervals[digest]
+
+    def search():
+        plan = LinkFramePlan(robot, width=width, bound_fraction=None)
+        budget = engine_lut_budget()
+        for interval in range(ENGINE_INTERVAL, MAX_INTERVAL + 1):
+            if engine_resources(plan, compile_plan(plan, interval))["luts"] <= budget:
+                return interval
+        return MAX_INTERVAL
+
+    return measured_default("intervals", f"dynamics-engine {digest} {width}", search, int)
 
 
 @functools.cache

@@ -169,6 +169,7 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     Its modules are imported here: the float backend's command loads the references alone (a
     fast start)."""
     from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
+    from robohw.dynamics.inverse.designs import machine_design
     from robohw.dynamics.inverse.model import model_outputs
     from robohw.dynamics.inverse.pipeline import MAX_TRIG_WIDTH
     from robohw.hw.payload import payload_rows
@@ -176,30 +177,27 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     from robohw.sim.run import run_backend
     from robohw.support.joints import angles_fit
     from robohw.support.progress import Progress
-    machine, hardware, width, interval = _machine(robot, design, width, options)
+    plan, dut = _built(robot, backend, design, width, options, bound_fraction)
     # The angles' binary codes are the CORDICs' width (at most 40 bits; robohw.dynamics).
-    fits = angles_fit(robot, q, min(width, MAX_TRIG_WIDTH))
+    fits = angles_fit(robot, q, min(plan.width, MAX_TRIG_WIDTH))
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
     if backend == "model":
-        plan = machine.plan(hardware, width, interval, bound_fraction=bound_fraction)
         out, valid = model_outputs(plan, encode_states(plan, q, qd, qdd))
     else:
-        from robohw.board.frame_decoder import TAG_BITS
-        dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
-                               tag_width=TAG_BITS if backend == BOARD else 0)
-        plan = dut.plan
         payloads = payload_rows(encode_states(plan, q, qd, qdd))
         if backend == BOARD:
             shown = Progress(len(payloads), progress)
             outputs = _on_board(dut, payloads, options["port"],
-                                _digest_of(dut, design, robot, width),
+                                _digest_of(dut, design, robot, plan.width),
                                 lambda done: shown.update(done, "on the board"))
             shown.update(len(payloads), "on the board", force=True)
         else:
+            machine = machine_design(design, robot, processors=options["processors"],
+                                     network=options["network"])
             outputs = run_backend(
                 dut, payloads, backend, machine.progress_label(dut),
                 Progress(len(payloads), progress),
-                f"dynamics {design} width={width} processors={options['processors']} "
+                f"dynamics {design} width={plan.width} processors={options['processors']} "
                 f"network={options['network']} "
                 f"{f'interval={dut.interval} ' if design == 'engine' else ''}"
                 f"{description_identity(robot)}").outputs
@@ -210,19 +208,54 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     return tau, [("out_of_format", ~fits), ("outside_limits", ~valid)], plan.accuracy
 
 
-def _machine(robot, design, width, options):
+# This run's last plans and machines by what builds them (:func:`_built`): a file solved chunk
+# by chunk, or the API called in a loop, builds each once.
+_BUILT = {}
+_BUILT_KEPT = 4
+
+
+def _built(robot, backend, design, width, options, bound_fraction):
+    """``(plan, dut)``: what the hardware backend ``backend`` runs ``design`` for ``robot`` on,
+    once a run: the bit-exact model's plan (``dut`` ``None``; the engine's at no interval, its
+    bits the same at every one), else the machine (with a board's tag for the board backend)
+    and its plan. The width and the engine's interval given, or the design's defaults for the
+    robot."""
+    from robohw.dynamics.inverse.engine_defaults import robot_digest
+    key = (robot_digest(robot), backend == "model", backend == BOARD, design, width,
+           options["processors"], options["network"], options["interval"], bound_fraction)
+    if key not in _BUILT:
+        if len(_BUILT) >= _BUILT_KEPT:
+            del _BUILT[next(iter(_BUILT))]
+        machine, hardware, width, interval = _machine(robot, design, width, options,
+                                                      backend != "model")
+        if backend == "model":
+            _BUILT[key] = machine.plan(hardware, width, interval,
+                                       bound_fraction=bound_fraction), None
+        else:
+            from robohw.board.frame_decoder import TAG_BITS
+            dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
+                                   tag_width=TAG_BITS if backend == BOARD else 0)
+            _BUILT[key] = dut.plan, dut
+    return _BUILT[key]
+
+
+def _machine(robot, design, width, options, interval_needed=True):
     """``(machine, hardware robot, width, interval)`` of ``design`` for ``robot``: the width and
-    the engine's interval given, or the design's defaults for the robot."""
+    the engine's interval given, or the design's defaults for the robot (the interval ``None``
+    where not ``interval_needed``: the bit-exact model's)."""
     from robohw.dynamics.inverse.designs import default_machine, machine_design
     from robohw.robots.loading import hardware_robot
     machine = machine_design(design, robot, processors=options["processors"],
                              network=options["network"])
-    hardware = hardware_robot(robot, terms=())      # the robot's hardware form, converted once
     interval = options["interval"]
-    if width is None or (design == "engine" and interval is None):
-        defaults = default_machine(design, robot, hardware)
+    if width is None or (design == "engine" and interval is None and interval_needed):
+        defaults = default_machine(design, robot)
+        hardware = defaults.hardware_robot      # the robot's hardware form, converted once
         width = width or defaults.default_width
-        interval = interval or (defaults.default_fold if design == "engine" else None)
+        if interval_needed:
+            interval = interval or (defaults.default_fold if design == "engine" else None)
+    else:
+        hardware = hardware_robot(robot, terms=())
     return machine, hardware, width, interval
 
 

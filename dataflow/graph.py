@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from robohw.dataflow.operations import Count, Op, frac_bits_for, operation
+from robohw.dataflow.range_error import RangeError
 
 __all__ = ["Node", "Tracer", "assign_formats", "error_bounds", "Format", "frac_bits_for",
            "RangeError"]
@@ -237,12 +238,6 @@ class Format:
     const_frac: int = 0
 
 
-class RangeError(ValueError):
-    """A traced value that float64 cannot size a format for: its range, or the error bound
-    carried with it, beyond float64, or its format's largest value beyond float64's (the
-    bit-exact model decodes its codes as float64). The message names the value."""
-
-
 # float64's largest finite value is below 2**1024 (IEEE 754 binary64, emax = 1023).
 FLOAT64_EXPONENT = 1024
 
@@ -298,8 +293,10 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
         try:
             propagated = _propagated(node, error, formats, constant)
         except ValueError as failure:       # a rule that holds for no error this large
-            raise RangeError(f"{node.name or node.op} (node {k}) at {width} bits: "
-                             f"{failure}") from None
+            message = f"{node.name or node.op} (node {k}) at {width} bits: {failure}"
+            if isinstance(failure, RangeError):
+                raise failure.renamed(message) from None
+            raise RangeError(message) from None
         formats[k] = Format(min(fits(node, propagated), cap), *(constant or ()))
         _check_range(node, node.magnitude + propagated, width, formats[k].frac)
         error[k] = propagated + 2.0 ** -(formats[k].frac + 1)

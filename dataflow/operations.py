@@ -24,6 +24,7 @@ import math
 import numpy as np
 from amaranth.hdl import Const, signed
 
+from robohw.dataflow.range_error import RangeError
 from robohw.hw.fixed import Rounding, hdl_round_shift, round_shift
 from robohw.hw.reciprocal import reciprocal_code
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_code
@@ -189,11 +190,14 @@ class _Const(Operation):          # fold=False only
 
 def _divisor(divisor, errors):
     """``(error, nearest)`` of a divisor node: its error bound and its smallest magnitude
-    (``ValueError`` where the error reaches it: no quotient is bounded)."""
+    (:class:`~robohw.dataflow.range_error.RangeError` where the error reaches it: no quotient
+    is bounded; it names the divisor by its ``name``, else ``x``)."""
     error, nearest = errors[divisor.index], min(abs(divisor.low), abs(divisor.high))
     if error >= nearest:
-        raise ValueError(f"1 / x: x's error bound {error:.3g} reaches its smallest magnitude "
-                         f"{nearest:.3g}")
+        name = divisor.name or "x"
+        raise RangeError(f"1 / {name}: {name}'s error bound {error:.3g} reaches its smallest "
+                         f"magnitude {nearest:.3g}", value=divisor.name, least=nearest,
+                         bound=error)
     return error, nearest
 
 

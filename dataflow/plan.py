@@ -143,7 +143,7 @@ class TracedPlan:
             self.formats = assign_formats(self.tracer, self.live, width, self._input_fracs,
                                           self._input_errors)
         except RangeError as error:
-            raise RangeError(self._origin_named(error)) from None
+            raise error.renamed(self._origin_named(error)) from None
         live = {self.tracer.nodes[k].name for k in self.live}
         joints = [k for k in self._angle_fields if {f"cos{k}", f"sin{k}"} & live]
         self.cordic_slots = {k: divmod(index, fold) for index, k in enumerate(joints)}
@@ -370,7 +370,8 @@ class TracedPlan:
                 raise RangeError(self._origin_named(
                     f"{node.name or node.op} (node {k}): its range {node.magnitude:.3g} is "
                     f"within its error bound {bounds[k]:.3g} at {self._width} bits: no check "
-                    f"of it is proven"))
+                    f"of it is proven", False), value=node.name, least=node.magnitude,
+                    bound=bounds[k])
             out[k] = math.floor(room * 2.0 ** self.formats[k].frac)
         return out
 

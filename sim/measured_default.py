@@ -10,12 +10,12 @@ import json
 
 from robohw.sim.cache import cache_dir
 from robohw.sim.compiled import source_digest
+from robohw.support.held import Held
 
 __all__ = ["measured_default"]
 
-# This run's defaults by their cache folder and key: a file command solving chunk after chunk,
-# or the API called in a loop, searches once.
-_HELD = {}
+# This run's defaults by their cache folder and key (robohw.support.held).
+_HELD = Held(64)
 
 
 def measured_default(kind, key, compute, parse=None):
@@ -25,9 +25,10 @@ def measured_default(kind, key, compute, parse=None):
     (default: none) makes the value from the JSON value, and a cached value it refuses
     (``TypeError``, ``ValueError``) is computed again."""
     parse = parse or (lambda value: value)
-    held = (cache_dir(kind), key)
-    if held in _HELD:
-        return _HELD[held]
+    return _HELD.get((cache_dir(kind), key), lambda: _cached(kind, key, compute, parse))
+
+
+def _cached(kind, key, compute, parse):
     digest = hashlib.sha256(f"{key} {source_digest()}".encode()).hexdigest()[:32]
     path = cache_dir(kind) / f"{digest}.json"
     try:
@@ -39,5 +40,4 @@ def measured_default(kind, key, compute, parse=None):
         temporary = path.with_suffix(".part")
         temporary.write_text(json.dumps(found))
         temporary.replace(path)
-    _HELD[held] = value
     return value

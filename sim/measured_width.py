@@ -68,5 +68,5 @@ def _measure(design, robot, start):
     warnings.warn(f"{design.name} for {robot.name}: default width {best.width} bits, measured "
                   f"(the bit-exact model within {best.error:.2g} of the largest output over "
                   f"{WIDTH_SAMPLE:,} inputs within its limits; cached)", MeasuredWidthWarning,
-                  stacklevel=4)
+                  stacklevel=2)
     return best

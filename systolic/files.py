@@ -21,6 +21,7 @@ import numpy as np
 from robohw.hw.checks import check_choice
 from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
+from robohw.support.held import Held
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 from robohw.systolic.reference import inertia_matrix
 
@@ -110,7 +111,8 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
         from robohw.systolic.accuracy import inertia_promise
         design = _design(robot, array)
         width = width or design.default_width
-        plan = design.plan(design.hardware_robot, width)
+        plan = _PLANS.get((array, design.robot_digest, width),
+                          lambda: design.plan(design.hardware_robot, width))
         accuracy = inertia_promise(plan, robot)
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
         outside = outside_limits(robot, q)
@@ -124,15 +126,20 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
     return Inertias(keep_valid(h, valid), valid, reason, accuracy)
 
 
+# This run's designs and plans (a file solved chunk by chunk, the API called in a loop).
+_DESIGNS, _PLANS = Held(8), Held(8)
+
+
 def _design(robot, array):
     """The ``array``'s design generated for ``robot`` at its defaults (its width and fold,
     those of ``robohw sim --robot``), which the hardware backends build through, as every flow
-    builds it. Its modules are imported here: the float backend's command loads the references
-    alone (a fast start)."""
+    builds it; once a run. Its modules are imported here: the float backend's command loads
+    the references alone (a fast start)."""
     from robohw.systolic.arrays import DEFAULT_FOLDS
     from robohw.systolic.designs import DESIGN_CLASSES, inertia_digest
-    design = DESIGN_CLASSES[array](f"inertia-{array}", DEFAULT_FOLDS[array])
-    return design.for_robot(robot, None, inertia_digest(robot))
+    digest = inertia_digest(robot)
+    return _DESIGNS.get((array, digest), lambda: DESIGN_CLASSES[array](
+        f"inertia-{array}", DEFAULT_FOLDS[array]).for_robot(robot, None, digest))
 
 
 def _hardware(robot, q, backend, design, plan, fold, progress):

@@ -36,13 +36,24 @@ checks.
 """
 
 import math
+import re
 
 from robohw.dataflow.graph import RangeError
 from robohw.dynamics.inverse.link_frames import turn_into, turn_out
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
 from robohw.robots.joint_type import JointType
 
-__all__ = ["articulated_body_steps", "link_inertia", "joint_motion", "link_geometry"]
+__all__ = ["articulated_body_steps", "link_inertia", "joint_motion", "link_geometry",
+           "articulated_inertia_joint"]
+
+# The name of joint k's articulated inertia D (a divisor), as a refusal says it.
+_ARTICULATED_INERTIA = "joint {}'s articulated inertia"
+
+
+def articulated_inertia_joint(name):
+    """The joint whose articulated inertia a traced node called ``name`` is, or ``None``."""
+    found = re.fullmatch(_ARTICULATED_INERTIA.format(r"(\d+)"), name or "")
+    return int(found.group(1)) if found else None
 
 
 def _symmetric(entry):
@@ -120,8 +131,12 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
     def fit_spatial(vector, angular, linear):
         return (*fit(vector[:3], angular), *fit(vector[3:], linear))
 
-    def assume(values, limit):
-        """A range that holds where the accelerations are within their limits: checked."""
+    def assume(values, limit, name):
+        """A range that holds where the accelerations are within their limits: checked (each
+        traced value called ``name``, as a refusal says it)."""
+        for value in values:
+            if hasattr(value, "name"):
+                value.name = name
         return values if b is None else arith.assume(values, limit)
 
     def fit_inertia(matrix, angular, linear):
@@ -187,10 +202,14 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
                 k_i = _symmetric(lambda j, k: total([k_i[j][k], passed[i + 1][0][j][k]]))
                 k_i = fit_inertia(k_i, b and b.alpha[i], b and b.mu[i])
                 p_i = vadd6(p_i, passed[i + 1][1])
-                p_i = (*assume(p_i[:3], b and b.big_n[i]), *assume(p_i[3:], b and b.big_f[i]))
+                bias = f"link {i + 1}'s articulated bias force"
+                p_i = (*assume(p_i[:3], b and b.big_n[i], bias),
+                       *assume(p_i[3:], b and b.big_f[i], bias))
             s = motions[i]
             u_vec = fit_spatial(_apply(k_i, s), b and b.u_w[i], b and b.u_v[i])
             d = total([dot(s, u_vec), joint.armature or 0])
+            if hasattr(d, "name"):          # a traced node: a refusal names it in words
+                d.name = _ARTICULATED_INERTIA.format(i + 1)
             if b is not None:
                 arith.within([d], b.d_min[i], b.d_max[i])
             u = fit([difference(tau[i], dot(s, p_i))], b and b.u[i])[0]
@@ -224,7 +243,8 @@ def articulated_body_steps(robot, joints, qd, tau, arith, bounds=None):
             pushed = fit([dot(u_vec, a)], b and b.pushed[i])[0]
             numerator = fit([difference(u, pushed)], b and b.numerator[i])[0]
             try:
-                qdd.append(assume([product(numerator, inverse)], b and b.qdd[i])[0])
+                qdd.append(assume([product(numerator, inverse)], b and b.qdd[i],
+                                  f"joint {i + 1}'s acceleration")[0])
             except RangeError as error:
                 raise RangeError(f"joint {i + 1}'s acceleration, {error}: no state within "
                                  f"the velocity and torque limits has it within its "

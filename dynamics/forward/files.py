@@ -17,6 +17,7 @@ angle holds is ``out_of_format``. Each valid acceleration is within its proven b
 whose bound exceeds ``bound_fraction`` of a joint's acceleration limit is refused before any row.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ import numpy as np
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.files import state_rows
 from robohw.hw.checks import check_choice
+from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import result_header, result_rows
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
@@ -87,32 +89,64 @@ class Accelerations:
 def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
     """The :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` of ``robot`` at ``width``
     bits, or (``None``) the narrowest of :data:`FORWARD_WIDTHS` whose proven bound is within
-    ``bound_fraction`` of every joint's acceleration limit (``None``: not checked).
-    ``ValueError`` naming what stops it: the range analysis (a divisor or a check it cannot
-    prove at the widest width) or the bound."""
+    ``bound_fraction`` of every joint's acceleration limit (``None``: not checked), every width
+    tried. ``ValueError`` in one line naming the file, the widths tried, what stops the widest
+    (in words: a divisor the analysis cannot keep from 0, a check it cannot prove, the bound)
+    and what would serve."""
     from robohw.dataflow.graph import RangeError
     from robohw.dynamics.forward.plan import ArticulatedBodyPlan
     from robohw.robots.loading import hardware_robot
     hardware = hardware_robot(robot, terms=())
+    widths = FORWARD_WIDTHS if width is None else (width,)
     failure = None
-    for bits in FORWARD_WIDTHS if width is None else (width,):
+    for bits in widths:
         try:
             plan = ArticulatedBodyPlan(hardware, width=bits)
             plan.checks                                 # every check proven at this width
         except RangeError as error:
-            failure = str(error)
+            failure = _unproven(error, bits, hardware)
             continue
         shares = [plan.output_bounds[k] / j.acceleration_limit
                   for k, j in enumerate(hardware.joints, start=1)]
         if bound_fraction is None or max(shares) <= bound_fraction:
             return plan
         worst = int(np.argmax(shares))
-        failure = (f"{robot.source or robot.name}: at {bits} bits the proven bound of joint "
-                   f"{worst + 1}'s acceleration is {100 * shares[worst]:.3g}% of its limit, "
-                   f"more than the {100 * bound_fraction:g}% allowed (--bound-fraction)")
-    where = f"at {width} bits" if width is not None else \
-        f"at any width of {', '.join(map(str, FORWARD_WIDTHS))}"
-    raise ValueError(f"no forward-dynamics model {where}: {failure}")
+        failure = (f"at {bits} bits the proven bound of joint {worst + 1}'s acceleration is "
+                   f"{100 * shares[worst]:.3g}% of its limit, more than the "
+                   f"{100 * bound_fraction:g}% allowed; --bound-fraction "
+                   f"{_rounded_up(shares[worst])} accepts it")
+    tried = ", ".join(map(str, widths[:-1])) + (" or " if len(widths) > 1 else "") + \
+        str(widths[-1])
+    raise ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} bits: "
+                     f"{failure}")
+
+
+def _unproven(error, bits, robot):
+    """What a :class:`~robohw.dataflow.range_error.RangeError` at ``bits`` bits says to a user:
+    a joint's articulated inertia the analysis cannot keep from 0 in words, with the armature
+    that would serve; another failure as the analysis words it."""
+    from robohw.dynamics.forward.articulated_frames import articulated_inertia_joint
+    k = articulated_inertia_joint(error.value)
+    if error.value is None or error.least is None:
+        return f"at {bits} bits, {error}"
+    if k is None:               # a checked value: its range within its error bound
+        return (f"{error.value}, checked against its range {error.least:.3g} on every row, "
+                f"has at {bits} bits a proven error bound of {error.bound:.3g}, so no check "
+                f"of it is proven: the articulated-body analysis's bounds grow too fast along "
+                f"this arm (docs/dynamics.md, \"Forward dynamics\"); the float backend "
+                f"computes its accelerations")
+    unit = "kg m^2" if robot.joints[k - 1].type == JointType.REVOLUTE else "kg"
+    return (f"joint {k}'s articulated inertia (what its drive moves: the links beyond it and "
+            f"its armature) is proven at least {error.least:.3g} {unit} within the limits, and "
+            f"at {bits} bits its error bound, {error.bound:.3g} {unit}, reaches that, so no "
+            f"acceleration is proven; an armature for joint {k} in the robot's sidecar (its "
+            f"rotor's inertia through the gearbox: docs/robots.md) raises it")
+
+
+def _rounded_up(share):
+    """``share`` rounded up to two significant digits, as an option takes it."""
+    digits = 1 - math.floor(math.log10(share))
+    return f"{math.ceil(share * 10 ** digits) / 10 ** digits:g}"
 
 
 def solve_forward(robot, q, qd, tau, backend="float", *, width=None,

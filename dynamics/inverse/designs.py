@@ -43,6 +43,7 @@ from robohw.robots.sampling import sample_states, within_a_turn
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.measured_width import measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
+from robohw.support.held import Held
 
 __all__ = ["DynamicsDesign", "PipelineDesign", "ArrayDesign", "EngineDesign", "DESIGNS",
            "MACHINES", "machine_design", "default_machine", "DYNAMICS_WIDTH", "DYNAMICS_FOLD",
@@ -359,9 +360,8 @@ def machine_design(design, robot, *, processors=None, network="direct"):
     return MACHINES[design](name, robot)
 
 
-# This run's default machines by design and robot digest: chunk after chunk, or call after call
-# of the API, chooses them once.
-_DEFAULT_MACHINES = {}
+# This run's default machines by design and robot digest.
+_DEFAULT_MACHINES = Held(8)
 
 
 def default_machine(design, robot, hardware=None):
@@ -370,7 +370,5 @@ def default_machine(design, robot, hardware=None):
     and ``robohw export --robot``), once a run; ``hardware``: ``robot``'s hardware form, if
     converted."""
     digest = robot_digest(robot)
-    if (design, digest) not in _DEFAULT_MACHINES:
-        _DEFAULT_MACHINES[design, digest] = machine_design(design, robot).for_robot(
-            robot, None, digest, hardware)
-    return _DEFAULT_MACHINES[design, digest]
+    return _DEFAULT_MACHINES.get((design, digest), lambda: machine_design(
+        design, robot).for_robot(robot, None, digest, hardware))

@@ -29,6 +29,7 @@ from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, AccuracyPromise
 from robohw.dynamics.inverse.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
 from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
+from robohw.support.held import Held
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["state_rows", "read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS",
@@ -208,10 +209,8 @@ def _hardware(robot, q, qd, qdd, backend, design, width, options, bound_fraction
     return tau, [("out_of_format", ~fits), ("outside_limits", ~valid)], plan.accuracy
 
 
-# This run's last plans and machines by what builds them (:func:`_built`): a file solved chunk
-# by chunk, or the API called in a loop, builds each once.
-_BUILT = {}
-_BUILT_KEPT = 4
+# This run's last plans and machines by what builds them (:func:`_built`).
+_BUILT = Held(4)
 
 
 def _built(robot, backend, design, width, options, bound_fraction):
@@ -223,20 +222,19 @@ def _built(robot, backend, design, width, options, bound_fraction):
     from robohw.dynamics.inverse.engine_defaults import robot_digest
     key = (robot_digest(robot), backend == "model", backend == BOARD, design, width,
            options["processors"], options["network"], options["interval"], bound_fraction)
-    if key not in _BUILT:
-        if len(_BUILT) >= _BUILT_KEPT:
-            del _BUILT[next(iter(_BUILT))]
-        machine, hardware, width, interval = _machine(robot, design, width, options,
-                                                      backend != "model")
-        if backend == "model":
-            _BUILT[key] = machine.plan(hardware, width, interval,
-                                       bound_fraction=bound_fraction), None
-        else:
-            from robohw.board.frame_decoder import TAG_BITS
-            dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
-                                   tag_width=TAG_BITS if backend == BOARD else 0)
-            _BUILT[key] = dut.plan, dut
-    return _BUILT[key]
+    return _BUILT.get(key, lambda: _build(robot, backend, design, width, options,
+                                          bound_fraction))
+
+
+def _build(robot, backend, design, width, options, bound_fraction):
+    machine, hardware, width, interval = _machine(robot, design, width, options,
+                                                  backend != "model")
+    if backend == "model":
+        return machine.plan(hardware, width, interval, bound_fraction=bound_fraction), None
+    from robohw.board.frame_decoder import TAG_BITS
+    dut = machine.hardware(hardware, width, interval, bound_fraction=bound_fraction,
+                           tag_width=TAG_BITS if backend == BOARD else 0)
+    return dut.plan, dut
 
 
 def _machine(robot, design, width, options, interval_needed=True):

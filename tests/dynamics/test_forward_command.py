@@ -3,6 +3,8 @@ articulated-body reference; the model's valid rows are within its proven bound o
 invalid with their reason; the command and the API agree row for row."""
 
 import csv
+import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -13,6 +15,8 @@ from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_states
+
+EXAMPLE_ARM = pathlib.Path(__file__).resolve().parents[2] / "examples" / "seven_joint_arm.urdf"
 
 
 def _write(path, q, qd, tau):
@@ -84,13 +88,49 @@ def test_a_model_whose_bound_is_too_weak_is_refused_in_one_line(tmp_path, capsys
             "--out", str(tmp_path / "qdd.csv"), "--backend", "model"]
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
+    # The file, every width tried, the quantity in words and what would serve.
     assert len(err.splitlines()) == 1 and err.startswith(
-        "robohw forward-dynamics: no forward-dynamics model at any width of 32, 40, 48, 56")
-    assert "more than the 1% allowed (--bound-fraction)" in err
+        f"robohw forward-dynamics: {robot.source}: no forward-dynamics model at 32, 40, 48 or "
+        f"56 bits: at 56 bits the proven bound of joint 6's acceleration is ")
+    served = re.search(r"more than the 1% allowed; --bound-fraction (\S+) accepts it$", err)
     assert not (tmp_path / "qdd.csv").exists()
+    # What it names serves: the narrowest width within that share.
+    assert main([*args, "--bound-fraction", served.group(1)]) == 0
+    capsys.readouterr()
     # A weaker promise accepted: the UR5's model at its narrowest width that meets it.
     assert main([*args, "--bound-fraction", "0.15"]) == 0
     assert "(40 bits;" in capsys.readouterr().err
+
+
+def test_an_arm_whose_divisor_is_unproven_is_told_what_would_serve(tmp_path, capsys):
+    # The seven-joint example arm: joint 1's articulated inertia (the arm folded about the base
+    # axis) is smaller than its error bound at every width; an armature raises it, and then
+    # what stops the analysis is an acceleration's check, which the float backend serves.
+    arm = tmp_path / "arm.urdf"
+    arm.write_text(EXAMPLE_ARM.read_text())
+    side = tmp_path / "arm.urdf.toml"
+    side.write_text(EXAMPLE_ARM.with_name(EXAMPLE_ARM.name + ".toml").read_text())
+    robot = load_robot(str(arm), tip="wrist")
+    _write(tmp_path / "s.csv", *_states(robot, 4, 3))
+    args = ["forward-dynamics", "--robot", str(arm), "--tip", "wrist", "--states",
+            str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend", "model"]
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(
+        f"robohw forward-dynamics: {arm}: no forward-dynamics model at 32, 40, 48 or 56 bits: "
+        f"joint 1's articulated inertia (what its drive moves: the links beyond it and its "
+        f"armature) is proven at least ")
+    assert err.endswith("an armature for joint 1 in the robot's sidecar (its rotor's inertia "
+                        "through the gearbox: docs/robots.md) raises it")
+    side.write_text(side.read_text().replace("[joint.s0]\n", "[joint.s0]\narmature = 0.3\n"))
+    assert main(args) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and re.search(
+        r": no forward-dynamics model at 32, 40, 48 or 56 bits: joint \d's acceleration, "
+        r"checked against its range \S+ on every row, has at 56 bits a proven error bound of "
+        r"\S+, so no check of it is proven: .*; the float backend computes its "
+        r"accelerations$", err)
+    assert main([a for a in args if a not in ("--backend", "model")]) == 0
 
 
 @pytest.mark.parametrize("extra, message", [

@@ -180,14 +180,20 @@ def test_each_check_is_a_code_below_its_range():
 
 
 def test_a_width_too_narrow_is_refused():
-    with pytest.raises(RangeError, match=r"ur5.urdf .*: its range 10 is within its error "
-                                         r"bound .* at 32 bits: no check of it is proven"):
+    with pytest.raises(RangeError, match=r"ur5.urdf: joint \d's acceleration \(node \d+\): its "
+                                         r"range 10 is within its error bound .* at 32 bits: "
+                                         r"no check of it is proven"):
         ArticulatedBodyPlan("ur5", width=32).checks
     # The 7-joint arms' divisors: the error analysis cannot keep them from 0 at any width
     # (docs/notes/2026-12-05-forward-dynamics-bounds.md).
     with pytest.raises(RangeError, match=r"panda.urdf .*: recip \(node \d+\) at 56 bits: "
-                                         r"1 / x: x's error bound .* reaches its smallest"):
+                                         r"1 / joint 1's articulated inertia: joint 1's "
+                                         r"articulated inertia's error bound .* reaches its "
+                                         r"smallest") as caught:
         ArticulatedBodyPlan("panda", width=56)
+    # The search's own error, carrying the divisor for a refusal to name.
+    assert caught.value.value == "joint 1's articulated inertia"
+    assert 0 < caught.value.least < caught.value.bound
 
 
 def test_limits_forward_dynamics_needs_are_named():

@@ -3,6 +3,7 @@
 simulator would take hours for. The board runs behind a :class:`~robohw.board.host_link.HostLink`
 (a UART on each line, in the model), so a call clocks it through whole bytes in C++; a read
 gives up after ``timeout_cycles`` cycles without a byte, as the simulated port's does.
+:func:`simulated_board` is the board ``robohw board run --port sim`` talks to.
 """
 
 import collections
@@ -14,7 +15,15 @@ from robohw.board.sim_port import line_bytes
 from robohw.hw.checks import check_integer
 from robohw.sim.compiled import build_compiled
 
-__all__ = ["CompiledPort"]
+__all__ = ["CompiledPort", "simulated_board", "SIMULATED_DIVISOR"]
+
+# The simulated board's UART: 4 clock cycles a bit, the fewest the UART takes, so that a state
+# costs the fewest simulated cycles; a byte on the line is the same at any rate (the bit timing
+# at a real divisor is tests/board/test_uart.py's).
+SIMULATED_DIVISOR = 4
+# Byte times a read waits beyond a request's own bytes and the design's latency: a reply's
+# bytes and a margin.
+_QUIET_BYTES = 60
 
 # Cycles a read runs at most before it says how many bytes came: far beyond any timeout a
 # test gives (a guard against a port that never falls quiet).
@@ -70,3 +79,19 @@ class CompiledPort:
     def close(self):
         """Free the compiled model."""
         self._session.close()
+
+
+def simulated_board(dut, digest, *, say=None):
+    """A :class:`CompiledPort` onto a board holding ``dut`` (a streaming design with a board's
+    tag; its ``latency``) whose identity is ``digest`` (a hex string,
+    :func:`~robohw.board.frames.design_digest`'s), its UART at
+    :data:`SIMULATED_DIVISOR` cycles a bit: what ``robohw board run --port sim`` drives, the
+    board without the hardware. Its reads wait for a request's bytes, the design's latency and
+    a reply before they give up; its compiled model is cached by ``digest``
+    (:func:`robohw.sim.compiled.build_compiled`); ``say`` hears a build's progress."""
+    from robohw.board.core import BoardCore
+    core = BoardCore(dut, SIMULATED_DIVISOR, digest)
+    quiet = (core.frame_format.request_bytes + _QUIET_BYTES) * 10 * SIMULATED_DIVISOR + \
+        dut.latency
+    return CompiledPort(core, timeout_cycles=quiet, say=say,
+                        identity=f"simulated board divisor={SIMULATED_DIVISOR} {digest}")

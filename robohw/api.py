@@ -68,7 +68,8 @@ class Arm:
         return self.robot.name
 
     def _rows(self, name, values):
-        values = np.atleast_2d(np.asarray(values, dtype=np.float64))
+        from robohw.support.validity import real_values
+        values = np.atleast_2d(real_values(name, values))
         if values.ndim != 2 or values.shape[1] != self.dof:
             raise ValueError(f"{name} must have shape (rows, {self.dof}) for {self.name}, not "
                              f"{np.shape(values)}")
@@ -86,6 +87,7 @@ class Arm:
         ``outside_limits``; its proven bounds in ``accuracy``)."""
         from robohw.systolic import solve_inertia
         check_choice("backend", backend, BACKENDS)
+        _check_float_options(backend, width=width)
         got = solve_inertia(self.robot, self._rows("q", q), backend, array, width)
         return Result(got.h, got.valid, got.reason, got.accuracy)
 
@@ -105,6 +107,7 @@ class Arm:
             raise ValueError(f"q, qd and qdd must have one shape, not {q.shape}, {qd.shape} "
                              f"and {qdd.shape}")
         if backend == "float":
+            _check_float_options(backend, width=width)
             got = solve_dynamics(self.robot, q, qd, qdd, "float", formulation, wrench, port=port)
         else:
             got = solve_dynamics(self.robot, q, qd, qdd, backend, wrench=wrench, width=width,
@@ -129,13 +132,21 @@ class Arm:
         if not q.shape == qd.shape == tau.shape:
             raise ValueError(f"q, qd and tau must have one shape, not {q.shape}, {qd.shape} "
                              f"and {tau.shape}")
-        if backend == "float" and (width is not None or bound_fraction is not None):
-            raise ValueError("width and bound_fraction are the model's: they need backend "
-                             "'model'")
+        _check_float_options(backend, width=width, bound_fraction=bound_fraction)
         got = solve_forward(self.robot, q, qd, tau, backend, width=width,
                             bound_fraction=FORWARD_BOUND_FRACTION if bound_fraction is None
                             else bound_fraction)
         return Result(got.qdd, got.valid, got.reason, got.bounds)
+
+
+def _check_float_options(backend, **options):
+    """The one rule for the hardware's options with the float backend: ``ValueError`` naming
+    those given (not ``None``)."""
+    given = [name for name, value in options.items() if value is not None]
+    if backend == "float" and given:
+        names = " and ".join(given)
+        raise ValueError(f"{names} {'is' if len(given) == 1 else 'are'} the hardware's: "
+                         f"{'it needs' if len(given) == 1 else 'they need'} backend 'model'")
 
 
 def load_arm(path="puma560", *, base=None, tip=None):

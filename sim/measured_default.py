@@ -10,12 +10,11 @@ import json
 
 from robohw.sim.cache import cache_dir
 from robohw.sim.compiled import source_digest
-from robohw.support.held import Held
 
 __all__ = ["measured_default"]
 
-# This run's defaults by their cache folder and key (robohw.support.held).
-_HELD = Held(64)
+# This run's defaults by their cache folder and key.
+_HELD = {}
 
 
 def measured_default(kind, key, compute, parse=None):
@@ -25,7 +24,10 @@ def measured_default(kind, key, compute, parse=None):
     (default: none) makes the value from the JSON value, and a cached value it refuses
     (``TypeError``, ``ValueError``) is computed again."""
     parse = parse or (lambda value: value)
-    return _HELD.get((cache_dir(kind), key), lambda: _cached(kind, key, compute, parse))
+    held = (cache_dir(kind), key)
+    if held not in _HELD:
+        _HELD[held] = _cached(kind, key, compute, parse)
+    return _HELD[held]
 
 
 def _cached(kind, key, compute, parse):

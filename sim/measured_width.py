@@ -53,6 +53,13 @@ def measured_width(design, robot, digest, start):
                             lambda value: MeasuredWidth(**value))
 
 
+def _largest(robot):
+    """``; its largest value: ...`` for a robot (:func:`robohw.robots.magnitudes.largest_value`),
+    else nothing."""
+    from robohw.robots.magnitudes import largest_value
+    return f"; its largest value: {largest_value(robot)}" if hasattr(robot, "joints") else ""
+
+
 def _measure(design, robot, start):
     best = None
     for width in range(start, design.width_range[1] + 1):
@@ -62,9 +69,12 @@ def _measure(design, robot, start):
             break
     else:
         raise ValueError(
-            f"{design.name}: no width up to {design.width_range[1]} keeps {robot.name} within "
-            f"{ACCURACY_GOAL:g} of its largest output ({best.width} bits: {best.error:.2g} "
-            f"over {WIDTH_SAMPLE:,} inputs within its limits)")
+            f"{getattr(robot, 'source', None) or robot.name}: the {design.name} design: no width "
+            f"from {start} to {design.width_range[1]} keeps its bit-exact model within "
+            f"{ACCURACY_GOAL:g} of its largest output over {WIDTH_SAMPLE:,} inputs within its "
+            f"limits ({best.width} bits: {best.error:.2g}{_largest(robot)}); what would serve: "
+            f"--width W, which computes with the bound it proves, or a robot file whose "
+            f"values are its arm's")
     warnings.warn(f"{design.name} for {robot.name}: default width {best.width} bits, measured "
                   f"(the bit-exact model within {best.error:.2g} of the largest output over "
                   f"{WIDTH_SAMPLE:,} inputs within its limits; cached)", MeasuredWidthWarning,

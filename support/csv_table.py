@@ -186,21 +186,25 @@ def write_rows(path, header, rows):
         write(rows)
 
 
-def result_header(columns, reasons=False):
-    """A result file's header: ``columns``, then ``valid`` and, with ``reasons``, ``reason``
-    (docs/conventions.md, CSV)."""
-    return [*columns, "valid"] + (["reason"] if reasons else [])
+def result_header(columns, reasons=False, bounds=()):
+    """A result file's header: ``columns``, the ``bounds`` columns (each value's proven bound,
+    when asked), then ``valid`` and, with ``reasons``, ``reason`` (docs/conventions.md, CSV)."""
+    return [*columns, *bounds, "valid"] + (["reason"] if reasons else [])
 
 
-def result_rows(values, valid, reason=None, cells=None):
+def result_rows(values, valid, reason=None, cells=None, bounds=None):
     """A result file's rows in :func:`result_header`'s columns: each of ``values``' rows
-    (flattened) as floats, or through ``cells`` (a converter a column), then ``valid`` as 1
-    or 0 and, when ``reason`` is given, the row's reason."""
+    (flattened) as floats, or through ``cells`` (a converter a column), then with ``bounds``
+    (one a value, flattened as the values) those bounds on a valid row and zeros on another
+    (its values are zeros too, and promised nothing), then ``valid`` as 1 or 0 and, when
+    ``reason`` is given, the row's reason."""
     reason = reason if reason is not None else [None] * len(values)
+    bounds = None if bounds is None else [float(b) for b in np.ravel(bounds)]
     for row, ok, why in zip(values, valid, reason):
         row = np.ravel(row)
         cells_of = map(float, row) if cells is None else (c(v) for c, v in zip(cells, row))
-        yield [*cells_of, int(ok), *([why] if why else [])]
+        promise = () if bounds is None else bounds if ok else [0.0] * len(bounds)
+        yield [*cells_of, *promise, int(ok), *([why] if why else [])]
 
 
 @contextlib.contextmanager

@@ -11,10 +11,20 @@ format cannot hold a NaN) and then marked ``not_finite``.
 
 import numpy as np
 
-__all__ = ["NOT_FINITE", "OK", "finite_rows", "row_reasons", "keep_valid"]
+__all__ = ["NOT_FINITE", "OK", "finite_rows", "row_reasons", "keep_valid", "real_values"]
 
 OK = "ok"
 NOT_FINITE = "not_finite"
+
+
+def real_values(name, values):
+    """``values`` as a float64 array: ``TypeError`` naming ``name`` for complex values, or
+    values of no number type (an object array, strings), which no cast makes real."""
+    array = np.asarray(values)
+    if array.dtype.kind not in "biuf":
+        kind = "complex numbers" if array.dtype.kind == "c" else f"{array.dtype} values"
+        raise TypeError(f"{name} must hold real numbers, not {kind}")
+    return array.astype(np.float64)
 
 
 def finite_rows(*arrays):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from robohw.robots.sampling import sample_joints, within_a_turn
+from robohw.support.figures import figure_list
 from robohw.systolic.reference import jacobian_inertia
 
 __all__ = ["InertiaPromise", "inertia_promise", "largest_entry", "LIMIT_CONFIGURATIONS"]
@@ -41,10 +42,19 @@ class InertiaPromise:
         """:attr:`bound` over :attr:`largest_entry`."""
         return self.bound / self.largest_entry
 
+    @property
+    def row_bounds(self):
+        """Per row ``j`` of H (from 1), the largest bound of its entries."""
+        rows = sorted({j for j, _ in self.bounds})
+        return tuple(max(b for (r, _), b in self.bounds.items() if r == j) for j in rows)
+
     def sentence(self):
-        """The promise as the ``inertia`` command's closing line states it."""
-        return (f"each entry proven within {self.bound:.3g} ({self.fraction:.2%} of the "
-                f"largest, {self.largest_entry:.3g}, the joint limits allow; SI units)")
+        """The promise as the ``inertia`` command's closing line states it: each row's bound
+        (:attr:`row_bounds`), and the largest as a share of :attr:`largest_entry`."""
+        rows = self.row_bounds
+        return (f"each entry proven within its row's bound, {figure_list(rows)} (rows 1 to "
+                f"{len(rows)} of H, SI units; the largest {self.fraction:.2%} of the largest "
+                f"entry, {self.largest_entry:.3g}, the joint limits allow)")
 
     def as_json(self):
         return {"bounds": {f"H{j}_{i}": b for (j, i), b in self.bounds.items()},

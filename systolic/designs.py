@@ -86,13 +86,14 @@ class InertiaDesign(Design):
             "O(log2 N) recursive-doubling array"
         return f"inertia matrix of {robot_name}, {kind}"
 
-    def for_robot(self, robot, label, digest, hardware=None):
-        """The design for ``robot``: its default width the narrowest that keeps the model
-        within 1e-4 of max |H| (:meth:`measured_width`), its default fold the smallest from
-        the registry's at which the shared products fit the ECP5-85F's DSP tiles at that width
-        (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that width alone."""
+    def for_robot(self, robot, label, digest, hardware=None, width=None):
+        """The design for ``robot``: its default width ``width``, else the narrowest that keeps
+        the model within 1e-4 of max |H| (:meth:`measured_width`), its default fold the
+        smallest from the registry's at which the shared products fit the ECP5-85F's DSP
+        tiles at that width (:func:`~robohw.dataflow.folding.fold_for_tiles`); exported at that
+        width alone."""
         twin = super().for_robot(robot, label, digest, hardware)
-        width = twin.measured_width(robot)
+        width = width or twin.measured_width(robot)
         twin.default_width, twin.widths = width, (width,)
         twin.default_fold = fold_for_tiles(twin.plan(twin.hardware_robot, width),
                                            least=self.default_fold)

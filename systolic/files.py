@@ -22,7 +22,13 @@ from robohw.hw.checks import check_choice
 from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.held import Held
-from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
+from robohw.support.validity import (
+    NOT_FINITE,
+    finite_rows,
+    keep_valid,
+    real_values,
+    row_reasons,
+)
 from robohw.systolic.reference import inertia_matrix
 
 __all__ = ["read_configurations", "write_matrices", "outside_limits", "solve_inertia",
@@ -46,15 +52,24 @@ def read_configurations(path, dof):
     return read_columns(path, configuration_columns(dof))
 
 
-def matrix_header(n, reasons=False):
-    """``OUT.csv``'s header: ``H11,H12,...,HNN,valid`` (and ``reason``)."""
-    return result_header([f"H{j}{i}" if n < 10 else f"H{j}_{i}" for j in range(1, n + 1)
-                          for i in range(1, n + 1)], reasons)
+def matrix_header(n, reasons=False, bounds=False):
+    """``OUT.csv``'s header: ``H11,H12,...,HNN`` (with ``bounds``, ``bound11..boundNN``),
+    ``valid`` (and ``reason``)."""
+    def names(kind):
+        return [f"{kind}{j}{i}" if n < 10 else f"{kind}{j}_{i}" for j in range(1, n + 1)
+                for i in range(1, n + 1)]
+    return result_header(names("H"), reasons, names("bound") if bounds else ())
 
 
-def matrix_rows(h, valid, reason=None):
-    """``OUT.csv``'s rows, :func:`matrix_header`'s columns (``reason`` when given)."""
-    return result_rows(h, valid, reason)
+def matrix_rows(h, valid, reason=None, bounds=None):
+    """``OUT.csv``'s rows, :func:`matrix_header`'s columns (``reason`` when given; ``bounds``:
+    ``{(j, i): bound}`` of each entry, from 1, one of each symmetric pair, written on the
+    valid rows)."""
+    if bounds is not None:
+        n = h.shape[-1]
+        bounds = [bounds[j, i] if (j, i) in bounds else bounds[i, j]
+                  for j in range(1, n + 1) for i in range(1, n + 1)]
+    return result_rows(h, valid, reason, bounds=bounds)
 
 
 def write_matrices(path, h, valid, reason=None):
@@ -98,7 +113,7 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
     (:func:`~robohw.systolic.accuracy.inertia_promise`)."""
     check_choice("array", array, ALGORITHMS)
     check_choice("backend", backend, BACKENDS)
-    q = np.atleast_2d(np.asarray(q, dtype=np.float64))
+    q = np.atleast_2d(real_values("q", q))
     finite = finite_rows(q)
     q = np.where(finite[:, None], q, 0.0)       # computed, then not valid
     h = np.zeros((len(q), robot.dof, robot.dof))
@@ -109,8 +124,8 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
     else:
         from robohw.support.joints import angles_fit  # with the hardware's formats
         from robohw.systolic.accuracy import inertia_promise
-        design = _design(robot, array)
-        width = width or design.default_width
+        design = _design(robot, array, width)
+        width = design.default_width
         plan = _PLANS.get((array, design.robot_digest, width),
                           lambda: design.plan(design.hardware_robot, width))
         accuracy = inertia_promise(plan, robot)
@@ -130,16 +145,17 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
 _DESIGNS, _PLANS = Held(8), Held(8)
 
 
-def _design(robot, array):
-    """The ``array``'s design generated for ``robot`` at its defaults (its width and fold,
-    those of ``robohw sim --robot``), which the hardware backends build through, as every flow
-    builds it; once a run. Its modules are imported here: the float backend's command loads
-    the references alone (a fast start)."""
+def _design(robot, array, width=None):
+    """The ``array``'s design generated for ``robot`` at ``width`` bits (``None``: its default,
+    measured where no table holds it) and its default fold there, those of ``robohw sim
+    --robot``, which the hardware backends build through, as every flow builds it; once a run.
+    Its modules are imported here: the float backend's command loads the references alone (a
+    fast start)."""
     from robohw.systolic.arrays import DEFAULT_FOLDS
     from robohw.systolic.designs import DESIGN_CLASSES, inertia_digest
     digest = inertia_digest(robot)
-    return _DESIGNS.get((array, digest), lambda: DESIGN_CLASSES[array](
-        f"inertia-{array}", DEFAULT_FOLDS[array]).for_robot(robot, None, digest))
+    return _DESIGNS.get((array, digest, width), lambda: DESIGN_CLASSES[array](
+        f"inertia-{array}", DEFAULT_FOLDS[array]).for_robot(robot, None, digest, width=width))
 
 
 def _hardware(robot, q, backend, design, plan, fold, progress):

@@ -27,6 +27,7 @@ from robohw.dynamics.inverse.files import state_rows
 from robohw.hw.checks import check_choice
 from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import result_header, result_rows
+from robohw.support.figures import figure_list
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
@@ -54,14 +55,17 @@ def split_forward(values, dof):
     return values[:, :dof], values[:, dof:2 * dof], values[:, 2 * dof:]
 
 
-def acceleration_header(dof, reasons=False):
-    """``OUT.csv``'s header: ``qdd1..qddN,valid`` (and ``reason``)."""
-    return result_header([f"qdd{k}" for k in range(1, dof + 1)], reasons)
+def acceleration_header(dof, reasons=False, bounds=False):
+    """``OUT.csv``'s header: ``qdd1..qddN`` (with ``bounds``, ``bound1..boundN``), ``valid``
+    (and ``reason``)."""
+    return result_header([f"qdd{k}" for k in range(1, dof + 1)], reasons,
+                         [f"bound{k}" for k in range(1, dof + 1)] if bounds else ())
 
 
-def acceleration_rows(qdd, valid, reason=None):
-    """``OUT.csv``'s rows, :func:`acceleration_header`'s columns (``reason`` when given)."""
-    return result_rows(qdd, valid, reason)
+def acceleration_rows(qdd, valid, reason=None, bounds=None):
+    """``OUT.csv``'s rows, :func:`acceleration_header`'s columns (``reason`` when given;
+    ``bounds``: each joint's proven bound, written on the valid rows)."""
+    return result_rows(qdd, valid, reason, bounds=bounds)
 
 
 @dataclass
@@ -81,9 +85,12 @@ class Accelerations:
             return None
         shares = [b / j.acceleration_limit for b, j in zip(self.bounds, robot.joints)]
         worst = int(np.argmax(shares))
-        return (f"each acceleration proven within {100 * max(shares):.2g}% of its limit "
-                f"({self.width} bits; joint {worst + 1}: {self.bounds[worst]:.3g} of "
-                f"{robot.joints[worst].acceleration_limit:g})")
+        revolute = all(j.type == JointType.REVOLUTE for j in robot.joints)
+        unit = "rad/s^2" if revolute else "rad/s^2 or m/s^2"
+        return (f"each acceleration proven within its joint's bound, "
+                f"{figure_list(self.bounds)} {unit} (joints 1 to {len(self.bounds)}, "
+                f"{self.width} bits; the largest share of a limit {100 * max(shares):.2g}%, "
+                f"joint {worst + 1}'s)")
 
 
 def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):

@@ -39,6 +39,7 @@ from robohw.hw.checks import check_number
 from robohw.robots import Robot
 from robohw.robots.joint_type import JointType
 from robohw.robots.sampling import sample_joints, within_a_turn
+from robohw.support.figures import figure_list
 
 __all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "SCALE_FRACTION",
            "largest_torque", "torque_scale", "accuracy_promise", "check_accuracy",
@@ -80,8 +81,10 @@ class AccuracyPromise:
         return self.bound / self.largest_torque if self.largest_torque else math.inf
 
     def sentence(self):
-        """The promise as the ``dynamics`` command's closing line states it."""
-        text = (f"each torque proven within {self.bound:.3g} {self.unit} ({self.fraction:.2%} "
+        """The promise as the ``dynamics`` command's closing line states it: each joint's
+        bound, and the largest as a share of :attr:`largest_torque`."""
+        text = (f"each torque proven within its joint's bound, {figure_list(self.bounds)} "
+                f"{self.unit} (joints 1 to {len(self.bounds)}; the largest {self.fraction:.2%} "
                 f"of the {self.largest_torque:.3g} {self.unit} the limits allow)")
         if any(self.friction):
             text += (f"; a joint whose velocity rounds to code 0 adds its Coulomb friction "
@@ -115,6 +118,14 @@ def torque_scale(robot):
     :data:`LIMIT_STATES` seeded positions within the joint limits (revolute angles within a
     turn) of ``|g(q)|`` and of ``sum_i |H(q)_ji| qdd_max_i``, capped by the largest
     ``torque_limit`` where every joint has one."""
+    scale = _demanded_torque(robot)
+    limits = [joint.torque_limit for joint in robot.joints]
+    return scale if None in limits else min(scale, max(limits))
+
+
+@functools.lru_cache(maxsize=64)
+def _demanded_torque(robot):
+    """:func:`torque_scale` before the torque limits cap it."""
     q = within_a_turn(robot, sample_joints(robot, LIMIT_STATES, np.random.default_rng(0)))
     still = np.zeros_like(q)
     with np.errstate(over="ignore", invalid="ignore"):
@@ -126,9 +137,7 @@ def torque_scale(robot):
             column = inverse_dynamics(robot, q, still, unit) - gravity    # H(q)[:, i]
             inertial += np.abs(column) * joint.acceleration_limit
         scale = np.maximum(np.abs(gravity), inertial).max()
-    scale = float(scale) if np.isfinite(scale) else math.inf
-    limits = [joint.torque_limit for joint in robot.joints]
-    return scale if None in limits else min(scale, max(limits))
+    return float(scale) if np.isfinite(scale) else math.inf
 
 
 def accuracy_promise(plan):
@@ -153,7 +162,8 @@ def check_bound_fraction(fraction):
 
 def _halved(robot, k, limit):
     """``robot`` (its hardware form, a :class:`~robohw.robots.Robot`) with joint ``k``'s
-    ``limit`` (``"velocity_limit"``, ``"acceleration_limit"``) halved."""
+    ``limit`` (``"velocity_limit"``, ``"acceleration_limit"``, or its link's ``"mass"``)
+    halved."""
     joint = robot.joints[k]
     halved = dataclasses.replace(joint, **{limit: getattr(joint, limit) / 2})
     return Robot(robot.name, robot.joints[:k] + (halved,) + robot.joints[k + 1:],
@@ -163,59 +173,96 @@ def _halved(robot, k, limit):
 def check_accuracy(plan, fraction, replan):
     """Refuse ``plan`` (``ValueError``, one line) if its promise's fraction exceeds
     ``fraction``. ``replan(robot, width)`` plans the same design for another robot or width,
-    unchecked: the message names the limit whose halving lowers the fraction most and the
-    narrowest width up to ``plan``'s widest that meets it."""
+    unchecked: the line names the file, the design (``plan.design``) and width, the limit whose
+    halving lowers the fraction most, and what would serve (the narrowest width up to
+    ``plan``'s widest that meets it, a tighter limit, the ``--bound-fraction`` that accepts
+    it)."""
     promise = accuracy_promise(plan)
     robot, width = plan.robot, plan.width
+    where = f"{robot.source or robot.name}: the {plan.design} design at {width} bits"
     if not promise.largest_torque:
         raise ValueError(f"{robot.source or robot.name}: every torque its limits allow is 0 "
                          f"(no link has mass): no share of it can be proven")
     if promise.fraction <= fraction:
-        _check_scale(plan, promise, replan)
+        _check_scale(plan, promise, replan, where)
         return promise
-    kinds = {"velocity_limit": "rad/s", "acceleration_limit": "rad/s^2"}
     weigh = []
     for k, joint in enumerate(robot.joints):
-        for limit, unit in kinds.items():
+        for limit in ("velocity_limit", "acceleration_limit"):
             other = _halved(robot, k, limit)
-            unit = unit if joint.type == JointType.REVOLUTE else unit.replace("rad", "m")
             weigh.append((accuracy_promise(replan(other, width)).fraction, k + 1, limit,
-                          getattr(joint, limit), unit))
+                          getattr(joint, limit), _unit(joint, limit)))
     halved_fraction, joint, limit, value, unit = min(weigh)
+    serves = []
+    meets = next((w for w in range(width + 1, plan.max_width + 1)
+                  if accuracy_promise(replan(robot, w)).fraction <= fraction), None)
+    if meets:
+        serves.append(f"--width {meets}")
     if halved_fraction > WEIGHS * promise.fraction:
         weighs = (f"no one limit weighs much (halving any lowers it by less than "
                   f"{1 - WEIGHS:.0%})")
     else:
         weighs = (f"joint {joint}'s {limit} of {value:g} {unit} weighs most (halved: "
                   f"{halved_fraction:.2%})")
-    meets = next((w for w in range(width + 1, plan.max_width + 1)
-                  if accuracy_promise(replan(robot, w)).fraction <= fraction), None)
-    width_text = f"width {meets} meets it" if meets else \
-        f"no width up to {plan.max_width} meets it"
+        serves.append(f"a tighter {limit} for joint {joint} in the robot's sidecar")
+    serves.append(f"--bound-fraction {_rounded_up(promise.fraction)}")
     raise ValueError(
-        f"{robot.source or robot.name}: at {width} bits the design's torques are proven within "
-        f"{promise.bound:.3g} {promise.unit}, {promise.fraction:.2%} of the "
-        f"{promise.largest_torque:.3g} {promise.unit} its limits allow, where bound_fraction "
-        f"(robohw dynamics --bound-fraction) allows {fraction:.2%}; {weighs}; {width_text}")
+        f"{where}: its torques are proven within {promise.bound:.3g} {promise.unit}, "
+        f"{promise.fraction:.2%} of the {promise.largest_torque:.3g} {promise.unit} its limits "
+        f"allow, more than the {fraction:.2%} allowed (--bound-fraction); {weighs}"
+        f"{'' if meets else f'; no width up to {plan.max_width} meets it'}; what would serve: "
+        f"{_either(serves)}")
 
 
-def _check_scale(plan, promise, replan):
+def _check_scale(plan, promise, replan, where):
     """Refuse ``plan`` (one line) where its bound exceeds :data:`SCALE_FRACTION` of the arm's
-    :func:`torque_scale`, naming the velocity limit whose halving lowers the bound most."""
+    :func:`torque_scale`, naming the velocity limit or the link's mass whose halving lowers
+    the bound most."""
     robot, width = plan.robot, plan.width
     scale = torque_scale(robot)
     if promise.bound <= SCALE_FRACTION * scale:
         return
     weigh = []
     for k, joint in enumerate(robot.joints):
-        other = _halved(robot, k, "velocity_limit")
-        weigh.append((accuracy_promise(replan(other, width)).bound, k + 1,
-                      joint.velocity_limit, "rad/s" if joint.type == JointType.REVOLUTE else "m/s"))
-    halved_bound, joint, value, unit = min(weigh)
+        for field in ("velocity_limit", "mass"):
+            other = _halved(robot, k, field)
+            weigh.append((accuracy_promise(replan(other, width)).bound, k + 1, field,
+                          float(getattr(joint, field)), _unit(joint, field)))
+    halved_bound, joint, field, value, unit = min(weigh)
+    demanded = _demanded_torque(robot)
+    if demanded > scale * (1 + 1e-9):
+        yardstick = (f"the {scale:.3g} {promise.unit} its torque limits allow a joint (gravity "
+                     f"and the acceleration limits ask {demanded:.3g})")
+    else:
+        yardstick = f"the {scale:.3g} {promise.unit} gravity and the acceleration limits ask " \
+                    f"of a joint"
+    if halved_bound > WEIGHS * promise.bound:
+        cause, weighs = "", ("no one velocity limit or mass weighs much (halving any lowers it "
+                             f"by less than {1 - WEIGHS:.0%}); what would serve: a wider --width")
+    elif field == "mass":
+        cause, weighs = "", (f"link {joint}'s mass of {value:g} kg weighs most (halved: "
+                             f"{halved_bound:.3g}): check it in the robot file")
+    else:
+        cause = ": placeholder velocity limits?"
+        weighs = (f"joint {joint}'s velocity_limit of {value:g} {unit} weighs most (halved: "
+                  f"{halved_bound:.3g}): give its real limit in the robot file or its sidecar")
     raise ValueError(
-        f"{robot.source or robot.name}: at {width} bits the design's torques are proven within "
-        f"{promise.bound:.3g} {promise.unit}, {promise.bound / scale:.3g} times the "
-        f"{scale:.3g} {promise.unit} gravity and the acceleration limits ask of a joint (more "
-        f"than {SCALE_FRACTION:.0%}: placeholder velocity limits?); joint {joint}'s "
-        f"velocity_limit of {value:g} {unit} weighs most (halved: {halved_bound:.3g}): give "
-        f"its real limit in the robot file or its sidecar")
+        f"{where}: its torques are proven within {promise.bound:.3g} {promise.unit}, "
+        f"{promise.bound / scale:.3g} times {yardstick} (more than {SCALE_FRACTION:.0%}"
+        f"{cause}); {weighs}")
+
+
+def _unit(joint, field):
+    revolute = joint.type == JointType.REVOLUTE
+    return {"velocity_limit": "rad/s" if revolute else "m/s",
+            "acceleration_limit": "rad/s^2" if revolute else "m/s^2", "mass": "kg"}[field]
+
+
+def _rounded_up(share):
+    """``share`` rounded up to two significant digits, as an option takes it."""
+    digits = 1 - math.floor(math.log10(share))
+    return f"{math.ceil(share * 10 ** digits) / 10 ** digits:g}"
+
+
+def _either(options):
+    return options[0] if len(options) == 1 else f"{', '.join(options[:-1])} or {options[-1]}"

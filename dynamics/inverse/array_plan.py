@@ -137,6 +137,7 @@ class ArrayPlan(NewtonEulerPlan):
     sequencing : str
         ``"dataflow"`` (default) or ``"steps"`` (see the module docstring).
     """
+    design = "array"
 
     def __init__(self, robot, *, processors=None, network="direct", width=24,
                  trig_width=None, multiplier_latency=None,

@@ -29,6 +29,7 @@ class LinkFramePlan(NewtonEulerPlan):
     (:attr:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan.coulomb`)."""
     trig_integer_bits = 2
     coulomb = True
+    design = "engine"
 
     def _replan(self, robot, width):
         return LinkFramePlan(robot, width=width, bound_fraction=None)

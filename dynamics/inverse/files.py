@@ -30,7 +30,13 @@ from robohw.dynamics.inverse.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
 from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.held import Held
-from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
+from robohw.support.validity import (
+    NOT_FINITE,
+    finite_rows,
+    keep_valid,
+    real_values,
+    row_reasons,
+)
 
 __all__ = ["state_rows", "read_states", "write_torques", "solve_dynamics", "Torques", "BACKENDS",
            "DESIGNS", "REASONS", "state_columns", "split_states", "torque_header", "torque_rows",
@@ -72,14 +78,17 @@ def read_states(path, dof):
     return split_states(read_columns(path, state_columns(dof)), dof)
 
 
-def torque_header(dof, reasons=False):
-    """``OUT.csv``'s header: ``tau1..tauN,valid`` (and ``reason``)."""
-    return result_header([f"tau{k}" for k in range(1, dof + 1)], reasons)
+def torque_header(dof, reasons=False, bounds=False):
+    """``OUT.csv``'s header: ``tau1..tauN`` (with ``bounds``, ``bound1..boundN``), ``valid``
+    (and ``reason``)."""
+    return result_header([f"tau{k}" for k in range(1, dof + 1)], reasons,
+                         [f"bound{k}" for k in range(1, dof + 1)] if bounds else ())
 
 
-def torque_rows(tau, valid, reason=None):
-    """``OUT.csv``'s rows, :func:`torque_header`'s columns (``reason`` when given)."""
-    return result_rows(tau, valid, reason)
+def torque_rows(tau, valid, reason=None, bounds=None):
+    """``OUT.csv``'s rows, :func:`torque_header`'s columns (``reason`` when given; ``bounds``:
+    each joint's proven bound, written on the valid rows)."""
+    return result_rows(tau, valid, reason, bounds=bounds)
 
 
 def write_torques(path, tau, valid, reason=None):
@@ -94,7 +103,7 @@ def state_rows(robot, **arrays):
     ``robot``'s N joints; ``ValueError`` naming them all otherwise) as float64, with whether
     each row is finite; a row that is not holds zeros in every array (it comes out not
     valid)."""
-    values = [np.atleast_2d(np.asarray(v, dtype=np.float64)) for v in arrays.values()]
+    values = [np.atleast_2d(real_values(name, v)) for name, v in arrays.items()]
     if any(v.shape != (len(values[0]), robot.dof) for v in values):
         names, shapes = list(arrays), [str(v.shape) for v in values]
         raise ValueError(f"{', '.join(names[:-1])} and {names[-1]} must each have shape (rows, "

@@ -63,6 +63,8 @@ class NewtonEulerPlan(TracedPlan):
         (:func:`~robohw.dynamics.inverse.accuracy.check_accuracy`). ``None``: not checked.
     """
     max_width = MAX_WIDTH
+    # The design a refusal names (robohw dynamics --design).
+    design = "pipelined"
     # Whether the machine computes Coulomb friction, F_c sign(qd): a sign input
     # (robohw.dataflow.plan.TracedPlan.sign_input), which only the engine builds.
     coulomb = False

@@ -29,6 +29,8 @@ BOARD_DESIGNS = {"dynamics-engine": "engine", "dynamics-pipelined": "pipelined",
                  "dynamics-array": "array"}
 # Seconds the host waits for a reply before it names the request lost.
 DEFAULT_TIMEOUT = 1.0
+# --port's name for the board compiled by Verilator.
+SIMULATED = "sim"
 
 
 def _design_options(command):
@@ -91,7 +93,9 @@ def register(commands):
                       help="written with the header tau1,...,tauN,valid (N m or N; '-': "
                            "standard output)")
     run_.add_argument("--port", required=True, metavar="DEVICE",
-                      help="the board's serial port (/dev/ttyUSB0, COM3)")
+                      help="the board's serial port (/dev/ttyUSB0, COM3), or 'sim': the "
+                           "board compiled by Verilator, no hardware (its first build takes "
+                           "minutes; then cached)")
     _design_options(run_)
     run_.add_argument("--timeout", type=positive("--timeout"), default=DEFAULT_TIMEOUT,
                       metavar="SECONDS",
@@ -189,9 +193,15 @@ def _run(args):
         return FileTable(state_columns(robot.dof), torque_header(robot.dof, args.reasons),
                          "states")
 
+    if args.port == SIMULATED and args.baud is not None:
+        return usage(name, "--baud applies to a serial port, not --port sim (its line carries "
+                           "the same bytes at any rate)")
+
     def solve(robot, values):
         nonlocal port
-        if port is None:
+        if port is None and args.port == SIMULATED:
+            port = _simulated_port(robot, args)
+        elif port is None:
             port = open_serial(args.port, args.baud or DEFAULT_BAUD, args.timeout)
         q, qd, qdd = split_states(values, robot.dof)
         got = solve_dynamics(robot, q, qd, qdd, "board", width=args.width,
@@ -204,6 +214,17 @@ def _run(args):
     finally:
         if port is not None:
             port.close()
+
+
+def _simulated_port(robot, args):
+    """The board of ``--port sim``: the design asked for behind its UART, compiled by
+    Verilator (:func:`~robohw.board.compiled_port.simulated_board`)."""
+    from robohw.board.compiled_port import simulated_board
+    from robohw.dynamics import board_design
+    dut, digest = board_design(robot, BOARD_DESIGNS[args.design], width=args.width,
+                               interval=args.ii)
+    say = None if args.quiet else (lambda text: print(f"robohw: {text}", file=sys.stderr))
+    return simulated_board(dut, digest, say=say)
 
 
 def find_loader():

@@ -58,6 +58,9 @@ def register(commands):
                                "torque the robot's limits allow for their proven error bound "
                                "(default 0.01, robohw.dynamics.inverse.accuracy.BOUND_FRACTION: a "
                                "design whose bound exceeds 1 %% of it is refused)")
+    dynamics.add_argument("--bounds", action="store_true",
+                          help="add bound1..boundN beside tau1..tauN: each torque's proven "
+                               "bound (the hardware backends'; on a row not valid, zeros)")
     dynamics.add_argument("--reasons", action="store_true",
                           help="add a reason column, by precedence: ok, not_finite (a "
                                "state or a torque that is not finite), out_of_format (a "
@@ -79,7 +82,7 @@ def run(args):
     )
 
     hardware, array = args.backend != "float", args.design == "array"
-    engine = args.design == "engine"
+    engine = args.design in (None, "engine")        # the default design takes its options
     bad = inapplicable(args, [
         ("--formulation", not hardware, "the float backend: the hardware computes its "
                                         "--design's Newton-Euler"),
@@ -88,6 +91,7 @@ def run(args):
         ("--design", hardware, HARDWARE),
         ("--bound-fraction", hardware, f"{HARDWARE}: the float backend has no error bound "
                                        f"to check"),
+        ("--bounds", hardware, f"{HARDWARE}: the float backend proves no bound"),
         ("--processors", hardware and array, "--design array"),
         ("--network", hardware and array, "--design array"),
         ("--ii", hardware and engine, "--design engine")])
@@ -95,8 +99,8 @@ def run(args):
         return usage("dynamics", bad)
 
     def table(robot):
-        return FileTable(state_columns(robot.dof), torque_header(robot.dof, args.reasons),
-                         "states")
+        return FileTable(state_columns(robot.dof),
+                         torque_header(robot.dof, args.reasons, args.bounds), "states")
 
     def solve(robot, values):
         q, qd, qdd = split_states(values, robot.dof)
@@ -107,6 +111,7 @@ def run(args):
                              network=args.network, interval=args.ii, bound_fraction=fraction,
                              progress=sys.stderr)
         note = None if got.accuracy is None else got.accuracy.sentence()
+        bounds = got.accuracy.bounds if args.bounds else None
         return Solved(len(got.tau), int(got.valid.sum()), torque_rows(
-            got.tau, got.valid, got.reason if args.reasons else None), note)
+            got.tau, got.valid, got.reason if args.reasons else None, bounds), note)
     return run_file_command(args, "dynamics", "states", table, solve)

@@ -32,6 +32,9 @@ def register(commands):
                          help="the hardware backends' largest accepted share of each joint's "
                               "acceleration limit for their proven error bound (default 0.01: "
                               "a model whose bound exceeds 1 %% of a limit is refused)")
+    forward.add_argument("--bounds", action="store_true",
+                         help="add bound1..boundN beside qdd1..qddN: each acceleration's proven "
+                              "bound (the model's and the engine's; on a row not valid, zeros)")
     forward.add_argument("--reasons", action="store_true",
                          help="add a reason column, by precedence: ok, not_finite (a state, a "
                               "torque or an acceleration that is not finite), out_of_format "
@@ -59,15 +62,15 @@ def run(args):
         ("--width", model, HARDWARE),
         ("--ii", engine, "the engine's backends (rtl, compiled)"),
         ("--bound-fraction", model, f"{HARDWARE}: the float backend has no error bound "
-                                    f"to check")])
+                                    f"to check"),
+        ("--bounds", model, f"{HARDWARE}: the float backend proves no bound")])
     if bad:
         return usage("forward-dynamics", bad)
     fraction = FORWARD_BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
 
     def table(robot):
-        return FileTable(forward_columns(robot.dof), acceleration_header(robot.dof,
-                                                                         args.reasons),
-                         "states")
+        return FileTable(forward_columns(robot.dof),
+                         acceleration_header(robot.dof, args.reasons, args.bounds), "states")
 
     @functools.cache
     def plan(robot):                    # one model for every chunk of the file
@@ -79,5 +82,6 @@ def run(args):
                             plan=plan(robot) if model else None, interval=args.ii,
                             progress=sys.stderr)
         return Solved(len(got.qdd), int(got.valid.sum()), acceleration_rows(
-            got.qdd, got.valid, got.reason if args.reasons else None), got.sentence(robot))
+            got.qdd, got.valid, got.reason if args.reasons else None,
+            got.bounds if args.bounds else None), got.sentence(robot))
     return run_file_command(args, "forward-dynamics", "states", table, solve)

@@ -20,6 +20,9 @@ def register(commands):
     inertia.add_argument("--array", choices=["linear", "logdepth"], default="linear",
                          help="O(N) systolic array (Table 1) or O(log2 N) recursive doubling "
                               "(Table 2) (default linear)")
+    inertia.add_argument("--bounds", action="store_true",
+                         help="add bound11..boundNN beside H11..HNN: each entry's proven "
+                              "bound (the hardware backends'; on a row not valid, zeros)")
     inertia.add_argument("--reasons", action="store_true",
                          help="add a reason column, by precedence: ok, not_finite (a "
                               "configuration or a matrix that is not finite), out_of_format (a "
@@ -44,6 +47,8 @@ def run(args):
 
     bad = inapplicable(args, [
         ("--width", args.backend != "float", HARDWARE),
+        ("--bounds", args.backend != "float", f"{HARDWARE}: the float backend proves no "
+                                              f"bound"),
         ("--fold", args.backend in ("rtl", "compiled"), "the rtl and compiled backends: the "
                                                         "model computes the same bits at "
                                                         "every fold")])
@@ -52,12 +57,14 @@ def run(args):
 
     def table(robot):
         return FileTable(configuration_columns(robot.dof),
-                         matrix_header(robot.dof, args.reasons), "configurations")
+                         matrix_header(robot.dof, args.reasons, args.bounds), "configurations")
 
     def solve(robot, q):
         got = solve_inertia(robot, q, args.backend, args.array, width=args.width,
                             fold=args.fold, progress=sys.stderr)
         note = None if got.accuracy is None else got.accuracy.sentence()
+        bounds = got.accuracy.bounds if args.bounds else None
         return Solved(len(got.h), int(got.valid.sum()),
-                      matrix_rows(got.h, got.valid, got.reason if args.reasons else None), note)
+                      matrix_rows(got.h, got.valid, got.reason if args.reasons else None,
+                                  bounds), note)
     return run_file_command(args, "inertia", "q", table, solve)

@@ -304,8 +304,11 @@ def test_the_inertia_model_states_its_proven_bound(tmp_path, capsys, array):
     robot = load_robot()
     bounds = PLANS[array](robot, width=16).output_bounds
     bound, largest = max(bounds.values()), largest_entry(robot)
-    assert f"; each entry proven within {bound:.3g} ({bound / largest:.2%} of the largest, " \
-        f"{largest:.3g}, the joint limits allow; SI units)" in err
+    rows = [max(b for (j, _), b in bounds.items() if j == r) for r in range(1, robot.dof + 1)]
+    assert f"; each entry proven within its row's bound, " \
+        f"{', '.join(f'{b:.2g}' for b in rows)} (rows 1 to {robot.dof} of H, SI units; the " \
+        f"largest {bound / largest:.2%} of the largest entry, {largest:.3g}, the joint limits " \
+        f"allow)" in err
     reference = jacobian_inertia(robot, q)
     error = np.abs(read_matrices(out) - reference)
     # Against exact arithmetic; float64's own rounding of the reference beside it (a constant

@@ -170,8 +170,12 @@ def test_dynamics_command_on_the_engine(tmp_path, capsys):
     assert files["rtl"].read_bytes() == files["model"].read_bytes()
     rows = files["model"].read_text().splitlines()[1:]
     assert [r.endswith(",0,outside_limits") for r in rows] == [False, False, True, False]
+    # The engine is the default design: its --ii needs no --design; another design's refuses it.
     assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),
-                 "--backend", "model", "--ii", "8"]) == 2
+                 "--backend", "model", "--ii", "8"]) == 0
+    capsys.readouterr()
+    assert main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),
+                 "--backend", "model", "--design", "array", "--ii", "8"]) == 2
     assert "--ii applies to --design engine" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["dynamics", "--states", str(source), "--out", str(tmp_path / "x.csv"),

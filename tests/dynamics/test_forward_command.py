@@ -70,7 +70,7 @@ def test_the_models_valid_rows_are_within_its_bound(tmp_path, capsys):
                  str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend",
                  "model", "--reasons"]) == 0
     err = capsys.readouterr().err
-    assert "each acceleration proven within" in err and "(40 bits;" in err
+    assert "each acceleration proven within" in err and ", 40 bits;" in err
     qdd, valid, reason = _read(tmp_path / "qdd.csv")
     assert reason[5:8] == ["outside_limits", "out_of_format", "beyond_acceleration_limits"]
     arm = load_arm("puma560")
@@ -99,7 +99,7 @@ def test_a_model_whose_bound_is_too_weak_is_refused_in_one_line(tmp_path, capsys
     capsys.readouterr()
     # A weaker promise accepted: the UR5's model at its narrowest width that meets it.
     assert main([*args, "--bound-fraction", "0.15"]) == 0
-    assert "(40 bits;" in capsys.readouterr().err
+    assert ", 40 bits;" in capsys.readouterr().err
 
 
 def test_an_arm_whose_divisor_is_unproven_is_told_what_would_serve(tmp_path, capsys):
@@ -154,9 +154,23 @@ def test_the_api_checks_its_arguments():
         arm.forward_dynamics(q, q, q, "rtl")
     with pytest.raises(ValueError, match=r"tau must have shape \(rows, 6\)"):
         arm.forward_dynamics(q, q, np.zeros((2, 5)))
-    for options in ({"width": 32}, {"bound_fraction": 0.01}):
-        with pytest.raises(ValueError, match="width and bound_fraction are the model's"):
+    for options, message in (({"width": 32}, "width is the hardware's: it needs"),
+                             ({"bound_fraction": 0.01}, "bound_fraction is the hardware's: it "
+                                                        "needs"),
+                             ({"width": 32, "bound_fraction": 0.01},
+                              "width and bound_fraction are the hardware's: they need")):
+        with pytest.raises(ValueError, match=f"^{message} backend 'model'$"):
             arm.forward_dynamics(q, q, q, **options)
+    # One rule for every computation of the API: the hardware's width with float64 refused,
+    # and so are values no cast makes real.
+    with pytest.raises(ValueError, match="^width is the hardware's: it needs backend 'model'$"):
+        arm.inverse_dynamics(q, q, q, width=20)
+    with pytest.raises(ValueError, match="^width is the hardware's: it needs backend 'model'$"):
+        arm.inertia(q, width=20)
+    with pytest.raises(TypeError, match="^qd must hold real numbers, not complex numbers$"):
+        arm.inverse_dynamics(q, q + 0j, q)
+    with pytest.raises(TypeError, match="^q must hold real numbers, not object values$"):
+        arm.inertia(np.array([[None] * 6]))
 
 
 @pytest.mark.parametrize("backend", ["rtl", pytest.param("compiled", marks=pytest.mark.heavy)])

@@ -27,7 +27,7 @@ def test_a_default_is_searched_once_across_runs(cache, monkeypatch):
     assert measured_default("intervals", "engine abc 21", search, int) == 7
     (path,) = (cache / "intervals").glob("*.json")
     assert json.loads(path.read_text()) == 7
-    monkeypatch.setattr(measured, "_HELD", measured.Held(4))      # a new run reads the file
+    monkeypatch.setattr(measured, "_HELD", {})      # a new run reads the file
     assert measured_default("intervals", "engine abc 21", search, int) == 7
     assert calls == [1]
     assert measured_default("intervals", "engine abd 21", search, int) == 7
@@ -38,7 +38,7 @@ def test_a_cached_value_of_another_shape_is_searched_again(cache, monkeypatch):
     measured_default("widths", "k", lambda: {"width": 3}, lambda v: v["width"])
     (path,) = (cache / "widths").glob("*.json")
     path.write_text("[1, 2]")
-    monkeypatch.setattr(measured, "_HELD", measured.Held(4))
+    monkeypatch.setattr(measured, "_HELD", {})
     assert measured_default("widths", "k", lambda: {"width": 4}, lambda v: v["width"]) == 4
     assert json.loads(path.read_text()) == {"width": 4}
 

@@ -65,7 +65,7 @@ results: $(REPORT_STAMP)
 
 bench: $(BENCH_STAMP)
 	$(BIN)/robohw bench cordic
-	$(BIN)/robohw bench commands
+	$(BIN)/robohw bench commands --robots ur5,examples/seven_joint_arm.urdf
 	$(BIN)/robohw bench dynamics
 
 export: $(STAMP)

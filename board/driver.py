@@ -85,8 +85,10 @@ class Board:
             raise BoardError(f"the board speaks protocol version {version}, this driver "
                              f"{PROTOCOL_VERSION}")
         if digest != self.digest:
-            raise BoardError(f"the board holds design {digest}, not {self.digest}: build and "
-                             f"flash the design for this robot")
+            raise BoardError(f"the board holds design {digest}, not {self.digest} (another "
+                             f"design, robot, width or interval): build and flash the one "
+                             f"asked for (robohw board build with the same --design, --robot, "
+                             f"--width and --ii)")
         self._identified = True
         return reply.values
 

@@ -4,6 +4,8 @@
 (:class:`~robohw.dynamics.inverse.engine.NewtonEulerEngine`) for the PUMA 560, one class a
 machine, and the machines the file commands and the API build through."""
 
+import warnings
+
 import numpy as np
 
 from robohw.dataflow.component import configuration_line
@@ -41,7 +43,7 @@ from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.engine.design import OnEngine
 from robohw.robots.sampling import sample_states, within_a_turn
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
-from robohw.sim.measured_width import measured_width
+from robohw.sim.measured_width import MeasuredWidthWarning, measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
 from robohw.support.held import Held
 
@@ -101,11 +103,22 @@ class DynamicsDesign(Design):
         twin = super().for_robot(robot, label, digest, hardware)
         twin._for(robot)
         high = twin.width_range[1]
+        with warnings.catch_warnings(record=True) as said:
+            warnings.simplefilter("always", MeasuredWidthWarning)
+            measured = twin._measured_width(robot)
         twin.default_width = next(
-            (w for w in range(twin._measured_width(robot), high + 1)
+            (w for w in range(measured, high + 1)
              if accuracy_promise(twin.plan(twin.hardware_robot, w,
                                            bound_fraction=None)).fraction <= BOUND_FRACTION),
             high)
+        for warning in said:            # a measurement says once what the width became
+            text = str(warning.message)
+            if twin.default_width > measured and issubclass(warning.category,
+                                                            MeasuredWidthWarning):
+                text += (f"; widened to {twin.default_width} bits, the narrowest whose proven "
+                         f"bound is within {BOUND_FRACTION:.0%} of the largest torque the "
+                         f"limits allow")
+            warnings.warn(text, warning.category, stacklevel=2)
         twin.widths = (twin.default_width,)
         twin._fitted(robot)
         return twin

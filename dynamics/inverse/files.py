@@ -15,10 +15,11 @@ elements and a ``direct`` or ``shuffle`` network) or ``engine`` (the modulo-sche
 The hardware proves its torques for states within the robot file's position, velocity and
 acceleration limits only, each within its bound (:mod:`robohw.dynamics.inverse.accuracy`; a design
 whose bound exceeds the allowed share of the largest torque the limits allow is refused
-before any row): a state outside them is ``valid = 0``, reason ``outside_limits``, with zeros,
-and the rest of the file is computed; so is a state with an angle of 2**(47 - w) turns or more
-(``w`` the CORDICs' width), which float64 holds too coarsely for a binary angle, reason
-``out_of_format``.
+before any row): a state outside them (a rate or acceleration beyond its limit by more than half
+a step of its code: one within rounds to the limit's code, which the proven ranges cover) is
+``valid = 0``, reason ``outside_limits``, with zeros, and the rest of the file is computed; so
+is a state with an angle of 2**(47 - w) turns or more (``w`` the CORDICs' width), which float64
+holds too coarsely for a binary angle, reason ``out_of_format``.
 """
 
 from dataclasses import dataclass

@@ -51,8 +51,9 @@ def register(commands):
                        help="runs of each command in 'bench commands'; the fastest counts "
                             "(default 3)")
     bench.add_argument("--robots", type=robot_list, metavar="NAMES",
-                       help="robots for 'bench dynamics': shipped names or robot files, "
-                            "comma-separated (default puma560,ur5,panda,iiwa14)")
+                       help="robots for 'bench dynamics' and 'bench commands': shipped names "
+                            "or robot files, comma-separated (default puma560,ur5,panda,iiwa14 "
+                            "and ur5)")
     bench.add_argument("--synth", metavar="FILE", default="docs/synth.json",
                        help="the robohw synth rows 'bench dynamics' takes the engine's Fmax "
                             "from (default docs/synth.json)")
@@ -74,9 +75,9 @@ def robot_list(text):
 
 
 def run(args):
+    import sys
     if args.design == "dynamics":
         import dataclasses
-        import sys
 
         from robohw.flows.dynamics_speed import (
             BENCH_ROBOTS,
@@ -108,8 +109,16 @@ def run(args):
         rows = bench_buffers(args.nodes)
         print(format_buffer_bench(rows))
     elif args.design == "commands":
-        from robohw.flows.command_speed import bench_commands, format_command_bench
-        rows = bench_commands(states=args.states, repeats=args.repeats)
+        from robohw.flows.command_speed import (
+            COMMAND_ROBOTS,
+            bench_commands,
+            format_command_bench,
+        )
+        try:
+            rows = bench_commands(args.robots or COMMAND_ROBOTS, states=args.states,
+                                  repeats=args.repeats, stream=sys.stderr)
+        except (OSError, ValueError) as error:     # a robot file
+            return usage("bench", str(error))
         print(format_command_bench(rows))
     elif args.design == "sim":
         from robohw.flows.sim_speed import bench_sim, format_sim_bench

@@ -80,6 +80,28 @@ def register(commands):
                        help=f"work folder: robohw_board.bit, .svf, .json (the sidecar) and "
                             f"the tools' logs (default {DEFAULT_OUT})")
 
+    run_ = _run_parser(actions)
+    flash = actions.add_parser(
+        "flash", help="load a bitstream onto the board (openFPGALoader)",
+        epilog="example: robohw board flash --bit build/board/robohw_board.bit")
+    declare_inputs(flash, "--bit")
+    flash.add_argument("--bit", required=True, metavar="FILE.bit",
+                       help="the bitstream (robohw board build's robohw_board.bit)")
+    flash.add_argument("--board", default="ulx3s-85f", choices=["ulx3s-85f"],
+                       help="the board (default ulx3s-85f)")
+    flash.add_argument("--flash", action="store_true",
+                       help="write the configuration flash (kept at power-off), not the "
+                            "FPGA alone")
+    flash.add_argument("--dry-run", action="store_true",
+                       help="print the command, do not run it")
+    for command in (build, run_, flash):
+        add_quiet(command)
+    board.set_defaults(run=run)
+    return board
+
+
+def _run_parser(actions):
+    """``board run``'s options."""
     run_ = actions.add_parser(
         "run", help="torques of a CSV file's states, computed on the board",
         epilog="example: robohw board run --states s.csv --out tau.csv --port /dev/ttyUSB0 "
@@ -101,27 +123,13 @@ def register(commands):
                       metavar="SECONDS",
                       help=f"wait for a reply this long before naming it lost (default "
                            f"{DEFAULT_TIMEOUT:g})")
+    run_.add_argument("--bounds", action="store_true",
+                      help="add bound1..boundN beside tau1..tauN: each torque's proven bound "
+                           "(robohw dynamics --bounds)")
     run_.add_argument("--reasons", action="store_true",
                       help="add a reason column: ok, not_finite, out_of_format, "
                            "outside_limits (robohw dynamics --reasons)")
-
-    flash = actions.add_parser(
-        "flash", help="load a bitstream onto the board (openFPGALoader)",
-        epilog="example: robohw board flash --bit build/board/robohw_board.bit")
-    declare_inputs(flash, "--bit")
-    flash.add_argument("--bit", required=True, metavar="FILE.bit",
-                       help="the bitstream (robohw board build's robohw_board.bit)")
-    flash.add_argument("--board", default="ulx3s-85f", choices=["ulx3s-85f"],
-                       help="the board (default ulx3s-85f)")
-    flash.add_argument("--flash", action="store_true",
-                       help="write the configuration flash (kept at power-off), not the "
-                            "FPGA alone")
-    flash.add_argument("--dry-run", action="store_true",
-                       help="print the command, do not run it")
-    for command in (build, run_, flash):
-        add_quiet(command)
-    board.set_defaults(run=run)
-    return board
+    return run_
 
 
 def run(args):
@@ -190,8 +198,8 @@ def _run(args):
     port = None
 
     def table(robot):
-        return FileTable(state_columns(robot.dof), torque_header(robot.dof, args.reasons),
-                         "states")
+        return FileTable(state_columns(robot.dof),
+                         torque_header(robot.dof, args.reasons, args.bounds), "states")
 
     if args.port == SIMULATED and args.baud is not None:
         return usage(name, "--baud applies to a serial port, not --port sim (its line carries "
@@ -207,8 +215,8 @@ def _run(args):
         got = solve_dynamics(robot, q, qd, qdd, "board", width=args.width,
                              design=BOARD_DESIGNS[args.design], interval=args.ii, port=port)
         return Solved(len(got.tau), int(got.valid.sum()), torque_rows(
-            got.tau, got.valid, got.reason if args.reasons else None),
-            got.accuracy.sentence())
+            got.tau, got.valid, got.reason if args.reasons else None,
+            got.accuracy.bounds if args.bounds else None), got.accuracy.sentence())
     try:
         return run_file_command(args, name, "states", table, solve, (BoardError,))
     finally:

@@ -2,9 +2,12 @@
 instead, Pinocchio, measured in one run on one machine.
 
 Each figure is a whole command, timed from outside (a new process, the best of ``repeats``):
-start-up (``robohw --help``, a float command on one state), and for each robot ``robohw
-dynamics`` and ``robohw inertia`` over ``states`` states, CSV in and CSV out, by the float
-backend and by the bit-exact model at each width asked. Beside them, the same work in Pinocchio
+start-up (``robohw --help``, a float command on one state), and for each robot (a shipped name
+or a robot file: a user's URDF arm is timed as a shipped one) ``robohw dynamics`` and ``robohw
+inertia`` over ``states`` states, CSV in and CSV out, by the float backend and by the bit-exact
+model at its default width for the robot (chosen, and for a robot without a table measured, in
+a first run that is not timed: a default is searched once and cached) and at each width
+asked. Beside them, the same work in Pinocchio
 (the optional ``bench`` extra, ``pip install 'robohw[bench]'``): numpy's ``loadtxt`` in, its
 recursive Newton-Euler (``rnea``) or composite-rigid-body algorithm (``crba``) in a Python loop,
 ``savetxt`` out, the robot built from our description
@@ -26,10 +29,11 @@ import numpy as np
 from robohw.dynamics import inverse_dynamics
 from robohw.robots import load_robot
 from robohw.robots import pinocchio as peer
+from robohw.robots.loading import hardware_robot
 from robohw.robots.sampling import sample_states
 from robohw.support.progress import Progress
 
-__all__ = ["bench_commands", "format_command_bench", "check_pinocchio"]
+__all__ = ["bench_commands", "format_command_bench", "check_pinocchio", "COMMAND_ROBOTS"]
 
 # A Pinocchio user's path: its model, numpy's reader, the algorithm in a loop, numpy's writer.
 _PINOCCHIO = """
@@ -55,9 +59,10 @@ np.savetxt(sys.argv[3], out, delimiter=",", header=header, comments="")
 
 
 def check_pinocchio(robot, count=200, seed=0):
-    """The largest difference between Pinocchio's and our float64 torques and inertia matrices
-    over ``count`` seeded states, relative to the largest value: ``{"tau": ..., "H": ...}``,
-    or ``None`` without Pinocchio."""
+    """The largest difference between Pinocchio's and our float64 torques (Pinocchio's plus the
+    joints' damping and Coulomb friction, which it does not model) and inertia matrices over
+    ``count`` seeded states, relative to the largest value: ``{"tau": ..., "H": ...}``, or
+    ``None`` without Pinocchio."""
     pin = peer.pinocchio_module()
     if pin is None:
         return None
@@ -67,6 +72,10 @@ def check_pinocchio(robot, count=200, seed=0):
     q, qd, qdd = sample_states(robot, count, np.random.default_rng(seed))
     shifted = q + np.array(peer.offsets(robot))
     tau = np.array([pin.rnea(model, data, a, b, c) for a, b, c in zip(shifted, qd, qdd)])
+    # Pinocchio has no joint damping or Coulomb friction; our reference adds both.
+    damping = np.array([float(j.damping or 0.0) for j in robot.joints])
+    friction = np.array([float(j.friction or 0.0) for j in robot.joints])
+    tau = tau + damping * qd + friction * np.sign(qd)
     h = np.array([pin.crba(model, data, a).copy() for a in shifted])
     h = np.triu(h) + np.swapaxes(np.triu(h, 1), 1, 2)
     ours_tau = inverse_dynamics(robot, q, qd, qdd)
@@ -104,13 +113,17 @@ def _write_states(robot, path, count, seed):
     return configurations
 
 
-def bench_commands(robots=("puma560", "stanford"), states=100_000, widths=(24, 31), repeats=3,
-                   stream=None):
+# The robots timed by default: a shipped six-joint arm from its URDF; `make bench` adds the
+# seven-joint example arm (examples/seven_joint_arm.urdf), a user's.
+COMMAND_ROBOTS = ("ur5",)
+
+
+def bench_commands(robots=COMMAND_ROBOTS, states=100_000, widths=(), repeats=3, stream=None):
     """Rows of ``{"robot", "command", "path", "states", "seconds", "per_state_us"}``, the
     start-up rows' robot ``None``; Pinocchio's rows ``seconds`` ``None`` without it, and
     ``check``: the largest relative difference from our float64 reference."""
     rows = []
-    progress = Progress(2 + len(robots) * (2 * (2 + len(widths))), stream)
+    progress = Progress(2 + len(robots) * (2 * (3 + len(widths))), stream)
     with tempfile.TemporaryDirectory(prefix="robohw-bench-") as folder:
         folder = pathlib.Path(folder)
         robot = load_robot(robots[0])
@@ -123,18 +136,25 @@ def bench_commands(robots=("puma560", "stanford"), states=100_000, widths=(24, 3
             rows.append({"robot": None, "command": "start-up", "path": path, "states": 1,
                          "seconds": _time(argv, max(repeats, 5)), "per_state_us": None})
             progress.step(path)
-        for name in robots:
+        for index, name in enumerate(robots):
             robot = load_robot(name)
-            source = folder / f"{name}.csv"
+            source, first = folder / f"robot{index}.csv", folder / f"robot{index}_one.csv"
             configurations = _write_states(robot, source, states, 1)
-            pin = peer.pinocchio_model(robot)
-            check = check_pinocchio(robot)
+            warm = {"dynamics": first, "inertia": _write_states(robot, first, 1, 0)}
+            # Pinocchio's model from the arm's standard-DH form (a URDF chain's snapped form,
+            # the one the hardware is generated from): the same joints, links and inertias.
+            timed = hardware_robot(robot, terms=())
+            pin = peer.pinocchio_model(timed)
+            check = check_pinocchio(timed)
             for command, option, data, algorithm in (
                     ("dynamics", "--states", source, "rnea"),
                     ("inertia", "--q", configurations, "crba")):
-                paths = [("float", []), *((f"model, {w} bits", ["--backend", "model",
-                                                                "--width", str(w)])
-                                          for w in widths)]
+                paths = [("float", []), ("model, default width", ["--backend", "model"]),
+                         *((f"model, {w} bits", ["--backend", "model", "--width", str(w)])
+                           for w in widths)]
+                # The defaults chosen (and measured, for a robot without a table) untimed.
+                _time(_robohw(command, option, warm[command], "--out", folder / "out.csv",
+                              "--robot", name, "--quiet", "--backend", "model"), 1)
                 for label, extra in paths:
                     seconds = _time(_robohw(command, option, data, "--out",
                                             folder / "out.csv", "--robot", name, "--quiet",
@@ -146,7 +166,7 @@ def bench_commands(robots=("puma560", "stanford"), states=100_000, widths=(24, 3
                 if pin is not None:
                     model_file, offset_file = folder / "model.pickle", folder / "offsets.pickle"
                     model_file.write_bytes(pickle.dumps(pin))
-                    offset_file.write_bytes(pickle.dumps(peer.offsets(robot)))
+                    offset_file.write_bytes(pickle.dumps(peer.offsets(timed)))
                     seconds = _time([sys.executable, "-c", _PINOCCHIO, model_file,
                                      configurations if algorithm == "crba" else data,
                                      folder / "pin.csv", offset_file, algorithm], repeats)

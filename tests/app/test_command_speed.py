@@ -2,6 +2,8 @@
 references (when the bench extra is installed); the benchmark times every path as a whole
 command and says "not measured" for Pinocchio without it."""
 
+import pathlib
+
 import pytest
 
 from robohw.flows.command_speed import bench_commands, check_pinocchio, format_command_bench
@@ -19,15 +21,18 @@ def test_pinocchio_agrees_with_our_float64_references(robot):
 @pytest.mark.heavy
 def test_the_benchmark_times_every_path_and_says_what_it_did_not_measure(monkeypatch):
     monkeypatch.setattr(peer, "pinocchio_module", lambda: None)
-    rows = bench_commands(robots=("stanford",), states=20, widths=(24,), repeats=1)
+    # A shipped name and a user's URDF file (its sidecar names its tip) alike.
+    arm = str(pathlib.Path(__file__).resolve().parents[2] / "examples" / "seven_joint_arm.urdf")
+    rows = bench_commands(robots=("stanford", arm), states=20, widths=(24,), repeats=1)
     paths = [(r["robot"], r["path"]) for r in rows]
     assert paths == [
         (None, "robohw --help"), (None, "robohw dynamics, one state"),
-        ("stanford", "robohw dynamics, float"), ("stanford", "robohw dynamics, model, 24 bits"),
-        ("stanford", "Pinocchio rnea, Python loop"),
-        ("stanford", "robohw inertia, float"), ("stanford", "robohw inertia, model, 24 bits"),
-        ("stanford", "Pinocchio crba, Python loop")]
+        *((robot, path) for robot in ("stanford", arm) for path in (
+            "robohw dynamics, float", "robohw dynamics, model, default width",
+            "robohw dynamics, model, 24 bits", "Pinocchio rnea, Python loop",
+            "robohw inertia, float", "robohw inertia, model, default width",
+            "robohw inertia, model, 24 bits", "Pinocchio crba, Python loop"))]
     assert all(r["seconds"] > 0 for r in rows if not r["path"].startswith("Pinocchio"))
     assert all(r["seconds"] is None for r in rows if r["path"].startswith("Pinocchio"))
     table = format_command_bench(rows)
-    assert table.count("not measured") == 2
+    assert table.count("not measured") == 4

@@ -144,3 +144,45 @@ def test_the_readme_commands_run_as_written(block, tmp_path, monkeypatch):
     for command, expected in block:
         got = _run(command)
         assert _matches(expected, got), (command, expected, got)
+
+
+def _console_commands(block):
+    """``[(command, [lines it prints])]`` of a ``console`` block: ``$ `` lines and the lines
+    under each."""
+    out = []
+    for line in block.splitlines():
+        if line.startswith("$ "):
+            out.append((line[2:], []))
+        elif line.strip():
+            out[-1][1].append(line)
+    return out
+
+
+@pytest.mark.heavy
+def test_the_your_arm_page_prints_what_it_shows(tmp_path, monkeypatch, capsys):
+    # Each command of docs/your-arm.md, run from a folder holding the examples, prints the
+    # lines shown under it (a measured default's warning, a first run's only, aside), and the
+    # simulated board's file is the model's.
+    import shlex
+
+    from robohw.commands import main
+    page = (DOCS / "your-arm.md").read_text()
+    blocks = re.findall(r"```console\n(.*?)```", page, re.S)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for block in blocks:
+        for command, shown in _console_commands(block):
+            argv = shlex.split(command)
+            assert argv[0] == "robohw"
+            status = main(argv[1:])
+            captured = capsys.readouterr()
+            printed = [line for line in (captured.err + captured.out).splitlines()
+                       if not line.startswith("robohw: warning:")]
+            expected = [line for line in shown if not line.startswith("robohw: warning:")]
+            assert printed == expected, command
+            refused = expected[0].startswith(f"robohw {argv[1]}:")
+            assert status == (2 if refused else 0), command
+            ran += 1
+    assert ran == 5
+    assert (tmp_path / "tau_board.csv").read_bytes() == (tmp_path / "tau_model.csv").read_bytes()

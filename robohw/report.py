@@ -8,9 +8,11 @@ second report of the same code reads them instead of simulating again.
 Writes into the output folder: ``summary.md`` and ``summary.json`` (the one table),
 ``cordic.md``, ``ik.md``, ``inertia.md``, ``dynamics.md``, ``platform.md``, ``transputer.md``,
 ``distributed.md``, ``robots.md`` (the designs for every shipped robot: defaults and accuracy by
-width, :mod:`robohw.flows.robot_designs`) and their ``.json`` twins, ``errors.png`` (error
-histograms), ``ik_schedule.png`` (the IK pipelines' schedules), ``inertia_tradeoff.png`` (latency
-and processing elements against N), ``dynamics_tp.png`` (PFP's steps against p),
+width, :mod:`robohw.flows.robot_designs`), ``commands.md`` (the command paths against Pinocchio
+on a shipped and a user's arm, :mod:`robohw.flows.command_speed`) and their ``.json`` twins,
+``errors.png`` (error histograms), ``ik_schedule.png`` (the IK pipelines' schedules),
+``inertia_tradeoff.png`` (latency and processing elements against N), ``dynamics_tp.png``
+(PFP's steps against p),
 ``transputer_speedup.png`` and ``transputer_gantt.png`` (the transputer network's speed-ups
 and one sample), ``distributed_torques.png`` and ``distributed_timing.png`` (the thesis's
 link computers: torques over a trajectory, space-time graphs).
@@ -29,6 +31,7 @@ import io
 import json
 import pathlib
 
+from robohw.flows.command_speed import bench_commands, commands_section, report_robots
 from robohw.flows.robot_designs import robot_accuracy, robot_section
 from robohw.flows.synth_rows import tool_table
 from robohw.hw.checks import check_integer
@@ -58,6 +61,8 @@ QUICK_MAX_INTERVAL = 4096
 # docs/robots.md): about 4 minutes for the shipped robots' designs at nine widths; --quick
 # measures the defaults alone, on fewer states (seconds).
 _ROBOT_STATES = {"quick": 1_000, "full": 20_000}
+# States a command solves in commands.md (robohw bench commands: 100,000).
+_COMMAND_STATES = {"quick": 2_000, "full": 100_000}
 
 
 def summary_table(rows):
@@ -180,6 +185,13 @@ def _robots(quick):
     return robot_accuracy(() if quick else range(16, 25), _ROBOT_STATES[_mode(quick)])
 
 
+def _commands(quick):
+    """``commands.md``'s rows (a :class:`~robohw.support.tasks.Task`): the command paths timed
+    against Pinocchio (:func:`~robohw.flows.command_speed.bench_commands`)."""
+    return bench_commands(report_robots(), states=_COMMAND_STATES[_mode(quick)],
+                          repeats=1 if quick else 3)
+
+
 def _mode(quick):
     return "quick" if quick else "full"
 
@@ -255,6 +267,8 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
               for k, row in enumerate(stamped, start=1)]
     tasks += [Task(f"panel: {f.name}", _panel, lambda results, f=f: (f, quick))
               for f in panels]
+    if not table_only:
+        tasks.append(Task("commands.md", _commands, lambda results: (quick,)))
     measured = run_tasks(tasks, jobs, progress)
     rows = list(rows_of(measured).values())
     table = summary_table(rows)
@@ -278,9 +292,12 @@ def write_report(out_dir, *, quick=False, verilator=False, stream=None, results=
     write_text(out_dir / "robots.md", robot_section(measured["robots.md"], count))
     (out_dir / "robots.json").write_text(json.dumps(versioned({"rows": measured["robots.md"]}),
                                                     indent=1))
+    write_text(out_dir / "commands.md", commands_section(measured["commands.md"]))
+    (out_dir / "commands.json").write_text(json.dumps(versioned(
+        {"rows": measured["commands.md"]}), indent=1))
     names = [name for f in sections for name in measured[f"section: {f.name}"]
              if name.endswith(".md")]
-    progress.step(f"detailed sections: {', '.join(names + ['robots.md'])}")
+    progress.step(f"detailed sections: {', '.join(names + ['robots.md', 'commands.md'])}")
     write_results(out_dir, rows, results, stream)
     progress.step("results.md: every row stamped, stale ones marked")
     return table

@@ -33,7 +33,8 @@ from robohw.robots.loading import hardware_robot
 from robohw.robots.sampling import sample_states
 from robohw.support.progress import Progress
 
-__all__ = ["bench_commands", "format_command_bench", "check_pinocchio", "COMMAND_ROBOTS"]
+__all__ = ["bench_commands", "format_command_bench", "check_pinocchio", "COMMAND_ROBOTS",
+           "report_robots", "commands_section", "EXAMPLE_ARM"]
 
 # A Pinocchio user's path: its model, numpy's reader, the algorithm in a loop, numpy's writer.
 _PINOCCHIO = """
@@ -116,6 +117,14 @@ def _write_states(robot, path, count, seed):
 # The robots timed by default: a shipped six-joint arm from its URDF; `make bench` adds the
 # seven-joint example arm (examples/seven_joint_arm.urdf), a user's.
 COMMAND_ROBOTS = ("ur5",)
+# The example arm of a checkout (an installed package has no examples/ folder).
+EXAMPLE_ARM = pathlib.Path(__file__).resolve().parents[2] / "examples" / "seven_joint_arm.urdf"
+
+
+def report_robots():
+    """The robots the report times: :data:`COMMAND_ROBOTS`, and the example arm where the
+    package runs from a checkout that holds it."""
+    return (*COMMAND_ROBOTS, *([str(EXAMPLE_ARM)] if EXAMPLE_ARM.is_file() else []))
 
 
 def bench_commands(robots=COMMAND_ROBOTS, states=100_000, widths=(), repeats=3, stream=None):
@@ -202,3 +211,33 @@ def format_command_bench(rows):
         lines.append(f"| {r['robot'] or ''} | {r['command']} | {r['path']} | {r['states']:,} | "
                      f"{seconds} | {per} | {ratio} |")
     return "\n".join(lines)
+
+
+def commands_section(rows):
+    """The report's section of :func:`bench_commands`' ``rows``: the table, and each robot's
+    ratios (the float path to Pinocchio's, the model at its default width to the float path),
+    robot files by their names."""
+    def name(robot):
+        return None if robot is None else pathlib.Path(robot).name
+    named = [{**row, "robot": name(row["robot"])} for row in rows]
+    seconds = {(r["robot"], r["command"], r["path"]): r["seconds"] for r in named}
+    lines = []
+    for robot in dict.fromkeys(r["robot"] for r in named if r["robot"]):
+        for command, peer_path in (("dynamics", "Pinocchio rnea, Python loop"),
+                                   ("inertia", "Pinocchio crba, Python loop")):
+            flt = seconds.get((robot, command, f"robohw {command}, float"))
+            model = seconds.get((robot, command, f"robohw {command}, model, default width"))
+            peer_s = seconds.get((robot, command, peer_path))
+            against = "Pinocchio not measured" if not peer_s or not flt else \
+                f"the float path {flt / peer_s:.2f}x Pinocchio's"
+            model_text = "" if not model or not flt else \
+                f", the model at its default width {model / flt:.2f}x the float path"
+            lines.append(f"- {robot}, `robohw {command}`: {against}{model_text}.")
+    states = next((r["states"] for r in rows if r["robot"]), 0)
+    return ("## The command paths against Pinocchio\n\n"
+            f"Whole commands in new processes, CSV in and out, {states:,} seeded states a "
+            "robot, the best of the runs (`robohw bench commands`; the figures depend on the "
+            "machine and its load, the ratios less). The goals: the float path within 1.5x of "
+            "Pinocchio's, the model within 2x of the float path, on a shipped arm and on a "
+            "user's URDF arm alike.\n\n" + format_command_bench(named) + "\n\n" +
+            "\n".join(lines) + "\n")

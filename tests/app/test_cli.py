@@ -1,5 +1,6 @@
 import io
 import json
+import pathlib
 import re
 
 import pytest
@@ -15,6 +16,8 @@ from robohw.robots.sampling import sample_joints
 from robohw.support.formats import FORMAT_VERSION
 from robohw.support.progress import Progress
 from robohw.systolic.reference import jacobian_inertia
+
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
 
 
 def test_bench_cordic_prints_measured_cycles(capsys, tmp_path):
@@ -45,7 +48,7 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     captured = capsys.readouterr()
     # Every JSON file says its format's version.
     for name in ("summary", "cordic", "ik", "inertia", "dynamics", "platform", "transputer",
-                 "distributed", "robots", "results"):
+                 "distributed", "robots", "commands", "results"):
         assert json.loads((tmp_path / f"{name}.json").read_text())["format_version"] == \
             FORMAT_VERSION, name
     # One table on stdout: every design, measured latency equal to the stated one.
@@ -99,6 +102,15 @@ def test_report_quick_writes_every_file(tmp_path, capsys):
     assert all(r["default"] and r["error"] < 1e-4 for r in robots if r["robot"] in ("ur5",
                                                                                   "panda"))
     assert "| ur5 | inertia-linear | 20, 6 |" in (tmp_path / "robots.md").read_text()
+    # The command paths timed on a shipped arm and the example (a user's) arm, as ratios.
+    commands = (tmp_path / "commands.md").read_text()
+    assert commands.startswith("## The command paths against Pinocchio")
+    for arm in ("ur5", "seven_joint_arm.urdf"):
+        assert f"| {arm} | dynamics | robohw dynamics, model, default width | 2,000 |" in commands
+        assert re.search(rf"- {re.escape(arm)}, `robohw dynamics`: .*, the model at its "
+                         rf"default width \d+\.\d\dx the float path\.", commands)
+    assert {r["robot"] for r in json.loads((tmp_path / "commands.json").read_text())["rows"]
+            if r["robot"]} == {"ur5", str(EXAMPLES / "seven_joint_arm.urdf")}
     # The thesis's gains and Table 6.2 beside ours.
     distributed = (tmp_path / "distributed.md").read_text()
     assert "| zero | 6 (n) | 257 | 6.000 |" in distributed

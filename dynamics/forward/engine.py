@@ -13,11 +13,13 @@ are high, as :func:`robohw.dynamics.forward.files.solve_forward` judges the mode
 
 from robohw.dynamics.forward.codec import acceleration_field, forward_fields
 from robohw.dynamics.forward.plan import ArticulatedBodyPlan
+from robohw.dynamics.inverse.engine_defaults import robot_digest
 from robohw.engine.component import Engine
 from robohw.engine.estimate import engine_resources
 from robohw.engine.plan import compile_plan
 from robohw.engine.program import MAX_INTERVAL
 from robohw.hw.devices import DEVICES
+from robohw.sim.measured_default import measured_default
 
 __all__ = ["ForwardEnginePlan", "ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
            "INTERVAL_STEP", "FORWARD_LUT_BUDGET"]
@@ -38,14 +40,19 @@ def forward_interval(plan):
     """The default interval of the engine of ``plan`` (an
     :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`): the smallest multiple of
     :data:`INTERVAL_STEP` whose engine is estimated (:func:`~robohw.engine.estimate.
-    engine_resources`) within :data:`FORWARD_LUT_BUDGET` and the ECP5-85F's DSP tiles."""
-    tiles = DEVICES["ecp5-85k"].dsp
-    budget = FORWARD_LUT_BUDGET
-    for interval in range(INTERVAL_STEP, MAX_INTERVAL + 1, INTERVAL_STEP):
-        estimate = engine_resources(plan, compile_plan(plan, interval))
-        if estimate["luts"] <= budget and estimate["dsp_tiles"] <= tiles:
-            return interval
-    return MAX_INTERVAL
+    engine_resources`) within :data:`FORWARD_LUT_BUDGET` and the ECP5-85F's DSP tiles; searched
+    once for a robot and width and cached
+    (:func:`~robohw.sim.measured_default.measured_default`)."""
+    def search():
+        tiles = DEVICES["ecp5-85k"].dsp
+        for interval in range(INTERVAL_STEP, MAX_INTERVAL + 1, INTERVAL_STEP):
+            estimate = engine_resources(plan, compile_plan(plan, interval))
+            if estimate["luts"] <= FORWARD_LUT_BUDGET and estimate["dsp_tiles"] <= tiles:
+                return interval
+        return MAX_INTERVAL
+
+    key = f"forward-dynamics {robot_digest(plan.robot)} {plan.width} {FORWARD_LUT_BUDGET}"
+    return measured_default("intervals", key, search, int)
 
 
 class ForwardEnginePlan(ArticulatedBodyPlan):

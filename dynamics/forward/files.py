@@ -28,6 +28,7 @@ from robohw.hw.checks import check_choice
 from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import result_header, result_rows
 from robohw.support.figures import figure_list
+from robohw.support.held import Held
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
@@ -174,12 +175,22 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
             qdd = articulated_body_accelerations(robot, q, qd, tau)
         failures = []
     else:
-        plan = plan or plan_forward(robot, width, bound_fraction)
+        plan = plan or _PLANS.get((_digest(robot), width, bound_fraction),
+                                  lambda: plan_forward(robot, width, bound_fraction))
         qdd, failures, bounds, used = _model(robot, q, qd, tau, plan, backend, interval,
                                              progress)
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(qdd))),
                                          *failures])
     return Accelerations(keep_valid(qdd, valid), valid, reason, bounds, used)
+
+
+# This run's models (the API called in a loop plans each once).
+_PLANS = Held(4)
+
+
+def _digest(robot):
+    from robohw.dynamics.inverse.engine_defaults import robot_digest
+    return robot_digest(robot)
 
 
 def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=None):

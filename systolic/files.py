@@ -129,6 +129,7 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
         plan = _PLANS.get((array, design.robot_digest, width),
                           lambda: design.plan(design.hardware_robot, width))
         accuracy = inertia_promise(plan, robot)
+        _check_promise(accuracy, robot, design, width)
         fits = angles_fit(robot, q, width)     # the angle fields are width bits
         outside = outside_limits(robot, q)
         computed = finite & fits & ~outside
@@ -139,6 +140,20 @@ def solve_inertia(robot, q, backend="float", array="linear", width=None, fold=No
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(h))),
                                          *failures])
     return Inertias(keep_valid(h, valid), valid, reason, accuracy)
+
+
+def _check_promise(accuracy, robot, design, width):
+    """Refuse (``ValueError``, one line) a plan whose bound reaches the largest entry the joint
+    limits allow: it would promise nothing of any entry."""
+    if accuracy.fraction < 1:
+        return
+    from robohw.robots.magnitudes import largest_value
+    raise ValueError(
+        f"{robot.source or robot.name}: the {design.name} design at {width} bits: its entries "
+        f"are proven within {accuracy.bound:.3g}, {accuracy.fraction:.3g} times the largest "
+        f"entry the joint limits allow ({accuracy.largest_entry:.3g}), so no entry is known; "
+        f"its largest value: {largest_value(robot)}; what would serve: a wider --width, or a "
+        f"robot file whose values are its arm's")
 
 
 # This run's designs and plans (a file solved chunk by chunk, the API called in a loop).

@@ -114,9 +114,9 @@ def _matches(expected, got):
     return bool(got) and got[0] == expected[0] and _matches(expected[1:], got[1:])
 
 
-def _run(command):
+def _run(command, status=0):
     """What ``command`` (``robohw ...`` or ``cat FILE``) prints, standard output and error in
-    their order, as lines."""
+    their order, as lines; the command must exit with ``status``."""
     import shlex
 
     from robohw.commands import main
@@ -126,8 +126,8 @@ def _run(command):
     assert words[0] == "robohw", command
     out = io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
-        status = main(words[1:])
-    assert status == 0, (command, out.getvalue())
+        got = main(words[1:])
+    assert got == status, (command, out.getvalue())
     return out.getvalue().splitlines()
 
 
@@ -146,43 +146,20 @@ def test_the_readme_commands_run_as_written(block, tmp_path, monkeypatch):
         assert _matches(expected, got), (command, expected, got)
 
 
-def _console_commands(block):
-    """``[(command, [lines it prints])]`` of a ``console`` block: ``$ `` lines and the lines
-    under each."""
-    out = []
-    for line in block.splitlines():
-        if line.startswith("$ "):
-            out.append((line[2:], []))
-        elif line.strip():
-            out[-1][1].append(line)
-    return out
-
-
 @pytest.mark.heavy
-def test_the_your_arm_page_prints_what_it_shows(tmp_path, monkeypatch, capsys):
+def test_the_your_arm_page_prints_what_it_shows(tmp_path, monkeypatch):
     # Each command of docs/your-arm.md, run from a folder holding the examples, prints the
-    # lines shown under it (a measured default's warning, a first run's only, aside), and the
-    # simulated board's file is the model's.
-    import shlex
-
-    from robohw.commands import main
-    page = (DOCS / "your-arm.md").read_text()
-    blocks = re.findall(r"```console\n(.*?)```", page, re.S)
+    # lines shown under it (a measured default's warning, a first run's only, aside; a refusal
+    # exits 2), and the simulated board's file is the model's.
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)
-    ran = 0
-    for block in blocks:
-        for command, shown in _console_commands(block):
-            argv = shlex.split(command)
-            assert argv[0] == "robohw"
-            status = main(argv[1:])
-            captured = capsys.readouterr()
-            printed = [line for line in (captured.err + captured.out).splitlines()
-                       if not line.startswith("robohw: warning:")]
-            expected = [line for line in shown if not line.startswith("robohw: warning:")]
-            assert printed == expected, command
-            refused = expected[0].startswith(f"robohw {argv[1]}:")
-            assert status == (2 if refused else 0), command
-            ran += 1
-    assert ran == 5
+    steps = [step for block in _console_blocks((DOCS / "your-arm.md").read_text())
+             for step in block]
+    assert len(steps) == 5
+    for command, shown in steps:
+        expected = [line for line in shown if not line.startswith("robohw: warning:")]
+        refused = expected[0].startswith(f"robohw {command.split()[1]}:")
+        got = [line for line in _run(command, 2 if refused else 0)
+               if not line.startswith("robohw: warning:")]
+        assert got == expected, command
     assert (tmp_path / "tau_board.csv").read_bytes() == (tmp_path / "tau_model.csv").read_bytes()

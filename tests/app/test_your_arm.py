@@ -157,6 +157,17 @@ def test_an_absurd_mass_is_named_by_every_model(tmp_path, capsys):
         f"robohw inertia: {heavy}: the inertia-linear design: no width from 18 to 31 keeps its "
         f"bit-exact model within 0.0001 of its largest output")
     assert "its largest value: joint w0's mass of 1e+30); what would serve: --width W" in err
+    # At a width given, nothing is measured; a bound beyond the largest entry proves nothing.
+    assert main(["inertia", "--q", str(tmp_path / "q.csv"), "--out", str(tmp_path / "h.csv"),
+                 "--robot", str(heavy), "--tip", TIP, "--backend", "model", "--width",
+                 "24"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(
+        f"robohw inertia: {heavy}: the inertia-linear design at 24 bits: its entries are proven "
+        f"within ")
+    assert err.endswith("so no entry is known; its largest value: joint w0's mass of 1e+30; "
+                        "what would serve: a wider --width, or a robot file whose values are "
+                        "its arm's\n")
 
 
 @pytest.mark.heavy

@@ -1,8 +1,8 @@
 """Arms robohw does not ship, read as a user's files (the UR10 and the Kinova j2s6s200 from
-example-robot-data 6.0.0, tests/fixtures/) and the shipped iiwa 14: at the defaults a user
-gets, chosen without --width, every design's bit-exact model is within 1e-4 of the largest
-entry of the float64 reference over states within the file's limits (20,000 in `make test`,
-100,000 in `make slow`); the references agree with Pinocchio."""
+example-robot-data 6.0.0, tests/fixtures/; the seven-joint example arm) and the shipped iiwa 14:
+at the defaults a user gets, chosen without --width, every design's bit-exact model is within
+1e-4 of the largest entry of the float64 reference over states within the file's limits
+(20,000 in `make test`, 100,000 in `make slow`); the references agree with Pinocchio."""
 
 import pathlib
 import warnings
@@ -16,7 +16,10 @@ from robohw.robots import load_robot
 from robohw.robots.description import RobotFileWarning
 
 FIXTURES = pathlib.Path(__file__).parent.parent / "fixtures"
-ARMS = [str(FIXTURES / "ur10_robot.urdf"), str(FIXTURES / "kinova_j2s6s200.urdf"), "iiwa14"]
+# The seven-joint example arm (examples/, of robohw's own making) last: a user's seven joints.
+EXAMPLE_ARM = FIXTURES.parent.parent / "examples" / "seven_joint_arm.urdf"
+ARMS = [str(FIXTURES / "ur10_robot.urdf"), str(FIXTURES / "kinova_j2s6s200.urdf"), "iiwa14",
+        str(EXAMPLE_ARM)]
 GOAL = 1e-4
 
 
@@ -29,7 +32,8 @@ def _quiet(function, *args):
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("count", [20_000, pytest.param(100_000, marks=pytest.mark.slow)])
-@pytest.mark.parametrize("robot", ARMS, ids=["ur10", "kinova_j2s6s200", "iiwa14"])
+@pytest.mark.parametrize("robot", ARMS, ids=["ur10", "kinova_j2s6s200", "iiwa14",
+                                             "seven_joint_arm"])
 def test_a_users_arm_keeps_the_promise_at_its_defaults(robot, count):
     for name in robot_designs(every=True):
         found = _quiet(design, name, robot)

@@ -15,11 +15,8 @@ from robohw.dynamics.forward.codec import acceleration_field, forward_fields
 from robohw.dynamics.forward.plan import ArticulatedBodyPlan
 from robohw.dynamics.inverse.engine_defaults import robot_digest
 from robohw.engine.component import Engine
-from robohw.engine.estimate import engine_resources
+from robohw.engine.interval import Budget, fitting_interval
 from robohw.engine.plan import compile_plan
-from robohw.engine.program import MAX_INTERVAL
-from robohw.hw.devices import DEVICES
-from robohw.sim.measured_default import measured_default
 
 __all__ = ["ForwardEnginePlan", "ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
            "INTERVAL_STEP", "FORWARD_LUT_BUDGET"]
@@ -39,20 +36,12 @@ INTERVAL_STEP = 8
 def forward_interval(plan):
     """The default interval of the engine of ``plan`` (an
     :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`): the smallest multiple of
-    :data:`INTERVAL_STEP` whose engine is estimated (:func:`~robohw.engine.estimate.
-    engine_resources`) within :data:`FORWARD_LUT_BUDGET` and the ECP5-85F's DSP tiles; searched
-    once for a robot and width and cached
-    (:func:`~robohw.sim.measured_default.measured_default`)."""
-    def search():
-        tiles = DEVICES["ecp5-85k"].dsp
-        for interval in range(INTERVAL_STEP, MAX_INTERVAL + 1, INTERVAL_STEP):
-            estimate = engine_resources(plan, compile_plan(plan, interval))
-            if estimate["luts"] <= FORWARD_LUT_BUDGET and estimate["dsp_tiles"] <= tiles:
-                return interval
-        return MAX_INTERVAL
-
-    key = f"forward-dynamics {robot_digest(plan.robot)} {plan.width} {FORWARD_LUT_BUDGET}"
-    return measured_default("intervals", key, search, int)
+    :data:`INTERVAL_STEP` whose engine is estimated within :data:`FORWARD_LUT_BUDGET` LUTs and
+    the ECP5-85F's DSP tiles (:func:`~robohw.engine.interval.fitting_interval`: searched once
+    and cached)."""
+    return fitting_interval(plan, Budget(FORWARD_LUT_BUDGET),
+                            f"forward-dynamics {robot_digest(plan.robot)} {plan.width}",
+                            start=INTERVAL_STEP, step=INTERVAL_STEP)
 
 
 class ForwardEnginePlan(ArticulatedBodyPlan):

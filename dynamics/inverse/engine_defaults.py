@@ -9,16 +9,15 @@ import pathlib
 
 from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan
 from robohw.engine.estimate import engine_resources
-from robohw.engine.plan import compile_plan
-from robohw.engine.program import MAX_INTERVAL
+from robohw.engine.interval import Budget, fitting_interval
 from robohw.robots.description import SHIPPED_ROBOTS
 from robohw.robots.loading import SHIPPED_URDF, load_robot
 from robohw.robots.toml_file import description_identity
-from robohw.sim.measured_default import measured_default
 from robohw.sim.robot_table import measured_table
 
 __all__ = ["ENGINE_WIDTH", "DEFAULTS_FILE", "engine_robot_widths", "engine_robot_intervals",
-           "engine_lut_budget", "engine_interval", "robot_digest", "shipped_digest"]
+           "engine_lut_budget", "engine_budget", "engine_interval", "robot_digest",
+           "shipped_digest"]
 
 # The engine at 18 bits: one DSP tile a product, and the narrowest whose model is within 1e-4 of
 # max |tau| on the PUMA 560 over 100,000 states within its limits (tests/dynamics/
@@ -68,21 +67,20 @@ def engine_interval(robot, width, digest):
     :func:`robot_digest`) at ``width`` bits: a shipped arm's placed interval
     (:func:`engine_robot_intervals`), else the smallest from
     :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` whose engine is estimated within
-    :func:`engine_lut_budget` (:data:`~robohw.engine.program.MAX_INTERVAL` if none), searched
-    once and cached (:func:`~robohw.sim.measured_default.measured_default`)."""
+    :func:`engine_budget` (:func:`~robohw.engine.interval.fitting_interval`: searched once and
+    cached)."""
     intervals = engine_robot_intervals()
     if digest in intervals:
         return intervals[digest]
+    return fitting_interval(LinkFramePlan(robot, width=width, bound_fraction=None),
+                            engine_budget(), f"dynamics-engine {digest} {width}",
+                            start=ENGINE_INTERVAL)
 
-    def search():
-        plan = LinkFramePlan(robot, width=width, bound_fraction=None)
-        budget = engine_lut_budget()
-        for interval in range(ENGINE_INTERVAL, MAX_INTERVAL + 1):
-            if engine_resources(plan, compile_plan(plan, interval))["luts"] <= budget:
-                return interval
-        return MAX_INTERVAL
 
-    return measured_default("intervals", f"dynamics-engine {digest} {width}", search, int)
+def engine_budget():
+    """The :class:`~robohw.engine.interval.Budget` of a default inverse-dynamics engine on the
+    ECP5-85F: :func:`engine_lut_budget` LUTs and the device's DSP tiles."""
+    return Budget(engine_lut_budget())
 
 
 @functools.cache

@@ -1,0 +1,57 @@
+"""An engine's default interval, one search for every traced graph: the smallest interval whose
+engine is estimated (:func:`~robohw.engine.estimate.engine_resources`) within a
+:class:`Budget` on a device, searched once for a plan and cached
+(:func:`~robohw.sim.measured_default.measured_default`). A family states its budget (what its
+engines placed and routed took) and where its search starts; the search is the same."""
+
+from dataclasses import dataclass
+
+from robohw.engine.estimate import engine_resources
+from robohw.engine.plan import compile_plan
+from robohw.engine.program import MAX_INTERVAL
+from robohw.hw.checks import check_integer
+from robohw.hw.devices import DEVICES
+from robohw.sim.measured_default import measured_default
+
+__all__ = ["Budget", "fitting_interval"]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What a default engine may take on ``device`` (a :data:`~robohw.hw.devices.DEVICES`
+    name): ``luts`` estimated LUTs, and the device's DSP tiles."""
+    luts: int
+    device: str = "ecp5-85k"
+
+    def __post_init__(self):
+        check_integer("luts", self.luts, minimum=1)
+        if self.device not in DEVICES:
+            raise ValueError(f"device must be one of {', '.join(DEVICES)}, not "
+                             f"{self.device!r}")
+
+    @property
+    def dsp_tiles(self):
+        """The device's DSP tiles."""
+        return DEVICES[self.device].dsp
+
+    def fits(self, estimate):
+        """Whether an :func:`~robohw.engine.estimate.engine_resources` ``estimate`` is within
+        the budget."""
+        return estimate["luts"] <= self.luts and estimate["dsp_tiles"] <= self.dsp_tiles
+
+
+def fitting_interval(plan, budget, key, *, start, step=1):
+    """The smallest interval from ``start`` in steps of ``step`` whose engine of ``plan`` (a
+    traced plan) is estimated within ``budget`` (:data:`~robohw.engine.program.MAX_INTERVAL` if
+    none), searched once for ``key`` (a string naming what determines the plan: the design, the
+    robot's digest, the width) and cached."""
+    check_integer("start", start, minimum=2, maximum=MAX_INTERVAL)
+    check_integer("step", step, minimum=1)
+
+    def search():
+        for interval in range(start, MAX_INTERVAL + 1, step):
+            if budget.fits(engine_resources(plan, compile_plan(plan, interval))):
+                return interval
+        return MAX_INTERVAL
+
+    return measured_default("intervals", f"{key} {budget} {start} {step}", search, int)

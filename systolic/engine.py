@@ -10,7 +10,7 @@ from robohw.engine.plan import compile_plan
 from robohw.systolic.codec import inertia_field, joint_field
 from robohw.systolic.linear import LinearPlan
 
-__all__ = ["InertiaEnginePlan", "InertiaEngine", "INERTIA_ENGINE_INTERVAL"]
+__all__ = ["InertiaEngine", "INERTIA_ENGINE_INTERVAL"]
 
 # The default interval, cycles per configuration: the interval of the engine's throughput goal
 # (ten million results a second at 100 MHz; docs/dynamics.md), not the dynamics engine's
@@ -18,36 +18,20 @@ __all__ = ["InertiaEnginePlan", "InertiaEngine", "INERTIA_ENGINE_INTERVAL"]
 INERTIA_ENGINE_INTERVAL = 10
 
 
-class InertiaEnginePlan(LinearPlan):
-    """What :class:`InertiaEngine` is built from: Table 1's traced graph and its formats
-    (:class:`~robohw.systolic.linear.LinearPlan` unfolded; its bit-exact model is
-    :func:`robohw.systolic.model.model_outputs`'s) and the compiled ``program``
-    (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
-
-    Parameters
-    ----------
-    robot, width
-        See :class:`~robohw.systolic.array.InertiaPlan`.
-    interval : int
-        II, cycles per configuration, 2 to 1,024 (default :data:`INERTIA_ENGINE_INTERVAL`).
-    multipliers, adders : int or None
-        Units of each kind (default: a tenth more than the fewest the operations fit at the
-        interval).
-    """
-
-    def __init__(self, robot, *, width=24, interval=INERTIA_ENGINE_INTERVAL,
-                 multipliers=None, adders=None):
-        super().__init__(robot, width=width)
-        self.program = compile_plan(self, interval, multipliers=multipliers, adders=adders)
-
-
 class InertiaEngine(Engine):
     """The upper triangle of H(q) on the engine, one configuration every ``interval`` cycles.
 
     Parameters
     ----------
-    robot, width, interval, multipliers, adders
-        See :class:`InertiaEnginePlan`.
+    robot, width
+        See :class:`~robohw.systolic.array.InertiaPlan` (Table 1's graph traced by
+        :class:`~robohw.systolic.linear.LinearPlan` unfolded; its bit-exact model is
+        :func:`robohw.systolic.model.model_outputs`'s).
+    interval : int
+        II, cycles per configuration, 2 to 1,024 (default :data:`INERTIA_ENGINE_INTERVAL`).
+    multipliers, adders : int or None
+        Units of each kind (default: a tenth more than the fewest the operations fit at the
+        interval).
     tag_width : int
         User tag carried from ``i`` to ``o``.
 
@@ -62,9 +46,9 @@ class InertiaEngine(Engine):
 
     def __init__(self, robot, *, width=24, interval=INERTIA_ENGINE_INTERVAL,
                  multipliers=None, adders=None, tag_width=0):
-        plan = InertiaEnginePlan(robot, width=width, interval=interval,
-                                 multipliers=multipliers, adders=adders)
-        super().__init__(plan, plan.program,
+        plan = LinearPlan(robot, width=width)
+        program = compile_plan(plan, interval, multipliers=multipliers, adders=adders)
+        super().__init__(plan, program,
                          {joint_field(k): signed(width) for k in range(1, plan.dof + 1)},
                          {(j, i): inertia_field(j, i) for (j, i) in plan.output_fracs},
                          tag_width=tag_width)

@@ -167,8 +167,8 @@ def engine_critical_path(plan, machine):
     return nx.dag_longest_path_length(graph)
 
 
-def replay_engine(plan, states=None):
-    """Replay an engine plan's compiled program (``plan.program`` on its ``machine``) from its
+def replay_engine(plan, program, states=None):
+    """Replay a traced plan's compiled ``program`` (on its ``machine``) from its
     issues alone, states overlapped one every interval: one issue per unit per slot of the
     interval (loads and CORDICs too, each within the interval after its state's transfer),
     every operation after its operands are readable (a unit's latency after their issue),
@@ -179,7 +179,7 @@ def replay_engine(plan, states=None):
     is written into every file it is read from, in the cycle before it is readable.
     ``states`` (default: enough for every file to wrap twice) are replayed. Returns the cycle
     the outputs are read (the last output's readable cycle)."""
-    program, machine = plan.program, plan.program.machine
+    machine = program.machine
     ii, nodes = machine.interval, plan.tracer.nodes
     ready, writer = {}, {}
     slots = set()

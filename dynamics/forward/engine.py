@@ -18,7 +18,7 @@ from robohw.engine.component import Engine
 from robohw.engine.interval import Budget, fitting_interval
 from robohw.engine.plan import compile_plan
 
-__all__ = ["ForwardEnginePlan", "ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
+__all__ = ["ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
            "INTERVAL_STEP", "FORWARD_LUT_BUDGET"]
 
 # The PUMA 560's interval at its 40 bits by forward_interval's rule (tested).
@@ -44,36 +44,19 @@ def forward_interval(plan):
                             start=INTERVAL_STEP, step=INTERVAL_STEP)
 
 
-class ForwardEnginePlan(ArticulatedBodyPlan):
-    """What :class:`ForwardDynamicsEngine` is built from: the traced algorithm and its formats
-    (:class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`; its bit-exact model is
-    :func:`~robohw.dataflow.plan.checked_model_codes`) and the compiled ``program``
-    (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
-
-    Parameters
-    ----------
-    robot, width, trig_width
-        See :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`.
-    interval : int
-        II, cycles per state, 2 to 1,024 (default :data:`FORWARD_INTERVAL`).
-    multipliers, adders : int or None
-        Units of each kind (default: the engine's for the operations at the interval).
-    """
-
-    def __init__(self, robot, *, width, interval=FORWARD_INTERVAL, trig_width=None,
-                 multipliers=None, adders=None):
-        super().__init__(robot, width=width, trig_width=trig_width)
-        self.program = compile_plan(self, interval, multipliers=multipliers, adders=adders)
-
-
 class ForwardDynamicsEngine(Engine):
     """The joint accelerations of a serial robot on the engine, one state every ``interval``
     cycles.
 
     Parameters
     ----------
-    robot, width, interval, trig_width, multipliers, adders
-        See :class:`ForwardEnginePlan`.
+    robot, width, trig_width
+        See :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` (the traced algorithm;
+        its bit-exact model is :func:`~robohw.dataflow.plan.checked_model_codes`).
+    interval : int
+        II, cycles per state, 2 to 1,024 (default :data:`FORWARD_INTERVAL`).
+    multipliers, adders : int or None
+        Units of each kind (default: the engine's for the operations at the interval).
     tag_width : int
         User tag carried from ``i`` to ``o``.
 
@@ -89,9 +72,10 @@ class ForwardDynamicsEngine(Engine):
 
     def __init__(self, robot, *, width, interval=None, trig_width=None, multipliers=None,
                  adders=None, tag_width=0):
-        plan = ForwardEnginePlan(robot, width=width, interval=interval or FORWARD_INTERVAL,
-                                 trig_width=trig_width, multipliers=multipliers, adders=adders)
-        super().__init__(plan, plan.program, forward_fields(plan),
+        plan = ArticulatedBodyPlan(robot, width=width, trig_width=trig_width)
+        program = compile_plan(plan, interval or FORWARD_INTERVAL, multipliers=multipliers,
+                               adders=adders)
+        super().__init__(plan, program, forward_fields(plan),
                          {k: acceleration_field(k) for k in range(1, plan.dof + 1)},
                          tag_width=tag_width, flag="in_bounds", checked="checked")
 

@@ -11,7 +11,7 @@ from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.engine.component import Engine
 from robohw.engine.plan import compile_plan
 
-__all__ = ["LinkFramePlan", "EnginePlan", "NewtonEulerEngine", "ENGINE_INTERVAL"]
+__all__ = ["LinkFramePlan", "NewtonEulerEngine", "ENGINE_INTERVAL"]
 
 # The default interval: a state every 5 cycles, twenty million torque vectors a second at
 # 100 MHz, for the PUMA 560 at its 18 bits (its placed and routed figures on seeds 1-3:
@@ -22,11 +22,11 @@ ENGINE_INTERVAL = 5
 class LinkFramePlan(NewtonEulerPlan):
     """The Newton-Euler equations in link frames
     (:func:`~robohw.dynamics.inverse.link_frames.link_frame_steps`) traced with the formats and
-    accuracy of :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`: what :class:`EnginePlan`
-    compiles. Its cos and sin carry one fraction bit more than the CORDIC's default
-    (:attr:`~robohw.dataflow.plan.TracedPlan.trig_integer_bits` 2): their errors, turned
-    through every later link, weigh most in the proven bound. Coulomb friction is built
-    (:attr:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan.coulomb`)."""
+    accuracy of :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`: what
+    :class:`NewtonEulerEngine` compiles. Its cos and sin carry one fraction bit more than the
+    CORDIC's default (:attr:`~robohw.dataflow.plan.TracedPlan.trig_integer_bits` 2): their
+    errors, turned through every later link, weigh most in the proven bound. Coulomb friction is
+    built (:attr:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan.coulomb`)."""
     trig_integer_bits = 2
     coulomb = True
     design = "engine"
@@ -38,37 +38,19 @@ class LinkFramePlan(NewtonEulerPlan):
         return link_frame_steps(self._robot, joints, qd, qdd, self.tracer, self.bounds)
 
 
-class EnginePlan(LinkFramePlan):
-    """What :class:`NewtonEulerEngine` is built from: the traced equations and their formats
-    (:class:`LinkFramePlan`; its bit-exact model is
-    :func:`robohw.dynamics.inverse.model.model_outputs`'s) and the compiled ``program``
-    (:func:`~robohw.engine.plan.compile_plan`; its ``machine``).
-
-    Parameters
-    ----------
-    robot, width, trig_width, bound_fraction
-        See :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`.
-    interval : int
-        II, cycles per state, 2 to 1,024 (default :data:`ENGINE_INTERVAL`).
-    multipliers, adders : int or None
-        Units of each kind (default: the fewest the operations fit at the interval).
-    """
-
-    def __init__(self, robot, *, width=24, interval=ENGINE_INTERVAL, trig_width=None,
-                 multipliers=None, adders=None,
-                 bound_fraction=BOUND_FRACTION):
-        super().__init__(robot, width=width, trig_width=trig_width,
-                         bound_fraction=bound_fraction)
-        self.program = compile_plan(self, interval, multipliers=multipliers, adders=adders)
-
-
 class NewtonEulerEngine(Engine):
     """The joint torques of a serial robot on the engine, one state every ``interval`` cycles.
 
     Parameters
     ----------
-    robot, width, interval, trig_width, multipliers, adders, bound_fraction
-        See :class:`EnginePlan`.
+    robot, width, trig_width, bound_fraction
+        See :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan` (the equations traced
+        by :class:`LinkFramePlan`; the bit-exact model is
+        :func:`robohw.dynamics.inverse.model.model_outputs`'s).
+    interval : int
+        II, cycles per state, 2 to 1,024 (default :data:`ENGINE_INTERVAL`).
+    multipliers, adders : int or None
+        Units of each kind (default: the fewest the operations fit at the interval).
     tag_width : int
         User tag carried from ``i`` to ``o``.
 
@@ -80,10 +62,11 @@ class NewtonEulerEngine(Engine):
 
     def __init__(self, robot, *, width=24, interval=None, trig_width=None,
                  multipliers=None, adders=None, tag_width=0, bound_fraction=BOUND_FRACTION):
-        plan = EnginePlan(robot, width=width, interval=interval or ENGINE_INTERVAL,
-                          trig_width=trig_width, multipliers=multipliers, adders=adders,
-                          bound_fraction=bound_fraction)
-        super().__init__(plan, plan.program, state_fields(plan),
+        plan = LinkFramePlan(robot, width=width, trig_width=trig_width,
+                             bound_fraction=bound_fraction)
+        program = compile_plan(plan, interval or ENGINE_INTERVAL, multipliers=multipliers,
+                               adders=adders)
+        super().__init__(plan, program, state_fields(plan),
                          {k: torque_field(k) for k in range(1, plan.dof + 1)},
                          tag_width=tag_width, flag="in_bounds")
 

@@ -7,9 +7,10 @@ import functools
 import hashlib
 import pathlib
 
-from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, EnginePlan, LinkFramePlan
+from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, LinkFramePlan
 from robohw.engine.estimate import engine_resources
 from robohw.engine.interval import Budget, fitting_interval
+from robohw.engine.plan import compile_plan
 from robohw.robots.description import SHIPPED_ROBOTS
 from robohw.robots.loading import SHIPPED_URDF, load_robot
 from robohw.robots.toml_file import description_identity
@@ -56,9 +57,9 @@ def engine_lut_budget():
         robot = load_robot(name)
         digest = robot_digest(robot)
         if digest in intervals:
-            plan = EnginePlan(robot, width=widths.get(digest, ENGINE_WIDTH),
-                              interval=intervals[digest], bound_fraction=None)
-            luts.append(engine_resources(plan, plan.program)["luts"])
+            plan = LinkFramePlan(robot, width=widths.get(digest, ENGINE_WIDTH),
+                                 bound_fraction=None)
+            luts.append(engine_resources(plan, compile_plan(plan, intervals[digest]))["luts"])
     return min(luts)
 
 

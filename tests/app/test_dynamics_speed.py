@@ -8,7 +8,7 @@ import re
 import numpy as np
 import pytest
 
-from robohw.dynamics.inverse.engine import EnginePlan
+from robohw.dynamics.inverse.engine import NewtonEulerEngine
 from robohw.flows.dynamics_speed import SpeedRow, bench_dynamics, format_dynamics_bench
 from robohw.registry import design
 from robohw.robots import hardware_robot
@@ -28,13 +28,13 @@ def test_the_rate_comes_from_the_placed_row_of_the_robots_design():
     rows = bench_dynamics([*others, placed()], robots=("puma560",), calls=200, cpp=False)
     (row,) = rows
     found = design("dynamics-engine")
-    plan = EnginePlan("puma560", width=found.default_width, interval=found.default_fold)
+    dut = NewtonEulerEngine("puma560", width=found.default_width, interval=found.default_fold)
     assert (row.width, row.interval) == (found.default_width, found.default_fold) == (18, 5)
     assert row.engine_rate == pytest.approx(101.0e6 / 5)
-    assert row.latency == plan.program.latency + 2
+    assert row.latency == dut.program.latency + 2
     assert row.engine_latency_us == pytest.approx(row.latency / 101.0)
     # Six binary angles and twelve rates and accelerations in; six torques and in_bounds out.
-    assert (row.bits_in, row.bits_out) == (6 * plan.cordic.width + 12 * 18, 6 * 18 + 1)
+    assert (row.bits_in, row.bits_out) == (6 * dut.plan.cordic.width + 12 * 18, 6 * 18 + 1)
     assert 0 < row.python_s < 1e-3 and row.cpp_s is None
     unplaced = bench_dynamics(others, robots=("puma560",), calls=200, cpp=False)[0]
     assert unplaced.fmax_mhz is None and unplaced.engine_rate is None

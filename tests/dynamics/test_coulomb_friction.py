@@ -17,7 +17,7 @@ import pytest
 from pinocchio_urdf import pinocchio_rnea
 
 from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
-from robohw.dynamics.inverse.engine import EnginePlan, LinkFramePlan, NewtonEulerEngine
+from robohw.dynamics.inverse.engine import LinkFramePlan, NewtonEulerEngine
 from robohw.dynamics.inverse.model import coded_friction, model_outputs
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
@@ -201,7 +201,7 @@ def test_the_sidecar_names_the_friction(tmp_path):
     (tmp_path / "two.urdf.toml").write_text((FIXTURES / "two_link.urdf.toml").read_text())
     found = design("dynamics-engine", str(path))
     sidecar = export_design(found, 16, tmp_path, fold=4, check_lint=False)
-    plan = EnginePlan(load_robot(path), width=16, interval=4, bound_fraction=None)
+    plan = LinkFramePlan(load_robot(path), width=16, bound_fraction=None)
     frac = plan.traced_inputs["fc1"]
     assert sidecar["sign_constants"]["fc1"] == {
         "term": "Coulomb friction", "value": 2.0, "code": round(2.0 * 2 ** frac),

@@ -13,9 +13,10 @@ from state_files import write_state_file
 from tiers import HEAVY
 
 from robohw.dynamics.inverse.codec import decode_torques, encode_states, torque_codes
-from robohw.dynamics.inverse.engine import EnginePlan, NewtonEulerEngine
+from robohw.dynamics.inverse.engine import LinkFramePlan, NewtonEulerEngine
 from robohw.dynamics.inverse.model import model_outputs
 from robohw.dynamics.inverse.reference import inverse_dynamics
+from robohw.engine.plan import compile_plan
 from robohw.hw.devices import DEVICES
 from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
@@ -62,7 +63,7 @@ def test_rtl_equals_the_model_one_state_every_interval(n, interval, width):
     # output queue's two cycles, which the replay finds from the issues alone.
     assert np.all(np.diff(run.input_cycles) == interval)
     assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) == dut.latency)
-    assert dut.latency == replay_engine(dut.plan) + 2
+    assert dut.latency == replay_engine(dut.plan, dut.program) + 2
 
 
 def test_stalls_lose_nothing():
@@ -90,7 +91,7 @@ def test_no_state_is_taken_in_the_first_interval():
 
 def test_the_engine_is_accurate_where_its_bound_says():
     robot = load_robot("stanford")
-    plan = EnginePlan(robot, width=24, interval=10)
+    plan = LinkFramePlan(robot, width=24)
     states = sample_states(robot, 500, np.random.default_rng(13))
     out, inside = model_outputs(plan, encode_states(plan, *states))
     tau = decode_torques(plan, out)
@@ -129,7 +130,7 @@ def test_a_real_arms_verilog_at_its_defaults_equals_the_model(robot, count, comp
     run = run_stream_compiled(dut, inputs, sink_pattern=[1, 1, 0, 1],
                               directory=compiled_models)
     assert not check(dut, run, codes, inputs)[7]
-    assert dut.latency == replay_engine(dut.plan) + 2
+    assert dut.latency == replay_engine(dut.plan, dut.program) + 2
     # Unstalled stretches take a state every interval.
     assert min(np.diff(run.input_cycles)) == dut.interval
 
@@ -218,9 +219,10 @@ def test_sim_measures_the_compilers_latency_and_interval(tmp_path, capsys):
     assert main(["sim", "dynamics-engine", "--robot", "stanford", "--ii", "12", "--count",
                  "24", "--json", str(out)]) == 0
     result = json.loads(out.read_text())
-    plan = EnginePlan(load_robot("stanford"), width=result["width"], interval=12)
+    dut = NewtonEulerEngine(load_robot("stanford"), width=result["width"], interval=12)
     assert result["interval"] == result["stated_interval"] == 12
-    assert result["latency"] == result["stated_latency"] == replay_engine(plan) + 2
+    assert result["latency"] == result["stated_latency"] == \
+        replay_engine(dut.plan, dut.program) + 2
     assert result["equals_model"]
     capsys.readouterr()
     assert main(["sim", "dynamics-array", "--ii", "12"]) == 2
@@ -238,9 +240,9 @@ def test_export_and_synth_take_the_interval_by_its_name(tmp_path, capsys):
                  "12,16", "--widths", "20", "--no-lint", "--out", str(tmp_path)]) == 0
     for ii in (12, 16):
         sidecar = json.loads(next(tmp_path.glob(f"*_w20_f{ii}.json")).read_text())
-        plan = EnginePlan(load_robot("stanford"), width=20, interval=ii)
+        dut = NewtonEulerEngine(load_robot("stanford"), width=20, interval=ii)
         assert (sidecar["interval_cycles"], sidecar["latency_cycles"]) == \
-            (ii, replay_engine(plan) + 2)
+            (ii, replay_engine(dut.plan, dut.program) + 2)
     capsys.readouterr()
     assert main(["synth", "--designs", "dynamics-engine,inertia-linear", "--ii", "64",
                  "--out", str(tmp_path)]) == 2
@@ -263,8 +265,8 @@ def test_another_robots_interval_is_the_smallest_estimated_within_the_placed_eng
     from robohw.engine.estimate import engine_resources
 
     def luts(robot, width, interval):
-        plan = EnginePlan(robot, width=width, interval=interval, bound_fraction=None)
-        return engine_resources(plan, plan.program)["luts"]
+        plan = LinkFramePlan(robot, width=width, bound_fraction=None)
+        return engine_resources(plan, compile_plan(plan, interval))["luts"]
     budget = min(luts("puma560", 18, 5), luts("ur5", 20, 5))
     robot = small_robot(7, 3)
     found = EngineDesign("dynamics-engine").for_robot(robot, "seven", None)

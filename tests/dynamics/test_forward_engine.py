@@ -55,7 +55,7 @@ def test_rtl_equals_the_model(n, seed, width, interval):
     assert [o["checked"] for o in run.outputs] == passed.astype(int).tolist()
     # The latency the replay's output cycle and the queue's; unstalled stretches take a state
     # every interval.
-    assert dut.latency == replay_engine(dut.plan) + 2
+    assert dut.latency == replay_engine(dut.plan, dut.program) + 2
     assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) >= dut.latency)
     assert min(np.diff(run.input_cycles)) == interval
 

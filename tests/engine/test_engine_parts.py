@@ -10,8 +10,9 @@ import pytest
 from amaranth.hdl import Const, Module, Signal, signed
 from amaranth.sim import Simulator
 
-from robohw.dynamics.inverse.engine import EnginePlan
+from robohw.dynamics.inverse.engine import LinkFramePlan
 from robohw.engine.control import EngineControl
+from robohw.engine.plan import compile_plan
 from robohw.engine.program import LOAD_LATENCY
 from robohw.engine.register_files import RegisterFiles
 from robohw.engine.units import build_loader, held_state
@@ -23,7 +24,12 @@ def plan():
     robot = random_robot(np.random.default_rng(3), 3, prismatic=0.4)
     robot = dataclasses.replace(robot, joints=tuple(
         dataclasses.replace(j, friction=0.5) for j in robot.joints))
-    return EnginePlan(robot, width=16, interval=3, bound_fraction=None)
+    return LinkFramePlan(robot, width=16, bound_fraction=None)
+
+
+@pytest.fixture(scope="module")
+def program(plan):
+    return compile_plan(plan, 3)
 
 
 def _simulate(m, cycles, probe):
@@ -41,8 +47,7 @@ def _simulate(m, cycles, probe):
     return seen
 
 
-def test_the_control_counts_the_interval_and_rotates_the_addresses(plan):
-    program = plan.program
+def test_the_control_counts_the_interval_and_rotates_the_addresses(plan, program):
     ii = program.interval
     # A file that rotates (depth above 1), its reader's micro-program, an address of it.
     deepest = max(program.files.values(), key=lambda f: f.depth).depth
@@ -66,8 +71,7 @@ def test_the_control_counts_the_interval_and_rotates_the_addresses(plan):
     assert set(addresses) <= set(range(file.depth))
 
 
-def test_a_file_reads_what_its_port_wrote(plan):
-    program = plan.program
+def test_a_file_reads_what_its_port_wrote(plan, program):
     m = Module()
     files = RegisterFiles(m, program, plan.width)
     name = next(iter(program.files))
@@ -98,8 +102,7 @@ def test_a_file_reads_what_its_port_wrote(plan):
     assert seen == [expected[k % memory.depth] for k in range(len(values))]
 
 
-def test_the_held_state_and_a_loader(plan):
-    program = plan.program
+def test_the_held_state_and_a_loader(plan, program):
     ii = program.interval
     payload_fields = {f: signed(plan.width) for f in plan.value_fields.values()}
     for field in plan.angle_fields.values():

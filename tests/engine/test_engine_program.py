@@ -11,7 +11,8 @@ import pytest
 from amaranth.hdl import Module, Signal
 from schedules import engine_critical_path, replay_engine
 
-from robohw.dynamics.inverse.engine import EnginePlan, LinkFramePlan
+from robohw.dynamics.inverse.engine import LinkFramePlan
+from robohw.engine.plan import compile_plan
 from robohw.engine.program import MAX_INTERVAL, MIN_INTERVAL, Machine, compile_program
 from robohw.engine.registers import (
     access_offset,
@@ -82,47 +83,51 @@ def test_the_access_offset_plus_the_counter_is_the_register():
                     physical_register(base, s, 5)
 
 
+def _compiled(robot, width, ii):
+    """``(plan, program)``: the link-frame equations of ``robot`` at ``width`` bits compiled at
+    II ``ii``."""
+    plan = LinkFramePlan(robot, width=width, bound_fraction=None)
+    return plan, compile_plan(plan, ii)
+
+
 @pytest.fixture(scope="module")
 def puma_plans():
-    return {ii: EnginePlan("puma560", width=18, interval=ii, bound_fraction=None)
-            for ii in (2, 5, 10, 32, 128)}
+    return {ii: _compiled("puma560", 18, ii) for ii in (2, 5, 10, 32, 128)}
 
 
 @pytest.mark.parametrize("ii", [2, 5, 10, 32, 128])
 def test_puma_programs_replay_and_come_near_the_critical_path(puma_plans, ii):
-    plan = puma_plans[ii]
-    program = plan.program
-    assert replay_engine(plan) == program.output_cycle == program.latency
-    bound = engine_critical_path(plan, plan.program.machine)
+    plan, program = puma_plans[ii]
+    assert replay_engine(plan, program) == program.output_cycle == program.latency
+    bound = engine_critical_path(plan, program.machine)
     assert bound == program.critical_path <= program.latency
     if ii <= 32:                # the units, not the interval, set the latency
         assert program.latency <= 1.1 * bound, (program.latency, bound)
     # A tenth spare of each kind of unit.
     counts = plan.tracer.counts(plan.live)
-    assert plan.program.machine.multipliers == math.ceil(1.1 * counts["mul"] / ii)
-    assert plan.program.machine.adders == math.ceil(1.1 * counts["add"] / ii)
+    assert program.machine.multipliers == math.ceil(1.1 * counts["mul"] / ii)
+    assert program.machine.adders == math.ceil(1.1 * counts["add"] / ii)
 
 
 @pytest.mark.parametrize("robot, ii", [("stanford", 2), ("stanford", 7), ("stanford", 64)])
 def test_stanford_programs_replay(robot, ii):
-    plan = EnginePlan(robot, width=20, interval=ii, bound_fraction=None)
-    assert replay_engine(plan) == plan.program.latency
-    assert plan.program.latency <= 1.1 * engine_critical_path(plan, plan.program.machine) or ii > 32
+    plan, program = _compiled(robot, 20, ii)
+    assert replay_engine(plan, program) == program.latency
+    assert program.latency <= 1.1 * engine_critical_path(plan, program.machine) or ii > 32
 
 
 @pytest.mark.parametrize("n, ii", [(2, 2), (3, 3), (5, 11)])
 def test_random_robots_with_spare_units_replay(n, ii):
     robot = random_robot(np.random.default_rng(60 + n), n, prismatic=0.4)
-    plan = EnginePlan(robot, width=16, interval=ii, bound_fraction=None)
-    spare = Machine.for_plan(plan, ii, multipliers=plan.program.machine.multipliers + 2,
-                             adders=plan.program.machine.adders + 1)
-    plan.program = compile_program(plan, spare)
-    assert replay_engine(plan) == plan.program.latency
+    plan, fewest = _compiled(robot, 16, ii)
+    spare = Machine.for_plan(plan, ii, multipliers=fewest.machine.multipliers + 2,
+                             adders=fewest.machine.adders + 1)
+    program = compile_program(plan, spare)
+    assert replay_engine(plan, program) == program.latency
 
 
 def test_the_replay_catches_a_broken_program(puma_plans):
-    plan = puma_plans[10]
-    program = plan.program
+    plan, program = puma_plans[10]
     issue = next(i for i in program.issues if i.cycle > 50)
     early = dataclasses.replace(issue, cycle=issue.cycle - 30)
     # A file one register short of its values' lives together must clash somewhere.
@@ -139,18 +144,14 @@ def test_the_replay_catches_a_broken_program(puma_plans):
         copy = dataclasses.replace(program, issues=list(program.issues),
                                    files=dict(program.files), reads=dict(program.reads))
         mutate(copy)
-        plan.program = copy
-        try:
-            with pytest.raises(AssertionError, match=message):
-                replay_engine(plan)
-        finally:
-            plan.program = program
+        with pytest.raises(AssertionError, match=message):
+            replay_engine(plan, copy)
 
 
 def test_files_hold_only_what_their_reader_reads_one_write_a_slot(puma_plans):
     # Every file's values are read by its reader from it, written in distinct slots; a port
     # has few files; the padded depths are powers of two up to a LUT-RAM block.
-    program = puma_plans[10].program
+    program = puma_plans[10][1]
     ii = program.interval
     for name, file in program.files.items():
         values = program.file_values(name)
@@ -173,16 +174,15 @@ def test_padded_depths():
 def test_the_fewest_units_are_all_busy_in_some_slot():
     # With no spare units the PUMA's multipliers at II 4 are all busy in some slot: one fewer
     # would not fit.
-    plan = EnginePlan("puma560", width=20, interval=4, bound_fraction=None)
+    plan = LinkFramePlan("puma560", width=20, bound_fraction=None)
     program = compile_program(plan, Machine.for_plan(plan, 4, spare=0))
-    plan.program = program
-    assert replay_engine(plan) == program.latency
-    assert plan.program.machine.multipliers == math.ceil(plan.tracer.counts(plan.live)["mul"] / 4)
+    assert replay_engine(plan, program) == program.latency
+    assert program.machine.multipliers == math.ceil(plan.tracer.counts(plan.live)["mul"] / 4)
     slots = {}
     for issue in program.issues:
         if issue.unit.startswith("mul"):
             slots.setdefault(issue.cycle % 4, set()).add(issue.unit)
-    assert max(len(units) for units in slots.values()) == plan.program.machine.multipliers
+    assert max(len(units) for units in slots.values()) == program.machine.multipliers
 
 
 def test_machine_checks():

@@ -94,7 +94,7 @@ def test_rtl_equals_the_model_with_reciprocal_units(width, interval, reciprocals
     # One state every interval; the latency the replay's output cycle and the queue's.
     assert np.all(np.diff(run.input_cycles) == interval)
     assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) == dut.latency)
-    assert dut.latency == replay_engine(dut.plan) + 2
+    assert dut.latency == replay_engine(dut.plan, dut.program) + 2
 
 
 def test_a_kinds_fold_and_units_need_the_fewest_copies_of_a_step():

@@ -197,8 +197,8 @@ def test_each_arms_latency_and_interval_follow_from_its_schedule(robot):
             # The UR5's interval is the one placed and routed on seeds 1-3
             # (docs/results.md); the Panda's, placed at none, the estimate's
             # (test_dynamics_engine.py checks that rule).
-            assert dut.interval == plan.program.interval == {"ur5": 5, "panda": 15}[robot]
-            assert dut.latency == replay_engine(plan) + 2
+            assert dut.interval == dut.program.interval == {"ur5": 5, "panda": 15}[robot]
+            assert dut.latency == replay_engine(plan, dut.program) + 2
         else:
             assert plan.fold > 1, name
             ready = replay_modulo_schedule(plan)

@@ -15,7 +15,7 @@ from robohw.sim.compiled import run_stream_compiled
 from robohw.sim.harness import run_stream
 from robohw.systolic import LinearPlan
 from robohw.systolic.codec import encode_joints, output_codes
-from robohw.systolic.engine import InertiaEngine, InertiaEnginePlan
+from robohw.systolic.engine import InertiaEngine
 from robohw.systolic.model import model_outputs
 
 
@@ -39,7 +39,7 @@ def test_rtl_equals_the_model_one_configuration_every_interval(n, interval, widt
     # and the output queue's two cycles, which the replay finds from the issues alone.
     assert np.all(np.diff(run.input_cycles) == interval)
     assert np.all(np.array(run.output_cycles) - np.array(run.input_cycles) == dut.latency)
-    assert dut.latency == replay_engine(dut.plan) + 2
+    assert dut.latency == replay_engine(dut.plan, dut.program) + 2
 
 
 def test_stalls_lose_nothing():
@@ -59,7 +59,8 @@ def test_the_model_is_the_linear_arrays(name):
     # The same traced graph and formats: the engine's results are the array's bit for bit,
     # and so within the array's measured bound against float64 (docs/inertia.md).
     robot = load_robot(name)
-    engine, array = InertiaEnginePlan(robot, width=18, interval=10), LinearPlan(robot, width=18)
+    engine = InertiaEngine(robot, width=18, interval=10).plan
+    array = LinearPlan(robot, width=18)
     codes = encode_joints(array, configurations(robot, np.random.default_rng(5), 400))
     ours, theirs = model_outputs(engine, codes), model_outputs(array, codes)
     assert ours.keys() == theirs.keys()
@@ -70,9 +71,9 @@ def test_the_model_is_the_linear_arrays(name):
 def test_the_latency_is_near_the_critical_path(interval):
     # The schedule places the critical chains first: the PUMA's latency at II 4 to 32 within
     # a tenth of the least any schedule on the machine has.
-    plan = InertiaEnginePlan("puma560", width=18, interval=interval)
-    path = engine_critical_path(plan, plan.program.machine)
-    assert path <= plan.program.output_cycle <= 1.1 * path
+    dut = InertiaEngine("puma560", width=18, interval=interval)
+    path = engine_critical_path(dut.plan, dut.program.machine)
+    assert path <= dut.program.output_cycle <= 1.1 * path
 
 
 def test_constructor_checks():
@@ -92,4 +93,4 @@ def test_a_real_arms_verilog_equals_the_model(name, interval, compiled_models):
     dut = InertiaEngine(robot, width=18, interval=interval, tag_width=8)
     check(dut, configurations(robot, np.random.default_rng(interval), 40),
           run_with=run_stream_compiled, sink_pattern=[1, 1, 0, 1], directory=compiled_models)
-    assert dut.latency == replay_engine(dut.plan) + 2
+    assert dut.latency == replay_engine(dut.plan, dut.program) + 2

@@ -6,7 +6,7 @@ clock (:class:`ClockPlan`), the design held in reset until the PLL locks, and a
 import dataclasses
 from fractions import Fraction
 
-from amaranth.hdl import ClockDomain, ClockSignal, Elaboratable, Module
+from amaranth.hdl import ClockDomain, ClockSignal, Elaboratable, Module, ResetSignal
 from amaranth.lib import io
 from amaranth.lib.cdc import ResetSynchronizer
 
@@ -15,6 +15,7 @@ from robohw.board.core import BoardCore
 from robohw.board.pll import PLLPlan, ecp5_pll, ecp5_pll_plan
 from robohw.board.uart import MIN_DIVISOR
 from robohw.hw.checks import check_integer
+from robohw.hw.global_buffer import global_buffer
 
 __all__ = ["ClockPlan", "clock_plan", "BoardTop", "MAX_BAUD_ERROR", "DEFAULT_BAUD",
            "DEFAULT_CLOCK_MHZ"]
@@ -99,8 +100,9 @@ class BoardTop(Elaboratable):
 
     The PLL's output drives the ``sync`` domain (nextpnr derives its frequency from the
     oscillator's, which the platform constrains); the domain's reset is held until the PLL
-    locks and released synchronously (``ResetSynchronizer``). The target's first LED lights
-    once the PLL has locked.
+    locks and released synchronously (``ResetSynchronizer``), on a clock network of the ECP5
+    (:func:`~robohw.hw.global_buffer.global_buffer`). The target's first LED lights once the
+    PLL has locked.
     """
 
     def __init__(self, target, design, digest, plan):
@@ -122,8 +124,15 @@ class BoardTop(Elaboratable):
         m.submodules.led = led
         clock, locked = ecp5_pll(m, self.plan.pll, oscillator.i)
         m.domains.sync = ClockDomain("sync")
-        m.d.comb += ClockSignal("sync").eq(clock)
-        m.submodules.reset = ResetSynchronizer(~locked, domain="sync")
+        # The reset synchronized in a domain of its own on the same clock, then on a clock
+        # network to every register that resets: through the fabric the net from the
+        # synchronizer to the valid bits across the chip set the board's clock (11.4 of its
+        # 12.6 ns in routing; docs/board.md).
+        m.domains.reset = ClockDomain("reset", local=True)
+        m.d.comb += [ClockSignal("sync").eq(clock), ClockSignal("reset").eq(clock)]
+        m.submodules.reset = ResetSynchronizer(~locked, domain="reset")
+        m.d.comb += ResetSignal("sync").eq(
+            global_buffer(m, ResetSignal("reset"), "reset_global", platform))
         m.submodules.core = core = self.core
         m.d.comb += [core.rx.eq(rx.i), tx.o.eq(core.tx), led.o.eq(locked)]
         return m

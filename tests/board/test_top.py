@@ -74,6 +74,8 @@ def test_the_top_holds_the_pll_the_core_and_the_pins():
     files = ULX3S.platform_class()().prepare(top, name="top").files
     rtlil, lpf = files["top.il"], files["top.lpf"]
     assert "EHXPLLL" in rtlil
+    # The synchronized reset reaches the design through a clock buffer, not the fabric.
+    assert "DCCA" in rtlil and "reset_global" in rtlil
     for parameter, value in (("CLKI_DIV", 6), ("CLKFB_DIV", 23), ("CLKOP_DIV", 6)):
         assert f"parameter \\{parameter} {value}" in rtlil
     # The oscillator, the FT231X's lines, the first LED (the ULX3S's schematic's pins).

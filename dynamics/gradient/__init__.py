@@ -1,3 +1,3 @@
-"""The gradient of inverse dynamics, dtau/dq and dtau/dqd: the place its reference, traced plan,
-model and hardware will stand, built on inverse dynamics (:mod:`robohw.dynamics.inverse`).
-Nothing is here yet."""
+"""The gradient of inverse dynamics, dtau/dq and dtau/dqd, built on inverse dynamics
+(:mod:`robohw.dynamics.inverse`): its float64 reference (:mod:`.reference`); the traced plan,
+model and hardware will stand beside it."""

@@ -58,10 +58,9 @@ from robohw.robots.joint_type import JointType
 from robohw.robots.kinematics import jacobian_inertia, link_jacobians, tool_jacobian
 from robohw.robots.loading import require_dynamics
 
-__all__ = ["link_frame_torques", "base_coordinate_steps", "scan_torques", "lagrange_torques",
-           "inverse_dynamics", "joint_terms", "link_motions", "joint_arrays", "FORMULATIONS",
-           "SCANS",
-           "SCHEDULES", "PHASES"]
+__all__ = ["link_frame_torques", "rigid_link_frame_torques", "base_coordinate_steps",
+           "scan_torques", "lagrange_torques", "inverse_dynamics", "joint_terms", "link_motions",
+           "joint_arrays", "FORMULATIONS", "SCANS", "SCHEDULES", "PHASES"]
 
 FORMULATIONS = ("link", "scan", "lagrange")
 SCANS = ("serial", "doubling", "pfp")
@@ -116,6 +115,14 @@ def link_frame_torques(robot, q, qd, qdd, wrench=None):
     """Torques ``(B, N)`` by the link-frame Newton-Euler recursion (Luh, Walker & Paul), in the
     distal form of any chain, with the joint terms (:func:`joint_terms`)."""
     q, qd, qdd, wrench = _states(robot, q, qd, qdd, wrench)
+    return rigid_link_frame_torques(robot, q, qd, qdd, wrench) + joint_terms(robot, qd, qdd)
+
+
+def rigid_link_frame_torques(robot, q, qd, qdd, wrench):
+    """The rigid body's torques ``(B, N)`` of :func:`link_frame_torques`, without the joint
+    terms, on arrays ``(B, N)`` (and ``wrench`` ``(B, 6)``) of any numeric type, taken as they
+    are: complex states give complex torques (the gradient's complex step,
+    :mod:`robohw.dynamics.gradient.reference`)."""
     batch = len(q)
     links = link_motions(robot, q)
     w = dw = np.zeros((batch, 3))
@@ -139,7 +146,7 @@ def link_frame_torques(robot, q, qd, qdd, wrench=None):
         moments.append(np.einsum("ij,bj->bi", inertia, dw) + np.cross(w, jw))
     # Backward: f, n exerted on link i by link i-1, n about the origin of frame i-1.
     f, n = -wrench[:, :3], -wrench[:, 3:]     # what the hand exerts on the environment
-    tau = np.zeros((batch, robot.dof))
+    tau = np.zeros((batch, robot.dof), dtype=np.result_type(q, qd, qdd, np.float64))
     for k in range(robot.dof - 1, -1, -1):
         rot_next = links[k + 1][0] if k + 1 < robot.dof else np.broadcast_to(np.eye(3),
                                                                               (batch, 3, 3))
@@ -149,7 +156,7 @@ def link_frame_torques(robot, q, qd, qdd, wrench=None):
         n = n_next + np.cross(p, f_next) + np.cross(p + np.array(link.com), forces[k]) + \
             moments[k]
         tau[:, k] = np.einsum("bi,bi->b", n if revolute else f, axis)
-    return tau + joint_terms(robot, qd, qdd)
+    return tau
 
 
 SCHEDULES = {"serial": lambda count, processors: serial_schedule(count),

@@ -3,10 +3,10 @@
 array, the link-frame engine, the bit-exact model, the ``dynamics`` command's files), forward
 dynamics (:mod:`.forward`: the articulated-body algorithm and the inertia matrix solved, the
 traced plan and its bit-exact model, the engine with reciprocal units, the
-``forward-dynamics`` command's files) and, to come, the gradient of inverse dynamics
-(:mod:`.gradient`); the family's registered designs (:mod:`.designs`), its page of the report
-(:mod:`.report`) and its declaration (:mod:`.family`). The names below are what the
-application reads of it."""
+``forward-dynamics`` command's files) and the gradient of inverse dynamics (:mod:`.gradient`:
+its float64 reference and the ``dynamics-gradient`` command's files); the family's registered
+designs (:mod:`.designs`), its page of the report (:mod:`.report`) and its declaration
+(:mod:`.family`). The names below are what the application reads of it."""
 
 from robohw.support.lazy import load_export
 
@@ -18,7 +18,8 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "forward_fields",
            "forward_dynamics", "solve_forward", "plan_forward", "forward_columns",
            "split_forward", "acceleration_header", "acceleration_rows",
-           "FORWARD_BOUND_FRACTION", "board_design"]
+           "FORWARD_BOUND_FRACTION", "board_design", "inverse_dynamics_gradient",
+           "solve_gradient", "gradient_header", "gradient_rows"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
 # imports only the modules it runs.
@@ -50,6 +51,10 @@ _SOURCES = {
     "acceleration_header": "robohw.dynamics.forward.files",
     "acceleration_rows": "robohw.dynamics.forward.files",
     "FORWARD_BOUND_FRACTION": "robohw.dynamics.forward.files",
+    "inverse_dynamics_gradient": "robohw.dynamics.gradient.reference",
+    "solve_gradient": "robohw.dynamics.gradient.files",
+    "gradient_header": "robohw.dynamics.gradient.files",
+    "gradient_rows": "robohw.dynamics.gradient.files",
 }
 
 

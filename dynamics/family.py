@@ -8,5 +8,5 @@ __all__ = ["FAMILY"]
 FAMILY = Family(name="dynamics",
                 doc="docs/dynamics.md",
                 designs="robohw.dynamics.designs:DESIGNS",
-                commands=("dynamics", "forward-dynamics"),
+                commands=("dynamics", "forward-dynamics", "dynamics-gradient"),
                 section="robohw.dynamics.report:write_section")

@@ -23,7 +23,7 @@ import numpy as np
 
 from robohw.hw.checks import check_choice
 
-__all__ = ["Arm", "Result", "load_arm", "BACKENDS", "DYNAMICS_BACKENDS"]
+__all__ = ["Arm", "Result", "GradientResult", "load_arm", "BACKENDS", "DYNAMICS_BACKENDS"]
 
 BACKENDS = ("float", "model")
 # Inverse dynamics also runs on a board behind a serial port (robohw.board).
@@ -115,6 +115,21 @@ class Arm:
         return Result(got.tau, got.valid, got.reason, got.accuracy)
 
 
+    def inverse_dynamics_gradient(self, q, qd, qdd, backend="float"):
+        """The gradient of the joint torques at the states ``(q, qd, qdd)``, each ``(rows, N)``:
+        a :class:`GradientResult` of ``dtau/dq`` and ``dtau/dqd`` (``dtau/dqdd`` is
+        :meth:`inertia`'s ``H``), float64 (:mod:`robohw.dynamics.gradient.reference`: the rigid
+        body by complex step, the damping on ``dtau/dqd``'s diagonal, Coulomb friction's
+        derivative 0). Only the float backend computes it yet."""
+        from robohw.dynamics import solve_gradient
+        check_choice("backend", backend, ("float",))
+        q, qd, qdd = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("qdd", qdd)))
+        if not q.shape == qd.shape == qdd.shape:
+            raise ValueError(f"q, qd and qdd must have one shape, not {q.shape}, {qd.shape} "
+                             f"and {qdd.shape}")
+        got = solve_gradient(self.robot, q, qd, qdd, backend)
+        return GradientResult(got.dq, got.dqd, got.valid, got.reason)
+
     def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=None):
         """Joint accelerations ``(rows, N)`` at the states ``(q, qd)`` under the torques
         ``tau``, each ``(rows, N)``: float64 (the articulated-body algorithm), or its bit-exact
@@ -137,6 +152,17 @@ class Arm:
                             bound_fraction=FORWARD_BOUND_FRACTION if bound_fraction is None
                             else bound_fraction)
         return Result(got.qdd, got.valid, got.reason, got.bounds)
+
+
+@dataclass(frozen=True)
+class GradientResult:
+    """What :meth:`Arm.inverse_dynamics_gradient` computes: ``dq`` and ``dqd``, each ``(rows, N,
+    N)`` (entry ``[k, i, j]``: d tau_i / d q_j, or / d qd_j, at state ``k``; zeros where not
+    valid), and per row ``valid`` and ``reason``, as :class:`Result`'s."""
+    dq: np.ndarray
+    dqd: np.ndarray
+    valid: np.ndarray
+    reason: np.ndarray
 
 
 def _check_float_options(backend, **options):

@@ -15,6 +15,7 @@ Examples::
     robohw inertia --q q.csv --out h.csv --backend model --array logdepth
     robohw dynamics --states s.csv --out tau.csv --robot stanford --formulation scan
     robohw forward-dynamics --states s.csv --out qdd.csv --robot ur5
+    robohw dynamics-gradient --states s.csv --out grad.csv --robot ur5
     robohw platform ik --poses poses.csv --out legs.csv --platform hexapod
     robohw platform fk --lengths legs.csv --out poses.csv
     robohw transputer --processors 1,3,6,7,8 --allocation optimal --gantt sample.png
@@ -37,6 +38,7 @@ from robohw.commands import (
     board,
     distributed,
     dynamics,
+    dynamics_gradient,
     export,
     forward_dynamics,
     ik,
@@ -58,8 +60,8 @@ from robohw.support.progress import Progress
 __all__ = ["main"]
 
 # In the order of ``robohw --help``.
-COMMANDS = (bench, ik_graph, ik, inertia, dynamics, forward_dynamics, platform, sim, export,
-            synth, board, transputer, distributed, sweep, report)
+COMMANDS = (bench, ik_graph, ik, inertia, dynamics, forward_dynamics, dynamics_gradient, platform,
+            sim, export, synth, board, transputer, distributed, sweep, report)
 
 
 def parser():

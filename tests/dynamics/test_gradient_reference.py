@@ -73,3 +73,40 @@ def test_a_state_of_another_shape_is_refused():
     robot = load_robot("puma560")
     with pytest.raises(ValueError, match=r"qd must have 6 columns for "):
         inverse_dynamics_gradient(robot, np.zeros(6), np.zeros(5), np.zeros(6))
+
+
+def test_the_command_and_the_api_give_the_references_gradient(tmp_path, capsys):
+    # robohw dynamics-gradient writes dtau_i/dq_j row-major, then dtau_i/dqd_j, then valid; the
+    # API gives the same matrices, and a state that is not finite is not valid with zeros.
+    import csv
+
+    from state_files import write_state_file
+
+    from robohw.api import load_arm
+    from robohw.commands import main
+    robot = load_robot("ur5")
+    q, qd, qdd = sample_states(robot, 5, np.random.default_rng(6))
+    write_state_file(tmp_path / "s.csv", q, qd, qdd)
+    assert main(["dynamics-gradient", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
+                 "--out", str(tmp_path / "g.csv"), "--reasons"]) == 0
+    assert capsys.readouterr().err == f"5 states, 5 valid: {tmp_path / 'g.csv'}\n"
+    with open(tmp_path / "g.csv") as file:
+        rows = list(csv.DictReader(file))
+    n = robot.dof
+    assert list(rows[0])[:2] == ["dtau1_dq1", "dtau1_dq2"] and \
+        list(rows[0])[n * n:n * n + 2] == ["dtau1_dqd1", "dtau1_dqd2"]
+    arm = load_arm("ur5")
+    got = arm.inverse_dynamics_gradient(q, qd, qdd)
+    want_q, want_qd = inverse_dynamics_gradient(robot, q, qd, qdd)
+    assert np.array_equal(got.dq, want_q) and np.array_equal(got.dqd, want_qd)
+    for k, row in enumerate(rows):
+        values = [float(row[f"dtau{i}_{kind}{j}"]) for kind in ("dq", "dqd")
+                  for i in range(1, n + 1) for j in range(1, n + 1)]
+        assert values == [*got.dq[k].ravel(), *got.dqd[k].ravel()]
+        assert (row["valid"], row["reason"]) == ("1", "ok")
+    q[3, 2] = np.nan
+    got = arm.inverse_dynamics_gradient(q, qd, qdd)
+    assert got.valid.tolist() == [True, True, True, False, True]
+    assert got.reason[3] == "not_finite" and not got.dq[3].any() and not got.dqd[3].any()
+    with pytest.raises(ValueError, match="backend must be one of float, not 'model'"):
+        arm.inverse_dynamics_gradient(q, qd, qdd, "model")

@@ -17,7 +17,6 @@ angle holds is ``out_of_format``. Each valid acceleration is within its proven b
 whose bound exceeds ``bound_fraction`` of a joint's acceleration limit is refused before any row.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +26,7 @@ from robohw.dynamics.inverse.files import state_rows
 from robohw.hw.checks import check_choice
 from robohw.robots.joint_type import JointType
 from robohw.support.csv_table import result_header, result_rows
-from robohw.support.figures import figure_list
+from robohw.support.figures import figure_list, rounded_up
 from robohw.support.held import Held
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
@@ -122,7 +121,7 @@ def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
         failure = (f"at {bits} bits the proven bound of joint {worst + 1}'s acceleration is "
                    f"{100 * shares[worst]:.3g}% of its limit, more than the "
                    f"{100 * bound_fraction:g}% allowed; --bound-fraction "
-                   f"{_rounded_up(shares[worst])} accepts it")
+                   f"{rounded_up(shares[worst])} accepts it")
     tried = ", ".join(map(str, widths[:-1])) + (" or " if len(widths) > 1 else "") + \
         str(widths[-1])
     raise ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} bits: "
@@ -149,12 +148,6 @@ def _unproven(error, bits, robot):
             f"at {bits} bits its error bound, {error.bound:.3g} {unit}, reaches that, so no "
             f"acceleration is proven; an armature for joint {k} in the robot's sidecar (its "
             f"rotor's inertia through the gearbox: docs/robots.md) raises it")
-
-
-def _rounded_up(share):
-    """``share`` rounded up to two significant digits, as an option takes it."""
-    digits = 1 - math.floor(math.log10(share))
-    return f"{math.ceil(share * 10 ** digits) / 10 ** digits:g}"
 
 
 def solve_forward(robot, q, qd, tau, backend="float", *, width=None,

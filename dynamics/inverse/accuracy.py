@@ -39,7 +39,7 @@ from robohw.hw.checks import check_number
 from robohw.robots import Robot
 from robohw.robots.joint_type import JointType
 from robohw.robots.sampling import sample_joints, within_a_turn
-from robohw.support.figures import figure_list
+from robohw.support.figures import figure_list, rounded_up
 
 __all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "SCALE_FRACTION",
            "largest_torque", "torque_scale", "accuracy_promise", "check_accuracy",
@@ -205,7 +205,7 @@ def check_accuracy(plan, fraction, replan):
         weighs = (f"joint {joint}'s {limit} of {value:g} {unit} weighs most (halved: "
                   f"{halved_fraction:.2%})")
         serves.append(f"a tighter {limit} for joint {joint} in the robot's sidecar")
-    serves.append(f"--bound-fraction {_rounded_up(promise.fraction)}")
+    serves.append(f"--bound-fraction {rounded_up(promise.fraction)}")
     raise ValueError(
         f"{where}: its torques are proven within {promise.bound:.3g} {promise.unit}, "
         f"{promise.fraction:.2%} of the {promise.largest_torque:.3g} {promise.unit} its limits "
@@ -225,6 +225,8 @@ def _check_scale(plan, promise, replan, where):
     weigh = []
     for k, joint in enumerate(robot.joints):
         for field in ("velocity_limit", "mass"):
+            if getattr(joint, field) is None:       # a massless link (the PUMA's first)
+                continue
             other = _halved(robot, k, field)
             weigh.append((accuracy_promise(replan(other, width)).bound, k + 1, field,
                           float(getattr(joint, field)), _unit(joint, field)))
@@ -256,12 +258,6 @@ def _unit(joint, field):
     revolute = joint.type == JointType.REVOLUTE
     return {"velocity_limit": "rad/s" if revolute else "m/s",
             "acceleration_limit": "rad/s^2" if revolute else "m/s^2", "mass": "kg"}[field]
-
-
-def _rounded_up(share):
-    """``share`` rounded up to two significant digits, as an option takes it."""
-    digits = 1 - math.floor(math.log10(share))
-    return f"{math.ceil(share * 10 ** digits) / 10 ** digits:g}"
 
 
 def _either(options):

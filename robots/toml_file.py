@@ -2,6 +2,7 @@
 file read as TOML, and numbers checked, every failure one line of the loader's own error."""
 
 import dataclasses
+import hashlib
 import math
 import pathlib
 import tomllib
@@ -10,7 +11,7 @@ import warnings
 import numpy as np
 
 __all__ = ["toml_path", "read_toml", "number", "numbers", "known_fields", "inertia_tensor",
-           "description_identity"]
+           "description_identity", "robot_digest"]
 
 # Relative tolerance of the physics checks: the data are decimals of a few digits.
 TOLERANCE = 1e-6
@@ -88,3 +89,10 @@ def description_identity(description):
     ``source``): a key for what is built from it (a compiled model), the same from any
     checkout."""
     return repr(dataclasses.replace(description, source=""))
+
+
+def robot_digest(robot):
+    """16 hex digits of SHA-256 over ``robot``'s description (:func:`description_identity`):
+    limits included, its file's place not; what a robot's measured tables and held defaults are
+    keyed by."""
+    return hashlib.sha256(description_identity(robot).encode()).hexdigest()[:16]

@@ -13,10 +13,10 @@ are high, as :func:`robohw.dynamics.forward.files.solve_forward` judges the mode
 
 from robohw.dynamics.forward.codec import acceleration_field, forward_fields
 from robohw.dynamics.forward.plan import ArticulatedBodyPlan
-from robohw.dynamics.inverse.engine_defaults import robot_digest
 from robohw.engine.component import Engine
 from robohw.engine.interval import Budget, fitting_interval
 from robohw.engine.plan import compile_plan
+from robohw.robots.toml_file import robot_digest
 
 __all__ = ["ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
            "INTERVAL_STEP", "FORWARD_LUT_BUDGET"]

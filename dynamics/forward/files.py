@@ -25,6 +25,7 @@ from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.files import state_rows
 from robohw.hw.checks import check_choice
 from robohw.robots.joint_type import JointType
+from robohw.robots.toml_file import robot_digest
 from robohw.support.csv_table import result_header, result_rows
 from robohw.support.figures import figure_list, rounded_up
 from robohw.support.held import Held
@@ -168,7 +169,7 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
             qdd = articulated_body_accelerations(robot, q, qd, tau)
         failures = []
     else:
-        plan = plan or _PLANS.get((_digest(robot), width, bound_fraction),
+        plan = plan or _PLANS.get((robot_digest(robot), width, bound_fraction),
                                   lambda: plan_forward(robot, width, bound_fraction))
         qdd, failures, bounds, used = _model(robot, q, qd, tau, plan, backend, interval,
                                              progress)
@@ -179,11 +180,6 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
 
 # This run's models (the API called in a loop plans each once).
 _PLANS = Held(4)
-
-
-def _digest(robot):
-    from robohw.dynamics.inverse.engine_defaults import robot_digest
-    return robot_digest(robot)
 
 
 def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=None):

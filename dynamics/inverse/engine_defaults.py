@@ -4,7 +4,6 @@ the LUT budget (the least estimated LUTs of a routed engine) by which another ro
 (:func:`engine_interval`), and forward dynamics' engine, take their default interval."""
 
 import functools
-import hashlib
 import pathlib
 
 from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, LinkFramePlan
@@ -13,7 +12,7 @@ from robohw.engine.interval import Budget, fitting_interval
 from robohw.engine.plan import compile_plan
 from robohw.robots.description import SHIPPED_ROBOTS
 from robohw.robots.loading import SHIPPED_URDF, load_robot
-from robohw.robots.toml_file import description_identity
+from robohw.robots.toml_file import robot_digest
 from robohw.sim.robot_table import measured_table
 
 __all__ = ["ENGINE_WIDTH", "DEFAULTS_FILE", "engine_robot_widths", "engine_robot_intervals",
@@ -88,10 +87,3 @@ def engine_budget():
 def shipped_digest(name):
     """The :func:`robot_digest` of a shipped robot called ``name``."""
     return robot_digest(load_robot(name))
-
-
-def robot_digest(robot):
-    """16 hex digits of SHA-256 over ``robot``'s description
-    (:func:`robohw.robots.toml_file.description_identity`): limits included, its file's place
-    not."""
-    return hashlib.sha256(description_identity(robot).encode()).hexdigest()[:16]

@@ -29,6 +29,7 @@ import numpy as np
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, AccuracyPromise
 from robohw.dynamics.inverse.reference import FORMULATIONS, inverse_dynamics
 from robohw.hw.checks import check_choice
+from robohw.robots.toml_file import robot_digest
 from robohw.support.csv_table import read_columns, result_header, result_rows, write_rows
 from robohw.support.held import Held
 from robohw.support.validity import (
@@ -229,7 +230,6 @@ def _built(robot, backend, design, width, options, bound_fraction):
     bits the same at every one), else the machine (with a board's tag for the board backend)
     and its plan. The width and the engine's interval given, or the design's defaults for the
     robot."""
-    from robohw.dynamics.inverse.engine_defaults import robot_digest
     key = (robot_digest(robot), backend == "model", backend == BOARD, design, width,
            options["processors"], options["network"], options["interval"], bound_fraction)
     return _BUILT.get(key, lambda: _build(robot, backend, design, width, options,

@@ -14,6 +14,7 @@ without sign inputs, the engine (:mod:`robohw.engine`) any plan; :func:`model_co
 it bit for bit.
 """
 
+import functools
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -147,16 +148,21 @@ class TracedPlan:
         live = {self.tracer.nodes[k].name for k in self.live}
         joints = [k for k in self._angle_fields if {f"cos{k}", f"sin{k}"} & live]
         self.cordic_slots = {k: divmod(index, fold) for index, k in enumerate(joints)}
-        if fold == 1:
-            self.schedule = self._unfolded_schedule()
-        else:
-            # A CORDIC takes joint k's angle in its phase and gives cos and sin L_in later.
-            ready = dict(self._input_ready)
-            for k, (_, slot) in self.cordic_slots.items():
-                ready[f"cos{k}"] = ready[f"sin{k}"] = slot + pipelined_latency(self.cordic)
-            pools = (product_pools(self.tracer, self.live, self.pool_resolution)
-                     if self.pool_resolution else None)
-            self.schedule = modulo_schedule(self.tracer, self.live, fold, ready, pools=pools)
+
+    @functools.cached_property
+    def schedule(self):
+        """The dataflow pipeline's schedule, made when first read (the engine never reads it):
+        unfolded, every node as soon as its operands are ready (or a subclass's windows);
+        folded, the modulo schedule of :mod:`robohw.dataflow.folding`, each CORDIC taking its
+        joint's angle in its phase and giving cos and sin a CORDIC pipeline later."""
+        if self._fold == 1:
+            return self._unfolded_schedule()
+        ready = dict(self._input_ready)
+        for k, (_, slot) in self.cordic_slots.items():
+            ready[f"cos{k}"] = ready[f"sin{k}"] = slot + pipelined_latency(self.cordic)
+        pools = (product_pools(self.tracer, self.live, self.pool_resolution)
+                 if self.pool_resolution else None)
+        return modulo_schedule(self.tracer, self.live, self._fold, ready, pools=pools)
 
     def _values_origin(self, largest=True):
         """Where the traced constants come from, as a :class:`~robohw.dataflow.graph.RangeError`

@@ -103,6 +103,8 @@ def engine_resources(plan, program, tag_width=0):
     luts += machine.cordics * pipelined_register_bits(plan.cordic) + fields * 3 * w
     # the copies a loader's field and a CORDIC's cos and sin reach their files through
     flops += w * sum(len(program.fanout(writer)) for writer in program.fanned_writers())
+    # the hops: a copy of a unit's result register for each other cluster that reads it
+    flops += w * len(program.hops)
     flops += program.output_cycle * (2 + tag_width)
     # each micro-program's own phase counters, one and two cycles ahead
     programs = machine.multipliers + machine.adders + machine.loaders + machine.cordics + 1

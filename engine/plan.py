@@ -8,11 +8,13 @@ from robohw.engine.program import Machine, compile_program
 __all__ = ["compile_plan"]
 
 
-def compile_plan(plan, interval, *, multipliers=None, adders=None):
+def compile_plan(plan, interval, *, multipliers=None, adders=None, partition=None):
     """The :class:`~robohw.engine.program.EngineProgram` of ``plan`` at ``interval`` cycles a
     state (II, 2 to 1,024) on the default machine
     (:meth:`~robohw.engine.program.Machine.for_plan`), or with ``multipliers`` and ``adders``
-    units (at least the fewest the operations fit); its ``machine`` is the machine.
-    ``ValueError`` for a bad count or interval."""
-    machine = Machine.for_plan(plan, interval, multipliers=multipliers, adders=adders)
+    units (at least the fewest the operations fit), or by locality with ``partition`` (``{node:
+    cluster name}``: :func:`~robohw.engine.partition.cell_partition`); its ``machine`` is the
+    machine. ``ValueError`` for a bad count or interval."""
+    machine = Machine.for_plan(plan, interval, multipliers=multipliers, adders=adders,
+                               partition=partition)
     return compile_program(plan, machine)

@@ -30,6 +30,7 @@ are placed first, near their least latency. The outputs are read together in the
 last is readable.
 """
 
+import functools
 import math
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -62,7 +63,7 @@ from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 __all__ = ["Machine", "Issue", "Load", "Trig", "RegisterFile", "EngineProgram",
            "compile_program", "product_latency", "unit_product", "reciprocal_unit_latency",
            "reciprocal_fold", "MAX_RECIPROCAL_FOLD", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
-           "SPARE_UNITS", "FANOUT_FILES",
+           "SPARE_UNITS", "FANOUT_FILES", "Cluster", "HOP_LATENCY",
            "LOAD_LATENCY", "RECIPROCAL_UNIT_STAGES"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
@@ -92,6 +93,10 @@ FANOUT_FILES = 8
 # arm, the report's engine table: a latency within 6 % of the critical path from II 4 to 32,
 # against up to 20 % with the fewest units).
 SPARE_UNITS = 0.1
+# Cycles a value takes from its writer's result register to a file of another cluster: one
+# register, the hop (a copy of the result register for each cluster that reads it, so no
+# result register's net crosses the chip to many files).
+HOP_LATENCY = 1
 
 
 def product_latency(width):
@@ -154,6 +159,23 @@ def unit_product(width):
 
 
 @dataclass(frozen=True)
+class Cluster:
+    """One cluster of an engine by locality: its ``multipliers`` and ``adders`` (named
+    ``<name>_mul<j>`` and ``<name>_add<j>``), which execute its ``nodes`` (the traced
+    operations bound to it) and whose operand ports read its register files."""
+    name: str
+    multipliers: int
+    adders: int
+    nodes: frozenset
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name.isidentifier():
+            raise ValueError(f"a cluster's name must be an identifier, not {self.name!r}")
+        for name in ("multipliers", "adders"):
+            check_integer(name, getattr(self, name), minimum=0)
+
+
+@dataclass(frozen=True)
 class Machine:
     """The engine's parameters: its ``interval`` (II, cycles per state) and its units
     (``reciprocals`` of ``1 / a`` and ``roots`` of ``1 / sqrt(a)``: none but for a graph that
@@ -173,6 +195,8 @@ class Machine:
     root_latency: int = 1
     reciprocal_fold: int = 1
     root_fold: int = 1
+    clusters: tuple = ()
+    hop_latency: int = HOP_LATENCY
 
     def __post_init__(self):
         check_integer("interval", self.interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
@@ -183,13 +207,25 @@ class Machine:
             check_positive_integer(name, getattr(self, name))
         for name in ("reciprocal_fold", "root_fold"):
             check_integer(name, getattr(self, name), minimum=1, maximum=self.interval)
+        check_positive_integer("hop_latency", self.hop_latency)
+        if self.clusters:
+            if not all(isinstance(c, Cluster) for c in self.clusters):
+                raise TypeError(f"clusters must be Cluster objects, not {self.clusters!r}")
+            names = [c.name for c in self.clusters]
+            if len(set(names)) < len(names):
+                raise ValueError(f"the clusters' names must differ, not {names}")
+            for kind, name in ((Unit.MUL, "multipliers"), (Unit.ADD, "adders")):
+                if getattr(self, name) != sum(getattr(c, name) for c in self.clusters):
+                    raise ValueError(f"{name} must be the clusters' sum, not "
+                                     f"{getattr(self, name)}")
 
     def fold(self, kind):
         """The cycles a unit of ``kind`` holds each operation: a reciprocal unit's fold, 1."""
         return {Unit.RECIP: self.reciprocal_fold, Unit.RSQRT: self.root_fold}.get(kind, 1)
 
     @classmethod
-    def for_plan(cls, plan, interval, *, multipliers=None, adders=None, spare=SPARE_UNITS):
+    def for_plan(cls, plan, interval, *, multipliers=None, adders=None, spare=SPARE_UNITS,
+                 partition=None):
         """The machine for a traced ``plan`` at ``interval``: by default ``spare`` (a share,
         default :data:`SPARE_UNITS`) more units of each kind than the fewest its operations
         fit in, ``ceil((1 + spare) * operations / interval)``, and as many loaders and CORDICs
@@ -197,7 +233,13 @@ class Machine:
         the hardware's at the plan's width (:func:`product_latency`,
         :func:`reciprocal_unit_latency`), the CORDICs' their angle register, pipeline, copies
         (:data:`FANOUT_FILES`) and write; the reciprocal units and their folds of
-        :func:`reciprocal_fold`. ``multipliers`` or ``adders`` given must be at least the fewest."""
+        :func:`reciprocal_fold`. ``multipliers`` or ``adders`` given must be at least the fewest.
+
+        With ``partition`` (``{operation node: cluster name}`` for every multiplication and
+        addition, e.g. :func:`~robohw.engine.partition.cell_partition`'s), the engine by
+        locality: each cluster its own multipliers and adders, ``ceil((1 + spare) *
+        operations / interval)`` of its operations, in the order of their first nodes; the
+        reciprocal units, loaders and CORDICs the machine's."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
             raise TypeError(f"spare must be a number, not {spare!r}")
@@ -220,6 +262,14 @@ class Machine:
             elif check_integer(name, chosen[kind], minimum=0) < least[kind]:
                 raise ValueError(f"{count[kind]} operations need at least {least[kind]} "
                                  f"{name} at interval {interval}, not {chosen[kind]}")
+        clusters = ()
+        if partition is not None:
+            if multipliers is not None or adders is not None:
+                raise ValueError("a partitioned machine counts its units by cluster: give "
+                                 "no multipliers or adders")
+            clusters = _clusters(plan, partition, interval, spare)
+            chosen = {kind: sum(getattr(c, name) for c in clusters)
+                      for kind, name in ((Unit.MUL, "multipliers"), (Unit.ADD, "adders"))}
         recip_fold, reciprocals = reciprocal_fold(count[Unit.RECIP], interval, plan.width)
         root_fold, roots = reciprocal_fold(count[Unit.RSQRT], interval, plan.width)
         return cls(interval, chosen[Unit.MUL], chosen[Unit.ADD], math.ceil(fields / interval),
@@ -227,13 +277,63 @@ class Machine:
                    multiplier_stages(product_latency(plan.width)), ADDER_STAGES,
                    pipelined_latency(plan.cordic) + 3, reciprocals, roots,
                    reciprocal_unit_latency(Unit.RECIP, plan.width),
-                   reciprocal_unit_latency(Unit.RSQRT, plan.width), recip_fold, root_fold)
+                   reciprocal_unit_latency(Unit.RSQRT, plan.width), recip_fold, root_fold,
+                   clusters)
 
     def units(self, kind):
         """The names of the units of ``kind`` (a :class:`~robohw.dataflow.operations.Unit`)."""
+        if self.clusters and kind in (Unit.MUL, Unit.ADD):
+            return [unit for cluster in self.clusters
+                    for unit in self.cluster_units(cluster.name, kind)]
         count = {Unit.MUL: self.multipliers, Unit.ADD: self.adders, Unit.RECIP: self.reciprocals,
                  Unit.RSQRT: self.roots, Unit.LOAD: self.loaders, Unit.CORDIC: self.cordics}[kind]
         return [f"{kind}{j}" for j in range(count)]
+
+    def cluster_units(self, home, kind):
+        """The units of ``kind`` that execute the operations of ``home`` (a cluster's name;
+        ``None``: the machine's own, every unit of a machine without clusters)."""
+        if home is None:
+            return [] if self.clusters and kind in (Unit.MUL, Unit.ADD) else self.units(kind)
+        cluster = next(c for c in self.clusters if c.name == home)
+        count = cluster.multipliers if kind == Unit.MUL else \
+            cluster.adders if kind == Unit.ADD else 0
+        return [f"{home}_{kind}{j}" for j in range(count)]
+
+    @functools.cached_property
+    def _homes(self):
+        units = {unit: c.name for c in self.clusters for kind in (Unit.MUL, Unit.ADD)
+                 for unit in self.cluster_units(c.name, kind)}
+        nodes = {k: c.name for c in self.clusters for k in c.nodes}
+        return units, nodes
+
+    def home(self, unit):
+        """The cluster ``unit`` belongs to (an operand port's files are its cluster's), or
+        ``None`` (the machine's own units: reciprocal units, loaders, CORDICs, outputs)."""
+        return self._homes[0].get(unit)
+
+    def node_home(self, node):
+        """The cluster a multiplication or addition ``node`` (an index) is bound to, or
+        ``None`` (the machine without clusters, or an operation of the machine's own)."""
+        return self._homes[1].get(node)
+
+
+def _clusters(plan, partition, interval, spare):
+    """The :class:`Cluster` tuple of ``partition`` (:meth:`Machine.for_plan`)."""
+    nodes = plan.tracer.nodes
+    members = defaultdict(list)
+    for k in plan.live:
+        kind = unit_of(nodes[k])
+        if kind in (Unit.MUL, Unit.ADD):
+            if k not in partition:
+                raise ValueError(f"{nodes[k]}: the partition binds it to no cluster")
+            members[partition[k]].append(k)
+    clusters = []
+    for name, own in sorted(members.items(), key=lambda item: min(item[1])):
+        counts = [sum(1 for k in own if unit_of(nodes[k]) == kind)
+                  for kind in (Unit.MUL, Unit.ADD)]
+        clusters.append(Cluster(name, *(math.ceil(round((1 + spare) * c, 9) / interval)
+                                        for c in counts), frozenset(own)))
+    return tuple(clusters)
 
 
 @dataclass(frozen=True)
@@ -273,10 +373,12 @@ class RegisterFile:
     """One rotating register file (a LUT-RAM memory: one write port, one read port) of
     ``depth`` words: read by ``reader`` (an operand port ``(unit, "a" or "b")`` or an output
     ``("out", key)``), written by ``writers`` (units, loaders, a CORDIC's cos or sin: the
-    write port's multiplexer, in order), at most one of them in each slot of the interval."""
+    write port's multiplexer, in order), at most one of them in each slot of the interval;
+    ``home``: the reader's cluster (``None``: the machine's own units or the outputs)."""
     reader: tuple
     writers: tuple
     depth: int
+    home: str = None
 
 
 @dataclass
@@ -291,7 +393,8 @@ class EngineProgram:
     (node, negated)}``, constant outputs left out) and the cycle they are read
     (``output_cycle``), and the least output cycle any program on the machine has: the
     graph's longest chain of the units' latencies, from inputs loaded or CORDICs issued in
-    cycle 1 (``critical_path``)."""
+    cycle 1 (``critical_path``); on a machine with clusters, the hop registers (``hops``:
+    ``{hop: the writer whose result register it copies}``, :meth:`sender`)."""
     machine: Machine
     issues: list = field(default_factory=list)
     loads: list = field(default_factory=list)
@@ -307,6 +410,7 @@ class EngineProgram:
     output_cycle: int = 1
     critical_path: int = 1
     words: dict = field(default_factory=dict)
+    hops: dict = field(default_factory=dict)
 
     @property
     def interval(self):
@@ -345,7 +449,28 @@ class EngineProgram:
     def writes(self, file):
         """``{cycle: node}``: the cycles of a state's program ``file`` is written in (a value
         lands at the end of the cycle before it is readable)."""
-        return {self.ready[k] - 1: k for k in self.file_values(file)}
+        home = self.files[file].home
+        return {self.arrival(k, home) - 1: k for k in self.file_values(file)}
+
+    def sender(self, node, home):
+        """The register ``node``'s value reaches the files of ``home`` (a cluster's name, or
+        ``None``) from: its writer's where the writer is a loader, a CORDIC's cos or sin (they
+        reach every file through copies, :meth:`fanout`) or a unit of ``home``; else the
+        writer's hop to ``home``, ``<writer>_to_<home>`` (``_to_machine`` for ``None``)."""
+        writer = self.writer[node]
+        if writer in self._fanned or self.machine.home(writer) == home:
+            return writer
+        return f"{writer}_to_{home or 'machine'}"
+
+    def arrival(self, node, home):
+        """The cycle ``node``'s value is readable in the files of ``home``: its writer's
+        ready cycle, and the hop's latency where it takes one (:meth:`sender`)."""
+        hopped = self.sender(node, home) != self.writer[node]
+        return self.ready[node] + (self.machine.hop_latency if hopped else 0)
+
+    @functools.cached_property
+    def _fanned(self):
+        return frozenset(self.fanned_writers())
 
     def lower_bound(self, file):
         """The fewest registers ``file`` could hold its values in
@@ -364,10 +489,14 @@ class EngineProgram:
 
     def fanout(self, writer):
         """The files ``writer`` (a loader's ``load{j}``, a CORDIC's ``cos{j}`` or ``sin{j}``)
-        writes, in groups of at most :data:`FANOUT_FILES`, one a copy of its register, in
-        the files' order."""
-        files = [name for name, file in self.files.items() if writer in file.writers]
-        return [files[k:k + FANOUT_FILES] for k in range(0, len(files), FANOUT_FILES)]
+        writes, in groups of at most :data:`FANOUT_FILES` of one cluster, one a copy of its
+        register, in the files' order (the clusters in the order of their first file)."""
+        homes = defaultdict(list)
+        for name, file in self.files.items():
+            if writer in file.writers:
+                homes[file.home].append(name)
+        return [files[k:k + FANOUT_FILES] for files in homes.values()
+                for k in range(0, len(files), FANOUT_FILES)]
 
     def fanned_writers(self):
         """The writers that reach their files through copies (:meth:`fanout`): the loaders'
@@ -386,7 +515,13 @@ def _source(node):
 def compile_program(plan, machine):
     """The :class:`EngineProgram` of a traced ``plan`` (:class:`~robohw.dataflow.plan.
     TracedPlan`) on ``machine``. Raises ``ValueError`` if the machine's units cannot hold
-    the plan's operations at its interval, or the plan has an op no unit executes."""
+    the plan's operations at its interval, or the plan has an op no unit executes.
+
+    On a machine with clusters each multiplication and addition is issued on its cluster's
+    units; a value read in another cluster (or by the machine's own units and outputs) is
+    readable there :attr:`~Machine.hop_latency` cycles after its writer's (its hop, one copy
+    of the result register a cluster: :meth:`EngineProgram.sender`), and the urgencies count
+    the hops."""
     nodes, ii = plan.tracer.nodes, machine.interval
     live = [nodes[k] for k in plan.live]
     kind_of = {}
@@ -397,14 +532,23 @@ def compile_program(plan, machine):
         if kind is None:
             raise ValueError(f"{node}: the engine has no unit for op {node.op!r}")
         kind_of[node.index] = kind
+    home_of = {k: machine.node_home(k) for k in kind_of}
+    if machine.clusters:
+        unbound = [k for k, kind in kind_of.items()
+                   if kind in (Unit.MUL, Unit.ADD) and home_of[k] is None]
+        if unbound:
+            raise ValueError(f"{nodes[unbound[0]]}: the machine's clusters bind it to none")
     latency = {Unit.MUL: machine.multiplier_latency, Unit.ADD: machine.adder_latency,
                Unit.RECIP: machine.reciprocal_latency, Unit.RSQRT: machine.root_latency}
-    units = {kind: machine.units(kind) for kind in KINDS}
-    for kind in KINDS:
-        wanted = sum(1 for k in kind_of.values() if k == kind)
-        if wanted * machine.fold(kind) > len(units[kind]) * ii:
-            raise ValueError(f"{wanted} {kind} operations do not fit {len(units[kind])} units "
-                             f"at interval {ii}")
+    groups = defaultdict(int)
+    for k, kind in kind_of.items():
+        groups[(home_of[k], kind)] += 1
+    units = {group: machine.cluster_units(*group) for group in groups}
+    for (home, kind), wanted in groups.items():
+        if wanted * machine.fold(kind) > len(units[(home, kind)]) * ii:
+            where = f" of {home}" if home is not None else ""
+            raise ValueError(f"{wanted} {kind} operations{where} do not fit "
+                             f"{len(units[(home, kind)])} units at interval {ii}")
     program = EngineProgram(machine)
     consumers = defaultdict(list)
     for node in live:
@@ -413,13 +557,23 @@ def compile_program(plan, machine):
                 consumers[_source(arg).index].append(node.index)
     output_sources = {key: (_source(value).index, value.op == Op.NEG)
                       for key, value in plan.outputs.items() if not isinstance(value, float)}
-    # Urgency: the longest chain of latencies from a node to an output.
+    read_out = {k for k, _ in output_sources.values()}
+
+    def hop(k, home):
+        """Cycles more for operation ``k``'s value to reach ``home``'s files."""
+        return machine.hop_latency if k in kind_of and home_of[k] != home else 0
+
+    # Urgency: the longest chain of latencies (and hops) from a node to an output.
     urgency = {}
     for node in reversed(live):
         if node.op == Op.NEG:
             continue
-        own = latency[kind_of[node.index]] if node.index in kind_of else 0
-        urgency[node.index] = own + max((urgency[c] for c in consumers[node.index]), default=0)
+        k = node.index
+        own = latency[kind_of[k]] if k in kind_of else 0
+        after = [urgency[c] + hop(k, home_of[c]) for c in consumers[k]]
+        if k in read_out:
+            after.append(hop(k, None))
+        urgency[k] = own + max(after, default=0)
 
     def place_inputs():
         by_name = {node.name: node.index for node in live if node.op == Op.INPUT}
@@ -452,32 +606,34 @@ def compile_program(plan, machine):
     program.words = words
     reads = defaultdict(set)
     shifts = {}                         # unit: its instructions' shift ranges (_shift_levels)
-    busy = {kind: [set() for _ in range(ii)] for kind in KINDS}
+    busy = {group: [set() for _ in range(ii)] for group in groups}
     # Most urgent first: a producer is more urgent than its consumers (every unit's latency is
     # at least a cycle), so its operands are placed before it.
     for k in sorted(kind_of, key=lambda k: (-urgency[k], k)):
-        kind = kind_of[k]
-        cycle = earliest = max(program.ready[_source(a).index] for a in nodes[k].args)
+        kind, home = kind_of[k], home_of[k]
+        group = (home, kind)
+        cycle = earliest = max(program.arrival(_source(a).index, home) for a in nodes[k].args)
         span = range(machine.fold(kind))
         while True:
-            taken = set().union(*(busy[kind][(cycle + d) % ii] for d in span))
-            if len(taken) < len(units[kind]):
+            taken = set().union(*(busy[group][(cycle + d) % ii] for d in span))
+            if len(taken) < len(units[group]):
                 break
             if cycle - earliest == ii:
                 raise ValueError(f"{nodes[k]}: no {kind} unit is free for {len(span)} cycles "
                                  f"at interval {ii}")
             cycle += 1
-        unit, swapped = _bind(units[kind], taken, words[k], program.writer, reads, shifts)
+        unit, swapped = _bind(units[group], taken, words[k],
+                              lambda node: program.sender(node, home), reads, shifts)
         issue = Issue(cycle, unit, k, swapped)
         program.issues.append(issue)
         for d in span:
-            busy[kind][(cycle + d) % ii].add(unit)
+            busy[group][(cycle + d) % ii].add(unit)
         shifts[unit] = _shift_ranges(shifts.get(unit), program.operation(issue))
         for port, operand in program.operands(issue).items():
-            reads[(unit, port)].add(program.writer[operand])
+            reads[(unit, port)].add(program.sender(operand, home))
         program.ready[k], program.writer[k] = cycle + latency[kind], unit
     program.issues.sort(key=lambda issue: (issue.cycle, issue.unit))
-    program.output_cycle = max((program.ready[k] for k, _ in output_sources.values()),
+    program.output_cycle = max((program.arrival(k, None) for k, _ in output_sources.values()),
                                default=1)
     program.outputs = output_sources
     _allocate(program)
@@ -494,9 +650,10 @@ def _entries(items, units, interval, what, kind):
         yield item, units[position % len(units)], 1 + position // len(units)
 
 
-def _bind(units, taken, word, writer, reads, shifts):
+def _bind(units, taken, word, sender, reads, shifts):
     """``(unit, swapped)``: the free unit (and operand order) that grows the network and the
-    unit's shifters least: a writer its operand port does not yet read counts one (a write
+    unit's shifters least: a writer (``sender(node)``: the register an operand's value reaches
+    the units' files from) its operand port does not yet read counts one (a write
     multiplexer's input: half a LUT4 a bit), a level more in one of its shifters
     (:func:`_shift_levels`: a LUT4 a bit, over a few bits more than the width) two; ties: the
     first unit, unswapped."""
@@ -511,7 +668,7 @@ def _bind(units, taken, word, writer, reads, shifts):
         for swapped in orders:
             w = swapped_operation(word) if swapped else word
             cost = sum(1 for port in "ab" if w[port] is not None and
-                       writer[w[port]] not in reads.get((unit, port), ()))
+                       sender(w[port]) not in reads.get((unit, port), ()))
             cost += 2 * (_shift_levels(_shift_ranges(shifts.get(unit), w)) - levels)
             if best is None or cost < best[0]:
                 best = (cost, unit, swapped)
@@ -552,15 +709,20 @@ def _allocate(program):
         wanted[("out", key)][node] = program.output_cycle
     for reader, last in wanted.items():
         names = []
-        groups = _reader_files(last, program.ready, program.writer, ii)
+        home = None if reader[0] == "out" else program.machine.home(reader[0])
+        ready = {k: program.arrival(k, home) for k in last}
+        sender = {k: program.sender(k, home) for k in last}
+        program.hops |= {sender[k]: program.writer[k] for k in last
+                         if sender[k] != program.writer[k]}
+        groups = _reader_files(last, ready, sender, ii)
         for position, group in enumerate(groups):
             name = (f"out_{_key_name(reader[1])}" if reader[0] == "out" else
                     f"{reader[0]}_{reader[1]}{position}")
             names.append(name)
-            lives = {k: (program.ready[k], last[k]) for k in group}
+            lives = {k: (ready[k], last[k]) for k in group}
             depth, bases = rotating_allocation(lives, ii)
-            writers = tuple(dict.fromkeys(program.writer[k] for k in group))
-            program.files[name] = RegisterFile(reader, writers, padded_depth(depth))
+            writers = tuple(dict.fromkeys(sender[k] for k in group))
+            program.files[name] = RegisterFile(reader, writers, padded_depth(depth), home)
             for k in group:
                 program.source[(reader, k)] = name
                 program.lives[(name, k)] = lives[k]

@@ -48,7 +48,7 @@ class RegisterFiles:
         if len(file.writers) > 1:
             select = micro.fetch(
                 {"select": range(len(file.writers))},
-                {c: {"select": file.writers.index(program.writer[k])}
+                {c: {"select": file.writers.index(program.sender(k, file.home))}
                  for c, k in writes.items()}, f"{name}_w")["select"]
             data = read_port([values[w] for w in file.writers], select, m=m,
                              name=f"{name}_data")

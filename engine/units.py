@@ -39,7 +39,13 @@ def writer_copies(m, program, values):
     signal}``) but for a loader's field and a CORDIC's cos and sin, which reach their
     files through register copies, one a group of files
     (:meth:`~robohw.engine.program.EngineProgram.fanout`), each a cycle after its
-    writer's register."""
+    writer's register, and a value of another cluster's unit, which reaches them through its
+    hop (:attr:`~robohw.engine.program.EngineProgram.hops`: a copy of the unit's result
+    register for the cluster, a cycle after it)."""
+    values = dict(values)
+    for hop, writer in program.hops.items():
+        values[hop] = Signal(values[writer].shape(), name=hop, reset_less=True)
+        m.d.sync += values[hop].eq(values[writer])
     sources = {name: {w: values[w] for w in file.writers}
                for name, file in program.files.items()}
     for writer in program.fanned_writers():

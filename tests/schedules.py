@@ -150,10 +150,25 @@ def engine_critical_path(plan, machine):
     """Cycles on the longest path through ``plan``'s traced graph at the engine ``machine``'s
     units' latencies: a fixed-point input loaded in the first cycle after the state's (readable
     two cycles later: the loader registers its select, then the field), a cos or sin from a
-    CORDIC that took its angle then, each operation its unit's latency (``neg`` is wiring).
-    The least latency any schedule on the machine has."""
+    CORDIC that took its angle then, each operation its unit's latency (``neg`` is wiring), and
+    on a machine with clusters a hop's latency where an operation's value is read in another
+    cluster or by the outputs. The least latency any schedule on the machine has."""
     nodes = plan.tracer.nodes
+    cluster = {k: c.name for c in machine.clusters for k in c.nodes}
+
+    def source(node):
+        while node.op == "neg":
+            node = node.args[0]
+        return node.index
+
+    def hop(k, home):
+        operation = nodes[k].op != "input"
+        return machine.hop_latency if operation and cluster.get(k) != home else 0
+
     graph = nx.DiGraph()
+    for key, value in plan.outputs.items():
+        if not isinstance(value, float):
+            graph.add_edge(source(value), ("out", key), weight=hop(source(value), None))
     for k in plan.live:
         node = nodes[k]
         if node.op == "input":
@@ -163,7 +178,8 @@ def engine_critical_path(plan, machine):
         cycles = 0 if node.op == "neg" else (
             machine.multiplier_latency if unit_of(node) == "mul" else machine.adder_latency)
         for arg in node.args:
-            graph.add_edge(arg.index, k, weight=cycles)
+            far = hop(source(arg), cluster.get(k)) if node.op != "neg" else 0
+            graph.add_edge(arg.index, k, weight=cycles + far)
     return nx.dag_longest_path_length(graph)
 
 
@@ -177,9 +193,18 @@ def replay_engine(plan, program, states=None):
     hardware computes (the program's constant plus the iteration counter, modulo the file's
     depth), finding the value of its own state: no register is overwritten while live. A value
     is written into every file it is read from, in the cycle before it is readable.
+    On a machine with clusters every operation is issued on a unit of its cluster, and a unit's
+    value read by another cluster's port (or by the outputs or the machine's own units) is
+    written there from its hop ``<unit>_to_<cluster or machine>``, a hop's latency later.
     ``states`` (default: enough for every file to wrap twice) are replayed. Returns the cycle
     the outputs are read (the last output's readable cycle)."""
     machine = program.machine
+    cluster_of = {}                 # a clustered unit: its cluster
+    for cluster in machine.clusters:
+        for kind, count in (("mul", cluster.multipliers), ("add", cluster.adders)):
+            for j in range(count):
+                cluster_of[f"{cluster.name}_{kind}{j}"] = cluster
+    fanned = set()
     ii, nodes = machine.interval, plan.tracer.nodes
     ready, writer = {}, {}
     slots = set()
@@ -194,6 +219,7 @@ def replay_engine(plan, program, states=None):
         # The select registered in the load's cycle, the field in the next, its copies for
         # the files in the one after: readable after.
         ready[load.node], writer[load.node] = load.cycle + 3, load.unit
+        fanned.add(load.node)
     for trig in program.trigs:
         assert 1 <= trig.cycle <= ii, trig
         claim(trig.unit, trig.cycle)
@@ -202,15 +228,31 @@ def replay_engine(plan, program, states=None):
             if node is not None:
                 ready[node] = trig.cycle + machine.trig_latency
                 writer[node] = part + trig.unit[len("cordic"):]
+                fanned.add(node)
     accesses = []           # (cycle, file, node): reads in the state's program
+
+    def home(reader):
+        cluster = cluster_of.get(reader[0])
+        return cluster.name if cluster else None
+
+    def hopped(reader, node):
+        """The hop ``node``'s value reaches ``reader``'s files through, or ``None``."""
+        if node in fanned or home((writer[node],)) == home(reader):
+            return None
+        return f"{writer[node]}_to_{home(reader) or 'machine'}"
+
+    def readable(reader, node):
+        return ready[node] + (machine.hop_latency if hopped(reader, node) else 0)
 
     def reached(reader, node):
         file = program.source[(reader, node)]
         assert program.files[file].reader == reader, (reader, file)
-        assert writer[node] in program.files[file].writers, (file, node, writer[node])
+        sender = hopped(reader, node) or writer[node]
+        assert sender in program.files[file].writers, (file, node, sender)
         return file
 
-    counts = {"mul": machine.multipliers, "add": machine.adders, "recip": machine.reciprocals,
+    flat = {"mul": machine.multipliers, "add": machine.adders} if not machine.clusters else {}
+    counts = {**flat, "recip": machine.reciprocals,
               "rsqrt": machine.roots}
     latencies = {"mul": machine.multiplier_latency, "add": machine.adder_latency,
                  "recip": machine.reciprocal_latency, "rsqrt": machine.root_latency}
@@ -220,7 +262,12 @@ def replay_engine(plan, program, states=None):
         writer[issue.node] = issue.unit
     for issue in sorted(program.issues, key=lambda i: i.cycle):
         node, kind = nodes[issue.node], kinds[issue.node]
-        assert issue.unit.startswith(kind) and int(issue.unit[len(kind):]) < counts[kind], issue
+        if issue.unit in cluster_of:
+            assert issue.node in cluster_of[issue.unit].nodes, issue
+            assert issue.unit[len(cluster_of[issue.unit].name) + 1:].startswith(kind), issue
+        else:
+            assert issue.unit.startswith(kind) and int(issue.unit[len(kind):]) < counts[kind], \
+                issue
         claim(issue.unit, issue.cycle)
         operands = [arg for arg in node.args]
         sources = []
@@ -234,14 +281,16 @@ def replay_engine(plan, program, states=None):
             source = word[port]
             if source is None:
                 continue
-            assert ready[source] <= issue.cycle, f"{node} reads {source} before it is ready"
+            assert readable((issue.unit, port), source) <= issue.cycle, \
+                f"{node} reads {source} before it is ready"
             file = reached((issue.unit, port), source)
             assert file in program.reads[(issue.unit, port)], (issue, port)
             accesses.append((issue.cycle, file, source))
     live_ops = {k for k in plan.live if nodes[k].op not in ("input", "neg")}
     assert {issue.node for issue in program.issues} == live_ops
     assert len(program.issues) == len(live_ops)
-    read_out = max((ready[k] for k, _ in program.outputs.values()), default=1)
+    read_out = max((readable(("out", key), k) for key, (k, _) in program.outputs.items()),
+                   default=1)
     accesses += [(read_out, reached(("out", key), k), k)
                  for key, (k, _) in program.outputs.items()]
     # The files over overlapped states: a write lands at the end of the cycle before its value
@@ -253,7 +302,7 @@ def replay_engine(plan, program, states=None):
     for state in range(states):
         start = state * ii
         for file, k in copies:
-            time = start + ready[k] - 1
+            time = start + readable(program.files[file].reader, k) - 1
             assert (file, time) not in written, f"{file} is written twice in cycle {time}"
             written.add((file, time))
             events.append((time, 1, file, k, state))

@@ -9,7 +9,9 @@ from robohw.dynamics.inverse.codec import state_fields, torque_field
 from robohw.dynamics.inverse.link_frames import link_frame_steps
 from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.engine.component import Engine
+from robohw.engine.partition import cell_partition
 from robohw.engine.plan import compile_plan
+from robohw.hw.checks import check_bool
 
 __all__ = ["LinkFramePlan", "NewtonEulerEngine", "ENGINE_INTERVAL"]
 
@@ -50,7 +52,13 @@ class NewtonEulerEngine(Engine):
     interval : int
         II, cycles per state, 2 to 1,024 (default :data:`ENGINE_INTERVAL`).
     multipliers, adders : int or None
-        Units of each kind (default: the fewest the operations fit at the interval).
+        Units of each kind (default: the fewest the operations fit at the interval and a
+        tenth spare, :meth:`~robohw.engine.program.Machine.for_plan`).
+    clustered : bool
+        The engine by locality: each link's operations (a light link's with its neighbour's)
+        on a cluster of units and register files of its own, values between clusters on
+        registered hops (:func:`~robohw.engine.partition.cell_partition`); its units counted
+        by cluster (no ``multipliers`` or ``adders``). Default: one flat machine.
     tag_width : int
         User tag carried from ``i`` to ``o``.
 
@@ -61,11 +69,14 @@ class NewtonEulerEngine(Engine):
     """
 
     def __init__(self, robot, *, width=24, interval=None, trig_width=None,
-                 multipliers=None, adders=None, tag_width=0, bound_fraction=BOUND_FRACTION):
+                 multipliers=None, adders=None, clustered=False, tag_width=0,
+                 bound_fraction=BOUND_FRACTION):
+        check_bool("clustered", clustered)
         plan = LinkFramePlan(robot, width=width, trig_width=trig_width,
                              bound_fraction=bound_fraction)
         program = compile_plan(plan, interval or ENGINE_INTERVAL, multipliers=multipliers,
-                               adders=adders)
+                               adders=adders,
+                               partition=cell_partition(plan) if clustered else None)
         super().__init__(plan, program, state_fields(plan),
                          {k: torque_field(k) for k in range(1, plan.dof + 1)},
                          tag_width=tag_width, flag="in_bounds")

@@ -66,6 +66,21 @@ def test_rtl_equals_the_model_one_state_every_interval(n, interval, width):
     assert dut.latency == replay_engine(dut.plan, dut.program) + 2
 
 
+@pytest.mark.parametrize("n, interval", [(4, 3), (7, 5)])
+def test_clustered_rtl_equals_the_model(n, interval):
+    # The engine by locality: a cluster a link, values between them on hops.
+    robot = small_robot(n, 40 + n)
+    dut = NewtonEulerEngine(robot, width=18, interval=interval, clustered=True, tag_width=8,
+                            bound_fraction=None)
+    assert len(dut.program.machine.clusters) >= 2 and dut.program.hops
+    states = sample_states(robot, 6, np.random.default_rng(n))
+    states[1][3, 0] = 3.0                # out of bounds
+    codes, inputs = stimulus(dut, states)
+    run = run_stream(dut, inputs, sink_ready=lambda c: (c // 11) % 3 != 1)
+    assert not check(dut, run, codes, inputs)[3]
+    assert dut.latency == replay_engine(dut.plan, dut.program) + 2
+
+
 def test_stalls_lose_nothing():
     robot = small_robot(3, 81)
     dut = NewtonEulerEngine(robot, width=18, interval=5, tag_width=8, bound_fraction=None)
@@ -107,6 +122,8 @@ def test_constructor_checks():
         NewtonEulerEngine("stanford", tag_width="8")
     with pytest.raises(ValueError, match=r"operations need at least \d+ adders at interval 10"):
         NewtonEulerEngine("stanford", interval=10, adders=3)
+    with pytest.raises(TypeError, match=r"clustered must be a bool, not 1"):
+        NewtonEulerEngine("stanford", clustered=1)
 
 
 SLOW = pytest.mark.slow

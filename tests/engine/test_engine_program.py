@@ -5,13 +5,16 @@ critical path, the machine's argument checks."""
 
 import dataclasses
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
 from amaranth.hdl import Module, Signal
 from schedules import engine_critical_path, replay_engine
 
+from robohw.dataflow.operations import unit_of
 from robohw.dynamics.inverse.engine import LinkFramePlan
+from robohw.engine.partition import cell_link, cell_partition
 from robohw.engine.plan import compile_plan
 from robohw.engine.program import MAX_INTERVAL, MIN_INTERVAL, Machine, compile_program
 from robohw.engine.registers import (
@@ -223,3 +226,76 @@ def test_a_wrapped_micro_program_refuses_two_uses_of_one_slot():
     with pytest.raises(ValueError, match=r"unit_s1_at: two values in word 1 of a 4-word "
                                          r"program"):
         micro.fetch({"at": range(8)}, {1: {"at": 3}, 5: {"at": 2}}, "unit_s1")
+
+
+def _clustered(robot, width, ii):
+    plan = LinkFramePlan(robot, width=width, bound_fraction=None)
+    return plan, compile_plan(plan, ii, partition=cell_partition(plan))
+
+
+@pytest.mark.parametrize("robot, width, ii", [("puma560", 18, 5), ("puma560", 18, 10),
+                                              ("panda", 21, 10), ("stanford", 20, 3)])
+def test_clustered_programs_replay_hops_and_all(robot, width, ii):
+    plan, program = _clustered(robot, width, ii)
+    machine = program.machine
+    assert len(machine.clusters) >= 3
+    assert replay_engine(plan, program) == program.output_cycle
+    assert engine_critical_path(plan, machine) == program.critical_path <= program.latency
+    assert program.latency <= 1.1 * program.critical_path
+    # Each cluster a tenth spare of its own operations; no unit's result register writes a
+    # file of another cluster: every far value goes through its hop.
+    counts = {}
+    for issue in program.issues:
+        counts.setdefault(machine.home(issue.unit), []).append(issue.node)
+    for cluster in machine.clusters:
+        muls = sum(1 for k in cluster.nodes if unit_of(plan.tracer.nodes[k]) == "mul")
+        assert cluster.multipliers == math.ceil(Fraction(11, 10) * muls / ii)
+        assert set(counts[cluster.name]) == set(cluster.nodes)
+    for file in program.files.values():
+        for writer in file.writers:
+            if writer in program.hops:
+                assert machine.home(program.hops[writer]) != file.home
+            elif machine.home(writer) is not None:
+                assert machine.home(writer) == file.home
+    assert program.hops
+
+
+@pytest.mark.parametrize("n", range(2, 8))
+def test_random_robots_clustered_replay(n):
+    robot = random_robot(np.random.default_rng(90 + n), n, prismatic=0.3)
+    plan, program = _clustered(robot, 16, 3 + n % 4)
+    assert replay_engine(plan, program) == program.latency
+    assert engine_critical_path(plan, program.machine) == program.critical_path
+
+
+def test_the_partition_merges_a_light_link_and_binds_every_operation():
+    plan = LinkFramePlan("panda", width=21, bound_fraction=None)
+    partition = cell_partition(plan)
+    # The Panda's base link has 7 of its 1,090 operations: it joins link 1.
+    assert sorted(set(partition.values())) == ["link0", "link2", "link3", "link4", "link5",
+                                               "link6"]
+    nodes = plan.tracer.nodes
+    assert {cell_link(nodes[k]) for k, c in partition.items() if c == "link0"} == {0, 1}
+    assert set(partition) == {k for k in plan.live if unit_of(nodes[k]) in ("mul", "add")}
+    # Every link its own cluster when none is light.
+    assert len(set(cell_partition(plan, light=0).values())) == 7
+    with pytest.raises(TypeError, match="light must be a number"):
+        cell_partition(plan, light="half")
+
+
+def test_clustered_machine_checks():
+    plan = LinkFramePlan("puma560", width=18, bound_fraction=None)
+    partition = cell_partition(plan)
+    with pytest.raises(ValueError, match="counts its units by cluster"):
+        Machine.for_plan(plan, 5, multipliers=60, partition=partition)
+    missing = dict(partition)
+    missing.pop(next(iter(missing)))
+    with pytest.raises(ValueError, match="the partition binds it to no cluster"):
+        Machine.for_plan(plan, 5, partition=missing)
+    machine = Machine.for_plan(plan, 5, partition=partition)
+    with pytest.raises(ValueError, match="multipliers must be the clusters' sum"):
+        dataclasses.replace(machine, multipliers=machine.multipliers + 1)
+    with pytest.raises(ValueError, match="the clusters' names must differ"):
+        dataclasses.replace(machine, clusters=machine.clusters[:1] * 2)
+    with pytest.raises(ValueError, match="name must be an identifier"):
+        dataclasses.replace(machine.clusters[0], name="link 0")

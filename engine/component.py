@@ -24,7 +24,7 @@ from amaranth.hdl import Const, Module, Signal
 from robohw.dataflow.component import output_fields, within_limits
 from robohw.dataflow.operations import Unit
 from robohw.engine.control import EngineControl
-from robohw.engine.program import KINDS
+from robohw.engine.machine import KINDS
 from robohw.engine.register_files import RegisterFiles
 from robohw.engine.units import build_cordic, build_loader, build_unit, held_state, writer_copies
 from robohw.hw.delay_line import tapped_delay_line

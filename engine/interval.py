@@ -7,8 +7,8 @@ engines placed and routed took) and where its search starts; the search is the s
 from dataclasses import dataclass
 
 from robohw.engine.estimate import engine_resources
+from robohw.engine.machine import MAX_INTERVAL
 from robohw.engine.plan import compile_plan
-from robohw.engine.program import MAX_INTERVAL
 from robohw.hw.checks import check_integer
 from robohw.hw.devices import DEVICES
 from robohw.sim.measured_default import measured_default
@@ -42,7 +42,7 @@ class Budget:
 
 def fitting_interval(plan, budget, key, *, start, step=1):
     """The smallest interval from ``start`` in steps of ``step`` whose engine of ``plan`` (a
-    traced plan) is estimated within ``budget`` (:data:`~robohw.engine.program.MAX_INTERVAL` if
+    traced plan) is estimated within ``budget`` (:data:`~robohw.engine.machine.MAX_INTERVAL` if
     none), searched once for ``key`` (a string naming what determines the plan: the design, the
     robot's digest, the width) and cached."""
     check_integer("start", start, minimum=2, maximum=MAX_INTERVAL)

@@ -1,5 +1,5 @@
 """Which cluster of the engine each operation of a traced graph is bound to: the engine by
-locality (:class:`~robohw.engine.program.Cluster`) gives each cluster its own multipliers,
+locality (:class:`~robohw.engine.machine.Cluster`) gives each cluster its own multipliers,
 adders and register files, and values between clusters pass on registered hops.
 
 :func:`cell_partition` groups operations by the link their trace says they belong to: the last

@@ -26,7 +26,7 @@ from amaranth.hdl import Const, Mux, Signal, signed, unsigned
 from robohw.cordic.pipelined import pipelined_datapath
 from robohw.dataflow.operations import RECIPROCAL_KINDS, Unit
 from robohw.dataflow.unit import fixed_point_unit
-from robohw.engine.program import unit_product
+from robohw.engine.machine import unit_product
 from robohw.hw.reciprocal import reciprocal
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt
 from robohw.hw.register_file import read_port
@@ -156,13 +156,13 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
 
 def _reciprocal_unit(m, micro, unit, kind, instructions, operands, fold):
     """A reciprocal (``kind`` ``Unit.RECIP``) or reciprocal square root (``Unit.RSQRT``) unit of
-    ``fold`` (:func:`~robohw.engine.program.reciprocal_fold`), its result's register returned:
+    ``fold`` (:func:`~robohw.engine.machine.reciprocal_fold`), its result's register returned:
     the operand read in the issue cycle and registered; in the next its shift (the numerator's
     exponent, wired where the unit has one), negation and (folded) start bit into the
     recurrence (:func:`~robohw.hw.reciprocal.reciprocal`,
     :func:`~robohw.hw.reciprocal_sqrt.reciprocal_sqrt`), whose result register the files
     write in the cycle after it holds it
-    (:func:`~robohw.engine.program.reciprocal_unit_latency`)."""
+    (:func:`~robohw.engine.machine.reciprocal_unit_latency`)."""
     def fetch(offset, shapes, word):
         label = f"{unit}_s{offset}" if offset >= 0 else f"{unit}_sm{-offset}"
         return micro.fetch(shapes, {cycle + offset: word(fields, issue)

@@ -2,7 +2,7 @@
 with proven ranges (:class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`) compiled onto
 pipelined multipliers and adders, folded reciprocal and reciprocal square root units
 (:mod:`robohw.hw.reciprocal`, :mod:`robohw.hw.reciprocal_sqrt`,
-:func:`robohw.engine.program.reciprocal_fold`) and CORDICs over rotating
+:func:`robohw.engine.machine.reciprocal_fold`) and CORDICs over rotating
 register files, one state every initiation interval (II).
 
 Its outputs: each joint's acceleration ``qdd{k}``, ``in_bounds`` (every field within the

@@ -51,7 +51,7 @@ from robohw.dataflow.unit import fixed_point_unit
 from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
 from robohw.dynamics.inverse.array_plan import ADDER_STAGES, ArrayPlan, multiplier_latency_at
 from robohw.dynamics.inverse.codec import state_fields, torque_field, torque_fields
-from robohw.engine.program import unit_product
+from robohw.engine.machine import unit_product
 from robohw.hw.checks import check_positive_integer
 from robohw.hw.micro_program import MicroProgram
 from robohw.hw.register_file import BankedFile, read_port

@@ -55,7 +55,7 @@ from robohw.dynamics.inverse.network import NETWORKS
 from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.dynamics.inverse.reference import PHASES
 from robohw.dynamics.inverse.scans import pfp_schedule, run_schedule
-from robohw.engine.program import product_latency
+from robohw.engine.machine import product_latency
 from robohw.hw.checks import check_choice, check_positive_integer
 from robohw.hw.multiplier import PRODUCT_LATENCY
 from robohw.hw.register_file import left_edge
@@ -75,7 +75,7 @@ def multiplier_latency_at(width):
     """The least latency of NewtonEulerArray's multiplier at ``width`` bits, its default: the
     unit's pipeline around a tile's product up to 18 bits, around
     :func:`~robohw.hw.multiplier.split_product` above
-    (:func:`~robohw.engine.program.product_latency`)."""
+    (:func:`~robohw.engine.machine.product_latency`)."""
     return multiplier_stages(product_latency(width))
 # A register file's banks, by the writer of their values: the element's inputs (held for the
 # program, never written), its multiplier, its adder, the network's receive. One writer per

@@ -53,7 +53,7 @@ class NewtonEulerEngine(Engine):
         II, cycles per state, 2 to 1,024 (default :data:`ENGINE_INTERVAL`).
     multipliers, adders : int or None
         Units of each kind (default: the fewest the operations fit at the interval and a
-        tenth spare, :meth:`~robohw.engine.program.Machine.for_plan`).
+        tenth spare, :meth:`~robohw.engine.machine.Machine.for_plan`).
     clustered : bool
         The engine by locality: each link's operations (a light link's with its neighbour's)
         on a cluster of units and register files of its own, values between clusters on

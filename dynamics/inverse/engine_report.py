@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from robohw.dynamics.inverse.designs import ENGINE_WIDTH
 from robohw.dynamics.inverse.engine import LinkFramePlan
 from robohw.engine.estimate import engine_resources
-from robohw.engine.program import MIN_INTERVAL, SPARE_UNITS, Machine, compile_program
+from robohw.engine.machine import MIN_INTERVAL, SPARE_UNITS, Machine
+from robohw.engine.program import compile_program
 from robohw.hw.devices import DEVICES
 from robohw.hw.multiplier import split_product_tiles
 from robohw.robots import load_robot

@@ -27,7 +27,8 @@ from robohw.cordic.word_serial import WordSerialCordic
 from robohw.dataflow.component import TracedPipeline
 from robohw.dataflow.plan import TracedPlan
 from robohw.engine.component import Engine
-from robohw.engine.program import Machine, compile_program
+from robohw.engine.machine import Machine
+from robohw.engine.program import compile_program
 from robohw.flows.formal import prove
 from robohw.hw.queue import QUEUE_LATENCY
 

@@ -14,9 +14,10 @@ from schedules import engine_critical_path, replay_engine
 
 from robohw.dataflow.operations import unit_of
 from robohw.dynamics.inverse.engine import LinkFramePlan
+from robohw.engine.machine import MAX_INTERVAL, MIN_INTERVAL, Machine
 from robohw.engine.partition import cell_link, cell_partition
 from robohw.engine.plan import compile_plan
-from robohw.engine.program import MAX_INTERVAL, MIN_INTERVAL, Machine, compile_program
+from robohw.engine.program import compile_program
 from robohw.engine.registers import (
     access_offset,
     live_lower_bound,

@@ -12,8 +12,8 @@ from schedules import replay_engine
 
 from robohw.dataflow.plan import TracedPlan, model_codes
 from robohw.engine.component import Engine
+from robohw.engine.machine import reciprocal_fold, reciprocal_unit_latency
 from robohw.engine.plan import compile_plan
-from robohw.engine.program import reciprocal_fold, reciprocal_unit_latency
 from robohw.hw.reciprocal import reciprocal_latency
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 from robohw.sim.harness import run_stream

@@ -43,7 +43,7 @@ name                           component
 
 from robohw import cordic, distributed, dynamics, ik, legs, systolic, transputer
 
-__all__ = ["FAMILIES", "DESIGNS", "design", "designs", "robot_designs"]
+__all__ = ["FAMILIES", "DESIGNS", "design", "designs", "robot_designs", "design_part"]
 
 # Every family's declaration (robohw.sim.family.Family), in the layers' order
 # (pyproject.toml's [tool.robohw.layers]): a new family is one line here.
@@ -95,3 +95,17 @@ def robot_designs(every=False):
     only for the arms its analysis proves)."""
     return [name for name, d in DESIGNS.items() if d.takes_robot and
             (d.every_robot or not every)]
+
+
+def design_part(design, clusters):
+    """The clusters named ``clusters`` (``link<k>``) of ``design``'s engine by locality placed
+    alone (:class:`~robohw.engine.part.PartDesign`): a design on the engine whose traced
+    operations name their links. ``ValueError`` for another design, or a cluster the
+    engine does not have (naming those it has, when it is built)."""
+    from robohw.engine.design import OnEngine
+    from robohw.engine.part import PartDesign
+    if not isinstance(design, OnEngine):
+        engines = [name for name, each in DESIGNS.items() if isinstance(each, OnEngine)]
+        raise ValueError(f"{design.name}: only a design on the engine has clusters (--clusters "
+                         f"is for {', '.join(engines)})")
+    return PartDesign(design, clusters)

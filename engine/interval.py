@@ -40,17 +40,20 @@ class Budget:
         return estimate["luts"] <= self.luts and estimate["dsp_tiles"] <= self.dsp_tiles
 
 
-def fitting_interval(plan, budget, key, *, start, step=1):
+def fitting_interval(plan, budget, key, *, start, step=1, partition=None):
     """The smallest interval from ``start`` in steps of ``step`` whose engine of ``plan`` (a
-    traced plan) is estimated within ``budget`` (:data:`~robohw.engine.machine.MAX_INTERVAL` if
-    none), searched once for ``key`` (a string naming what determines the plan: the design, the
-    robot's digest, the width) and cached."""
+    traced plan; by locality with ``partition``,
+    :func:`~robohw.engine.plan.compile_plan`'s) is estimated within ``budget``
+    (:data:`~robohw.engine.machine.MAX_INTERVAL` if none), searched once for ``key`` (a string
+    naming what determines the plan and its partition: the design, the robot's digest, the
+    width) and cached."""
     check_integer("start", start, minimum=2, maximum=MAX_INTERVAL)
     check_integer("step", step, minimum=1)
 
     def search():
         for interval in range(start, MAX_INTERVAL + 1, step):
-            if budget.fits(engine_resources(plan, compile_plan(plan, interval))):
+            program = compile_plan(plan, interval, partition=partition)
+            if budget.fits(engine_resources(plan, program)):
                 return interval
         return MAX_INTERVAL
 

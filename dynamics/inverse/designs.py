@@ -24,6 +24,7 @@ from robohw.dynamics.inverse.codec import (
 from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, LinkFramePlan, NewtonEulerEngine
 from robohw.dynamics.inverse.engine_defaults import (
     ENGINE_WIDTH,
+    engine_clustered,
     engine_interval,
     engine_lut_budget,
     engine_robot_intervals,
@@ -307,7 +308,9 @@ class EngineDesign(OnEngine, DynamicsDesign):
     bound's rule may widen it), else measured (:meth:`_measured_width`); its interval is
     :func:`~robohw.dynamics.inverse.engine_defaults.engine_interval`'s (an arm's placed one, for
     another the smallest whose engine is estimated within :func:`engine_lut_budget`), searched
-    when first asked for: the bit-exact model, the same at every interval, never asks."""
+    when first asked for: the bit-exact model, the same at every interval, never asks. An arm
+    of seven joints or more runs on the engine by locality
+    (:func:`~robohw.dynamics.inverse.engine_defaults.engine_clustered`)."""
     _interval = ENGINE_INTERVAL         # the design's own robot's; None: not searched yet
 
     def __init__(self, name, robot="puma560"):
@@ -340,7 +343,8 @@ class EngineDesign(OnEngine, DynamicsDesign):
     def hardware(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION,
                  tag_width=TAG_WIDTH):
         return NewtonEulerEngine(robot, width=width, interval=fold or ENGINE_INTERVAL,
-                                 tag_width=tag_width, bound_fraction=bound_fraction)
+                                 clustered=engine_clustered(robot), tag_width=tag_width,
+                                 bound_fraction=bound_fraction)
 
 
 # router2 finishes the congested dynamics designs where router1 stalls (docs/dynamics.md).

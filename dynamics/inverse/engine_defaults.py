@@ -9,15 +9,16 @@ import pathlib
 from robohw.dynamics.inverse.engine import ENGINE_INTERVAL, LinkFramePlan
 from robohw.engine.estimate import engine_resources
 from robohw.engine.interval import Budget, fitting_interval
+from robohw.engine.partition import cell_partition
 from robohw.engine.plan import compile_plan
 from robohw.robots.description import SHIPPED_ROBOTS
 from robohw.robots.loading import SHIPPED_URDF, load_robot
 from robohw.robots.toml_file import robot_digest
 from robohw.sim.robot_table import measured_table
 
-__all__ = ["ENGINE_WIDTH", "DEFAULTS_FILE", "engine_robot_widths", "engine_robot_intervals",
-           "engine_lut_budget", "engine_budget", "engine_interval", "robot_digest",
-           "shipped_digest"]
+__all__ = ["ENGINE_WIDTH", "DEFAULTS_FILE", "CLUSTERED_JOINTS", "engine_robot_widths",
+           "engine_robot_intervals", "engine_lut_budget", "engine_budget", "engine_interval",
+           "engine_clustered", "robot_digest", "shipped_digest"]
 
 # The engine at 18 bits: one DSP tile a product, and the narrowest whose model is within 1e-4 of
 # max |tau| on the PUMA 560 over 100,000 states within its limits (tests/dynamics/
@@ -26,6 +27,11 @@ ENGINE_WIDTH = 18
 # The shipped arms' measured widths and placed intervals, each row with the digest of the robot
 # it was measured on (robohw.sim.robot_table: a row whose robot's file changed is not used).
 DEFAULTS_FILE = pathlib.Path(__file__).with_name("engine_defaults.toml")
+# An arm of this many joints or more runs on the engine by locality (a cluster a link,
+# docs/dynamics.md) unless its row says otherwise: the flat engine's network does not route
+# for the seven-joint arms at any interval tried (docs/notes/2026-12-link-frame-engine.md),
+# and routes the six-joint ones at II 5.
+CLUSTERED_JOINTS = 7
 
 
 def engine_robot_widths():
@@ -62,19 +68,31 @@ def engine_lut_budget():
     return min(luts)
 
 
+def engine_clustered(robot, digest=None):
+    """Whether ``robot``'s engine (its hardware form; ``digest`` its :func:`robot_digest`,
+    computed if not given) runs by locality: its row's ``clustered`` in :data:`DEFAULTS_FILE`,
+    else whether it has :data:`CLUSTERED_JOINTS` joints or more."""
+    digest = robot_digest(robot) if digest is None else digest
+    row = measured_table(DEFAULTS_FILE, robot_digest).get(digest, {})
+    return row.get("clustered", robot.dof >= CLUSTERED_JOINTS)
+
+
 def engine_interval(robot, width, digest):
     """The engine's default interval for ``robot`` (its hardware form, ``digest`` its
     :func:`robot_digest`) at ``width`` bits: a shipped arm's placed interval
     (:func:`engine_robot_intervals`), else the smallest from
-    :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` whose engine is estimated within
-    :func:`engine_budget` (:func:`~robohw.engine.interval.fitting_interval`: searched once and
-    cached)."""
+    :data:`~robohw.dynamics.inverse.engine.ENGINE_INTERVAL` whose engine (by locality where
+    :func:`engine_clustered`) is estimated within :func:`engine_budget`
+    (:func:`~robohw.engine.interval.fitting_interval`: searched once and cached)."""
     intervals = engine_robot_intervals()
     if digest in intervals:
         return intervals[digest]
-    return fitting_interval(LinkFramePlan(robot, width=width, bound_fraction=None),
-                            engine_budget(), f"dynamics-engine {digest} {width}",
-                            start=ENGINE_INTERVAL)
+    plan = LinkFramePlan(robot, width=width, bound_fraction=None)
+    clustered = engine_clustered(robot, digest)
+    return fitting_interval(plan, engine_budget(),
+                            f"dynamics-engine {digest} {width}{' clustered' * clustered}",
+                            start=ENGINE_INTERVAL,
+                            partition=cell_partition(plan) if clustered else None)
 
 
 def engine_budget():

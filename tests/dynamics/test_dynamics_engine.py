@@ -81,6 +81,15 @@ def test_clustered_rtl_equals_the_model(n, interval):
     assert dut.latency == replay_engine(dut.plan, dut.program) + 2
 
 
+def test_seven_joint_arms_run_by_locality_six_joint_ones_flat():
+    from robohw.dynamics.inverse.engine_defaults import CLUSTERED_JOINTS, engine_clustered
+    assert CLUSTERED_JOINTS == 7
+    assert not engine_clustered(load_robot("puma560")) and not engine_clustered(
+        load_robot("ur5"))
+    assert engine_clustered(load_robot("panda")) and engine_clustered(load_robot("iiwa14"))
+    assert engine_clustered(small_robot(7, 3)) and not engine_clustered(small_robot(6, 3))
+
+
 def test_stalls_lose_nothing():
     robot = small_robot(3, 81)
     dut = NewtonEulerEngine(robot, width=18, interval=5, tag_width=8, bound_fraction=None)

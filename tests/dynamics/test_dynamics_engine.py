@@ -161,14 +161,20 @@ def test_a_real_arms_verilog_at_its_defaults_equals_the_model(robot, count, comp
     assert min(np.diff(run.input_cycles)) == dut.interval
 
 
-def test_on_an_ecp5_the_products_are_tiles_and_the_netlist_equals_the_model(compiled_models):
-    # At 20 bits each multiplier is one MULT18X18D and the fabric's partial products
-    # (robohw.hw.multiplier.split_product); under Verilator, with the tile's model, the
-    # results and their cycles are the generic netlist's and the model's.
+@pytest.mark.parametrize("width, clustered", [(20, False), pytest.param(22, True, marks=HEAVY)])
+def test_on_an_ecp5_the_products_are_tiles_and_the_netlist_equals_the_model(
+        width, clustered, compiled_models):
+    # At 20 and 22 bits each multiplier is one MULT18X18D and the fabric's partial products
+    # (robohw.hw.multiplier.split_product: four addends, and eight summed over both stages);
+    # under Verilator, with the tile's model, the results and their cycles are the generic
+    # netlist's and the model's, flat and by locality.
     robot = small_robot(3, 95)
-    dut = NewtonEulerEngine(robot, width=20, interval=4, tag_width=8, bound_fraction=None)
-    text = verilog.convert(NewtonEulerEngine(robot, width=20, interval=4, tag_width=8,
-                                             bound_fraction=None), name="top", platform=ECP5)
+
+    def engine():
+        return NewtonEulerEngine(robot, width=width, interval=4, tag_width=8,
+                                 clustered=clustered, bound_fraction=None)
+    dut = engine()
+    text = verilog.convert(engine(), name="top", platform=ECP5)
     assert len(re.findall(r"MULT18X18D #\(", text)) == dut.program.machine.multipliers
     states = sample_states(robot, 12, np.random.default_rng(95))
     states[1][3, 0] = 2.5                # beyond 2 per second

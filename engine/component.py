@@ -176,8 +176,8 @@ class Engine(StreamPipeline):
             m.d.comb += getattr(result, self._flag).eq(line[out_cycle])
 
     def configuration(self):
-        """One line: the interval, the units and their latencies, the datapath's width and the
-        register files (what a design's configuration line follows its robot's joints with)."""
+        """One line: the interval, the units and their latencies (by locality, the clusters and
+        their hops), the datapath's width and the register files (what a design's configuration line follows its robot's joints with)."""
         machine, program = self._program.machine, self._program
         units = [f"{machine.multipliers} multipliers ({machine.multiplier_latency} cycles)",
                  f"{machine.adders} adders ({machine.adder_latency})"]
@@ -189,6 +189,9 @@ class Engine(StreamPipeline):
                          f"({machine.root_latency})")
         units += [f"{machine.loaders} loaders",
                   f"{machine.cordics} CORDICs ({machine.trig_latency})"]
+        if machine.clusters:
+            units.append(f"by locality in {len(machine.clusters)} clusters with "
+                         f"{len(program.hops)} hops ({machine.hop_latency} cycle each)")
         return (f"II = {machine.interval}, {', '.join(units)}, {self._plan.width}-bit "
                 f"datapath, {len(program.files)} register files of "
                 f"{sum(program.depth.values())} words, {program.connections()} write "

@@ -177,7 +177,8 @@ class Engine(StreamPipeline):
 
     def configuration(self):
         """One line: the interval, the units and their latencies (by locality, the clusters and
-        their hops), the datapath's width and the register files (what a design's configuration line follows its robot's joints with)."""
+        their hops), the datapath's width and the register files (what a design's
+        configuration line follows its robot's joints with)."""
         machine, program = self._program.machine, self._program
         units = [f"{machine.multipliers} multipliers ({machine.multiplier_latency} cycles)",
                  f"{machine.adders} adders ({machine.adder_latency})"]

@@ -55,7 +55,8 @@ def engine_robot_intervals():
 @functools.cache
 def engine_lut_budget():
     """The least estimated LUTs (:func:`~robohw.engine.estimate.engine_resources`) of the
-    shipped arms' engines at their placed defaults (:func:`engine_robot_intervals`)."""
+    shipped arms' engines at their placed defaults (:func:`engine_robot_intervals`), each
+    flat or by locality as it was placed (:func:`engine_clustered`)."""
     luts = []
     intervals, widths = engine_robot_intervals(), engine_robot_widths()
     for name in (*SHIPPED_ROBOTS, *SHIPPED_URDF):
@@ -64,7 +65,9 @@ def engine_lut_budget():
         if digest in intervals:
             plan = LinkFramePlan(robot, width=widths.get(digest, ENGINE_WIDTH),
                                  bound_fraction=None)
-            luts.append(engine_resources(plan, compile_plan(plan, intervals[digest]))["luts"])
+            partition = cell_partition(plan) if engine_clustered(robot, digest) else None
+            program = compile_plan(plan, intervals[digest], partition=partition)
+            luts.append(engine_resources(plan, program)["luts"])
     return min(luts)
 
 

@@ -36,11 +36,13 @@ class PlacedCurve:
 
 # The placed curves (a robot's robohw synth --robot label; None: the design's own, the PUMA
 # 560) and their goals: twenty million torque vectors a second for the six-joint arms (II 5 at
-# 100 MHz), ten million for the seven-joint Panda (II 10); the points measured
-# (docs/notes/2026-12-link-frame-engine.md has what did not route).
+# 100 MHz), ten million for the seven-joint Panda and iiwa 14 (II 10, by locality); the points
+# measured (docs/notes/2026-12-link-frame-engine.md and 2026-12-engine-locality.md have what
+# did not route).
 PLACED_CURVES = {None: PlacedCurve("the PUMA 560", 20e6, (3, 5, 10)),
                  "ur5": PlacedCurve("the UR5", 20e6, (3, 5, 10)),
-                 "panda": PlacedCurve("the Panda", 10e6, (10, 16))}
+                 "panda": PlacedCurve("the Panda", 10e6, (10, 14, 16)),
+                 "iiwa14": PlacedCurve("the KUKA iiwa 14", 10e6, (10,))}
 THROUGHPUT_GOAL = 20e6
 GOAL_MHZ = 100
 

@@ -291,17 +291,21 @@ def test_export_and_synth_take_the_interval_by_its_name(tmp_path, capsys):
 
 def test_another_robots_interval_is_the_smallest_estimated_within_the_placed_engines():
     # A shipped arm's interval is the one placed and routed on seeds 1-3; another robot's the
-    # smallest from ENGINE_INTERVAL whose estimate is no larger than the least placed one's.
+    # smallest from ENGINE_INTERVAL whose estimate is no larger than the least placed one's,
+    # each estimated flat or by locality as it was placed (the iiwa 14 and a seven-joint robot:
+    # by locality).
     from robohw.dynamics.inverse.designs import EngineDesign
     from robohw.dynamics.inverse.engine import ENGINE_INTERVAL
     from robohw.engine.estimate import engine_resources
+    from robohw.engine.partition import cell_partition
 
-    def luts(robot, width, interval):
+    def luts(robot, width, interval, clustered=False):
         plan = LinkFramePlan(robot, width=width, bound_fraction=None)
-        return engine_resources(plan, compile_plan(plan, interval))["luts"]
-    budget = min(luts("puma560", 18, 5), luts("ur5", 20, 5))
+        partition = cell_partition(plan) if clustered else None
+        return engine_resources(plan, compile_plan(plan, interval, partition=partition))["luts"]
+    budget = min(luts("puma560", 18, 5), luts("ur5", 20, 5), luts("iiwa14", 20, 10, True))
     robot = small_robot(7, 3)
     found = EngineDesign("dynamics-engine").for_robot(robot, "seven", None)
     ii, width = found.default_fold, found.default_width
     assert ii > ENGINE_INTERVAL
-    assert luts(robot, width, ii) <= budget < luts(robot, width, ii - 1)
+    assert luts(robot, width, ii, True) <= budget < luts(robot, width, ii - 1, True)

@@ -108,7 +108,7 @@ def test_the_model_keeps_its_ranges_and_its_bound_at_the_limits_corners(name, wi
     assert math.isfinite(plan.accuracy.fraction)
 
 
-@pytest.mark.parametrize("name", ["puma560", "ur5", "panda"])
+@pytest.mark.parametrize("name", ["puma560", "ur5", "panda", "iiwa14"])
 def test_the_engines_widths_are_the_narrowest_within_1e_4(name):
     # ENGINE_WIDTH (the PUMA's) and engine_robot_widths(): the narrowest width whose model is
     # within 1e-4 of max |tau| over 100,000 states within the limits.

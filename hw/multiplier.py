@@ -143,8 +143,8 @@ def split_product(m, a, b, enable, name, platform=None):
 
     Every register moves when ``enable`` is high (a stalled pipeline holds them all). Returns
     the last register's value, ``signed(len(a) + len(b))`` (the exact product). The operands
-    should come straight from registers: the first stage's sums are up to two adder levels
-    from them (one where there are more than four addends, the rest in the second stage).
+    should come straight from registers: the first stage's sums are one adder level from
+    them, the rest in the second stage.
 
     Built as :func:`registered_product` and a register after it, unless
     :func:`uses_split_tile`: then, with ``a = ah 2**ka + al`` (``ah`` the top 18 bits, signed;
@@ -164,12 +164,11 @@ def split_product(m, a, b, enable, name, platform=None):
     top = registered_product(m, high_a, high_b, enable, name, platform)
     terms = [Mux(b[i], high_a, 0) << (low_a + i) for i in range(low_b)] + \
             [Mux(a[i], b, 0) << i for i in range(low_a)]
-    # Up to four addends (20 bits): two adder levels into the first stage. More (up to eight):
-    # one level there, two into the second: the first stage's adders read the operand
-    # registers beside the tile, and two levels after them were the limit of an engine's
-    # cluster at 21 bits (docs/notes/2026-12-engine-locality.md).
-    first = 2 if len(terms) <= 4 else 1
-    for stage, levels in enumerate((first, 3 - first)):
+    # One adder level into the first stage, the rest (two at most: eight addends) into the
+    # second: the first stage's adders read the operand registers, which also feed the tile,
+    # and two levels after them were the limit of the engines by locality at 20 and 21 bits
+    # (docs/notes/2026-12-engine-locality.md). Two addends: one level, as before.
+    for stage, levels in enumerate((1, 2)):
         terms = [_register(m, term, f"{name}_partial{stage}_{i}", enable)
                  for i, term in enumerate(_pairwise(terms, levels))]
     if len(terms) != 1:

@@ -26,7 +26,15 @@ from robohw.dataflow.operations import Count, Op, frac_bits_for, operation
 from robohw.dataflow.range_error import RangeError
 
 __all__ = ["Node", "Tracer", "assign_formats", "error_bounds", "Format", "frac_bits_for",
-           "RangeError"]
+           "RangeError", "past_negation"]
+
+
+def past_negation(node):
+    """The node a chain of negations of ``node`` reads (``node`` itself if it is none): the
+    value a register holds, a negation being wiring."""
+    while node.op == Op.NEG:
+        node = node.args[0]
+    return node
 
 
 def _number(x):

@@ -14,6 +14,7 @@ model is claimed for it: it is measured for resources and clock only.
 
 from amaranth.hdl import signed
 
+from robohw.dataflow.graph import past_negation
 from robohw.dataflow.operations import Op
 from robohw.dataflow.plan import TracedPlan
 from robohw.engine.component import Engine
@@ -66,15 +67,9 @@ class PartPlan(TracedPlan):
         read = set()
         live = set(self._parent.live)
         for k in live - self._part:
-            for arg in parent[k].args:
-                while arg.op == Op.NEG:
-                    arg = arg.args[0]
-                read.add(arg.index)
-        for node in self._parent.outputs.values():
-            if not isinstance(node, float):
-                while node.op == Op.NEG:
-                    node = node.args[0]
-                read.add(node.index)
+            read |= {past_negation(arg).index for arg in parent[k].args}
+        read |= {past_negation(node).index for node in self._parent.outputs.values()
+                 if not isinstance(node, float)}
         return {f"v{k}": made[k] for k in sorted(read & self._part)}
 
 

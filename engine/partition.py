@@ -9,7 +9,8 @@ than ``light`` times the mean link's) merged into its neighbour, and an operatio
 outside any link into the cluster of its first operand that has one.
 """
 
-from robohw.dataflow.operations import Op, Unit, unit_of
+from robohw.dataflow.graph import past_negation
+from robohw.dataflow.operations import Unit, unit_of
 from robohw.hw.checks import check_number
 
 __all__ = ["cell_partition", "cell_link", "LIGHT_LINK"]
@@ -29,12 +30,6 @@ def cell_link(node):
     return None
 
 
-def _source(node):
-    while node.op == Op.NEG:
-        node = node.args[0]
-    return node
-
-
 def cell_partition(plan, *, light=LIGHT_LINK):
     """``{node index: cluster name}`` of every live operation of ``plan`` (a traced plan) that a
     multiplier or adder executes: ``"link<k>"``, k the first link of the cluster's run of
@@ -45,8 +40,8 @@ def cell_partition(plan, *, light=LIGHT_LINK):
     links = {node.index: cell_link(node) for node in operations}
     for node in operations:                 # traced outside a link: its first operand's
         if links[node.index] is None:
-            links[node.index] = next((links.get(_source(arg).index) for arg in node.args
-                                      if links.get(_source(arg).index) is not None), None)
+            links[node.index] = next((links.get(past_negation(arg).index) for arg in node.args
+                                      if links.get(past_negation(arg).index) is not None), None)
     counts = {}
     for link in links.values():
         if link is not None:

@@ -35,6 +35,7 @@ import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from robohw.dataflow.graph import past_negation
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.operations import Op, Unit, unit_of
 from robohw.dataflow.unit import swapped_operation
@@ -231,12 +232,6 @@ class EngineProgram:
                   for kind in ("cos", "sin"))]
 
 
-def _source(node):
-    while node.op == Op.NEG:
-        node = node.args[0]
-    return node
-
-
 def compile_program(plan, machine):
     """The :class:`EngineProgram` of a traced ``plan`` (:class:`~robohw.dataflow.plan.
     TracedPlan`) on ``machine``. Raises ``ValueError`` if the machine's units cannot hold
@@ -279,8 +274,8 @@ def compile_program(plan, machine):
     for node in live:
         if node.index in kind_of:
             for arg in node.args:
-                consumers[_source(arg).index].append(node.index)
-    output_sources = {key: (_source(value).index, value.op == Op.NEG)
+                consumers[past_negation(arg).index].append(node.index)
+    output_sources = {key: (past_negation(value).index, value.op == Op.NEG)
                       for key, value in plan.outputs.items() if not isinstance(value, float)}
     read_out = {k for k, _ in output_sources.values()}
 
@@ -337,7 +332,7 @@ def compile_program(plan, machine):
     for k in sorted(kind_of, key=lambda k: (-urgency[k], k)):
         kind, home = kind_of[k], home_of[k]
         group = (home, kind)
-        cycle = earliest = max(program.arrival(_source(a).index, home) for a in nodes[k].args)
+        cycle = earliest = max(program.arrival(past_negation(a).index, home) for a in nodes[k].args)
         span = range(machine.fold(kind))
         while True:
             taken = set().union(*(busy[group][(cycle + d) % ii] for d in span))

@@ -47,6 +47,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from robohw.cordic.pipelined import pipelined_latency
+from robohw.dataflow.graph import past_negation
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.operations import Op, Unit, unit_of
 from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages
@@ -407,9 +408,7 @@ class ArrayPlan(NewtonEulerPlan):
         last = defaultdict(lambda: -1)
 
         def read(node, element, cycle):
-            while node.op == Op.NEG:
-                node = node.args[0]
-            key = (node.index, element)
+            key = (past_negation(node).index, element)
             last[key] = max(last[key], cycle)
 
         for instruction in program.multiplies + program.adds:

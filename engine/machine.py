@@ -97,16 +97,18 @@ def reciprocal_fold(count, interval, width, most=MAX_RECIPROCAL_FOLD):
     return best[1], best[2]
 
 
-def unit_product(width):
+def unit_product(width, *, balanced=False):
     """The product arguments of a multiplier unit at ``width`` bits
     (:func:`~robohw.dataflow.unit.fixed_point_unit`'s ``product``, ``product_latency`` and
     ``registered_operands``): a tile's registered product up to 18 bits,
     :func:`~robohw.hw.multiplier.split_product` (a stage more, its operands from registers)
-    up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS`,
-    :func:`~robohw.hw.multiplier.tiled_product` above."""
+    up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS`, its partial products one adder
+    level a stage where ``balanced`` (the engine by locality's), :func:`~robohw.hw.multiplier.
+    tiled_product` above."""
     split = 18 < width <= SPLIT_PRODUCT_BITS
     product = registered_product if width <= 18 else \
-        split_product if split else tiled_product
+        (functools.partial(split_product, first_levels=1) if balanced else split_product) \
+        if split else tiled_product
     return {"product": product, "product_latency": product_latency(width),
             "registered_operands": split}
 

@@ -150,7 +150,8 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
     flags = fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
                              latency=latency, operands=operands, write=written,
                              platform=platform, limits=limits or None,
-                             **unit_product(plan.width))
+                             **unit_product(plan.width,
+                                            balanced=bool(program.machine.clusters)))
     return result[0], (flags[1] if limits else None)
 
 

@@ -138,13 +138,14 @@ def _pairwise(terms, levels):
     return terms
 
 
-def split_product(m, a, b, enable, name, platform=None):
+def split_product(m, a, b, enable, name, platform=None, *, first_levels=2):
     """``a * b`` of two signed values, :data:`SPLIT_PRODUCT_LATENCY` cycles later.
 
     Every register moves when ``enable`` is high (a stalled pipeline holds them all). Returns
     the last register's value, ``signed(len(a) + len(b))`` (the exact product). The operands
-    should come straight from registers: the first stage's sums are one adder level from
-    them, the rest in the second stage.
+    should come straight from registers: the first stage's sums are ``first_levels`` adder
+    levels from them (1 or 2), the rest (up to eight addends: three levels in all) in the
+    second stage; with more than four addends (21 and 22 bits) the first stage takes one.
 
     Built as :func:`registered_product` and a register after it, unless
     :func:`uses_split_tile`: then, with ``a = ah 2**ka + al`` (``ah`` the top 18 bits, signed;
@@ -164,11 +165,14 @@ def split_product(m, a, b, enable, name, platform=None):
     top = registered_product(m, high_a, high_b, enable, name, platform)
     terms = [Mux(b[i], high_a, 0) << (low_a + i) for i in range(low_b)] + \
             [Mux(a[i], b, 0) << i for i in range(low_a)]
-    # One adder level into the first stage, the rest (two at most: eight addends) into the
-    # second: the first stage's adders read the operand registers, which also feed the tile,
-    # and two levels after them were the limit of the engines by locality at 20 and 21 bits
-    # (docs/notes/2026-12-engine-locality.md). Two addends: one level, as before.
-    for stage, levels in enumerate((1, 2)):
+    # The first stage's adders read the operand registers, which also feed the tile: two
+    # levels after them were the limit of the engines by locality at 20 and 21 bits, where
+    # one level a stage met 100 MHz (docs/notes/2026-12-engine-locality.md); the flat engine
+    # and the arrays, placed with two, keep them up to four addends (20 bits).
+    if first_levels not in (1, 2):
+        raise ValueError(f"first_levels must be 1 or 2, not {first_levels!r}")
+    first = first_levels if len(terms) <= 4 else 1
+    for stage, levels in enumerate((first, 3 - first)):
         terms = [_register(m, term, f"{name}_partial{stage}_{i}", enable)
                  for i, term in enumerate(_pairwise(terms, levels))]
     if len(terms) != 1:

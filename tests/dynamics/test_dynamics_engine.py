@@ -161,11 +161,13 @@ def test_a_real_arms_verilog_at_its_defaults_equals_the_model(robot, count, comp
     assert min(np.diff(run.input_cycles)) == dut.interval
 
 
-@pytest.mark.parametrize("width, clustered", [(20, False), pytest.param(22, True, marks=HEAVY)])
+@pytest.mark.parametrize("width, clustered", [(20, False), pytest.param(20, True, marks=HEAVY),
+                                               pytest.param(22, True, marks=HEAVY)])
 def test_on_an_ecp5_the_products_are_tiles_and_the_netlist_equals_the_model(
         width, clustered, compiled_models):
     # At 20 and 22 bits each multiplier is one MULT18X18D and the fabric's partial products
-    # (robohw.hw.multiplier.split_product: four addends, and eight summed over both stages);
+    # (robohw.hw.multiplier.split_product: four addends, two levels in the first stage flat and
+    # one a stage by locality, and eight, one level then two);
     # under Verilator, with the tile's model, the results and their cycles are the generic
     # netlist's and the model's, flat and by locality.
     robot = small_robot(3, 95)

@@ -202,3 +202,21 @@ def test_a_platform_needs_verilator():
     with pytest.raises(ValueError, match="a platform's primitives need the verilator "
                                          "simulator, not 'cxxrtl'"):
         run_stream_compiled(_pipeline(12), [], simulator="cxxrtl", platform=ECP5)
+
+
+def test_the_split_products_first_stage_sums_one_or_two_levels():
+    # Four addends at 20 bits: two levels into the first stage by default, one a stage when
+    # asked (the engine by locality); eight at 22 bits: one, then two. The partial registers
+    # of each stage count the levels: four addends summed twice leave one, once two.
+    def partials(width, **options):
+        m = Module()
+        a, b = Signal(signed(width)), Signal(signed(width))
+        split_product(m, a, b, 1, "mul", platform=ECP5, **options)
+        text = verilog.convert(m, ports=[a, b], platform=None)
+        return [len(set(re.findall(rf"\bmul_partial{stage}_(\d+)\b", text)))
+                for stage in range(2)]
+    assert partials(20) == [1, 1]
+    assert partials(20, first_levels=1) == [2, 1]
+    assert partials(22) == partials(22, first_levels=1) == [4, 1]
+    with pytest.raises(ValueError, match="first_levels must be 1 or 2, not 3"):
+        partials(20, first_levels=3)

@@ -26,7 +26,7 @@ from robohw.dataflow.operations import Count, Op, frac_bits_for, operation
 from robohw.dataflow.range_error import RangeError
 
 __all__ = ["Node", "Tracer", "assign_formats", "error_bounds", "Format", "frac_bits_for",
-           "RangeError", "past_negation"]
+           "RangeError", "past_negation", "propagated_error"]
 
 
 def past_negation(node):
@@ -239,11 +239,14 @@ class Tracer:
 
 @dataclass(frozen=True)
 class Format:
-    """A node's fixed-point format: ``width`` bits, ``frac`` fraction bits; for a ``cmul`` also
-    the constant's integer code and its fraction bits."""
+    """A node's fixed-point format: ``width`` bits, ``frac`` fraction bits; for a ``cmul`` (or
+    ``ncmul``) also the constant's integer code and its fraction bits; for a product of
+    narrowed operands (``nmul``, ``ncmul``) the bits each operand drops
+    (:mod:`robohw.hw.narrowing`)."""
     frac: int
     const_code: int = 0
     const_frac: int = 0
+    drop: int = 0
 
 
 # float64's largest finite value is below 2**1024 (IEEE 754 binary64, emax = 1023).
@@ -299,7 +302,7 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
             continue
         cap, constant = operation(node.op).cap(frac, node.constant, width)
         try:
-            propagated = _propagated(node, error, formats, constant)
+            propagated = propagated_error(node, error, formats, constant)
         except ValueError as failure:       # a rule that holds for no error this large
             message = f"{node.name or node.op} (node {k}) at {width} bits: {failure}"
             if isinstance(failure, RangeError):
@@ -311,13 +314,14 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
     return formats
 
 
-def _propagated(node, error, formats, constant=None):
+def propagated_error(node, error, formats, constant=None):
     """The worst-case error of ``node``'s exact result from its operands' errors (``error`` by
     index) and formats, before its own rounding (its kind's rule,
-    :meth:`robohw.dataflow.operations.Operation.propagated`); ``constant``: a constant's own
-    ``(code, frac)`` (default: its format's)."""
+    :meth:`robohw.dataflow.operations.Operation.propagated`); ``constant``: its format's fields
+    beyond the fraction bits, ``(const_code, const_frac, drop)`` (default: its format's)."""
     if constant is None and node.index in formats:
-        constant = (formats[node.index].const_code, formats[node.index].const_frac)
+        fmt = formats[node.index]
+        constant = (fmt.const_code, fmt.const_frac, fmt.drop)
     return operation(node.op).propagated(node, error, formats, constant)
 
 
@@ -336,5 +340,5 @@ def error_bounds(tracer, indices, formats, input_errors):
         elif node.op == Op.NEG:
             error[k] = error[node.args[0].index]
         else:
-            error[k] = _propagated(node, error, formats) + 2.0 ** -(formats[k].frac + 1)
+            error[k] = propagated_error(node, error, formats) + 2.0 ** -(formats[k].frac + 1)
     return error

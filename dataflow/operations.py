@@ -30,8 +30,8 @@ from robohw.hw.reciprocal import reciprocal_code
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_code
 
 __all__ = ["Op", "Unit", "Count", "Operation", "OPERATIONS", "operation", "register", "UNIT_KINDS",
-           "RECIPROCAL_KINDS", "ROUNDING", "kinds_on", "unit_of", "frac_bits_for", "hdl_rounded",
-           "hdl_constant"]
+           "RECIPROCAL_KINDS", "MULTIPLIER_KINDS", "ROUNDING", "kinds_on", "unit_of",
+           "frac_bits_for", "hdl_rounded", "hdl_constant"]
 
 ROUNDING = Rounding.HALF_EVEN
 # Integer bits numpy's int64 holds with a sign and a carry to spare.
@@ -46,6 +46,9 @@ class Unit(enum.StrEnum):
     ADD = "add"         # a programmable adder (the same)
     RECIP = "recip"     # a reciprocal unit (robohw.hw.reciprocal)
     RSQRT = "rsqrt"     # a reciprocal square root unit (robohw.hw.reciprocal_sqrt)
+    # A multiplier whose products take their operands narrowed to a DSP tile's 18 bits
+    # (robohw.hw.narrowing): the engine's, beside its multipliers of the full width.
+    NMUL = "nmul"
     # The engine's input units (robohw.engine), which execute no operation: loaders of the
     # held fields and CORDICs of the angles.
     LOAD = "load"
@@ -66,6 +69,8 @@ class Count(enum.StrEnum):
 
 # The kinds of programmable unit (robohw.dataflow.unit.fixed_point_unit).
 UNIT_KINDS = (Unit.MUL, Unit.ADD)
+# The kinds of multiplier: of the full width, and of operands narrowed to a tile's.
+MULTIPLIER_KINDS = (Unit.MUL, Unit.NMUL)
 # The kinds of reciprocal unit (robohw.hw.reciprocal, robohw.hw.reciprocal_sqrt).
 RECIPROCAL_KINDS = (Unit.RECIP, Unit.RSQRT)
 
@@ -82,6 +87,8 @@ class Op(enum.StrEnum):
     ADDC = "addc"
     MUL = "mul"
     CMUL = "cmul"
+    NMUL = "nmul"       # a product of narrowed operands (robohw.dataflow.narrowing)
+    NCMUL = "ncmul"     # a constant's product, the constant and the operand narrowed
     NEG = "neg"
 
     def __str__(self):
@@ -149,16 +156,17 @@ class Operation:
 
     def cap(self, fracs, constant, width):
         """``(cap, constant_format)``: the most fraction bits its value may have (what its
-        operands carry, ``fracs``) and, for a constant rounded into a code of its own, its
-        ``(code, frac)`` (else ``None``)."""
+        operands carry, ``fracs``) and its :class:`~robohw.dataflow.graph.Format`'s fields
+        beyond them, ``(const_code, const_frac, drop)``: a constant rounded into a code of its
+        own, the bits its operands drop (else ``None``)."""
         self._none("hardware")
 
     def propagated(self, node, errors, formats, constant_format):
         """The worst-case error of ``node``'s exact result (the node: its operands
         ``node.args``, its ``constant`` and its own proven range) before its own rounding,
         from the error bounds ``errors`` and :class:`~robohw.dataflow.graph.Format` s
-        ``formats`` of the nodes before it (by index) and its constant's own ``(code, frac)``
-        (``constant_format``, or ``None``)."""
+        ``formats`` of the nodes before it (by index) and its own format's fields beyond the
+        fraction bits (``constant_format``, :meth:`cap`'s, or ``None``)."""
         self._none("hardware")
 
     def fixed(self, node, fmt, args, arg_formats, width):
@@ -474,11 +482,11 @@ class _MultiplyConstant(Operation):
 
     def cap(self, fracs, constant, width):
         const_frac = frac_bits_for(abs(constant), width)
-        return fracs[0] + const_frac, (round(constant * 2.0 ** const_frac), const_frac)
+        return fracs[0] + const_frac, (round(constant * 2.0 ** const_frac), const_frac, 0)
 
     def propagated(self, node, errors, formats, constant_format):
         (a,) = node.args
-        code, const_frac = constant_format
+        code, const_frac = constant_format[:2]
         return abs(node.constant) * errors[a.index] + \
             (a.magnitude + errors[a.index]) * abs(node.constant - code * 2.0 ** -const_frac)
 

@@ -28,6 +28,7 @@ from robohw.cordic.pipelined import pipelined_latency, pipelined_register_bits
 from robohw.dataflow.evaluate import evaluate_fixed, evaluate_float
 from robohw.dataflow.folding import modulo_schedule, product_pools
 from robohw.dataflow.graph import RangeError, Tracer, assign_formats, error_bounds, frac_bits_for
+from robohw.dataflow.narrowing import NARROWED, narrowed_products
 from robohw.dataflow.operations import Op, Unit, operation
 from robohw.dataflow.pipeline import (
     INPUT_CELL,
@@ -140,14 +141,46 @@ class TracedPlan:
                     f"the output {key} is a constant beyond float64: no fixed-point format "
                     f"holds it"))
         self.live = self.tracer.live(self.outputs.values())
-        try:
-            self.formats = assign_formats(self.tracer, self.live, width, self._input_fracs,
-                                          self._input_errors)
-        except RangeError as error:
-            raise error.renamed(self._origin_named(error)) from None
+        self._format_errors = {}
+        self.formats = self._formats(self._format_errors)
+        self.narrowed = frozenset()     # the products of narrowed operands (_narrow)
+        room = self._narrowing_room()
+        if room:
+            self._narrow(room)
         live = {self.tracer.nodes[k].name for k in self.live}
         joints = [k for k in self._angle_fields if {f"cos{k}", f"sin{k}"} & live]
         self.cordic_slots = {k: divmod(index, fold) for index, k in enumerate(joints)}
+
+    def _formats(self, errors=None):
+        """Every live node's format at the plan's width (``errors``, a dict if given, takes
+        their error bounds: :func:`~robohw.dataflow.graph.assign_formats`)."""
+        try:
+            return assign_formats(self.tracer, self.live, self._width, self._input_fracs,
+                                  self._input_errors, errors)
+        except RangeError as error:
+            raise error.renamed(self._origin_named(error)) from None
+
+    def _narrowing_room(self):
+        """``{output key: bound}``: how much each output's proven bound may grow where its
+        products take operands narrowed to a DSP tile's (:meth:`_narrow`), or ``None`` (the
+        base's: every product at the full width). A subclass may state it from
+        :attr:`output_bounds` at the full width."""
+        return None
+
+    def _narrow(self, room):
+        """Turn the products :func:`~robohw.dataflow.narrowing.narrowed_products` chooses
+        within ``room`` into their narrowed kinds (``nmul``, ``ncmul``) and give every node its
+        format again: the graph and its proven bounds are the narrowed ones from then on."""
+        outputs = {key: node for key, node in self.outputs.items()
+                   if not isinstance(node, float)}
+        chosen = narrowed_products(self.tracer, self.live, self.formats, self._format_errors,
+                                   self._width, outputs, room)
+        for k in chosen:
+            node = self.tracer.nodes[k]
+            node.op = NARROWED[node.op]
+        self.narrowed = frozenset(chosen)
+        self.formats = self._formats(self._format_errors)
+        self._true_errors = None
 
     @functools.cached_property
     def schedule(self):

@@ -31,6 +31,7 @@ from amaranth.hdl import Const, Mux, Signal, signed, unsigned
 
 from robohw.hw.fixed import rounding_increment, rounding_mask, rounding_shift
 from robohw.hw.multiplier import PRODUCT_LATENCY, registered_product
+from robohw.hw.narrowing import hdl_narrowed
 
 __all__ = ["fixed_point_unit", "multiplier_stages", "ADDER_STAGES", "swapped_operation"]
 
@@ -64,7 +65,8 @@ def _bits(limit):
 
 def fixed_point_unit(m, program, name, multiplier, instructions, *, width, latency, operands,
                      write, platform=None, product=registered_product,
-                     product_latency=PRODUCT_LATENCY, registered_operands=False, limits=None):
+                     product_latency=PRODUCT_LATENCY, registered_operands=False, narrow=0,
+                     limits=None):
     """Build one unit in module ``m``; returns its issue flag (1 in the cycles it issues) and,
     with ``limits``, its check flag.
 
@@ -101,6 +103,12 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         are two adder levels from them): the multiplier's preparation is then done in the
         read cycle, into the operand registers, instead of after them. The latency is the
         same.
+    narrow : int
+        A multiplier whose products take their operands narrowed
+        (:func:`~robohw.hw.narrowing.hdl_narrowed`, by ``narrow`` bits each, its instructions'
+        constants ``signed(18)`` codes): the operands as read, registered, then narrowed into
+        registers of a tile's width, a stage more before the product's (``product`` then
+        :func:`~robohw.hw.multiplier.registered_product`: one tile). 0: the full width.
     limits : dict or None
         ``{instruction's node (its third element): code}``: the instructions whose result,
         rounded before it wraps into ``width`` bits, is checked against ``code`` in magnitude
@@ -113,12 +121,18 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
     -------
     issued, or (issued, failed) with ``limits``
     """
-    least = multiplier_stages(product_latency) if multiplier else ADDER_STAGES
+    narrowing = 1 if narrow else 0          # the narrowing's stage
+    least = multiplier_stages(product_latency) + narrowing if multiplier else ADDER_STAGES
     if latency < least:
         raise ValueError(f"{name}: latency must be at least {least} (the unit's pipeline), "
                          f"not {latency}")
     extra = latency - least
-    constant_bits = max([_bits(abs(w["constant"])) + 1 for _, w, _ in instructions] + [width])
+    operand_bits = width - narrow
+    constant_bits = max([_bits(abs(w["constant"])) + 1 for _, w, _ in instructions] +
+                        [operand_bits])
+    if constant_bits > operand_bits and narrow:
+        raise ValueError(f"{name}: a narrowed multiplier's constants must be "
+                         f"signed({operand_bits}) codes")
     shift_limit = max([w["shift"] for _, w, _ in instructions] + [1])
     align_limit = max([max(w["shift_a"], w["shift_b"]) for _, w, _ in instructions] + [1])
 
@@ -135,10 +149,15 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
 
     a, b, issued = operands(fetch)
     if multiplier:
+        if narrow:
+            if registered_operands:
+                raise ValueError(f"{name}: a narrowed multiplier's product is a tile's, its "
+                                 f"operands registered in it")
+            a, b = stage(a, "read_a"), stage(b, "read_b")
         # The preparation in the read cycle, into the operand registers, for a product that
-        # takes its operands straight from registers; otherwise in the cycle after, into the
-        # product's own operand registers (a DSP tile's).
-        prep = fetch(0 if registered_operands else 1,
+        # takes its operands straight from registers; otherwise in the cycle after (after
+        # the narrowing's), into the product's own operand registers (a DSP tile's).
+        prep = fetch(0 if registered_operands else 1 + narrowing,
                      {"complement": unsigned(1), "use_constant": unsigned(1),
                       "constant": signed(constant_bits)},
                      lambda f, _: {"complement": f["neg_a"] ^ f["neg_b"],
@@ -149,6 +168,8 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
             right = stage(Mux(prep["use_constant"], prep["constant"], b), "b")
             complement = stage(prep["complement"], "complement")
         else:
+            if narrow:
+                a, b = hdl_narrowed(a, narrow), hdl_narrowed(b, narrow)
             a, b = stage(a, "a"), stage(b, "b")
             left = Mux(prep["complement"], ~a, a)
             right = Mux(prep["use_constant"], prep["constant"], b)
@@ -161,7 +182,7 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
             exact_product = stage(exact_product, f"product{k}")
             correction = stage(correction, f"correction{k + product_latency}")
         exact = stage(exact_product + correction, "exact")
-        offset = 2 + product_latency + extra
+        offset = 2 + narrowing + product_latency + extra
     else:
         a, b = stage(a, "a"), stage(b, "b")
         prep = fetch(1, {"neg_a": unsigned(1), "neg_b": unsigned(1),

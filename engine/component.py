@@ -182,6 +182,9 @@ class Engine(StreamPipeline):
         machine, program = self._program.machine, self._program
         units = [f"{machine.multipliers} multipliers ({machine.multiplier_latency} cycles)",
                  f"{machine.adders} adders ({machine.adder_latency})"]
+        if machine.narrow_multipliers:
+            units.insert(1, f"{machine.narrow_multipliers} multipliers of narrowed operands "
+                            f"({machine.multiplier_latency})")
         if machine.reciprocals:
             units.append(f"{machine.reciprocals} reciprocal units "
                          f"({machine.reciprocal_latency})")

@@ -22,4 +22,5 @@ class OnEngine:
         return f"N = {dut.plan.dof}, {dut.configuration()}"
 
     def structure(self, dut):
-        return "multipliers", dut.program.machine.multipliers
+        machine = dut.program.machine
+        return "multipliers", machine.multipliers + machine.narrow_multipliers

@@ -2,7 +2,7 @@
 report's cycle-level table; ``robohw synth`` measures).
 
 - **DSP tiles**: one a multiplier up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits
-  (:func:`~robohw.hw.multiplier.split_product_tiles`).
+  (:func:`~robohw.hw.multiplier.split_product_tiles`), one a multiplier of narrowed operands.
 - **LUT RAM**: every register file (one reader's) is a memory of ``ceil(depth / 16) *
   ceil(width / 4)`` TRELLIS_DPR16X4 cells (16 words of 4 bits, one write and one read port); a
   cell takes :data:`LUTS_PER_RAM_CELL` LUT4s, and a file deeper than 16 words a ``width``-bit
@@ -52,8 +52,9 @@ def _bits(count):
 
 
 def engine_resources(plan, program, tag_width=0):
-    """``{"multipliers", "adders", "cordics", "dsp_tiles", "lut_ram_cells", "luts",
-    "register_bits", "block_rams", "file_words", "files", "connections"}`` of the engine of
+    """``{"multipliers", "adders", "cordics", "narrow_multipliers", "dsp_tiles",
+    "lut_ram_cells", "luts", "register_bits", "block_rams", "file_words", "files",
+    "connections"}`` of the engine of
     ``program`` (``tag_width``: its user tag)."""
     machine, w = program.machine, plan.width
     cells = luts = flops = rom_bits = 0
@@ -82,10 +83,17 @@ def engine_resources(plan, program, tag_width=0):
     multiplier_flops = 2 * w + 2 * w * 2 + 2 * w + w + w + 2 * w
     adder_flops = 2 * w + 2 * (w + 8) + (w + 9) + (w + 9) + w
     flops += machine.multipliers * multiplier_flops + machine.adders * adder_flops
+    # A multiplier of narrowed operands: the operands as read, then narrowed to a tile's 18
+    # bits (robohw.hw.narrowing), then as a multiplier of 18 bits (its product in the tile).
+    narrowed_flops = 2 * w + 2 * 18 + 2 * 18 * 2 + 2 * 36 + w + w + 2 * w
+    flops += machine.narrow_multipliers * narrowed_flops
     # Measured (one unit alone, its PUMA II 32 instructions, 20 bits, Yosys): a multiplier 284
     # LUT4 and 63 carry cells, an adder 190 and 41, their own micro-program fields included.
     luts += (machine.multipliers * (284 + 2 * 63) * w // 20 +
              machine.adders * (190 + 2 * 41) * w // 20)
+    # A multiplier of narrowed operands as one of 18 bits, and its two narrowing carry chains
+    # (half a carry cell, one TRELLIS_COMB, a bit).
+    luts += machine.narrow_multipliers * ((284 + 2 * 63) * 18 // 20 + 2 * 18)
     # The reciprocal units (hw.reciprocal, hw.reciprocal_sqrt): a stage of a few words,
     # ceil(width / fold) stages. Measured (each alone at 40 bits, Yosys and nextpnr):
     # RECIPROCAL_UNIT_COST, a folded stage's (its multiplexers and tokens) at fold 8's.
@@ -107,22 +115,24 @@ def engine_resources(plan, program, tag_width=0):
     flops += w * len(program.hops)
     flops += program.output_cycle * (2 + tag_width)
     # each micro-program's own phase counters, one and two cycles ahead
-    programs = machine.multipliers + machine.adders + machine.loaders + machine.cordics + 1
+    computing = machine.multipliers + machine.narrow_multipliers + machine.adders
+    programs = computing + machine.loaders + machine.cordics + 1
     flops += programs * 2 * _bits(program.interval)
     # the units' prep, shift, constant and rounding fields (their LUTs counted with the units')
-    flops += rom_bits + (machine.multipliers + machine.adders) * (2 * w + 16)
+    flops += rom_bits + computing * (2 * w + 16)
     # ROMs of up to ROM_LUT_WORDS words in LUTs, deeper ones in block RAM (Yosys: the PUMA's
     # at II 32 in LUTs, at II 128 in 24 DP16KD)
     in_luts = program.interval <= ROM_LUT_WORDS
     luts += (math.ceil(program.interval / 16) * rom_bits if in_luts else 0) + \
         cells * LUTS_PER_RAM_CELL
-    programs_bits = rom_bits + (machine.multipliers + machine.adders) * (2 * w + 16)
+    programs_bits = rom_bits + computing * (2 * w + 16)
     block_rams = 0 if in_luts else programs * math.ceil(programs_bits / programs / 36)
     return {
         "multipliers": machine.multipliers,
         "adders": machine.adders,
         "cordics": machine.cordics,
-        "dsp_tiles": machine.multipliers * split_product_tiles(w, w),
+        "narrow_multipliers": machine.narrow_multipliers,
+        "dsp_tiles": machine.multipliers * split_product_tiles(w, w) + machine.narrow_multipliers,
         "lut_ram_cells": cells,
         "luts": luts,
         "register_bits": flops,

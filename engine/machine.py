@@ -9,7 +9,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from robohw.cordic.pipelined import pipelined_latency
-from robohw.dataflow.operations import RECIPROCAL_KINDS, UNIT_KINDS, Op, Unit, unit_of
+from robohw.dataflow.operations import RECIPROCAL_KINDS, Op, Unit, unit_of
 from robohw.dataflow.unit import ADDER_STAGES, multiplier_stages
 from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.digit_recurrence import INPUT_STAGES, OUTPUT_STAGES
@@ -27,14 +27,16 @@ from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 
 __all__ = ["Machine", "Cluster", "product_latency", "unit_product", "reciprocal_unit_latency",
            "reciprocal_fold", "MAX_RECIPROCAL_FOLD", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
-           "SPARE_UNITS", "HOP_LATENCY", "RECIPROCAL_UNIT_STAGES"]
+           "SPARE_UNITS", "HOP_LATENCY", "RECIPROCAL_UNIT_STAGES", "COUNTED"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
 MAX_INTERVAL = 1024
+# The programmable units a machine and each of its clusters counts: {kind: its count's name}.
+COUNTED = {Unit.MUL: "multipliers", Unit.NMUL: "narrow_multipliers", Unit.ADD: "adders"}
 # The kinds of unit (each executes the operations whose Operation.unit names it,
 # robohw.dataflow.operations).
-KINDS = UNIT_KINDS + RECIPROCAL_KINDS
+KINDS = (*COUNTED, *RECIPROCAL_KINDS)
 # The most steps a reciprocal unit's stage takes (reciprocal_fold): its tokens select the
 # numerator bits of each next step through an OR of as many terms (up to 16 inputs, two LUT4
 # levels beside the step's carry chain).
@@ -115,18 +117,20 @@ def unit_product(width, *, balanced=False):
 
 @dataclass(frozen=True)
 class Cluster:
-    """One cluster of an engine by locality: its ``multipliers`` and ``adders`` (named
-    ``<name>_mul<j>`` and ``<name>_add<j>``), which execute its ``nodes`` (the traced
-    operations bound to it) and whose operand ports read its register files."""
+    """One cluster of an engine by locality: its ``multipliers``, ``adders`` and
+    ``narrow_multipliers`` (named ``<name>_mul<j>``, ``<name>_add<j>`` and
+    ``<name>_nmul<j>``), which execute its ``nodes`` (the traced operations bound to it) and
+    whose operand ports read its register files."""
     name: str
     multipliers: int
     adders: int
     nodes: frozenset
+    narrow_multipliers: int = 0
 
     def __post_init__(self):
         if not isinstance(self.name, str) or not self.name.isidentifier():
             raise ValueError(f"a cluster's name must be an identifier, not {self.name!r}")
-        for name in ("multipliers", "adders"):
+        for name in COUNTED.values():
             check_integer(name, getattr(self, name), minimum=0)
 
 
@@ -135,7 +139,8 @@ class Machine:
     """The engine's parameters: its ``interval`` (II, cycles per state) and its units
     (``reciprocals`` of ``1 / a`` and ``roots`` of ``1 / sqrt(a)``: none but for a graph that
     has them, each holding an operation for its kind's fold, ``reciprocal_fold`` or
-    ``root_fold`` cycles: :func:`reciprocal_fold`)."""
+    ``root_fold`` cycles: :func:`reciprocal_fold`; ``narrow_multipliers`` of the products of
+    operands narrowed to a DSP tile's, :mod:`robohw.dataflow.narrowing`)."""
     interval: int
     multipliers: int
     adders: int
@@ -152,10 +157,12 @@ class Machine:
     root_fold: int = 1
     clusters: tuple = ()
     hop_latency: int = HOP_LATENCY
+    narrow_multipliers: int = 0
 
     def __post_init__(self):
         check_integer("interval", self.interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
-        for name in ("multipliers", "adders", "loaders", "cordics", "reciprocals", "roots"):
+        for name in ("multipliers", "adders", "loaders", "cordics", "reciprocals", "roots",
+                     "narrow_multipliers"):
             check_integer(name, getattr(self, name), minimum=0)
         for name in ("multiplier_latency", "adder_latency", "trig_latency",
                      "reciprocal_latency", "root_latency"):
@@ -169,7 +176,7 @@ class Machine:
             names = [c.name for c in self.clusters]
             if len(set(names)) < len(names):
                 raise ValueError(f"the clusters' names must differ, not {names}")
-            for kind, name in ((Unit.MUL, "multipliers"), (Unit.ADD, "adders")):
+            for name in COUNTED.values():
                 if getattr(self, name) != sum(getattr(c, name) for c in self.clusters):
                     raise ValueError(f"{name} must be the clusters' sum, not "
                                      f"{getattr(self, name)}")
@@ -194,7 +201,8 @@ class Machine:
         addition, e.g. :func:`~robohw.engine.partition.cell_partition`'s), the engine by
         locality: each cluster its own multipliers and adders, ``ceil((1 + spare) *
         operations / interval)`` of its operations, in the order of their first nodes; the
-        reciprocal units, loaders and CORDICs the machine's."""
+        reciprocal units, loaders and CORDICs the machine's. The narrow multipliers
+        (``nmul``, ``ncmul`` operations) are counted as the multipliers are, never given."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
             raise TypeError(f"spare must be a number, not {spare!r}")
@@ -210,8 +218,8 @@ class Machine:
         fields = sum(1 for name in plan.held_fields if name in live)
         joints = sum(1 for k in plan.angle_fields if {f"cos{k}", f"sin{k}"} & live)
         least = {kind: math.ceil(count[kind] / interval) for kind in KINDS}
-        chosen = {Unit.MUL: multipliers, Unit.ADD: adders}
-        for kind, name in ((Unit.MUL, "multipliers"), (Unit.ADD, "adders")):
+        chosen = {Unit.MUL: multipliers, Unit.ADD: adders, Unit.NMUL: None}
+        for kind, name in COUNTED.items():
             if chosen[kind] is None:
                 chosen[kind] = math.ceil(round((1 + spare) * count[kind], 9) / interval)
             elif check_integer(name, chosen[kind], minimum=0) < least[kind]:
@@ -224,7 +232,7 @@ class Machine:
                                  "no multipliers or adders")
             clusters = _clusters(plan, partition, interval, spare)
             chosen = {kind: sum(getattr(c, name) for c in clusters)
-                      for kind, name in ((Unit.MUL, "multipliers"), (Unit.ADD, "adders"))}
+                      for kind, name in COUNTED.items()}
         recip_fold, reciprocals = reciprocal_fold(count[Unit.RECIP], interval, plan.width)
         root_fold, roots = reciprocal_fold(count[Unit.RSQRT], interval, plan.width)
         return cls(interval, chosen[Unit.MUL], chosen[Unit.ADD], math.ceil(fields / interval),
@@ -233,30 +241,30 @@ class Machine:
                    pipelined_latency(plan.cordic) + 3, reciprocals, roots,
                    reciprocal_unit_latency(Unit.RECIP, plan.width),
                    reciprocal_unit_latency(Unit.RSQRT, plan.width), recip_fold, root_fold,
-                   clusters)
+                   clusters, narrow_multipliers=chosen[Unit.NMUL])
 
     def units(self, kind):
         """The names of the units of ``kind`` (a :class:`~robohw.dataflow.operations.Unit`)."""
-        if self.clusters and kind in (Unit.MUL, Unit.ADD):
+        if self.clusters and kind in COUNTED:
             return [unit for cluster in self.clusters
                     for unit in self.cluster_units(cluster.name, kind)]
         count = {Unit.MUL: self.multipliers, Unit.ADD: self.adders, Unit.RECIP: self.reciprocals,
-                 Unit.RSQRT: self.roots, Unit.LOAD: self.loaders, Unit.CORDIC: self.cordics}[kind]
+                 Unit.RSQRT: self.roots, Unit.LOAD: self.loaders, Unit.CORDIC: self.cordics,
+                 Unit.NMUL: self.narrow_multipliers}[kind]
         return [f"{kind}{j}" for j in range(count)]
 
     def cluster_units(self, home, kind):
         """The units of ``kind`` that execute the operations of ``home`` (a cluster's name;
         ``None``: the machine's own, every unit of a machine without clusters)."""
         if home is None:
-            return [] if self.clusters and kind in (Unit.MUL, Unit.ADD) else self.units(kind)
+            return [] if self.clusters and kind in COUNTED else self.units(kind)
         cluster = next(c for c in self.clusters if c.name == home)
-        count = cluster.multipliers if kind == Unit.MUL else \
-            cluster.adders if kind == Unit.ADD else 0
+        count = getattr(cluster, COUNTED[kind]) if kind in COUNTED else 0
         return [f"{home}_{kind}{j}" for j in range(count)]
 
     @functools.cached_property
     def _homes(self):
-        units = {unit: c.name for c in self.clusters for kind in (Unit.MUL, Unit.ADD)
+        units = {unit: c.name for c in self.clusters for kind in COUNTED
                  for unit in self.cluster_units(c.name, kind)}
         nodes = {k: c.name for c in self.clusters for k in c.nodes}
         return units, nodes
@@ -278,14 +286,16 @@ def _clusters(plan, partition, interval, spare):
     members = defaultdict(list)
     for k in plan.live:
         kind = unit_of(nodes[k])
-        if kind in (Unit.MUL, Unit.ADD):
+        if kind in COUNTED:
             if k not in partition:
                 raise ValueError(f"{nodes[k]}: the partition binds it to no cluster")
             members[partition[k]].append(k)
     clusters = []
     for name, own in sorted(members.items(), key=lambda item: min(item[1])):
-        counts = [sum(1 for k in own if unit_of(nodes[k]) == kind)
-                  for kind in (Unit.MUL, Unit.ADD)]
-        clusters.append(Cluster(name, *(math.ceil(round((1 + spare) * c, 9) / interval)
-                                        for c in counts), frozenset(own)))
+        units = {name: math.ceil(round((1 + spare) * sum(1 for k in own
+                                                         if unit_of(nodes[k]) == kind), 9) /
+                                 interval)
+                 for kind, name in COUNTED.items()}
+        clusters.append(Cluster(name, units["multipliers"], units["adders"], frozenset(own),
+                                units["narrow_multipliers"]))
     return tuple(clusters)

@@ -32,8 +32,9 @@ def cell_link(node):
 
 def cell_partition(plan, *, light=LIGHT_LINK):
     """``{node index: cluster name}`` of every live operation of ``plan`` (a traced plan) that a
-    multiplier or adder executes: ``"link<k>"``, k the first link of the cluster's run of
-    consecutive links (see the module). ``ValueError`` if no operation names a link."""
+    multiplier (of either kind) or adder executes: ``"link<k>"``, k the first link of the
+    cluster's run of consecutive links (see the module). ``ValueError`` if no operation names a
+    link."""
     check_number("light", light, minimum=0)
     nodes = plan.tracer.nodes
     operations = [nodes[k] for k in plan.live if unit_of(nodes[k]) is not None]
@@ -64,4 +65,4 @@ def cell_partition(plan, *, light=LIGHT_LINK):
     name = {link: f"link{group[0]}" for group in groups for link in group}
     first = name[min(counts)]
     return {k: name[link] if link is not None else first for k, link in links.items()
-            if unit_of(nodes[k]) in (Unit.MUL, Unit.ADD)}
+            if unit_of(nodes[k]) in (Unit.MUL, Unit.NMUL, Unit.ADD)}

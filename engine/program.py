@@ -39,7 +39,7 @@ from robohw.dataflow.graph import past_negation
 from robohw.dataflow.micro_op import micro_operation
 from robohw.dataflow.operations import Op, Unit, unit_of
 from robohw.dataflow.unit import swapped_operation
-from robohw.engine.machine import Machine
+from robohw.engine.machine import COUNTED, Machine
 from robohw.engine.registers import (
     access_offset,
     live_lower_bound,
@@ -255,10 +255,11 @@ def compile_program(plan, machine):
     home_of = {k: machine.node_home(k) for k in kind_of}
     if machine.clusters:
         unbound = [k for k, kind in kind_of.items()
-                   if kind in (Unit.MUL, Unit.ADD) and home_of[k] is None]
+                   if kind in COUNTED and home_of[k] is None]
         if unbound:
             raise ValueError(f"{nodes[unbound[0]]}: the machine's clusters bind it to none")
-    latency = {Unit.MUL: machine.multiplier_latency, Unit.ADD: machine.adder_latency,
+    latency = {Unit.MUL: machine.multiplier_latency, Unit.NMUL: machine.multiplier_latency,
+               Unit.ADD: machine.adder_latency,
                Unit.RECIP: machine.reciprocal_latency, Unit.RSQRT: machine.root_latency}
     groups = defaultdict(int)
     for k, kind in kind_of.items():

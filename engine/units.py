@@ -6,7 +6,8 @@ program and the control (:class:`~robohw.engine.control.EngineControl`) alone:
 - **units** (:func:`build_unit`): :func:`~robohw.dataflow.unit.fixed_point_unit` multipliers (one
   DSP tile each up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS` bits on an ECP5, the
   tile's registered product up to 18 bits, :func:`~robohw.hw.multiplier.split_product`
-  above) and adders, and reciprocal units (:mod:`robohw.hw.reciprocal`,
+  above), multipliers of narrowed operands (one tile each, :mod:`robohw.hw.narrowing`) and
+  adders, and reciprocal units (:mod:`robohw.hw.reciprocal`,
   :mod:`robohw.hw.reciprocal_sqrt`); an operand port of several files reads the OR of their
   words, each kept only by the file the program names in that cycle;
 - **loaders** (:func:`build_loader`) give a held field, selected and registered, to the files that
@@ -24,9 +25,10 @@ import operator
 from amaranth.hdl import Const, Mux, Signal, signed, unsigned
 
 from robohw.cordic.pipelined import pipelined_datapath
-from robohw.dataflow.operations import RECIPROCAL_KINDS, Unit
+from robohw.dataflow.operations import MULTIPLIER_KINDS, RECIPROCAL_KINDS, Unit
 from robohw.dataflow.unit import fixed_point_unit
 from robohw.engine.machine import unit_product
+from robohw.hw.narrowing import narrowing_drop
 from robohw.hw.reciprocal import reciprocal
 from robohw.hw.reciprocal_sqrt import reciprocal_sqrt
 from robohw.hw.register_file import read_port
@@ -144,14 +146,16 @@ def build_unit(m, micro, unit, kind, plan, program, control, registers, platform
         assert offset + 1 == latency, (unit, offset, latency)
         result.append(value)
 
-    multiplier = kind == Unit.MUL
+    multiplier = kind in MULTIPLIER_KINDS
     latency = (program.machine.multiplier_latency if multiplier else
                program.machine.adder_latency)
+    if kind == Unit.NMUL:
+        product = {"narrow": narrowing_drop(plan.width)}        # a tile's registered product
+    else:
+        product = unit_product(plan.width, balanced=bool(program.machine.clusters))
     flags = fixed_point_unit(m, micro, unit, multiplier, instructions, width=plan.width,
                              latency=latency, operands=operands, write=written,
-                             platform=platform, limits=limits or None,
-                             **unit_product(plan.width,
-                                            balanced=bool(program.machine.clusters)))
+                             platform=platform, limits=limits or None, **product)
     return result[0], (flags[1] if limits else None)
 
 

@@ -201,7 +201,8 @@ def replay_engine(plan, program, states=None):
     machine = program.machine
     cluster_of = {}                 # a clustered unit: its cluster
     for cluster in machine.clusters:
-        for kind, count in (("mul", cluster.multipliers), ("add", cluster.adders)):
+        for kind, count in (("mul", cluster.multipliers), ("add", cluster.adders),
+                            ("nmul", cluster.narrow_multipliers)):
             for j in range(count):
                 cluster_of[f"{cluster.name}_{kind}{j}"] = cluster
     fanned = set()
@@ -251,10 +252,12 @@ def replay_engine(plan, program, states=None):
         assert sender in program.files[file].writers, (file, node, sender)
         return file
 
-    flat = {"mul": machine.multipliers, "add": machine.adders} if not machine.clusters else {}
+    flat = {"mul": machine.multipliers, "add": machine.adders,
+            "nmul": machine.narrow_multipliers} if not machine.clusters else {}
     counts = {**flat, "recip": machine.reciprocals,
               "rsqrt": machine.roots}
-    latencies = {"mul": machine.multiplier_latency, "add": machine.adder_latency,
+    latencies = {"mul": machine.multiplier_latency, "nmul": machine.multiplier_latency,
+                 "add": machine.adder_latency,
                  "recip": machine.reciprocal_latency, "rsqrt": machine.root_latency}
     kinds = {i.node: unit_of(nodes[i.node]) for i in program.issues}
     for issue in program.issues:

@@ -43,7 +43,7 @@ from robohw.support.figures import figure_list, rounded_up
 
 __all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "SCALE_FRACTION",
            "largest_torque", "torque_scale", "accuracy_promise", "check_accuracy",
-           "check_bound_fraction"]
+           "check_bound_fraction", "narrowing_room", "NARROWING_GROWTH", "NARROWED_SHARE"]
 
 # The fraction of the largest torque a design's bound may reach before it is refused.
 BOUND_FRACTION = 0.01
@@ -55,6 +55,15 @@ WEIGHS = 0.95
 # reach 0.2 to 1.5 % (docs/accuracy.md); a bound beyond a tenth of what gravity and the
 # acceleration limits ask of a joint is sized for rates no ordinary state has.
 SCALE_FRACTION = 0.1
+# Where a design's products take operands narrowed to a DSP tile's 18 bits
+# (robohw.dataflow.narrowing), each joint's bound may grow by this share of its bound at the
+# full width, and never past NARROWED_SHARE of what the two rules above allow: the Panda's
+# engine at 21 bits narrows 320 of its 461 products so, its bound from 0.84 % to 0.95 % and
+# its measured error from 5.5e-5 to 5.9e-5 of the largest torque (20,000 states; a growth of
+# 0.25 or 0.5 narrows 324 or 330 and measures 8.9e-5 or 7.4e-5: docs/notes/2026-12-engine-
+# locality.md).
+NARROWING_GROWTH = 0.15
+NARROWED_SHARE = 0.95
 
 
 @dataclass(frozen=True)
@@ -262,3 +271,18 @@ def _unit(joint, field):
 
 def _either(options):
     return options[0] if len(options) == 1 else f"{', '.join(options[:-1])} or {options[-1]}"
+
+
+def narrowing_room(plan):
+    """``{joint: N m}``: how much each joint's bound may grow where ``plan``'s products take
+    narrowed operands (:meth:`robohw.dataflow.plan.TracedPlan._narrowing_room`):
+    :data:`NARROWING_GROWTH` of its bound at the full width, within :data:`NARROWED_SHARE` of
+    the default :data:`BOUND_FRACTION` of the largest torque and of :data:`SCALE_FRACTION` of
+    the torque scale (the default rule, whatever a caller's ``bound_fraction``: a design's
+    hardware is one for a robot and a width)."""
+    bounds = plan.output_bounds
+    robot = plan.robot
+    ceiling = NARROWED_SHARE * min(BOUND_FRACTION * largest_torque(robot),
+                                   SCALE_FRACTION * torque_scale(robot))
+    return {k: min(NARROWING_GROWTH * bounds[k], ceiling - bounds[k])
+            for k in range(1, plan.dof + 1)}

@@ -27,6 +27,7 @@ from robohw.dynamics.inverse.engine_defaults import (
     engine_clustered,
     engine_interval,
     engine_lut_budget,
+    engine_narrowed,
     engine_robot_intervals,
     engine_robot_widths,
     robot_digest,
@@ -310,7 +311,9 @@ class EngineDesign(OnEngine, DynamicsDesign):
     another the smallest whose engine is estimated within :func:`engine_lut_budget`), searched
     when first asked for: the bit-exact model, the same at every interval, never asks. An arm
     of seven joints or more runs on the engine by locality
-    (:func:`~robohw.dynamics.inverse.engine_defaults.engine_clustered`)."""
+    (:func:`~robohw.dynamics.inverse.engine_defaults.engine_clustered`), its products on
+    narrowed operands where the bound allows
+    (:func:`~robohw.dynamics.inverse.engine_defaults.engine_narrowed`)."""
     _interval = ENGINE_INTERVAL         # the design's own robot's; None: not searched yet
 
     def __init__(self, name, robot="puma560"):
@@ -338,13 +341,24 @@ class EngineDesign(OnEngine, DynamicsDesign):
 
     def plan(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION):
         # The traced graph alone, uncompiled: its bits are the same at every interval.
-        return LinkFramePlan(robot, width=width, bound_fraction=bound_fraction)
+        return LinkFramePlan(robot, width=width, bound_fraction=bound_fraction,
+                             narrowed=engine_narrowed(robot, self._digest_of(robot)))
 
     def hardware(self, robot, width, fold=None, *, bound_fraction=BOUND_FRACTION,
                  tag_width=TAG_WIDTH):
+        digest = self._digest_of(robot)
         return NewtonEulerEngine(robot, width=width, interval=fold or ENGINE_INTERVAL,
-                                 clustered=engine_clustered(robot), tag_width=tag_width,
+                                 clustered=engine_clustered(robot, digest),
+                                 narrowed=engine_narrowed(robot, digest), tag_width=tag_width,
                                  bound_fraction=bound_fraction)
+
+    def _digest_of(self, robot):
+        """The :func:`robot_digest` the defaults file keys ``robot`` by: the design's robot's
+        for its hardware form (:attr:`hardware_robot`), another robot's own."""
+        if robot is not self.hardware_robot:
+            return robot_digest(robot)
+        return shipped_digest(self.robot) if isinstance(self.robot, str) else \
+            robot_digest(self.robot)
 
 
 # router2 finishes the congested dynamics designs where router1 stalls (docs/dynamics.md).

@@ -4,7 +4,7 @@ ranges, compiled onto pipelined multipliers, adders and CORDICs over rotating re
 one state every initiation interval (II).
 """
 
-from robohw.dynamics.inverse.accuracy import BOUND_FRACTION
+from robohw.dynamics.inverse.accuracy import BOUND_FRACTION, narrowing_room
 from robohw.dynamics.inverse.codec import state_fields, torque_field
 from robohw.dynamics.inverse.link_frames import link_frame_steps
 from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
@@ -28,13 +28,24 @@ class LinkFramePlan(NewtonEulerPlan):
     :class:`NewtonEulerEngine` compiles. Its cos and sin carry one fraction bit more than the
     CORDIC's default (:attr:`~robohw.dataflow.plan.TracedPlan.trig_integer_bits` 2): their
     errors, turned through every later link, weigh most in the proven bound. Coulomb friction is
-    built (:attr:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan.coulomb`)."""
+    built (:attr:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan.coulomb`).
+
+    With ``narrowed``, the products whose narrowed operands keep each joint's bound within
+    :func:`~robohw.dynamics.inverse.accuracy.narrowing_room` take them
+    (:mod:`robohw.dataflow.narrowing`): one DSP tile a product and no fabric."""
     trig_integer_bits = 2
     coulomb = True
     design = "engine"
 
+    def __init__(self, robot, *, narrowed=False, **options):
+        self._narrowed = check_bool("narrowed", narrowed)
+        super().__init__(robot, **options)
+
     def _replan(self, robot, width):
-        return LinkFramePlan(robot, width=width, bound_fraction=None)
+        return LinkFramePlan(robot, width=width, bound_fraction=None, narrowed=self._narrowed)
+
+    def _narrowing_room(self):
+        return narrowing_room(self) if self._narrowed else None
 
     def _torques(self, joints, qd, qdd):
         return link_frame_steps(self._robot, joints, qd, qdd, self.tracer, self.bounds)
@@ -59,6 +70,10 @@ class NewtonEulerEngine(Engine):
         on a cluster of units and register files of its own, values between clusters on
         registered hops (:func:`~robohw.engine.partition.cell_partition`); its units counted
         by cluster (no ``multipliers`` or ``adders``). Default: one flat machine.
+    narrowed : bool
+        The products that keep each joint's bound within its room take operands narrowed to a
+        DSP tile's 18 bits, on multipliers of their own (:class:`LinkFramePlan`). Default: every
+        product at the full width.
     tag_width : int
         User tag carried from ``i`` to ``o``.
 
@@ -69,11 +84,11 @@ class NewtonEulerEngine(Engine):
     """
 
     def __init__(self, robot, *, width=24, interval=None, trig_width=None,
-                 multipliers=None, adders=None, clustered=False, tag_width=0,
+                 multipliers=None, adders=None, clustered=False, narrowed=False, tag_width=0,
                  bound_fraction=BOUND_FRACTION):
         check_bool("clustered", clustered)
         plan = LinkFramePlan(robot, width=width, trig_width=trig_width,
-                             bound_fraction=bound_fraction)
+                             bound_fraction=bound_fraction, narrowed=narrowed)
         program = compile_plan(plan, interval or ENGINE_INTERVAL, multipliers=multipliers,
                                adders=adders,
                                partition=cell_partition(plan) if clustered else None)

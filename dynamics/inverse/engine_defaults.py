@@ -18,7 +18,7 @@ from robohw.sim.robot_table import measured_table
 
 __all__ = ["ENGINE_WIDTH", "DEFAULTS_FILE", "CLUSTERED_JOINTS", "engine_robot_widths",
            "engine_robot_intervals", "engine_lut_budget", "engine_budget", "engine_interval",
-           "engine_clustered", "robot_digest", "shipped_digest"]
+           "engine_clustered", "engine_narrowed", "robot_digest", "shipped_digest"]
 
 # The engine at 18 bits: one DSP tile a product, and the narrowest whose model is within 1e-4 of
 # max |tau| on the PUMA 560 over 100,000 states within its limits (tests/dynamics/
@@ -56,7 +56,8 @@ def engine_robot_intervals():
 def engine_lut_budget():
     """The least estimated LUTs (:func:`~robohw.engine.estimate.engine_resources`) of the
     shipped arms' engines at their placed defaults (:func:`engine_robot_intervals`), each
-    flat or by locality as it was placed (:func:`engine_clustered`)."""
+    flat or by locality, narrowed or not, as it was placed (:func:`engine_clustered`,
+    :func:`engine_narrowed`)."""
     luts = []
     intervals, widths = engine_robot_intervals(), engine_robot_widths()
     for name in (*SHIPPED_ROBOTS, *SHIPPED_URDF):
@@ -64,7 +65,7 @@ def engine_lut_budget():
         digest = robot_digest(robot)
         if digest in intervals:
             plan = LinkFramePlan(robot, width=widths.get(digest, ENGINE_WIDTH),
-                                 bound_fraction=None)
+                                 bound_fraction=None, narrowed=engine_narrowed(robot, digest))
             partition = cell_partition(plan) if engine_clustered(robot, digest) else None
             program = compile_plan(plan, intervals[digest], partition=partition)
             luts.append(engine_resources(plan, program)["luts"])
@@ -80,6 +81,16 @@ def engine_clustered(robot, digest=None):
     return row.get("clustered", robot.dof >= CLUSTERED_JOINTS)
 
 
+def engine_narrowed(robot, digest=None):
+    """Whether ``robot``'s engine takes narrowed operands where its bound allows
+    (:class:`~robohw.dynamics.inverse.engine.LinkFramePlan`'s ``narrowed``): its row's
+    ``narrowed`` in :data:`DEFAULTS_FILE`, else whether it runs by locality
+    (:func:`engine_clustered`: the six-joint arms stay as they were placed)."""
+    digest = robot_digest(robot) if digest is None else digest
+    row = measured_table(DEFAULTS_FILE, robot_digest).get(digest, {})
+    return row.get("narrowed", engine_clustered(robot, digest))
+
+
 def engine_interval(robot, width, digest):
     """The engine's default interval for ``robot`` (its hardware form, ``digest`` its
     :func:`robot_digest`) at ``width`` bits: a shipped arm's placed interval
@@ -90,10 +101,12 @@ def engine_interval(robot, width, digest):
     intervals = engine_robot_intervals()
     if digest in intervals:
         return intervals[digest]
-    plan = LinkFramePlan(robot, width=width, bound_fraction=None)
+    narrowed = engine_narrowed(robot, digest)
+    plan = LinkFramePlan(robot, width=width, bound_fraction=None, narrowed=narrowed)
     clustered = engine_clustered(robot, digest)
     return fitting_interval(plan, engine_budget(),
-                            f"dynamics-engine {digest} {width}{' clustered' * clustered}",
+                            f"dynamics-engine {digest} {width}{' clustered' * clustered}"
+                            f"{' narrowed' * narrowed}",
                             start=ENGINE_INTERVAL,
                             partition=cell_partition(plan) if clustered else None)
 

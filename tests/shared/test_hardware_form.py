@@ -197,7 +197,7 @@ def test_each_arms_latency_and_interval_follow_from_its_schedule(robot):
             # The UR5's interval is the one placed and routed on seeds 1-3
             # (docs/results.md); the Panda's, placed at none, the estimate's by locality
             # (test_dynamics_engine.py checks that rule).
-            assert dut.interval == dut.program.interval == {"ur5": 5, "panda": 20}[robot]
+            assert dut.interval == dut.program.interval == {"ur5": 5, "panda": 19}[robot]
             assert bool(dut.program.machine.clusters) == (robot == "panda")
             assert dut.latency == replay_engine(plan, dut.program) + 2
         else:

@@ -161,23 +161,27 @@ def test_a_real_arms_verilog_at_its_defaults_equals_the_model(robot, count, comp
     assert min(np.diff(run.input_cycles)) == dut.interval
 
 
-@pytest.mark.parametrize("width, clustered", [(20, False), pytest.param(20, True, marks=HEAVY),
-                                               pytest.param(22, True, marks=HEAVY)])
+@pytest.mark.parametrize("width, clustered, narrowed", [
+    (20, False, False), pytest.param(20, True, False, marks=HEAVY),
+    pytest.param(22, True, False, marks=HEAVY), pytest.param(21, True, True, marks=HEAVY)])
 def test_on_an_ecp5_the_products_are_tiles_and_the_netlist_equals_the_model(
-        width, clustered, compiled_models):
+        width, clustered, narrowed, compiled_models):
     # At 20 and 22 bits each multiplier is one MULT18X18D and the fabric's partial products
     # (robohw.hw.multiplier.split_product: four addends, two levels in the first stage flat and
-    # one a stage by locality, and eight, one level then two);
-    # under Verilator, with the tile's model, the results and their cycles are the generic
-    # netlist's and the model's, flat and by locality.
+    # one a stage by locality, and eight, one level then two), a multiplier of narrowed
+    # operands one tile alone; under Verilator, with the tile's model, the results and their
+    # cycles are the generic netlist's and the model's, flat and by locality.
     robot = small_robot(3, 95)
 
     def engine():
         return NewtonEulerEngine(robot, width=width, interval=4, tag_width=8,
-                                 clustered=clustered, bound_fraction=None)
+                                 clustered=clustered, narrowed=narrowed, bound_fraction=None)
     dut = engine()
+    machine = dut.program.machine
+    assert bool(machine.narrow_multipliers) == narrowed
     text = verilog.convert(engine(), name="top", platform=ECP5)
-    assert len(re.findall(r"MULT18X18D #\(", text)) == dut.program.machine.multipliers
+    assert len(re.findall(r"MULT18X18D #\(", text)) == \
+        machine.multipliers + machine.narrow_multipliers
     states = sample_states(robot, 12, np.random.default_rng(95))
     states[1][3, 0] = 2.5                # beyond 2 per second
     codes, inputs = stimulus(dut, states)

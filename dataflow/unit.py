@@ -10,7 +10,9 @@ instructions, where its operands come from and where its results go.
 The unit is a pipeline, one register stage per step, so no cycle holds more than one of them
 (a file read, a carry chain, a shifter; the ECP5 at 100 MHz):
 
-- the operands, read in the issue cycle (by the caller's ``operands``) and registered;
+- the operands, read in the issue cycle (by the caller's ``operands``) and registered (for a
+  multiplier of narrowed operands, then narrowed to a tile's 18 bits into registers of their
+  own, :func:`~robohw.hw.narrowing.hdl_narrowed`: a stage more);
 - their preparation: the adder's negations and alignment shifts; the multiplier's constant and
   operand complement (``-a * b = ~a * b + b``, so the DSP tile's operands stay ``width`` bits),
   into the product's operand registers (or, for a product that needs registered operands, in

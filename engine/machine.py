@@ -27,7 +27,7 @@ from robohw.hw.reciprocal_sqrt import reciprocal_sqrt_latency
 
 __all__ = ["Machine", "Cluster", "product_latency", "unit_product", "reciprocal_unit_latency",
            "reciprocal_fold", "MAX_RECIPROCAL_FOLD", "MIN_INTERVAL", "MAX_INTERVAL", "KINDS",
-           "SPARE_UNITS", "HOP_LATENCY", "RECIPROCAL_UNIT_STAGES", "COUNTED", "SELECT_STAGES"]
+           "SPARE_UNITS", "HOP_LATENCY", "RECIPROCAL_UNIT_STAGES", "COUNTED"]
 
 # A program of at least two words (its ROM's address has a bit); the report's curve goes to 128.
 MIN_INTERVAL = 2
@@ -48,12 +48,6 @@ RECIPROCAL_UNIT_STAGES = 2
 # arm, the report's engine table: a latency within 6 % of the critical path from II 4 to 32,
 # against up to 20 % with the fewest units).
 SPARE_UNITS = 0.1
-# The registers a loader's field select passes before its field multiplexer (fetched as many
-# cycles ahead: the same latency): one on a flat machine; two by locality, where one loader
-# serves every cluster and its multiplexer sits beside the fields' far files (the Panda's at
-# II 16: the select's net 7.82 ns of routing, its limit at 91.5 MHz; the iiwa 14's at II 10
-# on seed 1, 9.99 ns: docs/notes/2026-12-engine-locality.md).
-SELECT_STAGES = {False: 1, True: 2}
 # Cycles a value takes from its writer's result register to a file of another cluster: one
 # register, the hop (a copy of the result register for each cluster that reads it, so no
 # result register's net crosses the chip to many files).
@@ -146,8 +140,7 @@ class Machine:
     (``reciprocals`` of ``1 / a`` and ``roots`` of ``1 / sqrt(a)``: none but for a graph that
     has them, each holding an operation for its kind's fold, ``reciprocal_fold`` or
     ``root_fold`` cycles: :func:`reciprocal_fold`; ``narrow_multipliers`` of the products of
-    operands narrowed to a DSP tile's, :mod:`robohw.dataflow.narrowing`; ``select_stages``
-    the registers of a loader's field select, :data:`SELECT_STAGES`)."""
+    operands narrowed to a DSP tile's, :mod:`robohw.dataflow.narrowing`)."""
     interval: int
     multipliers: int
     adders: int
@@ -165,7 +158,6 @@ class Machine:
     clusters: tuple = ()
     hop_latency: int = HOP_LATENCY
     narrow_multipliers: int = 0
-    select_stages: int = 1
 
     def __post_init__(self):
         check_integer("interval", self.interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
@@ -178,7 +170,6 @@ class Machine:
         for name in ("reciprocal_fold", "root_fold"):
             check_integer(name, getattr(self, name), minimum=1, maximum=self.interval)
         check_positive_integer("hop_latency", self.hop_latency)
-        check_integer("select_stages", self.select_stages, minimum=1, maximum=2)
         if self.clusters:
             if not all(isinstance(c, Cluster) for c in self.clusters):
                 raise TypeError(f"clusters must be Cluster objects, not {self.clusters!r}")
@@ -210,8 +201,7 @@ class Machine:
         addition, e.g. :func:`~robohw.engine.partition.cell_partition`'s), the engine by
         locality: each cluster its own multipliers and adders, ``ceil((1 + spare) *
         operations / interval)`` of its operations, in the order of their first nodes; the
-        reciprocal units, loaders and CORDICs the machine's, its loaders' selects a register
-        more (:data:`SELECT_STAGES`). The narrow multipliers
+        reciprocal units, loaders and CORDICs the machine's. The narrow multipliers
         (``nmul``, ``ncmul`` operations) are counted as the multipliers are, never given."""
         check_integer("interval", interval, minimum=MIN_INTERVAL, maximum=MAX_INTERVAL)
         if not isinstance(spare, (int, float)) or isinstance(spare, bool):
@@ -251,8 +241,7 @@ class Machine:
                    pipelined_latency(plan.cordic) + 3, reciprocals, roots,
                    reciprocal_unit_latency(Unit.RECIP, plan.width),
                    reciprocal_unit_latency(Unit.RSQRT, plan.width), recip_fold, root_fold,
-                   clusters, narrow_multipliers=chosen[Unit.NMUL],
-                   select_stages=SELECT_STAGES[bool(clusters)])
+                   clusters, narrow_multipliers=chosen[Unit.NMUL])
 
     def units(self, kind):
         """The names of the units of ``kind`` (a :class:`~robohw.dataflow.operations.Unit`)."""

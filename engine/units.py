@@ -193,26 +193,16 @@ def _reciprocal_unit(m, micro, unit, kind, instructions, operands, fold):
 
 def build_loader(m, micro, unit, program, held):
     """A loader, its output returned: in each cycle its program names, one held field
-    selected (the select registered in that cycle, through the machine's
-    :attr:`~robohw.engine.machine.Machine.select_stages` registers), registered in the next,
-    then copied (:func:`writer_copies`) for its files to write
-    (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
+    selected (the select registered in that cycle), registered in the next, then copied
+    (:func:`writer_copies`) for its files to write (:data:`~robohw.engine.program.LOAD_LATENCY`)."""
     loads = [load for load in program.loads if load.unit == unit]
     fields = sorted({load.field for load in loads})
-    # Fetched as many cycles ahead as the select has registers, so the multiplexer reads the
-    # held fields in the load's cycle (the phase counters run on: a word ahead of the
-    # interval's first cycle is the previous interval's last).
-    stages = program.machine.select_stages
     ahead_fields = micro.fetch(
         {"select": range(max(len(fields), 2))},
-        {load.cycle - stages: {"select": fields.index(load.field)} for load in loads},
-        f"{unit}_sm{stages}")
-    select = ahead_fields["select"]
-    for stage in range(stages):
-        held_select = Signal(range(max(len(fields), 2)), reset_less=True,
-                             name=f"{unit}_select" + (f"{stage}" if stage else ""))
-        m.d.sync += held_select.eq(select)
-        select = held_select
+        {load.cycle - 1: {"select": fields.index(load.field)} for load in loads},
+        f"{unit}_sm1")
+    select = Signal(range(max(len(fields), 2)), name=f"{unit}_select", reset_less=True)
+    m.d.sync += select.eq(ahead_fields["select"])
     chosen = read_port([held[f] for f in fields], select, m=m, name=f"{unit}_field")
     value = Signal(chosen.shape(), name=f"{unit}_value", reset_less=True)
     m.d.sync += value.eq(chosen)

@@ -278,6 +278,9 @@ def test_the_partition_merges_a_light_link_and_binds_every_operation():
     nodes = plan.tracer.nodes
     assert {cell_link(nodes[k]) for k, c in partition.items() if c == "link0"} == {0, 1}
     assert set(partition) == {k for k in plan.live if unit_of(nodes[k]) in ("mul", "add")}
+    narrowed = LinkFramePlan("panda", width=21, bound_fraction=None, narrowed=True)
+    assert set(cell_partition(narrowed)) == {k for k in narrowed.live if unit_of(
+        narrowed.tracer.nodes[k]) in ("mul", "nmul", "add")}
     # Every link its own cluster when none is light.
     assert len(set(cell_partition(plan, light=0).values())) == 7
     with pytest.raises(TypeError, match="light must be a number"):
@@ -300,3 +303,9 @@ def test_clustered_machine_checks():
         dataclasses.replace(machine, clusters=machine.clusters[:1] * 2)
     with pytest.raises(ValueError, match="name must be an identifier"):
         dataclasses.replace(machine.clusters[0], name="link 0")
+    # A narrowed plan's clusters count their multipliers of narrowed operands, summed.
+    narrowed = LinkFramePlan("panda", width=21, bound_fraction=None, narrowed=True)
+    machine = Machine.for_plan(narrowed, 14, partition=cell_partition(narrowed))
+    assert machine.narrow_multipliers == sum(c.narrow_multipliers for c in machine.clusters) > 0
+    with pytest.raises(ValueError, match="narrow_multipliers must be the clusters' sum"):
+        dataclasses.replace(machine, narrow_multipliers=0)

@@ -46,6 +46,18 @@ def _narrowed_error(node, errors, formats, drop):
     return errors[node.index] + narrowing_error(frac, drop, largest)
 
 
+def _narrowed_args(node, args, drop, narrow=narrowed_code):
+    """``node``'s operand values ``args`` narrowed by ``drop`` bits as the engine's unit narrows
+    them: an operand past its negation, then negated (the unit narrows what it reads and
+    complements the narrowed code), so a negated operand is ``-narrow(-x)``, not ``narrow(x)``
+    (they differ on a tie and at the saturated top). ``narrow``: :func:`narrowed_code` or its
+    Amaranth twin."""
+    if not drop:
+        return list(args)
+    return [-narrow(-x, drop) if a.op == Op.NEG else narrow(x, drop)
+            for a, x in zip(node.args, args)]
+
+
 class _NarrowMultiply(type(operation(Op.MUL))):
     """``a * b`` of the operands narrowed to a DSP tile's 18 bits
     (:func:`~robohw.hw.narrowing.narrowed_code`, by the format's ``drop`` bits each): one tile
@@ -64,12 +76,12 @@ class _NarrowMultiply(type(operation(Op.MUL))):
         return a.magnitude * e_b + b.magnitude * e_a + e_a * e_b
 
     def fixed(self, node, fmt, args, arg_formats, width):
-        a, b = (narrowed_code(x, fmt.drop) for x in args)
+        a, b = _narrowed_args(node, args, fmt.drop)
         return round_shift(a * b, arg_formats[0].frac + arg_formats[1].frac - 2 * fmt.drop -
                            fmt.frac, ROUNDING)
 
     def hdl(self, node, fmt, args, arg_formats):
-        a, b = (hdl_narrowed(x, fmt.drop) if fmt.drop else x for x in args)
+        a, b = _narrowed_args(node, args, fmt.drop, hdl_narrowed)
         return hdl_rounded(a * b, arg_formats[0].frac + arg_formats[1].frac - 2 * fmt.drop -
                            fmt.frac)
 
@@ -97,11 +109,12 @@ class _NarrowMultiplyConstant(type(operation(Op.CMUL))):
             (a.magnitude + e_a) * abs(node.constant - code * 2.0 ** -const_frac)
 
     def fixed(self, node, fmt, args, arg_formats, width):
-        return round_shift(narrowed_code(args[0], fmt.drop) * fmt.const_code,
+        (a,) = _narrowed_args(node, args, fmt.drop)
+        return round_shift(a * fmt.const_code,
                            arg_formats[0].frac - fmt.drop + fmt.const_frac - fmt.frac, ROUNDING)
 
     def hdl(self, node, fmt, args, arg_formats):
-        a = hdl_narrowed(args[0], fmt.drop) if fmt.drop else args[0]
+        (a,) = _narrowed_args(node, args, fmt.drop, hdl_narrowed)
         return hdl_rounded(a * hdl_constant(fmt.const_code),
                            arg_formats[0].frac - fmt.drop + fmt.const_frac - fmt.frac)
 

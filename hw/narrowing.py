@@ -43,10 +43,11 @@ def narrowed_code(codes, drop):
 
 
 def hdl_narrowed(value, drop):
-    """The Amaranth twin of :func:`narrowed_code`: ``signed(18)`` of a signed ``value`` of
-    ``18 + drop`` bits, ``drop`` at least 1."""
+    """The Amaranth twin of :func:`narrowed_code`: ``signed(18)`` of a signed ``value`` whose
+    number is a ``signed(18 + drop)`` code (a wider ``value`` is taken at those bits),
+    ``drop`` at least 1."""
     check_integer("drop", drop, minimum=1)
-    top = value[drop:].as_signed()
+    top = value[drop:ECP5_TILE_BITS + drop].as_signed()
     held = top == _TILE_TOP
     return Mux(held, top, top + value[drop - 1])[:ECP5_TILE_BITS].as_signed()
 

@@ -24,7 +24,8 @@ ECP5 = DEVICES["ecp5-85k"]
 
 
 class Products(TracedPlan):
-    """Products of three inputs, a constant's among them, and (with ``quotient``, for the
+    """Products of three inputs, constants' and negated operands' among them, and (with
+    ``quotient``, for the
     engine: the dataflow pipeline has no reciprocal) a quotient's, which keeps its width;
     ``room`` each output's (``None``: nothing narrowed)."""
 
@@ -39,7 +40,8 @@ class Products(TracedPlan):
         a = self.value_input("a", "a", -1.0, 1.0)
         b = self.value_input("b", "b", -3.0, 3.0)
         c = self.value_input("c", "c", 0.5, 2.0)
-        out = {"p": a * b + c * 0.7, "q": (a * c) * b - a * -1.3}
+        # s: negated operands, which the unit narrows before it negates them.
+        out = {"p": a * b + c * 0.7, "q": (a * c) * b - a * -1.3, "s": (-a) * b + (-c) * 0.3}
         return out | ({"r": a * self.tracer.reciprocal(c)} if self._quotient else {})
 
 
@@ -64,11 +66,11 @@ def _kinds(plan):
 
 def test_with_room_every_product_but_the_quotients_narrows():
     wide = Products(22)
-    narrow = Products(22, room={key: 1.0 for key in "pqr"})
+    narrow = Products(22, room={key: 1.0 for key in "pqrs"})
     assert wide.narrowed == frozenset() and "nmul" not in _kinds(wide)
-    assert _kinds(narrow).count("nmul") == 3 and _kinds(narrow).count("ncmul") == 2
+    assert _kinds(narrow).count("nmul") == 4 and _kinds(narrow).count("ncmul") == 3
     assert _kinds(narrow).count("mul") == 1           # a / c: a quotient keeps its width
-    assert len(narrow.narrowed) == 5
+    assert len(narrow.narrowed) == 7
     for k in narrow.narrowed:
         fmt = narrow.formats[k]
         assert fmt.drop == 4 and abs(fmt.const_code) < 2 ** 17
@@ -76,16 +78,17 @@ def test_with_room_every_product_but_the_quotients_narrows():
     values = _values(2000, 1)
     exact = traced_float_values(narrow, values)
     got = model_codes(narrow, _codes(narrow, values))
-    for key in "pqr":
+    for key in "pqrs":
         error = np.abs(got[key] * 2.0 ** -narrow.output_fracs[key] - exact[key])
         assert error.max() <= narrow.output_bounds[key]
         assert narrow.output_bounds[key] >= wide.output_bounds[key]
+    assert set(narrow.narrowed) >= {narrow.outputs["s"].args[0].index}
     assert narrow.output_bounds["q"] > 2 * wide.output_bounds["q"]
 
 
 def test_no_room_narrows_nothing_and_width_18_drops_nothing():
-    assert Products(22, room={key: 0.0 for key in "pqr"}).narrowed == frozenset()
-    assert Products(18, room={key: 1.0 for key in "pqr"}).narrowed == frozenset()
+    assert Products(22, room={key: 0.0 for key in "pqrs"}).narrowed == frozenset()
+    assert Products(18, room={key: 1.0 for key in "pqrs"}).narrowed == frozenset()
 
 
 def test_the_chosen_products_grow_each_bound_within_its_room():
@@ -94,10 +97,10 @@ def test_the_chosen_products_grow_each_bound_within_its_room():
     # operand at 22 bits drops 4 bits: each product here grows an output's bound by 0.8 to 8
     # times.
     wide = Products(22)
-    room = {key: 6 * wide.output_bounds[key] for key in "pqr"}
+    room = {key: 6 * wide.output_bounds[key] for key in "pqrs"}
     narrow = Products(22, room=room)
-    assert 0 < len(narrow.narrowed) < 5
-    for key in "pqr":
+    assert 0 < len(narrow.narrowed) < 7
+    for key in "pqrs":
         assert narrow.output_bounds[key] - wide.output_bounds[key] <= room[key] * 1.001
     # The gains: an output's on itself is 1, on a product feeding it through a sum 1 as well.
     outputs = [wide.outputs[key].index for key in "pq"]
@@ -110,38 +113,38 @@ def test_the_chosen_products_grow_each_bound_within_its_room():
 
 
 def test_the_pipelines_rtl_equals_the_model():
-    plan = Products(21, room={key: 1.0 for key in "pq"}, quotient=False)
-    assert len(plan.narrowed) == 5
+    plan = Products(21, room={key: 1.0 for key in "pqs"}, quotient=False)
+    assert len(plan.narrowed) == 7
     dut = TracedPipeline(plan, {name: signed(21) for name in "abc"},
-                         {key: key for key in "pq"}, tag_width=4)
+                         {key: key for key in "pqs"}, tag_width=4)
     codes = _codes(plan, _values(40, 2))
     inputs = [{name: int(codes[name][k]) for name in "abc"} | {"tag": k % 16}
               for k in range(40)]
     run = run_stream(dut, inputs)
     expected = model_codes(plan, codes)
-    for key in "pq":
+    for key in "pqs":
         assert [o[key] for o in run.outputs] == expected[key].tolist()
 
 
 @pytest.mark.parametrize("width, interval", [(20, 2), (22, 3)])
 def test_the_engines_rtl_equals_the_model_a_tile_a_narrowed_multiplier(width, interval):
-    plan = Products(width, room={key: 1.0 for key in "pqr"})
+    plan = Products(width, room={key: 1.0 for key in "pqrs"})
     program = compile_plan(plan, interval)
     machine = program.machine
-    assert machine.narrow_multipliers == -(-5 // interval) and machine.multipliers >= 1
+    assert machine.narrow_multipliers == -(-7 // interval) and machine.multipliers >= 1
     assert {issue.unit[:4] for issue in program.issues
             if issue.node in plan.narrowed} == {Unit.NMUL.value}
 
     def engine():
         return Engine(plan, program, {f: signed(width) for f in "abc"},
-                      {key: key for key in "pqr"}, tag_width=4)
+                      {key: key for key in "pqrs"}, tag_width=4)
     dut = engine()
     codes = _codes(plan, _values(30, 3))
     inputs = [{name: int(codes[name][k]) for name in "abc"} | {"tag": k % 16}
               for k in range(30)]
     run = run_stream(dut, inputs, sink_ready=lambda c: c % 5 != 2)
     expected = model_codes(plan, codes)
-    for key in "pqr":
+    for key in "pqrs":
         assert [o[key] for o in run.outputs] == expected[key].tolist()
     assert dut.latency == replay_engine(plan, program) + 2
     # On an ECP5: a tile each, no partial products beside the narrowed ones'.

@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 __all__ = ["toml_path", "read_toml", "number", "numbers", "known_fields", "inertia_tensor",
-           "description_identity", "robot_digest"]
+           "description_identity", "robot_digest", "inertia_digest"]
 
 # Relative tolerance of the physics checks: the data are decimals of a few digits.
 TOLERANCE = 1e-6
@@ -96,3 +96,12 @@ def robot_digest(robot):
     limits included, its file's place not; what a robot's measured tables and held defaults are
     keyed by."""
     return hashlib.sha256(description_identity(robot).encode()).hexdigest()[:16]
+
+
+def inertia_digest(robot):
+    """16 hex digits of SHA-256 over what ``robot``'s inertia matrix is made of over its
+    position limits: its description (:func:`description_identity`) without its joints'
+    velocity and acceleration limits."""
+    joints = tuple(dataclasses.replace(j, velocity_limit=None, acceleration_limit=None)
+                   for j in robot.joints)
+    return robot_digest(dataclasses.replace(robot, joints=joints))

@@ -2,9 +2,7 @@
 :class:`~robohw.systolic.LinearInertiaArray` and :class:`~robohw.systolic.LogDepthInertiaArray`
 for the PUMA 560."""
 
-import dataclasses
 import functools
-import hashlib
 import pathlib
 
 import numpy as np
@@ -13,7 +11,7 @@ from robohw.dataflow.component import configuration_line
 from robohw.dataflow.folding import fold_for_tiles
 from robohw.robots.loading import load_robot
 from robohw.robots.sampling import sample_joints, within_a_turn
-from robohw.robots.toml_file import description_identity
+from robohw.robots.toml_file import inertia_digest
 from robohw.sim.design import TAG_WIDTH, Design, Workload, tagged_payloads
 from robohw.sim.measured_width import measured_width
 from robohw.sim.place_and_route import PlaceAndRoute
@@ -56,16 +54,6 @@ def robot_widths():
 def _own_digest():
     """The :func:`inertia_digest` of the PUMA 560, the arrays' own robot."""
     return inertia_digest(load_robot("puma560"))
-
-
-def inertia_digest(robot):
-    """16 hex digits of SHA-256 over what the inertia arrays are generated from: ``robot``'s
-    description (:func:`robohw.robots.toml_file.description_identity`) without its joints'
-    velocity and acceleration limits."""
-    joints = tuple(dataclasses.replace(j, velocity_limit=None, acceleration_limit=None)
-                   for j in robot.joints)
-    text = description_identity(dataclasses.replace(robot, joints=joints))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class InertiaDesign(Design):

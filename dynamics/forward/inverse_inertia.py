@@ -10,27 +10,32 @@ Method: a branch and bound over boxes of joint values.
 - ``H`` does not depend on the first joint's value, and in each other joint it is a
   trigonometric polynomial of degree two in a revolute angle (a polynomial of degree two in a
   prismatic offset): each link's Jacobian column turns with each joint once, and ``H`` is a sum
-  of their products. So the exact derivative ``A_k = dH/dq_k`` at a point is a fixed
-  combination of ``H`` at five angles (three offsets) of that joint (:func:`derivatives`), and
-  the coefficients of ``H`` in that basis, taken on a grid of the same points, bound every
-  second derivative over the whole box (``B_kl``, :func:`curvature_bounds`).
-- A box of center ``q0`` and half-widths ``h`` has ``H(q) = H0 + sum_k A_k d_k + R`` with ``|d_k|
-  <= h_k`` and ``|R| <= sum_kl B_kl h_k h_l / 2`` (Taylor's theorem on the segment).
+  of their products. So the exact derivatives ``A_k = dH/dq_k`` and ``S_kl = d^2H/dq_k dq_l``
+  at a point are fixed combinations of ``H`` at four more values of each joint and of each
+  pair of joints (:func:`taylor_terms`), and ``H``'s coefficients in that basis, taken on a
+  grid of the same values, bound every third derivative over the whole box (``T_klm``,
+  :func:`derivative_bounds`; each ``cos``/``sin`` pair by its amplitude).
+- A box of center ``q0`` and half-widths ``h`` has ``H(q) = H0 + sum_k A_k d_k + sum_kl S_kl
+  d_k d_l / 2 + R`` with ``|d_k| <= h_k`` and ``|R| <= sum_klm T_klm h_k h_l h_m / 6``
+  (Taylor's theorem on the segment).
 - With ``W`` the inverse transpose of ``H0``'s tip-first Cholesky factor (``W^T H0 W = I``, ``M
   = W W^T = H0^-1``) and ``E = W^T H W - I``, ``H^-1 = M - W E W^T + W E^2 (I + E)^-1 W^T``,
   so entry by entry::
 
-      |H^-1| <= |M| + sum_k |M A_k M| h_k + |M| |R| |M| + |W| Ebar^2 (I - Ebar)^-1 |W|^T
+      |H^-1| <= |M| + sum_k |M A_k M| h_k + sum_kl |M S_kl M| h_k h_l / 2 + |M| |R| |M|
+                + |W| Ebar^2 (I - Ebar)^-1 |W|^T
 
-  with ``Ebar = sum_k |W^T A_k W| h_k + |W^T| |R| |W| >= |E|`` and ``Ebar``'s largest row sum
-  below one. The first-order term keeps the signs of ``M A_k M``; only the second-order term
-  takes absolute values, in the coordinates where ``H0`` is the identity (taken in ``H``'s own
-  coordinates instead, the Panda's boxes would have to be ten times narrower).
+  with ``Ebar = sum_k |W^T A_k W| h_k + sum_kl |W^T S_kl W| h_k h_l / 2 + |W^T| |R| |W| >=
+  |E|`` and ``Ebar``'s spectral radius below one (``Ebar`` is symmetric). The Taylor terms
+  keep the signs of ``M A_k M`` and ``M S_kl M``; the second-order term of the inverse takes
+  absolute values in the coordinates where ``H0`` is the identity (in ``H``'s own coordinates
+  the Panda's boxes would have to be ten times narrower), and only the remainder ``R`` is
+  taken entry by entry in ``H``'s.
 - A box is done when each entry's bound is within ``tolerance`` of the largest value seen at
   any sample or box center, or within ``slack`` of its row's weighted sum (small entries do not
   need tight bounds): ``G`` is then the entry-by-entry largest bound of the done boxes, within
   ``tolerance`` plus the slack of the true largest value. Otherwise the box is halved along the
-  joint whose term is largest.
+  joint with the largest share of the entries furthest above their room.
 
 Every value computed in float64 carries a margin (:data:`MARGIN` of the magnitudes it is made
 of) far above its rounding; the grid's coefficients are checked against ``H`` evaluated
@@ -38,7 +43,9 @@ directly.
 """
 
 import hashlib
+import itertools
 import json
+import math
 import pathlib
 from dataclasses import dataclass
 
@@ -53,7 +60,7 @@ from robohw.robots.toml_file import inertia_digest
 from robohw.sim.cache import cache_dir
 
 __all__ = ["InverseInertiaBound", "inverse_inertia_bound", "cached_inverse_inertia_bound",
-           "derivatives", "curvature_bounds", "box_bounds", "TOLERANCE", "SLACK", "MAX_BOXES",
+           "taylor_terms", "derivative_bounds", "box_bounds", "TOLERANCE", "SLACK", "MAX_BOXES",
            "MARGIN", "moving_joints", "position_box"]
 
 # A done box's bound may exceed the largest value seen by this factor, or ...
@@ -65,21 +72,15 @@ MAX_BOXES = 2_000_000
 # The relative margin on every float64 value: float64 rounds at 1.1e-16 a step.
 MARGIN = 1e-9
 # Boxes bounded at once.
-_BATCH = 4096
-# A box's second-order term is used while Ebar's largest row sum is below this.
+_BATCH = 1024
+# A box's second-order term is used while Ebar's spectral radius is below this.
 _CONTRACTION = 0.8
 
-# A revolute joint's five angles, and the weights giving the derivative at the first from H at
-# the other four: f(t) = a0 + sum_v (a_v cos vt + b_v sin vt), v = 1, 2, has f'(0) = b_1 + 2 b_2
-# and b_v = 2/5 sum_m f(t_m) sin(v t_m).
+# A revolute joint's five angles: a derivative's stencil (:func:`_stencil`) and a grid.
 _ANGLES = 2 * np.pi * np.arange(5) / 5
-_ANGLE_WEIGHTS = 0.4 * (np.sin(_ANGLES) + 2 * np.sin(2 * _ANGLES))
 # The trigonometric basis (1, cos t, sin t, cos 2t, sin 2t) at the five angles.
 _TRIG_BASIS = np.stack([np.ones(5), np.cos(_ANGLES), np.sin(_ANGLES), np.cos(2 * _ANGLES),
                         np.sin(2 * _ANGLES)], axis=1)
-# A derivative's error over the error of each H it is made of.
-_SLOPE_MARGIN = float(abs(_ANGLE_WEIGHTS).sum())
-
 
 @dataclass(frozen=True)
 class InverseInertiaBound:
@@ -115,29 +116,55 @@ def _prismatic_step(low, high):
     return max(high - low, 1e-3) / 2
 
 
-def derivatives(chain, revolute, q, joints, steps):
-    """``(H, A)``: ``H(q)`` ``(B, N, N)`` and its exact derivatives ``A`` ``(B, len(joints), N,
-    N)`` along ``joints`` at ``q`` ``(B, N)``, from ``H`` at four more values of each joint:
-    the angles ``2 pi m / 5`` away (revolute) or ``+- steps[k]`` (prismatic)."""
+def _stencil(revolute, step):
+    """A joint's offsets from the center, and the weights giving the first and the second
+    derivative at the center from ``H`` there (the second's first weight) and at them: exact
+    for a trigonometric polynomial of degree two in an angle (``f'(0) = b_1 + 2 b_2``,
+    ``f''(0) = -a_1 - 4 a_2``, ``a_v``, ``b_v = 2/5 sum_m f(t_m) (cos, sin)(v t_m)``), or a
+    polynomial of degree two in an offset."""
+    if revolute:
+        return (_ANGLES[1:], 0.4 * (np.sin(_ANGLES) + 2 * np.sin(2 * _ANGLES))[1:],
+                -0.4 * (np.cos(_ANGLES) + 4 * np.cos(2 * _ANGLES)))
+    return (np.array([step, -step]), np.array([1, -1]) / (2 * step),
+            np.array([-2, 1, 1]) / step ** 2)
+
+
+def taylor_terms(chain, revolute, q, joints, steps):
+    """``(H, A, S)``: ``H(q)`` ``(B, N, N)``, its exact first derivatives ``A`` ``(B, K, N, N)``
+    and second derivatives ``S`` ``(B, K, K, N, N)`` along ``joints`` (``K`` of them) at ``q``
+    ``(B, N)``, from ``H`` at four more values of each joint (:func:`_stencil`: the angles ``2 pi
+    m / 5`` away, or ``+- steps[k]`` for a prismatic joint) and at every pair of them for two
+    joints."""
     q = np.asarray(q, dtype=np.float64)
-    points = [q]
-    for k in joints:
-        offsets = _ANGLES[1:] if revolute[k] else np.array([steps[k], -steps[k]])
-        for offset in offsets:
-            moved = q.copy()
-            moved[:, k] += offset
-            points.append(moved)
-    values = jacobian_inertia(chain, np.concatenate(points)).reshape(len(points), *q.shape[:1],
-                                                                         q.shape[1], q.shape[1])
-    out, at = [], 1
-    for k in joints:
-        if revolute[k]:
-            out.append(np.tensordot(_ANGLE_WEIGHTS[1:], values[at:at + 4], axes=1))
-            at += 4
-        else:
-            out.append((values[at] - values[at + 1]) / (2 * steps[k]))
-            at += 2
-    return values[0], np.stack(out, axis=1)
+    stencils = [_stencil(revolute[k], steps.get(k, 1.0)) for k in joints]
+    points, single, pairs = [q], [], {}
+    for axis, k in enumerate(joints):
+        single.append(len(points))
+        for offset in stencils[axis][0]:
+            points.append(q + offset * np.eye(q.shape[1])[k])
+    for a, b in itertools.combinations(range(len(joints)), 2):
+        pairs[a, b] = len(points)
+        for first in stencils[a][0]:
+            for second in stencils[b][0]:
+                points.append(q + first * np.eye(q.shape[1])[joints[a]] +
+                              second * np.eye(q.shape[1])[joints[b]])
+    values = jacobian_inertia(chain, np.concatenate(points)).reshape(
+        len(points), len(q), q.shape[1], q.shape[1])
+    count = len(joints)
+    slopes = np.zeros((len(q), count) + values.shape[2:])
+    curves = np.zeros((len(q), count, count) + values.shape[2:])
+    for axis, (offsets, first, second) in enumerate(stencils):
+        around = values[single[axis]:single[axis] + len(offsets)]
+        slopes[:, axis] = np.tensordot(first, around, axes=1)
+        curves[:, axis, axis] = np.tensordot(second, np.concatenate([values[:1], around]),
+                                             axes=1)
+    for (a, b), at in pairs.items():
+        grid = values[at:at + len(stencils[a][0]) * len(stencils[b][0])].reshape(
+            len(stencils[a][0]), len(stencils[b][0]), *values.shape[1:])
+        mixed = np.tensordot(stencils[a][1], np.tensordot(stencils[b][1], grid, axes=([0], [1])),
+                             axes=1)
+        curves[:, a, b] = curves[:, b, a] = mixed
+    return values[0], slopes, curves
 
 
 def _basis(revolute, low, high):
@@ -149,13 +176,13 @@ def _basis(revolute, low, high):
     return grid, _basis_rows(False, grid)
 
 
-def curvature_bounds(robot, rng=None):
-    """``(B, scale)``: ``B`` ``(K, K, N, N)`` bounds every ``|d^2 H / dq_k dq_l|`` over the
-    box (``k``, ``l`` over the joints ``H`` depends on), from ``H``'s coefficients in the basis
-    of :func:`derivatives` taken on the grid of its values; ``scale``, the largest entry's sum
-    of its coefficients' magnitudes (a bound on ``|H|``), is what the margins are shares of.
-    ``ValueError`` if the coefficients do not reproduce ``H`` at random points within the
-    margin (no serial chain's ``H`` does that)."""
+def derivative_bounds(robot, order, rng=None):
+    """``(B, scale)``: ``B`` of shape ``(K,) * order + (N, N)`` bounds every ``|d^order H /
+    dq_k dq_l ...|`` over the box (``k``, ``l``, ... over the ``K`` joints ``H`` depends on),
+    from ``H``'s coefficients in the basis of :func:`taylor_terms` taken on the grid of its
+    values; ``scale``, the largest entry's sum of its coefficients' magnitudes (a bound on
+    ``|H|``), is what the margins are shares of. ``ValueError`` if the coefficients do not
+    reproduce ``H`` at random points within the margin (no serial chain's ``H`` does that)."""
     chain, n = as_chain(robot), robot.dof
     joints, revolute = moving_joints(robot)
     low, high = position_box(robot)
@@ -168,40 +195,34 @@ def curvature_bounds(robot, rng=None):
     for axis, b in enumerate(bases):
         coefficients = np.moveaxis(np.tensordot(np.linalg.inv(b[1]), coefficients,
                                                 axes=([1], [axis])), 0, axis)
-    size = abs(coefficients).reshape(-1, n, n)
-    scale = float(size.sum(axis=0).max())
+    scale = float(abs(coefficients).reshape(-1, n, n).sum(axis=0).max())
     _check_coefficients(chain, robot, joints, revolute, coefficients, scale,
                         rng or np.random.default_rng(0))
     count = len(joints)
     reaches = [None if revolute[k] else max(abs(low[k]), abs(high[k])) for k in joints]
-    out = np.zeros((count, count, n, n))
-    for a in range(count):
-        for b in range(count):
-            derived = coefficients
-            for axis in {a, b}:
-                derived = _derived(derived, axis, revolute[joints[axis]], 2 if a == b else 1)
-            out[a, b] = _largest(derived, reaches)
+    out = np.zeros((count,) * order + (n, n))
+    for axes in itertools.product(range(count), repeat=order):
+        if list(axes) != sorted(axes):
+            continue
+        derived = coefficients
+        for axis in axes:
+            derived = _derived(derived, axis, revolute[joints[axis]])
+        largest = _largest(derived, reaches)
+        for permuted in set(itertools.permutations(axes)):
+            out[permuted] = largest
     return out, scale
 
 
-def _derived(coefficients, axis, revolute, order):
-    """The coefficients of the ``order``-th derivative (1 or 2) along ``axis``."""
+def _derived(coefficients, axis, revolute):
+    """The coefficients of the derivative along ``axis``."""
     c = np.moveaxis(coefficients, axis, 0)
+    turn = np.zeros_like(c)
     if revolute:
-        turn = np.zeros_like(c)
         for v, (cos, sin) in ((1, (1, 2)), (2, (3, 4))):
             # d/dt (a cos vt + b sin vt) = v (b cos vt - a sin vt)
-            a_, b_ = c[cos], c[sin]
-            if order == 1:
-                turn[cos], turn[sin] = v * b_, -v * a_
-            else:
-                turn[cos], turn[sin] = -v * v * a_, -v * v * b_
-        return np.moveaxis(turn, 0, axis)
-    turn = np.zeros_like(c)
-    if order == 1:                       # d/dx (a0 + a1 x + a2 x^2) = a1 + 2 a2 x
+            turn[cos], turn[sin] = v * c[sin], -v * c[cos]
+    else:                                # d/dx (a0 + a1 x + a2 x^2) = a1 + 2 a2 x
         turn[0], turn[1] = c[1], 2 * c[2]
-    else:
-        turn[0] = 2 * c[2]
     return np.moveaxis(turn, 0, axis)
 
 
@@ -240,40 +261,60 @@ def _check_coefficients(chain, robot, joints, revolute, coefficients, scale, rng
                          f"(off by {worst:.1e} of its scale)")
 
 
-def box_bounds(chain, revolute, joints, steps, curvature, margin, center, half):  # noqa: PLR0913
+def box_bounds(chain, revolute, joints, steps, third, margin, center, half):  # noqa: PLR0913
     """Entry-by-entry bounds ``(B, N, N)`` on ``|H(q)^-1|`` over the boxes of ``center`` and
-    ``half``-widths ``(B, N)`` (the module docstring's bound; ``inf`` where ``Ebar``'s largest
-    row sum is :data:`_CONTRACTION` or more), each joint's first-order share ``(B, K)`` of the
-    bound (what a box is halved along), and ``|H(center)^-1|``. ``curvature``: the ``B`` of
-    :func:`curvature_bounds`; ``margin``: the absolute margin on each entry of ``H``."""
+    ``half``-widths ``(B, N)`` (the module docstring's bound; ``inf`` where ``Ebar``'s spectral
+    radius is :data:`_CONTRACTION` or more), each joint's share ``(B, K, N, N)`` of each
+    entry's bound (where it is ``inf``, of ``Ebar``'s row sums): what a box is halved along; and
+    ``|H(center)^-1|``. ``third``: the bounds on the third
+    derivatives (:func:`derivative_bounds`); ``margin``: the absolute margin on each entry of
+    ``H``."""
     count, n = len(center), center.shape[1]
-    h0, slopes = derivatives(chain, revolute, center, joints, steps)
+    h0, slopes, curves = taylor_terms(chain, revolute, center, joints, steps)
     reversed_order = np.eye(n)[::-1]
     factor = reversed_order @ np.linalg.cholesky(reversed_order @ h0 @ reversed_order) @ (
         reversed_order)                                          # h0 = U U^T, U upper
     w = np.swapaxes(np.linalg.inv(factor), 1, 2)
-    m = w @ np.swapaxes(w, 1, 2)
-    wa = abs(w)
+    wt, m = np.swapaxes(w, 1, 2), w @ np.swapaxes(w, 1, 2)
+    wa, ma = abs(w), abs(m)
     h = half[:, joints]
-    # |R|: Taylor's remainder, the margins on H0 and on each derivative times its half-width.
-    rest = 0.5 * np.einsum("ka,kl...,la->a...", h.T, curvature, h.T) if joints else 0
-    slope_margin = np.array([_SLOPE_MARGIN if revolute[k] else 1 / steps[k] for k in joints])
-    rest = rest + margin * (1 + h @ slope_margin)[:, None, None]
-    first = np.einsum("bkij,bk->bij", abs(m[:, None] @ slopes @ m[:, None]) + MARGIN * (
-        abs(m[:, None]) @ abs(slopes) @ abs(m[:, None])), h)
-    first = first + abs(m) @ rest @ abs(m)
-    turned = abs(np.swapaxes(w, 1, 2)[:, None] @ slopes @ w[:, None]) * h[:, :, None, None]
-    ebar = turned.sum(axis=1) + np.swapaxes(wa, 1, 2) @ rest @ wa
-    ebar = ebar + abs(np.swapaxes(w, 1, 2) @ h0 @ w - np.eye(n)) + MARGIN * (
-        np.swapaxes(wa, 1, 2) @ abs(h0) @ wa)
-    contracting = ebar.sum(axis=2).max(axis=1) < _CONTRACTION
+    pairs = h[:, :, None] * h[:, None, :] / 2
+    # |R|: Taylor's remainder, and the margins on H0 and its derivatives.
+    rest = np.einsum("ka,la,ma,klm...->a...", h.T, h.T, h.T, third) / 6 if joints else 0
+    reach = np.array([_stencil_weight(revolute[k], steps.get(k, 1.0)) for k in joints])
+    rest = rest + margin * (1 + h @ reach)[:, None, None] ** 2
+    outer = ma[:, None] @ abs(slopes) @ ma[:, None], ma[:, None, None] @ abs(curves) @ (
+        ma[:, None, None])
+    parts = (np.einsum("bkij,bk->bkij", abs(m[:, None] @ slopes @ m[:, None]) +
+                       MARGIN * outer[0], h) +
+             np.einsum("bklij,bkl->bkij", abs(m[:, None, None] @ curves @ m[:, None, None]) +
+                       MARGIN * outer[1], pairs))
+    first = parts.sum(axis=1) + ma @ rest @ ma
+    turned = (abs(wt[:, None] @ slopes @ w[:, None]) * h[:, :, None, None] +
+              np.einsum("bklij,bkl->bkij", abs(wt[:, None, None] @ curves @ w[:, None, None]),
+                        pairs))
+    spread = np.einsum("bkij,bk->bij", abs(slopes), h) + np.einsum(
+        "bklij,bkl->bij", abs(curves), pairs)
+    ebar = (turned.sum(axis=1) + np.swapaxes(wa, 1, 2) @ (rest + MARGIN * spread) @ wa +
+            abs(wt @ h0 @ w - np.eye(n)) + MARGIN * (np.swapaxes(wa, 1, 2) @ abs(h0) @ wa))
+    contracting = np.linalg.eigvalsh(ebar)[:, -1] < _CONTRACTION     # Ebar is symmetric
     bound = np.full((count, n, n), np.inf)
     e, wc = ebar[contracting], wa[contracting]
     second = e @ e @ np.linalg.inv(np.eye(n) - e)
-    bound[contracting] = (abs(m[contracting]) + first[contracting] + wc @ (
+    bound[contracting] = (ma[contracting] + first[contracting] + wc @ (
         second + MARGIN) @ np.swapaxes(wc, 1, 2)) * (1 + MARGIN)
-    shares = turned.sum(axis=3).max(axis=2)
-    return bound, shares, abs(m)
+    # Where the bound is finite, a joint's share is its first-order part; elsewhere, its part of
+    # Ebar's row sums (each as a share of the whole).
+    shares = np.where(contracting[:, None, None, None], parts / (first[:, None] + 1e-300),
+                      turned.sum(axis=3, keepdims=True) / ebar.sum(axis=2)[:, None, :, None])
+    return bound, shares, ma
+
+
+def _stencil_weight(revolute, step):
+    """What a joint's derivatives' weights add up to, at most: the margin they carry from
+    ``H``'s (see :func:`box_bounds`)."""
+    _, first, second = _stencil(revolute, step)
+    return max(abs(first).sum(), math.sqrt(abs(second).sum()))
 
 
 def _sampled(chain, low, high, rng, count=2000):
@@ -297,7 +338,7 @@ def inverse_inertia_bound(robot, *, weights=None, tolerance=TOLERANCE, slack=SLA
     joints, revolute = moving_joints(robot)
     low, high = position_box(robot)
     steps = {k: _prismatic_step(low[k], high[k]) for k in joints}
-    curvature, scale = curvature_bounds(robot)
+    third, scale = derivative_bounds(robot, 3)
     margin = MARGIN * scale
     weights = np.array([j.torque_limit or 1.0 for j in robot.joints] if weights is None
                        else weights, dtype=np.float64)
@@ -308,7 +349,7 @@ def inverse_inertia_bound(robot, *, weights=None, tolerance=TOLERANCE, slack=SLA
     while len(center):
         if boxes + len(center) > max_boxes:
             raise ValueError(_not_proven(robot, max_boxes, half, joints))
-        bound, shares, values = box_bounds(chain, revolute, joints, steps, curvature, margin,
+        bound, shares, values = box_bounds(chain, revolute, joints, steps, third, margin,
                                            center[:_BATCH], half[:_BATCH])
         boxes += len(bound)
         seen = np.maximum(seen, values.max(axis=0))
@@ -316,7 +357,11 @@ def inverse_inertia_bound(robot, *, weights=None, tolerance=TOLERANCE, slack=SLA
         done = np.all(bound <= room, axis=(1, 2))
         if done.any():
             proven = np.maximum(proven, bound[done].max(axis=0))
-        split = _halves(center[:_BATCH][~done], half[:_BATCH][~done], shares[~done], joints)
+        # Halved along the joint with the largest share of the entries furthest above room.
+        excess = np.where(np.isfinite(bound), bound / room, np.inf)[~done]
+        worst = excess >= excess.max(axis=(1, 2), keepdims=True) / 2
+        split = _halves(center[:_BATCH][~done], half[:_BATCH][~done],
+                        np.where(worst[:, None], shares[~done], 0).max(axis=(2, 3)), joints)
         center = np.concatenate([center[_BATCH:], split[0]])
         half = np.concatenate([half[_BATCH:], split[1]])
         if progress is not None:

@@ -1,6 +1,6 @@
 """The proven bound on the inverse inertia matrix's entries (issue 97, item 2): exact
-derivatives, curvature bounds never below sampled second derivatives, a two-link arm's closed
-form, random robots never above their bound, and the refusals."""
+Taylor terms, derivative bounds never below sampled derivatives, single boxes sampled densely, a
+two-link arm's closed form, random robots never above their bound, and the refusals."""
 
 import numpy as np
 import pytest
@@ -9,11 +9,11 @@ from robohw.dynamics.forward.inverse_inertia import (
     MARGIN,
     box_bounds,
     cached_inverse_inertia_bound,
-    curvature_bounds,
-    derivatives,
+    derivative_bounds,
     inverse_inertia_bound,
     moving_joints,
     position_box,
+    taylor_terms,
 )
 from robohw.robots.chain import as_chain
 from robohw.robots.description import Joint, Robot
@@ -60,34 +60,42 @@ def test_closed_form_of_the_planar_arm():
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_derivatives_are_exact(seed):
+def test_taylor_terms_are_exact(seed):
     robot = random_robot(np.random.default_rng(seed), 4, prismatic=0.5)
-    joints, revolute = moving_joints(robot)
+    chain, (joints, revolute) = as_chain(robot), moving_joints(robot)
     low, high = position_box(robot)
     q = np.random.default_rng(seed).uniform(low, high, (5, robot.dof))
-    h, slopes = derivatives(as_chain(robot), revolute, q, joints, {k: 0.5 for k in joints})
-    for axis, k in enumerate(joints):
-        step = np.zeros(robot.dof)
-        step[k] = 1e-6
-        difference = (jacobian_inertia(as_chain(robot), q + step) -
-                      jacobian_inertia(as_chain(robot), q - step)) / 2e-6
-        assert np.allclose(slopes[:, axis], difference, atol=1e-6 * abs(h).max())
-
-
-@pytest.mark.parametrize("seed", range(3))
-def test_curvature_bounds_are_never_below_a_second_derivative(seed):
-    robot = random_robot(np.random.default_rng(10 + seed), 4, prismatic=0.5)
-    joints, revolute = moving_joints(robot)
-    low, high = position_box(robot)
-    curvature, _ = curvature_bounds(robot)
-    q = np.random.default_rng(seed).uniform(low, high, (2000, robot.dof))
     steps = {k: 0.5 for k in joints}
+    h, slopes, curves = taylor_terms(chain, revolute, q, joints, steps)
+    assert np.allclose(h, jacobian_inertia(chain, q), rtol=0, atol=1e-12 * abs(h).max())
     for axis, k in enumerate(joints):
         step = np.zeros(robot.dof)
         step[k] = 1e-5
-        second = (derivatives(as_chain(robot), revolute, q + step, joints, steps)[1] -
-                  derivatives(as_chain(robot), revolute, q - step, joints, steps)[1]) / 2e-5
-        assert np.all(abs(second).max(axis=0) <= curvature[axis] * (1 + 1e-4) + 1e-6)
+        below, above = (taylor_terms(chain, revolute, q + sign * step, joints, steps)
+                        for sign in (-1, 1))
+        assert np.allclose(slopes[:, axis], (above[0] - below[0]) / 2e-5, rtol=0,
+                           atol=1e-6 * abs(h).max())
+        assert np.allclose(curves[:, axis], (above[1] - below[1]) / 2e-5, rtol=0,
+                           atol=1e-6 * abs(h).max())
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_derivative_bounds_are_never_below_a_derivative(seed):
+    robot = random_robot(np.random.default_rng(10 + seed), 4, prismatic=0.5)
+    chain, (joints, revolute) = as_chain(robot), moving_joints(robot)
+    low, high = position_box(robot)
+    second, _ = derivative_bounds(robot, 2)
+    third, _ = derivative_bounds(robot, 3)
+    q = np.random.default_rng(seed).uniform(low, high, (2000, robot.dof))
+    steps = {k: 0.5 for k in joints}
+    curves = taylor_terms(chain, revolute, q, joints, steps)[2]
+    assert np.all(abs(curves).max(axis=0) <= second * (1 + 1e-9) + 1e-12)
+    for axis, k in enumerate(joints):
+        step = np.zeros(robot.dof)
+        step[k] = 1e-5
+        below, above = (taylor_terms(chain, revolute, q + sign * step, joints, steps)[2]
+                        for sign in (-1, 1))
+        assert np.all(abs((above - below) / 2e-5).max(axis=0) <= third[axis] * (1 + 1e-4) + 1e-6)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -99,10 +107,10 @@ def test_a_box_never_holds_a_value_above_its_bound(seed):
     robot = random_robot(rng, 4, prismatic=0.0)
     chain, (joints, revolute) = as_chain(robot), moving_joints(robot)
     low, high = position_box(robot)
-    curvature, scale = curvature_bounds(robot)
+    third, scale = derivative_bounds(robot, 3)
     center = rng.uniform(low, high, (40, robot.dof))
     half = np.full((40, robot.dof), 0.08)
-    bound, _, at_center = box_bounds(chain, revolute, joints, {}, curvature, MARGIN * scale,
+    bound, _, at_center = box_bounds(chain, revolute, joints, {}, third, MARGIN * scale,
                                      center, half)
     finite = np.isfinite(bound).all(axis=(1, 2))
     assert finite.sum() >= 20

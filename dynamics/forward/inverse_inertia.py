@@ -279,23 +279,24 @@ def box_bounds(chain, revolute, joints, steps, third, margin, center, half):  # 
     wa, ma = abs(w), abs(m)
     h = half[:, joints]
     pairs = h[:, :, None] * h[:, None, :] / 2
-    # |R|: Taylor's remainder, and the margins on H0 and its derivatives.
-    rest = np.einsum("ka,la,ma,klm...->a...", h.T, h.T, h.T, third) / 6 if joints else 0
+    # |R|, Taylor's remainder, joint by joint (the terms T_klm h_k h_l h_m / 6 of its first
+    # index), and the margins on H0 and its derivatives.
+    rests = np.einsum("ka,la,ma,klm...->ak...", h.T, h.T, h.T, third) / 6
     reach = np.array([_stencil_weight(revolute[k], steps.get(k, 1.0)) for k in joints])
-    rest = rest + margin * (1 + h @ reach)[:, None, None] ** 2
+    fixed = margin * (1 + h @ reach)[:, None, None] ** 2 * np.ones((n, n))
     outer = ma[:, None] @ abs(slopes) @ ma[:, None], ma[:, None, None] @ abs(curves) @ (
         ma[:, None, None])
     parts = (np.einsum("bkij,bk->bkij", abs(m[:, None] @ slopes @ m[:, None]) +
                        MARGIN * outer[0], h) +
              np.einsum("bklij,bkl->bkij", abs(m[:, None, None] @ curves @ m[:, None, None]) +
-                       MARGIN * outer[1], pairs))
-    first = parts.sum(axis=1) + ma @ rest @ ma
+                       MARGIN * outer[1], pairs) + ma[:, None] @ rests @ ma[:, None])
+    first = parts.sum(axis=1) + ma @ fixed @ ma
     turned = (abs(wt[:, None] @ slopes @ w[:, None]) * h[:, :, None, None] +
               np.einsum("bklij,bkl->bkij", abs(wt[:, None, None] @ curves @ w[:, None, None]),
-                        pairs))
+                        pairs) + np.swapaxes(wa, 1, 2)[:, None] @ rests @ wa[:, None])
     spread = np.einsum("bkij,bk->bij", abs(slopes), h) + np.einsum(
         "bklij,bkl->bij", abs(curves), pairs)
-    ebar = (turned.sum(axis=1) + np.swapaxes(wa, 1, 2) @ (rest + MARGIN * spread) @ wa +
+    ebar = (turned.sum(axis=1) + np.swapaxes(wa, 1, 2) @ (fixed + MARGIN * spread) @ wa +
             abs(wt @ h0 @ w - np.eye(n)) + MARGIN * (np.swapaxes(wa, 1, 2) @ abs(h0) @ wa))
     contracting = np.linalg.eigvalsh(ebar)[:, -1] < _CONTRACTION     # Ebar is symmetric
     bound = np.full((count, n, n), np.inf)

@@ -67,7 +67,7 @@ __all__ = ["InverseInertiaBound", "inverse_inertia_bound", "cached_inverse_inert
 TOLERANCE = 1.3
 # ... by this share of its row's weighted sum, spread over the row's entries.
 SLACK = 0.2
-# Boxes bounded before the proof gives up (about a minute's work a hundred thousand boxes).
+# Boxes bounded before the proof gives up.
 MAX_BOXES = 2_000_000
 # The relative margin on every float64 value: float64 rounds at 1.1e-16 a step.
 MARGIN = 1e-9
@@ -343,12 +343,14 @@ def inverse_inertia_bound(robot, *, weights=None, tolerance=TOLERANCE, slack=SLA
     margin = MARGIN * scale
     weights = np.array([j.torque_limit or 1.0 for j in robot.joints] if weights is None
                        else weights, dtype=np.float64)
+    if weights.shape != (n,) or not np.all(weights > 0):
+        raise ValueError(f"weights must be {n} positive numbers, not {weights!r}")
     seen = _sampled(chain, low, high, np.random.default_rng(0)).max(axis=0)
     proven = np.zeros((n, n))
     center, half = ((low + high) / 2)[None], ((high - low) / 2)[None]
     boxes = 0
     while len(center):
-        if boxes + len(center) > max_boxes:
+        if boxes + min(len(center), _BATCH) > max_boxes:
             raise ValueError(_not_proven(robot, max_boxes, half, joints))
         bound, shares, values = box_bounds(chain, revolute, joints, steps, third, margin,
                                            center[:_BATCH], half[:_BATCH])

@@ -144,6 +144,8 @@ def test_refusals():
         inverse_inertia_bound(robot, tolerance=0.5)
     with pytest.raises(ValueError, match="slack must be at least 0"):
         inverse_inertia_bound(robot, slack=-1.0)
+    with pytest.raises(ValueError, match="weights must be 3 positive numbers"):
+        inverse_inertia_bound(robot, weights=[1.0, 0.0, 1.0])
 
 
 def test_cached_bound_is_read_back(tmp_path, monkeypatch):

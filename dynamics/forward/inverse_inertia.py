@@ -78,9 +78,6 @@ _CONTRACTION = 0.8
 
 # A revolute joint's five angles: a derivative's stencil (:func:`_stencil`) and a grid.
 _ANGLES = 2 * np.pi * np.arange(5) / 5
-# The trigonometric basis (1, cos t, sin t, cos 2t, sin 2t) at the five angles.
-_TRIG_BASIS = np.stack([np.ones(5), np.cos(_ANGLES), np.sin(_ANGLES), np.cos(2 * _ANGLES),
-                        np.sin(2 * _ANGLES)], axis=1)
 
 @dataclass(frozen=True)
 class InverseInertiaBound:
@@ -170,10 +167,8 @@ def taylor_terms(chain, revolute, q, joints, steps):
 def _basis(revolute, low, high):
     """Per joint: the grid of its values the coefficients are taken on, the basis matrix
     there (a row a value)."""
-    if revolute:
-        return _ANGLES, _TRIG_BASIS
-    grid = np.array([low, (low + high) / 2, high])
-    return grid, _basis_rows(False, grid)
+    grid = _ANGLES if revolute else np.array([low, (low + high) / 2, high])
+    return grid, _basis_rows(revolute, grid)
 
 
 def derivative_bounds(robot, order, rng=None):
@@ -341,8 +336,7 @@ def inverse_inertia_bound(robot, *, weights=None, tolerance=TOLERANCE, slack=SLA
     steps = {k: _prismatic_step(low[k], high[k]) for k in joints}
     third, scale = derivative_bounds(robot, 3)
     margin = MARGIN * scale
-    weights = np.array([j.torque_limit or 1.0 for j in robot.joints] if weights is None
-                       else weights, dtype=np.float64)
+    weights = _weights(robot, weights)
     if weights.shape != (n,) or not np.all(weights > 0):
         raise ValueError(f"weights must be {n} positive numbers, not {weights!r}")
     seen = _sampled(chain, low, high, np.random.default_rng(0)).max(axis=0)
@@ -370,6 +364,12 @@ def inverse_inertia_bound(robot, *, weights=None, tolerance=TOLERANCE, slack=SLA
         if progress is not None:
             progress(boxes, len(center))
     return InverseInertiaBound(np.maximum(proven, seen), seen, boxes, tolerance, slack)
+
+
+def _weights(robot, weights):
+    """``weights`` as an array, by default each joint's ``torque_limit`` (1 where none)."""
+    return np.array([j.torque_limit or 1.0 for j in robot.joints] if weights is None
+                    else weights, dtype=np.float64)
 
 
 def _halves(center, half, shares, joints):
@@ -402,8 +402,7 @@ def cached_inverse_inertia_bound(robot, *, weights=None, tolerance=TOLERANCE, sl
     (:func:`robohw.sim.cache.cache_dir` ``"inverse-inertia"``) by what determines it: the
     robot's :func:`~robohw.robots.toml_file.inertia_digest`, the weights, the tolerances and
     this module's source."""
-    weights = np.array([j.torque_limit or 1.0 for j in robot.joints] if weights is None
-                       else weights, dtype=np.float64)
+    weights = _weights(robot, weights)
     path = cache_dir("inverse-inertia") / f"{_key(robot, weights, tolerance, slack)}.json"
     if path.exists():
         kept = json.loads(path.read_text())

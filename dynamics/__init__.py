@@ -18,7 +18,8 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "forward_fields",
            "forward_dynamics", "solve_forward", "plan_forward", "forward_columns",
            "split_forward", "acceleration_header", "acceleration_rows",
-           "FORWARD_BOUND_FRACTION", "board_design", "inverse_dynamics_gradient",
+           "FORWARD_BOUND_FRACTION", "FORWARD_PROMISE", "certified_plan", "board_design",
+           "inverse_dynamics_gradient",
            "solve_gradient", "gradient_header", "gradient_rows"]
 
 # Where each name comes from: loaded on first use (robohw.support.lazy), so that a command
@@ -51,6 +52,8 @@ _SOURCES = {
     "acceleration_header": "robohw.dynamics.forward.files",
     "acceleration_rows": "robohw.dynamics.forward.files",
     "FORWARD_BOUND_FRACTION": "robohw.dynamics.forward.files",
+    "FORWARD_PROMISE": "robohw.dynamics.forward.files",
+    "certified_plan": "robohw.dynamics.forward.files",
     "inverse_dynamics_gradient": "robohw.dynamics.gradient.reference",
     "solve_gradient": "robohw.dynamics.gradient.files",
     "gradient_header": "robohw.dynamics.gradient.files",

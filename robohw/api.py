@@ -35,12 +35,15 @@ class Result:
     """What an :class:`Arm` computes: ``values`` (rows first; zeros where not valid), per row
     ``valid`` (bool) and ``reason`` (``"ok"`` or why not), and the hardware's ``accuracy``
     promise (the dynamics model's, :class:`robohw.dynamics.AccuracyPromise`; the inertia
-    model's, :class:`robohw.systolic.accuracy.InertiaPromise`; the forward-dynamics model's,
-    its proven bound per joint, a tuple; ``None`` for float64)."""
+    model's, :class:`robohw.systolic.accuracy.InertiaPromise`; ``None`` for float64 and for
+    forward dynamics), and where each row is certified (forward dynamics), ``bounds``: each
+    value's certified bound, the values' shape (zeros where not valid, ``inf`` on a float64
+    row the certificate does not cover), else ``None``."""
     values: np.ndarray
     valid: np.ndarray
     reason: np.ndarray
     accuracy: object = None
+    bounds: "np.ndarray | None" = None
 
 
 class Arm:
@@ -130,28 +133,34 @@ class Arm:
         got = solve_gradient(self.robot, q, qd, qdd, backend)
         return GradientResult(got.dq, got.dqd, got.valid, got.reason)
 
-    def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=None):
+    def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=None,
+                         certify=False):
         """Joint accelerations ``(rows, N)`` at the states ``(q, qd)`` under the torques
         ``tau``, each ``(rows, N)``: float64 (the articulated-body algorithm), or its bit-exact
-        model at ``width`` bits (``None``: the narrowest of 32, 40, 48 and 56 whose proven
-        bound is within ``bound_fraction`` (``None``:
-        :data:`~robohw.dynamics.forward.files.FORWARD_BOUND_FRACTION`, 1 %) of every joint's
-        acceleration limit; a robot with none is refused with ``ValueError``). The model's rows
-        outside the limits are not valid, reason ``outside_limits``, and so are rows whose
-        accelerations it cannot prove within the acceleration limits,
-        ``beyond_acceleration_limits``; ``accuracy`` holds its
-        proven bound per joint."""
-        from robohw.dynamics import FORWARD_BOUND_FRACTION, solve_forward
+        model at ``width`` bits (``None``: the narrowest of 32, 35, 40, 48 and 56 at which a
+        probe of states within the limits is certified; a robot with none is refused with
+        ``ValueError``). The model's rows outside the limits are not valid, reason
+        ``outside_limits``, and so are rows whose accelerations it cannot prove within the
+        acceleration limits, ``beyond_acceleration_limits``; every other row is certified
+        (:mod:`robohw.dynamics.forward.certificate`), ``bounds`` holding each acceleration's
+        bound, and valid where each is within ``bound_fraction`` (``None``:
+        :data:`~robohw.dynamics.forward.files.FORWARD_PROMISE`, 0.1 %) of its joint's
+        acceleration limit, else ``not_certified``. With ``certify``, the float64 rows are
+        certified too (their validity unchanged)."""
+        from robohw.dynamics import FORWARD_PROMISE, solve_forward
+        from robohw.hw.checks import check_bool
         check_choice("backend", backend, BACKENDS)
+        check_bool("certify", certify)
         q, qd, tau = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("tau", tau)))
         if not q.shape == qd.shape == tau.shape:
             raise ValueError(f"q, qd and tau must have one shape, not {q.shape}, {qd.shape} "
                              f"and {tau.shape}")
         _check_float_options(backend, width=width, bound_fraction=bound_fraction)
         got = solve_forward(self.robot, q, qd, tau, backend, width=width,
-                            bound_fraction=FORWARD_BOUND_FRACTION if bound_fraction is None
-                            else bound_fraction)
-        return Result(got.qdd, got.valid, got.reason, got.bounds)
+                            promise=FORWARD_PROMISE if bound_fraction is None
+                            else bound_fraction, certified=certify)
+        bounds = None if got.bounds is None else np.where(got.valid[:, None], got.bounds, 0.0)
+        return Result(got.qdd, got.valid, got.reason, None, bounds)
 
 
 @dataclass(frozen=True)

@@ -192,18 +192,24 @@ def result_header(columns, reasons=False, bounds=()):
     return [*columns, *bounds, "valid"] + (["reason"] if reasons else [])
 
 
-def result_rows(values, valid, reason=None, cells=None, bounds=None):
+def result_rows(values, valid, reason=None, cells=None, bounds=None, row_bounds=None):
     """A result file's rows in :func:`result_header`'s columns: each of ``values``' rows
     (flattened) as floats, or through ``cells`` (a converter a column), then with ``bounds``
-    (one a value, flattened as the values) those bounds on a valid row and zeros on another
-    (its values are zeros too, and promised nothing), then ``valid`` as 1 or 0 and, when
-    ``reason`` is given, the row's reason."""
+    (one a value, flattened as the values) or ``row_bounds`` (a row's own, one such row a
+    row) those bounds on a valid row and zeros on another (its values are zeros too, and
+    promised nothing), then ``valid`` as 1 or 0 and, when ``reason`` is given, the row's
+    reason."""
     reason = reason if reason is not None else [None] * len(values)
-    bounds = None if bounds is None else [float(b) for b in np.ravel(bounds)]
-    for row, ok, why in zip(values, valid, reason):
+    if row_bounds is not None:
+        promises = ([float(b) for b in np.ravel(row)] for row in row_bounds)
+    elif bounds is None:
+        promises = itertools.repeat(())
+    else:
+        promises = itertools.repeat([float(b) for b in np.ravel(bounds)])
+    for row, ok, why, promise in zip(values, valid, reason, promises):
         row = np.ravel(row)
         cells_of = map(float, row) if cells is None else (c(v) for c, v in zip(cells, row))
-        promise = () if bounds is None else bounds if ok else [0.0] * len(bounds)
+        promise = promise if ok else [0.0] * len(promise)
         yield [*cells_of, *promise, int(ok), *([why] if why else [])]
 
 

@@ -9,40 +9,60 @@ the traced algorithm (:class:`robohw.dynamics.forward.plan.ArticulatedBodyPlan`,
 from it (:class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`) simulated in Amaranth
 or compiled by Verilator, which give the model's file byte for byte.
 
-The model proves its accelerations for states within the robot's position, velocity and torque
+The model computes accelerations for states within the robot's position, velocity and torque
 limits whose accelerations are within the acceleration limits: a state outside the first is
 ``outside_limits``; one whose accelerations the checks cannot place within theirs (beyond them,
 or within a check's error bound of them) is ``beyond_acceleration_limits``; an angle no binary
-angle holds is ``out_of_format``. Each valid acceleration is within its proven bound, and a plan
-whose bound exceeds ``bound_fraction`` of a joint's acceleration limit is refused before any row.
+angle holds is ``out_of_format``. Every other row is certified
+(:mod:`robohw.dynamics.forward.certificate`: its inverse-dynamics residual through the row's own
+inertia matrix): it is valid where each acceleration's certified bound is within ``promise``
+(default :data:`FORWARD_PROMISE`) of its joint's acceleration limit, else ``not_certified``. The
+model's width is the narrowest of :data:`CERTIFIED_WIDTHS` at which its plan is proven and
+every row of a seeded probe within the limits is certified (:func:`certified_plan`). The float
+backend's rows can be certified the same way (``certify``), which changes no row's validity.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
+from robohw.dynamics.forward.certificate import CERTIFICATE_WIDTH, certify
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.files import state_rows
+from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.hw.checks import check_choice
 from robohw.robots.joint_type import JointType
+from robohw.robots.sampling import sample_states
 from robohw.robots.toml_file import robot_digest
 from robohw.support.csv_table import result_header, result_rows
-from robohw.support.figures import figure_list, rounded_up
+from robohw.support.figures import rounded_up
 from robohw.support.held import Held
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
            "solve_forward", "Accelerations", "FORWARD_BACKENDS", "FORWARD_REASONS",
-           "FORWARD_WIDTHS", "FORWARD_BOUND_FRACTION", "plan_forward"]
+           "FORWARD_WIDTHS", "FORWARD_BOUND_FRACTION", "plan_forward", "certified_plan",
+           "CERTIFIED_WIDTHS", "FORWARD_PROMISE", "PROBE_ROWS", "PROBE_SHARE"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
-                   "beyond_acceleration_limits")
+                   "beyond_acceleration_limits", "not_certified")
 FORWARD_BACKENDS = ("float", "model", "rtl", "compiled")
-# The widths the model's default is the narrowest of (the CORDICs' angles at up to 40 bits).
+# The widths the hardware design's default is the narrowest of (the CORDICs' angles at up to
+# 40 bits), and the largest share of a joint's acceleration limit its proven bound may reach
+# (robohw.dynamics.forward.design).
 FORWARD_WIDTHS = (32, 40, 48, 56)
-# The largest share of a joint's acceleration limit the model's proven bound may reach.
 FORWARD_BOUND_FRACTION = 0.01
+# The command's and the API's: the widths the model's default is the narrowest of (every width
+# up to 35 bits first: the proven widths of the certified forward dynamics' target), and the
+# share of each joint's acceleration limit a valid row's certified bound may reach.
+CERTIFIED_WIDTHS = (32, 35, 40, 48, 56)
+FORWARD_PROMISE = 1e-3
+# The probe a width is chosen by: seeded states within the limits, their torques inverse
+# dynamics' at this share of the sampled accelerations. A width whose a-priori bound passes
+# the rest of a limit is not tried: its checks would flag rows within this share.
+PROBE_ROWS = 256
+PROBE_SHARE = 0.8
 
 
 def forward_columns(dof):
@@ -65,33 +85,47 @@ def acceleration_header(dof, reasons=False, bounds=False):
 
 def acceleration_rows(qdd, valid, reason=None, bounds=None):
     """``OUT.csv``'s rows, :func:`acceleration_header`'s columns (``reason`` when given;
-    ``bounds``: each joint's proven bound, written on the valid rows)."""
-    return result_rows(qdd, valid, reason, bounds=bounds)
+    ``bounds`` ``(rows, N)``: each acceleration's certified bound, written on the valid
+    rows)."""
+    return result_rows(qdd, valid, reason, row_bounds=bounds)
 
 
 @dataclass
 class Accelerations:
     """What :func:`solve_forward` gives: ``qdd`` ``(rows, N)`` (zeros where not valid), per row
-    ``valid`` and ``reason``, and the model's proven bound per joint (``None`` for the float
-    backend) with the ``width`` it was planned at."""
+    ``valid`` and ``reason``; each row's certified ``bounds`` ``(rows, N)`` (``inf`` on a row
+    not certified; ``None`` where not asked), the ``promise`` they were held to (a share of
+    each acceleration limit; ``None`` for the float backend), and the model's ``width`` and
+    its plan's a-priori ``proven`` bound per joint (``None`` for the float backend)."""
     qdd: np.ndarray
     valid: np.ndarray
     reason: np.ndarray
-    bounds: "tuple | None" = None
+    bounds: "np.ndarray | None" = None
+    promise: "float | None" = None
     width: "int | None" = None
+    proven: "tuple | None" = None
 
     def sentence(self, robot):
-        """The model's promise in one clause, or ``None``."""
+        """What the rows' bounds say, in one clause, or ``None`` without bounds."""
         if self.bounds is None:
             return None
-        shares = [b / j.acceleration_limit for b, j in zip(self.bounds, robot.joints)]
-        worst = int(np.argmax(shares))
-        revolute = all(j.type == JointType.REVOLUTE for j in robot.joints)
-        unit = "rad/s^2" if revolute else "rad/s^2 or m/s^2"
-        return (f"each acceleration proven within its joint's bound, "
-                f"{figure_list(self.bounds)} {unit} (joints 1 to {len(self.bounds)}, "
-                f"{self.width} bits; the largest share of a limit {100 * max(shares):.2g}%, "
-                f"joint {worst + 1}'s)")
+        limits = np.array([j.acceleration_limit for j in robot.joints], dtype=float)
+        shares = self.bounds[self.valid] / limits
+        finite = np.isfinite(shares).all(axis=-1)
+        where = f", the model at {self.width} bits" if self.width else ""
+        if not finite.any():
+            return f"no row certified (residual by inverse dynamics at {CERTIFICATE_WIDTH} " \
+                   f"bits{where})"
+        worst = np.unravel_index(np.argmax(np.where(finite[:, None], shares, 0)), shares.shape)
+        promise = "" if self.promise is None else \
+            f" each within {self.promise:g} of its acceleration limit,"
+        return (f"every valid row's accelerations certified,{promise} the largest bound "
+                f"{shares[worst]:.2g} of joint {worst[1] + 1}'s limit (residual by inverse "
+                f"dynamics at {CERTIFICATE_WIDTH} bits{where})")
+
+
+def _limits(robot):
+    return np.array([j.acceleration_limit for j in robot.joints], dtype=float)
 
 
 def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
@@ -151,31 +185,110 @@ def _unproven(error, bits, robot):
             f"rotor's inertia through the gearbox: docs/robots.md) raises it")
 
 
-def solve_forward(robot, q, qd, tau, backend="float", *, width=None,
-                  bound_fraction=FORWARD_BOUND_FRACTION, plan=None, interval=None,
-                  progress=None):
+def certified_plan(robot, width=None, promise=FORWARD_PROMISE):
+    """The :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` of ``robot`` at ``width``
+    bits, or (``None``) at the narrowest of :data:`CERTIFIED_WIDTHS` at which it is proven, its
+    a-priori bound within ``1 - PROBE_SHARE`` of each acceleration limit (the checks pass
+    every row within :data:`PROBE_SHARE` of them) and every row of the probe
+    (:data:`PROBE_ROWS` seeded states within the limits, accelerations within
+    :data:`PROBE_SHARE` of theirs) is valid, each acceleration certified within ``promise`` of
+    its joint's acceleration limit.
+    ``ValueError`` in one line naming the file, the widths tried and what stops the widest
+    (a quantity the analysis cannot prove, in words; or the probe's rows not certified, with
+    the promise that accepts them)."""
+    from robohw.dataflow.graph import RangeError
+    from robohw.dynamics.forward.plan import ArticulatedBodyPlan
+    from robohw.robots.loading import hardware_robot
+    hardware = hardware_robot(robot, terms=())
+    widths = CERTIFIED_WIDTHS if width is None else (width,)
+    probe = None
+    for bits in widths:
+        try:
+            plan = ArticulatedBodyPlan(hardware, width=bits)
+            plan.checks                                 # every check proven at this width
+        except RangeError as error:
+            failure = _unproven(error, bits, hardware)
+            continue
+        if width is not None:
+            return plan
+        shares = [plan.output_bounds[k] / j.acceleration_limit
+                  for k, j in enumerate(hardware.joints, start=1)]
+        if max(shares) > 1 - PROBE_SHARE:
+            worst = int(np.argmax(shares))
+            failure = (f"at {bits} bits the proven bound of joint {worst + 1}'s acceleration "
+                       f"is {shares[worst]:.3g} of its limit, so its checks would flag rows "
+                       f"within {PROBE_SHARE:g} of the limits")
+            continue
+        if probe is None:
+            q, qd, qdd = sample_states(hardware, PROBE_ROWS, np.random.default_rng(0))
+            probe = q, qd, inverse_dynamics(hardware, q, qd, PROBE_SHARE * qdd)
+        got = solve_forward(hardware, *probe, "model", promise=promise, plan=plan)
+        if got.valid.all():
+            return plan
+        failure = _probe_failure(got, bits, hardware, promise)
+    tried = ", ".join(map(str, widths[:-1])) + (" or " if len(widths) > 1 else "") + \
+        str(widths[-1])
+    raise ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} bits: "
+                     f"{failure}")
+
+
+def _probe_failure(got, bits, robot, promise):
+    """Why the probe's rows ``got`` (an :class:`Accelerations`) do not all pass at ``bits``."""
+    reasons, counts = np.unique(got.reason[~got.valid], return_counts=True)
+    told = ", ".join(f"{c} {r}" for r, c in zip(reasons, counts))
+    text = f"at {bits} bits {int((~got.valid).sum())} of {len(got.valid)} probe rows within " \
+           f"the limits are not valid ({told})"
+    if set(reasons) == {"not_certified"} and np.isfinite(got.bounds).all():
+        share = float((got.bounds / _limits(robot)).max())
+        text += (f": the largest certified bound is {share:.3g} of a joint's acceleration "
+                 f"limit, more than the {promise:g} promised; --bound-fraction "
+                 f"{rounded_up(share)} accepts it")
+    return text
+
+
+def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FORWARD_PROMISE,
+                  certified=False, plan=None, interval=None, progress=None):
     """The :class:`Accelerations` of the states by ``backend`` (see the module docstring; the
     reasons by precedence, :data:`FORWARD_REASONS`); the model's ``plan`` when given (one
-    :func:`plan_forward` made for a file's every chunk), else :func:`plan_forward`'s at
-    ``width`` and ``bound_fraction``. ``rtl`` and ``compiled`` run the engine
+    :func:`certified_plan` made for a file's every chunk), else :func:`certified_plan`'s at
+    ``width`` and ``promise``. ``rtl`` and ``compiled`` run the engine
     (:class:`~robohw.dynamics.forward.engine.ForwardDynamicsEngine`) built at that plan's width
     and ``interval`` (default :func:`~robohw.dynamics.forward.engine.forward_interval`'s),
-    which gives the model's values and flags (``progress``: a stream for its lines)."""
+    which gives the model's values and flags (``progress``: a stream for its lines); their
+    rows are certified as the model's. The float backend's rows are certified with
+    ``certified`` (their validity unchanged)."""
     check_choice("backend", backend, FORWARD_BACKENDS)
     finite, (q, qd, tau) = state_rows(robot, q=q, qd=qd, tau=tau)
-    bounds = used = None
+    proven = used = None
     if backend == "float":
         with np.errstate(all="ignore"):     # an acceleration beyond float64 is not_finite
             qdd = articulated_body_accelerations(robot, q, qd, tau)
-        failures = []
+        failures, hardware, promise = [], robot, None
     else:
-        plan = plan or _PLANS.get((robot_digest(robot), width, bound_fraction),
-                                  lambda: plan_forward(robot, width, bound_fraction))
-        qdd, failures, bounds, used = _model(robot, q, qd, tau, plan, backend, interval,
+        plan = plan or _PLANS.get((robot_digest(robot), width, promise),
+                                  lambda: certified_plan(robot, width, promise))
+        qdd, failures, proven, used = _model(robot, q, qd, tau, plan, backend, interval,
                                              progress)
-    valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(qdd))),
-                                         *failures])
-    return Accelerations(keep_valid(qdd, valid), valid, reason, bounds, used)
+        hardware, certified = plan.robot, True
+    finite = finite & finite_rows(qdd)
+    bounds = None
+    if certified:
+        bounds = _certificate(hardware, finite, q, qd, tau, qdd)
+        if promise is not None:
+            failures.append(("not_certified", ~(bounds <= promise * _limits(hardware)).all(-1)))
+    valid, reason = row_reasons(len(q), [(NOT_FINITE, ~finite), *failures])
+    return Accelerations(keep_valid(qdd, valid), valid, reason, bounds, promise, used, proven)
+
+
+def _certificate(robot, rows, q, qd, tau, qdd):
+    """``(B, N)``: the certified bounds of the ``rows`` (others ``inf``; the hardware form of
+    ``robot`` is certified)."""
+    from robohw.robots.loading import hardware_robot
+    bounds = np.full(qdd.shape, np.inf)
+    if rows.any():
+        got = certify(hardware_robot(robot, terms=()), q[rows], qd[rows], tau[rows], qdd[rows])
+        bounds[rows] = got.bounds
+    return bounds
 
 
 # This run's models (the API called in a loop plans each once).

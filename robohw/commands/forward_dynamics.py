@@ -20,39 +20,42 @@ def register(commands):
         "written with the header qdd1,...,qddN,valid (rad/s^2 or m/s^2)",
         ["float", "model", "rtl", "compiled"],
         "the articulated-body algorithm in float64, its bit-exact model (the traced "
-        "algorithm in fixed point, checked), or the engine built from it: its Amaranth RTL, "
-        "or the RTL compiled by Verilator")
-    add_dynamics_width(forward, "the narrowest of 32, 40, 48 and 56 whose proven bound "
-                                "meets --bound-fraction")
+        "algorithm in fixed point, checked, every row certified), or the engine built from "
+        "it: its Amaranth RTL, or the RTL compiled by Verilator")
+    add_dynamics_width(forward, "the narrowest of 32, 35, 40, 48 and 56 at which a probe of "
+                                "states within the limits is certified within --bound-fraction")
     forward.add_argument("--ii", type=integer("--ii", 2, 1024),
                          help="the engine's initiation interval (rtl, compiled): cycles per "
                               "state, 2..1024 (default: the engine's for the robot, robohw sim "
                               "--robot's)")
     forward.add_argument("--bound-fraction", type=positive("--bound-fraction"),
-                         help="the hardware backends' largest accepted share of each joint's "
-                              "acceleration limit for their proven error bound (default 0.01: "
-                              "a model whose bound exceeds 1 %% of a limit is refused)")
+                         help="the hardware backends' promise: a row is valid only where each "
+                              "acceleration's certified bound is within this share of its "
+                              "joint's acceleration limit (default 0.001)")
     forward.add_argument("--bounds", action="store_true",
-                         help="add bound1..boundN beside qdd1..qddN: each acceleration's proven "
-                              "bound (the model's and the engine's; on a row not valid, zeros)")
+                         help="add bound1..boundN beside qdd1..qddN: each acceleration's "
+                              "certified bound, from the row's inverse-dynamics residual "
+                              "(every backend; on a row not valid, zeros; inf on a float row "
+                              "beyond the limits the certificate covers)")
     forward.add_argument("--reasons", action="store_true",
                          help="add a reason column, by precedence: ok, not_finite (a state, a "
                               "torque or an acceleration that is not finite), out_of_format "
                               "(the model's angle beyond its binary angles), outside_limits "
                               "(the model's state or torque outside the robot file's limits), "
                               "beyond_acceleration_limits (the model's accelerations not "
-                              "proven within the file's acceleration limits)")
+                              "proven within the file's acceleration limits), not_certified "
+                              "(the model's certified bound beyond --bound-fraction)")
     forward.set_defaults(run=run)
     return forward
 
 
 def run(args):
     from robohw.dynamics import (
-        FORWARD_BOUND_FRACTION,
+        FORWARD_PROMISE,
         acceleration_header,
         acceleration_rows,
+        certified_plan,
         forward_columns,
-        plan_forward,
         solve_forward,
         split_forward,
     )
@@ -62,11 +65,10 @@ def run(args):
         ("--width", model, HARDWARE),
         ("--ii", engine, "the engine's backends (rtl, compiled)"),
         ("--bound-fraction", model, f"{HARDWARE}: the float backend has no error bound "
-                                    f"to check"),
-        ("--bounds", model, f"{HARDWARE}: the float backend proves no bound")])
+                                    f"to check")])
     if bad:
         return usage("forward-dynamics", bad)
-    fraction = FORWARD_BOUND_FRACTION if args.bound_fraction is None else args.bound_fraction
+    promise = FORWARD_PROMISE if args.bound_fraction is None else args.bound_fraction
 
     def table(robot):
         return FileTable(forward_columns(robot.dof),
@@ -74,13 +76,13 @@ def run(args):
 
     @functools.cache
     def plan(robot):                    # one model for every chunk of the file
-        return plan_forward(robot, args.width, fraction)
+        return certified_plan(robot, args.width, promise)
 
     def solve(robot, values):
         q, qd, tau = split_forward(values, robot.dof)
         got = solve_forward(robot, q, qd, tau, args.backend,
-                            plan=plan(robot) if model else None, interval=args.ii,
-                            progress=sys.stderr)
+                            plan=plan(robot) if model else None, certified=args.bounds,
+                            interval=args.ii, progress=sys.stderr)
         return Solved(len(got.qdd), int(got.valid.sum()), acceleration_rows(
             got.qdd, got.valid, got.reason if args.reasons else None,
             got.bounds if args.bounds else None), got.sentence(robot))

@@ -120,9 +120,9 @@ def test_the_inertia_bounds_are_per_entry_and_per_row(arm, tmp_path, capsys):
 
 
 def test_the_float_backend_proves_no_bound_to_write(tmp_path, capsys):
+    # Forward dynamics certifies float64's rows too (tests/dynamics/test_forward_command.py).
     write_state_file(tmp_path / "s.csv", *(np.zeros((1, 6)),) * 3)
-    for command, source in (("dynamics", "--states"), ("forward-dynamics", "--states"),
-                            ("inertia", "--q")):
+    for command, source in (("dynamics", "--states"), ("inertia", "--q")):
         assert main([command, source, str(tmp_path / "s.csv"), "--out",
                      str(tmp_path / "o.csv"), "--robot", "ur5", "--bounds"]) == 2
         assert capsys.readouterr().err == (

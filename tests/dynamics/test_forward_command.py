@@ -1,6 +1,7 @@
 """``robohw forward-dynamics`` and ``Arm.forward_dynamics``: the float backend is the
-articulated-body reference; the model's valid rows are within its proven bound of it, the rest
-invalid with their reason; the command and the API agree row for row."""
+articulated-body reference; the model's valid rows are within their certified bounds of it and
+within the promise, the rest invalid with their reason; the command and the API agree row for
+row."""
 
 import csv
 import pathlib
@@ -59,7 +60,13 @@ def test_the_float_backend_is_the_reference_and_the_api_agrees(tmp_path, capsys)
     assert got.valid.sum() == 39
 
 
-def test_the_models_valid_rows_are_within_its_bound(tmp_path, capsys):
+def _bounds(path, dof):
+    with open(path) as f:
+        return np.array([[float(r[f"bound{k}"]) for k in range(1, dof + 1)]
+                         for r in csv.DictReader(f)])
+
+
+def test_the_models_valid_rows_are_within_their_certified_bounds(tmp_path, capsys):
     robot = load_robot("puma560")
     q, qd, tau = _states(robot, 60, 2)
     tau[5, 0] = 10 * robot.joints[0].torque_limit         # beyond the torque limit
@@ -68,38 +75,64 @@ def test_the_models_valid_rows_are_within_its_bound(tmp_path, capsys):
     _write(tmp_path / "s.csv", q, qd, tau)
     assert main(["forward-dynamics", "--robot", "puma560", "--states",
                  str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend",
-                 "model", "--reasons"]) == 0
+                 "model", "--reasons", "--bounds"]) == 0
     err = capsys.readouterr().err
-    assert "each acceleration proven within" in err and ", 40 bits;" in err
+    # The PUMA's width: the narrowest of 32, 35, ... whose probe is certified (at 32 bits the
+    # articulated-body checks flag rows within the limits).
+    assert "every valid row's accelerations certified, each within 0.001 of its acceleration " \
+           "limit," in err and "the model at 35 bits)" in err
     qdd, valid, reason = _read(tmp_path / "qdd.csv")
+    bounds = _bounds(tmp_path / "qdd.csv", 6)
     assert reason[5:8] == ["outside_limits", "out_of_format", "beyond_acceleration_limits"]
     arm = load_arm("puma560")
     got = arm.forward_dynamics(q, qd, tau, "model")
     assert np.array_equal(got.values, qdd) and got.reason.tolist() == reason
+    assert np.array_equal(got.bounds, bounds) and not bounds[~valid].any()
     want = articulated_body_accelerations(robot, q, qd, tau)
-    assert np.all(np.abs(qdd - want)[valid] <= np.array(got.accuracy))
-    assert valid.sum() >= 30                    # most rows within the limits pass the checks
+    limits = np.array([j.acceleration_limit for j in robot.joints])
+    assert np.all(np.abs(qdd - want)[valid] <= bounds[valid])
+    assert np.all(bounds[valid] <= 1e-3 * limits)
+    assert valid.sum() >= 50                    # every row within the limits but the 3 above
+    # A promise no row meets: every row within the limits not certified, none valid.
+    tight = arm.forward_dynamics(q, qd, tau, "model", width=35, bound_fraction=1e-12)
+    assert not tight.valid.any() and set(tight.reason[valid]) == {"not_certified"}
 
 
-def test_a_model_whose_bound_is_too_weak_is_refused_in_one_line(tmp_path, capsys):
+def test_the_float_backends_rows_are_certified_when_asked(tmp_path, capsys):
+    robot = load_robot("ur5")
+    q, qd, tau = _states(robot, 20, 6)
+    _write(tmp_path / "s.csv", q, qd, tau)
+    assert main(["forward-dynamics", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
+                 "--out", str(tmp_path / "qdd.csv"), "--bounds"]) == 0
+    assert "every valid row's accelerations certified, the largest bound" in \
+        capsys.readouterr().err
+    qdd, valid, _ = _read(tmp_path / "qdd.csv")
+    bounds = _bounds(tmp_path / "qdd.csv", 6)
+    got = load_arm("ur5").forward_dynamics(q, qd, tau, certify=True)
+    assert valid.all() and np.array_equal(got.bounds, bounds) and (bounds > 0).all()
+    # Float64's own error is far below the certificate's floor, the residual's bound.
+    assert np.all(np.abs(qdd - articulated_body_accelerations(robot, q, qd, tau)) <= bounds)
+
+
+def test_a_promise_the_probe_misses_is_refused_in_one_line(tmp_path, capsys):
     robot = load_robot("ur5")
     _write(tmp_path / "s.csv", *_states(robot, 4, 3))
     args = ["forward-dynamics", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
             "--out", str(tmp_path / "qdd.csv"), "--backend", "model"]
-    assert main(args) == 2
+    # At its defaults the UR5 is served (at 40 bits: at 32 and 35 its articulated-body checks
+    # are not proven).
+    assert main(args) == 0
+    assert "the model at 40 bits)" in capsys.readouterr().err
+    (tmp_path / "qdd.csv").unlink()
+    assert main([*args, "--bound-fraction", "1e-9"]) == 2
     err = capsys.readouterr().err.strip()
-    # The file, every width tried, the quantity in words and what would serve.
+    # The file, every width tried, what the probe found and what would serve.
     assert len(err.splitlines()) == 1 and err.startswith(
-        f"robohw forward-dynamics: {robot.source}: no forward-dynamics model at 32, 40, 48 or "
-        f"56 bits: at 56 bits the proven bound of joint 6's acceleration is ")
-    served = re.search(r"more than the 1% allowed; --bound-fraction (\S+) accepts it$", err)
-    assert not (tmp_path / "qdd.csv").exists()
-    # What it names serves: the narrowest width within that share.
+        f"robohw forward-dynamics: {robot.source}: no forward-dynamics model at 32, 35, 40, 48 "
+        f"or 56 bits: at 56 bits ")
+    served = re.search(r"more than the 1e-09 promised; --bound-fraction (\S+) accepts it$", err)
+    assert served and not (tmp_path / "qdd.csv").exists()
     assert main([*args, "--bound-fraction", served.group(1)]) == 0
-    capsys.readouterr()
-    # A weaker promise accepted: the UR5's model at its narrowest width that meets it.
-    assert main([*args, "--bound-fraction", "0.15"]) == 0
-    assert ", 40 bits;" in capsys.readouterr().err
 
 
 def test_an_arm_whose_divisor_is_unproven_is_told_what_would_serve(tmp_path, capsys):
@@ -117,7 +150,8 @@ def test_an_arm_whose_divisor_is_unproven_is_told_what_would_serve(tmp_path, cap
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith(
-        f"robohw forward-dynamics: {arm}: no forward-dynamics model at 32, 40, 48 or 56 bits: "
+        f"robohw forward-dynamics: {arm}: no forward-dynamics model at 32, 35, 40, 48 or 56 "
+        f"bits: "
         f"joint 1's articulated inertia (what its drive moves: the links beyond it and its "
         f"armature) is proven at least ")
     assert err.endswith("an armature for joint 1 in the robot's sidecar (its rotor's inertia "
@@ -126,7 +160,7 @@ def test_an_arm_whose_divisor_is_unproven_is_told_what_would_serve(tmp_path, cap
     assert main(args) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and re.search(
-        r": no forward-dynamics model at 32, 40, 48 or 56 bits: joint \d's acceleration, "
+        r": no forward-dynamics model at 32, 35, 40, 48 or 56 bits: joint \d's acceleration, "
         r"checked against its range \S+ on every row, has at 56 bits a proven error bound of "
         r"\S+, so no check of it is proven: .*; the float backend computes its "
         r"accelerations$", err)

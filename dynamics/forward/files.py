@@ -135,32 +135,53 @@ def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
     tried. ``ValueError`` in one line naming the file, the widths tried, what stops the widest
     (in words: a divisor the analysis cannot keep from 0, a check it cannot prove, the bound)
     and what would serve."""
-    from robohw.dataflow.graph import RangeError
-    from robohw.dynamics.forward.plan import ArticulatedBodyPlan
     from robohw.robots.loading import hardware_robot
     hardware = hardware_robot(robot, terms=())
     widths = FORWARD_WIDTHS if width is None else (width,)
-    failure = None
+    for bits, plan, failure in _proven_plans(hardware, widths):
+        if plan is None:
+            continue
+        worst, share = _worst_share(plan, hardware)
+        if bound_fraction is None or share <= bound_fraction:
+            return plan
+        failure = (f"at {bits} bits the proven bound of joint {worst}'s acceleration is "
+                   f"{100 * share:.3g}% of its limit, more than the "
+                   f"{100 * bound_fraction:g}% allowed; --bound-fraction "
+                   f"{rounded_up(share)} accepts it")
+    raise _refusal(robot, widths, failure)
+
+
+def _proven_plans(robot, widths):
+    """``(bits, plan, failure)`` at each of ``widths``: the articulated-body plan of ``robot``
+    (its hardware form) where its ranges and checks are proven, else ``None`` and why not in
+    words (:func:`_unproven`)."""
+    from robohw.dataflow.graph import RangeError
+    from robohw.dynamics.forward.plan import ArticulatedBodyPlan
     for bits in widths:
         try:
-            plan = ArticulatedBodyPlan(hardware, width=bits)
+            plan = ArticulatedBodyPlan(robot, width=bits)
             plan.checks                                 # every check proven at this width
         except RangeError as error:
-            failure = _unproven(error, bits, hardware)
+            yield bits, None, _unproven(error, bits, robot)
             continue
-        shares = [plan.output_bounds[k] / j.acceleration_limit
-                  for k, j in enumerate(hardware.joints, start=1)]
-        if bound_fraction is None or max(shares) <= bound_fraction:
-            return plan
-        worst = int(np.argmax(shares))
-        failure = (f"at {bits} bits the proven bound of joint {worst + 1}'s acceleration is "
-                   f"{100 * shares[worst]:.3g}% of its limit, more than the "
-                   f"{100 * bound_fraction:g}% allowed; --bound-fraction "
-                   f"{rounded_up(shares[worst])} accepts it")
+        yield bits, plan, None
+
+
+def _worst_share(plan, robot):
+    """``(joint, share)``: the joint (1-based) whose a-priori proven bound is the largest share
+    of its acceleration limit, and that share."""
+    shares = [plan.output_bounds[k] / j.acceleration_limit
+              for k, j in enumerate(robot.joints, start=1)]
+    worst = int(np.argmax(shares))
+    return worst + 1, shares[worst]
+
+
+def _refusal(robot, widths, failure):
+    """The one-line ``ValueError`` of no model at ``widths``, the widest's ``failure`` said."""
     tried = ", ".join(map(str, widths[:-1])) + (" or " if len(widths) > 1 else "") + \
         str(widths[-1])
-    raise ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} bits: "
-                     f"{failure}")
+    return ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} "
+                      f"bits: {failure}")
 
 
 def _unproven(error, bits, robot):
@@ -196,28 +217,20 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE):
     ``ValueError`` in one line naming the file, the widths tried and what stops the widest
     (a quantity the analysis cannot prove, in words; or the probe's rows not certified, with
     the promise that accepts them)."""
-    from robohw.dataflow.graph import RangeError
-    from robohw.dynamics.forward.plan import ArticulatedBodyPlan
     from robohw.robots.loading import hardware_robot
     hardware = hardware_robot(robot, terms=())
     widths = CERTIFIED_WIDTHS if width is None else (width,)
     probe = None
-    for bits in widths:
-        try:
-            plan = ArticulatedBodyPlan(hardware, width=bits)
-            plan.checks                                 # every check proven at this width
-        except RangeError as error:
-            failure = _unproven(error, bits, hardware)
+    for bits, plan, failure in _proven_plans(hardware, widths):
+        if plan is None:
             continue
         if width is not None:
             return plan
-        shares = [plan.output_bounds[k] / j.acceleration_limit
-                  for k, j in enumerate(hardware.joints, start=1)]
-        if max(shares) > 1 - PROBE_SHARE:
-            worst = int(np.argmax(shares))
-            failure = (f"at {bits} bits the proven bound of joint {worst + 1}'s acceleration "
-                       f"is {shares[worst]:.3g} of its limit, so its checks would flag rows "
-                       f"within {PROBE_SHARE:g} of the limits")
+        worst, share = _worst_share(plan, hardware)
+        if share > 1 - PROBE_SHARE:
+            failure = (f"at {bits} bits the proven bound of joint {worst}'s acceleration is "
+                       f"{share:.3g} of its limit, so its checks would flag rows within "
+                       f"{PROBE_SHARE:g} of the limits")
             continue
         if probe is None:
             q, qd, qdd = sample_states(hardware, PROBE_ROWS, np.random.default_rng(0))
@@ -226,10 +239,7 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE):
         if got.valid.all():
             return plan
         failure = _probe_failure(got, bits, hardware, promise)
-    tried = ", ".join(map(str, widths[:-1])) + (" or " if len(widths) > 1 else "") + \
-        str(widths[-1])
-    raise ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} bits: "
-                     f"{failure}")
+    raise _refusal(robot, widths, failure)
 
 
 def _probe_failure(got, bits, robot, promise):

@@ -264,7 +264,8 @@ def _check_range(node, magnitude, width, frac=None):
                      f"it")
 
 
-def assign_formats(tracer, indices, width, input_fracs, input_errors=None, errors=None):
+def assign_formats(tracer, indices, width, input_fracs, input_errors=None, errors=None, *,
+                   ranges_only=False):
     """Per-node :class:`Format` (by index) for the live nodes, every value ``signed(width)``.
 
     Fraction bits come from the node's range widened by the worst-case error its fixed-point
@@ -275,6 +276,10 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
     no bit is made up. Constants of ``cmul`` are ``signed(width)`` codes with as many fraction
     bits as their magnitude allows. ``input_fracs`` gives the inputs' fraction bits by name.
     ``errors``, a dict if given, receives each node's worst-case error bound by index.
+
+    With ``ranges_only``, each range is widened by half an LSB of the node's own rounding
+    alone: the formats of a plan whose results a certificate checks row by row (a register
+    may then overflow on a row, and wraps), and ``errors`` receives that half LSB.
     """
     input_errors = input_errors or {}
     formats = {}
@@ -302,7 +307,8 @@ def assign_formats(tracer, indices, width, input_fracs, input_errors=None, error
             continue
         cap, constant = operation(node.op).cap(frac, node.constant, width)
         try:
-            propagated = propagated_error(node, error, formats, constant)
+            propagated = 0.0 if ranges_only else \
+                propagated_error(node, error, formats, constant)
         except ValueError as failure:       # a rule that holds for no error this large
             message = f"{node.name or node.op} (node {k}) at {width} bits: {failure}"
             if isinstance(failure, RangeError):

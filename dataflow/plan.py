@@ -107,6 +107,13 @@ class TracedPlan:
         Bits of the CORDIC's cos and sin codes above the binary point, sign included: 3 (the
         base's: the CORDIC's default format, reals in [-4, 4)), or 2 (reals in [-2, 2): cos
         and sin within :data:`TRIG_MARGIN` of [-1, 1] fit, with one fraction bit more).
+    proven : bool
+        Whether the error analysis proves the plan's results (the base's, ``True``). A plan
+        whose results a certificate checks row by row instead sets ``False``: its formats come
+        from the proven ranges alone (:func:`~robohw.dataflow.graph.assign_formats`'
+        ``ranges_only``), its checks guard the ranges with no error subtracted, a row whose
+        register overflows fails its checks (it wraps, as the hardware's would), and its
+        :attr:`output_bounds` are infinite.
     pool_resolution : float or None
         Folded, give each community of the graph (:func:`~robohw.dataflow.folding.product_pools`
         at this resolution) multipliers of its own; ``None`` (every plan's default): one
@@ -116,6 +123,7 @@ class TracedPlan:
     ring_fanout = None
     pool_resolution = None
     trig_integer_bits = 3
+    proven = True
 
     def __init__(self, *, width, fold, trig_width=None):
         self._width, self._fold = width, check_fold(fold)
@@ -156,7 +164,7 @@ class TracedPlan:
         their error bounds: :func:`~robohw.dataflow.graph.assign_formats`)."""
         try:
             return assign_formats(self.tracer, self.live, self._width, self._input_fracs,
-                                  self._input_errors, errors)
+                                  self._input_errors, errors, ranges_only=not self.proven)
         except RangeError as error:
             raise error.renamed(self._origin_named(error)) from None
 
@@ -370,6 +378,8 @@ class TracedPlan:
         (:meth:`angle_codes`: :data:`~robohw.hw.fixed.ANGLE_ERROR_LSB`) through the CORDIC
         (:data:`TRIG_ERROR_LSB`), a fixed-point field's rounding (and its offset's), each
         register's rounding, and the output's own."""
+        if not self.proven:
+            return {key: math.inf for key in self.outputs}
         bounds = self._error_bounds()
         sources = self._output_sources()
         fracs = self.output_fracs
@@ -399,12 +409,12 @@ class TracedPlan:
         check has every exact value within its range, so every later range and error bound
         holds (by induction over the graph); a row that fails is flagged, whatever its
         registers then hold. ``RangeError`` where a range is within its error bound (the
-        width too narrow to check it)."""
-        bounds = self._error_bounds()
+        width too narrow to check it). A plan not :attr:`proven` checks the range itself."""
+        bounds = self._error_bounds() if self.proven else {}
         out = {}
         for k in sorted(self.tracer.assumed & set(self.live)):
             node = self.tracer.nodes[k]
-            room = node.magnitude - bounds[k]
+            room = node.magnitude - bounds.get(k, 0.0)
             if room <= 0:
                 raise RangeError(self._origin_named(
                     f"{node.name or node.op} (node {k}): its range {node.magnitude:.3g} is "
@@ -536,7 +546,8 @@ def checked_model_codes(plan, codes):
     """``(out, passed)``: :func:`model_codes`' output codes for every row (registers wrap, as
     the hardware's do, on a row that fails) and ``(B,)`` bool, every check of
     :attr:`TracedPlan.checks` passed. ``OverflowError`` if a register overflows on a row
-    within :func:`in_bounds` whose checks pass (the formats promise it never does)."""
+    within :func:`in_bounds` whose checks pass (the formats promise it never does); on a plan
+    not :attr:`~TracedPlan.proven`, such a row fails its checks instead."""
     checks = plan.checks
     batch = len(np.atleast_1d(next(iter(codes.values()))))
     passed = np.ones(batch, dtype=bool)
@@ -551,6 +562,8 @@ def checked_model_codes(plan, codes):
 
     values = evaluate_fixed(plan.tracer, plan.live, plan.formats, _input_codes(plan, codes),
                             plan.width, "wrap", observe=observe)
+    if not plan.proven:
+        return _output_codes(plan, values, batch), passed & ~overflowed
     broken = overflowed & passed & in_bounds(plan, codes)
     if broken.any():
         raise OverflowError(f"a register overflowed on {int(broken.sum())} rows within the "

@@ -136,10 +136,11 @@ class Arm:
     def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=None,
                          certify=False):
         """Joint accelerations ``(rows, N)`` at the states ``(q, qd)`` under the torques
-        ``tau``, each ``(rows, N)``: float64 (the articulated-body algorithm), or its bit-exact
-        model at ``width`` bits (``None``: the narrowest of 32, 35, 40, 48 and 56 at which a
-        probe of states within the limits is certified; a robot with none is refused with
-        ``ValueError``). The model's rows outside the limits are not valid, reason
+        ``tau``, each ``(rows, N)``: float64 (the articulated-body algorithm), or the bit-exact
+        model at ``width`` bits (``None``: the narrowest of 28 to 35, then 40, 48 and 56, at
+        which a probe of states within the limits is certified; a robot with none is refused
+        with ``ValueError``) of the articulated-body algorithm where its analysis proves it,
+        else of the inertia matrix solved. The model's rows outside the limits are not valid, reason
         ``outside_limits``, and so are rows whose accelerations it cannot prove within the
         acceleration limits, ``beyond_acceleration_limits``; every other row is certified
         (:mod:`robohw.dynamics.forward.certificate`), ``bounds`` holding each acceleration's

@@ -4,10 +4,11 @@
 m, m/s, N for prismatic ones; any column order). ``OUT.csv`` has ``qdd1..qddN,valid``
 (``reason`` last when asked; rad/s^2 or m/s^2). Backends: ``float``, the articulated-body
 algorithm in float64 (:mod:`robohw.dynamics.forward.reference`); ``model``, the bit-exact model of
-the traced algorithm (:class:`robohw.dynamics.forward.plan.ArticulatedBodyPlan`, checked by
+a traced algorithm (:class:`robohw.dynamics.forward.plan.ArticulatedBodyPlan` where its analysis
+proves it, else :class:`robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`, checked by
 :func:`robohw.dataflow.plan.checked_model_codes`); ``rtl`` and ``compiled``, the engine built
-from it (:class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`) simulated in Amaranth
-or compiled by Verilator, which give the model's file byte for byte.
+from the articulated-body plan (:class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`)
+simulated in Amaranth or compiled by Verilator, which give that model's file byte for byte.
 
 The model computes accelerations for states within the robot's position, velocity and torque
 limits whose accelerations are within the acceleration limits: a state outside the first is
@@ -17,8 +18,8 @@ angle holds is ``out_of_format``. Every other row is certified
 (:mod:`robohw.dynamics.forward.certificate`: its inverse-dynamics residual through the row's own
 inertia matrix): it is valid where each acceleration's certified bound is within ``promise``
 (default :data:`FORWARD_PROMISE`) of its joint's acceleration limit, else ``not_certified``. The
-model's width is the narrowest of :data:`CERTIFIED_WIDTHS` at which its plan is proven and
-every row of a seeded probe within the limits is certified (:func:`certified_plan`). The float
+model's width is the narrowest of :data:`CERTIFIED_WIDTHS` at which every row of a seeded probe
+within the limits is certified (:func:`certified_plan`). The float
 backend's rows can be certified the same way (``certify``), which changes no row's validity.
 """
 
@@ -42,7 +43,8 @@ from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_rea
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
            "solve_forward", "Accelerations", "FORWARD_BACKENDS", "FORWARD_REASONS",
            "FORWARD_WIDTHS", "FORWARD_BOUND_FRACTION", "plan_forward", "certified_plan",
-           "CERTIFIED_WIDTHS", "FORWARD_PROMISE", "PROBE_ROWS", "PROBE_SHARE"]
+           "CERTIFIED_WIDTHS", "FORWARD_PROMISE", "PROBE_ROWS", "PROBE_SHARE",
+           "PROBE_MARGIN"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
@@ -56,13 +58,16 @@ FORWARD_BOUND_FRACTION = 0.01
 # The command's and the API's: the widths the model's default is the narrowest of (every width
 # up to 35 bits first: the proven widths of the certified forward dynamics' target), and the
 # share of each joint's acceleration limit a valid row's certified bound may reach.
-CERTIFIED_WIDTHS = (32, 35, 40, 48, 56)
+CERTIFIED_WIDTHS = (*range(28, 36), 40, 48, 56)
 FORWARD_PROMISE = 1e-3
 # The probe a width is chosen by: seeded states within the limits, their torques inverse
 # dynamics' at this share of the sampled accelerations. A width whose a-priori bound passes
 # the rest of a limit is not tried: its checks would flag rows within this share.
-PROBE_ROWS = 256
+PROBE_ROWS = 1024
 PROBE_SHARE = 0.8
+# The probe's rows are certified within this share of the promise: room for the rows between
+# PROBE_SHARE and the limits, whose errors are larger.
+PROBE_MARGIN = 0.5
 
 
 def forward_columns(dof):
@@ -95,8 +100,9 @@ class Accelerations:
     """What :func:`solve_forward` gives: ``qdd`` ``(rows, N)`` (zeros where not valid), per row
     ``valid`` and ``reason``; each row's certified ``bounds`` ``(rows, N)`` (``inf`` on a row
     not certified; ``None`` where not asked), the ``promise`` they were held to (a share of
-    each acceleration limit; ``None`` for the float backend), and the model's ``width`` and
-    its plan's a-priori ``proven`` bound per joint (``None`` for the float backend)."""
+    each acceleration limit; ``None`` for the float backend), and the model's ``width``, its
+    plan's a-priori ``proven`` bound per joint (``None`` for the float backend and a plan not
+    proven) and its ``formulation`` in words."""
     qdd: np.ndarray
     valid: np.ndarray
     reason: np.ndarray
@@ -104,6 +110,7 @@ class Accelerations:
     promise: "float | None" = None
     width: "int | None" = None
     proven: "tuple | None" = None
+    formulation: "str | None" = None
 
     def sentence(self, robot):
         """What the rows' bounds say, in one clause, or ``None`` without bounds."""
@@ -112,7 +119,7 @@ class Accelerations:
         limits = np.array([j.acceleration_limit for j in robot.joints], dtype=float)
         shares = self.bounds[self.valid] / limits
         finite = np.isfinite(shares).all(axis=-1)
-        where = f", the model at {self.width} bits" if self.width else ""
+        where = f"; {self.formulation} at {self.width} bits" if self.width else ""
         if not finite.any():
             return f"no row certified (residual by inverse dynamics at {CERTIFICATE_WIDTH} " \
                    f"bits{where})"
@@ -148,7 +155,7 @@ def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
                    f"{100 * share:.3g}% of its limit, more than the "
                    f"{100 * bound_fraction:g}% allowed; --bound-fraction "
                    f"{rounded_up(share)} accepts it")
-    raise _refusal(robot, widths, failure)
+    raise _refusal(hardware, widths, failure)
 
 
 def _proven_plans(robot, widths):
@@ -176,12 +183,12 @@ def _worst_share(plan, robot):
     return worst + 1, shares[worst]
 
 
-def _refusal(robot, widths, failure):
-    """The one-line ``ValueError`` of no model at ``widths``, the widest's ``failure`` said."""
+def _refusal(robot, widths, failure, what="forward-dynamics model"):
+    """The one-line ``ValueError`` of no ``what`` at ``widths``, the widest's ``failure``
+    said."""
     tried = ", ".join(map(str, widths[:-1])) + (" or " if len(widths) > 1 else "") + \
         str(widths[-1])
-    return ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} "
-                      f"bits: {failure}")
+    return ValueError(f"{robot.source or robot.name}: no {what} at {tried} bits: {failure}")
 
 
 def _unproven(error, bits, robot):
@@ -196,8 +203,8 @@ def _unproven(error, bits, robot):
         return (f"{error.value}, checked against its range {error.least:.3g} on every row, "
                 f"has at {bits} bits a proven error bound of {error.bound:.3g}, so no check "
                 f"of it is proven: the articulated-body analysis's bounds grow too fast along "
-                f"this arm (docs/dynamics.md, \"Forward dynamics\"); the float backend "
-                f"computes its accelerations")
+                f"this arm (docs/dynamics.md, \"Forward dynamics\"); the model backend "
+                f"computes its accelerations by the inertia matrix solved")
     unit = "kg m^2" if robot.joints[k - 1].type == JointType.REVOLUTE else "kg"
     return (f"joint {k}'s articulated inertia (what its drive moves: the links beyond it and "
             f"its armature) is proven at least {error.least:.3g} {unit} within the limits, and "
@@ -206,40 +213,61 @@ def _unproven(error, bits, robot):
             f"rotor's inertia through the gearbox: docs/robots.md) raises it")
 
 
-def certified_plan(robot, width=None, promise=FORWARD_PROMISE):
-    """The :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` of ``robot`` at ``width``
-    bits, or (``None``) at the narrowest of :data:`CERTIFIED_WIDTHS` at which it is proven, its
-    a-priori bound within ``1 - PROBE_SHARE`` of each acceleration limit (the checks pass
-    every row within :data:`PROBE_SHARE` of them) and every row of the probe
-    (:data:`PROBE_ROWS` seeded states within the limits, accelerations within
-    :data:`PROBE_SHARE` of theirs) is valid, each acceleration certified within ``promise`` of
-    its joint's acceleration limit.
-    ``ValueError`` in one line naming the file, the widths tried and what stops the widest
-    (a quantity the analysis cannot prove, in words; or the probe's rows not certified, with
-    the promise that accepts them)."""
+def certified_plan(robot, width=None, promise=FORWARD_PROMISE, *, solved=True):
+    """The model of ``robot`` at ``width`` bits, or (``None``) at the narrowest of
+    :data:`CERTIFIED_WIDTHS` at which every row of the probe (:data:`PROBE_ROWS` seeded states
+    within the limits, accelerations within :data:`PROBE_SHARE` of theirs, torques within
+    theirs) is valid, each
+    acceleration certified within :data:`PROBE_MARGIN` of ``promise`` (a share of its joint's
+    acceleration limit). At each width
+    the model is the :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` where it is
+    proven with its a-priori bound within ``1 - PROBE_SHARE`` of each limit (its checks pass
+    every row within :data:`PROBE_SHARE` of them), else, with ``solved`` (the engine builds
+    the articulated-body plan alone), the
+    :class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`. ``ValueError`` in one
+    line naming the file, the widths tried and what stops the widest (a quantity the analysis
+    cannot prove, in words; or the probe's rows not certified, with the promise that accepts
+    them)."""
+    from robohw.dataflow.graph import RangeError
+    from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
     from robohw.robots.loading import hardware_robot
     hardware = hardware_robot(robot, terms=())
     widths = CERTIFIED_WIDTHS if width is None else (width,)
     probe = None
     for bits, plan, failure in _proven_plans(hardware, widths):
+        if plan is not None:
+            worst, share = _worst_share(plan, hardware)
+            if share > 1 - PROBE_SHARE:
+                failure = (f"at {bits} bits the proven bound of joint {worst}'s acceleration "
+                           f"is {share:.3g} of its limit, so its checks would flag rows within "
+                           f"{PROBE_SHARE:g} of the limits")
+                plan = None
+        if plan is None and solved:
+            try:
+                plan = SolvedInertiaPlan(hardware, width=bits)
+            except RangeError as error:
+                failure = f"the inertia matrix solved at {bits} bits: {error}"
         if plan is None:
             continue
         if width is not None:
             return plan
-        worst, share = _worst_share(plan, hardware)
-        if share > 1 - PROBE_SHARE:
-            failure = (f"at {bits} bits the proven bound of joint {worst}'s acceleration is "
-                       f"{share:.3g} of its limit, so its checks would flag rows within "
-                       f"{PROBE_SHARE:g} of the limits")
-            continue
-        if probe is None:
-            q, qd, qdd = sample_states(hardware, PROBE_ROWS, np.random.default_rng(0))
-            probe = q, qd, inverse_dynamics(hardware, q, qd, PROBE_SHARE * qdd)
-        got = solve_forward(hardware, *probe, "model", promise=promise, plan=plan)
+        probe = probe or _probe(hardware)
+        got = solve_forward(hardware, *probe, "model", promise=PROBE_MARGIN * promise,
+                            plan=plan)
         if got.valid.all():
             return plan
         failure = _probe_failure(got, bits, hardware, promise)
-    raise _refusal(robot, widths, failure)
+    raise _refusal(hardware, widths, failure, "forward-dynamics model" if solved else
+                   "articulated-body model (what the engine builds)")
+
+
+def _probe(robot):
+    """``(q, qd, tau)``: the probe's states (see :func:`certified_plan`), those whose torques
+    are within the torque limits."""
+    q, qd, qdd = sample_states(robot, PROBE_ROWS, np.random.default_rng(0))
+    tau = inverse_dynamics(robot, q, qd, PROBE_SHARE * qdd)
+    inside = (np.abs(tau) <= [j.torque_limit for j in robot.joints]).all(axis=-1)
+    return q[inside], qd[inside], tau[inside]
 
 
 def _probe_failure(got, bits, robot, promise):
@@ -251,8 +279,8 @@ def _probe_failure(got, bits, robot, promise):
     if set(reasons) == {"not_certified"} and np.isfinite(got.bounds).all():
         share = float((got.bounds / _limits(robot)).max())
         text += (f": the largest certified bound is {share:.3g} of a joint's acceleration "
-                 f"limit, more than the {promise:g} promised; --bound-fraction "
-                 f"{rounded_up(share)} accepts it")
+                 f"limit, more than {PROBE_MARGIN:g} of the {promise:g} promised; "
+                 f"--bound-fraction {rounded_up(share / PROBE_MARGIN)} accepts it")
     return text
 
 
@@ -273,13 +301,14 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FOR
     if backend == "float":
         with np.errstate(all="ignore"):     # an acceleration beyond float64 is not_finite
             qdd = articulated_body_accelerations(robot, q, qd, tau)
-        failures, hardware, promise = [], robot, None
+        failures, hardware, promise, formulation = [], robot, None, None
     else:
-        plan = plan or _PLANS.get((robot_digest(robot), width, promise),
-                                  lambda: certified_plan(robot, width, promise))
+        solved = backend == "model"
+        plan = plan or _PLANS.get((robot_digest(robot), width, promise, solved),
+                                  lambda: certified_plan(robot, width, promise, solved=solved))
         qdd, failures, proven, used = _model(robot, q, qd, tau, plan, backend, interval,
                                              progress)
-        hardware, certified = plan.robot, True
+        hardware, certified, formulation = plan.robot, True, plan.formulation
     finite = finite & finite_rows(qdd)
     bounds = None
     if certified:
@@ -287,7 +316,8 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FOR
         if promise is not None:
             failures.append(("not_certified", ~(bounds <= promise * _limits(hardware)).all(-1)))
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~finite), *failures])
-    return Accelerations(keep_valid(qdd, valid), valid, reason, bounds, promise, used, proven)
+    return Accelerations(keep_valid(qdd, valid), valid, reason, bounds, promise, used, proven,
+                         formulation)
 
 
 def _certificate(robot, rows, q, qd, tau, qdd):
@@ -322,7 +352,8 @@ def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=Non
         out, inside, passed = _engine(plan, codes, backend, interval, progress)
     with np.errstate(all="ignore"):
         qdd = decode_accelerations(plan, out)
-    bounds = tuple(plan.output_bounds[k] for k in range(1, robot.dof + 1))
+    bounds = tuple(plan.output_bounds[k] for k in range(1, robot.dof + 1)) \
+        if plan.proven else None
     return qdd, [("out_of_format", ~fits), ("outside_limits", ~inside),
                  ("beyond_acceleration_limits", ~passed)], bounds, plan.width
 
@@ -332,6 +363,11 @@ def _engine(plan, codes, backend, interval, progress):
     robot and width, by ``backend``."""
     from robohw.dynamics.forward.codec import acceleration_codes
     from robohw.dynamics.forward.engine import ForwardDynamicsEngine, forward_interval
+    from robohw.dynamics.forward.plan import ArticulatedBodyPlan
+    if not isinstance(plan, ArticulatedBodyPlan):
+        raise ValueError(f"the engine builds the articulated-body algorithm, not "
+                         f"{plan.formulation}: plan the rtl and compiled backends with "
+                         f"certified_plan(..., solved=False)")
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend

@@ -21,13 +21,41 @@ from robohw.robots.algebra import difference, product, total
 from robohw.robots.loading import require_dynamics
 from robohw.robots.magnitudes import values_origin
 
-__all__ = ["ArticulatedBodyPlan", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
+__all__ = ["ArticulatedBodyPlan", "forward_inputs", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
 
 MIN_WIDTH = 16
 # Payload codes are numpy int64 (the model's inputs and the CSV files' codes).
 MAX_WIDTH = 56
 # The CORDIC's widest configuration (robohw.cordic.config.MAX_WIDTH).
 MAX_TRIG_WIDTH = 40
+
+
+def forward_inputs(plan, robot, bounds):
+    """``(joints, qd, tau)``: the traced inputs of forward dynamics on ``plan`` (tracing) for
+    ``robot`` with its :class:`~robohw.dynamics.forward.bounds.ForwardBounds` ``bounds``: each
+    joint's position (:func:`~robohw.dynamics.inverse.codec.position_inputs`), rate and torque
+    less its own terms, damping ``qd`` and Coulomb friction ``sign(qd)`` (the sign of ``qd``'s
+    code: docs/accuracy.md), each list by joint; ``plan.input_joints`` names each input's
+    joint."""
+    qd, tau = [], []
+    plan.input_joints = {}           # input node name -> its joint (1-based)
+    joints = position_inputs(plan, robot)
+    for k, joint in enumerate(robot.joints, start=1):
+        v, limit = joint.velocity_limit, joint.torque_limit
+        qd.append(plan.value_input(f"qd{k}", state_field("qd", k), -v, v))
+        applied = plan.value_input(f"tau{k}", state_field("tau", k), -limit, limit)
+        lost = []
+        if joint.damping:
+            lost.append(product(plan.tracer.const(joint.damping), qd[-1]))
+        if joint.friction:
+            lost.append(plan.sign_input(f"fc{k}", state_field("qd", k), joint.friction))
+        with plan.tracer.cell("tau", None, k - 1):
+            tau.append(difference(applied, total(lost)) if lost else applied)
+            if lost:
+                plan.tracer.bound([tau[-1]], bounds.tau[k - 1])
+        plan.input_joints.update({name: k for name in (
+            f"cos{k}", f"sin{k}", f"d{k}", f"qd{k}", f"tau{k}", f"fc{k}")})
+    return joints, qd, tau
 
 
 class ArticulatedBodyPlan(TracedPlan):
@@ -51,6 +79,7 @@ class ArticulatedBodyPlan(TracedPlan):
     dynamics' do.
     """
     trig_integer_bits = 2
+    formulation = "the articulated-body algorithm"
 
     def __init__(self, robot, *, width, trig_width=None):
         check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
@@ -65,26 +94,7 @@ class ArticulatedBodyPlan(TracedPlan):
 
     def _trace(self):
         robot, bounds = self._robot, self.bounds
-        qd, tau = [], []
-        self.input_joints = {}           # input node name -> its joint (1-based)
-        joints = position_inputs(self, robot)
-        for k, joint in enumerate(robot.joints, start=1):
-            v, limit = joint.velocity_limit, joint.torque_limit
-            qd.append(self.value_input(f"qd{k}", state_field("qd", k), -v, v))
-            applied = self.value_input(f"tau{k}", state_field("tau", k), -limit, limit)
-            # The joint's own terms taken off: damping qd and Coulomb friction sign(qd) (the
-            # sign of qd's code: docs/accuracy.md).
-            lost = []
-            if joint.damping:
-                lost.append(product(self.tracer.const(joint.damping), qd[-1]))
-            if joint.friction:
-                lost.append(self.sign_input(f"fc{k}", state_field("qd", k), joint.friction))
-            with self.tracer.cell("tau", None, k - 1):
-                tau.append(difference(applied, total(lost)) if lost else applied)
-                if lost:
-                    self.tracer.bound([tau[-1]], bounds.tau[k - 1])
-            self.input_joints.update({name: k for name in (
-                f"cos{k}", f"sin{k}", f"d{k}", f"qd{k}", f"tau{k}", f"fc{k}")})
+        joints, qd, tau = forward_inputs(self, robot, bounds)
         qdd = articulated_body_steps(robot, joints, qd, tau, self.tracer, bounds)
         return {k: value for k, value in enumerate(qdd, start=1)}
 

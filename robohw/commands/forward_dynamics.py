@@ -19,11 +19,13 @@ def register(commands):
         "--states", "header q1..qN,qd1..qdN,tau1..tauN (rad or m, per s, N m or N)",
         "written with the header qdd1,...,qddN,valid (rad/s^2 or m/s^2)",
         ["float", "model", "rtl", "compiled"],
-        "the articulated-body algorithm in float64, its bit-exact model (the traced "
-        "algorithm in fixed point, checked, every row certified), or the engine built from "
-        "it: its Amaranth RTL, or the RTL compiled by Verilator")
-    add_dynamics_width(forward, "the narrowest of 32, 35, 40, 48 and 56 at which a probe of "
-                                "states within the limits is certified within --bound-fraction")
+        "the articulated-body algorithm in float64, a bit-exact model (the articulated-body "
+        "algorithm or the inertia matrix solved, traced in fixed point, every row certified), "
+        "or the engine built from the articulated-body model: its Amaranth RTL, or the RTL "
+        "compiled by Verilator")
+    add_dynamics_width(forward, "the narrowest of 28 to 35, then 40, 48 and 56, at which a "
+                                "probe of states within the limits is certified within "
+                                "--bound-fraction")
     forward.add_argument("--ii", type=integer("--ii", 2, 1024),
                          help="the engine's initiation interval (rtl, compiled): cycles per "
                               "state, 2..1024 (default: the engine's for the robot, robohw sim "
@@ -76,7 +78,7 @@ def run(args):
 
     @functools.cache
     def plan(robot):                    # one model for every chunk of the file
-        return certified_plan(robot, args.width, promise)
+        return certified_plan(robot, args.width, promise, solved=not engine)
 
     def solve(robot, values):
         q, qd, tau = split_forward(values, robot.dof)

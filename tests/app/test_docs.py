@@ -155,7 +155,7 @@ def test_the_your_arm_page_prints_what_it_shows(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     steps = [step for block in _console_blocks((DOCS / "your-arm.md").read_text())
              for step in block]
-    assert len(steps) == 5
+    assert len(steps) == 6
     for command, shown in steps:
         expected = [line for line in shown if not line.startswith("robohw: warning:")]
         refused = expected[0].startswith(f"robohw {command.split()[1]}:")

@@ -17,6 +17,8 @@ from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
 from robohw.robots.sampling import sample_states
 
+# The widths the model's default is the narrowest of, as a refusal names them.
+WIDTHS = "28, 29, 30, 31, 32, 33, 34, 35, 40, 48 or 56"
 EXAMPLE_ARM = pathlib.Path(__file__).resolve().parents[2] / "examples" / "seven_joint_arm.urdf"
 
 
@@ -77,10 +79,13 @@ def test_the_models_valid_rows_are_within_their_certified_bounds(tmp_path, capsy
                  str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend",
                  "model", "--reasons", "--bounds"]) == 0
     err = capsys.readouterr().err
-    # The PUMA's width: the narrowest of 32, 35, ... whose probe is certified (at 32 bits the
-    # articulated-body checks flag rows within the limits).
+    # The PUMA's model: the narrowest width whose probe is certified, 35 bits or less; there
+    # the articulated-body checks would flag rows within the limits, so the inertia matrix
+    # solved.
     assert "every valid row's accelerations certified, each within 0.001 of its acceleration " \
-           "limit," in err and "the model at 35 bits)" in err
+           "limit," in err
+    width = int(re.search(r"; the inertia matrix solved at (\d+) bits\)", err).group(1))
+    assert width <= 35
     qdd, valid, reason = _read(tmp_path / "qdd.csv")
     bounds = _bounds(tmp_path / "qdd.csv", 6)
     assert reason[5:8] == ["outside_limits", "out_of_format", "beyond_acceleration_limits"]
@@ -92,9 +97,9 @@ def test_the_models_valid_rows_are_within_their_certified_bounds(tmp_path, capsy
     limits = np.array([j.acceleration_limit for j in robot.joints])
     assert np.all(np.abs(qdd - want)[valid] <= bounds[valid])
     assert np.all(bounds[valid] <= 1e-3 * limits)
-    assert valid.sum() >= 50                    # every row within the limits but the 3 above
+    assert valid.sum() == 57                    # every row within the limits but the 3 above
     # A promise no row meets: every row within the limits not certified, none valid.
-    tight = arm.forward_dynamics(q, qd, tau, "model", width=35, bound_fraction=1e-12)
+    tight = arm.forward_dynamics(q, qd, tau, "model", width=width, bound_fraction=1e-12)
     assert not tight.valid.any() and set(tight.reason[valid]) == {"not_certified"}
 
 
@@ -119,26 +124,28 @@ def test_a_promise_the_probe_misses_is_refused_in_one_line(tmp_path, capsys):
     _write(tmp_path / "s.csv", *_states(robot, 4, 3))
     args = ["forward-dynamics", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
             "--out", str(tmp_path / "qdd.csv"), "--backend", "model"]
-    # At its defaults the UR5 is served (at 40 bits: at 32 and 35 its articulated-body checks
-    # are not proven).
+    # At its defaults the UR5 is served by the inertia matrix solved at 28 bits (no
+    # articulated-body plan is proven at 28-35 bits).
     assert main(args) == 0
-    assert "the model at 40 bits)" in capsys.readouterr().err
+    assert "the inertia matrix solved at 28 bits)" in capsys.readouterr().err
     (tmp_path / "qdd.csv").unlink()
     assert main([*args, "--bound-fraction", "1e-9"]) == 2
     err = capsys.readouterr().err.strip()
     # The file, every width tried, what the probe found and what would serve.
     assert len(err.splitlines()) == 1 and err.startswith(
-        f"robohw forward-dynamics: {robot.source}: no forward-dynamics model at 32, 35, 40, 48 "
-        f"or 56 bits: at 56 bits ")
-    served = re.search(r"more than the 1e-09 promised; --bound-fraction (\S+) accepts it$", err)
+        f"robohw forward-dynamics: {robot.source}: no forward-dynamics model at {WIDTHS} bits: "
+        f"at 56 bits ")
+    served = re.search(r"more than 0.5 of the 1e-09 promised; --bound-fraction (\S+) accepts "
+                       r"it$", err)
     assert served and not (tmp_path / "qdd.csv").exists()
     assert main([*args, "--bound-fraction", served.group(1)]) == 0
 
 
-def test_an_arm_whose_divisor_is_unproven_is_told_what_would_serve(tmp_path, capsys):
-    # The seven-joint example arm: joint 1's articulated inertia (the arm folded about the base
-    # axis) is smaller than its error bound at every width; an armature raises it, and then
-    # what stops the analysis is an acceleration's check, which the float backend serves.
+def test_an_arm_the_engine_cannot_build_is_served_by_the_model(tmp_path, capsys):
+    # The seven-joint example arm: the inertia matrix solved serves it at 35 bits or less. The
+    # engine builds the articulated-body algorithm, where joint 1's articulated inertia (the
+    # arm folded about the base axis) is smaller than its error bound at every width; an
+    # armature raises it, and then what stops the analysis is an acceleration's check.
     arm = tmp_path / "arm.urdf"
     arm.write_text(EXAMPLE_ARM.read_text())
     side = tmp_path / "arm.urdf.toml"
@@ -146,25 +153,27 @@ def test_an_arm_whose_divisor_is_unproven_is_told_what_would_serve(tmp_path, cap
     robot = load_robot(str(arm), tip="wrist")
     _write(tmp_path / "s.csv", *_states(robot, 4, 3))
     args = ["forward-dynamics", "--robot", str(arm), "--tip", "wrist", "--states",
-            str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend", "model"]
-    assert main(args) == 2
+            str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend"]
+    assert main([*args, "model"]) == 0
+    width = re.search(r"; the inertia matrix solved at (\d+) bits\)$",
+                      capsys.readouterr().err.strip())
+    assert width and int(width.group(1)) <= 35
+    assert main([*args, "rtl"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith(
-        f"robohw forward-dynamics: {arm}: no forward-dynamics model at 32, 35, 40, 48 or 56 "
-        f"bits: "
-        f"joint 1's articulated inertia (what its drive moves: the links beyond it and its "
-        f"armature) is proven at least ")
+        f"robohw forward-dynamics: {arm}: no articulated-body model (what the engine builds) at "
+        f"{WIDTHS} bits: joint 1's articulated inertia (what its drive moves: the links beyond "
+        f"it and its armature) is proven at least ")
     assert err.endswith("an armature for joint 1 in the robot's sidecar (its rotor's inertia "
                         "through the gearbox: docs/robots.md) raises it")
     side.write_text(side.read_text().replace("[joint.s0]\n", "[joint.s0]\narmature = 0.3\n"))
-    assert main(args) == 2
+    assert main([*args, "rtl"]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and re.search(
-        r": no forward-dynamics model at 32, 35, 40, 48 or 56 bits: joint \d's acceleration, "
-        r"checked against its range \S+ on every row, has at 56 bits a proven error bound of "
-        r"\S+, so no check of it is proven: .*; the float backend computes its "
-        r"accelerations$", err)
-    assert main([a for a in args if a not in ("--backend", "model")]) == 0
+        r": no articulated-body model \(what the engine builds\) at [\d, ]+ or 56 bits: joint "
+        r"\d's acceleration, checked against its range \S+ on every row, has at 56 bits a "
+        r"proven error bound of \S+, so no check of it is proven: .*; the model backend "
+        r"computes its accelerations by the inertia matrix solved$", err)
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -214,10 +223,11 @@ def test_the_engine_writes_the_models_file_byte_for_byte(tmp_path, capsys, backe
     tau[0] *= 4.0                       # accelerations beyond their limits
     qd[1, 0] = 10.0                     # beyond its velocity limit
     _write(tmp_path / "s.csv", q, qd, tau)
+    # At 35 bits the PUMA's model is the articulated-body algorithm, which the engine builds.
     for run in ("model", backend):
         assert main(["forward-dynamics", "--states", str(tmp_path / "s.csv"), "--out",
-                     str(tmp_path / f"{run}.csv"), "--backend", run, "--reasons",
-                     "--ii", "40"][:-2 if run == "model" else None]) == 0
+                     str(tmp_path / f"{run}.csv"), "--backend", run, "--reasons", "--width",
+                     "35", "--ii", "40"][:-2 if run == "model" else None]) == 0
     assert (tmp_path / "model.csv").read_bytes() == (tmp_path / f"{backend}.csv").read_bytes()
     _, valid, reason = _read(tmp_path / f"{backend}.csv")
     assert reason[:2] == ["beyond_acceleration_limits", "outside_limits"] and valid[2:].all()

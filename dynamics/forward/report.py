@@ -12,7 +12,12 @@ import pathlib
 
 import numpy as np
 
-from robohw.dynamics.forward.files import FORWARD_BOUND_FRACTION, plan_forward, solve_forward
+from robohw.dynamics.forward.files import (
+    FORWARD_PROMISE,
+    certified_plan,
+    plan_forward,
+    solve_forward,
+)
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.dynamics.inverse.time_report import PINOCCHIO_CALLS
@@ -63,27 +68,23 @@ def _pinocchio_agreement(robot, q, qd, tau, reference):
 
 
 def _model_row(robot, q, qd, tau, reference):
-    """What the bit-exact model gives at the default promise, or at the narrowest width with
-    any proven bound where that is refused, or the refusal."""
+    """What the bit-exact model gives at its defaults (:func:`certified_plan`'s width and
+    formulation, every row certified), or the refusal."""
     limits = np.array([j.acceleration_limit for j in robot.joints], dtype=float)
-    row = {"bound_fraction": FORWARD_BOUND_FRACTION}
+    row = {"promise": FORWARD_PROMISE}
     try:
-        plan = plan_forward(robot)
-    except ValueError as refused:
-        row["refused"] = str(refused)
-        try:
-            plan = plan_forward(robot, bound_fraction=None)
-        except ValueError as none:
-            # The file by its name: the report is read on other machines.
-            source = str(robot.source or "")
-            row["no_model"] = str(none).replace(source, pathlib.Path(source).name) \
-                if source else str(none)
-            return row
-    # The plan's a-priori proven bound: rows held to no certified promise.
-    got = solve_forward(robot, q, qd, tau, "model", promise=None, plan=plan)
-    bounds = np.array(got.proven)
+        plan = certified_plan(robot)
+    except ValueError as none:
+        # The file by its name: the report is read on other machines.
+        source = str(robot.source or "")
+        row["no_model"] = str(none).replace(source, pathlib.Path(source).name) \
+            if source else str(none)
+        return row
+    got = solve_forward(robot, q, qd, tau, "model", plan=plan)
+    bounds = got.bounds[got.valid]
     errors = np.abs(got.qdd - reference)[got.valid]
-    row.update(width=got.width, bound_share=float((bounds / limits).max()),
+    row.update(width=got.width, formulation=plan.formulation,
+               certified_share=_largest_share(bounds, limits),
                error_share=_largest_share(errors, limits), passed=float(got.valid.mean()),
                exceeded=int((errors > bounds).any(-1).sum()))
     return row
@@ -117,11 +118,9 @@ def _number(value, spec):
 
 def _model_cells(row):
     if "no_model" in row:
-        return f"none proven: {row['no_model'].split(': ', 1)[-1]}", "", "", ""
-    promise = "" if "refused" not in row else \
-        f" (refused at {row['bound_fraction']:.0%}: planned without it)"
-    return (f"{row['width']} bits{promise}", f"{row['bound_share']:.2g}",
-            f"{row['error_share']:.1e}", f"{row['passed']:.0%}, {row['exceeded']} beyond")
+        return f"none: {row['no_model'].split(': ', 1)[-1]}", "", "", ""
+    return (f"{row['formulation']}, {row['width']} bits", f"{row['certified_share']:.2g}",
+            f"{row['error_share']:.1e}", f"{row['passed']:.1%}, {row['exceeded']} beyond")
 
 
 def forward_engines(rows, synth_rows):
@@ -178,9 +177,9 @@ def _engine_table(rows):
 def forward_section(rows):
     """The section's Markdown from :func:`forward_rows`' rows (with :func:`forward_engines`'
     where given)."""
-    table = ["| arm | joints | float64: inverse dynamics, Pinocchio's aba | model width | "
-             "proven bound | measured error | rows valid, beyond their bound | Pinocchio "
-             "aba (us): Python, C++ |", "|---|---|---|---|---|---|---|---|"]
+    table = ["| arm | joints | float64: inverse dynamics, Pinocchio's aba | model | "
+             "largest certified bound | measured error | rows valid, beyond their bound | "
+             "Pinocchio aba (us): Python, C++ |", "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         width, bound, error, valid = _model_cells(row)
         table.append(
@@ -195,13 +194,14 @@ def forward_section(rows):
         "limits, the torques inverse dynamics' of the sampled accelerations. The float64 "
         "articulated-body algorithm's largest difference from those accelerations and from "
         f"Pinocchio's `aba` (the first {_COMPARED}), relative to the largest |qdd|; the "
-        "bit-exact model at the narrowest width whose proven bound is within "
-        f"{FORWARD_BOUND_FRACTION:.0%} of every acceleration limit (the default), or where "
-        "that is refused the narrowest with any proof; its bound and measured error as "
-        "shares of the acceleration limit (worst joint); the rows it marks valid (the others "
-        "fail a check of its ranges) and how many of them exceed the bound (must be 0); and "
-        "Pinocchio's `aba` timed in this run on the same arm. Where no width is proven the "
-        "reason is the refusal's (docs/notes/2026-12-forward-dynamics-bounds.md).",
+        "bit-exact model at its defaults (`robohw forward-dynamics --backend model`: its "
+        "formulation and width), every row certified by its inverse-dynamics residual and "
+        f"valid where each certified bound is within {FORWARD_PROMISE:g} of its acceleration "
+        "limit; the largest certified bound and measured error of the valid rows as shares of "
+        "the acceleration limit (worst joint); the rows valid (the others ask torques beyond "
+        "the limits, fail a check of the model's ranges or are not certified) and how many "
+        "of them exceed their certified bound (must be 0); and Pinocchio's `aba` timed in "
+        "this run on the same arm (docs/notes/2026-12-forward-dynamics-certificate.md).",
         "\n".join(table),
         *(["The `forward-dynamics` engine at each arm's defaults (`robohw sim forward-dynamics "
            "--robot ARM`): its width and interval, its latency in cycles, and where "

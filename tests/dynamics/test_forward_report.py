@@ -12,7 +12,8 @@ from robohw.robots.pinocchio import call_seconds, cpp_call_seconds, pinocchio_mo
 
 @pytest.fixture
 def rows(monkeypatch):
-    # A planned arm and one no width is proven for; no C++ build in the fast tier.
+    # Two arms, the Panda's served by the inertia matrix solved alone; no C++ build in the
+    # fast tier.
     monkeypatch.setattr(forward_report, "FORWARD_ARMS", ("puma560", "panda"))
     monkeypatch.setattr(forward_report, "FORWARD_STATES", {"quick": 300})
     monkeypatch.setattr(forward_report, "PINOCCHIO_CALLS", {"quick": 50})
@@ -28,19 +29,22 @@ def test_each_arm_has_its_reference_agreement_and_its_model_or_refusal(rows):
         if pinocchio_module() is not None:
             assert row["float_vs_pinocchio"] <= 1e-12 and row["aba_python_us"] > 0
         assert row["aba_cpp_us"] is None
-    # The PUMA's model at the default promise: every valid row within its bound.
-    assert puma["width"] == 40 and "refused" not in puma
-    assert puma["bound_share"] <= 0.01 and puma["error_share"] <= puma["bound_share"]
-    assert puma["exceeded"] == 0 and puma["passed"] > 0.9
-    assert "joint 1's articulated inertia" in panda["no_model"] and "width" not in panda
+    # Each model at its defaults: every valid row within its certified bound, each within the
+    # promise; the rows not valid ask torques beyond the limits.
+    for row in rows:
+        assert row["width"] <= 35 and row["formulation"] == "the inertia matrix solved"
+        assert row["error_share"] <= row["certified_share"] <= 1e-3
+        assert row["exceeded"] == 0 and row["passed"] > 0.95
 
 
 def test_the_section_names_files_not_paths(rows):
     text = forward_section(rows)
     assert text.startswith("## Forward dynamics")
-    assert "| puma560 | 6 |" in text and "| 40 bits |" in text and ", 0 beyond |" in text
-    assert "none proven: no forward-dynamics model at 32, 40, 48 or 56 bits: joint 1's " \
-        "articulated inertia" in text
+    assert "| puma560 | 6 |" in text and f"| the inertia matrix solved, {rows[0]['width']} " \
+        f"bits |" in text and ", 0 beyond |" in text
+    # A refusal names the file, not its path.
+    refused = forward_section([{**rows[0], "no_model": f"{rows[0]['robot']}.toml: no model"}])
+    assert "| none: no model |" in refused
     assert "/robots/" not in text
     if pinocchio_module() is None:
         assert "not measured, not measured |" in text
@@ -61,12 +65,12 @@ def test_the_engines_rows_are_placed_or_say_so():
     from robohw.dynamics.forward.engine import FORWARD_INTERVAL
     from robohw.dynamics.forward.report import forward_engines
     base = {"dof": 6, "states": 10, "float_vs_inverse": 1e-15, "float_vs_pinocchio": 1e-14,
-            "bound_fraction": 0.01,
+            "promise": 1e-3, "formulation": "the inertia matrix solved",
             "aba_python_us": 2.2, "aba_cpp_us": 1.6}
-    rows = [{**base, "robot": "puma560", "width": 40, "bound_share": 0.0014,
-             "error_share": 7e-7, "passed": 1.0, "exceeded": 0},
-            {**base, "robot": "ur5", "width": 40, "bound_share": 0.12, "error_share": 2e-8,
-             "passed": 0.8, "exceeded": 0, "refused": "more than 1 %"},
+    rows = [{**base, "robot": "puma560", "width": 30, "certified_share": 4e-4,
+             "error_share": 1e-4, "passed": 1.0, "exceeded": 0},
+            {**base, "robot": "ur5", "width": 28, "certified_share": 3e-5, "error_share": 3e-5,
+             "passed": 1.0, "exceeded": 0},
             {**base, "robot": "panda", "dof": 7, "no_model": "no width"}]
     # A row of another interval is not the default's.
     synth = [{"design": "forward-dynamics", "robot": None, "width": 40, "fold": FORWARD_INTERVAL,

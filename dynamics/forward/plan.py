@@ -21,7 +21,8 @@ from robohw.robots.algebra import difference, product, total
 from robohw.robots.loading import require_dynamics
 from robohw.robots.magnitudes import values_origin
 
-__all__ = ["ArticulatedBodyPlan", "forward_inputs", "MIN_WIDTH", "MAX_WIDTH", "MAX_TRIG_WIDTH"]
+__all__ = ["ForwardPlan", "ArticulatedBodyPlan", "forward_inputs", "MIN_WIDTH", "MAX_WIDTH",
+           "MAX_TRIG_WIDTH"]
 
 MIN_WIDTH = 16
 # Payload codes are numpy int64 (the model's inputs and the CSV files' codes).
@@ -58,16 +59,17 @@ def forward_inputs(plan, robot, bounds):
     return joints, qd, tau
 
 
-class ArticulatedBodyPlan(TracedPlan):
-    """The joint accelerations of a serial robot from its state and torques, traced: the
-    graph, every value's format and the schedule.
+class ForwardPlan(TracedPlan):
+    """Base of the forward-dynamics plans: the joint accelerations of a serial robot from its
+    state and torques (:func:`forward_inputs`), traced by a subclass's :meth:`_trace`.
 
     Parameters
     ----------
     robot : :class:`robohw.robots.Robot` or str
-        A robot with inertial data and every joint's ``velocity_limit`` and ``torque_limit``
-        (its hardware form, or a robot file or shipped name). Damping and Coulomb friction are
-        computed (friction by the sign of ``qd``'s code, as the inverse-dynamics engine's).
+        A robot with inertial data and every joint's ``velocity_limit``,
+        ``acceleration_limit`` and ``torque_limit`` (its hardware form, or a robot file or
+        shipped name). Damping and Coulomb friction are computed (friction by the sign of
+        ``qd``'s code, as the inverse-dynamics engine's).
     width : int
         Bits of every datapath value, 16 to 56. Each value has its own fraction bits, as many
         as its proven range leaves.
@@ -76,10 +78,10 @@ class ArticulatedBodyPlan(TracedPlan):
 
     Its cos and sin carry one fraction bit more than the CORDIC's default
     (:attr:`~robohw.dataflow.plan.TracedPlan.trig_integer_bits` 2), as the link-frame inverse
-    dynamics' do.
+    dynamics' do. :attr:`formulation` names the algorithm in words.
     """
     trig_integer_bits = 2
-    formulation = "the articulated-body algorithm"
+    formulation = None
 
     def __init__(self, robot, *, width, trig_width=None):
         check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
@@ -92,12 +94,6 @@ class ArticulatedBodyPlan(TracedPlan):
         self.bounds = ForwardBounds(robot)
         super().__init__(width=width, fold=1, trig_width=trig_width)
 
-    def _trace(self):
-        robot, bounds = self._robot, self.bounds
-        joints, qd, tau = forward_inputs(self, robot, bounds)
-        qdd = articulated_body_steps(robot, joints, qd, tau, self.tracer, bounds)
-        return {k: value for k, value in enumerate(qdd, start=1)}
-
     @property
     def robot(self):
         return self._robot
@@ -108,3 +104,16 @@ class ArticulatedBodyPlan(TracedPlan):
 
     def _values_origin(self, largest=True):
         return values_origin(self._robot, largest)
+
+
+class ArticulatedBodyPlan(ForwardPlan):
+    """The joint accelerations of a serial robot by the articulated-body algorithm
+    (:func:`~robohw.dynamics.forward.articulated_frames.articulated_body_steps`), traced: the
+    graph, every value's format and the schedule (parameters: :class:`ForwardPlan`'s)."""
+    formulation = "the articulated-body algorithm"
+
+    def _trace(self):
+        robot, bounds = self._robot, self.bounds
+        joints, qd, tau = forward_inputs(self, robot, bounds)
+        qdd = articulated_body_steps(robot, joints, qd, tau, self.tracer, bounds)
+        return {k: value for k, value in enumerate(qdd, start=1)}

@@ -15,56 +15,25 @@ checks guard them, and each row is certified after the fact
 (:mod:`robohw.dynamics.forward.certificate`).
 """
 
-from robohw.dataflow.plan import TracedPlan
-from robohw.dynamics.forward.bounds import ForwardBounds
-from robohw.dynamics.forward.plan import MAX_TRIG_WIDTH, MAX_WIDTH, MIN_WIDTH, forward_inputs
+from robohw.dynamics.forward.plan import ForwardPlan, forward_inputs
 from robohw.dynamics.forward.tip_first import tip_first_solve
 from robohw.dynamics.inverse.bounds import DynamicsBounds
 from robohw.dynamics.inverse.link_frames import link_frame_steps
-from robohw.hw.checks import check_integer
-from robohw.robots import hardware_robot
 from robohw.robots.algebra import difference
-from robohw.robots.loading import require_dynamics
-from robohw.robots.magnitudes import values_origin
 from robohw.systolic.reference import link_frames, table1
 
 __all__ = ["SolvedInertiaPlan"]
 
 
-class SolvedInertiaPlan(TracedPlan):
-    """The joint accelerations of a serial robot from its state and torques by the inertia
-    matrix solved, traced: the graph, every value's format and the schedule.
-
-    Parameters
-    ----------
-    robot : :class:`robohw.robots.Robot` or str
-        A robot with inertial data and every joint's ``velocity_limit``,
-        ``acceleration_limit`` and ``torque_limit`` (its hardware form, or a robot file or
-        shipped name).
-    width : int
-        Bits of every datapath value, 16 to 56, each with as many fraction bits as its proven
-        range leaves.
-    trig_width : int
-        Bits of the joints' angles and of the CORDICs (default ``min(width, 40)``).
-
-    Its payloads are the articulated-body plan's (``q``, ``qd``, ``tau`` in, ``qdd`` out), and
-    so are its flags: ``in_bounds`` for the inputs, the checks for the accelerations (a row
-    whose register overflows fails them too).
-    """
-    trig_integer_bits = 2
+class SolvedInertiaPlan(ForwardPlan):
+    """The joint accelerations of a serial robot by the inertia matrix solved, traced: the
+    graph, every value's format and the schedule (parameters:
+    :class:`~robohw.dynamics.forward.plan.ForwardPlan`'s). Its payloads are the
+    articulated-body plan's (``q``, ``qd``, ``tau`` in, ``qdd`` out), and so are its flags:
+    ``in_bounds`` for the inputs, the checks for the accelerations (a row whose register
+    overflows fails them too)."""
     proven = False
     formulation = "the inertia matrix solved"
-
-    def __init__(self, robot, *, width, trig_width=None):
-        check_integer("width", width, minimum=MIN_WIDTH, maximum=MAX_WIDTH)
-        trig_width = min(width, MAX_TRIG_WIDTH) if trig_width is None else trig_width
-        check_integer("trig_width", trig_width, minimum=MIN_WIDTH,
-                      maximum=min(width, MAX_TRIG_WIDTH))
-        robot = hardware_robot(robot, terms=())
-        require_dynamics(robot, "forward dynamics")
-        self._robot = robot
-        self.bounds = ForwardBounds(robot)
-        super().__init__(width=width, fold=1, trig_width=trig_width)
 
     def _trace(self):
         robot, bounds, n = self._robot, self.bounds, self._robot.dof
@@ -79,14 +48,3 @@ class SolvedInertiaPlan(TracedPlan):
                 rhs.append(difference(tau[k], bias[k]))
         qdd = tip_first_solve(h, rhs, self.tracer, bounds.d_max, bounds.d_min, bounds.qdd)
         return {k: value for k, value in enumerate(qdd, start=1)}
-
-    @property
-    def robot(self):
-        return self._robot
-
-    @property
-    def dof(self):
-        return self._robot.dof
-
-    def _values_origin(self, largest=True):
-        return values_origin(self._robot, largest)

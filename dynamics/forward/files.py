@@ -217,17 +217,17 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE, *, solved=True):
     """The model of ``robot`` at ``width`` bits, or (``None``) at the narrowest of
     :data:`CERTIFIED_WIDTHS` at which every row of the probe (:data:`PROBE_ROWS` seeded states
     within the limits, accelerations within :data:`PROBE_SHARE` of theirs, torques within
-    theirs) is valid, each
-    acceleration certified within :data:`PROBE_MARGIN` of ``promise`` (a share of its joint's
-    acceleration limit). At each width
-    the model is the :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` where it is
-    proven with its a-priori bound within ``1 - PROBE_SHARE`` of each limit (its checks pass
-    every row within :data:`PROBE_SHARE` of them), else, with ``solved`` (the engine builds
-    the articulated-body plan alone), the
-    :class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`. ``ValueError`` in one
-    line naming the file, the widths tried and what stops the widest (a quantity the analysis
-    cannot prove, in words; or the probe's rows not certified, with the promise that accepts
-    them)."""
+    theirs) is valid, each acceleration certified within :data:`PROBE_MARGIN` of ``promise``
+    (a share of its joint's acceleration limit).
+
+    At a width the model is the :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`
+    where it is proven with its a-priori bound within ``1 - PROBE_SHARE`` of each limit (its
+    checks pass every row within :data:`PROBE_SHARE` of them), else, with ``solved``, the
+    :class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`; without (the engine builds
+    the articulated-body plan alone), the articulated-body plan wherever it is proven at the
+    ``width`` asked. ``ValueError`` in one line naming the file, the widths tried and what stops
+    the widest (a quantity the analysis cannot prove, in words; or the probe's rows not
+    certified, with the promise that accepts them)."""
     from robohw.dataflow.graph import RangeError
     from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
     from robohw.robots.loading import hardware_robot
@@ -237,7 +237,7 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE, *, solved=True):
     for bits, plan, failure in _proven_plans(hardware, widths):
         if plan is not None:
             worst, share = _worst_share(plan, hardware)
-            if share > 1 - PROBE_SHARE:
+            if share > 1 - PROBE_SHARE and (solved or width is None):
                 failure = (f"at {bits} bits the proven bound of joint {worst}'s acceleration "
                            f"is {share:.3g} of its limit, so its checks would flag rows within "
                            f"{PROBE_SHARE:g} of the limits")

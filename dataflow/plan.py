@@ -111,9 +111,9 @@ class TracedPlan:
         Whether the error analysis proves the plan's results (the base's, ``True``). A plan
         whose results a certificate checks row by row instead sets ``False``: its formats come
         from the proven ranges alone (:func:`~robohw.dataflow.graph.assign_formats`'
-        ``ranges_only``), its checks guard the ranges with no error subtracted, a row whose
-        register overflows fails its checks (it wraps, as the hardware's would), and its
-        :attr:`output_bounds` are infinite.
+        ``ranges_only``), its checks guard the ranges with no error subtracted, a register
+        that overflows wraps, as the hardware's does (the certificate fails such a row), and
+        its :attr:`output_bounds` are infinite.
     pool_resolution : float or None
         Folded, give each community of the graph (:func:`~robohw.dataflow.folding.product_pools`
         at this resolution) multipliers of its own; ``None`` (every plan's default): one
@@ -547,7 +547,8 @@ def checked_model_codes(plan, codes):
     the hardware's do, on a row that fails) and ``(B,)`` bool, every check of
     :attr:`TracedPlan.checks` passed. ``OverflowError`` if a register overflows on a row
     within :func:`in_bounds` whose checks pass (the formats promise it never does); on a plan
-    not :attr:`~TracedPlan.proven`, such a row fails its checks instead."""
+    not :attr:`~TracedPlan.proven`, such a row's registers wrap, as the hardware's do, and its
+    checks are what the hardware's are."""
     checks = plan.checks
     batch = len(np.atleast_1d(next(iter(codes.values()))))
     passed = np.ones(batch, dtype=bool)
@@ -563,7 +564,7 @@ def checked_model_codes(plan, codes):
     values = evaluate_fixed(plan.tracer, plan.live, plan.formats, _input_codes(plan, codes),
                             plan.width, "wrap", observe=observe)
     if not plan.proven:
-        return _output_codes(plan, values, batch), passed & ~overflowed
+        return _output_codes(plan, values, batch), passed
     broken = overflowed & passed & in_bounds(plan, codes)
     if broken.any():
         raise OverflowError(f"a register overflowed on {int(broken.sum())} rows within the "

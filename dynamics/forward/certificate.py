@@ -108,7 +108,10 @@ def _inverse_bound(h):
     float64 (see the module docstring)."""
     n = h.shape[-1]
     with np.errstate(all="ignore"):
-        x = np.linalg.inv(h)
+        try:
+            x = np.linalg.inv(h)
+        except np.linalg.LinAlgError:       # a singular H (a massless tip): not certified
+            x = np.stack([_inverse_or_nan(m) for m in h])
         magnitude = np.abs(x)
         scale = np.abs(h).max(axis=(-2, -1))[:, None, None]
         f = np.abs(np.eye(n) - x @ h) + magnitude @ np.full((n, n), MARGIN) * scale + \
@@ -118,3 +121,11 @@ def _inverse_bound(h):
         bound = magnitude + rows[:, :, None] * magnitude.max(axis=-2)[:, None, :] / \
             (1 - np.minimum(s, MAX_CONTRACTION))[:, None, None]
     return bound * (1 + MARGIN), np.where(np.isfinite(s), s, np.inf)
+
+
+def _inverse_or_nan(h):
+    """The inverse of one matrix ``h``, or NaN throughout where it is singular."""
+    try:
+        return np.linalg.inv(h)
+    except np.linalg.LinAlgError:
+        return np.full(h.shape, np.nan)

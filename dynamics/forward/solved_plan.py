@@ -30,8 +30,8 @@ class SolvedInertiaPlan(ForwardPlan):
     graph, every value's format and the schedule (parameters:
     :class:`~robohw.dynamics.forward.plan.ForwardPlan`'s). Its payloads are the
     articulated-body plan's (``q``, ``qd``, ``tau`` in, ``qdd`` out), and so are its flags:
-    ``in_bounds`` for the inputs, the checks for the accelerations (a row whose register
-    overflows fails them too)."""
+    ``in_bounds`` for the inputs, the checks for the accelerations (a register that overflows
+    wraps, as the hardware's does, and the certificate fails the row)."""
     proven = False
     formulation = "the inertia matrix solved"
 

@@ -1,6 +1,6 @@
 """A plan whose results a certificate checks (``TracedPlan.proven`` false): formats from the
 ranges alone, checks that guard the ranges, infinite output bounds, and a row whose register
-overflows failing its checks where a proven plan would raise."""
+overflows wrapping as the hardware's does, where a proven plan's model would raise."""
 
 import math
 
@@ -46,12 +46,17 @@ def test_formats_come_from_the_ranges_and_checks_guard_them():
     assert proven.checks[k] < code and math.isfinite(proven.output_bounds["z"])
 
 
-def test_an_overflowing_row_fails_its_checks_where_a_proven_plan_would_raise():
+def test_an_overflowing_row_wraps_where_a_proven_plan_would_raise():
     values = [0.1, -0.3, 0.7, 0.9]
     plan = Tripled(proven=False)
-    _, passed = checked_model_codes(plan, _codes(plan, values))
-    # 0.7: z within its check, y = 2.1 beyond its register; 0.9: z beyond its check.
-    assert passed.tolist() == [True, True, False, False]
+    out, passed = checked_model_codes(plan, _codes(plan, values))
+    # 0.7: z within its check, y = 2.1 beyond its register, wrapped (a certificate fails such a
+    # row); 0.9: z beyond its check.
+    assert passed.tolist() == [True, True, True, False]
+    frac = plan.output_fracs["y"]
+    y = np.asarray(out["y"], dtype=float) * 2.0 ** -frac
+    assert np.allclose(y[:2], [0.3, -0.9], atol=2.0 ** -frac * 2)
+    assert abs(y[2] - (2.1 - 4.0)) <= 2.0 ** -frac * 2
     proven = Tripled(proven=True)
     _, passed = checked_model_codes(proven, _codes(proven, values[:2]))
     assert passed.all()

@@ -2,6 +2,8 @@
 the exact error of the accelerations it certifies, near it, on shipped arms and random robots;
 infinite where its residual's model does not cover the row."""
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -70,3 +72,14 @@ def test_rows_the_residual_does_not_cover_have_no_bound():
     assert got.covered.tolist() == [False, False, False, True, True, True]
     assert np.isinf(got.bounds[:3]).all() and np.isfinite(got.bounds[3:]).all()
     assert got.within(limits).tolist() == [False, False, False, True, True, True]
+
+
+def test_a_singular_inertia_matrix_is_not_certified():
+    # A massless, inertia-free last link: H is singular wherever it is computed; its rows are
+    # not certified (no traceback), and the other robot's rows are unaffected.
+    robot = hardware_robot("ur5", terms=())
+    q, qd, tau, exact, limits = _case(robot, 4, 6)
+    last = replace(robot.joints[-1], mass=0.0, inertia=(0.0,) * 6, com=(0.0, 0.0, 0.0))
+    bare = replace(robot, joints=(*robot.joints[:-1], last))
+    got = certify(bare, q, qd, tau, exact)
+    assert np.isinf(got.bounds).all() and not got.within(limits).any()

@@ -1,21 +1,25 @@
 """Forward dynamics on the engine (:mod:`robohw.engine`): the articulated-body algorithm traced
-with proven ranges (:class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`) compiled onto
-pipelined multipliers and adders, folded reciprocal and reciprocal square root units
-(:mod:`robohw.hw.reciprocal`, :mod:`robohw.hw.reciprocal_sqrt`,
-:func:`robohw.engine.machine.reciprocal_fold`) and CORDICs over rotating
-register files, one state every initiation interval (II).
+with proven ranges (:class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`), or the inertia
+matrix solved (:class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`, its rows
+certified after the fact), compiled onto pipelined multipliers and adders, folded reciprocal
+and reciprocal square root units (:mod:`robohw.hw.reciprocal`,
+:mod:`robohw.hw.reciprocal_sqrt`, :func:`robohw.engine.machine.reciprocal_fold`) and CORDICs
+over rotating register files, one state every initiation interval (II).
 
 Its outputs: each joint's acceleration ``qdd{k}``, ``in_bounds`` (every field within the
 limits the ranges are proven for) and ``checked`` (every check of the accelerations' assumed
 ranges passed: :attr:`~robohw.dataflow.plan.TracedPlan.checks`); a row is valid where both
-are high, as :func:`robohw.dynamics.forward.files.solve_forward` judges the model's.
+are high and its certificate is within the promise, as
+:func:`robohw.dynamics.forward.files.solve_forward` judges the model's.
 """
 
 from robohw.dynamics.forward.codec import acceleration_field, forward_fields
 from robohw.dynamics.forward.plan import ArticulatedBodyPlan
+from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
 from robohw.engine.component import Engine
 from robohw.engine.interval import Budget, fitting_interval
 from robohw.engine.plan import compile_plan
+from robohw.hw.checks import check_bool
 from robohw.robots.toml_file import robot_digest
 
 __all__ = ["ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
@@ -34,13 +38,14 @@ INTERVAL_STEP = 8
 
 
 def forward_interval(plan):
-    """The default interval of the engine of ``plan`` (an
-    :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`): the smallest multiple of
+    """The default interval of the engine of ``plan`` (a
+    :class:`~robohw.dynamics.forward.plan.ForwardPlan`): the smallest multiple of
     :data:`INTERVAL_STEP` whose engine is estimated within :data:`FORWARD_LUT_BUDGET` LUTs and
     the ECP5-85F's DSP tiles (:func:`~robohw.engine.interval.fitting_interval`: searched once
     and cached)."""
+    solved = "" if plan.proven else " solved"
     return fitting_interval(plan, Budget(FORWARD_LUT_BUDGET),
-                            f"forward-dynamics {robot_digest(plan.robot)} {plan.width}",
+                            f"forward-dynamics {robot_digest(plan.robot)} {plan.width}{solved}",
                             start=INTERVAL_STEP, step=INTERVAL_STEP)
 
 
@@ -51,14 +56,18 @@ class ForwardDynamicsEngine(Engine):
     Parameters
     ----------
     robot, width, trig_width
-        See :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` (the traced algorithm;
-        its bit-exact model is :func:`~robohw.dataflow.plan.checked_model_codes`).
+        See :class:`~robohw.dynamics.forward.plan.ForwardPlan` (the traced algorithm; its
+        bit-exact model is :func:`~robohw.dataflow.plan.checked_model_codes`).
     interval : int
         II, cycles per state, 2 to 1,024 (default :data:`FORWARD_INTERVAL`).
     multipliers, adders : int or None
         Units of each kind (default: the engine's for the operations at the interval).
     tag_width : int
         User tag carried from ``i`` to ``o``.
+    solved : bool
+        Build the inertia matrix solved
+        (:class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`) instead of the
+        articulated-body algorithm (default ``False``).
 
     Members
     -------
@@ -71,8 +80,9 @@ class ForwardDynamicsEngine(Engine):
     """
 
     def __init__(self, robot, *, width, interval=None, trig_width=None, multipliers=None,
-                 adders=None, tag_width=0):
-        plan = ArticulatedBodyPlan(robot, width=width, trig_width=trig_width)
+                 adders=None, tag_width=0, solved=False):
+        kind = SolvedInertiaPlan if check_bool("solved", solved) else ArticulatedBodyPlan
+        plan = kind(robot, width=width, trig_width=trig_width)
         program = compile_plan(plan, interval or FORWARD_INTERVAL, multipliers=multipliers,
                                adders=adders)
         super().__init__(plan, program, forward_fields(plan),

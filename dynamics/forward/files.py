@@ -7,8 +7,8 @@ algorithm in float64 (:mod:`robohw.dynamics.forward.reference`); ``model``, the 
 a traced algorithm (:class:`robohw.dynamics.forward.plan.ArticulatedBodyPlan` where its analysis
 proves it, else :class:`robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`, checked by
 :func:`robohw.dataflow.plan.checked_model_codes`); ``rtl`` and ``compiled``, the engine built
-from the articulated-body plan (:class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`)
-simulated in Amaranth or compiled by Verilator, which give that model's file byte for byte.
+from the same plan (:class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`) simulated in
+Amaranth or compiled by Verilator, which give the model's file byte for byte.
 
 The model computes accelerations for states within the robot's position, velocity and torque
 limits whose accelerations are within the acceleration limits: a state outside the first is
@@ -183,12 +183,12 @@ def _worst_share(plan, robot):
     return worst + 1, shares[worst]
 
 
-def _refusal(robot, widths, failure, what="forward-dynamics model"):
-    """The one-line ``ValueError`` of no ``what`` at ``widths``, the widest's ``failure``
-    said."""
+def _refusal(robot, widths, failure):
+    """The one-line ``ValueError`` of no model at ``widths``, the widest's ``failure`` said."""
     tried = ", ".join(map(str, widths[:-1])) + (" or " if len(widths) > 1 else "") + \
         str(widths[-1])
-    return ValueError(f"{robot.source or robot.name}: no {what} at {tried} bits: {failure}")
+    return ValueError(f"{robot.source or robot.name}: no forward-dynamics model at {tried} "
+                      f"bits: {failure}")
 
 
 def _unproven(error, bits, robot):
@@ -213,7 +213,7 @@ def _unproven(error, bits, robot):
             f"rotor's inertia through the gearbox: docs/robots.md) raises it")
 
 
-def certified_plan(robot, width=None, promise=FORWARD_PROMISE, *, solved=True):
+def certified_plan(robot, width=None, promise=FORWARD_PROMISE):
     """The model of ``robot`` at ``width`` bits, or (``None``) at the narrowest of
     :data:`CERTIFIED_WIDTHS` at which every row of the probe (:data:`PROBE_ROWS` seeded states
     within the limits, accelerations within :data:`PROBE_SHARE` of theirs, torques within
@@ -222,11 +222,9 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE, *, solved=True):
 
     At a width the model is the :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`
     where it is proven with its a-priori bound within ``1 - PROBE_SHARE`` of each limit (its
-    checks pass every row within :data:`PROBE_SHARE` of them), else, with ``solved``, the
-    :class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`; without (the engine builds
-    the articulated-body plan alone), the articulated-body plan wherever it is proven at the
-    ``width`` asked. ``ValueError`` in one line naming the file, the widths tried and what stops
-    the widest (a quantity the analysis cannot prove, in words; or the probe's rows not
+    checks pass every row within :data:`PROBE_SHARE` of them), else the
+    :class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`. ``ValueError`` in one
+    line naming the file, the widths tried and what stops the widest (the probe's rows not
     certified, with the promise that accepts them)."""
     from robohw.dataflow.graph import RangeError
     from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
@@ -235,20 +233,14 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE, *, solved=True):
     widths = CERTIFIED_WIDTHS if width is None else (width,)
     probe = None
     for bits, plan, failure in _proven_plans(hardware, widths):
-        if plan is not None:
-            worst, share = _worst_share(plan, hardware)
-            if share > 1 - PROBE_SHARE and (solved or width is None):
-                failure = (f"at {bits} bits the proven bound of joint {worst}'s acceleration "
-                           f"is {share:.3g} of its limit, so its checks would flag rows within "
-                           f"{PROBE_SHARE:g} of the limits")
-                plan = None
-        if plan is None and solved:
+        if plan is not None and _worst_share(plan, hardware)[1] > 1 - PROBE_SHARE:
+            plan = None
+        if plan is None:
             try:
                 plan = SolvedInertiaPlan(hardware, width=bits)
             except RangeError as error:
                 failure = f"the inertia matrix solved at {bits} bits: {error}"
-        if plan is None:
-            continue
+                continue
         if width is not None:
             return plan
         probe = probe or _probe(hardware)
@@ -257,8 +249,7 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE, *, solved=True):
         if got.valid.all():
             return plan
         failure = _probe_failure(got, bits, hardware, promise)
-    raise _refusal(hardware, widths, failure, "forward-dynamics model" if solved else
-                   "articulated-body model (what the engine builds)")
+    raise _refusal(hardware, widths, failure)
 
 
 def _probe(robot):
@@ -303,9 +294,8 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FOR
             qdd = articulated_body_accelerations(robot, q, qd, tau)
         failures, hardware, promise, formulation = [], robot, None, None
     else:
-        solved = backend == "model"
-        plan = plan or _PLANS.get((robot_digest(robot), width, promise, solved),
-                                  lambda: certified_plan(robot, width, promise, solved=solved))
+        plan = plan or _PLANS.get((robot_digest(robot), width, promise),
+                                  lambda: certified_plan(robot, width, promise))
         qdd, failures, proven, used = _model(robot, q, qd, tau, plan, backend, interval,
                                              progress)
         hardware, certified, formulation = plan.robot, True, plan.formulation
@@ -363,17 +353,13 @@ def _engine(plan, codes, backend, interval, progress):
     robot and width, by ``backend``."""
     from robohw.dynamics.forward.codec import acceleration_codes
     from robohw.dynamics.forward.engine import ForwardDynamicsEngine, forward_interval
-    from robohw.dynamics.forward.plan import ArticulatedBodyPlan
-    if not isinstance(plan, ArticulatedBodyPlan):
-        raise ValueError(f"the engine builds the articulated-body algorithm, not "
-                         f"{plan.formulation}: plan the rtl and compiled backends with "
-                         f"certified_plan(..., solved=False)")
     from robohw.hw.payload import payload_rows
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
     from robohw.support.progress import Progress
     dut = ForwardDynamicsEngine(plan.robot, width=plan.width,
-                                interval=interval or forward_interval(plan))
+                                interval=interval or forward_interval(plan),
+                                solved=not plan.proven)
     payloads = payload_rows(codes)
     run = run_backend(dut, payloads, backend, dut.progress_label(),
                       Progress(len(payloads), progress),

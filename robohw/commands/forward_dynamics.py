@@ -21,8 +21,8 @@ def register(commands):
         ["float", "model", "rtl", "compiled"],
         "the articulated-body algorithm in float64, a bit-exact model (the articulated-body "
         "algorithm or the inertia matrix solved, traced in fixed point, every row certified), "
-        "or the engine built from the articulated-body model: its Amaranth RTL, or the RTL "
-        "compiled by Verilator")
+        "or the engine built from that model: its Amaranth RTL, or the RTL compiled by "
+        "Verilator")
     add_dynamics_width(forward, "the narrowest of 28 to 35, then 40, 48 and 56, at which a "
                                 "probe of states within the limits is certified within "
                                 "--bound-fraction")
@@ -78,7 +78,7 @@ def run(args):
 
     @functools.cache
     def plan(robot):                    # one model for every chunk of the file
-        return certified_plan(robot, args.width, promise, solved=not engine)
+        return certified_plan(robot, args.width, promise)
 
     def solve(robot, values):
         q, qd, tau = split_forward(values, robot.dof)

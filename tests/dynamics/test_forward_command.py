@@ -12,6 +12,7 @@ import pytest
 
 from robohw.api import load_arm
 from robohw.commands import main
+from robohw.dynamics.forward.files import plan_forward
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
@@ -141,39 +142,41 @@ def test_a_promise_the_probe_misses_is_refused_in_one_line(tmp_path, capsys):
     assert main([*args, "--bound-fraction", served.group(1)]) == 0
 
 
-def test_an_arm_the_engine_cannot_build_is_served_by_the_model(tmp_path, capsys):
+def test_an_arm_the_articulated_body_analysis_cannot_prove_is_served(tmp_path, capsys):
     # The seven-joint example arm: the inertia matrix solved serves it at 35 bits or less. The
-    # engine builds the articulated-body algorithm, where joint 1's articulated inertia (the
-    # arm folded about the base axis) is smaller than its error bound at every width; an
-    # armature raises it, and then what stops the analysis is an acceleration's check.
+    # articulated-body analysis (the hardware design's rule, plan_forward) proves nothing for
+    # it: joint 1's articulated inertia (the arm folded about the base axis) is smaller than
+    # its error bound at every width; an armature raises it, and then what stops the analysis
+    # is an acceleration's check.
     arm = tmp_path / "arm.urdf"
     arm.write_text(EXAMPLE_ARM.read_text())
     side = tmp_path / "arm.urdf.toml"
     side.write_text(EXAMPLE_ARM.with_name(EXAMPLE_ARM.name + ".toml").read_text())
     robot = load_robot(str(arm), tip="wrist")
     _write(tmp_path / "s.csv", *_states(robot, 4, 3))
-    args = ["forward-dynamics", "--robot", str(arm), "--tip", "wrist", "--states",
-            str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend"]
-    assert main([*args, "model"]) == 0
+    assert main(["forward-dynamics", "--robot", str(arm), "--tip", "wrist", "--states",
+                 str(tmp_path / "s.csv"), "--out", str(tmp_path / "qdd.csv"), "--backend",
+                 "model"]) == 0
     width = re.search(r"; the inertia matrix solved at (\d+) bits\)$",
                       capsys.readouterr().err.strip())
     assert width and int(width.group(1)) <= 35
-    assert main([*args, "rtl"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and err.startswith(
-        f"robohw forward-dynamics: {arm}: no articulated-body model (what the engine builds) at "
-        f"{WIDTHS} bits: joint 1's articulated inertia (what its drive moves: the links beyond "
-        f"it and its armature) is proven at least ")
-    assert err.endswith("an armature for joint 1 in the robot's sidecar (its rotor's inertia "
-                        "through the gearbox: docs/robots.md) raises it")
+    with pytest.raises(ValueError) as refused:
+        plan_forward(robot)
+    assert str(refused.value).startswith(
+        f"{arm}: no forward-dynamics model at 32, 40, 48 or 56 bits: joint 1's articulated "
+        f"inertia (what its drive moves: the links beyond it and its armature) is proven at "
+        f"least ")
+    assert str(refused.value).endswith(
+        "an armature for joint 1 in the robot's sidecar (its rotor's inertia through the "
+        "gearbox: docs/robots.md) raises it")
     side.write_text(side.read_text().replace("[joint.s0]\n", "[joint.s0]\narmature = 0.3\n"))
-    assert main([*args, "rtl"]) == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and re.search(
-        r": no articulated-body model \(what the engine builds\) at [\d, ]+ or 56 bits: joint "
-        r"\d's acceleration, checked against its range \S+ on every row, has at 56 bits a "
-        r"proven error bound of \S+, so no check of it is proven: .*; the model backend "
-        r"computes its accelerations by the inertia matrix solved$", err)
+    with pytest.raises(ValueError) as refused:
+        plan_forward(load_robot(str(arm), tip="wrist"))
+    assert re.search(
+        r": no forward-dynamics model at 32, 40, 48 or 56 bits: joint \d's acceleration, "
+        r"checked against its range \S+ on every row, has at 56 bits a proven error bound of "
+        r"\S+, so no check of it is proven: .*; the model backend computes its accelerations "
+        r"by the inertia matrix solved$", str(refused.value))
 
 
 @pytest.mark.parametrize("extra, message", [
@@ -223,11 +226,12 @@ def test_the_engine_writes_the_models_file_byte_for_byte(tmp_path, capsys, backe
     tau[0] *= 4.0                       # accelerations beyond their limits
     qd[1, 0] = 10.0                     # beyond its velocity limit
     _write(tmp_path / "s.csv", q, qd, tau)
-    # At 35 bits the PUMA's model is the articulated-body algorithm, which the engine builds.
+    # The PUMA's model at its defaults is the inertia matrix solved; the engine builds it.
     for run in ("model", backend):
         assert main(["forward-dynamics", "--states", str(tmp_path / "s.csv"), "--out",
-                     str(tmp_path / f"{run}.csv"), "--backend", run, "--reasons", "--width",
-                     "35", "--ii", "40"][:-2 if run == "model" else None]) == 0
+                     str(tmp_path / f"{run}.csv"), "--backend", run, "--reasons", "--bounds",
+                     "--ii", "40"][:-2 if run == "model" else None]) == 0
+    assert "the inertia matrix solved at" in capsys.readouterr().err
     assert (tmp_path / "model.csv").read_bytes() == (tmp_path / f"{backend}.csv").read_bytes()
     _, valid, reason = _read(tmp_path / f"{backend}.csv")
     assert reason[:2] == ["beyond_acceleration_limits", "outside_limits"] and valid[2:].all()

@@ -116,8 +116,7 @@ class Accelerations:
         """What the rows' bounds say, in one clause, or ``None`` without bounds."""
         if self.bounds is None:
             return None
-        limits = np.array([j.acceleration_limit for j in robot.joints], dtype=float)
-        shares = self.bounds[self.valid] / limits
+        shares = self.bounds[self.valid] / _limits(robot)
         finite = np.isfinite(shares).all(axis=-1)
         where = f"; {self.formulation} at {self.width} bits" if self.width else ""
         if not finite.any():
@@ -132,6 +131,7 @@ class Accelerations:
 
 
 def _limits(robot):
+    """``(N,)``: each joint's acceleration limit."""
     return np.array([j.acceleration_limit for j in robot.joints], dtype=float)
 
 

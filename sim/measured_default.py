@@ -7,6 +7,7 @@ new robot or new code searches again.
 
 import hashlib
 import json
+import os
 
 from robohw.sim.cache import cache_dir
 from robohw.sim.compiled import source_digest
@@ -39,7 +40,8 @@ def _cached(kind, key, compute, parse):
         found = compute()
         value = parse(found)
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".part")
+        # this process's own temporary: runs beside each other may search the same default
+        temporary = path.with_suffix(f".{os.getpid()}.part")
         temporary.write_text(json.dumps(found))
         temporary.replace(path)
     return value

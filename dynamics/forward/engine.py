@@ -18,6 +18,7 @@ from robohw.dynamics.forward.plan import ArticulatedBodyPlan
 from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
 from robohw.engine.component import Engine
 from robohw.engine.interval import Budget, fitting_interval
+from robohw.engine.partition import cell_partition
 from robohw.engine.plan import compile_plan
 from robohw.hw.checks import check_bool
 from robohw.robots.toml_file import robot_digest
@@ -68,6 +69,10 @@ class ForwardDynamicsEngine(Engine):
         Build the inertia matrix solved
         (:class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`) instead of the
         articulated-body algorithm (default ``False``).
+    clustered : bool
+        Build the engine by locality: each link's operations (the plan's cells) on units and
+        register files of their own, values between clusters on registered hops
+        (:func:`~robohw.engine.partition.cell_partition`; default ``False``).
 
     Members
     -------
@@ -80,11 +85,13 @@ class ForwardDynamicsEngine(Engine):
     """
 
     def __init__(self, robot, *, width, interval=None, trig_width=None, multipliers=None,
-                 adders=None, tag_width=0, solved=False):
+                 adders=None, tag_width=0, solved=False, clustered=False):
         kind = SolvedInertiaPlan if check_bool("solved", solved) else ArticulatedBodyPlan
+        check_bool("clustered", clustered)
         plan = kind(robot, width=width, trig_width=trig_width)
         program = compile_plan(plan, interval or FORWARD_INTERVAL, multipliers=multipliers,
-                               adders=adders)
+                               adders=adders,
+                               partition=cell_partition(plan) if clustered else None)
         super().__init__(plan, program, forward_fields(plan),
                          {k: acceleration_field(k) for k in range(1, plan.dof + 1)},
                          tag_width=tag_width, flag="in_bounds", checked="checked")

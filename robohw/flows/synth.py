@@ -275,13 +275,15 @@ def _netlist_of(yosys, script, identity, out_dir, base, cache, say):
             raise SynthError(f"{base}: yosys failed; see {out_dir / base}.yosys.log")
         seconds = round(time.perf_counter() - started, 1)
         # Each file whole or absent (written aside, then renamed); the meta, last, marks the
-        # entry complete.
+        # entry complete. The temporaries are this process's: runs beside each other may
+        # synthesize the same netlist.
+        part = f".{os.getpid()}.part"
         with open(out_dir / f"{base}.json", "rb") as source, \
-                gzip.open(f"{netlist}.part", "wb", compresslevel=1) as out:
+                gzip.open(f"{netlist}{part}", "wb", compresslevel=1) as out:
             shutil.copyfileobj(source, out)
-        os.replace(f"{netlist}.part", netlist)
-        shutil.copyfile(out_dir / f"{base}.stat.json", f"{stat}.part")
-        os.replace(f"{stat}.part", stat)
+        os.replace(f"{netlist}{part}", netlist)
+        shutil.copyfile(out_dir / f"{base}.stat.json", f"{stat}{part}")
+        os.replace(f"{stat}{part}", stat)
         write_json(meta, {"synth_seconds": seconds})
         return seconds, False
 

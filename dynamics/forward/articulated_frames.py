@@ -36,24 +36,16 @@ checks.
 """
 
 import math
-import re
 
 from robohw.dataflow.graph import RangeError
 from robohw.dynamics.inverse.link_frames import turn_into, turn_out
 from robohw.robots.algebra import cross, difference, dot, negate, product, snap, total, vadd
 from robohw.robots.joint_type import JointType
 
-__all__ = ["articulated_body_steps", "link_inertia", "joint_motion", "link_geometry",
-           "articulated_inertia_joint"]
+__all__ = ["articulated_body_steps", "link_inertia", "joint_motion", "link_geometry"]
 
 # The name of joint k's articulated inertia D (a divisor), as a refusal says it.
 _ARTICULATED_INERTIA = "joint {}'s articulated inertia"
-
-
-def articulated_inertia_joint(name):
-    """The joint whose articulated inertia a traced node called ``name`` is, or ``None``."""
-    found = re.fullmatch(_ARTICULATED_INERTIA.format(r"(\d+)"), name or "")
-    return int(found.group(1)) if found else None
 
 
 def _symmetric(entry):

@@ -1,17 +1,20 @@
 """Forward dynamics on the engine as a top-level design for the flows
 (:class:`~robohw.sim.design.Design`): ``robohw sim``, ``export`` and ``synth`` of
 ``forward-dynamics`` (:class:`~robohw.dynamics.forward.engine.ForwardDynamicsEngine`), for the
-PUMA 560 or any robot whose accelerations the analysis proves.
+PUMA 560 or any serial arm the certified model serves.
 
-Its interval for a robot is
+Its plan and width for a robot are the model's
+(:func:`~robohw.dynamics.forward.files.certified_plan`: the narrowest width whose probe
+certifies within :data:`~robohw.dynamics.forward.files.FORWARD_PROMISE`, the inertia matrix
+solved unless the articulated-body algorithm is proven there), so the hardware's outputs are
+the model's bit for bit; its interval
 :func:`~robohw.dynamics.forward.engine.forward_interval`'s (the PUMA 560's
-:data:`~robohw.dynamics.forward.engine.FORWARD_INTERVAL`); its width the narrowest of
-:data:`~robohw.dynamics.forward.files.FORWARD_WIDTHS` whose proven bound is within
-:data:`~robohw.dynamics.forward.files.FORWARD_BOUND_FRACTION` of every joint's acceleration
-limit, else (the UR5) the narrowest with any proven bound, which the sidecar's accuracy states;
-a robot with neither is refused in one line. Its errors are measured against the float64
-articulated-body algorithm on the robot the hardware is generated from, as shares of each
-joint's acceleration limit (the largest joint's), over the rows the machine marks valid.
+:data:`~robohw.dynamics.forward.engine.FORWARD_INTERVAL`). A row it marks valid (``in_bounds``
+and ``checked``) is a candidate: it is valid once certified
+(:mod:`~robohw.dynamics.forward.certificate`), as ``robohw forward-dynamics --backend rtl``
+certifies it. Its errors are measured against the float64 articulated-body algorithm on the
+robot the hardware is generated from, as shares of each joint's acceleration limit (the largest
+joint's), over the rows valid so.
 """
 
 import numpy as np
@@ -25,8 +28,8 @@ from robohw.dynamics.forward.codec import (
     encode_forward,
 )
 from robohw.dynamics.forward.engine import FORWARD_INTERVAL, ForwardDynamicsEngine, forward_interval
-from robohw.dynamics.forward.files import FORWARD_BOUND_FRACTION, FORWARD_WIDTHS, plan_forward
-from robohw.dynamics.forward.plan import MAX_WIDTH
+from robohw.dynamics.forward.files import FORWARD_PROMISE, certificate_bounds, certified_plan
+from robohw.dynamics.forward.plan import MAX_WIDTH, MIN_WIDTH
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.codec import field_formats, state_field
 from robohw.dynamics.inverse.reference import inverse_dynamics
@@ -37,9 +40,8 @@ from robohw.sim.place_and_route import PlaceAndRoute
 
 __all__ = ["ForwardDesign", "FORWARD_WIDTH", "FORWARD_WORKLOAD_SHARE", "DESIGNS"]
 
-# The PUMA 560's width: the narrowest of FORWARD_WIDTHS whose proven bound is within
-# FORWARD_BOUND_FRACTION of its acceleration limits (docs/dynamics.md, "Forward dynamics").
-FORWARD_WIDTH = 40
+# The PUMA 560's width: the certified model's (certified_plan; tested).
+FORWARD_WIDTH = 30
 # The workload's accelerations are drawn within this share of their limits, so that few rows
 # fall within a check's error bound of a limit (such rows are flagged, not measured).
 FORWARD_WORKLOAD_SHARE = 0.9
@@ -47,36 +49,39 @@ FORWARD_WORKLOAD_SHARE = 0.9
 
 class ForwardDesign(OnEngine, Design):
     """``forward-dynamics``: the joint accelerations of a serial robot on the engine; its fold
-    is its initiation interval (``robohw sim --ii``)."""
+    is its initiation interval (``robohw sim --ii``). At a width other than its default, the
+    plan is the one :func:`~robohw.dynamics.forward.files.certified_plan` takes at that
+    width."""
     family = "dynamics"
     error_unit = "of the acceleration limit"
     takes_robot = True
-    every_robot = False         # the Panda, the iiwa and the Stanford arm do not plan
+    # Not among every robot's default designs (robots.md's widths, export --robot): its width
+    # is the certified model's, searched by a probe, and its engine the largest we build.
+    every_robot = False
     default_fold = FORWARD_INTERVAL
 
     def __init__(self, name, robot="puma560"):
         self.robot = robot
         super().__init__(name, self.summary_for(robot if isinstance(robot, str) else robot.name),
-                         FORWARD_WIDTH, (FORWARD_WIDTH,), (FORWARD_WIDTHS[0], MAX_WIDTH))
+                         FORWARD_WIDTH, (FORWARD_WIDTH,), (MIN_WIDTH, MAX_WIDTH))
 
     def summary_for(self, robot_name):
-        return (f"joint accelerations of {robot_name}, the articulated-body algorithm "
+        return (f"joint accelerations of {robot_name}, the certified model's formulation (the "
+                f"inertia matrix solved, or the articulated-body algorithm where proven) "
                 f"modulo-scheduled on multipliers, adders and reciprocal units")
 
     def for_robot(self, robot, label, digest, hardware=None):
         twin = super().for_robot(robot, label, digest, hardware)
-        try:
-            plan = plan_forward(twin.hardware_robot, None, FORWARD_BOUND_FRACTION)
-        except ValueError:
-            plan = plan_forward(twin.hardware_robot, None, None)    # refused in one line
+        plan = certified_plan(twin.hardware_robot)      # refused in one line
         twin.default_width = plan.width
         twin.widths = (plan.width,)
         twin.default_fold = forward_interval(plan)
         return twin
 
     def build(self, width=None, fold=None):
-        return ForwardDynamicsEngine(self.hardware_robot, width=width or self.default_width,
-                                     interval=fold or self.default_fold, tag_width=TAG_WIDTH)
+        plan = certified_plan(self.hardware_robot, width or self.default_width)
+        return ForwardDynamicsEngine.for_plan(plan, interval=fold or self.default_fold,
+                                              tag_width=TAG_WIDTH)
 
     def _limits(self, dut):
         return np.array([j.acceleration_limit for j in dut.plan.robot.joints], dtype=float)
@@ -99,17 +104,30 @@ class ForwardDesign(OnEngine, Design):
         return acceleration_payloads(out, in_bounds=inside, checked=passed)
 
     def check(self, dut, workload, outputs):
+        """The errors of the rows the machine flags valid and the certificate certifies
+        within :data:`~robohw.dynamics.forward.files.FORWARD_PROMISE` (0 on the others)."""
         equal = self.equals_model(dut, workload, outputs)
         got = decode_accelerations(dut.plan, acceleration_codes(dut.plan, outputs))
-        reference = articulated_body_accelerations(dut.plan.robot, *workload.context["states"])
-        valid = np.array([o["in_bounds"] and o["checked"] for o in outputs], dtype=bool)
+        states = workload.context["states"]
+        reference = articulated_body_accelerations(dut.plan.robot, *states)
+        flagged = np.array([o["in_bounds"] and o["checked"] for o in outputs], dtype=bool)
+        bounds = certificate_bounds(dut.plan.robot, flagged, *states, got)
+        valid = flagged & (bounds <= FORWARD_PROMISE * self._limits(dut)).all(-1)
         shares = (np.abs(got - reference) / self._limits(dut)).max(-1)
         return equal, np.where(valid, shares, 0.0)
 
     def accuracy(self, dut):
+        """The a-priori bound of each acceleration where the plan proves one; ``None`` for a
+        plan whose rows are certified one by one (the solved inertia matrix)."""
+        if not dut.plan.proven:
+            return None
         return {acceleration_field(k): bound for k, bound in dut.plan.output_bounds.items()}
 
     def error_bound(self, dut, workload):
+        """The largest share of an acceleration limit a valid row's error may reach: the proven
+        plan's bound, else the certificate's promise (:meth:`check` holds each row to it)."""
+        if not dut.plan.proven:
+            return FORWARD_PROMISE
         bounds = np.array([dut.plan.output_bounds[k] for k in range(1, dut.plan.dof + 1)])
         return float((bounds / self._limits(dut)).max())
 

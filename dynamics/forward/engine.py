@@ -14,7 +14,7 @@ are high and its certificate is within the promise, as
 """
 
 from robohw.dynamics.forward.codec import acceleration_field, forward_fields
-from robohw.dynamics.forward.plan import ArticulatedBodyPlan
+from robohw.dynamics.forward.plan import ArticulatedBodyPlan, ForwardPlan
 from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
 from robohw.engine.component import Engine
 from robohw.engine.interval import Budget, fitting_interval
@@ -26,8 +26,8 @@ from robohw.robots.toml_file import robot_digest
 __all__ = ["ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
            "INTERVAL_STEP", "FORWARD_LUT_BUDGET"]
 
-# The PUMA 560's interval at its 40 bits by forward_interval's rule (tested).
-FORWARD_INTERVAL = 144
+# The PUMA 560's interval at its certified width by forward_interval's rule (tested).
+FORWARD_INTERVAL = 56
 # The estimated LUTs (engine_resources) a default forward engine may take. The PUMA 560's engine
 # at II 144 with pipelined reciprocal units, estimated at 51,454, took 62,652 TRELLIS_COMB
 # (74 %) and did not place within robohw synth's 45-minute limit; at that ratio (1.22) an
@@ -38,16 +38,18 @@ FORWARD_LUT_BUDGET = 40_000
 INTERVAL_STEP = 8
 
 
-def forward_interval(plan):
+def forward_interval(plan, *, clustered=False):
     """The default interval of the engine of ``plan`` (a
-    :class:`~robohw.dynamics.forward.plan.ForwardPlan`): the smallest multiple of
-    :data:`INTERVAL_STEP` whose engine is estimated within :data:`FORWARD_LUT_BUDGET` LUTs and
-    the ECP5-85F's DSP tiles (:func:`~robohw.engine.interval.fitting_interval`: searched once
-    and cached)."""
+    :class:`~robohw.dynamics.forward.plan.ForwardPlan`; by locality with ``clustered``): the
+    smallest multiple of :data:`INTERVAL_STEP` whose engine is estimated within
+    :data:`FORWARD_LUT_BUDGET` LUTs and the ECP5-85F's DSP tiles
+    (:func:`~robohw.engine.interval.fitting_interval`: searched once and cached)."""
     solved = "" if plan.proven else " solved"
+    by_locality = " clustered" if check_bool("clustered", clustered) else ""
     return fitting_interval(plan, Budget(FORWARD_LUT_BUDGET),
-                            f"forward-dynamics {robot_digest(plan.robot)} {plan.width}{solved}",
-                            start=INTERVAL_STEP, step=INTERVAL_STEP)
+                            f"forward-dynamics {robot_digest(plan.robot)} {plan.width}{solved}"
+                            f"{by_locality}", start=INTERVAL_STEP, step=INTERVAL_STEP,
+                            partition=cell_partition(plan) if clustered else None)
 
 
 class ForwardDynamicsEngine(Engine):
@@ -87,8 +89,23 @@ class ForwardDynamicsEngine(Engine):
     def __init__(self, robot, *, width, interval=None, trig_width=None, multipliers=None,
                  adders=None, tag_width=0, solved=False, clustered=False):
         kind = SolvedInertiaPlan if check_bool("solved", solved) else ArticulatedBodyPlan
+        self._assemble(kind(robot, width=width, trig_width=trig_width), interval, multipliers,
+                       adders, tag_width, clustered)
+
+    @classmethod
+    def for_plan(cls, plan, *, interval=None, multipliers=None, adders=None, tag_width=0,
+                 clustered=False):
+        """The engine of ``plan``, a :class:`~robohw.dynamics.forward.plan.ForwardPlan` made
+        already (:func:`~robohw.dynamics.forward.files.certified_plan`'s); the other parameters
+        as the constructor's."""
+        if not isinstance(plan, ForwardPlan):
+            raise TypeError(f"plan must be a ForwardPlan, not {type(plan).__name__}")
+        engine = cls.__new__(cls)
+        engine._assemble(plan, interval, multipliers, adders, tag_width, clustered)
+        return engine
+
+    def _assemble(self, plan, interval, multipliers, adders, tag_width, clustered):
         check_bool("clustered", clustered)
-        plan = kind(robot, width=width, trig_width=trig_width)
         program = compile_plan(plan, interval or FORWARD_INTERVAL, multipliers=multipliers,
                                adders=adders,
                                partition=cell_partition(plan) if clustered else None)

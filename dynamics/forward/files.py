@@ -32,7 +32,6 @@ from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.files import state_rows
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.hw.checks import check_choice
-from robohw.robots.joint_type import JointType
 from robohw.robots.sampling import sample_states
 from robohw.robots.toml_file import robot_digest
 from robohw.support.csv_table import result_header, result_rows
@@ -42,20 +41,15 @@ from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_rea
 
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
            "solve_forward", "Accelerations", "FORWARD_BACKENDS", "FORWARD_REASONS",
-           "FORWARD_WIDTHS", "FORWARD_BOUND_FRACTION", "plan_forward", "certified_plan",
+           "certified_plan",
            "CERTIFIED_WIDTHS", "FORWARD_PROMISE", "PROBE_ROWS", "PROBE_SHARE",
-           "PROBE_MARGIN"]
+           "PROBE_MARGIN", "certificate_bounds"]
 
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
                    "beyond_acceleration_limits", "not_certified")
 FORWARD_BACKENDS = ("float", "model", "rtl", "compiled")
-# The widths the hardware design's default is the narrowest of (the CORDICs' angles at up to
-# 40 bits), and the largest share of a joint's acceleration limit its proven bound may reach
-# (robohw.dynamics.forward.design).
-FORWARD_WIDTHS = (32, 40, 48, 56)
-FORWARD_BOUND_FRACTION = 0.01
-# The command's and the API's: the widths the model's default is the narrowest of (every width
+# The widths the model's default is the narrowest of (every width
 # up to 35 bits first: the proven widths of the certified forward dynamics' target), and the
 # share of each joint's acceleration limit a valid row's certified bound may reach.
 CERTIFIED_WIDTHS = (*range(28, 36), 40, 48, 56)
@@ -135,43 +129,17 @@ def _limits(robot):
     return np.array([j.acceleration_limit for j in robot.joints], dtype=float)
 
 
-def plan_forward(robot, width=None, bound_fraction=FORWARD_BOUND_FRACTION):
-    """The :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan` of ``robot`` at ``width``
-    bits, or (``None``) the narrowest of :data:`FORWARD_WIDTHS` whose proven bound is within
-    ``bound_fraction`` of every joint's acceleration limit (``None``: not checked), every width
-    tried. ``ValueError`` in one line naming the file, the widths tried, what stops the widest
-    (in words: a divisor the analysis cannot keep from 0, a check it cannot prove, the bound)
-    and what would serve."""
-    from robohw.robots.loading import hardware_robot
-    hardware = hardware_robot(robot, terms=())
-    widths = FORWARD_WIDTHS if width is None else (width,)
-    for bits, plan, failure in _proven_plans(hardware, widths):
-        if plan is None:
-            continue
-        worst, share = _worst_share(plan, hardware)
-        if bound_fraction is None or share <= bound_fraction:
-            return plan
-        failure = (f"at {bits} bits the proven bound of joint {worst}'s acceleration is "
-                   f"{100 * share:.3g}% of its limit, more than the "
-                   f"{100 * bound_fraction:g}% allowed; --bound-fraction "
-                   f"{rounded_up(share)} accepts it")
-    raise _refusal(hardware, widths, failure)
-
-
-def _proven_plans(robot, widths):
-    """``(bits, plan, failure)`` at each of ``widths``: the articulated-body plan of ``robot``
-    (its hardware form) where its ranges and checks are proven, else ``None`` and why not in
-    words (:func:`_unproven`)."""
+def _proven_plan(robot, bits):
+    """The articulated-body plan of ``robot`` (its hardware form) at ``bits`` where its ranges
+    and checks are proven, else ``None``."""
     from robohw.dataflow.graph import RangeError
     from robohw.dynamics.forward.plan import ArticulatedBodyPlan
-    for bits in widths:
-        try:
-            plan = ArticulatedBodyPlan(robot, width=bits)
-            plan.checks                                 # every check proven at this width
-        except RangeError as error:
-            yield bits, None, _unproven(error, bits, robot)
-            continue
-        yield bits, plan, None
+    try:
+        plan = ArticulatedBodyPlan(robot, width=bits)
+        plan.checks                                 # every check proven at this width
+    except RangeError:
+        return None
+    return plan
 
 
 def _worst_share(plan, robot):
@@ -191,34 +159,13 @@ def _refusal(robot, widths, failure):
                       f"bits: {failure}")
 
 
-def _unproven(error, bits, robot):
-    """What a :class:`~robohw.dataflow.range_error.RangeError` at ``bits`` bits says to a user:
-    a joint's articulated inertia the analysis cannot keep from 0 in words, with the armature
-    that would serve; another failure as the analysis words it."""
-    from robohw.dynamics.forward.articulated_frames import articulated_inertia_joint
-    k = articulated_inertia_joint(error.value)
-    if error.value is None or error.least is None:
-        return f"at {bits} bits, {error}"
-    if k is None:               # a checked value: its range within its error bound
-        return (f"{error.value}, checked against its range {error.least:.3g} on every row, "
-                f"has at {bits} bits a proven error bound of {error.bound:.3g}, so no check "
-                f"of it is proven: the articulated-body analysis's bounds grow too fast along "
-                f"this arm (docs/dynamics.md, \"Forward dynamics\"); the model backend "
-                f"computes its accelerations by the inertia matrix solved")
-    unit = "kg m^2" if robot.joints[k - 1].type == JointType.REVOLUTE else "kg"
-    return (f"joint {k}'s articulated inertia (what its drive moves: the links beyond it and "
-            f"its armature) is proven at least {error.least:.3g} {unit} within the limits, and "
-            f"at {bits} bits its error bound, {error.bound:.3g} {unit}, reaches that, so no "
-            f"acceleration is proven; an armature for joint {k} in the robot's sidecar (its "
-            f"rotor's inertia through the gearbox: docs/robots.md) raises it")
-
-
 def certified_plan(robot, width=None, promise=FORWARD_PROMISE):
     """The model of ``robot`` at ``width`` bits, or (``None``) at the narrowest of
     :data:`CERTIFIED_WIDTHS` at which every row of the probe (:data:`PROBE_ROWS` seeded states
     within the limits, accelerations within :data:`PROBE_SHARE` of theirs, torques within
     theirs) is valid, each acceleration certified within :data:`PROBE_MARGIN` of ``promise``
-    (a share of its joint's acceleration limit).
+    (a share of its joint's acceleration limit); that width is searched once for the robot and
+    promise, and cached (:func:`~robohw.sim.measured_default.measured_default`).
 
     At a width the model is the :class:`~robohw.dynamics.forward.plan.ArticulatedBodyPlan`
     where it is proven with its a-priori bound within ``1 - PROBE_SHARE`` of each limit (its
@@ -226,30 +173,48 @@ def certified_plan(robot, width=None, promise=FORWARD_PROMISE):
     :class:`~robohw.dynamics.forward.solved_plan.SolvedInertiaPlan`. ``ValueError`` in one
     line naming the file, the widths tried and what stops the widest (the probe's rows not
     certified, with the promise that accepts them)."""
+    from robohw.robots.loading import hardware_robot
+    from robohw.sim.measured_default import measured_default
+    hardware = hardware_robot(robot, terms=())
+    if width is not None:
+        return next(_plans(hardware, (width,)))[1]
+    found = {}
+
+    def search():
+        probe = _probe(hardware)
+        for bits, plan, failure in _plans(hardware, CERTIFIED_WIDTHS):
+            if plan is not None:
+                got = solve_forward(hardware, *probe, "model", promise=PROBE_MARGIN * promise,
+                                    plan=plan)
+                if got.valid.all():
+                    found[bits] = plan
+                    return bits
+                failure = _probe_failure(got, bits, hardware, promise)
+        raise _refusal(hardware, CERTIFIED_WIDTHS, failure)
+
+    bits = measured_default("forward-widths", f"{robot_digest(hardware)} {promise!r}", search,
+                            int)
+    return found.get(bits) or next(_plans(hardware, (bits,)))[1]
+
+
+def _plans(robot, widths):
+    """``(bits, plan, failure)`` at each of ``widths``: :func:`certified_plan`'s model of
+    ``robot`` (its hardware form), or ``None`` and why not in words; at a single width given
+    (its plan asked for) ``ValueError`` in one line where there is none."""
     from robohw.dataflow.graph import RangeError
     from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
-    from robohw.robots.loading import hardware_robot
-    hardware = hardware_robot(robot, terms=())
-    widths = CERTIFIED_WIDTHS if width is None else (width,)
-    probe = None
-    for bits, plan, failure in _proven_plans(hardware, widths):
-        if plan is not None and _worst_share(plan, hardware)[1] > 1 - PROBE_SHARE:
+    for bits in widths:
+        plan, failure = _proven_plan(robot, bits), None
+        if plan is not None and _worst_share(plan, robot)[1] > 1 - PROBE_SHARE:
             plan = None
         if plan is None:
             try:
-                plan = SolvedInertiaPlan(hardware, width=bits)
+                plan = SolvedInertiaPlan(robot, width=bits)
             except RangeError as error:
                 failure = f"the inertia matrix solved at {bits} bits: {error}"
-                continue
-        if width is not None:
-            return plan
-        probe = probe or _probe(hardware)
-        got = solve_forward(hardware, *probe, "model", promise=PROBE_MARGIN * promise,
-                            plan=plan)
-        if got.valid.all():
-            return plan
-        failure = _probe_failure(got, bits, hardware, promise)
-    raise _refusal(hardware, widths, failure)
+                if len(widths) == 1:
+                    raise _refusal(robot, widths, failure) from None
+        yield bits, plan, failure
 
 
 def _probe(robot):
@@ -302,7 +267,7 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FOR
     finite = finite & finite_rows(qdd)
     bounds = None
     if certified:
-        bounds = _certificate(hardware, finite, q, qd, tau, qdd)
+        bounds = certificate_bounds(hardware, finite, q, qd, tau, qdd)
         if promise is not None:
             failures.append(("not_certified", ~(bounds <= promise * _limits(hardware)).all(-1)))
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~finite), *failures])
@@ -310,9 +275,11 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FOR
                          formulation)
 
 
-def _certificate(robot, rows, q, qd, tau, qdd):
-    """``(B, N)``: the certified bounds of the ``rows`` (others ``inf``; the hardware form of
-    ``robot`` is certified)."""
+def certificate_bounds(robot, rows, q, qd, tau, qdd):
+    """``(B, N)``: the certified bounds of accelerations ``qdd`` on the ``rows`` (a ``(B,)``
+    mask; others ``inf``) of the states ``q``, ``qd``, ``tau``
+    (:func:`~robohw.dynamics.forward.certificate.certify`; the hardware form of ``robot`` is
+    certified)."""
     from robohw.robots.loading import hardware_robot
     bounds = np.full(qdd.shape, np.inf)
     if rows.any():
@@ -357,9 +324,7 @@ def _engine(plan, codes, backend, interval, progress):
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
     from robohw.support.progress import Progress
-    dut = ForwardDynamicsEngine(plan.robot, width=plan.width,
-                                interval=interval or forward_interval(plan),
-                                solved=not plan.proven)
+    dut = ForwardDynamicsEngine.for_plan(plan, interval=interval or forward_interval(plan))
     payloads = payload_rows(codes)
     run = run_backend(dut, payloads, backend, dut.progress_label(),
                       Progress(len(payloads), progress),

@@ -15,7 +15,6 @@ import numpy as np
 from robohw.dynamics.forward.files import (
     FORWARD_PROMISE,
     certified_plan,
-    plan_forward,
     solve_forward,
 )
 from robohw.dynamics.forward.reference import articulated_body_accelerations
@@ -130,17 +129,12 @@ def forward_engines(rows, synth_rows):
     where the arm has no model."""
     from robohw.dynamics.forward.engine import ForwardDynamicsEngine, forward_interval
     for row in rows:
-        robot = hardware_robot(row["robot"], terms=())
-        try:
-            plan = plan_forward(robot)
-        except ValueError:
-            try:
-                plan = plan_forward(robot, bound_fraction=None)
-            except ValueError:
-                row["engine"] = None
-                continue
+        if "no_model" in row:
+            row["engine"] = None
+            continue
+        plan = certified_plan(hardware_robot(row["robot"], terms=()))
         interval = forward_interval(plan)
-        dut = ForwardDynamicsEngine(robot, width=plan.width, interval=interval)
+        dut = ForwardDynamicsEngine.for_plan(plan, interval=interval)
         label = None if row["robot"] == "puma560" else row["robot"]
         placed = [r for r in synth_rows if r.get("design") == "forward-dynamics" and
                   r.get("robot") == label and r.get("width") == plan.width and

@@ -81,20 +81,25 @@ def test_the_cpp_loop_builds_and_computes_pinocchios_torques(tmp_path):
 
 
 def test_forward_dynamics_against_aba_and_the_robots_it_refuses():
-    rows = bench_dynamics([placed("forward-dynamics", width=40, fold=144, fmax=100.0)],
-                          robots=("puma560", "panda"), calls=100, cpp=False, problem="forward")
-    puma, panda = rows
-    assert (puma.width, puma.interval, puma.fmax_mhz) == (40, 144, 100.0)
-    assert puma.engine_rate == pytest.approx(100.0e6 / 144)
-    # Six binary angles of the CORDIC's 40 bits, twelve rates and torques in; six
-    # accelerations, in_bounds and checked out.
-    assert (puma.bits_in, puma.bits_out) == (6 * 40 + 12 * 40, 6 * 40 + 2)
-    assert ": no forward-dynamics model at 32, 40, 48 or 56 bits: " in panda.refused
-    assert panda.width is None and 0 < panda.python_s < 1e-3
+    from robohw.dynamics.forward.design import FORWARD_WIDTH
+    from robohw.dynamics.forward.engine import FORWARD_INTERVAL
+    rows = bench_dynamics([placed("forward-dynamics", width=FORWARD_WIDTH,
+                                 fold=FORWARD_INTERVAL, fmax=100.0)],
+                          robots=("puma560", "puma560_fgl"), calls=100, cpp=False,
+                          problem="forward")
+    puma, massless = rows
+    assert (puma.width, puma.interval, puma.fmax_mhz) == (FORWARD_WIDTH, FORWARD_INTERVAL, 100.0)
+    assert puma.engine_rate == pytest.approx(100.0e6 / FORWARD_INTERVAL)
+    # Six binary angles, twelve rates and torques in at the width; six accelerations,
+    # in_bounds and checked out.
+    w = FORWARD_WIDTH
+    assert (puma.bits_in, puma.bits_out) == (6 * w + 12 * w, 6 * w + 2)
+    assert massless.refused.endswith(": the dynamics needs mass, com and inertia for every "
+                                     "joint")
+    assert massless.width is None and 0 < massless.python_s < 1e-3
     text = format_dynamics_bench(rows, "forward")
-    assert "| panda | refused | — | — | — |" in text
-    assert re.search(r"panda: no engine: \S*panda.urdf: no forward-dynamics model at 32, 40, 48 "
-                     r"or 56 bits", text)
-    assert "puma560: a state moves 720 bits in and 242 out (the accelerations and in_bounds " \
-        "and checked)" in text
+    assert "| puma560_fgl | refused | — | — | — |" in text
+    assert re.search(r"puma560_fgl: no engine: \S*puma560_fgl.toml: the dynamics needs", text)
+    assert f"puma560: a state moves {18 * w} bits in and {6 * w + 2} out (the accelerations " \
+        "and in_bounds and checked)" in text
     assert "- Pinocchio ABA, one call (published, iiwa): 0.4 µs" in text

@@ -12,7 +12,7 @@ import pytest
 
 from robohw.api import load_arm
 from robohw.commands import main
-from robohw.dynamics.forward.files import plan_forward
+from robohw.dynamics.forward.files import certified_plan
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.robots import load_robot
@@ -144,10 +144,8 @@ def test_a_promise_the_probe_misses_is_refused_in_one_line(tmp_path, capsys):
 
 def test_an_arm_the_articulated_body_analysis_cannot_prove_is_served(tmp_path, capsys):
     # The seven-joint example arm: the inertia matrix solved serves it at 35 bits or less. The
-    # articulated-body analysis (the hardware design's rule, plan_forward) proves nothing for
-    # it: joint 1's articulated inertia (the arm folded about the base axis) is smaller than
-    # its error bound at every width; an armature raises it, and then what stops the analysis
-    # is an acceleration's check.
+    # articulated-body analysis proves nothing for it: joint 1's articulated inertia (the arm
+    # folded about the base axis) is smaller than its error bound at every width.
     arm = tmp_path / "arm.urdf"
     arm.write_text(EXAMPLE_ARM.read_text())
     side = tmp_path / "arm.urdf.toml"
@@ -160,23 +158,9 @@ def test_an_arm_the_articulated_body_analysis_cannot_prove_is_served(tmp_path, c
     width = re.search(r"; the inertia matrix solved at (\d+) bits\)$",
                       capsys.readouterr().err.strip())
     assert width and int(width.group(1)) <= 35
-    with pytest.raises(ValueError) as refused:
-        plan_forward(robot)
-    assert str(refused.value).startswith(
-        f"{arm}: no forward-dynamics model at 32, 40, 48 or 56 bits: joint 1's articulated "
-        f"inertia (what its drive moves: the links beyond it and its armature) is proven at "
-        f"least ")
-    assert str(refused.value).endswith(
-        "an armature for joint 1 in the robot's sidecar (its rotor's inertia through the "
-        "gearbox: docs/robots.md) raises it")
-    side.write_text(side.read_text().replace("[joint.s0]\n", "[joint.s0]\narmature = 0.3\n"))
-    with pytest.raises(ValueError) as refused:
-        plan_forward(load_robot(str(arm), tip="wrist"))
-    assert re.search(
-        r": no forward-dynamics model at 32, 40, 48 or 56 bits: joint \d's acceleration, "
-        r"checked against its range \S+ on every row, has at 56 bits a proven error bound of "
-        r"\S+, so no check of it is proven: .*; the model backend computes its accelerations "
-        r"by the inertia matrix solved$", str(refused.value))
+    # The articulated-body plan is proven at no width for it.
+    assert all(certified_plan(robot, bits).formulation == "the inertia matrix solved"
+               for bits in (32, 56))
 
 
 @pytest.mark.parametrize("extra, message", [

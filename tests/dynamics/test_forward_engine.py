@@ -13,7 +13,7 @@ from robohw.dataflow.plan import checked_model_codes, in_bounds
 from robohw.dynamics.forward.codec import acceleration_codes, encode_forward
 from robohw.dynamics.forward.engine import ForwardDynamicsEngine
 from robohw.dynamics.inverse.reference import inverse_dynamics
-from robohw.robots import hardware_robot, load_robot
+from robohw.robots import load_robot
 from robohw.robots.sampling import random_robot, sample_states
 from robohw.sim.harness import run_stream
 
@@ -34,15 +34,18 @@ def _states(robot, count, rng):
     return q, qd, tau
 
 
-@pytest.mark.parametrize("n, seed, width, interval, solved", [
-    (2, 1, 24, 6, False), (4, 3, 28, 12, False), (3, 4, 32, 9, False),
-    (2, 5, 24, 7, True), (4, 6, 28, 16, True), (3, 7, 32, 10, True)])
-def test_rtl_equals_the_model(n, seed, width, interval, solved):
+@pytest.mark.parametrize("n, seed, width, interval, solved, clustered", [
+    (2, 1, 24, 6, False, False), (4, 3, 28, 12, False, False), (3, 4, 32, 9, False, False),
+    (2, 5, 24, 7, True, False), (4, 6, 28, 16, True, False), (3, 7, 32, 10, True, False),
+    (4, 9, 28, 12, True, True), (3, 10, 30, 8, True, True)])
+def test_rtl_equals_the_model(n, seed, width, interval, solved, clustered):
     # The articulated-body algorithm and the inertia matrix solved (whose registers wrap where
-    # its ranges do not hold, as the model's do).
+    # its ranges do not hold, as the model's do), flat and by locality (values between
+    # clusters on hops, which the replay checks).
     robot = _robot(n, seed)
     dut = ForwardDynamicsEngine(robot, width=width, interval=interval, tag_width=8,
-                                solved=solved)
+                                solved=solved, clustered=clustered)
+    assert len(dut.program.machine.clusters) > 1 if clustered else not dut.program.hops
     q, qd, tau = _states(robot, 24, np.random.default_rng(seed))
     codes = encode_forward(dut.plan, q, qd, tau)
     expected, passed = checked_model_codes(dut.plan, codes)
@@ -65,37 +68,48 @@ def test_rtl_equals_the_model(n, seed, width, interval, solved):
 
 
 def test_the_default_interval_follows_the_estimate_rule():
+    from robohw.dynamics.forward.design import FORWARD_WIDTH
     from robohw.dynamics.forward.engine import (
         FORWARD_INTERVAL,
         FORWARD_LUT_BUDGET,
         INTERVAL_STEP,
         forward_interval,
     )
-    from robohw.dynamics.forward.files import plan_forward
+    from robohw.dynamics.forward.files import certified_plan
     from robohw.engine.estimate import engine_resources
     from robohw.engine.plan import compile_plan
     from robohw.registry import design
-    plan = plan_forward(load_robot("puma560"))
+    # The PUMA 560's design: the certified model's plan and width.
+    plan = certified_plan(load_robot("puma560"))
+    assert (plan.width, plan.proven) == (FORWARD_WIDTH, False)
     assert forward_interval(plan) == FORWARD_INTERVAL
+    puma = design("forward-dynamics").build()
+    assert (puma.plan.width, puma.interval, puma.plan.formulation) == \
+        (FORWARD_WIDTH, FORWARD_INTERVAL, plan.formulation)
     # Within the budget at its interval, beyond it a step before.
     budget = FORWARD_LUT_BUDGET
     for interval, within in ((FORWARD_INTERVAL, True), (FORWARD_INTERVAL - INTERVAL_STEP, False)):
         assert (engine_resources(plan, compile_plan(plan, interval))["luts"] <= budget) == within
-    # The UR5: its narrowest proven width (its bound beyond 1 %, which the sidecar states).
+    # The UR5: the certified model's width; at another width, the plan certified_plan takes.
     ur5 = design("forward-dynamics", "ur5")
-    assert (ur5.default_width, ur5.default_fold) == (40, 136)
-    with pytest.raises(ValueError, match="no forward-dynamics model at 32, 40, 48 or 56 bits"):
-        design("forward-dynamics", "panda")
+    ur5_plan = certified_plan(load_robot("ur5"))
+    assert (ur5.default_width, ur5.default_fold) == \
+        (ur5_plan.width, forward_interval(ur5_plan))
+    assert ur5.build(56, 64).plan.formulation == certified_plan(load_robot("ur5"), 56).formulation
 
 
-@pytest.mark.heavy
-def test_the_ur5s_engine_under_verilator_equals_the_model():
-    # Generic and ECP5 netlists (the ECP5's DSP tiles by their behavioural model), the sink
-    # stalling; states within the limits and beyond them.
+@pytest.mark.parametrize("arm", [pytest.param("ur5", marks=pytest.mark.heavy),
+                                 pytest.param("iiwa14", marks=pytest.mark.slow),
+                                 pytest.param("panda", marks=pytest.mark.slow)])
+def test_the_design_at_its_defaults_under_verilator_equals_the_model(arm):
+    # The forward-dynamics design at the arm's defaults (the certified model's plan and width,
+    # the budget's interval); generic and ECP5 netlists (the ECP5's DSP tiles by their
+    # behavioural model), the sink stalling; states within the limits and beyond them.
     from robohw.hw.devices import DEVICES
+    from robohw.registry import design
     from robohw.sim.compiled import run_stream_compiled
-    robot = hardware_robot("ur5", terms=())
-    dut = ForwardDynamicsEngine(robot, width=40, interval=120, tag_width=8)
+    dut = design("forward-dynamics", arm).build()
+    robot = dut.plan.robot
     q, qd, qdd = sample_states(robot, 30, np.random.default_rng(5))
     tau = inverse_dynamics(robot, q, qd, 0.9 * qdd)
     tau[:3] *= 3.0

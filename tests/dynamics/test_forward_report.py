@@ -62,6 +62,7 @@ def test_the_timing_checks_its_arguments(tmp_path):
 
 
 def test_the_engines_rows_are_placed_or_say_so():
+    from robohw.dynamics.forward.design import FORWARD_WIDTH
     from robohw.dynamics.forward.engine import FORWARD_INTERVAL
     from robohw.dynamics.forward.report import forward_engines
     base = {"dof": 6, "states": 10, "float_vs_inverse": 1e-15, "float_vs_pinocchio": 1e-14,
@@ -73,18 +74,18 @@ def test_the_engines_rows_are_placed_or_say_so():
              "passed": 1.0, "exceeded": 0},
             {**base, "robot": "panda", "dof": 7, "no_model": "no width"}]
     # A row of another interval is not the default's.
-    synth = [{"design": "forward-dynamics", "robot": None, "width": 40, "fold": FORWARD_INTERVAL,
-              "fmax_mhz": 100.0},
-             {"design": "forward-dynamics", "robot": "ur5", "width": 40, "fold": 64,
+    synth = [{"design": "forward-dynamics", "robot": None, "width": FORWARD_WIDTH,
+              "fold": FORWARD_INTERVAL, "fmax_mhz": 100.0},
+             {"design": "forward-dynamics", "robot": "ur5", "width": 28, "fold": 64,
               "fmax_mhz": 100.0}]
     puma, ur5, panda = forward_engines(rows, synth)
     assert puma["engine"]["interval"] == FORWARD_INTERVAL and puma["engine"]["fmax_mhz"] == 100.0
-    assert ur5["engine"]["width"] == 40 and ur5["engine"]["fmax_mhz"] is None
+    assert ur5["engine"]["width"] == 28 and ur5["engine"]["fmax_mhz"] is None
     assert panda["engine"] is None
     text = forward_section([puma, ur5, panda])
     rate = 100.0 / FORWARD_INTERVAL
-    assert (f"| puma560 | 40, {FORWARD_INTERVAL} | {puma['engine']['latency']:,} | 100.0 | "
-            f"{rate:.2f} M | {puma['engine']['latency'] / 100:.2f} | 0.62 M | "
-            f"{rate * 1.6:.1f}x |") in text
-    assert f"| ur5 | 40, {ur5['engine']['interval']} | " in text and "not placed" in text
+    latency = puma["engine"]["latency"]
+    assert (f"| puma560 | {FORWARD_WIDTH}, {FORWARD_INTERVAL} | {latency:,} | 100.0 | "
+            f"{rate:.2f} M | {latency / 100:.2f} | 0.62 M | {rate * 1.6:.1f}x |") in text
+    assert f"| ur5 | 28, {ur5['engine']['interval']} | " in text and "not placed" in text
     assert "| panda | no model | — |" in text

@@ -24,7 +24,7 @@ from robohw.hw.checks import check_bool
 from robohw.robots.toml_file import robot_digest
 
 __all__ = ["ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
-           "INTERVAL_STEP", "FORWARD_LUT_BUDGET"]
+           "INTERVAL_STEP", "FORWARD_LUT_BUDGET", "BY_LOCALITY"]
 
 # The PUMA 560's interval at its certified width by forward_interval's rule (tested).
 FORWARD_INTERVAL = 56
@@ -32,13 +32,19 @@ FORWARD_INTERVAL = 56
 # at II 144 with pipelined reciprocal units, estimated at 51,454, took 62,652 TRELLIS_COMB
 # (74 %) and did not place within robohw synth's 45-minute limit; at that ratio (1.22) an
 # engine within this budget takes about 48,700 (58 %), near the 45,067 of the largest
-# inverse-dynamics engine placed and routed (the UR5's at II 5; docs/synth.json).
-FORWARD_LUT_BUDGET = 40_000
+# inverse-dynamics engine placed and routed (the UR5's at II 5; docs/synth.json). The UR5's
+# solved engine by locality at II 40, estimated at 40,465, routed at 56 % of TRELLIS_COMB
+# (docs/notes/2026-12-forward-dynamics-hardware.md, "The inertia matrix solved, placed").
+FORWARD_LUT_BUDGET = 41_000
 # The default intervals are multiples of this.
 INTERVAL_STEP = 8
+# The design's and the commands' engines are built by locality (each link's operations on
+# units and files of their own): placed flat, every seed's limit was a wire across the chip
+# (docs/notes/2026-12-forward-dynamics-hardware.md).
+BY_LOCALITY = True
 
 
-def forward_interval(plan, *, clustered=False):
+def forward_interval(plan, *, clustered=BY_LOCALITY):
     """The default interval of the engine of ``plan`` (a
     :class:`~robohw.dynamics.forward.plan.ForwardPlan`; by locality with ``clustered``): the
     smallest multiple of :data:`INTERVAL_STEP` whose engine is estimated within
@@ -94,10 +100,11 @@ class ForwardDynamicsEngine(Engine):
 
     @classmethod
     def for_plan(cls, plan, *, interval=None, multipliers=None, adders=None, tag_width=0,
-                 clustered=False):
+                 clustered=BY_LOCALITY):
         """The engine of ``plan``, a :class:`~robohw.dynamics.forward.plan.ForwardPlan` made
-        already (:func:`~robohw.dynamics.forward.files.certified_plan`'s); the other parameters
-        as the constructor's."""
+        already (:func:`~robohw.dynamics.forward.files.certified_plan`'s), as the design and
+        the commands build it: by locality unless ``clustered`` is false (default
+        :data:`BY_LOCALITY`); the other parameters as the constructor's."""
         if not isinstance(plan, ForwardPlan):
             raise TypeError(f"plan must be a ForwardPlan, not {type(plan).__name__}")
         engine = cls.__new__(cls)

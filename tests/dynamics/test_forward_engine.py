@@ -77,6 +77,7 @@ def test_the_default_interval_follows_the_estimate_rule():
     )
     from robohw.dynamics.forward.files import certified_plan
     from robohw.engine.estimate import engine_resources
+    from robohw.engine.partition import cell_partition
     from robohw.engine.plan import compile_plan
     from robohw.registry import design
     # The PUMA 560's design: the certified model's plan and width.
@@ -86,10 +87,12 @@ def test_the_default_interval_follows_the_estimate_rule():
     puma = design("forward-dynamics").build()
     assert (puma.plan.width, puma.interval, puma.plan.formulation) == \
         (FORWARD_WIDTH, FORWARD_INTERVAL, plan.formulation)
-    # Within the budget at its interval, beyond it a step before.
-    budget = FORWARD_LUT_BUDGET
+    assert puma.program.machine.clusters            # by locality
+    # By locality, within the budget at its interval, beyond it a step before.
+    budget, partition = FORWARD_LUT_BUDGET, cell_partition(plan)
     for interval, within in ((FORWARD_INTERVAL, True), (FORWARD_INTERVAL - INTERVAL_STEP, False)):
-        assert (engine_resources(plan, compile_plan(plan, interval))["luts"] <= budget) == within
+        program = compile_plan(plan, interval, partition=partition)
+        assert (engine_resources(plan, program)["luts"] <= budget) == within
     # The UR5: the certified model's width; at another width, the plan certified_plan takes.
     ur5 = design("forward-dynamics", "ur5")
     ur5_plan = certified_plan(load_robot("ur5"))

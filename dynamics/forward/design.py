@@ -155,15 +155,16 @@ class ForwardDesign(OnEngine, Design):
                 for name, sign in plan.sign_inputs.items()}
 
 
-# The forward engine at II 144: HeAP's placement left router2 with about 20,000 overused wires
-# from its 6th iteration on, with or without a target; the static placer's routed without one
-# (with a 100 MHz target, router2's timing rip-up kept about 300 wires overused at 75 minutes)
+# The articulated-body engine the design built before (II 144): HeAP's placement left router2
+# with about 20,000 overused wires from its 6th iteration on, with or without a target; the
+# static placer's routed without one (with a 100 MHz target, router2's timing rip-up kept about
+# 300 wires overused at 75 minutes), as the solved engine's does flat and by locality
 # (docs/notes/2026-12-forward-dynamics-hardware.md).
 _STATIC_ROUTER2 = PlaceAndRoute(
     placer="static", router="router2",
-    reason="HeAP's placement does not route (router2 stalls at about 20,000 overused wires); "
-           "the static placer's routes without a target clock, not with 100 MHz's rip-up "
-           "(docs/notes/2026-12-forward-dynamics-hardware.md)")
+    reason="HeAP's placement of the forward engine did not route (router2 stalled at about "
+           "20,000 overused wires); the static placer's routes without a target clock, not "
+           "with 100 MHz's rip-up (docs/notes/2026-12-forward-dynamics-hardware.md)")
 
 # The registered forward-dynamics designs, with their placement.
 DESIGNS = (ForwardDesign("forward-dynamics").placed_by(_STATIC_ROUTER2),)

@@ -95,6 +95,11 @@ def test_the_default_interval_follows_the_estimate_rule():
     assert (puma.plan.width, puma.interval, puma.plan.formulation) == \
         (FORWARD_WIDTH, FORWARD_INTERVAL, plan.formulation)
     assert puma.program.machine.clusters            # by locality
+    # Its rows are certified one by one: no a-priori bound in the sidecar; sim holds the rows
+    # it counts valid to the promise.
+    from robohw.dynamics.forward.files import FORWARD_PROMISE
+    assert design("forward-dynamics").accuracy(puma) is None
+    assert design("forward-dynamics").error_bound(puma, None) == FORWARD_PROMISE
     # By locality, within the budget at its interval, beyond it a step before.
     budget, partition = FORWARD_LUT_BUDGET, cell_partition(plan)
     for interval, within in ((FORWARD_INTERVAL, True), (FORWARD_INTERVAL - INTERVAL_STEP, False)):
@@ -137,3 +142,22 @@ def test_the_design_at_its_defaults_under_verilator_equals_the_model(arm):
             assert got[k].tolist() == values.tolist(), (platform, k)
         assert [o["checked"] for o in run.outputs] == passed.astype(int).tolist()
         assert [o["in_bounds"] for o in run.outputs] == inside.astype(int).tolist()
+
+
+def test_sim_counts_a_row_valid_once_certified():
+    # The design's check: the model's own rows are within the promise; a row the machine
+    # flags valid whose acceleration is wrong is not certified, so not measured as valid.
+    from robohw.dynamics.forward.files import FORWARD_PROMISE
+    from robohw.registry import design
+    found = design("forward-dynamics", "ur5")
+    dut = found.build()
+    workload = found.workload(dut, 16, seed=1)
+    outputs = found.model_outputs(dut, workload)
+    equal, errors = found.check(dut, workload, outputs)
+    assert equal and 0 < errors.max() <= FORWARD_PROMISE
+    k = int(np.argmax(errors))
+    wrong = [dict(o) for o in outputs]
+    wrong[k]["qdd1"] += 1 << (dut.plan.width - 8)
+    equal, got = found.check(dut, workload, wrong)
+    assert not equal and got[k] == 0.0
+    assert np.delete(got, k).tolist() == np.delete(errors, k).tolist()

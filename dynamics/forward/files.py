@@ -40,7 +40,7 @@ from robohw.support.held import Held
 from robohw.support.validity import NOT_FINITE, finite_rows, keep_valid, row_reasons
 
 __all__ = ["forward_columns", "split_forward", "acceleration_header", "acceleration_rows",
-           "solve_forward", "Accelerations", "FORWARD_BACKENDS", "FORWARD_REASONS",
+           "solve_forward", "Accelerations", "FORWARD_BACKENDS", "FORWARD_BOARD", "FORWARD_REASONS",
            "certified_plan",
            "CERTIFIED_WIDTHS", "FORWARD_PROMISE", "PROBE_ROWS", "PROBE_SHARE",
            "PROBE_MARGIN", "certificate_bounds"]
@@ -49,6 +49,8 @@ __all__ = ["forward_columns", "split_forward", "acceleration_header", "accelerat
 FORWARD_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits",
                    "beyond_acceleration_limits", "not_certified")
 FORWARD_BACKENDS = ("float", "model", "rtl", "compiled")
+# The backend solve_forward takes beside the command's: the engine on a board behind a port.
+FORWARD_BOARD = "board"
 # The widths the model's default is the narrowest of (every width
 # up to 35 bits first: the proven widths of the certified forward dynamics' target), and the
 # share of each joint's acceleration limit a valid row's certified bound may reach.
@@ -241,7 +243,7 @@ def _probe_failure(got, bits, robot, promise):
 
 
 def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FORWARD_PROMISE,
-                  certified=False, plan=None, interval=None, progress=None):
+                  certified=False, plan=None, interval=None, progress=None, port=None):
     """The :class:`Accelerations` of the states by ``backend`` (see the module docstring; the
     reasons by precedence, :data:`FORWARD_REASONS`); the model's ``plan`` when given (one
     :func:`certified_plan` made for a file's every chunk), else :func:`certified_plan`'s at
@@ -249,9 +251,14 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FOR
     (:class:`~robohw.dynamics.forward.engine.ForwardDynamicsEngine`) built at that plan's width
     and ``interval`` (default :func:`~robohw.dynamics.forward.engine.forward_interval`'s),
     which gives the model's values and flags (``progress``: a stream for its lines); their
-    rows are certified as the model's. The float backend's rows are certified with
+    rows are certified as the model's. The backend ``"board"`` runs that engine on a board
+    behind ``port`` (:func:`~robohw.dynamics.forward.board.forward_on_board`; ``port`` is
+    refused with any other backend). The float backend's rows are certified with
     ``certified`` (their validity unchanged)."""
-    check_choice("backend", backend, FORWARD_BACKENDS)
+    check_choice("backend", backend, (*FORWARD_BACKENDS, FORWARD_BOARD))
+    if (port is not None) != (backend == FORWARD_BOARD):
+        raise ValueError("port is the board backend's: it needs backend 'board'"
+                         if port is not None else "the board backend needs a port")
     finite, (q, qd, tau) = state_rows(robot, q=q, qd=qd, tau=tau)
     proven = used = None
     if backend == "float":
@@ -262,7 +269,7 @@ def solve_forward(robot, q, qd, tau, backend="float", *, width=None, promise=FOR
         plan = plan or _PLANS.get((robot_digest(robot), width, promise),
                                   lambda: certified_plan(robot, width, promise))
         qdd, failures, proven, used = _model(robot, q, qd, tau, plan, backend, interval,
-                                             progress)
+                                             progress, port)
         hardware, certified, formulation = plan.robot, True, plan.formulation
     finite = finite & finite_rows(qdd)
     bounds = None
@@ -292,9 +299,10 @@ def certificate_bounds(robot, rows, q, qd, tau, qdd):
 _PLANS = Held(4)
 
 
-def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=None):
+def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=None, port=None):
     """:func:`solve_forward` by the bit-exact model ``plan``, or by the engine built at its
-    width (``backend`` ``rtl`` or ``compiled``): ``(qdd, failures, bounds, width)``."""
+    width (``backend`` ``rtl``, ``compiled`` or ``board``): ``(qdd, failures, bounds,
+    width)``."""
     from robohw.dataflow.plan import checked_model_codes, in_bounds
     from robohw.dynamics.forward.codec import decode_accelerations, encode_forward
     from robohw.dynamics.forward.plan import MAX_TRIG_WIDTH
@@ -306,7 +314,7 @@ def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=Non
         out, passed = checked_model_codes(plan, codes)
         inside = in_bounds(plan, codes)
     else:
-        out, inside, passed = _engine(plan, codes, backend, interval, progress)
+        out, inside, passed = _engine(plan, codes, backend, interval, progress, port)
     with np.errstate(all="ignore"):
         qdd = decode_accelerations(plan, out)
     bounds = tuple(plan.output_bounds[k] for k in range(1, robot.dof + 1)) \
@@ -315,21 +323,31 @@ def _model(robot, q, qd, tau, plan, backend="model", interval=None, progress=Non
                  ("beyond_acceleration_limits", ~passed)], bounds, plan.width
 
 
-def _engine(plan, codes, backend, interval, progress):
+def _engine(plan, codes, backend, interval, progress, port=None):
     """``(out, in_bounds, checked)`` of the payload ``codes`` through the engine at ``plan``'s
-    robot and width, by ``backend``."""
+    robot and width, by ``backend`` (``board``: behind ``port``)."""
     from robohw.dynamics.forward.codec import acceleration_codes
-    from robohw.dynamics.forward.engine import ForwardDynamicsEngine, forward_interval
     from robohw.hw.payload import payload_rows
+    payloads = payload_rows(codes)
+    if backend == FORWARD_BOARD:
+        from robohw.dynamics.forward.board import forward_on_board
+        outputs = forward_on_board(plan, payloads, port, interval, progress)
+    else:
+        outputs = _simulated(plan, payloads, backend, interval, progress)
+    flags = [np.array([o[flag] for o in outputs], dtype=bool)
+             for flag in ("in_bounds", "checked")]
+    return acceleration_codes(plan, outputs), *flags
+
+
+def _simulated(plan, payloads, backend, interval, progress):
+    """The output payloads of ``payloads`` through the engine of ``plan`` simulated by
+    ``backend`` (``rtl`` or ``compiled``)."""
+    from robohw.dynamics.forward.engine import ForwardDynamicsEngine, forward_interval
     from robohw.robots.toml_file import description_identity
     from robohw.sim.run import run_backend
     from robohw.support.progress import Progress
     dut = ForwardDynamicsEngine.for_plan(plan, interval=interval or forward_interval(plan))
-    payloads = payload_rows(codes)
-    run = run_backend(dut, payloads, backend, dut.progress_label(),
-                      Progress(len(payloads), progress),
-                      f"forward-dynamics width={plan.width} interval={dut.interval} "
-                      f"{description_identity(plan.robot)}")
-    flags = [np.array([o[flag] for o in run.outputs], dtype=bool)
-             for flag in ("in_bounds", "checked")]
-    return acceleration_codes(plan, run.outputs), *flags
+    return run_backend(dut, payloads, backend, dut.progress_label(),
+                       Progress(len(payloads), progress),
+                       f"forward-dynamics {plan.formulation} width={plan.width} "
+                       f"interval={dut.interval} {description_identity(plan.robot)}").outputs

@@ -1,7 +1,8 @@
 """``robohw board build|run|flash``: a dynamics design on an FPGA board: its bitstream, the
-torques of a CSV file's states computed on the board through its serial port, and the
-bitstream loaded onto the board."""
+torques (inverse dynamics) or accelerations (``forward-dynamics``) of a CSV file's states
+computed on the board through its serial port, and the bitstream loaded onto the board."""
 
+import functools
 import pathlib
 import shutil
 import subprocess
@@ -24,9 +25,11 @@ __all__ = ["register", "run", "DEFAULT_OUT", "BOARD_DESIGNS", "find_loader"]
 
 # The build's work folder where --out is not given.
 DEFAULT_OUT = "build/board"
-# The designs a board holds (registry names) and the dynamics backend's name of each.
+# The designs a board holds (registry names) and the dynamics backend's name of each
+# (forward: robohw.dynamics.forward.board).
 BOARD_DESIGNS = {"dynamics-engine": "engine", "dynamics-pipelined": "pipelined",
-                 "dynamics-array": "array"}
+                 "dynamics-array": "array", "forward-dynamics": "forward"}
+FORWARD = "forward"
 # Seconds the host waits for a reply before it names the request lost.
 DEFAULT_TIMEOUT = 1.0
 # --port's name for the board compiled by Verilator.
@@ -105,15 +108,18 @@ def _run_parser(actions):
     run_ = actions.add_parser(
         "run", help="torques of a CSV file's states, computed on the board",
         epilog="example: robohw board run --states s.csv --out tau.csv --port /dev/ttyUSB0 "
-               "--robot ur5")
+               "--robot ur5; forward dynamics: --design forward-dynamics, IN.csv "
+               "q1..qN,qd1..qdN,tau1..tauN, OUT.csv qdd1..qddN,valid")
     declare_inputs(run_, "--states")
     declare_file_outputs(run_, "--out")
     run_.add_argument("--states", required=True, metavar="IN.csv",
                       help="header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2; "
-                           "'-': standard input)")
+                           "forward-dynamics: q1..qN,qd1..qdN,tau1..tauN, N m or N; '-': "
+                           "standard input)")
     run_.add_argument("--out", required=True, metavar="OUT.csv",
-                      help="written with the header tau1,...,tauN,valid (N m or N; '-': "
-                           "standard output)")
+                      help="written with the header tau1,...,tauN,valid (N m or N; "
+                           "forward-dynamics: qdd1..qddN,valid, per s^2; '-': standard "
+                           "output)")
     run_.add_argument("--port", required=True, metavar="DEVICE",
                       help="the board's serial port (/dev/ttyUSB0, COM3), or 'sim': the "
                            "board compiled by Verilator, no hardware (its first build takes "
@@ -125,10 +131,12 @@ def _run_parser(actions):
                            f"{DEFAULT_TIMEOUT:g})")
     run_.add_argument("--bounds", action="store_true",
                       help="add bound1..boundN beside tau1..tauN: each torque's proven bound "
-                           "(robohw dynamics --bounds)")
+                           "(robohw dynamics --bounds), or beside qdd1..qddN each "
+                           "acceleration's certified bound (robohw forward-dynamics --bounds)")
     run_.add_argument("--reasons", action="store_true",
                       help="add a reason column: ok, not_finite, out_of_format, "
-                           "outside_limits (robohw dynamics --reasons)")
+                           "outside_limits (robohw dynamics --reasons; forward-dynamics's "
+                           "reasons too)")
     return run_
 
 
@@ -149,7 +157,6 @@ def _build(args):
     from robohw.board.boards import BoardSetupError, board_target
     from robohw.board.core import frame_format_of
     from robohw.board.top import DEFAULT_BAUD, DEFAULT_CLOCK_MHZ, clock_plan
-    from robohw.dynamics import board_design
     from robohw.flows.board_build import build_board
     from robohw.flows.synth import SynthError
     from robohw.registry import DESIGNS
@@ -159,8 +166,7 @@ def _build(args):
         plan = clock_plan(target, args.clock_mhz or DEFAULT_CLOCK_MHZ,
                           args.baud or DEFAULT_BAUD)
         robot = load_robot(args.robot, base=args.base, tip=args.tip)
-        design = BOARD_DESIGNS[args.design]
-        dut, digest = board_design(robot, design, width=args.width, interval=args.ii)
+        dut, digest = _board_design(robot, args)
     except (RobotFileError, *ARGUMENT_ERRORS) as error:
         return usage(name, error)
     describe = {"name": args.design, "robot": robot.name, "robot_file": args.robot,
@@ -183,9 +189,46 @@ def _build(args):
     return 0
 
 
+def _board_design(robot, args):
+    """``(dut, digest)``: the design ``--design`` names for ``robot`` with a board's tag, at
+    ``--width`` and ``--ii`` (``None``: the design's defaults for the robot)."""
+    design = BOARD_DESIGNS[args.design]
+    if design == FORWARD:
+        from robohw.dynamics.forward.board import forward_board_design
+        from robohw.dynamics.forward.files import certified_plan
+        return forward_board_design(certified_plan(robot, args.width), args.ii)
+    from robohw.dynamics import board_design
+    return board_design(robot, design, width=args.width, interval=args.ii)
+
+
 def _run(args):
     from robohw.board.driver import BoardError, open_serial
     from robohw.board.top import DEFAULT_BAUD
+    name = "board run"
+    port = None
+    forward = BOARD_DESIGNS[args.design] == FORWARD
+    if args.port == SIMULATED and args.baud is not None:
+        return usage(name, "--baud applies to a serial port, not --port sim (its line carries "
+                           "the same bytes at any rate)")
+
+    def opened(robot):
+        nonlocal port
+        if port is None and args.port == SIMULATED:
+            port = _simulated_port(robot, args)
+        elif port is None:
+            port = open_serial(args.port, args.baud or DEFAULT_BAUD, args.timeout)
+        return port
+
+    table, solve = (_forward_run if forward else _inverse_run)(args, opened)
+    try:
+        return run_file_command(args, name, "states", table, solve, (BoardError,))
+    finally:
+        if port is not None:
+            port.close()
+
+
+def _inverse_run(args, opened):
+    """``board run``'s table and solver for an inverse-dynamics design: torques of states."""
     from robohw.commands.file_command import FileTable
     from robohw.dynamics import (
         solve_dynamics,
@@ -194,43 +237,57 @@ def _run(args):
         torque_header,
         torque_rows,
     )
-    name = "board run"
-    port = None
 
     def table(robot):
         return FileTable(state_columns(robot.dof),
                          torque_header(robot.dof, args.reasons, args.bounds), "states")
 
-    if args.port == SIMULATED and args.baud is not None:
-        return usage(name, "--baud applies to a serial port, not --port sim (its line carries "
-                           "the same bytes at any rate)")
-
     def solve(robot, values):
-        nonlocal port
-        if port is None and args.port == SIMULATED:
-            port = _simulated_port(robot, args)
-        elif port is None:
-            port = open_serial(args.port, args.baud or DEFAULT_BAUD, args.timeout)
         q, qd, qdd = split_states(values, robot.dof)
         got = solve_dynamics(robot, q, qd, qdd, "board", width=args.width,
-                             design=BOARD_DESIGNS[args.design], interval=args.ii, port=port)
+                             design=BOARD_DESIGNS[args.design], interval=args.ii,
+                             port=opened(robot))
         return Solved(len(got.tau), int(got.valid.sum()), torque_rows(
             got.tau, got.valid, got.reason if args.reasons else None,
             got.accuracy.bounds if args.bounds else None), got.accuracy.sentence())
-    try:
-        return run_file_command(args, name, "states", table, solve, (BoardError,))
-    finally:
-        if port is not None:
-            port.close()
+    return table, solve
+
+
+def _forward_run(args, opened):
+    """``board run``'s table and solver for ``forward-dynamics``: accelerations of states and
+    torques, each row certified on the host as ``robohw forward-dynamics`` certifies it."""
+    from robohw.commands.file_command import FileTable
+    from robohw.dynamics.forward.files import (
+        acceleration_header,
+        acceleration_rows,
+        certified_plan,
+        forward_columns,
+        solve_forward,
+        split_forward,
+    )
+
+    def table(robot):
+        return FileTable(forward_columns(robot.dof),
+                         acceleration_header(robot.dof, args.reasons, args.bounds), "states")
+
+    @functools.cache
+    def plan(robot):                    # one model for every chunk of the file
+        return certified_plan(robot, args.width)
+
+    def solve(robot, values):
+        got = solve_forward(robot, *split_forward(values, robot.dof), "board",
+                            plan=plan(robot), interval=args.ii, port=opened(robot))
+        return Solved(len(got.qdd), int(got.valid.sum()), acceleration_rows(
+            got.qdd, got.valid, got.reason if args.reasons else None,
+            got.bounds if args.bounds else None), got.sentence(robot))
+    return table, solve
 
 
 def _simulated_port(robot, args):
     """The board of ``--port sim``: the design asked for behind its UART, compiled by
     Verilator (:func:`~robohw.board.compiled_port.simulated_board`)."""
     from robohw.board.compiled_port import simulated_board
-    from robohw.dynamics import board_design
-    dut, digest = board_design(robot, BOARD_DESIGNS[args.design], width=args.width,
-                               interval=args.ii)
+    dut, digest = _board_design(robot, args)
     say = None if args.quiet else (lambda text: print(f"robohw: {text}", file=sys.stderr))
     return simulated_board(dut, digest, say=say)
 

@@ -123,3 +123,48 @@ def test_run_computes_on_the_board_what_the_model_computes(tmp_path, capsys, mon
     assert board == model
     assert ",0,outside_limits" in board.splitlines()[3]
     assert "4 states, 3 valid:" in capsys.readouterr().err
+
+
+def test_forward_dynamics_on_the_board_is_the_models_file(tmp_path, capsys, monkeypatch):
+    # --design forward-dynamics: states and torques in, accelerations out, each row certified
+    # on the host as robohw forward-dynamics --backend model certifies it.
+    from robohw.dynamics.forward.board import forward_board_design
+    from robohw.dynamics.forward.files import certified_plan
+    from robohw.dynamics.inverse.reference import inverse_dynamics
+    robot_file = tmp_path / "two.toml"
+    robot_file.write_text(TWO_LINKS)
+    robot = load_robot(str(robot_file))
+    q, qd, qdd = sample_states(robot, 4, np.random.default_rng(6))
+    tau = inverse_dynamics(robot, q, qd, 0.9 * qdd)
+    tau[1] *= 50.0                                  # accelerations beyond their limits
+    qd[2] *= 40.0                                   # beyond the velocity limits
+    states = tmp_path / "states.csv"
+    header = ",".join(f"{k}{j}" for k in ("q", "qd", "tau") for j in (1, 2))
+    np.savetxt(states, np.hstack([q, qd, tau]), delimiter=",", header=header, comments="")
+    width, interval = 28, 8
+    dut, digest = forward_board_design(certified_plan(robot, width), interval)
+    monkeypatch.setattr("robohw.board.driver.open_serial", lambda path, baudrate, timeout:
+                        SimulatedPort(BoardCore(dut, DIVISOR, digest),
+                                      timeout_cycles=600 * DIVISOR))
+    options = ["--robot", str(robot_file), "--width", str(width), "--reasons", "--bounds",
+               "--quiet"]
+    on_board = ["board", "run", "--design", "forward-dynamics", "--states", str(states),
+                "--port", "/dev/ttyUSB7", "--ii", str(interval), *options]
+    assert main([*on_board, "--out", str(tmp_path / "b.csv")]) == 0
+    assert main(["forward-dynamics", "--states", str(states), "--out", str(tmp_path / "m.csv"),
+                 "--backend", "model", *options]) == 0
+    board, model = ((tmp_path / name).read_text() for name in ("b.csv", "m.csv"))
+    assert board == model
+    lines = board.splitlines()
+    assert lines[0].startswith("qdd1,qdd2,bound1,bound2,valid,reason")
+    assert lines[2].endswith(",0,beyond_acceleration_limits")
+    assert lines[3].endswith(",0,outside_limits") and lines[1].endswith(",1,ok")
+    # A board holding another design is named, not read.
+    other, other_digest = forward_board_design(certified_plan(robot, width), interval + 1)
+    assert other_digest != digest
+    monkeypatch.setattr("robohw.board.driver.open_serial", lambda path, baudrate, timeout:
+                        SimulatedPort(BoardCore(other, DIVISOR, other_digest),
+                                      timeout_cycles=600 * DIVISOR))
+    assert main([*on_board, "--out", str(tmp_path / "c.csv")]) == 2
+    assert not (tmp_path / "c.csv").exists()
+    assert f"the board holds design {other_digest}, not {digest}" in capsys.readouterr().err

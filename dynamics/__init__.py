@@ -18,7 +18,7 @@ __all__ = ["FAMILY", "NewtonEulerPipeline", "NewtonEulerPlan", "DYNAMICS_DESIGNS
            "forward_fields",
            "forward_dynamics", "solve_forward", "forward_columns",
            "split_forward", "acceleration_header", "acceleration_rows",
-           "FORWARD_PROMISE", "certified_plan", "board_design",
+           "FORWARD_PROMISE", "certified_plan", "board_design", "forward_board_design",
            "inverse_dynamics_gradient",
            "solve_gradient", "gradient_header", "gradient_rows"]
 
@@ -33,6 +33,7 @@ _SOURCES = {
     "AccuracyPromise": "robohw.dynamics.inverse.accuracy",
     "read_states": "robohw.dynamics.inverse.files",
     "board_design": "robohw.dynamics.inverse.files",
+    "forward_board_design": "robohw.dynamics.forward.board",
     "solve_dynamics": "robohw.dynamics.inverse.files",
     "write_torques": "robohw.dynamics.inverse.files",
     "state_columns": "robohw.dynamics.inverse.files",

@@ -194,8 +194,7 @@ def _board_design(robot, args):
     ``--width`` and ``--ii`` (``None``: the design's defaults for the robot)."""
     design = BOARD_DESIGNS[args.design]
     if design == FORWARD:
-        from robohw.dynamics.forward.board import forward_board_design
-        from robohw.dynamics.forward.files import certified_plan
+        from robohw.dynamics import certified_plan, forward_board_design
         return forward_board_design(certified_plan(robot, args.width), args.ii)
     from robohw.dynamics import board_design
     return board_design(robot, design, width=args.width, interval=args.ii)
@@ -257,7 +256,7 @@ def _forward_run(args, opened):
     """``board run``'s table and solver for ``forward-dynamics``: accelerations of states and
     torques, each row certified on the host as ``robohw forward-dynamics`` certifies it."""
     from robohw.commands.file_command import FileTable
-    from robohw.dynamics.forward.files import (
+    from robohw.dynamics import (
         acceleration_header,
         acceleration_rows,
         certified_plan,

@@ -27,6 +27,7 @@ from robohw.engine.control import EngineControl
 from robohw.engine.machine import KINDS
 from robohw.engine.register_files import RegisterFiles
 from robohw.engine.units import build_cordic, build_loader, build_unit, held_state, writer_copies
+from robohw.hw.checks import check_bool
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.global_buffer import global_buffer
 from robohw.hw.stream import StreamPipeline, check_tag_width
@@ -59,13 +60,20 @@ class Engine(StreamPipeline):
         before it wraps, within its code (:func:`~robohw.dataflow.plan.checked_model_codes`'s
         ``passed``). Each unit's check flag is ORed into a line that follows the state to its
         outputs, in the cycle the checked result is readable.
+    kept_copies : bool
+        Mark the writers' copies and the hops (:func:`~robohw.engine.units.writer_copies`)
+        ``keep``, so that synthesis keeps each apart (default ``False``; Yosys merges flip-flops
+        with the same inputs, which makes one register of them all: ``robohw synth`` keeps the
+        flip-flops of wires marked so).
 
     Latency :attr:`latency`: the program's output cycle and the output queue's; one state every
     :attr:`interval` cycles. Nothing is lost, duplicated or reordered under backpressure.
     """
 
-    def __init__(self, plan, program, inputs, outputs, *, tag_width=0, flag=None, checked=None):
+    def __init__(self, plan, program, inputs, outputs, *, tag_width=0, flag=None, checked=None,
+                 kept_copies=False):
         check_tag_width(tag_width)
+        self._kept_copies = check_bool("kept_copies", kept_copies)
         fields = output_fields(plan, outputs, flag)
         if checked is not None:
             fields |= output_fields(plan, {}, checked)
@@ -124,7 +132,7 @@ class Engine(StreamPipeline):
             values[unit] = build_loader(m, control.micro_program(unit), unit, program, held)
         for unit in program.machine.units(Unit.CORDIC):
             values |= build_cordic(m, control.micro_program(unit), unit, plan, program, held)
-        sources = writer_copies(m, program, values)
+        sources = writer_copies(m, program, values, kept=self._kept_copies)
         outputs_micro = control.micro_program("outputs")
         for name, file in program.files.items():
             micro = outputs_micro if file.reader[0] == "out" else micros[file.reader[0]]

@@ -36,24 +36,27 @@ from robohw.hw.register_file import read_port
 __all__ = ["held_state", "build_unit", "build_loader", "build_cordic", "writer_copies"]
 
 
-def writer_copies(m, program, values):
+def writer_copies(m, program, values, kept=False):
     """``{file: {writer: signal}}``: what each file's writers write, ``values`` (``{writer:
     signal}``) but for a loader's field and a CORDIC's cos and sin, which reach their
     files through register copies, one a group of files
     (:meth:`~robohw.engine.program.EngineProgram.fanout`), each a cycle after its
     writer's register, and a value of another cluster's unit, which reaches them through its
     hop (:attr:`~robohw.engine.program.EngineProgram.hops`: a copy of the unit's result
-    register for the cluster, a cycle after it)."""
+    register for the cluster, a cycle after it). With ``kept`` every copy and hop is marked
+    ``keep``: copies of one register have the same inputs, which Yosys merges into one unless
+    the flow keeps them (:mod:`robohw.flows.synth`)."""
     values = dict(values)
+    attrs = {"keep": 1} if kept else {}
     for hop, writer in program.hops.items():
-        values[hop] = Signal(values[writer].shape(), name=hop, reset_less=True)
+        values[hop] = Signal(values[writer].shape(), name=hop, reset_less=True, attrs=attrs)
         m.d.sync += values[hop].eq(values[writer])
     sources = {name: {w: values[w] for w in file.writers}
                for name, file in program.files.items()}
     for writer in program.fanned_writers():
         for j, files in enumerate(program.fanout(writer)):
             copy = Signal(values[writer].shape(), name=f"{writer}_copy{j}",
-                          reset_less=True)
+                          reset_less=True, attrs=attrs)
             m.d.sync += copy.eq(values[writer])
             for file in files:
                 sources[file][writer] = copy

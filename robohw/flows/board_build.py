@@ -24,6 +24,7 @@ from robohw.flows.synth import (
     ToolTimedOut,
     check_nextpnr_options,
     critical_path,
+    kept_registers,
     place_and_route_progress,
     run_tool,
     say_progress,
@@ -92,7 +93,11 @@ def build_board(target, design, digest, frame_format, plan, out_dir, *, seeds=(1
     say = functools.partial(say_progress, progress)
     started = time.perf_counter()
     top = BoardTop(target, design, digest, plan)
-    target.platform_class()().prepare(top, name=TOP_NAME).extract(out_dir)
+    built = target.platform_class()().prepare(top, name=TOP_NAME)
+    kept = kept_registers(built.files[f"{TOP_NAME}.il"])
+    if kept:                                # elaborated again with the copies kept apart
+        built = target.platform_class()().prepare(top, name=TOP_NAME, script_after_read=kept)
+    built.extract(out_dir)
     say(f"{TOP_NAME}: yosys (progress in {out_dir / TOP_NAME}.yosys.log)")
     if run_tool([yosys, "-q", f"{TOP_NAME}.ys"], out_dir / f"{TOP_NAME}.yosys.log", out_dir):
         raise SynthError(f"{TOP_NAME}: yosys failed; see {out_dir / TOP_NAME}.yosys.log")

@@ -35,10 +35,10 @@ from robohw.sim.provenance import checkout_commit
 from robohw.support.atomic import write_json
 from robohw.support.formats import FORMAT_VERSION
 
-__all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ", "SynthError",
-           "SynthTimeout", "ToolTimedOut", "check_nextpnr_options", "place_and_route_progress",
-           "synthesize", "critical_path", "cpu_seconds", "tool_command", "tool_version",
-           "run_tool", "say_progress"]
+__all__ = ["DEVICES", "TOOLS", "ROUTERS", "PLACERS", "SPEED_GRADES", "MAX_TARGET_MHZ",
+           "SynthError", "SynthTimeout", "ToolTimedOut", "check_nextpnr_options",
+           "place_and_route_progress", "synthesize", "critical_path", "cpu_seconds",
+           "tool_command", "tool_version", "run_tool", "say_progress", "kept_registers"]
 
 # name: (family, nextpnr device arguments, I/O pins when placed in context)
 DEVICES = {
@@ -113,6 +113,17 @@ def tool_version(command):
              if line.strip() and not line.startswith("Preparing to run")]
     named = [line for line in lines if re.search(r"[Vv]ersion|^Yosys ", line)]
     return (named or lines or ["unknown"])[0]
+
+
+def kept_registers(text):
+    """The Yosys commands, before synthesis, that keep the flip-flop of each wire the Verilog
+    or RTLIL ``text`` marks ``keep`` (copies of one register, each for its own part of the
+    chip: :func:`robohw.engine.units.writer_copies`): Yosys merges flip-flops with the same
+    inputs into one (``opt_merge``), and a ``keep`` on the wire alone does not stop it. Empty
+    for a design with no such wire, whose script stays as it was."""
+    if not re.search(r"\(\* keep = |^\s*attribute \\keep ", text, flags=re.M):
+        return ""
+    return "proc; setattr -set keep 1 w:* a:keep %i %ci1:+$dff[Q] t:$dff %i; "
 
 
 def _clock_buffers(verilog, device):
@@ -420,7 +431,8 @@ def _synthesized(yosys, version, sidecar, verilog, family, device, out_dir, cach
         f"setattr -set BEL \"{bel}\" {module}/{buffer}; "
         f"setattr -set ECP5_IS_GLOBAL 1 {module}/{buffer} %co w:* %i; "
         for buffer, bel in _clock_buffers(verilog, device))
-    script = (f"read_verilog {sidecar['verilog']}; synth_{family} -top {module}; {placements}"
+    script = (f"read_verilog {sidecar['verilog']}; {kept_registers(verilog)}"
+              f"synth_{family} -top {module}; {placements}"
               f"write_json {base}.json; tee -q -o {base}.stat.json stat -json")
     seconds, reused = _netlist_of(yosys, script, [verilog, version, device], out_dir, base,
                                   cache, say)

@@ -34,13 +34,13 @@ FORWARD_INTERVAL = 56
 # engine within this budget takes about 48,700 (58 %), near the 45,067 of the largest
 # inverse-dynamics engine placed and routed (the UR5's at II 5; docs/synth.json). The UR5's
 # solved engine by locality at II 40, estimated at 40,465, routed at 56 % of TRELLIS_COMB
-# (docs/notes/2026-12-forward-dynamics-hardware.md, "The inertia matrix solved, placed").
+# (docs/notes/2026-12-forward-engine-solved.md).
 FORWARD_LUT_BUDGET = 41_000
 # The default intervals are multiples of this.
 INTERVAL_STEP = 8
 # The design's and the commands' engines are built by locality (each link's operations on
 # units and files of their own): placed flat, every seed's limit was a wire across the chip
-# (docs/notes/2026-12-forward-dynamics-hardware.md).
+# (docs/notes/2026-12-forward-engine-solved.md).
 BY_LOCALITY = True
 
 

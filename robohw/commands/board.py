@@ -2,7 +2,6 @@
 torques (inverse dynamics) or accelerations (``forward-dynamics``) of a CSV file's states
 computed on the board through its serial port, and the bitstream loaded onto the board."""
 
-import functools
 import pathlib
 import shutil
 import subprocess
@@ -255,31 +254,9 @@ def _inverse_run(args, opened):
 def _forward_run(args, opened):
     """``board run``'s table and solver for ``forward-dynamics``: accelerations of states and
     torques, each row certified on the host as ``robohw forward-dynamics`` certifies it."""
-    from robohw.commands.file_command import FileTable
-    from robohw.dynamics import (
-        acceleration_header,
-        acceleration_rows,
-        certified_plan,
-        forward_columns,
-        solve_forward,
-        split_forward,
-    )
-
-    def table(robot):
-        return FileTable(forward_columns(robot.dof),
-                         acceleration_header(robot.dof, args.reasons, args.bounds), "states")
-
-    @functools.cache
-    def plan(robot):                    # one model for every chunk of the file
-        return certified_plan(robot, args.width)
-
-    def solve(robot, values):
-        got = solve_forward(robot, *split_forward(values, robot.dof), "board",
-                            plan=plan(robot), interval=args.ii, port=opened(robot))
-        return Solved(len(got.qdd), int(got.valid.sum()), acceleration_rows(
-            got.qdd, got.valid, got.reason if args.reasons else None,
-            got.bounds if args.bounds else None), got.sentence(robot))
-    return table, solve
+    from robohw.commands.forward_files import forward_file
+    from robohw.dynamics import FORWARD_PROMISE
+    return forward_file(args, "board", FORWARD_PROMISE, port=opened)
 
 
 def _simulated_port(robot, args):

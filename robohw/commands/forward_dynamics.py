@@ -1,11 +1,11 @@
 """``robohw forward-dynamics``: joint accelerations of robot states and torques from a CSV file
 (forward dynamics)."""
 
-import functools
 import sys
 
 from robohw.commands.arguments import integer, positive, usage
-from robohw.commands.file_command import FileTable, Solved, file_command, run_file_command
+from robohw.commands.file_command import file_command, run_file_command
+from robohw.commands.forward_files import forward_file
 from robohw.commands.options import HARDWARE, add_dynamics_width, inapplicable
 
 __all__ = ["register", "run"]
@@ -52,15 +52,7 @@ def register(commands):
 
 
 def run(args):
-    from robohw.dynamics import (
-        FORWARD_PROMISE,
-        acceleration_header,
-        acceleration_rows,
-        certified_plan,
-        forward_columns,
-        solve_forward,
-        split_forward,
-    )
+    from robohw.dynamics import FORWARD_PROMISE
     model = args.backend != "float"
     engine = args.backend in ("rtl", "compiled")
     bad = inapplicable(args, [
@@ -71,21 +63,5 @@ def run(args):
     if bad:
         return usage("forward-dynamics", bad)
     promise = FORWARD_PROMISE if args.bound_fraction is None else args.bound_fraction
-
-    def table(robot):
-        return FileTable(forward_columns(robot.dof),
-                         acceleration_header(robot.dof, args.reasons, args.bounds), "states")
-
-    @functools.cache
-    def plan(robot):                    # one model for every chunk of the file
-        return certified_plan(robot, args.width, promise)
-
-    def solve(robot, values):
-        q, qd, tau = split_forward(values, robot.dof)
-        got = solve_forward(robot, q, qd, tau, args.backend,
-                            plan=plan(robot) if model else None, certified=args.bounds,
-                            interval=args.ii, progress=sys.stderr)
-        return Solved(len(got.qdd), int(got.valid.sum()), acceleration_rows(
-            got.qdd, got.valid, got.reason if args.reasons else None,
-            got.bounds if args.bounds else None), got.sentence(robot))
+    table, solve = forward_file(args, args.backend, promise, progress=sys.stderr)
     return run_file_command(args, "forward-dynamics", "states", table, solve)

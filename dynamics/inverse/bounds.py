@@ -19,6 +19,14 @@ range at every cross product. Notation as in
 - ``|f_i| <= sum_{j >= i} |F_j|`` (plus the hand's force), ``|n_i| <= sum_{j >= i} (|N_j| +
   (P_j + S_j) |F_j| + P_j |f_{j+1}|)`` (plus the hand's moment); ``|tau_i| <= |n_i|`` or
   ``|f_i|``.
+
+The recursion is written over any numbers with ``+`` and ``*`` and marks where a vector is
+turned by a joint's rotation (:meth:`DynamicsBounds._turned`): a subclass's numbers may carry
+more than a norm (the gradient's bounds on derivatives,
+:class:`robohw.dynamics.gradient.bounds.GradientBounds`). The vectors turned into a frame have
+bounds of their own, equal to their sources' here: ``a_in[i]`` (the acceleration entering link
+``i``, turned into frame ``i``), ``f_out[i]`` and ``n_out[i]`` (``f_i`` and ``n_i`` turned into
+frame ``i - 1``).
 """
 
 import math
@@ -46,29 +54,31 @@ class DynamicsBounds:
                              f"hardware's number formats are proven from{where})")
         n = robot.dof
         self.revolute = [joint.type == JointType.REVOLUTE for joint in robot.joints]
-        self.velocity = [joint.velocity_limit for joint in robot.joints]
+        self.velocity = [self._rate(i, joint.velocity_limit)
+                         for i, joint in enumerate(robot.joints)]
         self.acceleration = [joint.acceleration_limit for joint in robot.joints]
         self.p, self.s = [], []
-        for joint in robot.joints:
+        for i, joint in enumerate(robot.joints):
             if joint.type == JointType.REVOLUTE:
-                d = abs(joint.d)
+                self.p.append(math.hypot(joint.a, joint.d))
             else:
                 d = max(abs(limit + joint.offset) for limit in joint.limits)
-            self.p.append(math.hypot(joint.a, d))
+                self.p.append(self._position(i, math.hypot(joint.a, d)))
             self.s.append(math.sqrt(sum(v * v for v in joint.com)))
         w, wd, acc = [], [], []
         w_prev = wd_prev = 0.0
         acc_prev = math.sqrt(sum(g * g for g in robot.gravity))
-        self.spin, self.wd_b, self.acc_b = [], [], []
+        self.spin, self.wd_b, self.acc_b, self.a_in = [], [], [], []
         for i in range(n):
             v, a = self.velocity[i], self.acceleration[i]
             spin = v if self.revolute[i] else 0.0
             wd_b = a + w_prev * v if self.revolute[i] else 0.0
-            w_i, wd_i = w_prev + spin, wd_prev + wd_b
+            w_i, wd_i = self._turned(i, w_prev + spin), self._turned(i, wd_prev + wd_b)
             acc_b = (wd_i + w_i * w_i) * self.p[i]
             if not self.revolute[i]:
-                acc_b += a + 2 * w_prev * v
-            acc_i = acc_prev + acc_b
+                acc_b = acc_b + (a + 2 * w_prev * v)
+            self.a_in.append(self._turned(i, acc_prev))
+            acc_i = self.a_in[i] + acc_b
             self.spin.append(spin)
             self.wd_b.append(wd_b)
             self.acc_b.append(acc_b)
@@ -85,20 +95,36 @@ class DynamicsBounds:
             self.inertia.append(math.sqrt(ixx * ixx + iyy * iyy + izz * izz +
                                           2 * (ixy * ixy + iyz * iyz + ixz * ixz)))
         self.moment = [self.inertia[i] * (wd[i] + w[i] * w[i]) for i in range(n)]
-        f = [0.0] * (n + 1)                      # f[i]: |f_i|; f[n]: the hand's
-        f[n] = hand_force
+        # f[i]: |f_i|; f[n]: the hand's force; likewise n and the moments.
+        f, moments = [0.0] * (n + 1), [0.0] * (n + 1)
+        self.f_out, self.n_out = [0.0] * (n + 1), [0.0] * (n + 1)
+        f[n] = self.f_out[n] = hand_force
+        moments[n] = self.n_out[n] = hand_moment
+        self.n_b = [0.0] * n
         for i in reversed(range(n)):
-            f[i] = f[i + 1] + self.force[i]
-        self.f = f
-        self.n_b = [self.moment[i] + (self.p[i] + self.s[i]) * self.force[i] +
-                    self.p[i] * f[i + 1] for i in range(n)]
-        moments = [0.0] * (n + 1)
-        moments[n] = hand_moment
-        for i in reversed(range(n)):
-            moments[i] = moments[i + 1] + self.n_b[i]
-        self.n = moments
+            if i + 1 < n:
+                self.f_out[i + 1] = self._turned(i + 1, f[i + 1])
+                self.n_out[i + 1] = self._turned(i + 1, moments[i + 1])
+            f[i] = self.f_out[i + 1] + self.force[i]
+            self.n_b[i] = (self.moment[i] + (self.p[i] + self.s[i]) * self.force[i] +
+                           self.p[i] * self.f_out[i + 1])
+            moments[i] = self.n_out[i + 1] + self.n_b[i]
+        self.f, self.n = f, moments
         self.tau = [moments[i] if self.revolute[i] else f[i] for i in range(n)]
         if not all(math.isfinite(v) for v in (*self.r_ddot, *self.moment, *f, *moments)):
             raise ValueError(f"{robot.source or robot.name}: the dynamics' bounds overflow "
                              f"float64 (its largest value: {largest_value(robot)}): no number "
                              f"format holds the torques")
+
+    # --- the numbers' hooks: plain norms here --------------------------------------------
+    def _rate(self, i, limit):
+        """Joint ``i``'s velocity limit as this recursion's number."""
+        return limit
+
+    def _position(self, i, limit):
+        """Prismatic joint ``i``'s largest ``|p*_i|`` as this recursion's number."""
+        return limit
+
+    def _turned(self, i, bound):
+        """The bound of a vector turned by joint ``i``'s rotation (the norm is unchanged)."""
+        return bound

@@ -199,9 +199,7 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
             else:
                 w_i = fit(turn_into(c, s, ca, sa, w), bounds and bounds.omega[i])
                 dw_i = fit(turn_into(c, s, ca, sa, dw), bounds and bounds.omega_dot[i])
-            a_before = bounds and (bounds.p_ddot[i - 1] if i else
-                                   math.sqrt(sum(g * g for g in robot.gravity)))
-            a_in = fit(turn_into(c, s, ca, sa, acc), a_before)
+            a_in = fit(turn_into(c, s, ca, sa, acc), bounds and bounds.a_in[i])
             spin = bounds and bounds.omega[i] ** 2
             monomials = tuple(fit([product(w_i[a], w_i[b])], bounds and (
                 spin if a == b else spin / 2))[0] for a, b in MONOMIALS)
@@ -259,12 +257,12 @@ def link_frame_steps(robot, joints, qd, qdd, arith, bounds=None):
             if i + 1 < n:
                 ca, sa = (const(v) for v in twists[i + 1])
                 c, s = turns[i + 1]
-                g = fit(turn_out(c, s, ca, sa, f_next), bounds and bounds.f[i + 1])
-                moment = fit(turn_out(c, s, ca, sa, n_next), bounds and bounds.n[i + 1])
+                g = fit(turn_out(c, s, ca, sa, f_next), bounds and bounds.f_out[i + 1])
+                moment = fit(turn_out(c, s, ca, sa, n_next), bounds and bounds.n_out[i + 1])
             else:
                 g = moment = _ZERO
             f_i = fit(vadd(g, force), bounds and bounds.f[i])
-            lever = fit(cross(p_nodes, g), bounds and bounds.p[i] * bounds.f[i + 1])
+            lever = fit(cross(p_nodes, g), bounds and bounds.p[i] * bounds.f_out[i + 1])
             n_i = fit(vadd(vadd(moment, lever), g_link), bounds and bounds.n[i])
             axis = (0, const(twists[i][1]), const(twists[i][0]))
             tau[i] = dot(n_i if members[i].type == JointType.REVOLUTE else f_i, axis)

@@ -103,7 +103,10 @@ class NewtonEulerPlan(TracedPlan):
             self._accuracy = accuracy_promise(self)
         return self._accuracy
 
-    def _trace(self):
+    def _state_inputs(self):
+        """``(joints, qd, qdd)``: the traced inputs of a state (``joints`` as
+        :func:`~robohw.dynamics.inverse.codec.position_inputs` gives them), every rate and
+        acceleration within its joint's limit; :attr:`input_joints` names their joints."""
         robot, bounds = self._robot, self.bounds
         qd, qdd = [], []
         self.input_joints = {}           # input node name -> its joint (1-based)
@@ -114,7 +117,11 @@ class NewtonEulerPlan(TracedPlan):
             qdd.append(self.value_input(f"qdd{k}", state_field("qdd", k), -a, a))
             self.input_joints.update({name: k for name in (
                 f"cos{k}", f"sin{k}", f"d{k}", f"qd{k}", f"qdd{k}")})
+        return joints, qd, qdd
 
+    def _trace(self):
+        robot = self._robot
+        joints, qd, qdd = self._state_inputs()
         tau = self._torques(joints, qd, qdd)
         # The joint terms the rigid body has not (robohw.robots.chain.JOINT_TERMS): armature
         # qdd, damping qd and, on a machine with :attr:`coulomb`, friction sign(qd) (the sign

@@ -118,20 +118,25 @@ class Arm:
         return Result(got.tau, got.valid, got.reason, got.accuracy)
 
 
-    def inverse_dynamics_gradient(self, q, qd, qdd, backend="float"):
+    def inverse_dynamics_gradient(self, q, qd, qdd, backend="float", *, width=None):
         """The gradient of the joint torques at the states ``(q, qd, qdd)``, each ``(rows, N)``:
         a :class:`GradientResult` of ``dtau/dq`` and ``dtau/dqd`` (``dtau/dqdd`` is
-        :meth:`inertia`'s ``H``), float64 (:mod:`robohw.dynamics.gradient.reference`: the rigid
+        :meth:`inertia`'s ``H``): float64 (:mod:`robohw.dynamics.gradient.reference`: the rigid
         body by complex step, the damping on ``dtau/dqd``'s diagonal, Coulomb friction's
-        derivative 0). Only the float backend computes it yet."""
+        derivative 0), or the bit-exact model of the traced gradient at ``width`` bits
+        (``None``: the narrowest whose every entry's proven bound is within
+        :data:`~robohw.dynamics.gradient.accuracy.GRADIENT_FRACTION` of its matrix's largest
+        entry; ``promise`` holds the bounds), its rows outside the limits not valid, reason
+        ``outside_limits`` (an angle no binary angle holds: ``out_of_format``)."""
         from robohw.dynamics import solve_gradient
-        check_choice("backend", backend, ("float",))
+        check_choice("backend", backend, ("float", "model"))
+        _check_float_options(backend, width=width)
         q, qd, qdd = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("qdd", qdd)))
         if not q.shape == qd.shape == qdd.shape:
             raise ValueError(f"q, qd and qdd must have one shape, not {q.shape}, {qd.shape} "
                              f"and {qdd.shape}")
-        got = solve_gradient(self.robot, q, qd, qdd, backend)
-        return GradientResult(got.dq, got.dqd, got.valid, got.reason)
+        got = solve_gradient(self.robot, q, qd, qdd, backend, width=width)
+        return GradientResult(got.dq, got.dqd, got.valid, got.reason, got.promise)
 
     def forward_dynamics(self, q, qd, tau, backend="float", *, width=None, bound_fraction=None,
                          certify=False):
@@ -168,11 +173,13 @@ class Arm:
 class GradientResult:
     """What :meth:`Arm.inverse_dynamics_gradient` computes: ``dq`` and ``dqd``, each ``(rows, N,
     N)`` (entry ``[k, i, j]``: d tau_i / d q_j, or / d qd_j, at state ``k``; zeros where not
-    valid), and per row ``valid`` and ``reason``, as :class:`Result`'s."""
+    valid), per row ``valid`` and ``reason``, as :class:`Result`'s, and the model's
+    :class:`~robohw.dynamics.gradient.accuracy.GradientPromise` (``None`` for float64)."""
     dq: np.ndarray
     dqd: np.ndarray
     valid: np.ndarray
     reason: np.ndarray
+    promise: object = None
 
 
 def _check_float_options(backend, **options):

@@ -21,27 +21,13 @@ where it steps, the plan gives the smooth part's, as the float64 reference does,
 
 from robohw.dynamics.gradient.bounds import GradientBounds
 from robohw.dynamics.gradient.dual import Dual, DualArith, dual
+from robohw.dynamics.gradient.fields import gradient_field
 from robohw.dynamics.inverse.link_frames import link_frame_steps
 from robohw.dynamics.inverse.pipeline import NewtonEulerPlan
 from robohw.robots.algebra import total
 from robohw.robots.joint_type import JointType
 
-__all__ = ["GradientPlan", "gradient_field", "gradient_keys"]
-
-
-def gradient_field(i, j, wrt):
-    """The output field of ``d tau_i / d q_j`` (``wrt`` ``"q"``) or ``d tau_i / d qd_j``
-    (``"qd"``), joints from 1."""
-    if wrt not in ("q", "qd"):
-        raise ValueError(f"wrt must be 'q' or 'qd', not {wrt!r}")
-    return f"dtau{i}_d{wrt}{j}"
-
-
-def gradient_keys(dof):
-    """Every output field of an arm of ``dof`` joints in the files' order: ``dtau{i}_dq{j}``
-    then ``dtau{i}_dqd{j}``, ``i`` the row, ``j`` the column."""
-    return [gradient_field(i, j, wrt) for wrt in ("q", "qd")
-            for i in range(1, dof + 1) for j in range(1, dof + 1)]
+__all__ = ["GradientPlan"]
 
 
 class GradientPlan(NewtonEulerPlan):
@@ -49,11 +35,11 @@ class GradientPlan(NewtonEulerPlan):
     graph, every value's format and the schedule of
     :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan` over the same inputs (``q``,
     ``qd``, ``qdd``; ``in_bounds`` for the rates, accelerations and prismatic positions), its
-    outputs keyed by :func:`gradient_field`. Damping and Coulomb friction are accepted (the
-    first adds a constant, the second nothing). Parameters: ``robot``, ``width``,
-    ``trig_width`` as :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`'s; the
-    accuracy is :func:`~robohw.dynamics.gradient.accuracy.gradient_promise`'s, not checked
-    here."""
+    outputs keyed by :func:`~robohw.dynamics.gradient.fields.gradient_field`. Damping and
+    Coulomb friction are accepted (the first adds a constant, the second nothing).
+    Parameters: ``robot``, ``width``, ``trig_width`` as
+    :class:`~robohw.dynamics.inverse.pipeline.NewtonEulerPlan`'s; the accuracy is
+    :func:`~robohw.dynamics.gradient.accuracy.gradient_promise`'s, not checked here."""
     trig_integer_bits = 2
     # Friction is accepted (its derivative is 0), not built: no sign input is traced.
     coulomb = True

@@ -1,5 +1,6 @@
 """Pinocchio, the peer: a robot description as a Pinocchio model, and the time of one of its
-inverse-dynamics (``rnea``) or forward-dynamics (``aba``) calls measured on this machine, from
+inverse-dynamics (``rnea``), forward-dynamics (``aba``) or inverse-dynamics derivatives
+(``rnea_derivatives``, ``computeRNEADerivatives``) calls measured on this machine, from
 Python (:func:`call_seconds`) and from C++ (:func:`cpp_call_seconds`: a header-only ``-O3``
 timing loop, ``pinocchio_timing.cc``, built once against the headers the ``pin`` and
 ``cmeel-eigen`` wheels ship). Pinocchio is
@@ -23,8 +24,11 @@ from robohw.robots.sampling import sample_states
 __all__ = ["pinocchio_module", "pinocchio_model", "offsets", "call_seconds", "cpp_call_seconds",
            "build_timing", "ALGORITHMS", "CPP_FLAGS"]
 
-# The calls timed: inverse dynamics from (q, qd, qdd), forward dynamics from (q, qd, tau).
-ALGORITHMS = ("rnea", "aba")
+# The calls timed: inverse dynamics from (q, qd, qdd), forward dynamics from (q, qd, tau), the
+# derivatives of inverse dynamics from (q, qd, qdd).
+ALGORITHMS = ("rnea", "aba", "rnea_derivatives")
+# Pinocchio's function of each.
+_FUNCTIONS = {"rnea": "rnea", "aba": "aba", "rnea_derivatives": "computeRNEADerivatives"}
 
 # How the C++ timing loop is built: optimized for this machine's core, header-only with the
 # compile definitions Pinocchio's CMake package exports (lib/cmake/pinocchio: boost's MPL
@@ -120,7 +124,7 @@ def call_seconds(robot, algorithm="rnea", calls=20_000, repeats=5, seed=0):
     model, *arrays = _timed_states(robot, algorithm, calls, repeats, seed)
     data = model.createData()
     states = list(zip(*arrays))
-    function, best = getattr(pin, algorithm), float("inf")
+    function, best = getattr(pin, _FUNCTIONS[algorithm]), float("inf")
     for _ in range(repeats):
         started = time.perf_counter()
         for a, b, c in states:
@@ -201,8 +205,11 @@ def cpp_call_seconds(robot, directory, algorithm="rnea", calls=20_000, repeats=5
     if run.returncode:
         raise RuntimeError(f"the C++ Pinocchio timing loop failed: {run.stderr.strip()}")
     seconds, *out = (float(v) for v in run.stdout.split())
-    want = getattr(pinocchio_module(), algorithm)(model, model.createData(), q[0], qd[0],
-                                                  third[0])
+    data = model.createData()
+    want = getattr(pinocchio_module(), _FUNCTIONS[algorithm])(model, data, q[0], qd[0],
+                                                              third[0])
+    if algorithm == "rnea_derivatives":
+        want = np.array(data.dtau_dq)[0]         # the first row of dtau/dq
     if not np.allclose(out, want, rtol=1e-12, atol=1e-12 * max(1.0, np.abs(want).max())):
         raise RuntimeError(f"the C++ timing loop's {algorithm} {out} is not Pinocchio's from "
                            f"Python {want.tolist()}")

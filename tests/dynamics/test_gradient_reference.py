@@ -108,5 +108,5 @@ def test_the_command_and_the_api_give_the_references_gradient(tmp_path, capsys):
     got = arm.inverse_dynamics_gradient(q, qd, qdd)
     assert got.valid.tolist() == [True, True, True, False, True]
     assert got.reason[3] == "not_finite" and not got.dq[3].any() and not got.dqd[3].any()
-    with pytest.raises(ValueError, match="backend must be one of float, not 'model'"):
-        arm.inverse_dynamics_gradient(q, qd, qdd, "model")
+    with pytest.raises(ValueError, match="backend must be one of float, model, not 'rtl'"):
+        arm.inverse_dynamics_gradient(q, qd, qdd, "rtl")

@@ -13,7 +13,18 @@ from robohw.hw.checks import check_integer
 from robohw.hw.devices import DEVICES
 from robohw.sim.measured_default import measured_default
 
-__all__ = ["Budget", "fitting_interval"]
+__all__ = ["Budget", "fitting_interval", "ROUTED_LUT_BUDGET", "INTERVAL_STEP"]
+
+# The estimated LUTs (engine_resources) a default engine of a large traced plan may take. The
+# PUMA 560's articulated-body engine at II 144, estimated at 51,454, took 62,652 TRELLIS_COMB
+# (74 %) and did not place within robohw synth's 45-minute limit; at that ratio (1.22) an engine
+# within this budget takes about 48,700 (58 %), near the 45,067 of the largest inverse-dynamics
+# engine placed and routed (the UR5's at II 5; docs/synth.json). The UR5's solved forward engine
+# by locality at II 40, estimated at 40,465, routed at 56 % of TRELLIS_COMB
+# (docs/notes/2026-12-forward-engine-solved.md).
+ROUTED_LUT_BUDGET = 41_000
+# The default intervals of the engines under that budget are multiples of this.
+INTERVAL_STEP = 8
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from robohw.dynamics.forward.codec import acceleration_field, forward_fields
 from robohw.dynamics.forward.plan import ArticulatedBodyPlan, ForwardPlan
 from robohw.dynamics.forward.solved_plan import SolvedInertiaPlan
 from robohw.engine.component import Engine
-from robohw.engine.interval import Budget, fitting_interval
+from robohw.engine.interval import INTERVAL_STEP, ROUTED_LUT_BUDGET, Budget, fitting_interval
 from robohw.engine.partition import cell_partition
 from robohw.engine.plan import compile_plan
 from robohw.hw.checks import check_bool
@@ -28,16 +28,9 @@ __all__ = ["ForwardDynamicsEngine", "forward_interval", "FORWARD_INTERVAL",
 
 # The PUMA 560's interval at its certified width by forward_interval's rule (tested).
 FORWARD_INTERVAL = 56
-# The estimated LUTs (engine_resources) a default forward engine may take. The PUMA 560's engine
-# at II 144 with pipelined reciprocal units, estimated at 51,454, took 62,652 TRELLIS_COMB
-# (74 %) and did not place within robohw synth's 45-minute limit; at that ratio (1.22) an
-# engine within this budget takes about 48,700 (58 %), near the 45,067 of the largest
-# inverse-dynamics engine placed and routed (the UR5's at II 5; docs/synth.json). The UR5's
-# solved engine by locality at II 40, estimated at 40,465, routed at 56 % of TRELLIS_COMB
-# (docs/notes/2026-12-forward-engine-solved.md).
-FORWARD_LUT_BUDGET = 41_000
-# The default intervals are multiples of this.
-INTERVAL_STEP = 8
+# The estimated LUTs a default forward engine may take: what a large engine routes at
+# (robohw.engine.interval.ROUTED_LUT_BUDGET's evidence).
+FORWARD_LUT_BUDGET = ROUTED_LUT_BUDGET
 # The design's and the commands' engines are built by locality (each link's operations on
 # units and files of their own): placed flat, every seed's limit was a wire across the chip
 # (docs/notes/2026-12-forward-engine-solved.md).

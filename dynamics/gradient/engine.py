@@ -8,6 +8,7 @@ Its outputs: every entry of ``dtau/dq`` and ``dtau/dqd``
 the limits the ranges are proven for: only then is each entry within its bound).
 """
 
+from robohw.dataflow.operations import Op
 from robohw.dynamics.gradient.codec import gradient_fields
 from robohw.dynamics.gradient.plan import GradientPlan
 from robohw.dynamics.inverse.codec import state_fields
@@ -65,6 +66,10 @@ class GradientEngine(Engine):
     def __init__(self, plan, *, interval=None, tag_width=0):
         if not isinstance(plan, GradientPlan):
             raise TypeError(f"plan must be a GradientPlan, not {type(plan).__name__}")
+        if not any(plan.tracer.nodes[k].op != Op.INPUT for k in plan.live):
+            robot = plan.robot
+            raise ValueError(f"{robot.source or robot.name}: its gradient is constant (every "
+                             f"entry 0, or a damping): the model gives it, no engine is built")
         program = compile_plan(plan, interval or gradient_interval(plan),
                                partition=cell_partition(plan))
         super().__init__(plan, program, state_fields(plan),

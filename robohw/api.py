@@ -127,9 +127,10 @@ class Arm:
         (``None``: the narrowest whose every entry's proven bound is within
         :data:`~robohw.dynamics.gradient.accuracy.GRADIENT_FRACTION` of its matrix's largest
         entry; ``promise`` holds the bounds), its rows outside the limits not valid, reason
-        ``outside_limits`` (an angle no binary angle holds: ``out_of_format``)."""
+        ``outside_limits`` (an angle no binary angle holds: ``out_of_format``). Its engine
+        gives the model's bits (``robohw dynamics-gradient --backend rtl``)."""
         from robohw.dynamics import solve_gradient
-        check_choice("backend", backend, ("float", "model"))
+        check_choice("backend", backend, BACKENDS)
         _check_float_options(backend, width=width)
         q, qd, qdd = (self._rows(n, v) for n, v in (("q", q), ("qd", qd), ("qdd", qdd)))
         if not q.shape == qd.shape == qdd.shape:

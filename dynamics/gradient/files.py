@@ -5,10 +5,13 @@ CSV.
 ``OUT.csv`` has ``dtau{i}_dq{j}`` for ``i, j = 1..N`` (row-major: joint ``i``'s torque by joint
 ``j``'s position), then ``dtau{i}_dqd{j}`` likewise, then ``valid`` (``reason`` last when asked);
 N m per rad and N m per rad/s for revolute joints (N per m, per m/s for prismatic ones).
-Backends: ``float`` (:mod:`robohw.dynamics.gradient.reference`) and ``model``, the bit-exact
-model of the traced plan (:mod:`robohw.dynamics.gradient.plan`) at its width
+Backends: ``float`` (:mod:`robohw.dynamics.gradient.reference`), and the hardware's: ``model``,
+the bit-exact model of the traced plan (:mod:`robohw.dynamics.gradient.plan`) at its width
 (:func:`~robohw.dynamics.gradient.accuracy.gradient_width`'s by default), each entry within its
-proven bound (:mod:`robohw.dynamics.gradient.accuracy`). A state or a gradient that is not
+proven bound (:mod:`robohw.dynamics.gradient.accuracy`); ``rtl`` and ``compiled``, its engine
+(:class:`~robohw.dynamics.gradient.engine.GradientEngine`, one state every ``interval``
+cycles) simulated cycle by cycle in Amaranth or compiled by Verilator, bit for bit the
+model's. A state or a gradient that is not
 finite is ``not_finite``; the model's angle no binary angle holds is ``out_of_format``, its
 state outside the robot's limits ``outside_limits``, as ``robohw dynamics``' hardware backends
 judge them; each such row has zeros.
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
 __all__ = ["GRADIENT_BACKENDS", "GRADIENT_REASONS", "Gradients", "solve_gradient",
            "gradient_header", "gradient_rows"]
 
-GRADIENT_BACKENDS = ("float", "model")
+GRADIENT_BACKENDS = ("float", "model", "rtl", "compiled")
 # The reasons a row can have, in precedence order after "ok" (docs/conventions.md).
 GRADIENT_REASONS = ("ok", "not_finite", "out_of_format", "outside_limits")
 
@@ -52,13 +55,18 @@ class Gradients:
     promise: "GradientPromise | None" = None
 
 
-def solve_gradient(robot, q, qd, qdd, backend="float", *, width=None):
+def solve_gradient(robot, q, qd, qdd, backend="float", *, width=None, interval=None,
+                   progress=None):
     """The :class:`Gradients` of the states (each ``(rows, N)``) by ``backend``
-    (:data:`GRADIENT_BACKENDS`; the model's ``width``, ``None`` for its default); the reasons
-    by precedence, :data:`GRADIENT_REASONS`."""
+    (:data:`GRADIENT_BACKENDS`; the hardware's ``width`` and the engine's ``interval``,
+    ``None`` for their defaults; ``progress``, a stream for the simulations' progress lines);
+    the reasons by precedence, :data:`GRADIENT_REASONS`."""
     check_choice("backend", backend, GRADIENT_BACKENDS)
     if backend == "float" and width is not None:
-        raise ValueError("width is the hardware's: it needs backend 'model'")
+        raise ValueError("width is the hardware's: it needs backend 'model', 'rtl' or "
+                         "'compiled'")
+    if backend in ("float", "model") and interval is not None:
+        raise ValueError("interval is the engine's: it needs backend 'rtl' or 'compiled'")
     finite, (q, qd, qdd) = state_rows(robot, q=q, qd=qd, qdd=qdd)
     if backend == "float":
         from robohw.dynamics.gradient.reference import inverse_dynamics_gradient
@@ -66,7 +74,8 @@ def solve_gradient(robot, q, qd, qdd, backend="float", *, width=None):
             dq, dqd = inverse_dynamics_gradient(robot, q, qd, qdd)
         failures, promise = [], None
     else:
-        dq, dqd, failures, promise = _modelled(robot, q, qd, qdd, width)
+        dq, dqd, failures, promise = _hardware(robot, q, qd, qdd, backend, width, interval,
+                                               progress)
     valid, reason = row_reasons(len(q), [(NOT_FINITE, ~(finite & finite_rows(dq, dqd))),
                                          *failures])
     return Gradients(keep_valid(dq, valid), keep_valid(dqd, valid), valid, reason, promise)
@@ -76,9 +85,9 @@ def solve_gradient(robot, q, qd, qdd, backend="float", *, width=None):
 _PLANS = Held(4)
 
 
-def _modelled(robot, q, qd, qdd, width):
-    """``(dq, dqd, failures, promise)`` of the bit-exact model (its modules imported here: the
-    float backend's command loads the reference alone)."""
+def _hardware(robot, q, qd, qdd, backend, width, interval, progress):
+    """``(dq, dqd, failures, promise)`` of the bit-exact model or its engine (the modules
+    imported here: the float backend's command loads the reference alone)."""
     from robohw.dynamics.gradient.accuracy import gradient_plan, gradient_promise
     from robohw.dynamics.gradient.codec import decode_gradient
     from robohw.dynamics.inverse.codec import encode_states
@@ -87,11 +96,34 @@ def _modelled(robot, q, qd, qdd, width):
     plan = _PLANS.get((robot_digest(robot), width), lambda: gradient_plan(robot, width))
     fits = angles_fit(robot, q, plan.cordic.width)
     q = np.where(fits[:, None], q, 0.0)     # computed, then not valid
-    out, inside = model_outputs(plan, encode_states(plan, q, qd, qdd))
+    codes = encode_states(plan, q, qd, qdd)
+    if backend == "model":
+        out, inside = model_outputs(plan, codes)
+    else:
+        out, inside = _simulated(plan, codes, backend, interval, progress)
     with np.errstate(all="ignore"):
         dq, dqd = decode_gradient(plan, out)
     return dq, dqd, [("out_of_format", ~fits), ("outside_limits", ~inside)], \
         gradient_promise(plan)
+
+
+def _simulated(plan, codes, backend, interval, progress):
+    """``(out, in_bounds)`` of the payload ``codes`` through the engine of ``plan`` simulated
+    by ``backend`` (``rtl`` or ``compiled``)."""
+    from robohw.dynamics.gradient.codec import gradient_codes
+    from robohw.dynamics.gradient.engine import GradientEngine
+    from robohw.hw.payload import payload_rows
+    from robohw.robots.toml_file import description_identity
+    from robohw.sim.run import run_backend
+    from robohw.support.progress import Progress
+    payloads = payload_rows(codes)
+    dut = GradientEngine(plan, interval=interval)
+    outputs = run_backend(dut, payloads, backend, dut.progress_label(),
+                          Progress(len(payloads), progress),
+                          f"dynamics-gradient width={plan.width} interval={dut.interval} "
+                          f"{description_identity(plan.robot)}").outputs
+    return gradient_codes(plan, outputs), np.array([o["in_bounds"] for o in outputs],
+                                                   dtype=bool)
 
 
 def gradient_header(dof, reasons=False, bounds=False):

@@ -1,7 +1,9 @@
 """``robohw dynamics-gradient``: the gradient of the joint torques of robot states from a CSV
 file (dtau/dq and dtau/dqd)."""
 
-from robohw.commands.arguments import usage
+import sys
+
+from robohw.commands.arguments import integer, usage
 from robohw.commands.file_command import FileTable, Solved, file_command, run_file_command
 from robohw.commands.options import HARDWARE, add_dynamics_width, inapplicable
 
@@ -16,11 +18,16 @@ def register(commands):
         "--states", "header q1..qN,qd1..qdN,qdd1..qddN (rad or m, per s, per s^2)",
         "written with the header dtau1_dq1,...,dtauN_dqN,dtau1_dqd1,...,dtauN_dqdN,valid "
         "(row-major: torque i by joint j; N m per rad, N m per rad/s)",
-        ["float", "model"], "the float64 reference (complex step through the link-frame "
-        "recursion), or the bit-exact model of the traced gradient (forward mode, every "
-        "entry within its proven bound)")
+        ["float", "model", "rtl", "compiled"], "the float64 reference (complex step through "
+        "the link-frame recursion), or the traced gradient (forward mode, every entry within "
+        "its proven bound): its bit-exact model, its engine's Amaranth RTL, or the RTL "
+        "compiled by Verilator")
     add_dynamics_width(gradient, "the narrowest whose every entry's bound is within 0.2 %% of "
                                  "its matrix's largest entry")
+    gradient.add_argument("--ii", type=integer("--ii", 2, 1024),
+                          help="the engine's initiation interval (rtl, compiled): cycles per "
+                               "state, 2..1024 (default: the engine's for the robot, robohw "
+                               "sim dynamics-gradient --robot's)")
     gradient.add_argument("--bounds", action="store_true",
                           help="add bound_dtau1_dq1,... after the entries: each entry's proven "
                                "bound (the model's; on a row not valid, zeros)")
@@ -44,7 +51,9 @@ def run(args):
     hardware = args.backend != "float"
     bad = inapplicable(args, [("--width", hardware, HARDWARE),
                               ("--bounds", hardware, f"{HARDWARE}: the float backend proves "
-                                                     f"no bound")])
+                                                     f"no bound"),
+                              ("--ii", args.backend in ("rtl", "compiled"),
+                               "the engine's backends (rtl, compiled)")])
     if bad:
         return usage("dynamics-gradient", bad)
 
@@ -54,7 +63,7 @@ def run(args):
 
     def solve(robot, values):
         got = solve_gradient(robot, *split_states(values, robot.dof), args.backend,
-                             width=args.width)
+                             width=args.width, interval=args.ii, progress=sys.stderr)
         return Solved(len(got.dq), int(got.valid.sum()), gradient_rows(
             got.dq, got.dqd, got.valid, got.reason if args.reasons else None,
             got.promise if args.bounds else None),

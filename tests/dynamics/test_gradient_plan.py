@@ -200,8 +200,11 @@ def test_rows_outside_the_limits_and_the_format_are_not_valid():
     assert not got.dq[1:4].any() and not got.dqd[1:4].any()
     with pytest.raises(ValueError, match="width is the hardware's: it needs backend 'model'"):
         solve_gradient(robot, q, qd, qdd, "float", width=22)
-    with pytest.raises(ValueError, match="backend must be one of float, model, not 'rtl'"):
-        solve_gradient(robot, q, qd, qdd, "rtl")
+    with pytest.raises(ValueError, match="backend must be one of float, model, rtl, compiled, "
+                                         "not 'board'"):
+        solve_gradient(robot, q, qd, qdd, "board")
+    with pytest.raises(ValueError, match="interval is the engine's: it needs backend 'rtl'"):
+        solve_gradient(robot, q, qd, qdd, "model", interval=104)
 
 
 def test_the_command_writes_the_models_entries_and_bounds(tmp_path, capsys):
@@ -232,3 +235,25 @@ def test_the_command_writes_the_models_entries_and_bounds(tmp_path, capsys):
     assert main(["dynamics-gradient", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
                  "--out", str(tmp_path / "h.csv"), "--bounds"]) == 2
     assert "--bounds applies to the hardware backends" in capsys.readouterr().err
+
+
+def test_the_engines_file_is_the_models(tmp_path, capsys):
+    # robohw dynamics-gradient --backend rtl writes the model's file byte for byte, rows
+    # beyond the limits included; --ii is the engine's.
+    from state_files import write_state_file
+
+    from robohw.commands import main
+    robot = load_robot("ur5")
+    q, qd, qdd = sample_states(robot, 5, np.random.default_rng(9))
+    qdd[1, 3] = 2 * robot.joints[3].acceleration_limit
+    write_state_file(tmp_path / "s.csv", q, qd, qdd)
+    for backend in ("model", "rtl"):
+        assert main(["dynamics-gradient", "--robot", "ur5", "--states",
+                     str(tmp_path / "s.csv"), "--out", str(tmp_path / f"{backend}.csv"),
+                     "--backend", backend, "--reasons", "--quiet"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "rtl.csv").read_text() == (tmp_path / "model.csv").read_text()
+    assert ",0,outside_limits" in (tmp_path / "rtl.csv").read_text()
+    assert main(["dynamics-gradient", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
+                 "--out", str(tmp_path / "x.csv"), "--backend", "model", "--ii", "104"]) == 2
+    assert "--ii applies to the engine's backends (rtl, compiled)" in capsys.readouterr().err

@@ -98,7 +98,7 @@ def run(args):
                                                  problem=problem)
         except (OSError, ValueError) as error:     # a robot file, or one without dynamics
             return usage("bench", str(error))
-        print("\n\n".join(f"## {problem.capitalize()} dynamics: the engine against "
+        print("\n\n".join(f"## {PROBLEMS[problem].title}: the engine against "
                           f"Pinocchio's {PROBLEMS[problem].algorithm}\n\n"
                           f"{format_dynamics_bench(rows, problem)}"
                           for problem, rows in tables.items()))

@@ -1,8 +1,9 @@
 """``robohw bench dynamics``: the inverse-dynamics engine's placed and routed rate and latency
-beside Pinocchio's RNEA, and the forward-dynamics engine's beside Pinocchio's ``aba``
-(:data:`PROBLEMS`), each timed in the same run on this machine, one call at a time from Python
-and from C++ (:mod:`robohw.robots.pinocchio`), per robot, with the published anchors named for
-what they measured.
+beside Pinocchio's RNEA, the forward-dynamics engine's beside Pinocchio's ``aba`` and the
+gradient's beside its ``computeRNEADerivatives`` (:data:`PROBLEMS`), each timed in the same
+run on this machine, one call at a time from Python and from C++
+(:mod:`robohw.robots.pinocchio`), per robot, with the published anchors named for what they
+measured.
 
 The engines' figures come from ``robohw synth`` rows (``synth.json``): the registry design
 generated for the robot (:func:`robohw.registry.design`) at its default width and interval,
@@ -36,8 +37,9 @@ PUBLISHED = (("Pinocchio RNEA, one call, Core Ultra 9 285K (published, iiwa)", 0
 @dataclasses.dataclass(frozen=True)
 class Problem:
     """What one comparison measures: the registry ``design``, Pinocchio's ``algorithm``, what a
-    result is (``results``), the payload's input fields (``inputs(plan)``), its outputs'
-    count a joint beside the ``flags``, and the ``published`` anchors."""
+    result is (``results``), the payload's input fields (``inputs(plan)``), its output values
+    (``outputs``, what they are called, ``count(dof)`` of them) beside the ``flags``, the
+    ``published`` anchors and the table's ``title``."""
     name: str
     design: str
     algorithm: str
@@ -45,18 +47,34 @@ class Problem:
     inputs: object
     flags: tuple
     published: tuple
+    title: str = ""
+    outputs: str = ""
+    count: object = None
+
+    def output_bits(self, plan):
+        """The bits of a result's payload: its values at the plan's width, and its flags."""
+        return self.count(plan.dof) * plan.width + len(self.flags)
 
 
 # The comparisons: inverse dynamics (torques) and forward dynamics (accelerations). The forward
 # anchors, not measured here: both on the KUKA iiwa (7 joints), from GRiD's tables.
 PROBLEMS = {
     "inverse": Problem("inverse", "dynamics-engine", "rnea", "torque vectors",
-                       state_fields, ("in_bounds",), PUBLISHED),
+                       state_fields, ("in_bounds",), PUBLISHED, "Inverse dynamics",
+                       "the torques", lambda dof: dof),
     "forward": Problem("forward", "forward-dynamics", "aba", "acceleration vectors",
                        forward_fields, ("in_bounds", "checked"),
                        (("Pinocchio ABA, one call (published, iiwa)", 0.40),
                         ("GRiD forward dynamics batched on a GPU, a problem (published, iiwa)",
-                         0.059))),
+                         0.059)), "Forward dynamics", "the accelerations", lambda dof: dof),
+    # The gradient's anchor as the issue that asked for it quotes Robomorphic (Neuman et al.):
+    # 34 cycles of a VU9P at 55.6 MHz.
+    "gradient": Problem("gradient", "dynamics-gradient", "rnea_derivatives", "gradients",
+                        state_fields, ("in_bounds",),
+                        (("Robomorphic's gradient on a VU9P, 34 cycles at 55.6 MHz (published, "
+                          "iiwa)", round(34 / 55.6, 3)),),
+                        "The gradient of inverse dynamics", "dtau/dq and dtau/dqd",
+                        lambda dof: 2 * dof * dof),
 }
 
 
@@ -140,7 +158,7 @@ def bench_dynamics(synth_rows, robots=BENCH_ROBOTS, calls=20_000, *, cpp=True,
                 fmax_mhz=placed and placed["fmax_mhz"],
                 fmax_by_seed=placed and placed.get("fmax_by_seed"),
                 bits_in=sum(shape.width for shape in what.inputs(plan).values()),
-                bits_out=plan.dof * plan.width + len(what.flags),
+                bits_out=what.output_bits(plan),
                 python_s=seconds[0], cpp_s=seconds[1]))
         if progress is not None:
             print(f"bench dynamics: {robot} timed ({what.algorithm})", file=progress,
@@ -180,7 +198,7 @@ def format_dynamics_bench(rows, problem="inverse"):
             f"{_rate(None if r.cpp_s is None else 1 / r.cpp_s)} | "
             f"{'—' if speedup is None else f'{speedup:.1f}x'} |")
     lines.append("")
-    outputs = "the torques" if problem == "inverse" else "the accelerations"
+    outputs = what.outputs
     for r in rows:
         if r.refused is not None:
             lines.append(f"{r.robot}: no engine: {r.refused}")

@@ -257,3 +257,37 @@ def test_the_engines_file_is_the_models(tmp_path, capsys):
     assert main(["dynamics-gradient", "--robot", "ur5", "--states", str(tmp_path / "s.csv"),
                  "--out", str(tmp_path / "x.csv"), "--backend", "model", "--ii", "104"]) == 2
     assert "--ii applies to the engine's backends (rtl, compiled)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name", ["puma560", "ur5", "panda", "stanford", "random"])
+def test_the_analytical_derivatives_are_the_reference(name):
+    # Carpentier and Mansard's steps as Pinocchio computes them, over float64 arrays: an
+    # independent formulation of the same matrices.
+    from robohw.dynamics.gradient.analytical import analytical_gradient
+    robot = random_robot(np.random.default_rng(4), 4, prismatic=0.5) if name == "random" \
+        else hardware_robot(load_robot(name), terms=())
+    q, qd, qdd = sample_states(robot, 40, np.random.default_rng(2))
+    joints = [(np.cos(q[:, i] + j.offset), np.sin(q[:, i] + j.offset))
+              if j.type == JointType.REVOLUTE else q[:, i] + j.offset
+              for i, j in enumerate(robot.joints)]
+    dq, dqd = analytical_gradient(robot, joints, list(qd.T), list(qdd.T), FloatArith())
+    want_q, want_qd = inverse_dynamics_gradient(robot, q, qd, qdd)
+    damping = np.diag([float(j.damping or 0.0) for j in robot.joints])
+    n = robot.dof
+    for mine, theirs, extra in ((dq, want_q, 0.0), (dqd, want_qd, damping)):
+        got = np.stack([np.stack([np.broadcast_to(mine[i][j], (len(q),)) for j in range(n)], -1)
+                        for i in range(n)], 1) + extra
+        assert np.abs(got - theirs).max() <= 1e-12 * np.abs(theirs).max()
+
+
+def test_forward_mode_takes_fewer_products_on_the_six_joint_arms():
+    # The plan was chosen by this count: forward mode on the link-frame graph against the
+    # analytical derivatives' world-frame steps, both traced with the constants folded (the
+    # Panda is the exception: docs/notes/2026-12-gradient-plan.md).
+    from robohw.dynamics.gradient.analytical import analytical_products
+    for name in ("puma560", "ur5"):
+        plan = gradient_plan(name)
+        ours = plan.tracer.counts(plan.live)["mul"]
+        assert ours < 0.7 * analytical_products(plan.robot)
+    panda = gradient_plan("panda")
+    assert panda.tracer.counts(panda.live)["mul"] > analytical_products(panda.robot)

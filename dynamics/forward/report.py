@@ -20,6 +20,7 @@ from robohw.dynamics.forward.files import (
 from robohw.dynamics.forward.reference import articulated_body_accelerations
 from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.dynamics.inverse.time_report import PINOCCHIO_CALLS
+from robohw.engine.rate_table import engine_rate_table, placed_row
 from robohw.robots.chain import joint_terms
 from robohw.robots.loading import hardware_robot
 from robohw.robots.pinocchio import (
@@ -136,36 +137,10 @@ def forward_engines(rows, synth_rows):
         interval = forward_interval(plan)
         dut = ForwardDynamicsEngine.for_plan(plan, interval=interval)
         label = None if row["robot"] == "puma560" else row["robot"]
-        placed = [r for r in synth_rows if r.get("design") == "forward-dynamics" and
-                  r.get("robot") == label and r.get("width") == plan.width and
-                  r.get("fold") == interval and r.get("fmax_mhz")]
+        placed = placed_row(synth_rows, "forward-dynamics", label, plan.width, interval)
         row["engine"] = {"width": plan.width, "interval": interval, "latency": dut.latency,
-                         "fmax_mhz": placed[0]["fmax_mhz"] if placed else None}
+                         "fmax_mhz": placed and placed["fmax_mhz"]}
     return rows
-
-
-def _engine_table(rows):
-    """The engines' table: cycles, and where placed, the rate and latency beside aba's."""
-    table = ["| arm | engine: width, II | latency (cycles) | Fmax, worst seed (MHz) | "
-             "accelerations a second | latency (us) | aba from C++: a second | engine over "
-             "C++ |", "|---|---|---|---|---|---|---|---|"]
-    for row in rows:
-        engine = row.get("engine")
-        cpp = row["aba_cpp_us"]
-        calls = "—" if cpp is None else f"{1 / cpp:.2f} M"
-        if engine is None:
-            table.append(f"| {row['robot']} | no model | — | — | — | — | {calls} | — |")
-            continue
-        fmax = engine["fmax_mhz"]
-        rate = None if fmax is None else fmax / engine["interval"]     # millions a second
-        latency = "—" if fmax is None else f"{engine['latency'] / fmax:.2f}"
-        table.append(
-            f"| {row['robot']} | {engine['width']}, {engine['interval']} | "
-            f"{engine['latency']:,} | {'not placed' if fmax is None else f'{fmax:.1f}'} | "
-            f"{'—' if rate is None else f'{rate:.2f} M'} | "
-            f"{latency} | "
-            f"{calls} | {'—' if rate is None or cpp is None else f'{rate * cpp:.1f}x'} |")
-    return "\n".join(table)
 
 
 def forward_section(rows):
@@ -201,5 +176,6 @@ def forward_section(rows):
            "--robot ARM`): its width and interval, its latency in cycles, and where "
            "`synth.json` has it placed and routed, its worst seed's Fmax, rate and latency "
            "beside `aba`'s calls from C++ timed above (never estimated: an engine not placed "
-           "says so; docs/notes/2026-12-forward-dynamics-hardware.md).", _engine_table(rows)]
+           "says so; docs/notes/2026-12-forward-dynamics-hardware.md).",
+           engine_rate_table(rows, "aba_cpp_us", "accelerations", "aba from C++")]
           if rows and "engine" in rows[0] else [])])

@@ -16,6 +16,7 @@ field of a state, and every output with its flags.
 import dataclasses
 
 from robohw.dynamics import forward_fields, state_fields
+from robohw.engine.rate_table import placed_row
 from robohw.hw.checks import check_choice
 from robohw.registry import design
 from robohw.robots.loading import hardware_robot
@@ -112,17 +113,6 @@ class SpeedRow:
         return None if rate is None or seconds is None else rate * seconds
 
 
-def _placed(rows, name, label, width, fold):
-    """The placed row of ``name`` for the robot ``label`` (``None``: the design's own) at
-    ``width`` and ``fold``, or ``None``."""
-    for row in rows:
-        if row.get("design") == name and row.get("robot") == label and \
-                row.get("width") == width and row.get("fold", 1) == fold and \
-                row.get("fmax_mhz"):
-            return row
-    return None
-
-
 def bench_dynamics(synth_rows, robots=BENCH_ROBOTS, calls=20_000, *, cpp=True,
                    progress=None, problem="inverse"):
     """A :class:`SpeedRow` per robot (shipped names or robot files) for ``problem`` (a
@@ -151,7 +141,7 @@ def bench_dynamics(synth_rows, robots=BENCH_ROBOTS, calls=20_000, *, cpp=True,
         else:
             width, fold = found.default_width, found.default_fold
             dut = found.build(width, fold)
-            placed = _placed(synth_rows, found.name, found.robot_label, width, fold)
+            placed = placed_row(synth_rows, found.name, found.robot_label, width, fold)
             plan = dut.plan
             out.append(SpeedRow(
                 robot=robot, width=width, interval=fold, latency=dut.latency,

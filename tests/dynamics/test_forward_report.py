@@ -52,9 +52,11 @@ def test_the_section_names_files_not_paths(rows):
 
 def test_the_timing_checks_its_arguments(tmp_path):
     robot = hardware_robot("puma560", terms=())
-    with pytest.raises(ValueError, match="algorithm must be one of rnea, aba, not 'crba'"):
+    with pytest.raises(ValueError, match="algorithm must be one of rnea, aba, "
+                                         "rnea_derivatives, not 'crba'"):
         call_seconds(robot, "crba")
-    with pytest.raises(ValueError, match="algorithm must be one of rnea, aba, not 'crba'"):
+    with pytest.raises(ValueError, match="algorithm must be one of rnea, aba, "
+                                         "rnea_derivatives, not 'crba'"):
         cpp_call_seconds(robot, tmp_path, "crba")
     if pinocchio_module() is not None:
         with pytest.raises(ValueError, match="calls and repeats must be at least 1, not 0"):

@@ -4,7 +4,8 @@ array, the link-frame engine, the bit-exact model, the ``dynamics`` command's fi
 dynamics (:mod:`.forward`: the articulated-body algorithm and the inertia matrix solved, the
 traced plan and its bit-exact model, the engine with reciprocal units, the
 ``forward-dynamics`` command's files) and the gradient of inverse dynamics (:mod:`.gradient`:
-its float64 reference and the ``dynamics-gradient`` command's files); the family's registered
+its float64 reference, the traced plan by forward mode and its model, the engine, the
+``dynamics-gradient`` command's files); the family's registered
 designs (:mod:`.designs`), its page of the report (:mod:`.report`) and its declaration
 (:mod:`.family`). The names below are what the application reads of it."""
 

@@ -27,8 +27,10 @@ name                           component
                                state every ``ENGINE_INTERVAL`` cycles (its fold: the initiation
                                interval)
 ``forward-dynamics``           :class:`robohw.dynamics.forward.engine.ForwardDynamicsEngine`,
-                               the articulated-body algorithm on the engine with reciprocal
-                               units
+                               the certified model's formulation on the engine with
+                               reciprocal units
+``dynamics-gradient``          :class:`robohw.dynamics.gradient.engine.GradientEngine`:
+                               dtau/dq and dtau/dqd by forward mode on the engine, by locality
 ``platform-ik-pipelined``      :class:`robohw.taskgraph.pipeline.TaskGraphPipeline` of the
                                hexapod's legs (:func:`robohw.legs.ik_graph.leg_ik_graph`): one
                                processor per leg

@@ -278,6 +278,7 @@ def analytical_products(robot):
     traces forward mode (:class:`~robohw.dataflow.graph.Tracer`; a product by 0 or +-1 costs
     nothing)."""
     from robohw.dataflow.graph import Tracer
+    from robohw.dataflow.operations import Count
     tracer = Tracer(fold=True)
     joints, qd, qdd = [], [], []
     for k, joint in enumerate(robot.joints, start=1):
@@ -289,5 +290,5 @@ def analytical_products(robot):
         qdd.append(tracer.input(f"qdd{k}", -1, 1))
     dq, dqd = analytical_gradient(robot, joints, qd, qdd, tracer)
     outputs = [x for rows in (dq, dqd) for row in rows for x in row]
-    return tracer.counts(tracer.live(outputs))["mul"]
+    return tracer.counts(tracer.live(outputs))[Count.MUL]
 

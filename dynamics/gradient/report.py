@@ -10,6 +10,7 @@ the worse of ``dtau/dq``'s and ``dtau/dqd``'s; the states are seeded and within 
 
 import numpy as np
 
+from robohw.dataflow.operations import Count
 from robohw.dynamics.gradient.accuracy import gradient_plan, gradient_promise, gradient_scales
 from robohw.dynamics.gradient.analytical import analytical_products
 from robohw.dynamics.gradient.files import solve_gradient
@@ -81,7 +82,7 @@ def gradient_rows(quick=False, seed=0):
         rows.append({
             "robot": name, "dof": robot.dof, "states": len(q),
             "float_vs_pinocchio": _pinocchio_agreement(robot, q, qd, qdd, *reference),
-            "forward_mode_products": plan.tracer.counts(plan.live)["mul"],
+            "forward_mode_products": plan.tracer.counts(plan.live)[Count.MUL],
             "analytical_products": analytical_products(robot),
             "width": plan.width, "bound_share": promise.fraction, "error_share": error,
             "valid": float(got.valid.mean()),

@@ -10,7 +10,7 @@ STATES = ",".join([f"q{j}" for j in range(1, 7)] + [f"qd{j}" for j in range(1, 7
 POSES = "nx,ny,nz,ox,oy,oz,ax,ay,az,px,py,pz\n1,0,0,0,1,0,0,0,1,0.3,0.2,0.1\n"
 HARDWARE = "the hardware backends (model, rtl, compiled)"
 FOLDED = ("the folded designs (inertia-linear, inertia-logdepth, dynamics-pipelined, "
-          "dynamics-engine, forward-dynamics)")
+          "dynamics-engine, forward-dynamics, dynamics-gradient)")
 
 
 @pytest.fixture

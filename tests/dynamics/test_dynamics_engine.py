@@ -264,7 +264,8 @@ def test_sim_measures_the_compilers_latency_and_interval(tmp_path, capsys):
     assert result["equals_model"]
     capsys.readouterr()
     assert main(["sim", "dynamics-array", "--ii", "12"]) == 2
-    assert ("--ii applies to the modulo-scheduled designs (dynamics-engine, forward-dynamics), "
+    assert ("--ii applies to the modulo-scheduled designs (dynamics-engine, forward-dynamics, "
+            "dynamics-gradient), "
             "not dynamics-array") in capsys.readouterr().err
     assert main(["sim", "dynamics-engine", "--ii", "12", "--fold", "12"]) == 2
     assert "--ii and --fold name one thing: give one" in capsys.readouterr().err
@@ -284,7 +285,8 @@ def test_export_and_synth_take_the_interval_by_its_name(tmp_path, capsys):
     capsys.readouterr()
     assert main(["synth", "--designs", "dynamics-engine,inertia-linear", "--ii", "64",
                  "--out", str(tmp_path)]) == 2
-    assert ("--ii applies to the modulo-scheduled designs (dynamics-engine, forward-dynamics), "
+    assert ("--ii applies to the modulo-scheduled designs (dynamics-engine, forward-dynamics, "
+            "dynamics-gradient), "
             "not inertia-linear") in capsys.readouterr().err
     assert main(["export", "--designs", "dynamics-engine", "--ii", "64", "--fold", "64",
                  "--out", str(tmp_path)]) == 2

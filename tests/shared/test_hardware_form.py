@@ -151,7 +151,8 @@ def test_designs_for_a_robot_carry_it():
     assert robot_designs(every=True) == ["inertia-linear", "inertia-logdepth",
                                          "dynamics-pipelined", "dynamics-array",
                                          "dynamics-engine"]
-    assert robot_designs() == [*robot_designs(every=True), "forward-dynamics"]
+    assert robot_designs() == [*robot_designs(every=True), "forward-dynamics",
+                               "dynamics-gradient"]
     assert robot_label("my-Arm.urdf.xacro") == "my_arm"
     assert robot_label("panda", "panda_hand") == "panda_panda_hand"
     with pytest.raises(ValueError, match="cordic-pipelined: its hardware is not generated from "

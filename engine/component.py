@@ -65,15 +65,21 @@ class Engine(StreamPipeline):
         ``keep``, so that synthesis keeps each apart (default ``False``; Yosys merges flip-flops
         with the same inputs, which makes one register of them all: ``robohw synth`` keeps the
         flip-flops of wires marked so).
+    kept_addresses : bool
+        Mark every register file's address registers ``keep`` too
+        (:meth:`~robohw.engine.control.EngineControl.address`): files whose accesses share a
+        schedule have equal addresses, which Yosys merges into one register driving every such
+        file across the chip (default ``False``).
 
     Latency :attr:`latency`: the program's output cycle and the output queue's; one state every
     :attr:`interval` cycles. Nothing is lost, duplicated or reordered under backpressure.
     """
 
     def __init__(self, plan, program, inputs, outputs, *, tag_width=0, flag=None, checked=None,
-                 kept_copies=False):
+                 kept_copies=False, kept_addresses=False):
         check_tag_width(tag_width)
         self._kept_copies = check_bool("kept_copies", kept_copies)
+        self._kept_addresses = check_bool("kept_addresses", kept_addresses)
         fields = output_fields(plan, outputs, flag)
         if checked is not None:
             fields |= output_fields(plan, {}, checked)
@@ -116,7 +122,7 @@ class Engine(StreamPipeline):
     def elaborate(self, platform):
         m = Module()
         plan, program = self._plan, self._program
-        control = EngineControl(m, program)
+        control = EngineControl(m, program, kept=self._kept_addresses)
         result = self.interval_control(m, program.output_cycle, program.interval, control.first)
         files = RegisterFiles(m, program, plan.width)
         held = held_state(m, plan, self.i.payload,

@@ -15,7 +15,9 @@ which cycle of the interval it is in.
   iteration counter, modulo the depth (a power of two: the sum's low bits), computed into a
   register in the cycle before.
 
-Counters and valid bits reset; addresses are datapath, reset-less.
+Counters and valid bits reset; addresses are datapath, reset-less. Files whose accesses share a
+schedule have equal address registers, which synthesis merges into one unless they are kept
+(``kept``: each marked ``keep``, :mod:`robohw.flows.synth` keeps such flip-flops).
 """
 
 from amaranth.hdl import Mux, Signal
@@ -34,10 +36,12 @@ class EngineControl:
     """The control of ``program`` (an :class:`~robohw.engine.program.EngineProgram`) in module
     ``m``: the phase counters and :attr:`first` made at construction; micro-programs,
     iteration counters and addresses as the parts ask for them; :meth:`build` makes every
-    micro-program's ROM once the parts have declared their fields."""
+    micro-program's ROM once the parts have declared their fields. With ``kept``, every
+    address register is marked ``keep``."""
 
-    def __init__(self, m, program):
+    def __init__(self, m, program, kept=False):
         self.m, self.program = m, program
+        self._attrs = {"keep": 1} if kept else {}
         ii = self.interval = program.interval
         phase = Signal(range(ii), name="phase")
         ahead = Signal(range(ii), name="phase_ahead", init=1 % ii)
@@ -80,7 +84,8 @@ class EngineControl:
         constant, given in the cycle before the access) in ``file``, for the access's
         cycle."""
         depth = self.program.files[file].depth
-        held = Signal(range(max(depth, 2)), name=f"{name}_address", reset_less=True)
+        held = Signal(range(max(depth, 2)), name=f"{name}_address", reset_less=True,
+                      attrs=self._attrs)
         if depth > 1:
             reader = self.program.files[file].reader
             total = offset + self.counter("outputs" if reader[0] == "out" else reader[0], depth)

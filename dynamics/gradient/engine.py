@@ -40,8 +40,10 @@ class GradientEngine(Engine):
     """``dtau/dq`` and ``dtau/dqd`` of a serial robot on the engine, one state every
     ``interval`` cycles, by locality: each link's operations on units and register files of
     their own, values between them on registered hops
-    (:func:`~robohw.engine.partition.cell_partition`), every copy of a register kept through
-    synthesis (:class:`~robohw.engine.component.Engine`'s ``kept_copies``).
+    (:func:`~robohw.engine.partition.cell_partition`), every copy of a register and every
+    file's addresses kept apart through synthesis (:class:`~robohw.engine.component.Engine`'s
+    ``kept_copies`` and ``kept_addresses``: merged, one address register drove 72 output files
+    across the chip).
 
     Parameters
     ----------
@@ -74,7 +76,8 @@ class GradientEngine(Engine):
                                partition=cell_partition(plan))
         super().__init__(plan, program, state_fields(plan),
                          {key: key for key in gradient_fields(plan)},
-                         tag_width=tag_width, flag="in_bounds", kept_copies=True)
+                         tag_width=tag_width, flag="in_bounds", kept_copies=True,
+                         kept_addresses=True)
 
     @property
     def dof(self):

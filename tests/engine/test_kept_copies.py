@@ -87,3 +87,18 @@ def test_yosys_keeps_the_copies_it_would_merge(tmp_path, kept, flip_flops, form)
                                f"synth_ecp5 -top top; stat"],
         capture_output=True, text=True, cwd=tmp_path, check=True)
     assert int(re.findall(r"(\d+)\s+TRELLIS_FF", result.stdout)[-1]) == flip_flops
+
+
+def test_kept_addresses_mark_every_files_address_registers():
+    # The gradient's engine keeps each register file's addresses apart (equal addresses of
+    # files on one schedule would merge into one register across the chip); the forward
+    # engine's Verilog, placed without them, is unchanged.
+    from robohw.dynamics.gradient.engine import GradientEngine
+    from robohw.dynamics.gradient.plan import GradientPlan
+    dut = GradientEngine(GradientPlan(_robot(), width=24), interval=16)
+    text = verilog.convert(dut, ports=None)
+    addresses = {name for name in re.findall(r"reg (?:\[\d+:0\] )?(\w+_address)\b", text)}
+    assert addresses and addresses <= _kept_wires(text)
+    forward = ForwardDynamicsEngine(_robot(), width=24, interval=8, solved=True, clustered=True)
+    assert not any(name.endswith("_address")
+                   for name in _kept_wires(verilog.convert(forward, ports=None)))

@@ -15,7 +15,8 @@ import numpy as np
 from robohw.robots.description import Joint, Robot
 from robohw.robots.joint_type import JointType
 
-__all__ = ["joint_limits", "sample_joints", "sample_states", "within_a_turn", "missing_limits",
+__all__ = ["joint_limits", "sample_joints", "sample_states", "corner_states", "within_a_turn",
+           "missing_limits",
            "random_robot", "sample_poses", "sample_trajectory", "POSE_SPREAD",
            "TRAJECTORY_AMPLITUDE", "SERVO_RATE"]
 
@@ -72,6 +73,17 @@ def sample_states(robot, count, rng):
     acceleration = np.array([joint.acceleration_limit for joint in robot.joints])
     return (q, rng.uniform(-velocity, velocity, (count, robot.dof)),
             rng.uniform(-acceleration, acceleration, (count, robot.dof)))
+
+
+def corner_states(robot, count, rng):
+    """``(q, qd, qdd)``, each ``(count, dof)``: positions uniform within the joint limits, every
+    rate and acceleration at plus or minus its joint's limit (the corners of the box, where
+    the largest torques and derivatives lie), drawn from the numpy generator ``rng``."""
+    q = sample_joints(robot, count, rng)
+    velocity = np.array([joint.velocity_limit for joint in robot.joints])
+    acceleration = np.array([joint.acceleration_limit for joint in robot.joints])
+    return (q, rng.choice([-1.0, 1.0], q.shape) * velocity,
+            rng.choice([-1.0, 1.0], q.shape) * acceleration)
 
 
 def random_robot(rng, n, prismatic=0.25):

@@ -28,7 +28,7 @@ from robohw.dynamics.gradient.reference import inverse_dynamics_gradient
 from robohw.dynamics.inverse.accuracy import LIMIT_STATES
 from robohw.dynamics.inverse.pipeline import MAX_WIDTH, MIN_WIDTH
 from robohw.hw.checks import check_number
-from robohw.robots.sampling import sample_joints
+from robohw.robots.sampling import corner_states
 
 __all__ = ["GradientPromise", "GRADIENT_FRACTION", "gradient_scales", "gradient_promise",
            "gradient_width", "gradient_plan"]
@@ -74,12 +74,7 @@ class GradientPromise:
 @functools.lru_cache(maxsize=64)
 def gradient_scales(robot):
     """``(scale_dq, scale_dqd)`` of ``robot`` (its hardware form; see the module docstring)."""
-    rng = np.random.default_rng(0)
-    q = sample_joints(robot, LIMIT_STATES, rng)
-    velocity = np.array([joint.velocity_limit for joint in robot.joints])
-    acceleration = np.array([joint.acceleration_limit for joint in robot.joints])
-    qd = rng.choice([-1.0, 1.0], q.shape) * velocity
-    qdd = rng.choice([-1.0, 1.0], q.shape) * acceleration
+    q, qd, qdd = corner_states(robot, LIMIT_STATES, np.random.default_rng(0))
     with np.errstate(over="ignore", invalid="ignore"):
         dq, dqd = inverse_dynamics_gradient(robot, q, qd, qdd)
     return tuple(float(np.abs(m).max()) if np.isfinite(m).all() else math.inf

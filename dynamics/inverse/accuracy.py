@@ -38,7 +38,7 @@ from robohw.dynamics.inverse.reference import inverse_dynamics
 from robohw.hw.checks import check_number
 from robohw.robots import Robot
 from robohw.robots.joint_type import JointType
-from robohw.robots.sampling import sample_joints, within_a_turn
+from robohw.robots.sampling import corner_states, sample_joints, within_a_turn
 from robohw.support.figures import figure_list, rounded_up
 
 __all__ = ["AccuracyPromise", "BOUND_FRACTION", "LIMIT_STATES", "SCALE_FRACTION",
@@ -110,12 +110,7 @@ class AccuracyPromise:
 def largest_torque(robot):
     """The largest ``|tau|`` of ``robot`` over :data:`LIMIT_STATES` seeded states at the
     corners of its rate and acceleration limits (see the module docstring)."""
-    rng = np.random.default_rng(0)
-    q = sample_joints(robot, LIMIT_STATES, rng)
-    velocity = np.array([joint.velocity_limit for joint in robot.joints])
-    acceleration = np.array([joint.acceleration_limit for joint in robot.joints])
-    qd = rng.choice([-1.0, 1.0], q.shape) * velocity
-    qdd = rng.choice([-1.0, 1.0], q.shape) * acceleration
+    q, qd, qdd = corner_states(robot, LIMIT_STATES, np.random.default_rng(0))
     with np.errstate(over="ignore", invalid="ignore"):
         tau = np.abs(inverse_dynamics(robot, q, qd, qdd))
     return float(tau.max()) if np.isfinite(tau).all() else math.inf

@@ -29,23 +29,12 @@ from robohw.robots import load_robot
 from robohw.robots.algebra import FloatArith
 from robohw.robots.joint_type import JointType
 from robohw.robots.loading import hardware_robot
-from robohw.robots.sampling import random_robot, sample_joints, sample_states
+from robohw.robots.sampling import corner_states, random_robot, sample_states
 
 FIXTURES = pathlib.Path(__file__).resolve().parents[1] / "fixtures"
 UR10 = str(FIXTURES / "ur10_robot.urdf")
 # The issue's four arms and their default widths (gradient_width's, derived below).
 WIDTHS = {"puma560": 21, "ur5": 22, "panda": 25, UR10: 21}
-
-
-def _corner_states(robot, count, seed):
-    """Positions uniform in the limits, every rate and acceleration at plus or minus its
-    limit: where the bounds are tightest."""
-    rng = np.random.default_rng(seed)
-    q = sample_joints(robot, count, rng)
-    velocity = np.array([j.velocity_limit for j in robot.joints])
-    acceleration = np.array([j.acceleration_limit for j in robot.joints])
-    return (q, rng.choice([-1.0, 1.0], q.shape) * velocity,
-            rng.choice([-1.0, 1.0], q.shape) * acceleration)
 
 
 class _Checking(DualArith):
@@ -86,7 +75,7 @@ def _float_gradient(robot, q, qd, qdd, arith):
 def test_forward_mode_is_the_reference_and_every_bound_holds(name):
     robot = random_robot(np.random.default_rng(3), 4, prismatic=0.5) if name == "random" \
         else hardware_robot(load_robot(name), terms=())
-    q, qd, qdd = _corner_states(robot, 2000, 1)
+    q, qd, qdd = corner_states(robot, 2000, np.random.default_rng(1))
     _Checking.worst = 0.0
     dq, dqd = _float_gradient(robot, q, qd, qdd, _Checking(FloatArith()))
     want_q, want_qd = inverse_dynamics_gradient(robot, q, qd, qdd)

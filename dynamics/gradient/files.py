@@ -11,10 +11,10 @@ the bit-exact model of the traced plan (:mod:`robohw.dynamics.gradient.plan`) at
 proven bound (:mod:`robohw.dynamics.gradient.accuracy`); ``rtl`` and ``compiled``, its engine
 (:class:`~robohw.dynamics.gradient.engine.GradientEngine`, one state every ``interval``
 cycles) simulated cycle by cycle in Amaranth or compiled by Verilator, bit for bit the
-model's. A state or a gradient that is not
-finite is ``not_finite``; the model's angle no binary angle holds is ``out_of_format``, its
-state outside the robot's limits ``outside_limits``, as ``robohw dynamics``' hardware backends
-judge them; each such row has zeros.
+model's. A state or a gradient that is not finite is ``not_finite``; the hardware's angle no
+binary angle holds is ``out_of_format``, its state outside the robot's limits
+``outside_limits``, as ``robohw dynamics``' hardware backends judge them; each such row has
+zeros.
 """
 
 from dataclasses import dataclass

@@ -183,10 +183,11 @@ def test_rows_outside_the_limits_and_the_format_are_not_valid():
     qd[1, 2] = 2 * robot.joints[2].velocity_limit
     qdd[2, 0] = -3 * robot.joints[0].acceleration_limit
     q[3, 4] = 1e20
+    qd[4, 1] = np.nan
     got = solve_gradient(robot, q, qd, qdd, "model")
     assert got.reason.tolist() == ["ok", "outside_limits", "outside_limits", "out_of_format",
-                                   "ok", "ok"]
-    assert not got.dq[1:4].any() and not got.dqd[1:4].any()
+                                   "not_finite", "ok"]
+    assert not got.dq[1:5].any() and not got.dqd[1:5].any()
     with pytest.raises(ValueError, match="width is the hardware's: it needs backend 'model'"):
         solve_gradient(robot, q, qd, qdd, "float", width=22)
     with pytest.raises(ValueError, match="backend must be one of float, model, rtl, compiled, "

@@ -103,3 +103,23 @@ def test_forward_dynamics_against_aba_and_the_robots_it_refuses():
     assert f"puma560: a state moves {18 * w} bits in and {6 * w + 2} out (the accelerations " \
         "and in_bounds and checked)" in text
     assert "- Pinocchio ABA, one call (published, iiwa): 0.4 µs" in text
+
+
+def test_the_gradient_against_pinocchios_derivatives():
+    from robohw.dynamics.gradient.design import GRADIENT_WIDTH
+    from robohw.dynamics.gradient.engine import GRADIENT_INTERVAL
+    rows = bench_dynamics([placed("dynamics-gradient", width=GRADIENT_WIDTH,
+                                 fold=GRADIENT_INTERVAL, fmax=90.0)],
+                          robots=("puma560",), calls=100, cpp=False, problem="gradient")
+    (puma,) = rows
+    assert (puma.width, puma.interval, puma.fmax_mhz) == (GRADIENT_WIDTH, GRADIENT_INTERVAL,
+                                                           90.0)
+    # Six binary angles, twelve rates and accelerations in; 72 entries and in_bounds out.
+    w = GRADIENT_WIDTH
+    assert (puma.bits_in, puma.bits_out) == (18 * w, 72 * w + 1)
+    if pinocchio_module() is not None:
+        assert 0 < puma.python_s < 1e-3
+    text = format_dynamics_bench(rows, "gradient")
+    assert f"puma560: a state moves {18 * w} bits in and {72 * w + 1} out (dtau/dq and " \
+        "dtau/dqd and in_bounds)" in text
+    assert "Robomorphic's gradient on a VU9P" in text

@@ -51,7 +51,7 @@ class Slopes:
     def __mul__(self, other):
         other = self._of(other)
         slopes = {key: self.slope(key) * other.value + self.value * other.slope(key)
-                  for key in self.slopes.keys() | other.slopes.keys()}
+                  for key in dict.fromkeys([*self.slopes, *other.slopes])}
         return Slopes(self.value * other.value, slopes)
 
     __rmul__ = __mul__

@@ -29,6 +29,13 @@ def _parts(x):
     return (x.value, x.slopes) if isinstance(x, Dual) else (x, {})
 
 
+def _directions(a, b):
+    """The directions of two slope dicts, in order of appearance: a set's order would follow
+    the strings' hashes, which change from run to run, and with it the order the graph's
+    nodes are made in (so the hardware generated)."""
+    return list(dict.fromkeys([*a, *b]))
+
+
 class Dual:
     """A value and its derivatives (``slopes``: ``{direction: derivative}``, absent: 0)."""
     __slots__ = ("value", "slopes")
@@ -38,7 +45,7 @@ class Dual:
 
     def __add__(self, other):
         value, slopes = _parts(other)
-        keys = self.slopes.keys() | slopes.keys()
+        keys = _directions(self.slopes, slopes)
         return dual(total([self.value, value]),
                     {key: total([self.slopes.get(key, 0), slopes.get(key, 0)]) for key in keys})
 
@@ -46,7 +53,7 @@ class Dual:
 
     def __sub__(self, other):
         value, slopes = _parts(other)
-        keys = self.slopes.keys() | slopes.keys()
+        keys = _directions(self.slopes, slopes)
         return dual(difference(self.value, value),
                     {key: difference(self.slopes.get(key, 0), slopes.get(key, 0))
                      for key in keys})
@@ -59,7 +66,7 @@ class Dual:
 
     def __mul__(self, other):
         value, slopes = _parts(other)
-        keys = self.slopes.keys() | slopes.keys()
+        keys = _directions(self.slopes, slopes)
         return dual(product(self.value, value),
                     {key: total([product(self.slopes.get(key, 0), value),
                                  product(self.value, slopes.get(key, 0))]) for key in keys})

@@ -121,3 +121,25 @@ def test_the_ur5_at_its_defaults_under_verilator_equals_the_model():
         for key, values in expected.items():
             assert got[key].tolist() == values.tolist(), (platform, key)
         assert [o["in_bounds"] for o in run.outputs] == inside.astype(int).tolist()
+
+
+def test_the_verilog_is_the_same_in_every_process():
+    # The plan's nodes are made in one order whatever the strings' hashes (a set's order
+    # changed the exported Verilog, and its digest, from run to run).
+    import hashlib
+    import os
+    import subprocess
+    import sys
+    script = ("import hashlib, numpy as np\n"
+              "from amaranth.back import verilog\n"
+              "from robohw.robots.sampling import random_robot\n"
+              "from robohw.dynamics.gradient.plan import GradientPlan\n"
+              "from robohw.dynamics.gradient.engine import GradientEngine\n"
+              "robot = random_robot(np.random.default_rng(4), 3, prismatic=0.4)\n"
+              "dut = GradientEngine(GradientPlan(robot, width=24), interval=16)\n"
+              "print(hashlib.sha256(verilog.convert(dut, ports=None).encode()).hexdigest())\n")
+    digests = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+               for seed in ("1", "2")}
+    assert len(digests) == 1
+    assert len(next(iter(digests)).strip()) == len(hashlib.sha256().hexdigest())

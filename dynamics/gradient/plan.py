@@ -48,6 +48,13 @@ class GradientPlan(NewtonEulerPlan):
     def __init__(self, robot, *, width=32, trig_width=None):
         super().__init__(robot, width=width, trig_width=trig_width, bound_fraction=None)
 
+    @property
+    def accuracy(self):
+        """The :class:`~robohw.dynamics.gradient.accuracy.GradientPromise`: every entry's
+        proven bound and each matrix's scale (not the torques' promise of the base)."""
+        from robohw.dynamics.gradient.accuracy import gradient_promise
+        return gradient_promise(self)
+
     def _trace(self):
         robot, n = self._robot, self._robot.dof
         self.gradient_bounds = GradientBounds(robot)
@@ -73,6 +80,3 @@ class GradientPlan(NewtonEulerPlan):
                             entry = total([entry, self.tracer.const(robot.joints[i].damping)])
                     outputs[gradient_field(i + 1, j + 1, wrt)] = entry
         return outputs
-
-    def _replan(self, robot, width):
-        return GradientPlan(robot, width=width)

@@ -48,13 +48,6 @@ class GradientPlan(NewtonEulerPlan):
     def __init__(self, robot, *, width=32, trig_width=None):
         super().__init__(robot, width=width, trig_width=trig_width, bound_fraction=None)
 
-    @property
-    def accuracy(self):
-        """The :class:`~robohw.dynamics.gradient.accuracy.GradientPromise`: every entry's
-        proven bound and each matrix's scale (not the torques' promise of the base)."""
-        from robohw.dynamics.gradient.accuracy import gradient_promise
-        return gradient_promise(self)
-
     def _trace(self):
         robot, n = self._robot, self._robot.dof
         self.gradient_bounds = GradientBounds(robot)

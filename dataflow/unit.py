@@ -68,7 +68,7 @@ def _bits(limit):
 def fixed_point_unit(m, program, name, multiplier, instructions, *, width, latency, operands,
                      write, platform=None, product=registered_product,
                      product_latency=PRODUCT_LATENCY, registered_operands=False, narrow=0,
-                     limits=None):
+                     limits=None, hopped_preparation=False):
     """Build one unit in module ``m``; returns its issue flag (1 in the cycles it issues) and,
     with ``limits``, its check flag.
 
@@ -111,6 +111,11 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
         constants ``signed(18)`` codes): the operands as read, registered, then narrowed into
         registers of a tile's width, a stage more before the product's (``product`` then
         :func:`~robohw.hw.multiplier.registered_product`: one tile). 0: the full width.
+    hopped_preparation : bool
+        Whether a multiplier's preparation fields (the complement, the constant) come from
+        the micro-program ``hopped`` (:class:`~robohw.hw.micro_program.MicroProgram`): a
+        register a hop from the ROM's, beside the product's operand registers. The latency is
+        the same.
     limits : dict or None
         ``{instruction's node (its third element): code}``: the instructions whose result,
         rounded before it wraps into ``width`` bits, is checked against ``code`` in magnitude
@@ -138,11 +143,12 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
     shift_limit = max([w["shift"] for _, w, _ in instructions] + [1])
     align_limit = max([max(w["shift_a"], w["shift_b"]) for _, w, _ in instructions] + [1])
 
-    def fetch(offset, shapes, word):
+    def fetch(offset, shapes, word, hopped=False):
         """The fields of stage ``offset`` (cycles after the issue)."""
         label = f"{name}_s{offset}" if offset >= 0 else f"{name}_sm{-offset}"
         return program.fetch(shapes, {cycle + offset: word(fields, index)
-                                      for cycle, fields, index in instructions}, label)
+                                      for cycle, fields, index in instructions}, label,
+                             hopped=hopped)
 
     def stage(value, label):
         held = Signal(value.shape(), name=f"{name}_{label}", reset_less=True)
@@ -164,7 +170,7 @@ def fixed_point_unit(m, program, name, multiplier, instructions, *, width, laten
                       "constant": signed(constant_bits)},
                      lambda f, _: {"complement": f["neg_a"] ^ f["neg_b"],
                                    "use_constant": f["b"] is None,
-                                   "constant": f["constant"]})
+                                   "constant": f["constant"]}, hopped_preparation)
         if registered_operands:
             left = stage(Mux(prep["complement"], ~a, a), "a")
             right = stage(Mux(prep["use_constant"], prep["constant"], b), "b")

@@ -28,6 +28,11 @@ class MicroProgram:
     ``wrap``), every cycle a field is given names word ``cycle % wrap``; two cycles that give
     one field values in the same word raise ``ValueError`` (the schedule gave one resource
     two uses in one slot).
+
+    A field fetched ``hopped`` is registered once more, from the word of the cycle before (its
+    values a word earlier: the program counter runs on, period after period), so its register
+    can sit beside its consumer, a hop from the ROM's: the ROM's word register beside a block
+    RAM feeding a DSP tile's operand register was the Newton-Euler array's limiting path.
     """
 
     def __init__(self, m, ahead, ahead2, name, wrap=None):
@@ -48,19 +53,20 @@ class MicroProgram:
             out[slot] = word[key]
         return out
 
-    def fetch(self, shapes, words, name, copies=None):
+    def fetch(self, shapes, words, name, copies=None, hopped=False):
         """``{field: signal}`` for ``shapes``; ``words[cycle]`` gives ``{field: value}`` in
         the cycles the program uses the fields. ``copies[field]``, if given, makes that field
         a list of as many equal signals, each from its own bits of the ROM (equal registers
-        fed by one net would be merged by synthesis)."""
+        fed by one net would be merged by synthesis). ``hopped``: every field but ``valid``
+        a register a hop from the ROM's word (see the class)."""
         m, fields = self._m, {}
         copies = copies or {}
         for key, shape in shapes.items():
             if key in copies:
-                fields[key] = [Signal(shape, name=f"{name}_{key}{k}")
+                fields[key] = [Signal(shape, name=f"{name}_{key}{k}", reset_less=hopped)
                                for k in range(copies[key])]
                 for signal in fields[key]:
-                    self._fields.append((signal, self._words(words, key, name)))
+                    self._fields.append((signal, self._words(words, key, name), hopped))
                 continue
             values = self._words(words, key, name)
             if key == "valid":
@@ -71,21 +77,21 @@ class MicroProgram:
                         with m.Case(*sorted(values)):
                             m.d.sync += flag.eq(1)
             else:
-                fields[key] = Signal(shape, name=f"{name}_{key}")
-                self._fields.append((fields[key], values))
+                fields[key] = Signal(shape, name=f"{name}_{key}", reset_less=hopped)
+                self._fields.append((fields[key], values, hopped))
         return fields
 
     def build(self, period):
         """The ROM of the datapath fields, ``period`` words."""
-        total = sum(len(signal) for signal, _ in self._fields)
+        total = sum(len(signal) for signal, _, _ in self._fields)
         if not total:
             return
         words = [0] * period
         low = 0
-        for signal, values in self._fields:
+        for signal, values, hopped in self._fields:
             mask = (1 << len(signal)) - 1
             for cycle, value in values.items():
-                words[cycle] |= (int(value) & mask) << low
+                words[(cycle - hopped) % period] |= (int(value) & mask) << low
             low += len(signal)
         memory = self._m.submodules[f"{self._name}_rom"] = Memory(
             shape=unsigned(total), depth=period, init=words)
@@ -94,6 +100,7 @@ class MicroProgram:
         self._m.d.comb += port.addr.eq(self._ahead2)
         self._m.d.sync += word.eq(port.data)
         low = 0
-        for signal, _ in self._fields:
-            self._m.d.comb += signal.eq(word[low:low + len(signal)])
+        for signal, _, hopped in self._fields:
+            domain = self._m.d.sync if hopped else self._m.d.comb
+            domain += signal.eq(word[low:low + len(signal)])
             low += len(signal)

@@ -10,7 +10,9 @@ carried from ``i`` to ``o`` unchanged, and its timing stated as properties: :att
 input every cycle (or every ``fold`` cycles, :meth:`StreamPipeline.fold_control`) never stops:
 its results go into an output queue (:class:`~robohw.hw.queue.QueueLane`, one lane per
 field), and an input is taken only while the queue has room for every result on its way
-(credits), so backpressure never reaches the datapath. There is no
+(credits), so backpressure never reaches the datapath. Each lane writes with its own copy of
+the valid line's last :data:`LANE_VALID_STAGES` positions (and of ``advance``), so no control
+net spans the queue. There is no
 enable to distribute: on an FPGA one enable driving every register of a large pipeline was the
 limiting path (the pipelined IK's, then the inertia arrays'). Only valid bits (and the queue's
 pointers and credits) reset; nothing is lost, duplicated or reordered under any stall pattern.
@@ -30,7 +32,13 @@ from robohw.hw.checks import check_integer, check_positive_integer
 from robohw.hw.delay_line import tapped_delay_line
 from robohw.hw.queue import QUEUE_LATENCY, QueueLane
 
-__all__ = ["StreamPipeline", "check_tag_width", "check_fold"]
+__all__ = ["StreamPipeline", "check_tag_width", "check_fold", "LANE_VALID_STAGES"]
+
+# The last positions of the valid line each output-queue lane holds a copy of: a valid bit
+# wired to every lane across the chip was the limiting path of the pipelined paper IK (10.2 of
+# its 10.7 ns routing) and of the gradient engine's 73 lanes; two copies give the placer two
+# hops to put between the shared line and each lane.
+LANE_VALID_STAGES = 2
 
 
 def check_tag_width(tag_width):
@@ -115,15 +123,20 @@ class StreamPipeline(wiring.Component):
 
     def control_register_bits(self, stages, period=1, fold=1, slots=1):
         """Flip-flops :meth:`pipeline_control` adds for ``stages`` stages: the valid and tag
-        delay lines (``slots`` positions a stage), the credits and each queue lane's pointers
-        and valid bit (its entries are a memory); with ``period > 1`` two phase counters and
-        registered advances (the design's and the input's, :meth:`advance_copy`); with
-        ``fold > 1`` (:meth:`fold_control`) the ring of phases."""
-        lines = stages * slots * (1 + self.tag_width) + (fold if fold > 1 else 0)
-        if period > 1:
-            lines += 2 * (_bits(range(period)) + 1)
-        depth = self.queue_depth(stages, fold, period=period, slots=slots)
+        delay lines (``slots`` positions a stage; the valid line's last
+        :data:`LANE_VALID_STAGES` positions once for each queue lane), the credits and each
+        queue lane's pointers and valid bit (its entries are a memory); with ``period > 1``
+        phase counters and registered advances (the design's, the input's and each lane's,
+        :meth:`advance_copy`); with ``fold > 1`` (:meth:`fold_control`) the ring of
+        phases."""
+        positions = stages * slots
         lanes = sum(1 for _, spec in self.o.payload.shape() if spec.width)
+        own = min(LANE_VALID_STAGES, positions)
+        lines = (positions - own + lanes * own + positions * self.tag_width
+                 + (fold if fold > 1 else 0))
+        if period > 1:
+            lines += (2 + lanes) * (_bits(range(period)) + 1)
+        depth = self.queue_depth(stages, fold, period=period, slots=slots)
         # the credits and the room flag; each lane's pointers and valid bit
         return (lines + _bits(range(depth + 1)) + 1
                 + lanes * QueueLane.pointer_bits(depth))
@@ -153,7 +166,9 @@ class StreamPipeline(wiring.Component):
         # i.ready's own copy, beside the credits (the shared one was 6.7 ns of routing away).
         accept = self.advance_copy(m, "accept")
         depth = self.queue_depth(stages, period=period, slots=slots)
-        return advance, self._queue_control(m, stages * slots, accept, depth, advance)
+        return advance, self._queue_control(
+            m, stages * slots, accept, depth, advance,
+            lane_advance=lambda name: self.advance_copy(m, name))
 
     def advance_copy(self, m, name):
         """A copy of the ``advance`` of :meth:`pipeline_control` with ``period > 1``, equal to
@@ -215,15 +230,18 @@ class StreamPipeline(wiring.Component):
         m.d.sync += index.eq(Mux(index == self._fold - 1, 0, index + 1))
         return index
 
-    def _queue_control(self, m, stages, accept, depth, advance=Const(1)):
-        # `stages` positions of the valid and tag lines, moving with `advance`.
+    def _queue_control(self, m, stages, accept, depth, advance=Const(1), lane_advance=None):
+        # `stages` positions of the valid and tag lines, moving with `advance`; each lane
+        # writes with its own copy of the valid line's last positions (and, for a word-serial
+        # pipeline, `lane_advance(name)`: its own copy of `advance`).
         layout = self.o.payload.shape()
         credits = Signal(range(depth + 1), init=depth)
         room = Signal(init=1)                    # registered: credits != 0
         m.d.comb += self.i.ready.eq(room & accept)
         taken = self.i.valid & self.i.ready
-        valid = tapped_delay_line(m, taken, [stages], advance, "valid",
-                                  reset_less=False)[stages] & advance
+        own = min(LANE_VALID_STAGES, stages)
+        shared = tapped_delay_line(m, taken, [stages - own], advance, "valid",
+                                   reset_less=False)[stages - own]
         tag = tapped_delay_line(m, self.i.payload.tag, [stages], advance, "tag")[stages]
         result = Signal(layout)
         m.d.comb += result.tag.eq(tag)
@@ -234,6 +252,8 @@ class StreamPipeline(wiring.Component):
             if not spec.width:
                 continue
             lane = m.submodules[f"out_queue_{field}"] = QueueLane(spec.shape, depth)
+            moves = advance if lane_advance is None else lane_advance(f"advance_{field}")
+            valid = _kept_line(m, shared, own, moves, f"valid_{field}") & moves
             m.d.comb += [lane.w_data.eq(getattr(result, field)), lane.w_en.eq(valid),
                          getattr(self.o.payload, field).eq(lane.r_data),
                          lane.r_ready.eq(self.o.ready)]
@@ -246,6 +266,18 @@ class StreamPipeline(wiring.Component):
         # CORDIC's limiting path): none is unless one comes back, or the last one is taken.
         m.d.sync += room.eq(pop | (credits.any() & ~((credits == 1) & taken)))
         return result
+
+
+def _kept_line(m, value, stages, enable, name):
+    # `value` delayed by `stages` enabled cycles through registers marked `keep`: every lane's
+    # line has the same input, and Yosys would merge them into one (robohw.flows.synth keeps
+    # the flip-flops of `keep` wires).
+    for k in range(1, stages + 1):
+        register = Signal(name=f"{name}_d{k}", attrs={"keep": 1})
+        with m.If(enable):
+            m.d.sync += register.eq(value)
+        value = register
+    return value
 
 
 def _bits(values):

@@ -222,7 +222,8 @@ class NewtonEulerArray(StreamPipeline):
             m, program, f"pe{element}_{Unit.MUL if multiplier else Unit.ADD}", multiplier,
             instructions, width=plan.width,
             latency=plan.multiplier_latency if multiplier else plan.adder_latency,
-            operands=operands, write=write, platform=platform, **unit_product(plan.width))
+            operands=operands, write=write, platform=platform, hopped_preparation=True,
+            **unit_product(plan.width))
 
     def _count(self, m, pc, element, issues):
         """The element's counters, from its units' issue flags."""

@@ -14,10 +14,26 @@ ULX3S = board_target("ulx3s-85f")
 DIGEST = "0123456789abcdef"
 
 
-def test_the_default_clock_divides_the_default_rate_exactly():
+def test_the_default_clock_is_the_pll_s_nearest_above_96_mhz():
     plan = clock_plan(ULX3S)
-    assert plan.clock_mhz == DEFAULT_CLOCK_MHZ == 75
+    assert plan.clock_mhz == DEFAULT_CLOCK_MHZ == Fraction(25 * 27, 7)
+    assert (plan.pll.clki_div, plan.pll.clkfb_div) == (7, 27)
+    assert plan.divisor == 32
+    assert plan.baud_error == pytest.approx(25 * 27 / 7 / 96 - 1)      # +0.45 %
+    # The PLL's nearest to 96 MHz is below it (95.83 MHz); a little above, the default.
+    assert clock_plan(ULX3S, 96).clock_mhz < 96 < DEFAULT_CLOCK_MHZ
+    assert clock_plan(ULX3S, 96.2).clock_mhz == DEFAULT_CLOCK_MHZ
+
+
+def test_75_mhz_divides_the_default_rate_exactly():
+    plan = clock_plan(ULX3S, 75)
     assert plan.divisor == 25 and plan.uart_baud == DEFAULT_BAUD and plan.baud_error == 0
+
+
+def test_100_mhz_is_refused_at_3_mbaud():
+    with pytest.raises(ValueError, match=r"3000000 baud from a 100 MHz clock is 3030303 baud "
+                                         r"\(\+1.01%\)"):
+        clock_plan(ULX3S, 100)
 
 
 def test_a_clock_the_pll_only_approaches_keeps_its_rate_within_the_limit():

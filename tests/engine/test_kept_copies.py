@@ -16,6 +16,7 @@ from amaranth.lib.wiring import In, Out
 from robohw.dynamics.forward.engine import ForwardDynamicsEngine
 from robohw.dynamics.inverse.engine import NewtonEulerEngine
 from robohw.flows.synth import kept_registers, tool_command
+from robohw.hw.stream import LANE_VALID_STAGES
 from robohw.robots.sampling import random_robot
 
 
@@ -37,14 +38,20 @@ def test_the_forward_engine_marks_every_copy_and_hop_keep():
     copies = {f"{writer}_copy{j}" for writer in program.fanned_writers()
               for j in range(len(program.fanout(writer)))}
     text = verilog.convert(dut, ports=None)
-    assert _kept_wires(text) == copies | set(program.hops)
+    assert _kept_wires(text) == copies | set(program.hops) | _lane_lines(dut)
     assert kept_registers(text)
-    # The inverse-dynamics engine by locality does not ask for it: nothing is marked, and the
-    # flow's script is as it was.
+    # The inverse-dynamics engine by locality does not ask for it: only its output queue's
+    # lanes' valid lines (robohw.hw.stream, every stream's) are marked.
     inverse = NewtonEulerEngine(_robot(), width=18, interval=8, clustered=True)
     assert inverse.program.hops
     plain = verilog.convert(inverse, ports=None)
-    assert not _kept_wires(plain) and kept_registers(plain) == ""
+    assert _kept_wires(plain) == _lane_lines(inverse)
+
+
+def _lane_lines(dut):
+    """The registers of each output-queue lane's own valid line (robohw.hw.stream)."""
+    return {f"valid_{field}_d{k}" for field, spec in dut.o.payload.shape() if spec.width
+            for k in range(1, LANE_VALID_STAGES + 1)}
 
 
 class _Copies(wiring.Component):

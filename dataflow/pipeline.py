@@ -34,7 +34,10 @@ INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
 # operands its multiplexers pick, registered twice (beside the multiplexers, then at the DSP
 # tile: inside it on an ECP5, robohw.hw.multiplier), the product registered twice (at the
-# tile, then beside its consumers), and the rounded result in the node's register. The DSP
+# tile, then beside its consumers), the node's own register of it (its rounding's first step:
+# the shared product register into every node's rounding, across the array, limited both
+# inertia arrays, 8.0 of 10.4 ns routing), and the rounded result in the node's register. The
+# DSP
 # tiles sit in a few rows of the chip, far from most registers: two registers on each side
 # of the tile clocked the folded linear array fastest of one, two and three (one: the path
 # operand register -> tile -> product register limits it; three: the operand multiplexers'
@@ -43,7 +46,7 @@ INPUT_CELL = ("in",)
 # beside its consumers (where a product wider than the tile adds the fabric's partial products).
 MULTIPLIER_OPERAND_REGISTERS = 2
 MULTIPLIER_PRODUCT_REGISTERS = SPLIT_PRODUCT_LATENCY - OPERAND_REGISTERS
-MULTIPLIER_STAGES = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS + 1
+MULTIPLIER_STAGES = MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS + 2
 
 
 def _latency(node):
@@ -279,7 +282,7 @@ def build_dataflow(m, tracer, indices, formats, plan, sources, enable, width, re
         else:
             arg_formats = [formats[a.index] for a in node.args]
             if k in products:
-                expr = products[k]
+                expr = _node_product(m, products[k], at(plan.ready[k] - 2, rings[k]), label)
             else:
                 args = [value(a.index, plan.start[k]) for a in node.args]
                 expr = hdl_op(node, formats[k], args, arg_formats)
@@ -312,18 +315,20 @@ def control_parts(tracer, indices, plan, reads, width, ring_fanout=None):
 
 
 def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
-    """The folded schedule's multipliers: ``({index: rounded product}, {unit: operands})``. A
+    """The folded schedule's multipliers: ``({index: (halved, sticky)}, {unit: operands})``. A
     multiplier takes, in each phase, the operands of the product scheduled on it then (a
     multiplexer, driven by :func:`_select_operands` once every value exists), registers them
     :data:`MULTIPLIER_OPERAND_REGISTERS` times and their product
     :data:`MULTIPLIER_PRODUCT_REGISTERS` times (the last operand register and the product
     registers: :func:`~robohw.hw.multiplier.split_product`'s, in and beside one DSP tile on an
     ECP5 ``platform`` up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS`); each product
-    node rounds the last product register into its own register by its own ``shifts[index]``,
-    in two steps in one cycle (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the
-    dropped bits below the half, then :func:`~robohw.hw.fixed.rounding_increment`, a carry
-    chain over the kept ``width + 1`` bits, or all of them if ``exact``, for the range checks; the
-    register wraps to ``width``): :data:`MULTIPLIER_STAGES` cycles. Rounding at the node routes
+    node rounds the last product register by its own ``shifts[index]`` in two steps, each into
+    registers of its own (:func:`~robohw.hw.fixed.rounding_shift`, wiring and an OR of the
+    dropped bits below the half, into the node's ``halved`` and ``sticky`` registers
+    (:func:`_node_product`), then :func:`~robohw.hw.fixed.rounding_increment`, a carry chain
+    over the kept ``width + 1`` bits, or all of them if ``exact``, for the range checks, into
+    the node's register, which wraps to ``width``): :data:`MULTIPLIER_STAGES` cycles. Rounding
+    at the node routes
     better than one adder over every bit of a product or a shift multiplexer at the multiplier
     (``docs/notes/2026-10-inertia-on-the-ecp5.md``). The operands are ``signed(width)``; a
     negated operand fits too: every code is under ``2**(width - 1)`` in magnitude
@@ -342,13 +347,25 @@ def _shared_multipliers(m, width, plan, enable, shifts, exact, platform):
         for stage in range(MULTIPLIER_OPERAND_REGISTERS - OPERAND_REGISTERS):
             a, b = register(a, f"mul{unit}_a_reg{stage}"), register(b, f"mul{unit}_b_reg{stage}")
         by_unit[unit] = split_product(m, a, b, enable, f"mul{unit}", platform)
-    rounded = {}
+    halves = {}
     for k, unit in plan.unit.items():
         halved, sticky = rounding_shift(by_unit[unit], shifts[k], rounding_mask(shifts[k]))
         if not exact:
             halved = halved[:width + 1].as_signed()
-        rounded[k] = rounding_increment(halved, sticky)
-    return rounded, operands
+        halves[k] = halved, sticky
+    return halves, operands
+
+
+def _node_product(m, half, enable, label):
+    """A product node's rounded product: the first step of its rounding (``half``:
+    ``(halved, sticky)`` of :func:`_shared_multipliers`) into registers of the node's own,
+    taken while ``enable`` (in the node's phase), then the increment."""
+    halved, sticky = half
+    held = Signal(halved.shape(), name=f"{label}_halved", reset_less=True)
+    held_sticky = Signal(name=f"{label}_sticky", reset_less=True)
+    with m.If(enable):
+        m.d.sync += [held.eq(halved), held_sticky.eq(sticky)]
+    return rounding_increment(held, held_sticky)
 
 
 def _select_operands(m, nodes, formats, plan, operands, value, phase_index_copy):

@@ -456,8 +456,9 @@ class TracedPlan:
     def resources(self):
         """Processing elements, CORDICs, multipliers (constant and variable; folded, the shared
         ones, which take the constant products too), adders and register bits of the datapath
-        (registers, delay lines, CORDIC stages, the folded plan's held angles and multiplier
-        registers; the stream control's are the component's)."""
+        (registers, delay lines, CORDIC stages, the folded plan's held angles, multiplier
+        registers and product nodes' rounding registers; the stream control's are the
+        component's)."""
         nodes = [self.tracer.nodes[k] for k in self.live]
         ops = Counter(node.op for node in nodes)
         processors = {self._processor(node.cell) for node in nodes if node.op != Op.INPUT}
@@ -474,6 +475,9 @@ class TracedPlan:
         # A shared multiplier's registers: its operand pairs and double-width products.
         multiplier_bits = self.schedule.multipliers * 2 * w * (
             MULTIPLIER_OPERAND_REGISTERS + MULTIPLIER_PRODUCT_REGISTERS) if folded else 0
+        # Each product node's first rounding step: the halved product's w + 1 bits and its
+        # sticky bit (robohw.dataflow.pipeline).
+        multiplier_bits += len(self.schedule.unit) * (w + 2) if folded else 0
         return {
             "processing_elements": len(processors),
             "cordics": cordics,

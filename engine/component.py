@@ -62,9 +62,10 @@ class Engine(StreamPipeline):
         outputs, in the cycle the checked result is readable.
     kept_copies : bool
         Mark the writers' copies and the hops (:func:`~robohw.engine.units.writer_copies`)
-        ``keep``, so that synthesis keeps each apart (default ``False``; Yosys merges flip-flops
-        with the same inputs, which makes one register of them all: ``robohw synth`` keeps the
-        flip-flops of wires marked so).
+        ``keep``, so that synthesis keeps each apart (default ``True``; Yosys merges flip-flops
+        with the same inputs, which makes one register of them all: ``robohw synth`` and the
+        board's build keep the flip-flops of wires marked so). Merged, the UR5's engine on a
+        board was limited by its one ``sin0`` register driving every file across the chip.
     kept_addresses : bool
         Mark every register file's address registers ``keep`` too
         (:meth:`~robohw.engine.control.EngineControl.address`): files whose accesses share a
@@ -76,7 +77,7 @@ class Engine(StreamPipeline):
     """
 
     def __init__(self, plan, program, inputs, outputs, *, tag_width=0, flag=None, checked=None,
-                 kept_copies=False, kept_addresses=False):
+                 kept_copies=True, kept_addresses=False):
         check_tag_width(tag_width)
         self._kept_copies = check_bool("kept_copies", kept_copies)
         self._kept_addresses = check_bool("kept_addresses", kept_addresses)

@@ -111,8 +111,7 @@ class ForwardDynamicsEngine(Engine):
                                partition=cell_partition(plan) if clustered else None)
         super().__init__(plan, program, forward_fields(plan),
                          {k: acceleration_field(k) for k in range(1, plan.dof + 1)},
-                         tag_width=tag_width, flag="in_bounds", checked="checked",
-                         kept_copies=True)
+                         tag_width=tag_width, flag="in_bounds", checked="checked")
 
     @property
     def dof(self):

@@ -76,8 +76,7 @@ class GradientEngine(Engine):
                                partition=cell_partition(plan))
         super().__init__(plan, program, state_fields(plan),
                          {key: key for key in gradient_fields(plan)},
-                         tag_width=tag_width, flag="in_bounds", kept_copies=True,
-                         kept_addresses=True)
+                         tag_width=tag_width, flag="in_bounds", kept_addresses=True)
 
     @property
     def dof(self):

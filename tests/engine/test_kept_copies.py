@@ -14,7 +14,9 @@ from amaranth.lib import wiring
 from amaranth.lib.wiring import In, Out
 
 from robohw.dynamics.forward.engine import ForwardDynamicsEngine
+from robohw.dynamics.inverse.codec import state_fields, torque_field
 from robohw.dynamics.inverse.engine import NewtonEulerEngine
+from robohw.engine.component import Engine
 from robohw.flows.synth import kept_registers, tool_command
 from robohw.hw.stream import LANE_VALID_STAGES
 from robohw.robots.sampling import random_robot
@@ -40,12 +42,21 @@ def test_the_forward_engine_marks_every_copy_and_hop_keep():
     text = verilog.convert(dut, ports=None)
     assert _kept_wires(text) == copies | set(program.hops) | _lane_lines(dut)
     assert kept_registers(text)
-    # The inverse-dynamics engine by locality does not ask for it: only its output queue's
-    # lanes' valid lines (robohw.hw.stream, every stream's) are marked.
-    inverse = NewtonEulerEngine(_robot(), width=18, interval=8, clustered=True)
-    assert inverse.program.hops
-    plain = verilog.convert(inverse, ports=None)
-    assert _kept_wires(plain) == _lane_lines(inverse)
+    # Every engine keeps them (the default): the inverse-dynamics engine by locality too, and
+    # without locality its copies; with kept_copies=False only its output queue's lanes'
+    # valid lines (robohw.hw.stream, every stream's) are marked.
+    for clustered in (True, False):
+        inverse = NewtonEulerEngine(_robot(), width=18, interval=8, clustered=clustered)
+        program = inverse.program
+        assert bool(program.hops) == clustered and program.fanned_writers()
+        copies = {f"{writer}_copy{j}" for writer in program.fanned_writers()
+                  for j in range(len(program.fanout(writer)))}
+        text = verilog.convert(inverse, ports=None)
+        assert _kept_wires(text) == copies | set(program.hops) | _lane_lines(inverse)
+    plain = Engine(inverse.plan, inverse.program, state_fields(inverse.plan),
+                   {k: torque_field(k) for k in range(1, inverse.plan.dof + 1)},
+                   kept_copies=False)
+    assert _kept_wires(verilog.convert(plain, ports=None)) == _lane_lines(plain)
 
 
 def _lane_lines(dut):

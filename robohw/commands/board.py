@@ -61,9 +61,8 @@ def register(commands):
     _design_options(build)
     build.add_argument("--clock-mhz", type=positive("--clock-mhz", 400), default=None,
                        metavar="MHZ",
-                       help="the design's clock, MHz (default 96.43, 25 * 27 / 7: 32 cycles a "
-                            "bit at 3 Mbaud); the PLL's nearest, within 1 %% of a multiple of "
-                            "--baud")
+                       help="the design's clock, MHz (default 75: 25 cycles a bit at 3 "
+                            "Mbaud); the PLL's nearest, within 1 %% of a multiple of --baud")
     build.add_argument("--seeds", type=integer_list("--seeds", 0, 2**31 - 1), default=[1, 2, 3],
                        metavar="SEEDS",
                        help="nextpnr placement seeds, comma-separated; the clock must be met "

@@ -14,20 +14,21 @@ ULX3S = board_target("ulx3s-85f")
 DIGEST = "0123456789abcdef"
 
 
-def test_the_default_clock_is_the_pll_s_nearest_above_96_mhz():
+def test_the_default_clock_divides_the_default_rate_exactly():
     plan = clock_plan(ULX3S)
-    assert plan.clock_mhz == DEFAULT_CLOCK_MHZ == Fraction(25 * 27, 7)
+    assert plan.clock_mhz == DEFAULT_CLOCK_MHZ == 75
+    assert plan.divisor == 25 and plan.uart_baud == DEFAULT_BAUD and plan.baud_error == 0
+
+
+def test_the_target_clock_is_the_pll_s_nearest_above_96_mhz():
+    plan = clock_plan(ULX3S, 96.43)
+    assert plan.clock_mhz == Fraction(25 * 27, 7)
     assert (plan.pll.clki_div, plan.pll.clkfb_div) == (7, 27)
     assert plan.divisor == 32
     assert plan.baud_error == pytest.approx(25 * 27 / 7 / 96 - 1)      # +0.45 %
-    # The PLL's nearest to 96 MHz is below it (95.83 MHz); a little above, the default.
-    assert clock_plan(ULX3S, 96).clock_mhz < 96 < DEFAULT_CLOCK_MHZ
-    assert clock_plan(ULX3S, 96.2).clock_mhz == DEFAULT_CLOCK_MHZ
-
-
-def test_75_mhz_divides_the_default_rate_exactly():
-    plan = clock_plan(ULX3S, 75)
-    assert plan.divisor == 25 and plan.uart_baud == DEFAULT_BAUD and plan.baud_error == 0
+    # The PLL's nearest to 96 MHz is below it (95.83 MHz); a little above, the target.
+    assert clock_plan(ULX3S, 96).clock_mhz < 96 < plan.clock_mhz
+    assert clock_plan(ULX3S, 96.2).clock_mhz == plan.clock_mhz
 
 
 def test_100_mhz_is_refused_at_3_mbaud():

@@ -23,10 +23,11 @@ __all__ = ["ClockPlan", "clock_plan", "BoardTop", "MAX_BAUD_ERROR", "DEFAULT_BAU
 # The FT231X bridge's fastest rate (FTDI DS_FT231X: 3 Mbaud), the build's default.
 DEFAULT_BAUD = 3_000_000
 # The design clock the build asks the PLL for by default: 25 times 3 Mbaud, from 25 MHz
-# exactly (25 * 3 / 1), the clock of the UR5's engine's last board build (docs/board.md). The engine's own clock out of context is 100 MHz; the board's target is
-# 25 MHz * 27 / 7 = 96.43 MHz (`--clock-mhz 96.43`), the PLL's nearest to 96 MHz from above,
-# 32 cycles a bit at 3 Mbaud, 0.45 % fast (100 MHz would be 33 cycles a bit, 1.01 % fast: over
-# MAX_BAUD_ERROR), not yet met on every seed (docs/notes/2026-12-every-design-at-100-mhz.md).
+# exactly (25 * 3 / 1), the clock of the UR5's engine's last board build (docs/board.md). The
+# engine's own clock out of context is 100 MHz; the board's target is 25 MHz * 27 / 7 =
+# 96.43 MHz (`--clock-mhz 96.43`), the PLL's nearest to 96 MHz from above, 32 cycles a bit at
+# 3 Mbaud, 0.45 % fast (100 MHz would be 33 cycles a bit, 1.01 % fast: over MAX_BAUD_ERROR),
+# not yet met on every seed (docs/notes/2026-12-every-design-at-100-mhz.md).
 DEFAULT_CLOCK_MHZ = 75
 # The largest difference between the UART's rate and the host's: a receiver samples each bit
 # at its middle, so over ten bits a byte stays readable up to about 5 %; both ends' errors add.

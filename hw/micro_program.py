@@ -6,7 +6,7 @@ link computers (:mod:`robohw.distributed.machine`) and the modulo-scheduled engi
 (:mod:`robohw.engine.component`), whose program repeats every initiation interval.
 """
 
-from amaranth.hdl import Signal, unsigned
+from amaranth.hdl import Cat, Const, Signal, unsigned
 from amaranth.lib.memory import Memory
 
 __all__ = ["MicroProgram"]
@@ -21,8 +21,8 @@ class MicroProgram:
     program does not name; it resets to cycle 0's value, so counters count from reset. Every
     other field is datapath: all of them are one word of a ROM read at ``ahead2`` (two cycles
     on), registered in the memory and once more in the fabric (a block RAM's read is slow),
-    so a field needs no logic of its own. :meth:`build` makes the ROM once every field is
-    declared.
+    so a field needs no logic of its own; a bit the same in every word is a constant instead.
+    :meth:`build` makes the ROM once every field is declared.
 
     With ``wrap`` (a modulo-scheduled program of ``wrap`` words, its counters counting modulo
     ``wrap``), every cycle a field is given names word ``cycle % wrap``; two cycles that give
@@ -63,7 +63,7 @@ class MicroProgram:
         copies = copies or {}
         for key, shape in shapes.items():
             if key in copies:
-                fields[key] = [Signal(shape, name=f"{name}_{key}{k}", reset_less=hopped)
+                fields[key] = [Signal(shape, name=f"{name}_{key}{k}")
                                for k in range(copies[key])]
                 for signal in fields[key]:
                     self._fields.append((signal, self._words(words, key, name), hopped))
@@ -77,30 +77,48 @@ class MicroProgram:
                         with m.Case(*sorted(values)):
                             m.d.sync += flag.eq(1)
             else:
-                fields[key] = Signal(shape, name=f"{name}_{key}", reset_less=hopped)
+                fields[key] = Signal(shape, name=f"{name}_{key}")
                 self._fields.append((fields[key], values, hopped))
         return fields
 
     def build(self, period):
-        """The ROM of the datapath fields, ``period`` words."""
-        total = sum(len(signal) for signal, _, _ in self._fields)
-        if not total:
-            return
-        words = [0] * period
-        low = 0
+        """The ROM of the datapath fields, ``period`` words. A bit the same in every word is
+        a constant, not a column of the ROM: its registers, equal in every micro-program of
+        a design (a 1 in every word of a unit issuing each cycle), would be merged by
+        synthesis into one register driving fields across the chip."""
+        fields = []                           # (signal, hopped, its words, its varying bits)
         for signal, values, hopped in self._fields:
             mask = (1 << len(signal)) - 1
+            column = [0] * period
             for cycle, value in values.items():
-                words[(cycle - hopped) % period] |= (int(value) & mask) << low
-            low += len(signal)
-        memory = self._m.submodules[f"{self._name}_rom"] = Memory(
-            shape=unsigned(total), depth=period, init=words)
-        port = memory.read_port()
-        word = Signal(total, name=f"{self._name}_word", reset_less=True)
-        self._m.d.comb += port.addr.eq(self._ahead2)
-        self._m.d.sync += word.eq(port.data)
+                column[(cycle - hopped) % period] = int(value) & mask
+            varying = [bit for bit in range(len(signal))
+                       if len({word >> bit & 1 for word in column}) > 1]
+            fields.append((signal, hopped, column, varying))
+        total = sum(len(varying) for *_, varying in fields)
+        if total:
+            words = [0] * period
+            low = 0
+            for _, _, column, varying in fields:
+                for k, bit in enumerate(varying):
+                    for w in range(period):
+                        words[w] |= (column[w] >> bit & 1) << (low + k)
+                low += len(varying)
+            memory = self._m.submodules[f"{self._name}_rom"] = Memory(
+                shape=unsigned(total), depth=period, init=words)
+            port = memory.read_port()
+            word = Signal(total, name=f"{self._name}_word", reset_less=True)
+            self._m.d.comb += port.addr.eq(self._ahead2)
+            self._m.d.sync += word.eq(port.data)
         low = 0
-        for signal, _, hopped in self._fields:
-            domain = self._m.d.sync if hopped else self._m.d.comb
-            domain += signal.eq(word[low:low + len(signal)])
-            low += len(signal)
+        for signal, hopped, column, varying in fields:
+            fetched = word[low:low + len(varying)] if varying else None
+            low += len(varying)
+            if varying and hopped:
+                # A register a hop from the word, beside the field's consumer.
+                held = Signal(len(varying), name=f"{signal.name}_hop", reset_less=True)
+                self._m.d.sync += held.eq(fetched)
+                fetched = held
+            bits = [fetched[varying.index(bit)] if bit in varying else
+                    Const(column[0] >> bit & 1, 1) for bit in range(len(signal))]
+            self._m.d.comb += signal.eq(Cat(*bits))

@@ -90,8 +90,8 @@ class BoardCore(wiring.Component):
                      fifo.w_data.eq(receiver.o.payload), fifo.w_en.eq(receiver.o.valid),
                      receiver.o.ready.eq(fifo.w_rdy)]
         # The FIFO's bytes into the decoder through a register: an ECP5 block RAM's read data
-        # (5.8 ns after the clock) into the decoder's checks and on to the encoder was the
-        # board's limit at 96.43 MHz (13.1 ns).
+        # comes late in the cycle, and through the decoder's checks on to the encoder it was
+        # the board's limiting path (docs/notes/2026-12-every-design-at-100-mhz.md).
         byte = Signal.like(fifo.r_data, name="received", reset_less=True)
         held = Signal(name="received_valid")
         m.d.comb += [fifo.r_en.eq(~held | decoder.i.ready),

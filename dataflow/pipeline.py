@@ -32,16 +32,15 @@ __all__ = ["cell_depths", "Schedule", "asap_schedule", "schedule", "delay_taps",
 
 INPUT_CELL = ("in",)
 # The ops a folded schedule puts on shared multipliers, and the register stages of one: the
-# operands its multiplexers pick, registered twice (beside the multiplexers, then at the DSP
-# tile: inside it on an ECP5, robohw.hw.multiplier), the product registered twice (at the
-# tile, then beside its consumers), the node's own register of it (its rounding's first step:
-# the shared product register into every node's rounding, across the array, limited both
-# inertia arrays, 8.0 of 10.4 ns routing), and the rounded result in the node's register. The
-# DSP
-# tiles sit in a few rows of the chip, far from most registers: two registers on each side
-# of the tile clocked the folded linear array fastest of one, two and three (one: the path
-# operand register -> tile -> product register limits it; three: the operand multiplexers'
-# inputs cross the chip; the measurements: docs/inertia.md).
+# operands its multiplexers pick, registered twice (beside the multiplexers, then at the DSP tile:
+# inside it on an ECP5, robohw.hw.multiplier), the product registered twice (at the tile, then
+# beside its consumers), the node's own register of it (its rounding's first step: the shared
+# product register into every node's rounding, across the array, limited both inertia arrays:
+# docs/notes/2026-12-every-design-at-100-mhz.md), and the rounded result in the node's register.
+# The DSP tiles sit in a few rows of the chip, far from most registers: two registers on each side
+# of the tile clocked the folded linear array fastest of one, two and three (one: the path operand
+# register -> tile -> product register limits it; three: the operand multiplexers' inputs cross
+# the chip; the measurements: docs/inertia.md).
 # The product's two registers are robohw.hw.multiplier.split_product's: the tile's, and one
 # beside its consumers (where a product wider than the tile adds the fabric's partial products).
 MULTIPLIER_OPERAND_REGISTERS = 2

@@ -35,9 +35,9 @@ from robohw.hw.queue import QUEUE_LATENCY, QueueLane
 __all__ = ["StreamPipeline", "check_tag_width", "check_fold", "LANE_VALID_STAGES"]
 
 # The last positions of the valid line each output-queue lane holds a copy of: a valid bit
-# wired to every lane across the chip was the limiting path of the pipelined paper IK (10.2 of
-# its 10.7 ns routing) and of the gradient engine's 73 lanes; two copies give the placer two
-# hops to put between the shared line and each lane.
+# wired to every lane across the chip was the limiting path of the pipelined paper IK and of
+# the gradient engine's 73 lanes (docs/notes/2026-12-every-design-at-100-mhz.md); two copies
+# give the placer two hops to put between the shared line and each lane.
 LANE_VALID_STAGES = 2
 
 

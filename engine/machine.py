@@ -105,8 +105,8 @@ def unit_product(width, *, balanced=False):
     ``registered_operands``): a tile's registered product up to 18 bits,
     :func:`~robohw.hw.multiplier.split_product` (a stage more, its operands from registers)
     up to :data:`~robohw.hw.multiplier.SPLIT_PRODUCT_BITS`, its partial products one adder
-    level a stage where ``balanced`` (the engine by locality's), :func:`~robohw.hw.multiplier.
-    tiled_product` above."""
+    level a stage where ``balanced`` (the engine by locality's and the Newton-Euler array's),
+    :func:`~robohw.hw.multiplier.tiled_product` above."""
     split = 18 < width <= SPLIT_PRODUCT_BITS
     product = registered_product if width <= 18 else \
         (functools.partial(split_product, first_levels=1) if balanced else split_product) \

@@ -167,8 +167,9 @@ def split_product(m, a, b, enable, name, platform=None, *, first_levels=2):
             [Mux(a[i], b, 0) << i for i in range(low_a)]
     # The first stage's adders read the operand registers, which also feed the tile: two
     # levels after them were the limit of the engines by locality at 20 and 21 bits, where
-    # one level a stage met 100 MHz (docs/notes/2026-12-engine-locality.md); the flat engine
-    # and the arrays, placed with two, keep them up to four addends (20 bits).
+    # one level a stage met 100 MHz (docs/notes/2026-12-engine-locality.md), and of the
+    # Newton-Euler array at 20 bits (docs/notes/2026-12-every-design-at-100-mhz.md); the
+    # flat engine, placed with two, keeps them up to four addends (20 bits).
     if first_levels not in (1, 2):
         raise ValueError(f"first_levels must be 1 or 2, not {first_levels!r}")
     first = first_levels if len(terms) <= 4 else 1

@@ -223,7 +223,7 @@ class NewtonEulerArray(StreamPipeline):
             instructions, width=plan.width,
             latency=plan.multiplier_latency if multiplier else plan.adder_latency,
             operands=operands, write=write, platform=platform, hopped_preparation=True,
-            **unit_product(plan.width))
+            **unit_product(plan.width, balanced=True))
 
     def _count(self, m, pc, element, issues):
         """The element's counters, from its units' issue flags."""

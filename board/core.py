@@ -1,6 +1,8 @@
 """A streaming design behind a UART (:class:`BoardCore`): the receiver, a FIFO of bytes, the
 request decoder, the design, the reply encoder and the transmitter, with one line in and one
-out; what a board's top wraps with its clock and pins.
+out; what a board's top wraps with its clock and pins. The decoder and the encoder sit beside
+the serial pins, the design across the chip: the streams between them pass through hops
+(:data:`HOP_DEPTH`-entry FIFOs) whose every control signal comes from a register.
 
 The design's input and output streams carry a tag of :data:`~robohw.board.frame_decoder.TAG_BITS`
 bits, the frame's. Nothing the design gives is lost: its results wait in its own output queue
@@ -12,7 +14,7 @@ receiver (an overrun), so their request is answered with an error: the host keep
 
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.fifo import SyncFIFOBuffered
+from amaranth.lib.fifo import SyncFIFO, SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
 from robohw.board.frame_decoder import TAG_BITS, FrameDecoder
@@ -21,11 +23,32 @@ from robohw.board.frames import FrameFormat
 from robohw.board.uart import RECEIVED_LAYOUT, UARTReceiver, UARTTransmitter
 from robohw.hw.checks import check_integer
 
-__all__ = ["BoardCore", "frame_format_of", "DEFAULT_FIFO_BYTES"]
+__all__ = ["BoardCore", "frame_format_of", "DEFAULT_FIFO_BYTES", "HOP_DEPTH"]
 
 # The receiver's FIFO: bytes of requests that wait while the design is busy (a power of two:
 # one block RAM's worth at 9 bits is 2,048; this is in LUT RAM).
 DEFAULT_FIFO_BYTES = 256
+
+# The entries of a hop between the decoder or the encoder and the design: two take a state
+# every cycle with the ready and the valid each from the FIFO's level register, so neither
+# handshake crosses the chip through logic (the decoder's state through the design's credit
+# check was the board's limiting path: docs/notes/2026-12-every-design-at-100-mhz.md). A
+# state crosses in one cycle.
+HOP_DEPTH = 2
+
+
+def _hop(m, name, source, sink):
+    """``source`` into ``sink`` (streams whose payloads have the same fields, maybe in another
+    order) through a :data:`HOP_DEPTH`-entry FIFO, one cycle."""
+    layout = sink.payload.shape()
+    written = Signal(layout, name=f"{name}_written")
+    for field, _ in layout:
+        m.d.comb += written[field].eq(source.payload[field])
+    fifo = m.submodules[name] = SyncFIFO(width=layout.size, depth=HOP_DEPTH)
+    m.d.comb += [fifo.w_data.eq(written), fifo.w_en.eq(source.valid),
+                 source.ready.eq(fifo.w_rdy),
+                 sink.payload.eq(fifo.r_data), sink.valid.eq(fifo.r_rdy),
+                 fifo.r_en.eq(sink.ready)]
 
 
 def _fields(layout):
@@ -98,12 +121,10 @@ class BoardCore(wiring.Component):
                      decoder.i.payload.eq(byte), decoder.i.valid.eq(held)]
         with m.If(fifo.r_en):
             m.d.sync += [held.eq(fifo.r_rdy), byte.eq(fifo.r_data)]
-        # The decoder's states into the design, field by field (the layouts are alike but
-        # for their order of declaration); the design's results into the encoder.
-        for source, sink in ((decoder.o, design.i), (design.o, encoder.results)):
-            for name, _ in sink.payload.shape():
-                m.d.comb += sink.payload[name].eq(source.payload[name])
-            m.d.comb += [sink.valid.eq(source.valid), source.ready.eq(sink.ready)]
+        # The decoder's states into the design and the design's results into the encoder,
+        # each through a hop (the layouts are alike but for their order of declaration).
+        _hop(m, "states", decoder.o, design.i)
+        _hop(m, "results", design.o, encoder.results)
         wiring.connect(m, decoder.replies, encoder.replies)
         wiring.connect(m, encoder.o, transmitter.i)
         return m

@@ -85,6 +85,15 @@ class FrameDecoder(wiring.Component):
         waited = Signal(range(self._timeout + 1))  # cycles since this request's last byte
         byte, taken = self.i.payload.data, self.i.valid & self.i.ready
         reply = self.replies.payload
+        # A body byte shifts into the body a cycle after it is taken, from registers: the
+        # state's decode would otherwise enable the body's every flip-flop through logic, a
+        # net across the decoder (docs/notes/2026-12-every-design-at-100-mhz.md). The CRC's
+        # two bytes follow the body, so it is whole before the request ends.
+        shift = Signal(name="body_shift")
+        incoming = Signal(8, name="body_byte", reset_less=True)
+        m.d.sync += [shift.eq(0), incoming.eq(byte)]
+        with m.If(shift):
+            m.d.sync += body.eq((incoming << (8 * body_bytes - 8)) | (body >> 8))
 
         def error(name):
             m.d.sync += [self.replies.valid.eq(1), reply.kind.eq(ERROR),
@@ -126,8 +135,7 @@ class FrameDecoder(wiring.Component):
                             with m.If(left == 0):          # an identify request: no body
                                 m.next = "CRC_HIGH"
                         elif state == "BODY":
-                            m.d.sync += [body.eq((byte << (8 * body_bytes - 8))
-                                                 | (body >> 8)), left.eq(left - 1)]
+                            m.d.sync += [shift.eq(1), left.eq(left - 1)]
                             with m.If(left == 1):
                                 m.next = "CRC_HIGH"
                         elif state == "CRC_HIGH":

@@ -2,7 +2,7 @@
 request decoder, the design, the reply encoder and the transmitter, with one line in and one
 out; what a board's top wraps with its clock and pins. The decoder and the encoder sit beside
 the serial pins, the design across the chip: the streams between them pass through hops
-(:data:`HOP_DEPTH`-entry FIFOs) whose every control signal comes from a register.
+(:data:`HOP_DEPTH`-entry FIFOs) whose every output comes from a register.
 
 The design's input and output streams carry a tag of :data:`~robohw.board.frame_decoder.TAG_BITS`
 bits, the frame's. Nothing the design gives is lost: its results wait in its own output queue
@@ -14,7 +14,7 @@ receiver (an overrun), so their request is answered with an error: the host keep
 
 from amaranth.hdl import Module, Signal
 from amaranth.lib import wiring
-from amaranth.lib.fifo import SyncFIFO, SyncFIFOBuffered
+from amaranth.lib.fifo import SyncFIFOBuffered
 from amaranth.lib.wiring import In, Out
 
 from robohw.board.frame_decoder import TAG_BITS, FrameDecoder
@@ -30,21 +30,22 @@ __all__ = ["BoardCore", "frame_format_of", "DEFAULT_FIFO_BYTES", "HOP_DEPTH"]
 DEFAULT_FIFO_BYTES = 256
 
 # The entries of a hop between the decoder or the encoder and the design: two take a state
-# every cycle with the ready and the valid each from the FIFO's level register, so neither
-# handshake crosses the chip through logic (the decoder's state through the design's credit
-# check was the board's limiting path: docs/notes/2026-12-every-design-at-100-mhz.md). A
-# state crosses in one cycle.
+# every cycle with the ready, the valid and the data each from a register (the FIFO's level
+# and output registers), so neither handshake nor the state crosses the chip through logic
+# (the decoder's state through the design's credit check, then a hop's memory read through
+# the design's range check, were the board's limiting paths:
+# docs/notes/2026-12-every-design-at-100-mhz.md). A state crosses in two cycles.
 HOP_DEPTH = 2
 
 
 def _hop(m, name, source, sink):
     """``source`` into ``sink`` (streams whose payloads have the same fields, maybe in another
-    order) through a :data:`HOP_DEPTH`-entry FIFO, one cycle."""
+    order) through a :data:`HOP_DEPTH`-entry FIFO with a registered output, two cycles."""
     layout = sink.payload.shape()
     written = Signal(layout, name=f"{name}_written")
     for field, _ in layout:
         m.d.comb += written[field].eq(source.payload[field])
-    fifo = m.submodules[name] = SyncFIFO(width=layout.size, depth=HOP_DEPTH)
+    fifo = m.submodules[name] = SyncFIFOBuffered(width=layout.size, depth=HOP_DEPTH)
     m.d.comb += [fifo.w_data.eq(written), fifo.w_en.eq(source.valid),
                  source.ready.eq(fifo.w_rdy),
                  sink.payload.eq(fifo.r_data), sink.valid.eq(fifo.r_rdy),

@@ -2,14 +2,15 @@
 cycles on the compiled board (robohw.board.compiled_port), equals the formula derived here for
 every divisor and design latency tried:
 
-    (request bytes + reply bytes) * 10 * divisor - 2 * ceil(divisor / 2) + L + 16
+    (request bytes + reply bytes) * 10 * divisor - 2 * ceil(divisor / 2) + L + 18
 
 A byte is ten bits, back to back; each UART's receiver gives a byte at its stop bit's middle,
 ``ceil(divisor / 2)`` cycles before the bit ends, and 4 cycles after its sender took it beyond
 the bits (the sender's line register, the receiver's two-flip-flop synchronizer, its output
 register): 8 for the two directions. The core's own: the FIFO, the register behind it, the
-decoder, the hops into and out of the design, the encoder and the transmitter's take, 7
-cycles, and the design's latency ``L``; and the cycle in which the last byte arrives, 1. A design that takes a state only every II cycles (the engine) adds the wait
+decoder, the hops into and out of the design (two cycles each), the encoder and the
+transmitter's take, 9 cycles, and the design's latency ``L``; and the cycle in which the last
+byte arrives, 1. A design that takes a state only every II cycles (the engine) adds the wait
 for its next slot, less than II."""
 
 import math
@@ -29,7 +30,7 @@ DIGEST = "0123456789abcdef"
 
 def _formula(fmt, divisor, latency):
     return ((fmt.request_bytes + fmt.result_bytes) * 10 * divisor
-            - 2 * math.ceil(divisor / 2) + latency + 4 + 4 + 7 + 1)
+            - 2 * math.ceil(divisor / 2) + latency + 4 + 4 + 9 + 1)
 
 
 def _measured(design, digest, divisor, state):
